@@ -1,0 +1,33 @@
+// Raw memory for tensors: 64-byte aligned (one cache line, one AVX-512 vector).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "skiff/core/place.h"
+
+namespace skiff {
+
+constexpr size_t kAlignment = 64;
+
+// A block of device memory owned by one or more tensors.
+class Storage {
+ public:
+  // Allocates `bytes` (rounded up to the alignment) on `place`; zero bytes is valid.
+  Storage(size_t bytes, Place place);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  void* data() { return data_; }
+  const void* data() const { return data_; }
+  size_t bytes() const { return bytes_; }
+  Place place() const { return place_; }
+
+ private:
+  void* data_ = nullptr;
+  size_t bytes_ = 0;
+  Place place_;
+};
+
+}  // namespace skiff

@@ -1,0 +1,34 @@
+#include "skiff/core/dtype.h"
+
+namespace skiff {
+
+size_t dtype_size(DType t) {
+  switch (t) {
+    case DType::kF32: return 4;
+    case DType::kF64: return 8;
+    case DType::kI32: return 4;
+    case DType::kI64: return 8;
+    case DType::kBool: return 1;
+  }
+  fail("unknown dtype ", static_cast<int>(t));
+}
+
+const char* dtype_name(DType t) {
+  switch (t) {
+    case DType::kF32: return "float32";
+    case DType::kF64: return "float64";
+    case DType::kI32: return "int32";
+    case DType::kI64: return "int64";
+    case DType::kBool: return "bool";
+  }
+  return "unknown";
+}
+
+DType dtype_from_name(const std::string& name) {
+  for (DType t : {DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool}) {
+    if (name == dtype_name(t)) return t;
+  }
+  fail("unknown dtype name '", name, "' (expected float32, float64, int32, int64 or bool)");
+}
+
+}  // namespace skiff

@@ -1,0 +1,14 @@
+#include "skiff/core/shape.h"
+
+namespace skiff {
+
+std::string Shape::str() const {
+  std::string s = "[";
+  for (int i = 0; i < rank_; ++i) {
+    if (i) s += ", ";
+    s += std::to_string(dims_[i]);
+  }
+  return s + "]";
+}
+
+}  // namespace skiff

@@ -1,0 +1,14 @@
+#include "skiff/ops/all_ops.h"
+
+#include "skiff/ops/registry.h"
+
+namespace skiff {
+
+// Each family registers its ops in ops/<family>.cc.
+void register_control_flow_ops(OpRegistry& r);
+
+void register_all_ops(OpRegistry& r) {
+  register_control_flow_ops(r);
+}
+
+}  // namespace skiff

@@ -1,0 +1,106 @@
+// The op registry: one entry per op type holding its schema, shape inference,
+// kernels by (place, dtype) and grad maker. Each op family registers its ops in its
+// own file through one builder:
+//
+//   void register_activation_ops(OpRegistry& r) {
+//     r.add("tanh")
+//         .doc("Out = tanh(X), elementwise.")
+//         .input("X", "any shape")
+//         .output("Out", "same shape as X")
+//         .infer_shape(infer_same_as_x)
+//         .kernel({DType::kF32, DType::kF64}, tanh_kernel)
+//         .grad(tanh_grad_maker);
+//   }
+//
+// OpRegistry::global() holds every op of skiff, registered on first use.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "skiff/core/dtype.h"
+#include "skiff/core/place.h"
+#include "skiff/ir/op_schema.h"
+#include "skiff/ir/program.h"
+
+namespace skiff {
+
+class KernelContext;
+class ShapeContext;
+class GradContext;
+
+// Computes an op's outputs from its inputs; sizes its outputs itself.
+using KernelFn = void (*)(KernelContext&);
+// Sets output dtypes and (possibly partly unknown) shapes in the block's VarDescs.
+using InferShapeFn = void (*)(ShapeContext&);
+// Appends the grad ops of one forward op.
+using GradMakerFn = void (*)(GradContext&);
+
+struct OpInfo {
+  OpSchema schema;
+  InferShapeFn infer_shape = nullptr;
+  GradMakerFn grad = nullptr;
+  // Kernels by (device, dtype of the input slot named below, or of the first output).
+  std::map<std::pair<DeviceType, DType>, KernelFn> kernels;
+  std::string kernel_dtype_slot;
+  // Ops that run sub-blocks (while, conditional_block) are run by the runtime itself.
+  bool runs_blocks = false;
+
+  // The kernel for (place, dtype); nullptr when none is registered.
+  KernelFn find_kernel(Place place, DType dtype) const;
+  bool differentiable() const { return grad != nullptr; }
+};
+
+// Chainable setters for one OpInfo (see the example at the top).
+class OpBuilder {
+ public:
+  explicit OpBuilder(OpInfo* info) : info_(info) {}
+  OpBuilder& doc(std::string text);
+  OpBuilder& input(std::string name, std::string doc);
+  OpBuilder& inputs(std::string name, std::string doc);  // duplicable
+  OpBuilder& optional_input(std::string name, std::string doc);
+  OpBuilder& output(std::string name, std::string doc);
+  OpBuilder& outputs(std::string name, std::string doc);  // duplicable
+  OpBuilder& optional_output(std::string name, std::string doc);
+  // An attribute with a default value (its type is the value's type).
+  OpBuilder& attr(std::string name, Attr default_value, std::string doc);
+  // An attribute the program must set.
+  OpBuilder& required_attr(std::string name, AttrType type, std::string doc);
+  OpBuilder& infer_shape(InferShapeFn fn);
+  OpBuilder& kernel(std::initializer_list<DType> dtypes, KernelFn fn,
+                    DeviceType device = DeviceType::kCPU);
+  // Pick the kernel by the dtype of this input slot instead of the first output's.
+  OpBuilder& kernel_dtype_from(std::string input_slot);
+  OpBuilder& grad(GradMakerFn fn);
+  OpBuilder& runs_blocks();
+
+ private:
+  OpInfo* info_;
+};
+
+class OpRegistry {
+ public:
+  // The registry with every op of skiff.
+  static const OpRegistry& global();
+
+  // Starts the registration of a new op type; a second add of one type throws.
+  OpBuilder add(const std::string& type);
+  // The op's entry, or nullptr.
+  const OpInfo* find(const std::string& type) const;
+  // The op's entry; throws skiff::Error naming the unknown type.
+  const OpInfo& get(const std::string& type) const;
+  // All registered op types, sorted.
+  std::vector<std::string> types() const;
+
+ private:
+  std::map<std::string, std::unique_ptr<OpInfo>> ops_;
+};
+
+// The schema of `type` in the global registry, or nullptr (for the verifier).
+const OpSchema* find_op_schema(const std::string& type);
+// Adds the schema's default value of every attr the op does not set.
+void fill_default_attrs(OpDesc& op);
+
+}  // namespace skiff

@@ -1,0 +1,244 @@
+// The runtime side of ops that run sub-blocks: `while`, `conditional_block` and
+// their gradients. Their schemas, shape inference and the building of their grad
+// blocks live in ops/control_flow.cc and autodiff/.
+//
+// Step scopes. With keep_step_scopes (set by append_backward), each loop step runs
+// in a fresh scope kept for the backward pass. Loop-carried variables (outer
+// variables the body writes) are copied into the step scope first, and after the
+// step the new values are swapped out to the outer scope, so the step scope keeps
+// the values the step *read*: exactly what its grad ops need.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "skiff/kernels/cpu/accumulate.h"
+#include "skiff/runtime/prepared_block.h"
+
+namespace skiff {
+
+namespace {
+
+bool read_condition(const KernelContext& ctx, const char* slot) {
+  const Tensor& c = ctx.in(slot);
+  SKIFF_CHECK(c.numel() == 1, "the condition must hold one element, got ", c.type_str());
+  return c.item<bool>();
+}
+
+// A scope for running a sub-block without keeping it: made once per instruction and
+// remade when the instruction runs under another parent scope.
+Scope* work_scope(Instruction& instr, Scope* parent) {
+  if (!instr.work_scope || instr.work_parent != parent->id()) {
+    instr.work_scope = std::make_unique<Scope>(parent);
+    instr.work_parent = parent->id();
+  }
+  return instr.work_scope.get();
+}
+
+// The outer variables `names` that exist in `outer` (loop-carried candidates).
+std::vector<std::string> existing(const Scope& outer, const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const auto& n : names)
+    if (!n.empty() && outer.find_var(n)) out.push_back(n);
+  return out;
+}
+
+// Runs `body` in a new kept scope: copies carried variables in, swaps them out after.
+std::unique_ptr<Scope> run_kept_step(PreparedBlock& body, Scope* outer,
+                                     const std::vector<std::string>& carried) {
+  auto step = std::make_unique<Scope>(outer);
+  for (const auto& n : carried) *step->var(n) = *outer->find_var(n);
+  run_block(body, step.get());
+  for (const auto& n : carried) std::swap(*outer->find_var(n), *step->find_local(n));
+  return step;
+}
+
+std::shared_ptr<StepScopes> new_step_scopes(KernelContext& ctx, const char* slot) {
+  Variable* v = ctx.out_var(slot);
+  SKIFF_CHECK(v, "keep_step_scopes is set but output ", slot, " is missing");
+  auto steps = std::make_shared<StepScopes>();
+  *v->mutable_step_scopes() = steps;
+  return steps;
+}
+
+StepScopes& kept_step_scopes(const KernelContext& ctx, const char* slot) {
+  const Variable* v = ctx.in_var(slot);
+  SKIFF_CHECK(v && v->step_scopes() && *v->step_scopes(), "input ", slot,
+              " holds no step scopes: the forward op must run first, with keep_step_scopes");
+  return **v->step_scopes();
+}
+
+void run_while(Instruction& instr, Scope* scope) {
+  KernelContext& ctx = *instr.ctx;
+  PreparedBlock& body = *instr.sub_blocks.at(0);
+  if (!instr.op.attr<bool>("keep_step_scopes")) {
+    Scope* work = work_scope(instr, scope);
+    while (read_condition(ctx, "Condition")) run_block(body, work);
+    body.release_locals(work);
+    return;
+  }
+  auto steps = new_step_scopes(ctx, "StepScopes");
+  std::vector<std::string> carried = existing(*scope, instr.op.output("Out"));
+  while (read_condition(ctx, "Condition")) {
+    steps->scopes.push_back(run_kept_step(body, scope, carried));
+  }
+}
+
+void run_conditional_block(Instruction& instr, Scope* scope) {
+  KernelContext& ctx = *instr.ctx;
+  PreparedBlock& body = *instr.sub_blocks.at(0);
+  bool taken = read_condition(ctx, "Cond");
+  if (!instr.op.attr<bool>("keep_step_scopes")) {
+    if (!taken) return;
+    Scope* work = work_scope(instr, scope);
+    run_block(body, work);
+    body.release_locals(work);
+    return;
+  }
+  auto steps = new_step_scopes(ctx, "Scope");
+  if (taken) steps->scopes.push_back(run_kept_step(body, scope, existing(*scope, instr.op.output("Out"))));
+}
+
+// Gradient variables that the grad block writes (so a carried gradient is replaced,
+// not passed through).
+std::set<std::string> produced_names(const PreparedBlock& grad_block) {
+  std::set<std::string> out;
+  for (const auto& instr : grad_block.instrs)
+    for (const auto& n : instr->op.output_names()) out.insert(n);
+  return out;
+}
+
+// Adds `src` (a tensor or a tensor array) into `acc`, elementwise.
+void accumulate(Variable* acc, const Variable& src) {
+  if (const Tensor* t = src.tensor()) {
+    if (!t->initialized()) return;
+    Tensor* a = acc->mutable_tensor();
+    if (!a->initialized()) {
+      a->copy_from(*t);
+    } else {
+      kernels::add_inplace(*t, a);
+    }
+  } else if (const TensorArray* arr = src.array()) {
+    TensorArray* a = acc->mutable_array();
+    if (a->size() < arr->size()) a->resize(arr->size());
+    for (size_t i = 0; i < arr->size(); ++i) {
+      if (!(*arr)[i].initialized()) continue;
+      if (!(*a)[i].initialized()) {
+        (*a)[i] = (*arr)[i].clone();
+      } else {
+        kernels::add_inplace((*arr)[i], &(*a)[i]);
+      }
+    }
+  }
+}
+
+// A gradient of zeros shaped like the value of `like` (tensor or array).
+void set_zeros_like(Variable* out, const Variable* like) {
+  if (like && like->tensor() && like->tensor()->initialized()) {
+    const Tensor& t = *like->tensor();
+    out->set(Tensor::zeros(t.shape(), t.dtype()));
+  } else if (like && like->array()) {
+    TensorArray zeros;
+    for (const Tensor& t : *like->array())
+      zeros.push_back(t.initialized() ? Tensor::zeros(t.shape(), t.dtype()) : Tensor());
+    *out->mutable_array() = std::move(zeros);
+  } else {
+    out->clear();
+  }
+}
+
+// Shared by while_grad and conditional_block_grad: runs `grad_block` backwards over
+// the kept step scopes. Out vars carry their gradient from step to step; the
+// gradients of other inputs are summed over the steps.
+void run_grad_steps(Instruction& instr, Scope* scope, StepScopes& steps, const char* in_slot) {
+  KernelContext& ctx = *instr.ctx;
+  PreparedBlock& grad_block = *instr.sub_blocks.at(0);
+  const auto& xs = instr.op.input(in_slot);
+  const auto& x_grads = instr.op.output(std::string(in_slot) + kGradSuffix);
+  const auto& outs = instr.op.input("Out");
+  const auto& out_grads = instr.op.input(std::string("Out") + kGradSuffix);
+  std::set<std::string> produced = produced_names(grad_block);
+  std::set<std::string> out_set(outs.begin(), outs.end());
+
+  // The incoming gradient of each Out var (dL/d value after the last step).
+  std::map<std::string, Variable> carry;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (i < out_grads.size() && !out_grads[i].empty()) {
+      if (const Variable* g = scope->find_var(out_grads[i])) carry[outs[i]] = *g;
+    }
+  }
+  std::map<std::string, Variable> totals;
+
+  for (auto it = steps.scopes.rbegin(); it != steps.scopes.rend(); ++it) {
+    Scope* step = it->get();
+    Scope grad_scope(step);
+    for (const auto& o : outs) {
+      Variable* g = grad_scope.var(grad_name(o));
+      auto c = carry.find(o);
+      if (c != carry.end() && !c->second.empty()) {
+        *g = c->second;
+      } else {
+        set_zeros_like(g, step->find_var(o));
+      }
+    }
+    run_block(grad_block, &grad_scope);
+    for (const auto& o : outs) {
+      if (produced.count(grad_name(o))) {
+        carry[o] = *grad_scope.find_local(grad_name(o));
+      } else {
+        carry[o].clear();  // the step did not read o: earlier values get no gradient
+      }
+    }
+    for (const auto& x : xs) {
+      if (out_set.count(x) || !produced.count(grad_name(x))) continue;
+      accumulate(&totals[x], *grad_scope.find_local(grad_name(x)));
+    }
+  }
+
+  for (size_t i = 0; i < xs.size() && i < x_grads.size(); ++i) {
+    if (x_grads[i].empty()) continue;
+    Variable* dst = ctx.out_var((std::string(in_slot) + kGradSuffix).c_str(), static_cast<int>(i));
+    const std::string& x = xs[i];
+    const Variable* value = scope->find_var(x);
+    if (out_set.count(x)) {
+      auto c = carry.find(x);
+      if (c != carry.end() && !c->second.empty()) {
+        *dst = c->second;
+      } else {
+        set_zeros_like(dst, value);
+      }
+    } else if (totals.count(x) && !totals[x].empty()) {
+      *dst = std::move(totals[x]);
+    } else {
+      set_zeros_like(dst, value);
+    }
+  }
+}
+
+void run_while_grad(Instruction& instr, Scope* scope) {
+  run_grad_steps(instr, scope, kept_step_scopes(*instr.ctx, "StepScopes"), "X");
+}
+
+void run_conditional_block_grad(Instruction& instr, Scope* scope) {
+  // A branch not taken kept no scope: its inputs' gradients pass through (carried
+  // vars) or are zero.
+  run_grad_steps(instr, scope, kept_step_scopes(*instr.ctx, "Scope"), "Input");
+}
+
+}  // namespace
+
+void run_block_op(Instruction& instr, Scope* scope) {
+  const std::string& type = instr.op.type;
+  if (type == "while") {
+    run_while(instr, scope);
+  } else if (type == "while_grad") {
+    run_while_grad(instr, scope);
+  } else if (type == "conditional_block") {
+    run_conditional_block(instr, scope);
+  } else if (type == "conditional_block_grad") {
+    run_conditional_block_grad(instr, scope);
+  } else {
+    fail("op '", type, "' runs sub-blocks but the runtime does not know how to run it");
+  }
+}
+
+}  // namespace skiff

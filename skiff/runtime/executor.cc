@@ -1,0 +1,217 @@
+#include "skiff/runtime/executor.h"
+
+#include <set>
+#include <unordered_map>
+
+#include "skiff/ops/op_error.h"
+#include "skiff/runtime/prepared_block.h"
+
+namespace skiff {
+
+namespace {
+
+// Names an op touches, including those used anywhere inside its sub-blocks.
+void collect_names(const Program& program, const OpDesc& op, std::set<std::string>* names) {
+  for (const auto& n : op.input_names()) names->insert(n);
+  for (const auto& n : op.output_names()) names->insert(n);
+  for (const auto& [key, attr] : op.attrs.items()) {
+    std::vector<int32_t> blocks;
+    if (auto* b = std::get_if<BlockRef>(&attr)) blocks.push_back(b->idx);
+    if (auto* bs = std::get_if<BlockRefs>(&attr)) blocks = bs->idx;
+    for (int32_t idx : blocks) {
+      for (const OpDesc& inner : program.block(idx).ops) collect_names(program, inner, names);
+    }
+  }
+}
+
+std::vector<int32_t> sub_block_indices(const OpDesc& op) {
+  std::vector<int32_t> out;
+  for (const auto& [key, attr] : op.attrs.items()) {
+    if (auto* b = std::get_if<BlockRef>(&attr)) out.push_back(b->idx);
+    if (auto* bs = std::get_if<BlockRefs>(&attr)) out.insert(out.end(), bs->idx.begin(), bs->idx.end());
+  }
+  return out;
+}
+
+// The dtype that selects an op's kernel: the named input slot's, else the first
+// declared output's, else the first declared input's.
+DType kernel_dtype(const Program& program, int block_idx, const OpInfo& info, const OpDesc& op) {
+  auto declared = [&](const std::string& name) -> const VarDesc* {
+    return name.empty() ? nullptr : program.find_var(block_idx, name);
+  };
+  auto first_declared = [&](const std::vector<Slot>& slots) -> const VarDesc* {
+    for (const auto& [slot, names] : slots)
+      for (const auto& n : names)
+        if (const VarDesc* v = declared(n)) return v;
+    return nullptr;
+  };
+  const VarDesc* v = nullptr;
+  if (!info.kernel_dtype_slot.empty()) {
+    v = declared(op.first_input(info.kernel_dtype_slot));
+  } else {
+    v = first_declared(op.outputs);
+    if (!v) v = first_declared(op.inputs);
+  }
+  if (!v) {
+    fail(describe_op_error(program, block_idx, op,
+                           "cannot choose a kernel: none of its variables is declared"));
+  }
+  return v->dtype;
+}
+
+std::string kernel_list(const OpInfo& info) {
+  std::string s;
+  for (const auto& [key, fn] : info.kernels) {
+    if (!s.empty()) s += ", ";
+    s += std::string(dtype_name(key.second)) + (key.first == DeviceType::kCPU ? "/cpu" : "/cuda");
+  }
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace
+
+std::shared_ptr<PreparedBlock> prepare_block(const Program& program, int block_idx, Place place,
+                                             bool free_temporaries,
+                                             const std::vector<std::string>& keep) {
+  auto pb = std::make_shared<PreparedBlock>();
+  pb->program = &program;
+  pb->block_idx = block_idx;
+  pb->place = place;
+  const Block& block = program.block(block_idx);
+  for (const auto& [name, var] : block.vars) {
+    if (!var.persistable) pb->locals.push_back(name);
+  }
+
+  std::vector<std::set<std::string>> touched;
+  for (const OpDesc& op : block.ops) {
+    auto instr = std::make_unique<Instruction>();
+    instr->op = op;
+    instr->info = &OpRegistry::global().get(op.type);
+    fill_default_attrs(instr->op);
+    if (instr->info->runs_blocks) {
+      for (int32_t idx : sub_block_indices(op)) {
+        instr->sub_blocks.push_back(prepare_block(program, idx, place, false, {}));
+      }
+    } else {
+      DType dtype = kernel_dtype(program, block_idx, *instr->info, op);
+      instr->kernel = instr->info->find_kernel(place, dtype);
+      if (!instr->kernel) {
+        fail(describe_op_error(program, block_idx, op,
+                               str_cat("no kernel for ", dtype_name(dtype), " on ", place.str(),
+                                       " (registered: ", kernel_list(*instr->info), ")")));
+      }
+    }
+    instr->ctx = std::make_unique<KernelContext>(&instr->op);
+    touched.emplace_back();
+    collect_names(program, op, &touched.back());
+    pb->instrs.push_back(std::move(instr));
+  }
+
+  if (free_temporaries) {
+    // A temporary is a local first written (not read) by an op of this block; it
+    // dies after the last instruction that touches it.
+    std::set<std::string> kept(keep.begin(), keep.end());
+    std::unordered_map<std::string, size_t> last_use;
+    std::set<std::string> read_first, written;
+    for (size_t i = 0; i < block.ops.size(); ++i) {
+      for (const auto& n : touched[i]) last_use[n] = i;
+      for (const auto& n : block.ops[i].input_names())
+        if (!written.count(n)) read_first.insert(n);
+      for (const auto& n : block.ops[i].output_names()) written.insert(n);
+    }
+    for (const std::string& name : pb->locals) {
+      auto it = last_use.find(name);
+      if (it == last_use.end() || kept.count(name) || read_first.count(name)) continue;
+      if (block.vars.at(name).kind == VarKind::kStepScopes) continue;
+      pb->instrs[it->second]->dead_after.push_back(name);
+    }
+  }
+  return pb;
+}
+
+void PreparedBlock::bind(Scope* scope) {
+  for (const std::string& name : locals) scope->var(name);
+  auto resolve = [&](const std::vector<Slot>& slots, std::vector<std::vector<Variable*>>* out) {
+    out->assign(slots.size(), {});
+    for (size_t s = 0; s < slots.size(); ++s) {
+      for (const std::string& name : slots[s].second) {
+        if (name.empty()) {
+          (*out)[s].push_back(nullptr);
+          continue;
+        }
+        Variable* v = scope->find_var(name);
+        (*out)[s].push_back(v ? v : scope->var(name));
+      }
+    }
+  };
+  for (auto& instr : instrs) {
+    resolve(instr->op.inputs, &instr->ctx->inputs);
+    resolve(instr->op.outputs, &instr->ctx->outputs);
+    instr->release.clear();
+    for (const auto& name : instr->dead_after) instr->release.push_back(scope->find_var(name));
+  }
+  bound_scope = scope->id();
+}
+
+void PreparedBlock::release_locals(Scope* scope) const {
+  for (const std::string& name : locals) {
+    if (Variable* v = scope->find_local(name)) v->clear();
+  }
+}
+
+void run_block(PreparedBlock& block, Scope* scope) {
+  if (block.bound_scope != scope->id()) block.bind(scope);
+  for (auto& instr : block.instrs) {
+    if (instr->kernel) {
+      try {
+        instr->kernel(*instr->ctx);
+      } catch (const Error& e) {
+        throw Error(describe_kernel_error(*instr->ctx, e.what()));
+      }
+    } else {
+      run_block_op(*instr, scope);
+    }
+    for (Variable* v : instr->release) v->clear();
+  }
+}
+
+std::shared_ptr<PreparedBlock> Executor::prepare(const Program& program,
+                                                 const std::vector<std::string>& keep) const {
+  return prepare_block(program, 0, place_, true, keep);
+}
+
+void Executor::run(PreparedBlock& block, Scope* scope) const { run_block(block, scope); }
+
+std::vector<Tensor> Executor::run(const Program& program, Scope* scope,
+                                  const std::map<std::string, Tensor>& feeds,
+                                  const std::vector<std::string>& fetches) const {
+  for (const auto& [name, value] : feeds) feed(program, scope, name, value);
+  auto prepared = prepare(program, fetches);
+  run_block(*prepared, scope);
+  std::vector<Tensor> out;
+  for (const auto& name : fetches) out.push_back(fetch(*scope, name));
+  return out;
+}
+
+void feed(const Program& program, Scope* scope, const std::string& name, const Tensor& value) {
+  const VarDesc* var = program.global_block().find_local_var(name);
+  SKIFF_CHECK(var, "feed '", name, "': the program declares no such variable in block 0");
+  SKIFF_CHECK(value.initialized(), "feed '", name, "': the tensor has no value");
+  bool shape_ok = var->shape.rank() == value.rank();
+  for (int i = 0; shape_ok && i < value.rank(); ++i)
+    shape_ok = var->shape[i] < 0 || var->shape[i] == value.shape()[i];
+  SKIFF_CHECK(var->dtype == value.dtype() && shape_ok, "feed '", name, "': the program declares ",
+              dtype_name(var->dtype), var->shape, ", got ", value.type_str());
+  scope->var(name)->set(value);
+}
+
+Tensor fetch(const Scope& scope, const std::string& name) {
+  const Variable* v = scope.find_var(name);
+  SKIFF_CHECK(v, "fetch '", name, "': no such variable in the scope");
+  const Tensor* t = v->tensor();
+  SKIFF_CHECK(t && t->initialized(), "fetch '", name, "': the variable holds no tensor value",
+              " (was it computed? temporaries are freed unless fetched)");
+  return *t;
+}
+
+}  // namespace skiff

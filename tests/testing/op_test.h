@@ -1,0 +1,60 @@
+// The shared op-test harness. Every op test goes through it: run the op on given
+// inputs and compare with reference values, and check gradients from
+// append_backward against central finite differences (in float64).
+//
+//   OpTest t("tanh");
+//   t.input("X", random_tensor({3, 4}, DType::kF64, /*seed=*/1));
+//   t.check_output("Out", expected);        // reference computed in the test
+//   t.check_grad({"X"});                    // d<w, Out>/dX vs finite differences
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "skiff/api/builder.h"
+#include "skiff/core/tensor.h"
+
+namespace skiff::testing {
+
+// Uniform values in [lo, hi), reproducible by seed; integer dtypes get integers.
+Tensor random_tensor(const Shape& shape, DType dtype, uint64_t seed, double lo = -1.0,
+                     double hi = 1.0);
+// `t` converted to float64 (any dtype).
+Tensor to_f64(const Tensor& t);
+// `t` (float64) converted to `dtype`.
+Tensor from_f64(const Tensor& t, DType dtype);
+// True when shapes match and |a - b| <= atol + rtol * |b| elementwise; on failure
+// `why` names the first bad element.
+bool all_close(const Tensor& a, const Tensor& b, double atol, double rtol, std::string* why);
+
+class OpTest {
+ public:
+  explicit OpTest(std::string type) : type_(std::move(type)) {}
+
+  // One tensor in slot `slot` (call again with the same slot to add more).
+  OpTest& input(const std::string& slot, const Tensor& value);
+  // Declares an output slot with `count` variables (default: one "Out").
+  OpTest& output(const std::string& slot, int count = 1);
+  OpTest& attr(const std::string& name, Attr value);
+
+  // Builds a one-op program, runs it, returns every output tensor by slot.
+  std::map<std::string, std::vector<Tensor>> run() const;
+  // Runs and checks output `slot`[i] against `expected` (EXPECT-style failure).
+  void check_output(const std::string& slot, const Tensor& expected, double atol = 1e-6,
+                    double rtol = 1e-5, int i = 0) const;
+  // Checks the gradient of <w, out_slot[0]> (w a fixed random cotangent) with respect
+  // to the floating inputs of `wrt` slots: append_backward's result vs. central
+  // differences. Inputs are converted to float64 first.
+  void check_grad(const std::vector<std::string>& wrt, const std::string& out_slot = "Out",
+                  double eps = 1e-6, double atol = 1e-6, double rtol = 1e-5) const;
+
+ private:
+  std::string type_;
+  std::vector<std::pair<std::string, std::vector<Tensor>>> inputs_;
+  std::vector<std::pair<std::string, int>> outputs_;
+  AttrList attrs_;
+};
+
+}  // namespace skiff::testing
