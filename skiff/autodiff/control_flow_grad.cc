@@ -1,0 +1,97 @@
+// Gradients of ops that run sub-blocks. The grad of `while` (and of a
+// `conditional_block`, a loop of at most one step) is an op of the same shape whose
+// sub-block is the backward of the body, built by the same block driver. The runtime
+// runs that grad block once per kept step scope, in reverse (runtime/control_flow.cc).
+#include "skiff/autodiff/block_grad.h"
+#include "skiff/ops/op_error.h"
+
+namespace skiff::autodiff {
+
+namespace {
+
+struct Slots {
+  const char* in;      // outer variables the body reads
+  const char* out;     // outer variables the body writes
+  const char* scopes;  // the kept step scopes
+  const char* cond;    // the condition slot
+};
+
+Slots slots_of(const std::string& type) {
+  if (type == "while") return {"X", "Out", "StepScopes", "Condition"};
+  return {"Input", "Out", "Scope", "Cond"};
+}
+
+// A loop-carried variable read by a differentiated op after the body overwrote it
+// would see a different value in backward than in forward: reject it.
+void check_carried_reads(const Program& program, int body, const std::set<std::string>& carried,
+                         const std::set<std::string>& requires) {
+  std::set<std::string> overwritten;
+  for (const OpDesc& op : program.block(body).ops) {
+    for (const auto& n : op.input_names()) {
+      if (!overwritten.count(n) || !requires.count(n)) continue;
+      fail(describe_op_error(
+          program, body, op,
+          str_cat("reads loop-carried variable '", n, "' after the same step overwrote it; "
+                  "compute the new value into a temporary and assign it to '", n,
+                  "' at the end of the body")));
+    }
+    for (const auto& n : op.output_names())
+      if (carried.count(n)) overwritten.insert(n);
+  }
+}
+
+}  // namespace
+
+OpDesc control_flow_grad(Program& program, int block, size_t op_index,
+                         const std::set<std::string>& requires_grad,
+                         const std::set<std::string>& no_grad) {
+  program.block(block).ops[op_index].set_attr("keep_step_scopes", true);
+  const OpDesc fwd = program.block(block).ops[op_index];
+  const Slots s = slots_of(fwd.type);
+  const int body = fwd.attr<BlockRef>("sub_block").idx;
+  const auto& xs = fwd.input(s.in);
+  const auto& outs = fwd.output(s.out);
+
+  std::set<std::string> carried;
+  for (const auto& x : xs)
+    for (const auto& o : outs)
+      if (x == o) carried.insert(x);
+
+  BlockGradRequest req;
+  req.fwd_block = body;
+  req.grad_block = program.add_block(body).idx;
+  req.no_grad = no_grad;
+  req.local_grads = true;
+  for (const auto& x : xs)
+    if (requires_grad.count(x)) req.roots.insert(x);
+  std::vector<std::string> out_grads;
+  for (const auto& o : outs) {
+    bool flows = differentiable_var(program, block, o);
+    out_grads.push_back(flows ? grad_name(o) : "");
+    if (!flows) continue;
+    req.targets.insert(o);
+    req.given.insert(grad_name(o));
+  }
+  check_carried_reads(program, body, carried,
+                      requiring_grad(program, body, req.roots, req.no_grad));
+  append_block_grad(program, req);
+
+  std::vector<std::string> x_grads;
+  for (const auto& x : xs) {
+    bool wanted = requires_grad.count(x) && !no_grad.count(x) && differentiable_var(program, block, x);
+    x_grads.push_back(wanted ? grad_name(x) : "");
+  }
+  OpDesc grad(fwd.type + "_grad");
+  if (fwd.type == "conditional_block") grad.set_input("Cond", fwd.input(s.cond));
+  grad.set_input(s.in, xs)
+      .set_input("Out", outs)
+      .set_input("Out@GRAD", out_grads)
+      .set_input(s.scopes, fwd.output(s.scopes))
+      .set_output(std::string(s.in) + kGradSuffix, x_grads)
+      .set_attr("sub_block", BlockRef{req.grad_block});
+  std::string src = fwd.source();
+  if (!src.empty()) grad.set_attr(kSourceAttr, src);
+  return grad;
+}
+
+}  // namespace skiff::autodiff

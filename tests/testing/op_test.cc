@@ -1,0 +1,240 @@
+#include "tests/testing/op_test.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "skiff/autodiff/backward.h"
+#include "skiff/runtime/executor.h"
+
+namespace skiff::testing {
+
+Tensor random_tensor(const Shape& shape, DType dtype, uint64_t seed, double lo, double hi) {
+  std::mt19937_64 gen(seed);
+  Tensor t = Tensor::empty(shape, dtype);
+  SKIFF_DISPATCH_ALL(dtype, T, {
+    T* p = t.data<T>();
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      double u = lo + (hi - lo) * (static_cast<double>(gen() >> 11) * 0x1.0p-53);
+      if constexpr (std::is_floating_point_v<T>) {
+        p[i] = static_cast<T>(u);
+      } else {
+        p[i] = static_cast<T>(std::floor(u));
+      }
+    }
+  });
+  return t;
+}
+
+Tensor to_f64(const Tensor& t) {
+  Tensor out = Tensor::empty(t.shape(), DType::kF64);
+  double* o = out.data<double>();
+  SKIFF_DISPATCH_ALL(t.dtype(), T, {
+    const T* p = t.data<T>();
+    for (int64_t i = 0; i < t.numel(); ++i) o[i] = static_cast<double>(p[i]);
+  });
+  return out;
+}
+
+Tensor from_f64(const Tensor& t, DType dtype) {
+  Tensor out = Tensor::empty(t.shape(), dtype);
+  const double* p = t.data<double>();
+  SKIFF_DISPATCH_ALL(dtype, T, {
+    T* o = out.data<T>();
+    for (int64_t i = 0; i < t.numel(); ++i) o[i] = static_cast<T>(p[i]);
+  });
+  return out;
+}
+
+bool all_close(const Tensor& a, const Tensor& b, double atol, double rtol, std::string* why) {
+  if (a.shape() != b.shape()) {
+    *why = "shape " + a.shape().str() + " != expected " + b.shape().str();
+    return false;
+  }
+  Tensor x = to_f64(a), y = to_f64(b);
+  const double* p = x.data<double>();
+  const double* q = y.data<double>();
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    bool ok = std::abs(p[i] - q[i]) <= atol + rtol * std::abs(q[i]) ||
+              (std::isnan(p[i]) && std::isnan(q[i])) || p[i] == q[i];
+    if (!ok) {
+      *why = str_cat("element ", i, ": got ", p[i], ", expected ", q[i], " (atol ", atol,
+                     ", rtol ", rtol, ")");
+      return false;
+    }
+  }
+  return true;
+}
+
+OpTest& OpTest::input(const std::string& slot, const Tensor& value) {
+  for (auto& [name, values] : inputs_) {
+    if (name == slot) {
+      values.push_back(value);
+      return *this;
+    }
+  }
+  inputs_.push_back({slot, {value}});
+  return *this;
+}
+
+OpTest& OpTest::output(const std::string& slot, int count) {
+  outputs_.push_back({slot, count});
+  return *this;
+}
+
+OpTest& OpTest::attr(const std::string& name, Attr value) {
+  attrs_.push_back({name, std::move(value)});
+  return *this;
+}
+
+namespace {
+
+using Inputs = std::vector<std::pair<std::string, std::vector<Tensor>>>;
+
+std::string var_name(const std::string& prefix, const std::string& slot, size_t i) {
+  std::string s = prefix + "_" + slot + "_" + std::to_string(i);
+  for (char& c : s)
+    if (c == '@') c = '_';
+  return s;
+}
+
+// A one-op program: inputs of `params` slots are persistable (differentiable roots).
+struct OneOpProgram {
+  Program program;
+  std::map<std::string, Tensor> feeds;
+  std::map<std::string, std::vector<std::string>> outs;
+  std::map<std::string, std::vector<std::string>> ins;
+};
+
+OneOpProgram build(const std::string& type, const Inputs& inputs,
+                   const std::vector<std::pair<std::string, int>>& outputs, const AttrList& attrs,
+                   const std::vector<std::string>& params) {
+  OneOpProgram p;
+  BlockBuilder b(&p.program);
+  std::vector<Slot> in_slots, out_slots;
+  for (const auto& [slot, values] : inputs) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < values.size(); ++i) {
+      std::string n = var_name("in", slot, i);
+      bool param = std::find(params.begin(), params.end(), slot) != params.end() &&
+                   is_floating(values[i].dtype());
+      if (param) {
+        b.persistable(n, values[i].dtype(), values[i].shape());
+      } else {
+        b.data(n, values[i].dtype(), values[i].shape());
+      }
+      p.feeds[n] = values[i];
+      names.push_back(n);
+    }
+    p.ins[slot] = names;
+    in_slots.push_back({slot, names});
+  }
+  auto outs = outputs.empty() ? std::vector<std::pair<std::string, int>>{{"Out", 1}} : outputs;
+  for (const auto& [slot, count] : outs) {
+    std::vector<std::string> names;
+    for (int i = 0; i < count; ++i) names.push_back(var_name("out", slot, i));
+    p.outs[slot] = names;
+    out_slots.push_back({slot, names});
+  }
+  b.op(type, in_slots, out_slots, attrs);
+  return p;
+}
+
+std::vector<std::string> flat(const std::map<std::string, std::vector<std::string>>& m) {
+  std::vector<std::string> out;
+  for (const auto& [slot, names] : m) out.insert(out.end(), names.begin(), names.end());
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, std::vector<Tensor>> OpTest::run() const {
+  OneOpProgram p = build(type_, inputs_, outputs_, attrs_, {});
+  Scope scope;
+  std::vector<std::string> fetches = flat(p.outs);
+  std::vector<Tensor> values = Executor().run(p.program, &scope, p.feeds, fetches);
+  std::map<std::string, std::vector<Tensor>> result;
+  size_t k = 0;
+  for (const auto& [slot, names] : p.outs)
+    for (size_t i = 0; i < names.size(); ++i) result[slot].push_back(values[k++]);
+  return result;
+}
+
+void OpTest::check_output(const std::string& slot, const Tensor& expected, double atol,
+                          double rtol, int i) const {
+  auto outs = run();
+  ASSERT_TRUE(outs.count(slot) && static_cast<int>(outs[slot].size()) > i)
+      << type_ << ": no output " << slot << "[" << i << "]";
+  const Tensor& got = outs[slot][i];
+  EXPECT_EQ(got.dtype(), expected.dtype()) << type_ << " output " << slot;
+  std::string why;
+  EXPECT_TRUE(all_close(got, expected, atol, rtol, &why))
+      << type_ << " output " << slot << "[" << i << "]: " << why;
+}
+
+void OpTest::check_grad(const std::vector<std::string>& wrt, const std::string& out_slot,
+                        double eps, double atol, double rtol) const {
+  // Everything in float64, so that central differences are accurate.
+  Inputs inputs = inputs_;
+  for (auto& [slot, values] : inputs)
+    for (Tensor& v : values)
+      if (is_floating(v.dtype())) v = to_f64(v);
+
+  OneOpProgram fwd = build(type_, inputs, outputs_, attrs_, {});
+  const std::string out_name = fwd.outs.at(out_slot).at(0);
+  auto prepared = Executor().prepare(fwd.program, {out_name});
+  auto objective = [&](const std::map<std::string, Tensor>& feeds, const Tensor& w) {
+    Scope scope;
+    for (const auto& [n, t] : feeds) feed(fwd.program, &scope, n, t);
+    Executor().run(*prepared, &scope);
+    Tensor out = to_f64(fetch(scope, out_name));
+    double s = 0;
+    for (int64_t i = 0; i < out.numel(); ++i) s += out.data<double>()[i] * w.data<double>()[i];
+    return s;
+  };
+
+  // A fixed random cotangent w shaped like the output.
+  Scope probe;
+  for (const auto& [n, t] : fwd.feeds) feed(fwd.program, &probe, n, t);
+  Executor().run(*prepared, &probe);
+  Tensor out0 = fetch(probe, out_name);
+  Tensor w = random_tensor(out0.shape(), DType::kF64, 1234, 0.5, 1.5);
+
+  // Analytic: append_backward with the cotangent fed as out@GRAD.
+  OneOpProgram bwd = build(type_, inputs, outputs_, attrs_, wrt);
+  const std::string bwd_out = bwd.outs.at(out_slot).at(0);
+  BackwardOptions opts;
+  opts.feed_target_grad = true;
+  for (const auto& slot : wrt)
+    for (const auto& n : bwd.ins.at(slot))
+      if (bwd.program.global_block().find_local_var(n)->persistable) opts.parameters.push_back(n);
+  auto param_grads = append_backward(bwd.program, bwd_out, opts);
+  Scope scope;
+  auto feeds = bwd.feeds;
+  feeds[grad_name(bwd_out)] = w;
+  std::vector<std::string> grad_names;
+  for (const auto& [p, g] : param_grads) grad_names.push_back(g);
+  std::vector<Tensor> grads = Executor().run(bwd.program, &scope, feeds, grad_names);
+  std::map<std::string, Tensor> analytic;
+  for (size_t i = 0; i < param_grads.size(); ++i) analytic[param_grads[i].first] = grads[i];
+
+  for (const auto& n : opts.parameters) {
+    ASSERT_TRUE(analytic.count(n)) << type_ << ": append_backward produced no gradient for input "
+                                   << n << " (is a grad maker registered?)";
+    Tensor numeric = Tensor::zeros(fwd.feeds.at(n).shape(), DType::kF64);
+    for (int64_t j = 0; j < numeric.numel(); ++j) {
+      auto plus = fwd.feeds, minus = fwd.feeds;
+      plus[n] = fwd.feeds.at(n).clone();
+      minus[n] = fwd.feeds.at(n).clone();
+      plus[n].data<double>()[j] += eps;
+      minus[n].data<double>()[j] -= eps;
+      numeric.data<double>()[j] = (objective(plus, w) - objective(minus, w)) / (2 * eps);
+    }
+    std::string why;
+    EXPECT_TRUE(all_close(analytic[n], numeric, atol, rtol, &why))
+        << type_ << ": gradient of input " << n << " vs finite differences: " << why;
+  }
+}
+
+}  // namespace skiff::testing
