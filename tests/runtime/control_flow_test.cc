@@ -1,0 +1,120 @@
+// Forward semantics of while and if/else in the interpreter.
+#include <gtest/gtest.h>
+
+#include "skiff/runtime/executor.h"
+#include "tests/testing/op_test.h"
+#include "tests/testing/programs.h"
+
+namespace skiff {
+namespace {
+
+using testing::add;
+using testing::constant;
+using testing::less_than;
+using testing::matmul;
+using testing::unary;
+
+TEST(While, SumsACounter) {
+  Program p;
+  BlockBuilder b(&p);
+  std::string i = constant(b, 0), n = constant(b, 10), total = constant(b, 0);
+  std::string cond = less_than(b, i, n);
+  b.while_loop(cond, [&](BlockBuilder& body) {
+    body.assign(add(body, total, i), total);
+    testing::step_counter(body, i, n, cond);
+  });
+  Scope scope;
+  auto out = Executor().run(p, &scope, {}, {total, i});
+  EXPECT_EQ(out[0].item<int64_t>(), 45);
+  EXPECT_EQ(out[1].item<int64_t>(), 10);
+}
+
+TEST(While, RnnMatchesHandLoopAndReruns) {
+  Program p;
+  BlockBuilder b(&p);
+  b.data("x", DType::kF32, {1, 4});
+  b.data("W", DType::kF32, {4, 4});
+  b.data("h0", DType::kF32, {1, 4});
+  std::string h = unary(b, "assign", "h0");
+  std::string i = constant(b, 0), n = constant(b, 50);
+  std::string cond = less_than(b, i, n);
+  b.while_loop(cond, [&](BlockBuilder& body) {
+    body.assign(unary(body, "tanh", add(body, matmul(body, h, "W"), "x")), h);
+    testing::step_counter(body, i, n, cond);
+  });
+  Tensor x = testing::random_tensor({1, 4}, DType::kF32, 1);
+  Tensor w = testing::random_tensor({4, 4}, DType::kF32, 2);
+  Tensor h0 = testing::random_tensor({1, 4}, DType::kF32, 3);
+  std::vector<double> ref(h0.data<float>(), h0.data<float>() + 4);
+  for (int s = 0; s < 50; ++s) {
+    std::vector<double> next(4);
+    for (int c = 0; c < 4; ++c) {
+      double acc = x.data<float>()[c];
+      for (int k = 0; k < 4; ++k) acc += ref[k] * w.data<float>()[k * 4 + c];
+      next[c] = std::tanh(acc);
+    }
+    ref = next;
+  }
+  Executor exe;
+  auto prepared = exe.prepare(p, {h});
+  Scope scope;
+  for (int run = 0; run < 2; ++run) {
+    feed(p, &scope, "x", x);
+    feed(p, &scope, "W", w);
+    feed(p, &scope, "h0", h0);
+    exe.run(*prepared, &scope);
+    std::vector<float> got = fetch(scope, h).to_vector<float>();
+    for (int c = 0; c < 4; ++c) EXPECT_NEAR(got[c], ref[c], 1e-5) << "run " << run;
+  }
+}
+
+TEST(IfElse, TakesTheRightBranch) {
+  Program p;
+  BlockBuilder b(&p);
+  b.data("x", DType::kF64, {2});
+  b.data("flag", DType::kBool, {1});
+  auto outs = b.if_else(
+      "flag", [&](BlockBuilder& t) { return std::vector<std::string>{unary(t, "exp", "x")}; },
+      [&](BlockBuilder& f) { return std::vector<std::string>{unary(f, "tanh", "x")}; });
+  Tensor x = Tensor::from_vector<double>({2}, {0.5, -1.0});
+  for (bool flag : {true, false}) {
+    Scope scope;
+    auto out = Executor().run(p, &scope, {{"x", x}, {"flag", Tensor::from_vector<bool>({1}, {flag})}},
+                              {outs[0]});
+    auto v = out[0].to_vector<double>();
+    EXPECT_DOUBLE_EQ(v[0], flag ? std::exp(0.5) : std::tanh(0.5));
+    EXPECT_DOUBLE_EQ(v[1], flag ? std::exp(-1.0) : std::tanh(-1.0));
+  }
+}
+
+TEST(While, ConditionMustBeUpdatedByTheBody) {
+  Program p;
+  BlockBuilder b(&p);
+  std::string i = constant(b, 0), n = constant(b, 10);
+  std::string cond = less_than(b, i, n);
+  EXPECT_THROW(b.while_loop(cond, [&](BlockBuilder& body) { unary(body, "assign", i); }), Error);
+}
+
+TEST(While, ErrorInsideTheBodyNamesTheInnerOp) {
+  Program p;
+  BlockBuilder b(&p);
+  b.data("x", DType::kF32, {-1, 3});
+  b.data("y", DType::kF32, {-1, 3});
+  std::string i = constant(b, 0), n = constant(b, 3);
+  std::string cond = less_than(b, i, n);
+  b.while_loop(cond, [&](BlockBuilder& body) {
+    add(body, "x", "y");
+    testing::step_counter(body, i, n, cond);
+  });
+  Scope scope;
+  try {
+    Executor().run(p, &scope,
+                   {{"x", Tensor::zeros({2, 3}, DType::kF32)}, {"y", Tensor::zeros({5, 3}, DType::kF32)}});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("elementwise_add"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace skiff
