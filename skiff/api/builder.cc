@@ -1,5 +1,6 @@
 #include "skiff/api/builder.h"
 
+#include <cmath>
 #include <set>
 
 #include "skiff/ops/registry.h"
@@ -23,6 +24,45 @@ std::string BlockBuilder::persistable(const std::string& name, DType dtype, cons
   VarDesc v(name, dtype, shape);
   v.persistable = true;
   block().add_var(v);
+  return name;
+}
+
+std::string BlockBuilder::parameter(const std::string& name, DType dtype, const Shape& shape,
+                                    Program* startup, Initializer init, SourceLoc loc) {
+  SKIFF_CHECK(shape.known() && shape.rank() > 0, "parameter '", name,
+              "' needs a known shape, got ", shape);
+  persistable(name, dtype, shape);
+  BlockBuilder s(startup);
+  s.persistable(name, dtype, shape);
+  AttrList attrs = {{"shape", shape.vec()}, {"dtype", std::string(dtype_name(dtype))}};
+  auto seeded = [&](AttrList more) {
+    more.push_back({"seed", static_cast<int64_t>(init.seed)});
+    attrs.insert(attrs.end(), more.begin(), more.end());
+  };
+  std::string op;
+  switch (init.kind) {
+    case Initializer::Kind::kConstant:
+      op = "fill_constant";
+      attrs.push_back({"value", init.a});
+      break;
+    case Initializer::Kind::kUniform:
+      op = "uniform_random";
+      seeded({{"min", init.a}, {"max", init.b}});
+      break;
+    case Initializer::Kind::kNormal:
+      op = "gaussian_random";
+      seeded({{"mean", init.a}, {"std", init.b}});
+      break;
+    case Initializer::Kind::kXavier: {
+      double fan_in = static_cast<double>(shape[0]);
+      double fan_out = static_cast<double>(shape.dim(-1));
+      double limit = std::sqrt(6.0 / (fan_in + fan_out));
+      op = "uniform_random";
+      seeded({{"min", -limit}, {"max", limit}});
+      break;
+    }
+  }
+  s.op(op, {}, {{"Out", {name}}}, attrs, loc);
   return name;
 }
 

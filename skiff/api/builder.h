@@ -9,6 +9,7 @@
 //   b.while_loop(cond, [&](BlockBuilder& body) { ...; body.assign(next, cond); });
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -31,6 +32,24 @@ struct SourceLoc {
 
 using AttrList = std::vector<std::pair<std::string, Attr>>;
 
+// How the startup program initializes a parameter.
+struct Initializer {
+  enum class Kind { kUniform, kNormal, kConstant, kXavier };
+  Kind kind = Kind::kXavier;
+  double a = 0, b = 0;  // uniform: [a, b); normal: mean a, std b; constant: a
+  uint64_t seed = 0;    // 0: the process-wide generator
+
+  static Initializer uniform(double lo, double hi, uint64_t seed = 0) {
+    return {Kind::kUniform, lo, hi, seed};
+  }
+  static Initializer normal(double mean, double std, uint64_t seed = 0) {
+    return {Kind::kNormal, mean, std, seed};
+  }
+  static Initializer constant(double value) { return {Kind::kConstant, value, 0, 0}; }
+  // Uniform in ±sqrt(6 / (fan_in + fan_out)), fans from the first and last dims.
+  static Initializer xavier(uint64_t seed = 0) { return {Kind::kXavier, 0, 0, seed}; }
+};
+
 class BlockBuilder {
  public:
   explicit BlockBuilder(Program* program, int block_idx = 0);
@@ -44,6 +63,11 @@ class BlockBuilder {
   // Declares a persistable variable: a parameter or optimizer state, kept in the
   // outer scope across runs.
   std::string persistable(const std::string& name, DType dtype, const Shape& shape);
+  // Declares a trainable parameter here and appends its initializer to block 0 of
+  // `startup` (which declares it too).
+  std::string parameter(const std::string& name, DType dtype, const Shape& shape,
+                        Program* startup, Initializer init = Initializer::xavier(),
+                        SourceLoc loc = SourceLoc::current());
   // A name no variable of the program has yet: "<prefix>_<n>".
   std::string unique_name(const std::string& prefix);
 
