@@ -122,7 +122,6 @@ std::shared_ptr<PreparedBlock> prepare_block(const Program& program, int block_i
     for (const std::string& name : pb->locals) {
       auto it = last_use.find(name);
       if (it == last_use.end() || kept.count(name) || read_first.count(name)) continue;
-      if (block.vars.at(name).kind == VarKind::kStepScopes) continue;
       pb->instrs[it->second]->dead_after.push_back(name);
     }
   }
