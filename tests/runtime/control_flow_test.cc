@@ -1,6 +1,8 @@
 // Forward semantics of while and if/else in the interpreter.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "skiff/runtime/executor.h"
 #include "tests/testing/op_test.h"
 #include "tests/testing/programs.h"
