@@ -1,0 +1,64 @@
+// Parameter updates of the optimizers (PaddlePaddle semantics), f32 and f64. Every
+// output may be the same tensor as its input (the usual in-place update).
+//
+//   kernels::sgd_update(param, grad, lr, &param);                  // p -= lr * g
+//   kernels::momentum_update(p, g, v, lr, {0.9, false}, &p, &v);
+//
+// The learning rate is a one-element tensor of any floating dtype.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "skiff/core/tensor.h"
+
+namespace skiff::kernels {
+
+// param_out = param - lr * grad.
+void sgd_update(const Tensor& param, const Tensor& grad, const Tensor& lr, Tensor* param_out);
+
+// Sparse SGD: param_out = param, then row rows[i] -= lr * grad_rows[i] (rows may
+// repeat; each occurrence is applied). grad_rows is [rows.size(), param row size...].
+void sgd_update_rows(const Tensor& param, const std::vector<int64_t>& rows, const Tensor& grad_rows,
+                     const Tensor& lr, Tensor* param_out);
+
+struct MomentumOptions {
+  double mu = 0.9;
+  bool use_nesterov = false;
+};
+
+// velocity_out = mu * velocity + grad;
+// param_out = param - lr * (grad + mu * velocity_out) with Nesterov, else
+// param_out = param - lr * velocity_out.
+void momentum_update(const Tensor& param, const Tensor& grad, const Tensor& velocity,
+                     const Tensor& lr, const MomentumOptions& opts, Tensor* param_out,
+                     Tensor* velocity_out);
+
+struct AdamOptions {
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double epsilon = 1e-8;
+};
+
+// Adam with bias correction folded into the step size; beta1_pow / beta2_pow hold
+// beta^t for the current step t (one element each, updated to beta^(t+1)):
+//   m1 = b1*m1 + (1-b1)*g;  m2 = b2*m2 + (1-b2)*g*g
+//   lr_t = lr * sqrt(1 - b2pow) / (1 - b1pow)
+//   param -= lr_t * m1 / (sqrt(m2) + eps * sqrt(1 - b2pow))
+struct AdamState {
+  const Tensor* moment1;
+  const Tensor* moment2;
+  const Tensor* beta1_pow;
+  const Tensor* beta2_pow;
+};
+struct AdamOutputs {
+  Tensor* param;
+  Tensor* moment1;
+  Tensor* moment2;
+  Tensor* beta1_pow;  // may be nullptr: the power is not advanced
+  Tensor* beta2_pow;  // may be nullptr
+};
+void adam_update(const Tensor& param, const Tensor& grad, const AdamState& state, const Tensor& lr,
+                 const AdamOptions& opts, const AdamOutputs& out);
+
+}  // namespace skiff::kernels
