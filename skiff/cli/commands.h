@@ -1,0 +1,40 @@
+// The `skiff` command line: one function per command, each taking the arguments
+// after the command name and returning the process exit status. Failures are
+// thrown as skiff::Error (main prints them on one line and exits with 1);
+// UsageError is a malformed command line (exit 2, with a hint to --help).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "skiff/core/error.h"
+
+namespace skiff::cli {
+
+using Args = std::vector<std::string>;
+
+// A malformed command line: main prints it with a hint to --help and exits with 2.
+class UsageError : public Error {
+ public:
+  using Error::Error;
+};
+
+// True when `args` asks for help (-h or --help anywhere).
+bool wants_help(const Args& args);
+
+// skiff ops [TYPE...]: every registered op (or the named ones) with its doc, slots
+// and attributes.
+int ops_command(const Args& args);
+// skiff print FILE: the program as text.
+int print_command(const Args& args);
+// skiff verify FILE: "OK" or the first problem (exit 1).
+int verify_command(const Args& args);
+// skiff run FILE [--params P] [--feed name=x.npy]... [--fetch name]... [--out DIR]
+int run_command(const Args& args);
+
+extern const char kOpsHelp[];
+extern const char kPrintHelp[];
+extern const char kVerifyHelp[];
+extern const char kRunHelp[];
+
+}  // namespace skiff::cli
