@@ -6,9 +6,17 @@ namespace skiff {
 
 // Each family registers its ops in ops/<family>.cc.
 void register_control_flow_ops(OpRegistry& r);
+void register_matmul_ops(OpRegistry& r);
+void register_reduce_ops(OpRegistry& r);
+void register_softmax_ops(OpRegistry& r);
+void register_shape_ops(OpRegistry& r);
 
 void register_all_ops(OpRegistry& r) {
   register_control_flow_ops(r);
+  register_matmul_ops(r);
+  register_reduce_ops(r);
+  register_softmax_ops(r);
+  register_shape_ops(r);
 }
 
 }  // namespace skiff

@@ -1,0 +1,208 @@
+#include "skiff/kernels/cpu/matmul.h"
+
+#include <algorithm>
+
+#include "skiff/kernels/cpu/gemm.h"
+#include "skiff/kernels/cpu/reduce.h"
+
+namespace skiff::kernels {
+namespace {
+
+std::string operands_str(const Shape& x, const Shape& y, bool trans_x, bool trans_y) {
+  return str_cat("X ", x, " (trans_x=", trans_x ? "true" : "false", ") and Y ", y,
+                 " (trans_y=", trans_y ? "true" : "false", ")");
+}
+
+// Broadcasts two dims (-1: unknown). Returns false when they cannot broadcast.
+bool broadcast_dim(int64_t a, int64_t b, int64_t* out) {
+  if (a == b || b == 1) {
+    *out = a;
+  } else if (a == 1) {
+    *out = b;
+  } else if (a < 0 || b < 0) {
+    *out = a < 0 ? b : a;  // the unknown dim must be 1 or equal to the known one
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// matmul as stored matrices: 1-D X is a [1, K] row, 1-D Y a [K, 1] column (and their
+// transpose flags are ignored); batch dims padded with leading 1s to one rank.
+struct MatmulDims {
+  Shape x_batch, y_batch, out_batch;
+  int64_t m = 0, n = 0, k = 0;
+  bool trans_x = false, trans_y = false;
+
+  GemmProblem problem() const {
+    GemmProblem p;
+    p.a_batch = x_batch;
+    p.b_batch = y_batch;
+    p.c_batch = out_batch;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.trans_a = trans_x;
+    p.trans_b = trans_y;
+    return p;
+  }
+};
+
+// Also the shape check of matmul_shape; `out_shape` gets the result's shape.
+MatmulDims matmul_dims(const Shape& x, const Shape& y, bool trans_x, bool trans_y,
+                       Shape* out_shape) {
+  SKIFF_CHECK(x.rank() >= 1 && y.rank() >= 1, "matmul: operands must have rank >= 1, got ",
+              operands_str(x, y, trans_x, trans_y));
+  MatmulDims d;
+  const int xr = x.rank(), yr = y.rank();
+  const bool x_vec = xr == 1, y_vec = yr == 1;
+  d.trans_x = trans_x && !x_vec;
+  d.trans_y = trans_y && !y_vec;
+  d.m = x_vec ? 1 : (d.trans_x ? x[xr - 1] : x[xr - 2]);
+  const int64_t kx = x_vec ? x[0] : (d.trans_x ? x[xr - 2] : x[xr - 1]);
+  const int64_t ky = y_vec ? y[0] : (d.trans_y ? y[yr - 1] : y[yr - 2]);
+  d.n = y_vec ? 1 : (d.trans_y ? y[yr - 2] : y[yr - 1]);
+  SKIFF_CHECK(kx < 0 || ky < 0 || kx == ky, "matmul: ", operands_str(x, y, trans_x, trans_y),
+              " do not match: X contributes ", kx, " columns, Y ", ky, " rows");
+  d.k = kx >= 0 ? kx : ky;
+  const int xb = x_vec ? 0 : xr - 2, yb = y_vec ? 0 : yr - 2;
+  const int rank = std::max(xb, yb);
+  for (int i = 0; i < rank; ++i) {
+    const int64_t a = i < rank - xb ? 1 : x[i - (rank - xb)];
+    const int64_t b = i < rank - yb ? 1 : y[i - (rank - yb)];
+    int64_t c = 0;
+    SKIFF_CHECK(broadcast_dim(a, b, &c), "matmul: ", operands_str(x, y, trans_x, trans_y),
+                " have batch dims that do not broadcast (", a, " vs ", b, ")");
+    d.x_batch.push_back(a);
+    d.y_batch.push_back(b);
+    d.out_batch.push_back(c);
+  }
+  *out_shape = d.out_batch;
+  if (!x_vec) out_shape->push_back(d.m);
+  if (!y_vec) out_shape->push_back(d.n);
+  return d;
+}
+
+void check_dtypes(const char* what, const Tensor& x, const Tensor& y) {
+  SKIFF_CHECK(is_floating(x.dtype()) && x.dtype() == y.dtype(), what,
+              ": X and Y must both be float32 or both float64, got ", x.type_str(), " and ",
+              y.type_str());
+}
+
+// dst = the products of `p`, summed over the batch dims where `dst_batch` is 1 and the
+// product's batch is not; then given `dst_shape` (same element count).
+template <typename T>
+void product_reduced(GemmProblem p, const T* a, const T* b, const Shape& dst_batch,
+                     const Shape& dst_shape, Tensor* dst) {
+  if (dst_batch == p.c_batch) {
+    dst->resize(dst_shape, dtype_of<T>);
+    gemm(p, a, b, dst->data<T>());
+    return;
+  }
+  const bool dst_unbatched = dst_batch.numel() == 1;
+  if (dst_unbatched && p.trans_a && !p.trans_b && p.a_batch == p.c_batch &&
+      p.b_batch == p.c_batch) {
+    // Sum over the batch of A_i^T B_i = one product with the batch folded into k.
+    p.k *= p.c_batch.numel();
+    p.a_batch = p.b_batch = p.c_batch = Shape{};
+    dst->resize(dst_shape, dtype_of<T>);
+    gemm(p, a, b, dst->data<T>());
+    return;
+  }
+  Shape full = p.c_batch;
+  full.push_back(p.m);
+  full.push_back(p.n);
+  Tensor all = Tensor::empty(full, dtype_of<T>);
+  gemm(p, a, b, all.data<T>());
+  uint32_t axes = 0;
+  for (int d = 0; d < dst_batch.rank(); ++d)
+    if (dst_batch[d] == 1 && p.c_batch[d] != 1) axes |= 1u << d;
+  reduce_sum(all, axes, /*keep_dim=*/true, dst);
+  dst->reshape(dst_shape);
+}
+
+template <typename T>
+void matmul_grad_typed(const MatmulDims& d, const Tensor& x, const Tensor& y, const Tensor& dout,
+                       Tensor* dx, Tensor* dy) {
+  const T* xp = x.data<T>();
+  const T* yp = y.data<T>();
+  const T* gp = dout.data<T>();
+  if (dx) {
+    // X (m x k) gets dOut · Y^T; stored transposed it gets Y · dOut^T.
+    GemmProblem p;
+    if (!d.trans_x) {
+      p.a_batch = d.out_batch;
+      p.b_batch = d.y_batch;
+      p.m = d.m, p.n = d.k, p.k = d.n;
+      p.trans_a = false, p.trans_b = !d.trans_y;
+      p.c_batch = d.out_batch;
+      product_reduced<T>(p, gp, yp, d.x_batch, x.shape(), dx);
+    } else {
+      p.a_batch = d.y_batch;
+      p.b_batch = d.out_batch;
+      p.m = d.k, p.n = d.m, p.k = d.n;
+      p.trans_a = d.trans_y, p.trans_b = true;
+      p.c_batch = d.out_batch;
+      product_reduced<T>(p, yp, gp, d.x_batch, x.shape(), dx);
+    }
+  }
+  if (dy) {
+    // Y (k x n) gets X^T · dOut; stored transposed it gets dOut^T · X.
+    GemmProblem p;
+    if (!d.trans_y) {
+      p.a_batch = d.x_batch;
+      p.b_batch = d.out_batch;
+      p.m = d.k, p.n = d.n, p.k = d.m;
+      p.trans_a = !d.trans_x, p.trans_b = false;
+      p.c_batch = d.out_batch;
+      product_reduced<T>(p, xp, gp, d.y_batch, y.shape(), dy);
+    } else {
+      p.a_batch = d.out_batch;
+      p.b_batch = d.x_batch;
+      p.m = d.n, p.n = d.k, p.k = d.m;
+      p.trans_a = true, p.trans_b = d.trans_x;
+      p.c_batch = d.out_batch;
+      product_reduced<T>(p, gp, xp, d.y_batch, y.shape(), dy);
+    }
+  }
+}
+
+}  // namespace
+
+Shape matmul_shape(const Shape& x, const Shape& y, bool trans_x, bool trans_y) {
+  Shape out;
+  matmul_dims(x, y, trans_x, trans_y, &out);
+  return out;
+}
+
+void matmul(const Tensor& x, const Tensor& y, bool trans_x, bool trans_y, Tensor* out) {
+  check_dtypes("matmul", x, y);
+  Shape out_shape;
+  const MatmulDims d = matmul_dims(x.shape(), y.shape(), trans_x, trans_y, &out_shape);
+  Tensor own;
+  Tensor* dst = (out == &x || out == &y) ? &own : out;
+  dst->resize(out_shape, x.dtype());
+  SKIFF_DISPATCH_FLOATING(x.dtype(), T,
+                          gemm(d.problem(), x.data<T>(), y.data<T>(), dst->data<T>()));
+  if (dst == &own) *out = own;
+}
+
+void matmul_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, bool trans_x,
+                 bool trans_y, Tensor* x_grad, Tensor* y_grad) {
+  check_dtypes("matmul_grad", x, y);
+  Shape out_shape;
+  const MatmulDims d = matmul_dims(x.shape(), y.shape(), trans_x, trans_y, &out_shape);
+  SKIFF_CHECK(out_grad.dtype() == x.dtype() && out_grad.shape() == out_shape,
+              "matmul_grad: Out@GRAD is ", out_grad.type_str(), " but matmul of ",
+              operands_str(x.shape(), y.shape(), trans_x, trans_y), " gives ",
+              dtype_name(x.dtype()), out_shape);
+  auto aliases_input = [&](const Tensor* t) { return t == &x || t == &y || t == &out_grad; };
+  Tensor own_dx, own_dy;
+  Tensor* dx = x_grad && aliases_input(x_grad) ? &own_dx : x_grad;
+  Tensor* dy = y_grad && aliases_input(y_grad) ? &own_dy : y_grad;
+  SKIFF_DISPATCH_FLOATING(x.dtype(), T, matmul_grad_typed<T>(d, x, y, out_grad, dx, dy));
+  if (dx == &own_dx) *x_grad = own_dx;
+  if (dy == &own_dy) *y_grad = own_dy;
+}
+
+}  // namespace skiff::kernels

@@ -1,0 +1,260 @@
+#include "skiff/kernels/cpu/reduce.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "skiff/core/parallel.h"
+
+namespace skiff::kernels {
+namespace {
+
+// A shape with size-1 dims dropped and neighbouring dims of the same kind (reduced or
+// kept) merged: the walk over it visits rows of `size[rank-1]` contiguous elements.
+struct Collapsed {
+  int rank = 0;
+  int64_t size[Shape::kMaxRank];
+  bool reduced[Shape::kMaxRank];
+  int64_t out_stride[Shape::kMaxRank];  // per outer dim; 0 for a reduced one
+
+  Collapsed(const Shape& shape, uint32_t axes) {
+    for (int d = 0; d < shape.rank(); ++d) {
+      if (shape[d] == 1) continue;
+      const bool r = (axes >> d) & 1u;
+      if (rank > 0 && reduced[rank - 1] == r) {
+        size[rank - 1] *= shape[d];
+      } else {
+        size[rank] = shape[d];
+        reduced[rank] = r;
+        ++rank;
+      }
+    }
+    int64_t acc = inner_reduced() ? 1 : row_length();
+    for (int d = rank - 2; d >= 0; --d) {
+      out_stride[d] = reduced[d] ? 0 : acc;
+      if (!reduced[d]) acc *= size[d];
+    }
+  }
+  int64_t row_length() const { return rank ? size[rank - 1] : 1; }
+  bool inner_reduced() const { return rank && reduced[rank - 1]; }
+  int64_t rows() const {
+    int64_t n = 1;
+    for (int d = 0; d + 1 < rank; ++d) n *= size[d];
+    return n;
+  }
+  // Calls fn(row, out_offset) for rows [begin, end) in order.
+  template <typename Fn>
+  void walk(int64_t begin, int64_t end, Fn&& fn) const {
+    int64_t idx[Shape::kMaxRank] = {};
+    int64_t o = 0, rest = begin;
+    for (int d = rank - 2; d >= 0; --d) {
+      idx[d] = rest % size[d];
+      rest /= size[d];
+      o += idx[d] * out_stride[d];
+    }
+    for (int64_t row = begin; row < end; ++row) {
+      fn(row, o);
+      for (int d = rank - 2; d >= 0; --d) {
+        if (++idx[d] < size[d]) {
+          o += out_stride[d];
+          break;
+        }
+        o -= out_stride[d] * (size[d] - 1);
+        idx[d] = 0;
+      }
+    }
+  }
+};
+
+// The sum of n contiguous values; float32 adds in float64 lanes, so long rows keep
+// their precision at the same speed (the loop is bound by memory, not by the adds).
+template <typename T>
+T contiguous_sum(const T* p, int64_t n) {
+  using Acc = std::conditional_t<std::is_same_v<T, float>, double, T>;
+  Acc s = Acc(0);
+#pragma omp simd reduction(+ : s)
+  for (int64_t i = 0; i < n; ++i) s += p[i];
+  return static_cast<T>(s);
+}
+
+// Adds rows [begin, end) of x into out (accumulating in Acc).
+template <typename T, typename Acc>
+void sum_rows(const T* x, const Collapsed& c, Acc* out, int64_t begin, int64_t end) {
+  const int64_t len = c.row_length();
+  if (c.inner_reduced()) {
+    c.walk(begin, end,
+           [&](int64_t row, int64_t o) { out[o] += contiguous_sum(x + row * len, len); });
+  } else {
+    c.walk(begin, end, [&](int64_t row, int64_t o) {
+      const T* __restrict src = x + row * len;
+      Acc* __restrict dst = out + o;
+#pragma omp simd
+      for (int64_t j = 0; j < len; ++j) dst[j] += src[j];
+    });
+  }
+}
+
+// Adds the sums of x into the zeroed out, split across threads where outputs do not
+// collide: per-block partial sums of a full reduction, rows of [kept, reduced], and
+// column ranges of [reduced, kept].
+template <typename T, typename Acc>
+void sum_into(const T* x, int64_t numel, const Collapsed& c, Acc* out) {
+  const bool big = numel >= 2 * kParallelGrain;
+  if (big && c.rank == 1 && c.reduced[0]) {
+    const int64_t blocks = (numel + kParallelGrain - 1) / kParallelGrain;
+    std::vector<Acc> partial(blocks);
+    parallel_for(blocks, 1, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        const int64_t begin = b * kParallelGrain;
+        partial[b] = contiguous_sum(x + begin, std::min(kParallelGrain, numel - begin));
+      }
+    });
+    out[0] = contiguous_sum(partial.data(), blocks);
+  } else if (big && c.rank == 2 && !c.reduced[0]) {
+    parallel_for(c.rows(), std::max<int64_t>(1, kParallelGrain / c.row_length()),
+                 [&](int64_t r0, int64_t r1) { sum_rows(x, c, out, r0, r1); });
+  } else if (big && c.rank == 2 && c.reduced[0] && c.size[1] >= 64) {
+    const int64_t rows = c.size[0], cols = c.size[1];
+    parallel_for(cols, 32, [&](int64_t j0, int64_t j1) {
+      for (int64_t i = 0; i < rows; ++i) {
+        const T* __restrict src = x + i * cols;
+#pragma omp simd
+        for (int64_t j = j0; j < j1; ++j) out[j] += src[j];
+      }
+    });
+  } else {
+    sum_rows(x, c, out, 0, c.rows());
+  }
+}
+
+// Inputs from this many elements on sum float32 into float64 accumulators (many rows
+// adding into one output would otherwise lose digits).
+constexpr int64_t kWideSumElements = 1 << 12;
+
+template <typename T>
+void sum_typed(const T* x, int64_t numel, const Collapsed& c, T* out, int64_t out_numel) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (numel >= kWideSumElements && numel > out_numel) {
+      std::vector<double> acc(out_numel, 0.0);
+      sum_into(x, numel, c, acc.data());
+      for (int64_t i = 0; i < out_numel; ++i) out[i] = static_cast<float>(acc[i]);
+      return;
+    }
+  }
+  std::fill(out, out + out_numel, T(0));
+  if (numel > 0) sum_into(x, numel, c, out);
+}
+
+// The number of elements each output sums.
+int64_t reduced_count(const Shape& x, uint32_t axes) {
+  int64_t n = 1;
+  for (int d = 0; d < x.rank(); ++d)
+    if ((axes >> d) & 1u) n *= x[d];
+  return n;
+}
+
+template <typename T>
+void broadcast_back(const T* g, const Collapsed& c, T scale, T* dx) {
+  const int64_t len = c.row_length();
+  const int64_t rows = c.rows();
+  parallel_for(rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(len, 1)),
+               [&](int64_t r0, int64_t r1) {
+                 c.walk(r0, r1, [&](int64_t row, int64_t o) {
+                   T* __restrict dst = dx + row * len;
+                   if (c.inner_reduced()) {
+                     const T v = g[o] * scale;
+#pragma omp simd
+                     for (int64_t j = 0; j < len; ++j) dst[j] = v;
+                   } else {
+                     const T* __restrict src = g + o;
+#pragma omp simd
+                     for (int64_t j = 0; j < len; ++j) dst[j] = src[j] * scale;
+                   }
+                 });
+               });
+}
+
+template <typename T>
+void divide_by_count(T* p, int64_t n, int64_t count) {
+  if (count == 0) {
+    std::fill(p, p + n, std::numeric_limits<T>::quiet_NaN());
+    return;
+  }
+  const T inv = T(1) / static_cast<T>(count);
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) p[i] *= inv;
+}
+
+void reduce_grad(const Tensor& out_grad, const Shape& x_shape, uint32_t axes, bool mean,
+                 Tensor* x_grad) {
+  SKIFF_CHECK(out_grad.numel() == reduced_shape(x_shape, axes, true).numel(),
+              "reduce grad: Out@GRAD ", out_grad.shape(), " does not match X ", x_shape,
+              " reduced over its axes");
+  Tensor own;
+  Tensor* dst = x_grad == &out_grad ? &own : x_grad;
+  dst->resize(x_shape, out_grad.dtype());
+  const Collapsed c(x_shape, axes);
+  SKIFF_DISPATCH_FLOATING(out_grad.dtype(), T, {
+    const T scale = mean ? T(1) / static_cast<T>(reduced_count(x_shape, axes)) : T(1);
+    if (x_shape.numel() > 0) broadcast_back(out_grad.data<T>(), c, scale, dst->data<T>());
+  });
+  if (dst == &own) *x_grad = own;
+}
+
+}  // namespace
+
+uint32_t reduce_axes(int rank, const std::vector<int64_t>& dims, bool reduce_all) {
+  if (reduce_all || dims.empty()) return rank >= 32 ? ~0u : (1u << rank) - 1u;
+  const int span = std::max(rank, 1);  // a rank-0 tensor accepts axis 0 / -1
+  uint32_t axes = 0;
+  for (int64_t d : dims) {
+    SKIFF_CHECK(d >= -span && d < span, "reduce: dim ", d, " is out of range for a rank-", rank,
+                " tensor (valid: [", -span, ", ", span - 1, "])");
+    const int64_t axis = d < 0 ? d + span : d;
+    SKIFF_CHECK(!((axes >> axis) & 1u), "reduce: dim ", d, " is given twice");
+    axes |= 1u << axis;
+  }
+  return rank == 0 ? 0u : axes;
+}
+
+Shape reduced_shape(const Shape& x, uint32_t axes, bool keep_dim) {
+  Shape out;
+  for (int d = 0; d < x.rank(); ++d) {
+    if (!((axes >> d) & 1u)) {
+      out.push_back(x[d]);
+    } else if (keep_dim) {
+      out.push_back(1);
+    }
+  }
+  return out;
+}
+
+void reduce_sum(const Tensor& x, uint32_t axes, bool keep_dim, Tensor* out) {
+  Tensor own;
+  Tensor* dst = out == &x ? &own : out;
+  dst->resize(reduced_shape(x.shape(), axes, keep_dim), x.dtype());
+  const Collapsed c(x.shape(), axes);
+  SKIFF_DISPATCH_NUMERIC(x.dtype(), T,
+                         sum_typed(x.data<T>(), x.numel(), c, dst->data<T>(), dst->numel()));
+  if (dst == &own) *out = own;
+}
+
+void reduce_mean(const Tensor& x, uint32_t axes, bool keep_dim, Tensor* out) {
+  SKIFF_CHECK(is_floating(x.dtype()), "reduce_mean: X must be float32 or float64, got ",
+              x.type_str());
+  reduce_sum(x, axes, keep_dim, out);
+  const int64_t count = reduced_count(x.shape(), axes);
+  SKIFF_DISPATCH_FLOATING(out->dtype(), T, divide_by_count(out->data<T>(), out->numel(), count));
+}
+
+void reduce_sum_grad(const Tensor& out_grad, const Shape& x_shape, uint32_t axes, Tensor* x_grad) {
+  reduce_grad(out_grad, x_shape, axes, /*mean=*/false, x_grad);
+}
+
+void reduce_mean_grad(const Tensor& out_grad, const Shape& x_shape, uint32_t axes, Tensor* x_grad) {
+  reduce_grad(out_grad, x_shape, axes, /*mean=*/true, x_grad);
+}
+
+}  // namespace skiff::kernels

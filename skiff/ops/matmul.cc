@@ -1,0 +1,86 @@
+// matmul (numpy / PaddlePaddle matmul_v2 semantics) and its grad op.
+#include "skiff/kernels/cpu/matmul.h"
+
+#include "skiff/ops/grad_context.h"
+#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/registry.h"
+#include "skiff/ops/shape_context.h"
+
+namespace skiff {
+
+namespace {
+
+void infer_matmul(ShapeContext& ctx) {
+  const DType x = ctx.in_dtype("X"), y = ctx.in_dtype("Y");
+  SKIFF_CHECK(is_floating(x) && x == y,
+              "matmul: X and Y must both be float32 or both float64, got ", dtype_name(x),
+              ctx.in_shape("X"), " and ", dtype_name(y), ctx.in_shape("Y"));
+  ctx.set_output("Out",
+                 kernels::matmul_shape(ctx.in_shape("X"), ctx.in_shape("Y"),
+                                       ctx.attr<bool>("trans_x"), ctx.attr<bool>("trans_y")),
+                 x);
+}
+
+void matmul_kernel(KernelContext& ctx) {
+  kernels::matmul(ctx.in("X"), ctx.in("Y"), ctx.attr<bool>("trans_x"), ctx.attr<bool>("trans_y"),
+                  ctx.out("Out"));
+}
+
+void matmul_grad_maker(GradContext& g) {
+  if (!g.wants("X") && !g.wants("Y")) return;
+  const OpDesc& fwd = g.fwd();
+  g.add("matmul_grad")
+      .set_input("X", {fwd.first_input("X")})
+      .set_input("Y", {fwd.first_input("Y")})
+      .set_input("Out@GRAD", {g.out_grad("Out")})
+      .set_output("X@GRAD", {g.in_grad("X")})
+      .set_output("Y@GRAD", {g.in_grad("Y")})
+      .set_attr("trans_x", fwd.attr<bool>("trans_x"))
+      .set_attr("trans_y", fwd.attr<bool>("trans_y"));
+}
+
+void infer_matmul_grad(ShapeContext& ctx) {
+  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
+  ctx.set_output("Y@GRAD", ctx.in_shape("Y"), ctx.in_dtype("Y"));
+}
+
+void matmul_grad_kernel(KernelContext& ctx) {
+  Tensor* dx = ctx.out("X@GRAD");
+  Tensor* dy = ctx.out("Y@GRAD");
+  if (!dx && !dy) return;
+  kernels::matmul_grad(ctx.in("X"), ctx.in("Y"), ctx.in("Out@GRAD"), ctx.attr<bool>("trans_x"),
+                       ctx.attr<bool>("trans_y"), dx, dy);
+}
+
+}  // namespace
+
+void register_matmul_ops(OpRegistry& r) {
+  r.add("matmul")
+      .doc(
+          "Out = X · Y with numpy matmul semantics: a 1-D X is a row and a 1-D Y a column "
+          "(that dim is dropped from Out); leading batch dims broadcast. float32 runs oneDNN "
+          "(a direct loop for tiny products), float64 skiff's blocked loops.")
+      .input("X", "[..., M, K] ([..., K, M] with trans_x), or [K]")
+      .input("Y", "[..., K, N] ([..., N, K] with trans_y), or [K]; X's dtype")
+      .output("Out", "[broadcast batch..., M, N] without the dims of 1-D operands")
+      .attr("trans_x", false, "transpose the last two dims of X (ignored for 1-D X)")
+      .attr("trans_y", false, "transpose the last two dims of Y (ignored for 1-D Y)")
+      .infer_shape(infer_matmul)
+      .kernel({DType::kF32, DType::kF64}, matmul_kernel)
+      .grad(matmul_grad_maker);
+
+  r.add("matmul_grad")
+      .doc("Gradients of matmul, summed over the batch dims an operand was broadcast along.")
+      .input("X", "the forward X")
+      .input("Y", "the forward Y")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X (\"\" when not needed)")
+      .output("Y@GRAD", "gradient of Y (\"\" when not needed)")
+      .attr("trans_x", false, "as in the forward op")
+      .attr("trans_y", false, "as in the forward op")
+      .infer_shape(infer_matmul_grad)
+      .kernel({DType::kF32, DType::kF64}, matmul_grad_kernel)
+      .kernel_dtype_from("X");
+}
+
+}  // namespace skiff

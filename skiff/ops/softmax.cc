@@ -1,0 +1,153 @@
+// softmax and softmax_with_cross_entropy, and their grad ops.
+#include "skiff/kernels/cpu/softmax.h"
+
+#include "skiff/ops/grad_context.h"
+#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/registry.h"
+#include "skiff/ops/shape_context.h"
+
+namespace skiff {
+
+namespace {
+
+// ---- softmax ----
+
+void infer_softmax(ShapeContext& ctx) {
+  const Shape x = ctx.in_shape("X");
+  const DType dtype = ctx.in_dtype("X");
+  SKIFF_CHECK(is_floating(dtype), "softmax: X must be float32 or float64, got ", dtype_name(dtype),
+              x);
+  kernels::normalize_axis("softmax", ctx.attr<int64_t>("axis"), x.rank());
+  ctx.set_output("Out", x, dtype);
+}
+
+void softmax_kernel(KernelContext& ctx) {
+  kernels::softmax(ctx.in("X"), ctx.attr<int64_t>("axis"), ctx.out("Out"));
+}
+
+void softmax_grad_maker(GradContext& g) {
+  if (!g.wants("X")) return;
+  g.add("softmax_grad")
+      .set_input("Out", {g.fwd().first_output("Out")})
+      .set_input("Out@GRAD", {g.out_grad("Out")})
+      .set_output("X@GRAD", {g.in_grad("X")})
+      .set_attr("axis", g.fwd().attr<int64_t>("axis"));
+}
+
+void infer_softmax_grad(ShapeContext& ctx) {
+  ctx.set_output("X@GRAD", ctx.in_shape("Out"), ctx.in_dtype("Out"));
+}
+
+void softmax_grad_kernel(KernelContext& ctx) {
+  Tensor* dx = ctx.out("X@GRAD");
+  if (!dx) return;
+  kernels::softmax_grad(ctx.in("Out"), ctx.in("Out@GRAD"), ctx.attr<int64_t>("axis"), dx);
+}
+
+// ---- softmax_with_cross_entropy ----
+
+void infer_cross_entropy(ShapeContext& ctx) {
+  const Shape logits = ctx.in_shape("Logits");
+  const DType dtype = ctx.in_dtype("Logits"), label_dtype = ctx.in_dtype("Label");
+  const bool soft = ctx.attr<bool>("soft_label");
+  SKIFF_CHECK(is_floating(dtype),
+              "softmax_with_cross_entropy: Logits must be float32 or float64, got ",
+              dtype_name(dtype), logits);
+  SKIFF_CHECK(
+      soft ? label_dtype == dtype : (label_dtype == DType::kI64 || label_dtype == DType::kI32),
+      "softmax_with_cross_entropy: ", soft ? "soft" : "hard", " Label must be ",
+      soft ? dtype_name(dtype) : "int64", ", got ", dtype_name(label_dtype), ctx.in_shape("Label"));
+  const Shape loss = kernels::cross_entropy_loss_shape(logits, ctx.in_shape("Label"), soft,
+                                                       ctx.attr<int64_t>("axis"));
+  ctx.set_output("Softmax", logits, dtype);
+  ctx.set_output("Loss", loss, dtype);
+}
+
+void cross_entropy_kernel(KernelContext& ctx) {
+  kernels::softmax_with_cross_entropy(
+      ctx.in("Logits"), ctx.in("Label"), ctx.attr<bool>("soft_label"), ctx.attr<int64_t>("axis"),
+      ctx.attr<int64_t>("ignore_index"), ctx.out("Softmax"), ctx.out("Loss"));
+}
+
+void cross_entropy_grad_maker(GradContext& g) {
+  if (!g.wants("Logits")) return;
+  const OpDesc& fwd = g.fwd();
+  g.add("softmax_with_cross_entropy_grad")
+      .set_input("Label", {fwd.first_input("Label")})
+      .set_input("Softmax", {fwd.first_output("Softmax")})
+      .set_input("Loss@GRAD", {g.out_grad("Loss")})
+      .set_output("Logits@GRAD", {g.in_grad("Logits")})
+      .set_attr("soft_label", fwd.attr<bool>("soft_label"))
+      .set_attr("axis", fwd.attr<int64_t>("axis"))
+      .set_attr("ignore_index", fwd.attr<int64_t>("ignore_index"));
+}
+
+void infer_cross_entropy_grad(ShapeContext& ctx) {
+  ctx.set_output("Logits@GRAD", ctx.in_shape("Softmax"), ctx.in_dtype("Softmax"));
+}
+
+void cross_entropy_grad_kernel(KernelContext& ctx) {
+  Tensor* dx = ctx.out("Logits@GRAD");
+  if (!dx) return;
+  kernels::softmax_with_cross_entropy_grad(ctx.in("Label"), ctx.in("Softmax"), ctx.in("Loss@GRAD"),
+                                           ctx.attr<bool>("soft_label"), ctx.attr<int64_t>("axis"),
+                                           ctx.attr<int64_t>("ignore_index"), dx);
+}
+
+}  // namespace
+
+void register_softmax_ops(OpRegistry& r) {
+  r.add("softmax")
+      .doc("Out = exp(X - max) / sum(exp(X - max)) along `axis` (numerically stable).")
+      .input("X", "float32 or float64, any shape")
+      .output("Out", "X's shape and dtype")
+      .attr("axis", int64_t{-1}, "the normalised axis; negative counts from the back")
+      .infer_shape(infer_softmax)
+      .kernel({DType::kF32, DType::kF64}, softmax_kernel)
+      .grad(softmax_grad_maker);
+
+  r.add("softmax_grad")
+      .doc("X@GRAD = Out * (Out@GRAD - sum(Out@GRAD * Out, axis)).")
+      .input("Out", "the forward Out")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X")
+      .attr("axis", int64_t{-1}, "as in the forward op")
+      .infer_shape(infer_softmax_grad)
+      .kernel({DType::kF32, DType::kF64}, softmax_grad_kernel)
+      .kernel_dtype_from("Out");
+
+  r.add("softmax_with_cross_entropy")
+      .doc(
+          "Softmax = softmax(Logits, axis); Loss = -log(Softmax[Label]) for hard labels (0 where "
+          "Label == ignore_index), or -sum(Label * log(Softmax), axis) for soft labels. Computed "
+          "from log-sum-exp, so large logits stay finite.")
+      .input("Logits", "float32 or float64, [..., C, ...] with the classes along `axis`")
+      .input("Label",
+             "hard: int64, Logits' shape with the axis dim 1; soft: Logits' shape and dtype")
+      .output("Softmax", "Logits' shape and dtype")
+      .output("Loss", "Logits' shape with the axis dim 1")
+      .attr("soft_label", false, "Label holds a distribution over the classes")
+      .attr("axis", int64_t{-1}, "the class axis; negative counts from the back")
+      .attr("ignore_index", int64_t{-100}, "hard label value whose loss and gradient are 0")
+      .infer_shape(infer_cross_entropy)
+      .kernel({DType::kF32, DType::kF64}, cross_entropy_kernel)
+      .kernel_dtype_from("Logits")
+      .grad(cross_entropy_grad_maker);
+
+  r.add("softmax_with_cross_entropy_grad")
+      .doc(
+          "Logits@GRAD = Loss@GRAD * (Softmax - onehot(Label)) for hard labels (0 on ignored "
+          "rows), Loss@GRAD * (Softmax * sum(Label) - Label) for soft labels.")
+      .input("Label", "the forward Label")
+      .input("Softmax", "the forward Softmax")
+      .input("Loss@GRAD", "gradient of Loss")
+      .output("Logits@GRAD", "gradient of Logits")
+      .attr("soft_label", false, "as in the forward op")
+      .attr("axis", int64_t{-1}, "as in the forward op")
+      .attr("ignore_index", int64_t{-100}, "as in the forward op")
+      .infer_shape(infer_cross_entropy_grad)
+      .kernel({DType::kF32, DType::kF64}, cross_entropy_grad_kernel)
+      .kernel_dtype_from("Softmax");
+}
+
+}  // namespace skiff
