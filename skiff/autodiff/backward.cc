@@ -26,7 +26,9 @@ std::set<std::string> reaching_targets(const Program& program, int block,
     grew = false;
     for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
       auto outs = it->output_names();
-      bool hit = std::any_of(outs.begin(), outs.end(), [&](const auto& n) { return reach.count(n); });
+      bool hit = std::any_of(outs.begin(), outs.end(), [&](const auto& n) {
+        return reach.count(n) && differentiable_var(program, block, n);
+      });
       if (!hit) continue;
       for (const auto& n : it->input_names()) grew = reach.insert(n).second || grew;
     }
@@ -82,6 +84,7 @@ std::set<std::string> requiring_grad(const Program& program, int block,
 
 std::set<std::string> append_block_grad(Program& program, const BlockGradRequest& req) {
   const int block = req.fwd_block;
+  rename_overwritten(program, block, req.local_grads);
   std::set<std::string> requires = requiring_grad(program, block, req.roots, req.no_grad);
   std::set<std::string> reach = reaching_targets(program, block, req.targets);
 
@@ -93,7 +96,9 @@ std::set<std::string> append_block_grad(Program& program, const BlockGradRequest
     const OpDesc op = program.block(block).ops[k];
     auto outs = op.output_names();
     auto ins = op.input_names();
-    bool leads = std::any_of(outs.begin(), outs.end(), [&](const auto& n) { return reach.count(n); });
+    bool leads = std::any_of(outs.begin(), outs.end(), [&](const auto& n) {
+      return reach.count(n) && differentiable_var(program, block, n);
+    });
     bool needs = std::any_of(ins.begin(), ins.end(), [&](const auto& n) { return requires.count(n); });
     if (!leads || !needs) continue;
     if (runs_sub_block(op)) {
@@ -115,6 +120,9 @@ std::set<std::string> append_block_grad(Program& program, const BlockGradRequest
   }
 
   std::vector<OpDesc> ops = accumulate_gradients(program, block, groups, req.given);
+  // Gradients that hold values before the grad ops run (the runtime presets them in
+  // a loop's grad scope) are declared like the rest.
+  for (const auto& n : req.given) declare_grad(program, req.grad_block, n, req.local_grads);
   std::set<std::string> written;
   for (OpDesc& op : ops) {
     fill_default_attrs(op);

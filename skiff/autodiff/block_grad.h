@@ -44,6 +44,11 @@ std::vector<OpDesc> accumulate_gradients(const Program& program, int fwd_block,
                                          const std::vector<std::vector<OpDesc>>& groups,
                                          const std::set<std::string>& given);
 
+// Gives each value of a variable that `block` overwrites its own name, so grad ops
+// read the values their forward ops saw (overwrite_rename.cc). `kept_scope`: the block
+// is a loop or branch body run in a kept step scope.
+void rename_overwritten(Program& program, int block, bool kept_scope);
+
 // The grad op of the `while` or `conditional_block` at ops[op_index] of `block`;
 // builds its grad block and marks the forward op to keep its step scopes.
 OpDesc control_flow_grad(Program& program, int block, size_t op_index,

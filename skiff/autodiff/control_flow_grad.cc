@@ -3,7 +3,6 @@
 // sub-block is the backward of the body, built by the same block driver. The runtime
 // runs that grad block once per kept step scope, in reverse (runtime/control_flow.cc).
 #include "skiff/autodiff/block_grad.h"
-#include "skiff/ops/op_error.h"
 
 namespace skiff::autodiff {
 
@@ -21,25 +20,6 @@ Slots slots_of(const std::string& type) {
   return {"Input", "Out", "Scope", "Cond"};
 }
 
-// A loop-carried variable read by a differentiated op after the body overwrote it
-// would see a different value in backward than in forward: reject it.
-void check_carried_reads(const Program& program, int body, const std::set<std::string>& carried,
-                         const std::set<std::string>& requires) {
-  std::set<std::string> overwritten;
-  for (const OpDesc& op : program.block(body).ops) {
-    for (const auto& n : op.input_names()) {
-      if (!overwritten.count(n) || !requires.count(n)) continue;
-      fail(describe_op_error(
-          program, body, op,
-          str_cat("reads loop-carried variable '", n, "' after the same step overwrote it; "
-                  "compute the new value into a temporary and assign it to '", n,
-                  "' at the end of the body")));
-    }
-    for (const auto& n : op.output_names())
-      if (carried.count(n)) overwritten.insert(n);
-  }
-}
-
 }  // namespace
 
 OpDesc control_flow_grad(Program& program, int block, size_t op_index,
@@ -51,11 +31,6 @@ OpDesc control_flow_grad(Program& program, int block, size_t op_index,
   const int body = fwd.attr<BlockRef>("sub_block").idx;
   const auto& xs = fwd.input(s.in);
   const auto& outs = fwd.output(s.out);
-
-  std::set<std::string> carried;
-  for (const auto& x : xs)
-    for (const auto& o : outs)
-      if (x == o) carried.insert(x);
 
   BlockGradRequest req;
   req.fwd_block = body;
@@ -72,8 +47,6 @@ OpDesc control_flow_grad(Program& program, int block, size_t op_index,
     req.targets.insert(o);
     req.given.insert(grad_name(o));
   }
-  check_carried_reads(program, body, carried,
-                      requiring_grad(program, body, req.roots, req.no_grad));
   append_block_grad(program, req);
 
   std::vector<std::string> x_grads;

@@ -14,9 +14,11 @@ namespace {
 
 bool is_grad(const std::string& n) { return n.find(kGradSuffix) != std::string::npos; }
 
+// One contribution to a gradient: the output entry (op, slot, position) writing it.
 struct Part {
   std::string name;
   int op_index;  // index in the output list of the op that wrote it; -1 when given
+  size_t slot = 0, pos = 0;
 };
 
 class Accumulator {
@@ -24,7 +26,7 @@ class Accumulator {
   Accumulator(const Program& program, int block, const std::set<std::string>& given)
       : program_(program), block_(block) {
     for (const auto& n : given) {
-      live_[n] = {{n, -1}};
+      live_[n] = {Part{n, -1}};
       ever_.insert(n);
     }
   }
@@ -41,9 +43,12 @@ class Accumulator {
     for (const OpDesc& op : group) {
       out_.push_back(op);
       int idx = static_cast<int>(out_.size()) - 1;
-      for (const auto& n : op.output_names()) {
-        if (n.empty() || !is_grad(n)) continue;
-        add_part(n, idx, reads.count(n) > 0);
+      for (size_t s = 0; s < op.outputs.size(); ++s) {
+        for (size_t p = 0; p < op.outputs[s].second.size(); ++p) {
+          const std::string& n = op.outputs[s].second[p];
+          if (n.empty() || !is_grad(n)) continue;
+          add_part(Part{n, idx, s, p}, reads.count(n) > 0);
+        }
       }
     }
     for (const auto& n : reads)
@@ -68,28 +73,32 @@ class Accumulator {
       fill.set_input("X", {fwd}).set_output("Out", {n});
       fill_default_attrs(fill);
       out_.push_back(std::move(fill));
-      live_[n] = {{n, static_cast<int>(out_.size()) - 1}};
+      live_[n] = {Part{n, static_cast<int>(out_.size()) - 1}};
       ever_.insert(n);
     }
   }
 
-  void add_part(const std::string& n, int idx, bool consumed_here) {
+  // Records the output entry `part` (named part.name) as a contribution.
+  void add_part(Part part, bool consumed_here) {
+    const std::string n = part.name;
     ever_.insert(n);
     auto& parts = live_[n];
     if (consumed_here || parts.empty()) {
-      parts = {{n, idx}};
+      parts = {part};
       return;
     }
     // A second contribution: give the first writer (if it is an op) and this one
     // their own names; append_sum adds them up under `n`.
-    if (parts.size() == 1 && parts[0].name == n && parts[0].op_index >= 0) {
-      std::string first = fresh(n);
-      out_[parts[0].op_index].rename_output(n, first);
-      parts[0].name = first;
-    }
-    std::string mine = fresh(n);
-    out_[idx].rename_output(n, mine);
-    parts.push_back({mine, idx});
+    if (parts.size() == 1 && parts[0].name == n && parts[0].op_index >= 0) rename(&parts[0]);
+    rename(&part);
+    parts.push_back(part);
+  }
+
+  // Gives one output entry a fresh name (only that entry: an op may write the same
+  // gradient from two slots, as mul(h, h) does).
+  void rename(Part* part) {
+    part->name = fresh(part->name);
+    out_[part->op_index].outputs[part->slot].second[part->pos] = part->name;
   }
 
   void append_sum(const std::string& n) {
@@ -100,7 +109,7 @@ class Accumulator {
     sum.set_input("X", names).set_output("Out", {n});
     fill_default_attrs(sum);
     out_.push_back(std::move(sum));
-    parts = {{n, static_cast<int>(out_.size()) - 1}};
+    parts = {Part{n, static_cast<int>(out_.size()) - 1}};
   }
 
   std::string fresh(const std::string& n) { return n + "@RENAME@" + std::to_string(counter_++); }
