@@ -177,6 +177,22 @@ Shape matmul_shape(const Shape& x, const Shape& y, bool trans_x, bool trans_y) {
 
 void matmul(const Tensor& x, const Tensor& y, bool trans_x, bool trans_y, Tensor* out) {
   check_dtypes("matmul", x, y);
+  if (x.rank() == 2 && y.rank() == 2 && out != &x && out != &y) {
+    // The common case (a layer's [batch, in] x [in, out]) without batch bookkeeping.
+    GemmProblem p;
+    p.m = x.dim(trans_x ? 1 : 0);
+    p.k = x.dim(trans_x ? 0 : 1);
+    p.n = y.dim(trans_y ? 0 : 1);
+    p.trans_a = trans_x;
+    p.trans_b = trans_y;
+    SKIFF_CHECK(y.dim(trans_y ? 1 : 0) == p.k,
+                "matmul: ", operands_str(x.shape(), y.shape(), trans_x, trans_y),
+                " do not match: X contributes ", p.k, " columns, Y ", y.dim(trans_y ? 1 : 0),
+                " rows");
+    out->resize(Shape{p.m, p.n}, x.dtype());
+    SKIFF_DISPATCH_FLOATING(x.dtype(), T, gemm(p, x.data<T>(), y.data<T>(), out->data<T>()));
+    return;
+  }
   Shape out_shape;
   const MatmulDims d = matmul_dims(x.shape(), y.shape(), trans_x, trans_y, &out_shape);
   Tensor own;
