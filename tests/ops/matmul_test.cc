@@ -2,6 +2,7 @@
 // dims, every transpose combination, tiny / direct / oneDNN / blocked sizes) in f32 and
 // f64; gradients by finite differences; shape inference with unknown dims; errors.
 #include "skiff/kernels/cpu/matmul.h"
+#include "skiff/kernels/cpu/gemm.h"
 
 #include <gtest/gtest.h>
 
@@ -171,6 +172,26 @@ TEST(MatmulOp, GradKernelInFloat32) {
   EXPECT_TRUE(
       testing::all_close(to_f64(dy), reference_matmul(x2, g2, true, false), 1e-5, 1e-5, &why))
       << why;
+}
+
+TEST(MatmulOp, OutputMayBeAnInput) {
+  for (const Shape& xs : {Shape{3, 4}, Shape{2, 3, 4}}) {
+    Tensor x = random_tensor(xs, DType::kF32, 10), y = random_tensor({4, 5}, DType::kF32, 11);
+    Tensor want = from_f64(reference_matmul(x, y, false, false), DType::kF32);
+    kernels::matmul(x, y, false, false, &x);  // x is overwritten by the product
+    std::string why;
+    EXPECT_TRUE(testing::all_close(x, want, 1e-5, 1e-5, &why)) << xs << ": " << why;
+  }
+}
+
+TEST(MatmulOp, GemmRejectsBatchesThatDoNotBroadcast) {
+  kernels::GemmProblem p;
+  p.a_batch = {3};
+  p.b_batch = {2};
+  p.c_batch = {3};
+  p.m = p.n = p.k = 2;
+  std::vector<double> a(12), b(8), c(12);
+  EXPECT_THROW(kernels::gemm(p, a.data(), b.data(), c.data()), Error);
 }
 
 TEST(MatmulOp, ShapeInferenceWithUnknownDims) {

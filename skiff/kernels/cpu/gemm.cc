@@ -24,6 +24,13 @@ constexpr int64_t kParallelMacs = 1 << 18;
 // Drops batch dims of size 1, merges neighbours that broadcast alike, and folds A's batch
 // into m when B has none (C and A are then one tall row-major matrix each).
 GemmProblem simplify(const GemmProblem& p) {
+  bool valid = p.a_batch.rank() == p.c_batch.rank() && p.b_batch.rank() == p.c_batch.rank();
+  for (int d = 0; valid && d < p.c_batch.rank(); ++d) {
+    valid = (p.a_batch[d] == 1 || p.a_batch[d] == p.c_batch[d]) &&
+            (p.b_batch[d] == 1 || p.b_batch[d] == p.c_batch[d]);
+  }
+  SKIFF_CHECK(valid, "gemm: batch dims of A ", p.a_batch, " and B ", p.b_batch,
+              " do not broadcast to C's ", p.c_batch);
   GemmProblem s = p;
   s.a_batch = s.b_batch = s.c_batch = Shape{};
   for (int d = 0; d < p.c_batch.rank(); ++d) {
