@@ -1,7 +1,10 @@
 // Trains a multi-layer perceptron on Fashion-MNIST with a program built in C++, then
 // reports test accuracy. The data comes from the Debian package dataset-fashion-mnist.
 //
-//   build/bin/fashion_mnist_mlp [--epochs N] [--data DIR]
+//   build/bin/fashion_mnist_mlp [--epochs N] [--data DIR] [--save PREFIX]
+//
+// The trained inference program and its parameters are written to PREFIX.skmodel and
+// PREFIX.skparams, ready for `skiff run`.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -12,7 +15,9 @@
 #include "skiff/autodiff/optimizer.h"
 #include "skiff/data/batch_reader.h"
 #include "skiff/data/idx.h"
+#include "skiff/ir/serialize.h"
 #include "skiff/runtime/executor.h"
+#include "skiff/runtime/params_file.h"
 
 using namespace skiff;
 
@@ -34,12 +39,16 @@ std::string network(BlockBuilder& b, const std::string& x, Program* startup) {
       b.persistable(w, DType::kF32, {in, out});
       b.persistable(bias, DType::kF32, {out});
     }
-    h = b.apply("elementwise_add", {{"X", {b.apply("matmul", {{"X", {h}}, {"Y", {w}}})}}, {"Y", {bias}}});
-    if (out != kClasses) h = b.apply("relu", {{"X", {h}}});
+    std::string z = b.apply("matmul", {{"X", {h}}, {"Y", {w}}});
+    if (out == kClasses) {
+      b.op("elementwise_add", {{"X", {z}}, {"Y", {bias}}}, {{"Out", {"logits"}}});
+      return "logits";
+    }
+    h = b.apply("relu", {{"X", {b.apply("elementwise_add", {{"X", {z}}, {"Y", {bias}}})}}});
     in = out;
     ++layer;
   }
-  return h;
+  fail("unreachable: the last layer returns");
 }
 
 double accuracy(const Tensor& logits, const Tensor& labels) {
@@ -60,9 +69,11 @@ double accuracy(const Tensor& logits, const Tensor& labels) {
 int main(int argc, char** argv) {
   int epochs = 2;
   std::string dir = "/usr/share/datasets/fashion-mnist";
+  std::string save = "fashion_mnist_mlp";
   for (int a = 1; a + 1 < argc; a += 2) {
     if (!std::strcmp(argv[a], "--epochs")) epochs = std::atoi(argv[a + 1]);
     if (!std::strcmp(argv[a], "--data")) dir = argv[a + 1];
+    if (!std::strcmp(argv[a], "--save")) save = argv[a + 1];
   }
   try {
     auto load = [&](const char* images, const char* labels) {
@@ -122,6 +133,10 @@ int main(int argc, char** argv) {
       std::printf("epoch %d: train loss %.4f, test accuracy %.4f, %.1f s (%.0f images/s)\n", epoch,
                   loss_sum / steps, acc, secs, steps * kBatch / secs);
     }
+    save_program(infer, save + ".skmodel");
+    save_persistables(save + ".skparams", infer, scope);
+    std::printf("saved %s.skmodel and %s.skparams (input 'x' float32[-1, 784], output '%s')\n",
+                save.c_str(), save.c_str(), test_logits.c_str());
   } catch (const Error& e) {
     std::fprintf(stderr, "fashion_mnist_mlp: %s\n", e.what());
     return 1;

@@ -74,7 +74,7 @@ int main() {
   auto param_grads = append_backward(main, loss);
   OptimizerConfig adam;
   adam.type = "adam";
-  adam.learning_rate = 0.02;
+  adam.learning_rate = 0.005;
   append_optimizer(main, startup, param_grads, adam);
 
   Executor exe;

@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh fashion_mnist_mlp
-build/bin/fashion_mnist_mlp "$@"
+build/bin/fashion_mnist_mlp --save build/fashion_mnist_mlp "$@"
