@@ -25,12 +25,13 @@ namespace {
 
 constexpr int64_t kBatch = 64, kPixels = 784, kHidden = 512, kClasses = 10;
 
-// logits = relu(relu(x W1 + b1) W2 + b2) W3 + b3, declaring parameters on first use.
+// logits = relu(relu(x W1 + b1) W2 + b2) W3 + b3. With `startup` the parameters are
+// created (and initialized there); without, they are only declared (inference).
 std::string network(BlockBuilder& b, const std::string& x, Program* startup) {
+  const int64_t widths[] = {kPixels, kHidden, kHidden, kClasses};
   std::string h = x;
-  int64_t in = kPixels;
-  int layer = 0;
-  for (int64_t out : {kHidden, kHidden, kClasses}) {
+  for (int layer = 0; layer < 3; ++layer) {
+    const int64_t in = widths[layer], out = widths[layer + 1];
     std::string w = "w" + std::to_string(layer), bias = "b" + std::to_string(layer);
     if (startup) {
       b.parameter(w, DType::kF32, {in, out}, startup);
@@ -40,15 +41,12 @@ std::string network(BlockBuilder& b, const std::string& x, Program* startup) {
       b.persistable(bias, DType::kF32, {out});
     }
     std::string z = b.apply("matmul", {{"X", {h}}, {"Y", {w}}});
-    if (out == kClasses) {
-      b.op("elementwise_add", {{"X", {z}}, {"Y", {bias}}}, {{"Out", {"logits"}}});
-      return "logits";
-    }
-    h = b.apply("relu", {{"X", {b.apply("elementwise_add", {{"X", {z}}, {"Y", {bias}}})}}});
-    in = out;
-    ++layer;
+    const bool last = layer == 2;
+    std::string sum = last ? "logits" : b.unique_name("fc");
+    b.op("elementwise_add", {{"X", {z}}, {"Y", {bias}}}, {{"Out", {sum}}});
+    h = last ? sum : b.apply("relu", {{"X", {sum}}});
   }
-  fail("unreachable: the last layer returns");
+  return h;
 }
 
 double accuracy(const Tensor& logits, const Tensor& labels) {
