@@ -56,10 +56,8 @@ struct Trainer {
                            {{"X", {b.apply("elementwise_mul", {{"X", {"x1"}}, {"Y", {"w1"}}})}},
                             {"Y", {b.apply("elementwise_mul", {{"X", {"x2"}}, {"Y", {"w2"}}})}}})}},
                  {"Y", {"b"}}});
-    // (pred - t)^2 as the product of two equal differences: pred's gradient sums two paths.
-    std::string err_a = b.apply("elementwise_sub", {{"X", {pred}}, {"Y", {"t"}}});
-    std::string err_b = b.apply("elementwise_sub", {{"X", {pred}}, {"Y", {"t"}}});
-    loss = b.apply("elementwise_mul", {{"X", {err_a}}, {"Y", {err_b}}});
+    std::string err = b.apply("elementwise_sub", {{"X", {pred}}, {"Y", {"t"}}});
+    loss = b.apply("elementwise_mul", {{"X", {err}}, {"Y", {err}}});
     append_optimizer(main, startup, append_backward(main, loss), config);
 
     exe.run(startup, &scope);
