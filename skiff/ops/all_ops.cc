@@ -10,6 +10,7 @@ void register_matmul_ops(OpRegistry& r);
 void register_reduce_ops(OpRegistry& r);
 void register_softmax_ops(OpRegistry& r);
 void register_shape_ops(OpRegistry& r);
+void register_optimizer_ops(OpRegistry& r);
 
 void register_all_ops(OpRegistry& r) {
   register_control_flow_ops(r);
@@ -17,6 +18,7 @@ void register_all_ops(OpRegistry& r) {
   register_reduce_ops(r);
   register_softmax_ops(r);
   register_shape_ops(r);
+  register_optimizer_ops(r);
 }
 
 }  // namespace skiff
