@@ -6,6 +6,8 @@ namespace skiff {
 
 // Each family registers its ops in ops/<family>.cc.
 void register_control_flow_ops(OpRegistry& r);
+void register_elementwise_ops(OpRegistry& r);
+void register_activation_ops(OpRegistry& r);
 void register_matmul_ops(OpRegistry& r);
 void register_reduce_ops(OpRegistry& r);
 void register_softmax_ops(OpRegistry& r);
@@ -14,6 +16,8 @@ void register_optimizer_ops(OpRegistry& r);
 
 void register_all_ops(OpRegistry& r) {
   register_control_flow_ops(r);
+  register_elementwise_ops(r);
+  register_activation_ops(r);
   register_matmul_ops(r);
   register_reduce_ops(r);
   register_softmax_ops(r);

@@ -1,0 +1,135 @@
+// Binary elementwise ops with broadcasting (elementwise_add, _sub, _mul, _div, _max,
+// _min), their grad ops, and scale.
+#include "skiff/kernels/cpu/elementwise.h"
+#include "skiff/ops/grad_context.h"
+#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/registry.h"
+#include "skiff/ops/shape_context.h"
+
+namespace skiff {
+
+namespace {
+
+using kernels::BinaryOp;
+
+template <BinaryOp kOp>
+void binary_kernel(KernelContext& ctx) {
+  kernels::elementwise_binary(kOp, ctx.in("X"), ctx.in("Y"), ctx.out("Out"), ctx.attr<int>("axis"));
+}
+
+template <BinaryOp kOp>
+void binary_grad_kernel(KernelContext& ctx) {
+  static const Tensor kNoOut;
+  const Tensor& out = ctx.has_in("Out") ? ctx.in("Out") : kNoOut;
+  kernels::elementwise_binary_grad(kOp, ctx.in("X"), ctx.in("Y"), out, ctx.in("Out@GRAD"),
+                                   ctx.out("X@GRAD"), ctx.out("Y@GRAD"), ctx.attr<int>("axis"));
+}
+
+void infer_binary(ShapeContext& ctx) {
+  const DType x = ctx.in_dtype("X"), y = ctx.in_dtype("Y");
+  SKIFF_CHECK(x == y, "X is ", dtype_name(x), " but Y is ", dtype_name(y),
+              "; both need the same dtype");
+  ctx.set_output(
+      "Out", kernels::broadcast_shape(ctx.in_shape("X"), ctx.in_shape("Y"), ctx.attr<int>("axis")),
+      x);
+}
+
+void infer_binary_grad(ShapeContext& ctx) {
+  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
+  ctx.set_output("Y@GRAD", ctx.in_shape("Y"), ctx.in_dtype("Y"));
+}
+
+// Emits <type>_grad; only div reads the forward output.
+void binary_grad_maker(GradContext& g) {
+  if (!g.wants("X") && !g.wants("Y")) return;
+  const OpDesc& fwd = g.fwd();
+  OpDesc& op = g.add(fwd.type + "_grad");
+  op.set_input("X", {fwd.first_input("X")}).set_input("Y", {fwd.first_input("Y")});
+  if (fwd.type == "elementwise_div") op.set_input("Out", {fwd.first_output("Out")});
+  op.set_input("Out@GRAD", {g.out_grad("Out")})
+      .set_output("X@GRAD", {g.in_grad("X")})
+      .set_output("Y@GRAD", {g.in_grad("Y")})
+      .set_attr("axis", fwd.attr<int64_t>("axis"));
+}
+
+constexpr const char* kAxisDoc =
+    "-1: numpy broadcasting; >= 0: the lower-rank input's dims align with the other's "
+    "dims starting at this axis (PaddlePaddle rule)";
+
+template <BinaryOp kOp>
+void register_binary(OpRegistry& r, const char* type, const char* formula) {
+  const std::string name = type;
+  r.add(name)
+      .doc(std::string(formula) +
+           ", elementwise with broadcasting. Integer division truncates toward zero.")
+      .input("X", "any shape; float32, float64, int32 or int64")
+      .input("Y", "broadcastable with X; X's dtype")
+      .output("Out", "the broadcast shape of X and Y")
+      .attr("axis", int64_t{-1}, kAxisDoc)
+      .infer_shape(infer_binary)
+      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, binary_kernel<kOp>)
+      .grad(binary_grad_maker);
+
+  r.add(name + "_grad")
+      .doc("Gradients of " + name +
+           ": Out@GRAD summed over the dims each input was "
+           "broadcast along.")
+      .input("X", "the forward X")
+      .input("Y", "the forward Y")
+      .optional_input("Out", "the forward Out (read by elementwise_div_grad)")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X (\"\" when not needed)")
+      .output("Y@GRAD", "gradient of Y (\"\" when not needed)")
+      .attr("axis", int64_t{-1}, kAxisDoc)
+      .infer_shape(infer_binary_grad)
+      .kernel({DType::kF32, DType::kF64}, binary_grad_kernel<kOp>)
+      .kernel_dtype_from("X");
+}
+
+void scale_kernel(KernelContext& ctx) {
+  kernels::scale(ctx.in("X"), ctx.attr<double>("scale"), ctx.attr<double>("bias"),
+                 ctx.attr<bool>("bias_after_scale"), ctx.out("Out"));
+}
+
+void infer_same_as_x(ShapeContext& ctx) {
+  ctx.set_output("Out", ctx.in_shape("X"), ctx.in_dtype("X"));
+}
+
+// d(scale * X + b)/dX = scale: the gradient is a scale op with the same factor.
+void scale_grad_maker(GradContext& g) {
+  if (!g.wants("X")) return;
+  g.add("scale")
+      .set_input("X", {g.out_grad("Out")})
+      .set_output("Out", {g.in_grad("X")})
+      .set_attr("scale", g.fwd().attr<double>("scale"))
+      .set_attr("bias", 0.0)
+      .set_attr("bias_after_scale", true);
+}
+
+}  // namespace
+
+void register_elementwise_ops(OpRegistry& r) {
+  register_binary<BinaryOp::kAdd>(r, "elementwise_add", "Out = X + Y");
+  register_binary<BinaryOp::kSub>(r, "elementwise_sub", "Out = X - Y");
+  register_binary<BinaryOp::kMul>(r, "elementwise_mul", "Out = X * Y");
+  register_binary<BinaryOp::kDiv>(r, "elementwise_div", "Out = X / Y");
+  register_binary<BinaryOp::kMax>(r, "elementwise_max",
+                                  "Out = max(X, Y) (NaN if either is; gradient ties go to X)");
+  register_binary<BinaryOp::kMin>(r, "elementwise_min",
+                                  "Out = min(X, Y) (NaN if either is; gradient ties go to X)");
+
+  r.add("scale")
+      .doc(
+          "Out = scale * X + bias, or scale * (X + bias) when bias_after_scale is false. "
+          "On integers a fractional scale or bias is applied in float64 and truncated.")
+      .input("X", "any shape; float32, float64, int32 or int64")
+      .output("Out", "X's shape and dtype")
+      .attr("scale", 1.0, "the factor")
+      .attr("bias", 0.0, "the offset")
+      .attr("bias_after_scale", true, "add bias after scaling (else before)")
+      .infer_shape(infer_same_as_x)
+      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, scale_kernel)
+      .grad(scale_grad_maker);
+}
+
+}  // namespace skiff
