@@ -6,6 +6,10 @@ namespace skiff {
 
 // Each family registers its ops in ops/<family>.cc.
 void register_control_flow_ops(OpRegistry& r);
+void register_creation_ops(OpRegistry& r);
+void register_tensor_ops(OpRegistry& r);
+void register_logic_ops(OpRegistry& r);
+void register_array_ops(OpRegistry& r);
 void register_elementwise_ops(OpRegistry& r);
 void register_activation_ops(OpRegistry& r);
 void register_matmul_ops(OpRegistry& r);
@@ -16,6 +20,10 @@ void register_optimizer_ops(OpRegistry& r);
 
 void register_all_ops(OpRegistry& r) {
   register_control_flow_ops(r);
+  register_creation_ops(r);
+  register_tensor_ops(r);
+  register_logic_ops(r);
+  register_array_ops(r);
   register_elementwise_ops(r);
   register_activation_ops(r);
   register_matmul_ops(r);

@@ -1,0 +1,18 @@
+// Elementwise dtype conversion and in-place increment.
+//
+//   kernels::cast(x, DType::kF64, &y);      // y = float64(x)
+//   kernels::increment(i, 1.0, &i);         // i += 1 (in place)
+#pragma once
+
+#include "skiff/core/tensor.h"
+
+namespace skiff::kernels {
+
+// out = x converted to `to` elementwise (C++ conversion; to bool: x != 0).
+// `out` may be `x` itself.
+void cast(const Tensor& x, DType to, Tensor* out);
+// out = x + step, elementwise, for numeric dtypes; an integer dtype requires an
+// integral step. `out` may be `x` itself (the common loop-counter use).
+void increment(const Tensor& x, double step, Tensor* out);
+
+}  // namespace skiff::kernels

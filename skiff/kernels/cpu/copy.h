@@ -1,0 +1,17 @@
+// Deep copies of what a variable holds (assign, select_input, array gradients).
+//
+//   kernels::copy_variable(*src_var, dst_var);   // tensor, tensor array or selected rows
+#pragma once
+
+#include "skiff/core/variable.h"
+
+namespace skiff::kernels {
+
+// dst = src entry by entry (same length); entries of src without a value come out
+// empty. Reuses dst's entry storage where it can.
+void copy_array(const TensorArray& src, TensorArray* dst);
+// Makes dst hold a copy of src's tensor, tensor array or selected rows (a no-op when
+// they are the same variable). Throws skiff::Error when src holds no value.
+void copy_variable(const Variable& src, Variable* dst);
+
+}  // namespace skiff::kernels

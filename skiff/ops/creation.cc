@@ -1,0 +1,154 @@
+// Tensor creation: constants, fills shaped like another variable, seeded random.
+#include <variant>
+
+#include "skiff/kernels/cpu/fill.h"
+#include "skiff/kernels/cpu/random.h"
+#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/registry.h"
+#include "skiff/ops/shape_context.h"
+
+namespace skiff {
+
+namespace {
+
+// The "shape" attr without copying it into a vector (fill_constant runs in loops).
+Shape shape_attr(const KernelContext& ctx) {
+  const Attr* a = ctx.op().attrs.find("shape");
+  if (const auto* dims = a ? std::get_if<std::vector<int64_t>>(a) : nullptr) return Shape(*dims);
+  return Shape(ctx.attr<std::vector<int64_t>>("shape"));
+}
+
+// A known shape from the "shape" attr, checked at build time.
+Shape known_shape_attr(const ShapeContext& ctx) {
+  Shape s(ctx.attr<std::vector<int64_t>>("shape"));
+  for (int64_t d : s) SKIFF_CHECK(d >= 0, "shape attr must have non-negative dims, got ", s);
+  return s;
+}
+
+void infer_from_shape_and_dtype(ShapeContext& ctx) {
+  ctx.set_output("Out", known_shape_attr(ctx), dtype_from_name(ctx.attr<std::string>("dtype")));
+}
+
+void infer_random(ShapeContext& ctx) {
+  DType dtype = dtype_from_name(ctx.attr<std::string>("dtype"));
+  SKIFF_CHECK(is_floating(dtype), "dtype must be float32 or float64, got ", dtype_name(dtype));
+  ctx.set_output("Out", known_shape_attr(ctx), dtype);
+}
+
+void infer_fill_any_like(ShapeContext& ctx) {
+  std::string name = ctx.attr<std::string>("dtype");
+  DType dtype = name.empty() ? ctx.in_dtype("X") : dtype_from_name(name);
+  ctx.set_output("Out", ctx.in_shape("X"), dtype);
+}
+
+void infer_like_x(ShapeContext& ctx) {
+  const VarDesc& x = ctx.in_var("X");
+  ctx.set_output("Out", x.shape, x.dtype, 0, x.kind);
+}
+
+// The output dtype is the kernel's T (kernels are chosen by Out's declared dtype).
+template <typename T>
+void fill_constant_kernel(KernelContext& ctx) {
+  Tensor* out = ctx.out("Out");
+  out->resize(shape_attr(ctx), dtype_of<T>);
+  kernels::fill_typed<T>(kernels::fill_value_as<T>(ctx.attr<double>("value")), out);
+}
+
+template <typename T>
+void fill_any_like_kernel(KernelContext& ctx) {
+  Shape shape = ctx.in("X").shape();
+  Tensor* out = ctx.out("Out");
+  out->resize(shape, dtype_of<T>);
+  kernels::fill_typed<T>(kernels::fill_value_as<T>(ctx.attr<double>("value")), out);
+}
+
+void fill_zeros_like_kernel(KernelContext& ctx) {
+  const Variable* x = ctx.in_var("X");
+  if (const TensorArray* arr = x ? x->array() : nullptr) {
+    kernels::zeros_like(*arr, ctx.out_var("Out")->mutable_array());
+    return;
+  }
+  kernels::zeros_like(ctx.in("X"), ctx.out("Out"));
+}
+
+template <typename T>
+void uniform_random_kernel(KernelContext& ctx) {
+  kernels::uniform_random(shape_attr(ctx), dtype_of<T>, ctx.attr<double>("min"),
+                          ctx.attr<double>("max"), ctx.attr<int64_t>("seed"), ctx.out("Out"));
+}
+
+template <typename T>
+void gaussian_random_kernel(KernelContext& ctx) {
+  kernels::gaussian_random(shape_attr(ctx), dtype_of<T>, ctx.attr<double>("mean"),
+                           ctx.attr<double>("std"), ctx.attr<int64_t>("seed"), ctx.out("Out"));
+}
+
+constexpr const char* kSeedDoc =
+    "0: draw from the process-wide generator (see set_global_seed); otherwise the same "
+    "values on every run and machine";
+
+}  // namespace
+
+void register_creation_ops(OpRegistry& r) {
+  r.add("fill_constant")
+      .doc("Out = a tensor of the given shape and dtype with every element = value.")
+      .output("Out", "the filled tensor")
+      .required_attr("shape", AttrType::kInts, "dims of Out (all known)")
+      .attr("value", 0.0, "the fill value (integral for integer dtypes)")
+      .attr("dtype", std::string("float32"), "numpy name of Out's dtype")
+      .infer_shape(infer_from_shape_and_dtype)
+      .kernel({DType::kF32}, fill_constant_kernel<float>)
+      .kernel({DType::kF64}, fill_constant_kernel<double>)
+      .kernel({DType::kI32}, fill_constant_kernel<int32_t>)
+      .kernel({DType::kI64}, fill_constant_kernel<int64_t>)
+      .kernel({DType::kBool}, fill_constant_kernel<bool>);
+
+  r.add("fill_any_like")
+      .doc("Out = a tensor shaped like X with every element = value.")
+      .input("X", "gives the shape (and the dtype unless dtype is set)")
+      .output("Out", "same shape as X")
+      .attr("value", 0.0, "the fill value (integral for integer dtypes)")
+      .attr("dtype", std::string(""), "numpy name of Out's dtype; \"\" for X's dtype")
+      .infer_shape(infer_fill_any_like)
+      .kernel({DType::kF32}, fill_any_like_kernel<float>)
+      .kernel({DType::kF64}, fill_any_like_kernel<double>)
+      .kernel({DType::kI32}, fill_any_like_kernel<int32_t>)
+      .kernel({DType::kI64}, fill_any_like_kernel<int64_t>)
+      .kernel({DType::kBool}, fill_any_like_kernel<bool>);
+
+  r.add("fill_zeros_like")
+      .doc(
+          "Out = zeros shaped like X. For a tensor array X, an array of the same length "
+          "with zeros shaped like each entry (entries without a value stay empty).")
+      .input("X", "a tensor or a tensor array")
+      .output("Out", "same kind, dtype and shape as X")
+      .infer_shape(infer_like_x)
+      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool},
+              fill_zeros_like_kernel);
+
+  r.add("uniform_random")
+      .doc("Out = values uniform in [min, max) from a seeded counter-based generator.")
+      .output("Out", "the random tensor")
+      .required_attr("shape", AttrType::kInts, "dims of Out (all known)")
+      .attr("min", -1.0, "lower bound (inclusive)")
+      .attr("max", 1.0, "upper bound (exclusive)")
+      .attr("seed", int64_t{0}, kSeedDoc)
+      .attr("dtype", std::string("float32"), "float32 or float64")
+      .infer_shape(infer_random)
+      .kernel({DType::kF32}, uniform_random_kernel<float>)
+      .kernel({DType::kF64}, uniform_random_kernel<double>);
+
+  r.add("gaussian_random")
+      .doc("Out = normal values (Box-Muller) from a seeded counter-based generator.")
+      .output("Out", "the random tensor")
+      .required_attr("shape", AttrType::kInts, "dims of Out (all known)")
+      .attr("mean", 0.0, "mean of the distribution")
+      .attr("std", 1.0, "standard deviation (non-negative)")
+      .attr("seed", int64_t{0}, kSeedDoc)
+      .attr("dtype", std::string("float32"), "float32 or float64")
+      .infer_shape(infer_random)
+      .kernel({DType::kF32}, gaussian_random_kernel<float>)
+      .kernel({DType::kF64}, gaussian_random_kernel<double>);
+}
+
+}  // namespace skiff

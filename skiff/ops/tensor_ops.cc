@@ -1,0 +1,245 @@
+// Whole-tensor ops: assign (copy), cast, increment, and sum (gradient accumulation).
+#include <algorithm>
+#include <vector>
+
+#include "skiff/kernels/cpu/accumulate.h"
+#include "skiff/kernels/cpu/cast.h"
+#include "skiff/kernels/cpu/copy.h"
+#include "skiff/ops/grad_context.h"
+#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/registry.h"
+#include "skiff/ops/shape_context.h"
+
+namespace skiff {
+
+namespace {
+
+constexpr std::initializer_list<DType> kAllDTypes = {DType::kF32, DType::kF64, DType::kI32,
+                                                     DType::kI64, DType::kBool};
+
+void infer_like_x(ShapeContext& ctx) {
+  const VarDesc& x = ctx.in_var("X");
+  ctx.set_output("Out", x.shape, x.dtype, 0, x.kind);
+}
+
+// ---- assign ----
+
+void assign_kernel(KernelContext& ctx) {
+  const Variable* x = ctx.in_var("X");
+  Variable* out = ctx.out_var("Out");
+  if (x == out) return;
+  if (x && (x->is_array() || x->is_selected_rows())) {
+    kernels::copy_variable(*x, out);
+    return;
+  }
+  ctx.out("Out")->copy_from(ctx.in("X"));
+}
+
+void assign_grad_maker(GradContext& g) {
+  std::string x_grad = g.in_grad("X");
+  if (x_grad.empty()) return;
+  g.add("assign").set_input("X", {g.out_grad("Out")}).set_output("Out", {x_grad});
+}
+
+// ---- cast ----
+
+void infer_cast(ShapeContext& ctx) {
+  ctx.set_output("Out", ctx.in_shape("X"), dtype_from_name(ctx.attr<std::string>("out_dtype")));
+}
+
+void cast_kernel(KernelContext& ctx) {
+  kernels::cast(ctx.in("X"), dtype_from_name(ctx.attr<std::string>("out_dtype")), ctx.out("Out"));
+}
+
+void infer_cast_grad(ShapeContext& ctx) {
+  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
+}
+
+void cast_grad_kernel(KernelContext& ctx) {
+  Tensor* x_grad = ctx.out("X@GRAD");
+  if (!x_grad) return;
+  const Tensor& x = ctx.in("X");
+  SKIFF_CHECK(is_floating(x.dtype()), "cast_grad: X is ", x.type_str(),
+              "; only a floating input has a gradient");
+  kernels::cast(ctx.in("Out@GRAD"), x.dtype(), x_grad);
+}
+
+void cast_grad_maker(GradContext& g) {
+  std::string x_grad = g.in_grad("X");
+  if (x_grad.empty()) return;
+  g.add("cast_grad")
+      .set_input("X", {g.fwd().first_input("X")})
+      .set_input("Out@GRAD", {g.out_grad("Out")})
+      .set_output("X@GRAD", {x_grad});
+}
+
+// ---- increment ----
+
+void infer_increment(ShapeContext& ctx) {
+  SKIFF_CHECK(ctx.in_dtype("X") != DType::kBool, "increment takes a numeric tensor, got bool");
+  infer_like_x(ctx);
+}
+
+void increment_kernel(KernelContext& ctx) {
+  kernels::increment(ctx.in("X"), ctx.attr<double>("step"), ctx.out("Out"));
+}
+
+// ---- sum ----
+
+void infer_sum(ShapeContext& ctx) {
+  int first = -1;
+  for (int i = 0; i < ctx.in_count("X") && first < 0; ++i)
+    if (ctx.has_input("X", i)) first = i;
+  SKIFF_CHECK(first >= 0, "sum needs at least one input in X");
+  VarDesc out = ctx.in_var("X", first);
+  for (int i = first + 1; i < ctx.in_count("X"); ++i) {
+    if (!ctx.has_input("X", i)) continue;
+    const VarDesc& x = ctx.in_var("X", i);
+    SKIFF_CHECK(x.dtype == out.dtype && x.kind == out.kind, "sum: X[", i, "] '", x.name, "' is ",
+                var_kind_name(x.kind), " ", dtype_name(x.dtype), " but X[", first, "] is ",
+                var_kind_name(out.kind), " ", dtype_name(out.dtype));
+    if (out.kind != VarKind::kDenseTensor) continue;
+    SKIFF_CHECK(x.shape.rank() == out.shape.rank(), "sum: X[", i, "] has shape ", x.shape, ", X[",
+                first, "] has ", out.shape);
+    for (int d = 0; d < out.shape.rank(); ++d) {
+      if (out.shape[d] < 0) {
+        out.shape[d] = x.shape[d];
+      } else {
+        SKIFF_CHECK(x.shape[d] < 0 || x.shape[d] == out.shape[d], "sum: X[", i, "] has shape ",
+                    x.shape, ", which differs from ", out.shape);
+      }
+    }
+  }
+  ctx.set_output("Out", out.shape, out.dtype, 0, out.kind);
+}
+
+void check_summable(const Variable* v, int i) {
+  SKIFF_CHECK(!v || v->empty() || v->is_tensor() || v->is_array(), "sum: X[", i,
+              "] holds selected rows or step scopes; sum adds dense tensors or tensor arrays");
+}
+
+// Adds `src` into acc, or copies it when acc holds nothing yet.
+void accumulate_into(const Tensor& src, Tensor* acc, bool* have) {
+  if (*have) {
+    kernels::add_inplace(src, acc);
+  } else {
+    acc->copy_from(src);
+    *have = true;
+  }
+}
+
+void sum_arrays(KernelContext& ctx, Variable* out) {
+  const int n = ctx.in_count("X");
+  int base = -1;  // the input that is also the output: its entries are the start
+  size_t length = 0;
+  for (int i = 0; i < n; ++i) {
+    const Variable* v = ctx.in_var("X", i);
+    check_summable(v, i);
+    if (!v || v->empty() || (v->is_tensor() && !v->tensor()->initialized())) continue;
+    SKIFF_CHECK(v->is_array(), "sum: X[", i, "] is a dense tensor but other inputs are arrays");
+    length = std::max(length, v->array()->size());
+    if (v == out) base = i;
+  }
+  TensorArray* acc = out->mutable_array();
+  std::vector<char> have(length, 0);
+  if (base >= 0) {
+    for (size_t j = 0; j < acc->size(); ++j) have[j] = (*acc)[j].initialized();
+  }
+  acc->resize(length);
+  for (int i = 0; i < n; ++i) {
+    const Variable* v = ctx.in_var("X", i);
+    if (i == base || !v || !v->is_array()) continue;
+    const TensorArray& src = *v->array();
+    for (size_t j = 0; j < src.size(); ++j) {
+      if (!src[j].initialized()) continue;
+      bool h = have[j];
+      accumulate_into(src[j], &(*acc)[j], &h);
+      have[j] = h;
+    }
+  }
+  for (size_t j = 0; j < length; ++j)
+    if (!have[j]) (*acc)[j] = Tensor();
+}
+
+void sum_kernel(KernelContext& ctx) {
+  Variable* out = ctx.out_var("Out");
+  const int n = ctx.in_count("X");
+  for (int i = 0; i < n; ++i) {
+    const Variable* v = ctx.in_var("X", i);
+    if (v && v->is_array()) {
+      sum_arrays(ctx, out);
+      return;
+    }
+  }
+  int base = -1;
+  for (int i = 0; i < n; ++i) {
+    check_summable(ctx.in_var("X", i), i);
+    if (ctx.in_var("X", i) == out) base = i;
+  }
+  Tensor* acc = out->mutable_tensor();
+  bool have = base >= 0 && acc->initialized();
+  for (int i = 0; i < n; ++i) {
+    if (i == base || !ctx.has_in("X", i)) continue;
+    accumulate_into(ctx.in("X", i), acc, &have);
+  }
+  if (!have) out->clear();
+}
+
+void sum_grad_maker(GradContext& g) {
+  std::vector<std::string> x_grads = g.in_grads("X");
+  for (const std::string& x_grad : x_grads) {
+    if (x_grad.empty()) continue;
+    g.add("assign").set_input("X", {g.out_grad("Out")}).set_output("Out", {x_grad});
+  }
+}
+
+}  // namespace
+
+void register_tensor_ops(OpRegistry& r) {
+  r.add("assign")
+      .doc("Out = a copy of X (a tensor, a tensor array or selected rows).")
+      .input("X", "the value to copy")
+      .output("Out", "the copy (may name X)")
+      .infer_shape(infer_like_x)
+      .kernel(kAllDTypes, assign_kernel)
+      .grad(assign_grad_maker);
+
+  r.add("cast")
+      .doc("Out = X converted to out_dtype elementwise (to bool: X != 0).")
+      .input("X", "any dtype")
+      .output("Out", "same shape as X, dtype out_dtype")
+      .required_attr("out_dtype", AttrType::kString, "numpy name of Out's dtype")
+      .infer_shape(infer_cast)
+      .kernel(kAllDTypes, cast_kernel)
+      .kernel_dtype_from("X")
+      .grad(cast_grad_maker);
+
+  r.add("cast_grad")
+      .doc("X@GRAD = Out@GRAD cast back to X's (floating) dtype.")
+      .input("X", "the forward op's X (gives the dtype)")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X")
+      .infer_shape(infer_cast_grad)
+      .kernel({DType::kF32, DType::kF64}, cast_grad_kernel)
+      .kernel_dtype_from("Out@GRAD");
+
+  r.add("increment")
+      .doc("Out = X + step elementwise; Out may name X (a loop counter). Not differentiable.")
+      .input("X", "a numeric tensor")
+      .output("Out", "same shape and dtype as X")
+      .attr("step", 1.0, "the amount added (integral for integer dtypes)")
+      .infer_shape(infer_increment)
+      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, increment_kernel);
+
+  r.add("sum")
+      .doc(
+          "Out = the elementwise sum of the X that hold a value (same shape and dtype); "
+          "for tensor arrays, entry by entry. Accumulates gradients; Out may name an X.")
+      .inputs("X", "tensors or tensor arrays; inputs without a value are skipped")
+      .output("Out", "the sum")
+      .infer_shape(infer_sum)
+      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, sum_kernel)
+      .grad(sum_grad_maker);
+}
+
+}  // namespace skiff

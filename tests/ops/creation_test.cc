@@ -1,0 +1,249 @@
+// fill_constant, fill_any_like, fill_zeros_like (tensors and tensor arrays),
+// uniform_random and gaussian_random: values per dtype, seeded reproducibility,
+// pinned values of the generator, rough statistics, and user errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "skiff/api/builder.h"
+#include "skiff/kernels/cpu/random.h"
+#include "skiff/runtime/executor.h"
+#include "tests/testing/op_test.h"
+
+namespace skiff {
+namespace {
+
+using testing::from_f64;
+using testing::OpTest;
+using testing::random_tensor;
+
+constexpr DType kAllTypes[] = {DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool};
+
+Tensor filled_f64(const Shape& shape, double value) {
+  return Tensor::from_vector<double>(shape, std::vector<double>(shape.numel(), value));
+}
+
+TEST(FillConstantOp, EveryDtype) {
+  for (DType dtype : kAllTypes) {
+    SCOPED_TRACE(dtype_name(dtype));
+    double value = dtype == DType::kBool ? 1.0 : 3.0;
+    OpTest t("fill_constant");
+    t.attr("shape", std::vector<int64_t>{2, 3})
+        .attr("value", value)
+        .attr("dtype", std::string(dtype_name(dtype)));
+    t.check_output("Out", from_f64(filled_f64({2, 3}, value), dtype), 0, 0);
+  }
+}
+
+TEST(FillConstantOp, DefaultsToFloat32AndNegativeValues) {
+  OpTest t("fill_constant");
+  t.attr("shape", std::vector<int64_t>{4}).attr("value", -2.5);
+  t.check_output("Out", Tensor::from_vector<float>({4}, {-2.5f, -2.5f, -2.5f, -2.5f}), 0, 0);
+  OpTest scalar("fill_constant");
+  scalar.attr("shape", std::vector<int64_t>{})
+      .attr("value", 7.0)
+      .attr("dtype", std::string("int64"));
+  scalar.check_output("Out", Tensor::scalar<int64_t>(7), 0, 0);
+}
+
+TEST(FillConstantOp, LargeTensorIsFilledEverywhere) {
+  OpTest t("fill_constant");
+  t.attr("shape", std::vector<int64_t>{300, 500})
+      .attr("value", 0.25)
+      .attr("dtype", std::string("float64"));
+  t.check_output("Out", filled_f64({300, 500}, 0.25), 0, 0);
+}
+
+TEST(FillConstantOp, Errors) {
+  auto run = [](double value, const char* dtype, std::vector<int64_t> shape) {
+    OpTest t("fill_constant");
+    t.attr("shape", shape).attr("value", value).attr("dtype", std::string(dtype));
+    return t.run();
+  };
+  EXPECT_THROW(run(2.5, "int32", {2}), Error);        // not integral
+  EXPECT_THROW(run(1e10, "int32", {2}), Error);       // out of range
+  EXPECT_THROW(run(1.0, "float32", {-1, 2}), Error);  // unknown dim
+  EXPECT_THROW(run(1.0, "float16", {2}), Error);      // unknown dtype
+  EXPECT_NO_THROW(run(1e10, "int64", {2}));
+}
+
+TEST(FillAnyLikeOp, KeepsShapeAndDtype) {
+  for (DType dtype : kAllTypes) {
+    SCOPED_TRACE(dtype_name(dtype));
+    OpTest t("fill_any_like");
+    t.input("X", random_tensor({3, 2}, dtype, 1)).attr("value", 1.0);
+    t.check_output("Out", from_f64(filled_f64({3, 2}, 1.0), dtype), 0, 0);
+  }
+}
+
+TEST(FillAnyLikeOp, DtypeAttrOverridesAndDefaultValueIsZero) {
+  OpTest t("fill_any_like");
+  t.input("X", random_tensor({2, 2}, DType::kF32, 2))
+      .attr("value", 7.0)
+      .attr("dtype", std::string("int64"));
+  t.check_output("Out", Tensor::from_vector<int64_t>({2, 2}, {7, 7, 7, 7}), 0, 0);
+  OpTest zero("fill_any_like");
+  zero.input("X", random_tensor({3}, DType::kF64, 3));
+  zero.check_output("Out", filled_f64({3}, 0.0), 0, 0);
+}
+
+TEST(FillZerosLikeOp, EveryDtype) {
+  for (DType dtype : kAllTypes) {
+    SCOPED_TRACE(dtype_name(dtype));
+    OpTest t("fill_zeros_like");
+    t.input("X", random_tensor({2, 5}, dtype, 4, 1.0, 9.0));
+    t.check_output("Out", from_f64(filled_f64({2, 5}, 0.0), dtype), 0, 0);
+  }
+}
+
+TEST(FillZerosLikeOp, TensorArrayKeepsShapesAndEmptyEntries) {
+  Program p;
+  BlockBuilder b(&p);
+  b.block().add_var(VarDesc("arr", DType::kF32, Shape{-1}, VarKind::kTensorArray));
+  std::string x0 = b.data("x0", DType::kF32, {2});
+  std::string x2 = b.data("x2", DType::kF32, {3});
+  auto index = [&](int64_t i) {
+    return b.apply("fill_constant", {},
+                   {{"shape", std::vector<int64_t>{1}},
+                    {"value", static_cast<double>(i)},
+                    {"dtype", std::string("int64")}});
+  };
+  b.op("write_to_array", {{"X", {x0}}, {"I", {index(0)}}}, {{"Out", {"arr"}}});
+  b.op("write_to_array", {{"X", {x2}}, {"I", {index(2)}}}, {{"Out", {"arr"}}});
+  b.op("fill_zeros_like", {{"X", {"arr"}}}, {{"Out", {"zeros"}}});
+  EXPECT_EQ(p.global_block().find_local_var("zeros")->kind, VarKind::kTensorArray);
+
+  Scope scope;
+  feed(p, &scope, x0, Tensor::from_vector<float>({2}, {1, 2}));
+  feed(p, &scope, x2, Tensor::from_vector<float>({3}, {3, 4, 5}));
+  Executor exe;
+  auto prepared = exe.prepare(p, {"zeros", "arr"});
+  exe.run(*prepared, &scope);
+  const TensorArray* zeros = scope.find_var("zeros")->array();
+  ASSERT_NE(zeros, nullptr);
+  ASSERT_EQ(zeros->size(), 3u);
+  EXPECT_EQ((*zeros)[0].to_vector<float>(), std::vector<float>({0, 0}));
+  EXPECT_FALSE((*zeros)[1].initialized());
+  EXPECT_EQ((*zeros)[2].to_vector<float>(), std::vector<float>({0, 0, 0}));
+  // The source array is untouched.
+  EXPECT_EQ((*scope.find_var("arr")->array())[2].to_vector<float>(), std::vector<float>({3, 4, 5}));
+}
+
+// ---- random ----
+
+Tensor run_random(const char* type, DType dtype, const Shape& shape, int64_t seed,
+                  const AttrList& extra = {}) {
+  OpTest t(type);
+  t.attr("shape", shape.vec()).attr("seed", seed).attr("dtype", std::string(dtype_name(dtype)));
+  for (const auto& [k, v] : extra) t.attr(k, v);
+  return t.run().at("Out").at(0);
+}
+
+std::vector<double> as_f64(const Tensor& t) { return testing::to_f64(t).to_vector<double>(); }
+
+void expect_moments(const Tensor& t, double mean, double stddev, double tol) {
+  std::vector<double> v = as_f64(t);
+  double m = 0, s = 0;
+  for (double x : v) m += x;
+  m /= v.size();
+  for (double x : v) s += (x - m) * (x - m);
+  s = std::sqrt(s / v.size());
+  EXPECT_NEAR(m, mean, tol);
+  EXPECT_NEAR(s, stddev, tol);
+}
+
+TEST(UniformRandomOp, PinnedValuesForASeed) {
+  // The generator is part of the contract: these values hold on every machine.
+  Tensor t = run_random("uniform_random", DType::kF64, {4}, 7);
+  std::vector<double> want = {0.04869188335586272, -0.39572193356631447, 0.8819924625800026,
+                              0.7664585356668103};
+  EXPECT_EQ(t.to_vector<double>(), want);
+  // float32 draws are the float64 values rounded.
+  Tensor f = run_random("uniform_random", DType::kF32, {4}, 7);
+  EXPECT_EQ(f.to_vector<float>(), from_f64(t, DType::kF32).to_vector<float>());
+}
+
+TEST(UniformRandomOp, SameSeedSameValuesOtherSeedOthers) {
+  for (DType dtype : {DType::kF32, DType::kF64}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    std::vector<double> a = as_f64(run_random("uniform_random", dtype, {100, 100}, 11));
+    std::vector<double> b = as_f64(run_random("uniform_random", dtype, {100, 100}, 11));
+    std::vector<double> c = as_f64(run_random("uniform_random", dtype, {100, 100}, 12));
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, c);
+  }
+}
+
+TEST(UniformRandomOp, RangeAndMoments) {
+  for (DType dtype : {DType::kF32, DType::kF64}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    Tensor t = run_random("uniform_random", dtype, {10000}, 5, {{"min", 2.0}, {"max", 5.0}});
+    for (double x : as_f64(t)) {
+      ASSERT_GE(x, 2.0);
+      ASSERT_LT(x, 5.0);
+    }
+    // Uniform on [2, 5): mean 3.5, std 3 / sqrt(12).
+    expect_moments(t, 3.5, 3.0 / std::sqrt(12.0), 0.04);
+  }
+}
+
+TEST(UniformRandomOp, LargeThreadedTensorMatchesPrefix) {
+  // The counter-based stream gives element i the same value whatever the size.
+  std::vector<double> small = as_f64(run_random("uniform_random", DType::kF64, {1000}, 3));
+  std::vector<double> big = as_f64(run_random("uniform_random", DType::kF64, {200000}, 3));
+  EXPECT_TRUE(std::equal(small.begin(), small.end(), big.begin()));
+}
+
+TEST(UniformRandomOp, SeedZeroFollowsTheGlobalSeed) {
+  kernels::set_global_seed(42);
+  std::vector<double> a1 = as_f64(run_random("uniform_random", DType::kF32, {50}, 0));
+  std::vector<double> a2 = as_f64(run_random("uniform_random", DType::kF32, {50}, 0));
+  EXPECT_NE(a1, a2);  // successive draws differ
+  kernels::set_global_seed(42);
+  EXPECT_EQ(as_f64(run_random("uniform_random", DType::kF32, {50}, 0)), a1);
+  EXPECT_EQ(as_f64(run_random("uniform_random", DType::kF32, {50}, 0)), a2);
+}
+
+TEST(UniformRandomOp, Errors) {
+  EXPECT_THROW(run_random("uniform_random", DType::kI32, {3}, 1), Error);
+  EXPECT_THROW(run_random("uniform_random", DType::kF32, {3}, 1, {{"min", 1.0}, {"max", 0.0}}),
+               Error);
+}
+
+TEST(GaussianRandomOp, PinnedValuesForASeed) {
+  Tensor t = run_random("gaussian_random", DType::kF64, {4}, 7);
+  std::vector<double> want = {-0.3656323949458456, 1.0758811219967948, 0.2590252149131384,
+                              -0.23353420918439635};
+  std::vector<double> got = t.to_vector<double>();
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(got[i], want[i], 1e-15) << "element " << i;
+  // An odd count ends with the cos half of the last pair.
+  Tensor odd = run_random("gaussian_random", DType::kF64, {3}, 7);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(odd.to_vector<double>()[i], got[i]);
+}
+
+TEST(GaussianRandomOp, ReproducibleWithMoments) {
+  for (DType dtype : {DType::kF32, DType::kF64}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    AttrList attrs = {{"mean", 0.5}, {"std", 2.0}};
+    Tensor a = run_random("gaussian_random", dtype, {10000}, 9, attrs);
+    Tensor b = run_random("gaussian_random", dtype, {10000}, 9, attrs);
+    EXPECT_EQ(as_f64(a), as_f64(b));
+    EXPECT_NE(as_f64(a), as_f64(run_random("gaussian_random", dtype, {10000}, 10, attrs)));
+    expect_moments(a, 0.5, 2.0, 0.08);
+  }
+}
+
+TEST(GaussianRandomOp, SeedZeroFollowsTheGlobalSeed) {
+  kernels::set_global_seed(7);
+  std::vector<double> a = as_f64(run_random("gaussian_random", DType::kF64, {9}, 0));
+  kernels::set_global_seed(7);
+  EXPECT_EQ(as_f64(run_random("gaussian_random", DType::kF64, {9}, 0)), a);
+}
+
+TEST(GaussianRandomOp, Errors) {
+  EXPECT_THROW(run_random("gaussian_random", DType::kI64, {3}, 1), Error);
+  EXPECT_THROW(run_random("gaussian_random", DType::kF64, {3}, 1, {{"std", -1.0}}), Error);
+}
+
+}  // namespace
+}  // namespace skiff
