@@ -12,17 +12,27 @@ namespace {
 
 using kernels::BinaryOp;
 
+// The axis only matters when the shapes differ; equal shapes (the hot path of small
+// recurrent models) skip the attribute lookup.
+int broadcast_axis(const KernelContext& ctx, const Tensor& x, const Tensor& y) {
+  return x.shape() == y.shape() ? -1 : ctx.attr<int>("axis");
+}
+
 template <BinaryOp kOp>
 void binary_kernel(KernelContext& ctx) {
-  kernels::elementwise_binary(kOp, ctx.in("X"), ctx.in("Y"), ctx.out("Out"), ctx.attr<int>("axis"));
+  const Tensor& x = ctx.in("X");
+  const Tensor& y = ctx.in("Y");
+  kernels::elementwise_binary(kOp, x, y, ctx.out("Out"), broadcast_axis(ctx, x, y));
 }
 
 template <BinaryOp kOp>
 void binary_grad_kernel(KernelContext& ctx) {
   static const Tensor kNoOut;
   const Tensor& out = ctx.has_in("Out") ? ctx.in("Out") : kNoOut;
-  kernels::elementwise_binary_grad(kOp, ctx.in("X"), ctx.in("Y"), out, ctx.in("Out@GRAD"),
-                                   ctx.out("X@GRAD"), ctx.out("Y@GRAD"), ctx.attr<int>("axis"));
+  const Tensor& x = ctx.in("X");
+  const Tensor& y = ctx.in("Y");
+  kernels::elementwise_binary_grad(kOp, x, y, out, ctx.in("Out@GRAD"), ctx.out("X@GRAD"),
+                                   ctx.out("Y@GRAD"), broadcast_axis(ctx, x, y));
 }
 
 void infer_binary(ShapeContext& ctx) {
