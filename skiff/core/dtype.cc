@@ -2,17 +2,6 @@
 
 namespace skiff {
 
-size_t dtype_size(DType t) {
-  switch (t) {
-    case DType::kF32: return 4;
-    case DType::kF64: return 8;
-    case DType::kI32: return 4;
-    case DType::kI64: return 8;
-    case DType::kBool: return 1;
-  }
-  fail("unknown dtype ", static_cast<int>(t));
-}
-
 const char* dtype_name(DType t) {
   switch (t) {
     case DType::kF32: return "float32";

@@ -15,7 +15,16 @@ namespace skiff {
 enum class DType : int { kF32 = 0, kF64 = 1, kI32 = 2, kI64 = 3, kBool = 4 };
 
 // Bytes per element.
-size_t dtype_size(DType t);
+inline size_t dtype_size(DType t) {
+  switch (t) {
+    case DType::kF32: return 4;
+    case DType::kF64: return 8;
+    case DType::kI32: return 4;
+    case DType::kI64: return 8;
+    case DType::kBool: return 1;
+  }
+  fail("unknown dtype ", static_cast<int>(t));
+}
 // "float32", "float64", "int32", "int64", "bool" (numpy names).
 const char* dtype_name(DType t);
 // Parses a numpy-style name; throws skiff::Error for an unknown one.

@@ -27,7 +27,7 @@ Shape Tensor::strides() const {
   return s;
 }
 
-void Tensor::resize(const Shape& shape, DType dtype) {
+void Tensor::reallocate(const Shape& shape, DType dtype) {
   SKIFF_CHECK(shape.known(), "cannot allocate a tensor of unknown shape ", shape);
   size_t need = static_cast<size_t>(shape.numel()) * dtype_size(dtype);
   size_t have = nbytes();

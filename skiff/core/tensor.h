@@ -51,7 +51,11 @@ class Tensor {
   // tensor is never written through: a shared tensor gets its own copy first (so an
   // in-place kernel still reads its input, and a kept or fetched value stays intact).
   // When the byte size changes the contents are unspecified.
-  void resize(const Shape& shape, DType dtype);
+  void resize(const Shape& shape, DType dtype) {
+    // The common case on a hot path: an output resized to what it already is.
+    if (storage_ && dtype == dtype_ && shape == shape_ && storage_.use_count() == 1) return;
+    reallocate(shape, dtype);
+  }
   // Changes the shape without touching data; numel must stay the same.
   void reshape(const Shape& shape);
   // Drops the storage (used to free temporaries after their last use).
@@ -93,6 +97,7 @@ class Tensor {
   std::string type_str() const;
 
  private:
+  void reallocate(const Shape& shape, DType dtype);
   void check_dtype(DType want) const {
     SKIFF_CHECK(want == dtype_, "tensor holds ", dtype_name(dtype_), ", accessed as ",
                 dtype_name(want));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <variant>
@@ -52,11 +53,13 @@ T attr_as(const Attr& a, const char* name);
 // few short strings is faster than a map).
 class AttrMap {
  public:
-  const Attr* find(const std::string& name) const {
+  const Attr* find(const char* name) const {
+    // First characters differ for most pairs of names: test them before strcmp.
     for (const auto& [k, v] : items_)
-      if (k == name) return &v;
+      if (k[0] == name[0] && std::strcmp(k.c_str(), name) == 0) return &v;
     return nullptr;
   }
+  const Attr* find(const std::string& name) const { return find(name.c_str()); }
   bool has(const std::string& name) const { return find(name) != nullptr; }
   void set(const std::string& name, Attr value);
   void erase(const std::string& name);

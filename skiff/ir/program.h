@@ -84,11 +84,13 @@ struct OpDesc {
   std::string source() const;
 
   template <typename T>
-  T attr(const std::string& name) const {
+  T attr(const char* name) const {
     const Attr* a = attrs.find(name);
     SKIFF_CHECK(a, "op ", type, ": missing attribute '", name, "'");
-    return attr_as<T>(*a, name.c_str());
+    return attr_as<T>(*a, name);
   }
+  template <typename T>
+  T attr(const std::string& name) const { return attr<T>(name.c_str()); }
   template <typename T>
   T attr_or(const std::string& name, T fallback) const {
     const Attr* a = attrs.find(name);

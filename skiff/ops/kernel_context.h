@@ -10,6 +10,7 @@
 //   }
 #pragma once
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -23,15 +24,30 @@ class KernelContext {
   explicit KernelContext(const OpDesc* op) : op_(op) {}
 
   // The dense tensor of input `slot`[i]; throws if absent or not yet computed.
-  const Tensor& in(const char* slot, int i = 0) const;
+  const Tensor& in(const char* slot, int i = 0) const {
+    const Variable* v = in_var(slot, i);
+    const Tensor* t = v ? v->tensor() : nullptr;
+    if (__builtin_expect(!t || !t->initialized(), 0)) missing_input(slot, i);
+    return *t;
+  }
   // True when input `slot`[i] exists and holds an initialized tensor.
-  bool has_in(const char* slot, int i = 0) const;
+  bool has_in(const char* slot, int i = 0) const {
+    const Variable* v = in_var(slot, i);
+    return v && v->tensor() && v->tensor()->initialized();
+  }
   // The output tensor to write; nullptr when the slot is absent or its name empty
   // (a gradient nobody needs).
-  Tensor* out(const char* slot, int i = 0);
+  Tensor* out(const char* slot, int i = 0) {
+    Variable* v = out_var(slot, i);
+    return v ? v->mutable_tensor() : nullptr;
+  }
   // The variables behind a slot entry (any kind), or nullptr.
-  Variable* in_var(const char* slot, int i = 0) const;
-  Variable* out_var(const char* slot, int i = 0) const;
+  Variable* in_var(const char* slot, int i = 0) const {
+    return entry(inputs, slot_index(op_->inputs, slot), i);
+  }
+  Variable* out_var(const char* slot, int i = 0) const {
+    return entry(outputs, slot_index(op_->outputs, slot), i);
+  }
   int in_count(const char* slot) const;
   int out_count(const char* slot) const;
 
@@ -44,6 +60,21 @@ class KernelContext {
   std::vector<std::vector<Variable*>> outputs;
 
  private:
+  // Inline so that comparisons with a kernel's literal slot names fold to a few
+  // character compares.
+  static int slot_index(const std::vector<Slot>& slots, const char* name) {
+    for (size_t i = 0; i < slots.size(); ++i) {
+      const char* s = slots[i].first.c_str();
+      if (s[0] == name[0] && std::strcmp(s, name) == 0) return static_cast<int>(i);
+    }
+    return -1;
+  }
+  static Variable* entry(const std::vector<std::vector<Variable*>>& vars, int slot, int i) {
+    if (slot < 0 || i < 0 || i >= static_cast<int>(vars[slot].size())) return nullptr;
+    return vars[slot][i];
+  }
+  [[noreturn]] void missing_input(const char* slot, int i) const;
+
   const OpDesc* op_;
 };
 
