@@ -1,4 +1,4 @@
-"""W1 of WORKLOADS.md in the peers: `while i < steps: h = tanh(x @ W + h); i += 1`,
+"""W1 (the tiny RNN reference workload) in the peers: `while i < steps: h = tanh(x @ W + h); i += 1`,
 x [1,16], W [16,16], fp32, 10k steps, 2 threads, with the values bench/w1_rnn.cc uses.
 
 Peers: PyTorch eager loop, TorchScript (torch.jit.script), PaddlePaddle eager loop and

@@ -1,4 +1,4 @@
-// W1 of /work/shared/WORKLOADS.md: a tiny RNN with control flow outside any host
+// W1 of the reference workloads (bench/README.md): a tiny RNN with control flow outside any host
 // language, `while i < steps: h = tanh(x @ W + h); i += 1`, x [1,16], W [16,16],
 // fp32, 10k steps. Times the program run by the interpreter (prepared once, run many
 // times) and a hand-written vectorised C++ loop (the limit), checks that both give
@@ -15,10 +15,7 @@
 #include <functional>
 #include <vector>
 
-// GCC 12 flags the _mm512_undefined_* idiom of its AVX-512 header, reached through
-// Eigen's vectorised tanh, as maybe-uninitialized: a known false positive.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <Eigen/Core>
+#include "skiff/kernels/cpu/eigen.h"
 
 #include "skiff/api/builder.h"
 #include "skiff/runtime/executor.h"

@@ -1,13 +1,7 @@
 #include "skiff/kernels/cpu/activation.h"
 
-// GCC 12 reports the AVX-512 intrinsics that Eigen's tanh / logistic / exp inline
-// (_mm512_undefined_ps) as maybe-uninitialized: a known false positive.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <Eigen/Core>
-
 #include "skiff/core/parallel.h"
+#include "skiff/kernels/cpu/eigen.h"
 
 namespace skiff::kernels {
 

@@ -2,12 +2,8 @@
 
 #include <cmath>
 
-// GCC 12 flags the _mm512_undefined_* idiom of its own AVX-512 header, reached through
-// Eigen's vectorised sqrt, as maybe-uninitialized: a known false positive.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <Eigen/Core>
-
 #include "skiff/core/parallel.h"
+#include "skiff/kernels/cpu/eigen.h"
 
 namespace skiff::kernels {
 

@@ -1,16 +1,11 @@
 #include "skiff/kernels/cpu/softmax.h"
 
-// GCC 12 reports the AVX-512 intrinsics that Eigen's exp and log inline
-// (_mm512_undefined_ps) as maybe-uninitialized: a known false positive.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "skiff/core/parallel.h"
+#include "skiff/kernels/cpu/eigen.h"
 
 namespace skiff::kernels {
 namespace {
