@@ -91,6 +91,16 @@ struct OpDesc {
   }
   template <typename T>
   T attr(const std::string& name) const { return attr<T>(name.c_str()); }
+  // The attr's stored value without a copy; T must be its exact type (e.g.
+  // std::vector<int64_t> for ints), as kernels on hot paths want.
+  template <typename T>
+  const T& attr_ref(const char* name) const {
+    const Attr* a = attrs.find(name);
+    SKIFF_CHECK(a, "op ", type, ": missing attribute '", name, "'");
+    const T* v = std::get_if<T>(a);
+    SKIFF_CHECK(v, "op ", type, ": attribute '", name, "' has type ", attr_type_name(attr_type(*a)));
+    return *v;
+  }
   template <typename T>
   T attr_or(const std::string& name, T fallback) const {
     const Attr* a = attrs.find(name);

@@ -15,12 +15,12 @@ namespace {
 Shape shape_attr(const KernelContext& ctx) {
   const Attr* a = ctx.op().attrs.find("shape");
   if (const auto* dims = a ? std::get_if<std::vector<int64_t>>(a) : nullptr) return Shape(*dims);
-  return Shape(ctx.attr<std::vector<int64_t>>("shape"));
+  return Shape(ctx.attr_ref<std::vector<int64_t>>("shape"));
 }
 
 // A known shape from the "shape" attr, checked at build time.
 Shape known_shape_attr(const ShapeContext& ctx) {
-  Shape s(ctx.attr<std::vector<int64_t>>("shape"));
+  Shape s(ctx.attr_ref<std::vector<int64_t>>("shape"));
   for (int64_t d : s) SKIFF_CHECK(d >= 0, "shape attr must have non-negative dims, got ", s);
   return s;
 }

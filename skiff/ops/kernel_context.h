@@ -53,6 +53,9 @@ class KernelContext {
 
   template <typename T>
   T attr(const char* name) const { return op_->attr<T>(name); }
+  // A list attr by reference (no copy); T is its exact stored type.
+  template <typename T>
+  const T& attr_ref(const char* name) const { return op_->attr_ref<T>(name); }
   const OpDesc& op() const { return *op_; }
 
   // Set by the executor: variables in the order of op().inputs / op().outputs.

@@ -16,7 +16,7 @@ namespace {
 // The reduced axes of a rank-`rank` input under the op's dim / reduce_all attrs.
 template <typename Ctx>
 uint32_t axes_of(const Ctx& ctx, int rank) {
-  return kernels::reduce_axes(rank, ctx.template attr<std::vector<int64_t>>("dim"),
+  return kernels::reduce_axes(rank, ctx.template attr_ref<std::vector<int64_t>>("dim"),
                               ctx.template attr<bool>("reduce_all"));
 }
 

@@ -33,6 +33,8 @@ class ShapeContext {
                   VarKind kind = VarKind::kDenseTensor);
   template <typename T>
   T attr(const char* name) const { return op_.attr<T>(name); }
+  template <typename T>
+  const T& attr_ref(const char* name) const { return op_.attr_ref<T>(name); }
 
  private:
   Program& program_;

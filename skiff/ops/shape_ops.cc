@@ -19,13 +19,13 @@ constexpr std::initializer_list<DType> kShapeOpDTypes = {DType::kF32, DType::kF6
 
 void infer_reshape(ShapeContext& ctx) {
   ctx.set_output("Out",
-                 kernels::reshape_shape(ctx.in_shape("X"), ctx.attr<std::vector<int64_t>>("shape")),
+                 kernels::reshape_shape(ctx.in_shape("X"), ctx.attr_ref<std::vector<int64_t>>("shape")),
                  ctx.in_dtype("X"));
 }
 
 void reshape_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.in("X");
-  kernels::reshape(x, kernels::reshape_shape(x.shape(), ctx.attr<std::vector<int64_t>>("shape")),
+  kernels::reshape(x, kernels::reshape_shape(x.shape(), ctx.attr_ref<std::vector<int64_t>>("shape")),
                    ctx.out("Out"));
 }
 
@@ -55,13 +55,13 @@ std::vector<int> permutation_of(const std::vector<int64_t>& axis, int rank) {
 
 void infer_transpose(ShapeContext& ctx) {
   const Shape x = ctx.in_shape("X");
-  const auto perm = permutation_of(ctx.attr<std::vector<int64_t>>("axis"), x.rank());
+  const auto perm = permutation_of(ctx.attr_ref<std::vector<int64_t>>("axis"), x.rank());
   ctx.set_output("Out", kernels::transposed_shape(x, perm), ctx.in_dtype("X"));
 }
 
 void transpose_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.in("X");
-  kernels::transpose(x, permutation_of(ctx.attr<std::vector<int64_t>>("axis"), x.rank()),
+  kernels::transpose(x, permutation_of(ctx.attr_ref<std::vector<int64_t>>("axis"), x.rank()),
                      ctx.out("Out"));
 }
 
@@ -75,7 +75,7 @@ void transpose_grad_maker(GradContext& g) {
 
 void infer_transpose_grad(ShapeContext& ctx) {
   const Shape out = ctx.in_shape("Out@GRAD");
-  const auto perm = permutation_of(ctx.attr<std::vector<int64_t>>("axis"), out.rank());
+  const auto perm = permutation_of(ctx.attr_ref<std::vector<int64_t>>("axis"), out.rank());
   ctx.set_output("X@GRAD", kernels::transposed_shape(out, kernels::inverse_permutation(perm)),
                  ctx.in_dtype("Out@GRAD"));
 }
@@ -84,7 +84,7 @@ void transpose_grad_kernel(KernelContext& ctx) {
   Tensor* dx = ctx.out("X@GRAD");
   if (!dx) return;
   const Tensor& dout = ctx.in("Out@GRAD");
-  const auto perm = permutation_of(ctx.attr<std::vector<int64_t>>("axis"), dout.rank());
+  const auto perm = permutation_of(ctx.attr_ref<std::vector<int64_t>>("axis"), dout.rank());
   kernels::transpose(dout, kernels::inverse_permutation(perm), dx);
 }
 
