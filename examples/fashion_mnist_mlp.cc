@@ -121,7 +121,8 @@ int main(int argc, char** argv) {
         exe.run(*step, &scope);
         loss_sum += fetch(scope, loss).item<float>();
         if (++steps % 200 == 0)
-          std::printf("  epoch %d  step %4lld/%lld  loss %.4f\n", epoch, static_cast<long long>(steps),
+          std::printf("  epoch %d  step %4lld/%lld  loss %.4f\n", epoch,
+                      static_cast<long long>(steps),
                       static_cast<long long>(reader.batches_per_epoch()), loss_sum / steps);
       }
       double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -18,8 +18,10 @@ namespace {
 
 constexpr int kSteps = 6, kBatch = 16, kIn = 3, kHidden = 8;
 
-std::string constant(BlockBuilder& b, double v, const char* dtype, std::vector<int64_t> shape = {1}) {
-  return b.apply("fill_constant", {}, {{"shape", shape}, {"value", v}, {"dtype", std::string(dtype)}});
+std::string constant(BlockBuilder& b, double v, const char* dtype,
+                     std::vector<int64_t> shape = {1}) {
+  return b.apply("fill_constant", {},
+                 {{"shape", shape}, {"value", v}, {"dtype", std::string(dtype)}});
 }
 
 }  // namespace
@@ -29,7 +31,8 @@ int main() {
   BlockBuilder b(&main);
   std::string w_in = b.parameter("w_in", DType::kF32, {kIn, kHidden}, &startup);
   std::string w_h = b.parameter("w_h", DType::kF32, {kHidden, kHidden}, &startup);
-  std::string bias = b.parameter("bias", DType::kF32, {kHidden}, &startup, Initializer::constant(0));
+  std::string bias =
+      b.parameter("bias", DType::kF32, {kHidden}, &startup, Initializer::constant(0));
   std::string w_out = b.parameter("w_out", DType::kF32, {kHidden, 1}, &startup);
   b.data("target", DType::kF32, {kBatch, 1});
 
@@ -69,7 +72,8 @@ int main() {
         return std::vector<std::string>{f.apply("scale", {{"X", {y}}}, {{"scale", 0.5}})};
       })[0];
   std::string err = b.apply("elementwise_sub", {{"X", {pred}}, {"Y", {"target"}}});
-  std::string loss = b.apply("reduce_mean", {{"X", {b.apply("elementwise_mul", {{"X", {err}}, {"Y", {err}}})}}});
+  std::string loss =
+      b.apply("reduce_mean", {{"X", {b.apply("elementwise_mul", {{"X", {err}}, {"Y", {err}}})}}});
 
   auto param_grads = append_backward(main, loss);
   OptimizerConfig adam;
@@ -89,12 +93,14 @@ int main() {
     for (int t = 0; t < kSteps; ++t) {
       Tensor xt = Tensor::empty({kBatch, kIn}, DType::kF32);
       for (int64_t k = 0; k < xt.numel(); ++k) xt.data<float>()[k] = uni(rng);
-      for (int r = 0; r < kBatch; ++r) target.data<float>()[r] += xt.data<float>()[r * kIn] / kSteps;
+      for (int r = 0; r < kBatch; ++r)
+        target.data<float>()[r] += xt.data<float>()[r * kIn] / kSteps;
       feed(main, &scope, "x" + std::to_string(t), xt);
     }
     feed(main, &scope, "target", target);
     exe.run(*step, &scope);
-    if (iter % 50 == 0) std::printf("step %3d  loss %.5f\n", iter, fetch(scope, loss).item<float>());
+    if (iter % 50 == 0)
+      std::printf("step %3d  loss %.5f\n", iter, fetch(scope, loss).item<float>());
   }
   return 0;
 }

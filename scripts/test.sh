@@ -3,5 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+scripts/check_format.sh
 scripts/build.sh
 cd build && ctest --output-on-failure -j2 "$@"

@@ -29,8 +29,8 @@ std::string BlockBuilder::persistable(const std::string& name, DType dtype, cons
 
 std::string BlockBuilder::parameter(const std::string& name, DType dtype, const Shape& shape,
                                     Program* startup, Initializer init, SourceLoc loc) {
-  SKIFF_CHECK(shape.known() && shape.rank() > 0, "parameter '", name,
-              "' needs a known shape, got ", shape);
+  SKIFF_CHECK(shape.known() && shape.rank() > 0, "parameter '", name, "' needs a known shape, got ",
+              shape);
   persistable(name, dtype, shape);
   BlockBuilder s(startup);
   s.persistable(name, dtype, shape);
@@ -185,8 +185,8 @@ std::vector<std::string> BlockBuilder::if_else(const std::string& pred, const Br
               results[0].size());
   std::vector<std::string> outs;
   for (size_t i = 0; i < results[0].size(); ++i) {
-    outs.push_back(apply("select_input", {{"X", {results[0][i], results[1][i]}}, {"Mask", {pred}}},
-                         {}, loc));
+    outs.push_back(
+        apply("select_input", {{"X", {results[0][i], results[1][i]}}, {"Mask", {pred}}}, {}, loc));
   }
   return outs;
 }

@@ -65,8 +65,8 @@ class BlockBuilder {
   std::string persistable(const std::string& name, DType dtype, const Shape& shape);
   // Declares a trainable parameter here and appends its initializer to block 0 of
   // `startup` (which declares it too).
-  std::string parameter(const std::string& name, DType dtype, const Shape& shape,
-                        Program* startup, Initializer init = Initializer::xavier(),
+  std::string parameter(const std::string& name, DType dtype, const Shape& shape, Program* startup,
+                        Initializer init = Initializer::xavier(),
                         SourceLoc loc = SourceLoc::current());
   // A name no variable of the program has yet: "<prefix>_<n>".
   std::string unique_name(const std::string& prefix);
@@ -76,11 +76,10 @@ class BlockBuilder {
   OpDesc& op(const std::string& type, std::vector<Slot> inputs, std::vector<Slot> outputs,
              const AttrList& attrs = {}, SourceLoc loc = SourceLoc::current());
   // Appends an op whose single output slot "Out" gets a fresh temporary; returns it.
-  std::string apply(const std::string& type, std::vector<Slot> inputs,
-                    const AttrList& attrs = {}, SourceLoc loc = SourceLoc::current());
+  std::string apply(const std::string& type, std::vector<Slot> inputs, const AttrList& attrs = {},
+                    SourceLoc loc = SourceLoc::current());
   // to = from (copies the value; the usual way to update a loop-carried variable).
-  void assign(const std::string& from, const std::string& to,
-              SourceLoc loc = SourceLoc::current());
+  void assign(const std::string& from, const std::string& to, SourceLoc loc = SourceLoc::current());
 
   // A `while` op: runs `body` (built into a new sub-block) while `cond` holds; the
   // body must update `cond`. Its X/Out slots are derived from what the body uses.

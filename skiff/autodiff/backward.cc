@@ -85,7 +85,8 @@ std::set<std::string> requiring_grad(const Program& program, int block,
 std::set<std::string> append_block_grad(Program& program, const BlockGradRequest& req) {
   const int block = req.fwd_block;
   rename_overwritten(program, block, req.local_grads);
-  std::set<std::string> requires = requiring_grad(program, block, req.roots, req.no_grad);
+  std::set<std::string>
+  requires = requiring_grad(program, block, req.roots, req.no_grad);
   std::set<std::string> reach = reaching_targets(program, block, req.targets);
 
   std::vector<std::vector<OpDesc>> groups;
@@ -99,7 +100,8 @@ std::set<std::string> append_block_grad(Program& program, const BlockGradRequest
     bool leads = std::any_of(outs.begin(), outs.end(), [&](const auto& n) {
       return reach.count(n) && differentiable_var(program, block, n);
     });
-    bool needs = std::any_of(ins.begin(), ins.end(), [&](const auto& n) { return requires.count(n); });
+    bool needs =
+        std::any_of(ins.begin(), ins.end(), [&](const auto& n) { return requires.count(n); });
     if (!leads || !needs) continue;
     if (runs_sub_block(op)) {
       groups.push_back({control_flow_grad(program, block, k, requires, req.no_grad)});
@@ -138,8 +140,9 @@ std::set<std::string> append_block_grad(Program& program, const BlockGradRequest
 
 }  // namespace autodiff
 
-std::vector<std::pair<std::string, std::string>> append_backward(
-    Program& program, const std::string& target, const BackwardOptions& options) {
+std::vector<std::pair<std::string, std::string>> append_backward(Program& program,
+                                                                 const std::string& target,
+                                                                 const BackwardOptions& options) {
   const Block& b0 = program.global_block();
   const VarDesc* t = b0.find_local_var(target);
   SKIFF_CHECK(t, "append_backward: target '", target, "' is not declared in block 0");

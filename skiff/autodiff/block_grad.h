@@ -13,13 +13,13 @@ namespace skiff::autodiff {
 
 struct BlockGradRequest {
   int fwd_block = 0;
-  int grad_block = 0;                // where grad ops go (== fwd_block for block 0)
-  std::set<std::string> roots;       // variables whose gradients are wanted
-  std::set<std::string> targets;     // variables whose gradients flow in
-  std::set<std::string> given;       // gradient names holding values before the grad ops
-  std::set<std::string> no_grad;     // variables no gradient flows through
-  bool local_grads = false;          // declare every gradient in grad_block itself
-  std::vector<OpDesc> seed_ops;      // ops that run first (the target's ones-gradient)
+  int grad_block = 0;             // where grad ops go (== fwd_block for block 0)
+  std::set<std::string> roots;    // variables whose gradients are wanted
+  std::set<std::string> targets;  // variables whose gradients flow in
+  std::set<std::string> given;    // gradient names holding values before the grad ops
+  std::set<std::string> no_grad;  // variables no gradient flows through
+  bool local_grads = false;       // declare every gradient in grad_block itself
+  std::vector<OpDesc> seed_ops;   // ops that run first (the target's ones-gradient)
 };
 
 // Appends the grad ops of req.fwd_block's ops to req.grad_block, declares their

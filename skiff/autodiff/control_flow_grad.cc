@@ -51,7 +51,8 @@ OpDesc control_flow_grad(Program& program, int block, size_t op_index,
 
   std::vector<std::string> x_grads;
   for (const auto& x : xs) {
-    bool wanted = requires_grad.count(x) && !no_grad.count(x) && differentiable_var(program, block, x);
+    bool wanted =
+        requires_grad.count(x) && !no_grad.count(x) && differentiable_var(program, block, x);
     x_grads.push_back(wanted ? grad_name(x) : "");
   }
   OpDesc grad(fwd.type + "_grad");

@@ -22,7 +22,8 @@ std::vector<int32_t> sub_blocks(const OpDesc& op) {
   std::vector<int32_t> out;
   for (const auto& [key, attr] : op.attrs.items()) {
     if (auto* b = std::get_if<BlockRef>(&attr)) out.push_back(b->idx);
-    if (auto* bs = std::get_if<BlockRefs>(&attr)) out.insert(out.end(), bs->idx.begin(), bs->idx.end());
+    if (auto* bs = std::get_if<BlockRefs>(&attr))
+      out.insert(out.end(), bs->idx.begin(), bs->idx.end());
   }
   return out;
 }

@@ -17,11 +17,16 @@ enum class DType : int { kF32 = 0, kF64 = 1, kI32 = 2, kI64 = 3, kBool = 4 };
 // Bytes per element.
 inline size_t dtype_size(DType t) {
   switch (t) {
-    case DType::kF32: return 4;
-    case DType::kF64: return 8;
-    case DType::kI32: return 4;
-    case DType::kI64: return 8;
-    case DType::kBool: return 1;
+    case DType::kF32:
+      return 4;
+    case DType::kF64:
+      return 8;
+    case DType::kI32:
+      return 4;
+    case DType::kI64:
+      return 8;
+    case DType::kBool:
+      return 1;
   }
   fail("unknown dtype ", static_cast<int>(t));
 }
@@ -34,11 +39,26 @@ inline bool is_floating(DType t) { return t == DType::kF32 || t == DType::kF64; 
 
 template <typename T>
 struct DTypeOf;
-template <> struct DTypeOf<float> { static constexpr DType value = DType::kF32; };
-template <> struct DTypeOf<double> { static constexpr DType value = DType::kF64; };
-template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::kI32; };
-template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::kI64; };
-template <> struct DTypeOf<bool> { static constexpr DType value = DType::kBool; };
+template <>
+struct DTypeOf<float> {
+  static constexpr DType value = DType::kF32;
+};
+template <>
+struct DTypeOf<double> {
+  static constexpr DType value = DType::kF64;
+};
+template <>
+struct DTypeOf<int32_t> {
+  static constexpr DType value = DType::kI32;
+};
+template <>
+struct DTypeOf<int64_t> {
+  static constexpr DType value = DType::kI64;
+};
+template <>
+struct DTypeOf<bool> {
+  static constexpr DType value = DType::kBool;
+};
 template <typename T>
 inline constexpr DType dtype_of = DTypeOf<T>::value;
 
@@ -52,33 +72,33 @@ inline constexpr DType dtype_of = DTypeOf<T>::value;
   }
 
 // Runs the body with `T` bound to the C++ type of a floating dtype.
-#define SKIFF_DISPATCH_FLOATING(DT, T, ...)                                          \
-  switch (DT) {                                                                    \
-    SKIFF_DTYPE_CASE_(kF32, float, T, __VA_ARGS__)                                 \
-    SKIFF_DTYPE_CASE_(kF64, double, T, __VA_ARGS__)                                \
-    default:                                                                       \
-      ::skiff::fail("expected a floating dtype, got ", ::skiff::dtype_name(DT));   \
+#define SKIFF_DISPATCH_FLOATING(DT, T, ...)                                      \
+  switch (DT) {                                                                  \
+    SKIFF_DTYPE_CASE_(kF32, float, T, __VA_ARGS__)                               \
+    SKIFF_DTYPE_CASE_(kF64, double, T, __VA_ARGS__)                              \
+    default:                                                                     \
+      ::skiff::fail("expected a floating dtype, got ", ::skiff::dtype_name(DT)); \
   }
 
 // Runs the body with `T` bound to the C++ type of any numeric (non-bool) dtype.
-#define SKIFF_DISPATCH_NUMERIC(DT, T, ...)                                           \
-  switch (DT) {                                                                    \
-    SKIFF_DTYPE_CASE_(kF32, float, T, __VA_ARGS__)                                 \
-    SKIFF_DTYPE_CASE_(kF64, double, T, __VA_ARGS__)                                \
-    SKIFF_DTYPE_CASE_(kI32, int32_t, T, __VA_ARGS__)                               \
-    SKIFF_DTYPE_CASE_(kI64, int64_t, T, __VA_ARGS__)                               \
-    default:                                                                       \
-      ::skiff::fail("expected a numeric dtype, got ", ::skiff::dtype_name(DT));    \
+#define SKIFF_DISPATCH_NUMERIC(DT, T, ...)                                      \
+  switch (DT) {                                                                 \
+    SKIFF_DTYPE_CASE_(kF32, float, T, __VA_ARGS__)                              \
+    SKIFF_DTYPE_CASE_(kF64, double, T, __VA_ARGS__)                             \
+    SKIFF_DTYPE_CASE_(kI32, int32_t, T, __VA_ARGS__)                            \
+    SKIFF_DTYPE_CASE_(kI64, int64_t, T, __VA_ARGS__)                            \
+    default:                                                                    \
+      ::skiff::fail("expected a numeric dtype, got ", ::skiff::dtype_name(DT)); \
   }
 
 // Runs the body with `T` bound to the C++ type of any dtype.
-#define SKIFF_DISPATCH_ALL(DT, T, ...)                                               \
-  switch (DT) {                                                                    \
-    SKIFF_DTYPE_CASE_(kF32, float, T, __VA_ARGS__)                                 \
-    SKIFF_DTYPE_CASE_(kF64, double, T, __VA_ARGS__)                                \
-    SKIFF_DTYPE_CASE_(kI32, int32_t, T, __VA_ARGS__)                               \
-    SKIFF_DTYPE_CASE_(kI64, int64_t, T, __VA_ARGS__)                               \
-    SKIFF_DTYPE_CASE_(kBool, bool, T, __VA_ARGS__)                                 \
-    default:                                                                       \
-      ::skiff::fail("unknown dtype ", static_cast<int>(DT));                       \
+#define SKIFF_DISPATCH_ALL(DT, T, ...)                       \
+  switch (DT) {                                              \
+    SKIFF_DTYPE_CASE_(kF32, float, T, __VA_ARGS__)           \
+    SKIFF_DTYPE_CASE_(kF64, double, T, __VA_ARGS__)          \
+    SKIFF_DTYPE_CASE_(kI32, int32_t, T, __VA_ARGS__)         \
+    SKIFF_DTYPE_CASE_(kI64, int64_t, T, __VA_ARGS__)         \
+    SKIFF_DTYPE_CASE_(kBool, bool, T, __VA_ARGS__)           \
+    default:                                                 \
+      ::skiff::fail("unknown dtype ", static_cast<int>(DT)); \
   }

@@ -33,9 +33,9 @@ template <typename... Args>
 
 }  // namespace skiff
 
-#define SKIFF_CHECK(cond, ...)                     \
-  do {                                             \
-    if (__builtin_expect(!(cond), 0)) {            \
-      ::skiff::fail(__VA_ARGS__);                  \
-    }                                              \
+#define SKIFF_CHECK(cond, ...)          \
+  do {                                  \
+    if (__builtin_expect(!(cond), 0)) { \
+      ::skiff::fail(__VA_ARGS__);       \
+    }                                   \
   } while (0)

@@ -66,8 +66,6 @@ void Tensor::copy_from(const Tensor& src) {
   std::memcpy(raw_data(), src.raw_data(), nbytes());
 }
 
-std::string Tensor::type_str() const {
-  return std::string(dtype_name(dtype_)) + shape_.str();
-}
+std::string Tensor::type_str() const { return std::string(dtype_name(dtype_)) + shape_.str(); }
 
 }  // namespace skiff

@@ -33,7 +33,9 @@ class Tensor {
   static Tensor from_vector(const Shape& shape, const std::vector<T>& values);
   // A rank-0 tensor holding `value`.
   template <typename T>
-  static Tensor scalar(T value) { return from_vector<T>(Shape{}, {value}); }
+  static Tensor scalar(T value) {
+    return from_vector<T>(Shape{}, {value});
+  }
 
   // True once storage is attached (a fed, computed or resized tensor).
   bool initialized() const { return storage_ != nullptr; }
@@ -111,8 +113,8 @@ class Tensor {
 
 template <typename T>
 Tensor Tensor::from_vector(const Shape& shape, const std::vector<T>& values) {
-  SKIFF_CHECK(static_cast<int64_t>(values.size()) == shape.numel(), "from_vector: ",
-              values.size(), " values for shape ", shape);
+  SKIFF_CHECK(static_cast<int64_t>(values.size()) == shape.numel(), "from_vector: ", values.size(),
+              " values for shape ", shape);
   Tensor t = empty(shape, dtype_of<T>);
   T* p = t.data<T>();
   for (size_t i = 0; i < values.size(); ++i) p[i] = values[i];

@@ -25,8 +25,8 @@ class BatchReader {
  public:
   // `inputs` and `labels` share their first dim (the example count). The last
   // partial batch is dropped when `drop_last`.
-  BatchReader(Tensor inputs, Tensor labels, int64_t batch_size, uint64_t seed,
-              bool shuffle = true, bool drop_last = true);
+  BatchReader(Tensor inputs, Tensor labels, int64_t batch_size, uint64_t seed, bool shuffle = true,
+              bool drop_last = true);
   ~BatchReader();
   BatchReader(const BatchReader&) = delete;
   BatchReader& operator=(const BatchReader&) = delete;

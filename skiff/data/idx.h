@@ -1,7 +1,8 @@
 // Readers for the IDX format of MNIST and Fashion-MNIST (optionally gzip-compressed).
 //
-//   Tensor images = read_idx_images("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz");
-//   Tensor labels = read_idx_labels(".../train-labels-idx1-ubyte.gz");   // int64 [60000]
+//   Tensor images =
+//   read_idx_images("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"); Tensor labels
+//   = read_idx_labels(".../train-labels-idx1-ubyte.gz");   // int64 [60000]
 #pragma once
 
 #include <cstdint>

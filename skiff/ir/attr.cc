@@ -7,15 +7,24 @@ namespace skiff {
 
 const char* attr_type_name(AttrType t) {
   switch (t) {
-    case AttrType::kInt: return "int";
-    case AttrType::kFloat: return "float";
-    case AttrType::kString: return "string";
-    case AttrType::kBool: return "bool";
-    case AttrType::kInts: return "ints";
-    case AttrType::kFloats: return "floats";
-    case AttrType::kStrings: return "strings";
-    case AttrType::kBlock: return "block";
-    case AttrType::kBlocks: return "blocks";
+    case AttrType::kInt:
+      return "int";
+    case AttrType::kFloat:
+      return "float";
+    case AttrType::kString:
+      return "string";
+    case AttrType::kBool:
+      return "bool";
+    case AttrType::kInts:
+      return "ints";
+    case AttrType::kFloats:
+      return "floats";
+    case AttrType::kStrings:
+      return "strings";
+    case AttrType::kBlock:
+      return "block";
+    case AttrType::kBlocks:
+      return "blocks";
   }
   return "unknown";
 }
@@ -34,12 +43,24 @@ void join(std::ostringstream& os, const std::vector<T>& v) {
 std::string attr_str(const Attr& a) {
   std::ostringstream os;
   switch (attr_type(a)) {
-    case AttrType::kInt: os << std::get<int64_t>(a); break;
-    case AttrType::kFloat: os << std::get<double>(a); break;
-    case AttrType::kString: os << '"' << std::get<std::string>(a) << '"'; break;
-    case AttrType::kBool: os << (std::get<bool>(a) ? "true" : "false"); break;
-    case AttrType::kInts: join(os, std::get<std::vector<int64_t>>(a)); break;
-    case AttrType::kFloats: join(os, std::get<std::vector<double>>(a)); break;
+    case AttrType::kInt:
+      os << std::get<int64_t>(a);
+      break;
+    case AttrType::kFloat:
+      os << std::get<double>(a);
+      break;
+    case AttrType::kString:
+      os << '"' << std::get<std::string>(a) << '"';
+      break;
+    case AttrType::kBool:
+      os << (std::get<bool>(a) ? "true" : "false");
+      break;
+    case AttrType::kInts:
+      join(os, std::get<std::vector<int64_t>>(a));
+      break;
+    case AttrType::kFloats:
+      join(os, std::get<std::vector<double>>(a));
+      break;
     case AttrType::kStrings: {
       const auto& v = std::get<std::vector<std::string>>(a);
       os << "[";
@@ -47,7 +68,9 @@ std::string attr_str(const Attr& a) {
       os << "]";
       break;
     }
-    case AttrType::kBlock: os << "block " << std::get<BlockRef>(a).idx; break;
+    case AttrType::kBlock:
+      os << "block " << std::get<BlockRef>(a).idx;
+      break;
     case AttrType::kBlocks: {
       os << "blocks ";
       join(os, std::get<BlockRefs>(a).idx);

@@ -6,10 +6,14 @@ namespace skiff {
 
 const char* var_kind_name(VarKind k) {
   switch (k) {
-    case VarKind::kDenseTensor: return "tensor";
-    case VarKind::kTensorArray: return "tensor_array";
-    case VarKind::kStepScopes: return "step_scopes";
-    case VarKind::kSelectedRows: return "selected_rows";
+    case VarKind::kDenseTensor:
+      return "tensor";
+    case VarKind::kTensorArray:
+      return "tensor_array";
+    case VarKind::kStepScopes:
+      return "step_scopes";
+    case VarKind::kSelectedRows:
+      return "selected_rows";
   }
   return "unknown";
 }

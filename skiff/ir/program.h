@@ -41,8 +41,8 @@ struct VarDesc {
   std::string name;
   VarKind kind = VarKind::kDenseTensor;
   DType dtype = DType::kF32;
-  Shape shape;              // -1 for dims unknown before run time
-  bool persistable = false; // parameters and optimizer state: live in the outer scope
+  Shape shape;               // -1 for dims unknown before run time
+  bool persistable = false;  // parameters and optimizer state: live in the outer scope
   bool stop_gradient = false;
   bool operator==(const VarDesc& o) const {
     return name == o.name && kind == o.kind && dtype == o.dtype && shape == o.shape &&
@@ -90,7 +90,9 @@ struct OpDesc {
     return attr_as<T>(*a, name);
   }
   template <typename T>
-  T attr(const std::string& name) const { return attr<T>(name.c_str()); }
+  T attr(const std::string& name) const {
+    return attr<T>(name.c_str());
+  }
   // The attr's stored value without a copy; T must be its exact type (e.g.
   // std::vector<int64_t> for ints), as kernels on hot paths want.
   template <typename T>
@@ -98,7 +100,8 @@ struct OpDesc {
     const Attr* a = attrs.find(name);
     SKIFF_CHECK(a, "op ", type, ": missing attribute '", name, "'");
     const T* v = std::get_if<T>(a);
-    SKIFF_CHECK(v, "op ", type, ": attribute '", name, "' has type ", attr_type_name(attr_type(*a)));
+    SKIFF_CHECK(v, "op ", type, ": attribute '", name, "' has type ",
+                attr_type_name(attr_type(*a)));
     return *v;
   }
   template <typename T>

@@ -46,8 +46,9 @@ void register_control_flow_ops(OpRegistry& r) {
       .runs_blocks();
 
   r.add("conditional_block")
-      .doc("Runs sub_block once if Cond (a bool scalar) is true; if/else is two of them "
-           "and select_input.")
+      .doc(
+          "Runs sub_block once if Cond (a bool scalar) is true; if/else is two of them "
+          "and select_input.")
       .input("Cond", "bool scalar")
       .inputs("Input", "outer variables the block reads")
       .outputs("Out", "outer variables the block writes")
@@ -57,8 +58,9 @@ void register_control_flow_ops(OpRegistry& r) {
       .runs_blocks();
 
   r.add("conditional_block_grad")
-      .doc("Runs the grad block of a branch if the branch ran; else passes gradients "
-           "through (or zeros).")
+      .doc(
+          "Runs the grad block of a branch if the branch ran; else passes gradients "
+          "through (or zeros).")
       .input("Cond", "the forward op's Cond")
       .inputs("Input", "the forward op's Input")
       .inputs("Out", "the forward op's Out")

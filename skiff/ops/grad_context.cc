@@ -4,8 +4,8 @@ namespace skiff {
 
 std::string GradContext::out_grad(const char* slot, int i) const {
   const auto& names = fwd_.output(slot);
-  SKIFF_CHECK(i < static_cast<int>(names.size()), "grad maker of ", fwd_.type,
-              ": no output ", slot, "[", i, "]");
+  SKIFF_CHECK(i < static_cast<int>(names.size()), "grad maker of ", fwd_.type, ": no output ", slot,
+              "[", i, "]");
   return grad_name(names[i]);
 }
 

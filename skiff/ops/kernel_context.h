@@ -52,10 +52,14 @@ class KernelContext {
   int out_count(const char* slot) const;
 
   template <typename T>
-  T attr(const char* name) const { return op_->attr<T>(name); }
+  T attr(const char* name) const {
+    return op_->attr<T>(name);
+  }
   // A list attr by reference (no copy); T is its exact stored type.
   template <typename T>
-  const T& attr_ref(const char* name) const { return op_->attr_ref<T>(name); }
+  const T& attr_ref(const char* name) const {
+    return op_->attr_ref<T>(name);
+  }
   const OpDesc& op() const { return *op_; }
 
   // Set by the executor: variables in the order of op().inputs / op().outputs.

@@ -32,9 +32,13 @@ class ShapeContext {
   void set_output(const char* slot, const Shape& shape, DType dtype, int i = 0,
                   VarKind kind = VarKind::kDenseTensor);
   template <typename T>
-  T attr(const char* name) const { return op_.attr<T>(name); }
+  T attr(const char* name) const {
+    return op_.attr<T>(name);
+  }
   template <typename T>
-  const T& attr_ref(const char* name) const { return op_.attr_ref<T>(name); }
+  const T& attr_ref(const char* name) const {
+    return op_.attr_ref<T>(name);
+  }
 
  private:
   Program& program_;

@@ -18,14 +18,15 @@ constexpr std::initializer_list<DType> kShapeOpDTypes = {DType::kF32, DType::kF6
 // ---- reshape ----
 
 void infer_reshape(ShapeContext& ctx) {
-  ctx.set_output("Out",
-                 kernels::reshape_shape(ctx.in_shape("X"), ctx.attr_ref<std::vector<int64_t>>("shape")),
-                 ctx.in_dtype("X"));
+  ctx.set_output(
+      "Out", kernels::reshape_shape(ctx.in_shape("X"), ctx.attr_ref<std::vector<int64_t>>("shape")),
+      ctx.in_dtype("X"));
 }
 
 void reshape_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.in("X");
-  kernels::reshape(x, kernels::reshape_shape(x.shape(), ctx.attr_ref<std::vector<int64_t>>("shape")),
+  kernels::reshape(x,
+                   kernels::reshape_shape(x.shape(), ctx.attr_ref<std::vector<int64_t>>("shape")),
                    ctx.out("Out"));
 }
 

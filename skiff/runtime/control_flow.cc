@@ -95,7 +95,8 @@ void run_conditional_block(Instruction& instr, Scope* scope) {
     return;
   }
   auto steps = new_step_scopes(ctx, "Scope");
-  if (taken) steps->scopes.push_back(run_kept_step(body, scope, existing(*scope, instr.op.output("Out"))));
+  if (taken)
+    steps->scopes.push_back(run_kept_step(body, scope, existing(*scope, instr.op.output("Out"))));
 }
 
 // Gradient variables that the grad block writes (so a carried gradient is replaced,

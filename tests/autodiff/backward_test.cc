@@ -119,8 +119,9 @@ TEST(Backward, WhileLoopOverTensorArrays) {
     std::string xt = b.persistable("x" + std::to_string(t), kF64, {1, 2});
     b.op("write_to_array", {{"X", {xt}}, {"I", {constant(b, t)}}}, {{"Out", {xs}}});
   }
-  std::string h = b.apply("fill_constant", {}, {{"shape", std::vector<int64_t>{1, 2}},
-                                                {"value", 0.5}, {"dtype", std::string("float64")}});
+  std::string h = b.apply(
+      "fill_constant", {},
+      {{"shape", std::vector<int64_t>{1, 2}}, {"value", 0.5}, {"dtype", std::string("float64")}});
   std::string ys = b.unique_name("ys");
   b.block().add_var(VarDesc(ys, kF64, {1, 2}, VarKind::kTensorArray));
   std::string i = constant(b, 0), n = constant(b, 3);
@@ -160,8 +161,8 @@ TEST(Backward, NestedWhileLoops) {
     testing::step_counter(outer, i, n, cond);
   });
   std::string loss = b.apply("reduce_sum", {{"X", {h}}});
-  check_program_grad(p, loss,
-                     {{"W", random_tensor({2, 2}, kF64, 12)}, {"h0", random_tensor({1, 2}, kF64, 13)}});
+  check_program_grad(
+      p, loss, {{"W", random_tensor({2, 2}, kF64, 12)}, {"h0", random_tensor({1, 2}, kF64, 13)}});
 }
 
 // y = (sum(x) > 0) ? x @ W : tanh(x) * W[0]
@@ -171,8 +172,8 @@ Program branch_program(std::string* loss) {
   b.persistable("W", kF64, {2, 2});
   b.persistable("x", kF64, {1, 2});
   std::string zero = constant(b, 0.0, "float64");
-  std::string pred = b.apply("greater_than", {{"X", {b.apply("reduce_sum", {{"X", {"x"}}})}},
-                                               {"Y", {zero}}});
+  std::string pred =
+      b.apply("greater_than", {{"X", {b.apply("reduce_sum", {{"X", {"x"}}})}}, {"Y", {zero}}});
   auto outs = b.if_else(
       pred, [&](BlockBuilder& t) { return std::vector<std::string>{matmul(t, "x", "W")}; },
       [&](BlockBuilder& f) {
@@ -202,14 +203,17 @@ TEST(Backward, IfElseInsideWhile) {
   b.while_loop(cond, [&](BlockBuilder& body) {
     std::string early = testing::less_than(body, i, two);
     auto outs = body.if_else(
-        early, [&](BlockBuilder& t) { return std::vector<std::string>{unary(t, "tanh", matmul(t, h, "W"))}; },
+        early,
+        [&](BlockBuilder& t) {
+          return std::vector<std::string>{unary(t, "tanh", matmul(t, h, "W"))};
+        },
         [&](BlockBuilder& f) { return std::vector<std::string>{mul(f, h, h)}; });
     body.assign(outs[0], h);
     testing::step_counter(body, i, n, cond);
   });
   std::string loss = b.apply("reduce_sum", {{"X", {h}}});
-  check_program_grad(p, loss,
-                     {{"W", random_tensor({2, 2}, kF64, 15)}, {"h0", random_tensor({1, 2}, kF64, 16)}});
+  check_program_grad(
+      p, loss, {{"W", random_tensor({2, 2}, kF64, 15)}, {"h0", random_tensor({1, 2}, kF64, 16)}});
 }
 
 TEST(Backward, LoopVariableReadAfterOverwriteInTheSameStep) {
@@ -218,8 +222,9 @@ TEST(Backward, LoopVariableReadAfterOverwriteInTheSameStep) {
   BlockBuilder b(&p);
   b.persistable("W", kF64, {2, 2});
   b.persistable("x", kF64, {1, 2});
-  std::string h = b.apply("fill_constant", {}, {{"shape", std::vector<int64_t>{1, 2}},
-                                                {"value", 0.5}, {"dtype", std::string("float64")}});
+  std::string h = b.apply(
+      "fill_constant", {},
+      {{"shape", std::vector<int64_t>{1, 2}}, {"value", 0.5}, {"dtype", std::string("float64")}});
   std::string i = constant(b, 0), n = constant(b, 3);
   std::string cond = testing::less_than(b, i, n);
   b.while_loop(cond, [&](BlockBuilder& body) {
@@ -228,8 +233,8 @@ TEST(Backward, LoopVariableReadAfterOverwriteInTheSameStep) {
     testing::step_counter(body, i, n, cond);
   });
   std::string loss = b.apply("reduce_sum", {{"X", {mul(b, h, h)}}});
-  check_program_grad(p, loss,
-                     {{"W", random_tensor({2, 2}, kF64, 17)}, {"x", random_tensor({1, 2}, kF64, 18)}});
+  check_program_grad(
+      p, loss, {{"W", random_tensor({2, 2}, kF64, 17)}, {"x", random_tensor({1, 2}, kF64, 18)}});
 }
 
 TEST(Backward, OverwrittenVariableInBlockZero) {

@@ -16,7 +16,8 @@ std::string temp_path(const std::string& name) {
   return (::testing::TempDir() + "/skiff_idx_" + name);
 }
 
-std::vector<uint8_t> idx_bytes(const std::vector<uint32_t>& dims, const std::vector<uint8_t>& body) {
+std::vector<uint8_t> idx_bytes(const std::vector<uint32_t>& dims,
+                               const std::vector<uint8_t>& body) {
   std::vector<uint8_t> out = {0, 0, 0x08, static_cast<uint8_t>(dims.size())};
   for (uint32_t d : dims)
     for (int s = 24; s >= 0; s -= 8) out.push_back(static_cast<uint8_t>(d >> s));
@@ -30,8 +31,9 @@ void write_file(const std::string& path, const std::vector<uint8_t>& bytes, bool
     gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size()));
     gzclose(f);
   } else {
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()),
+               static_cast<std::streamsize>(bytes.size()));
   }
 }
 

@@ -81,8 +81,8 @@ TEST(IfElse, TakesTheRightBranch) {
   Tensor x = Tensor::from_vector<double>({2}, {0.5, -1.0});
   for (bool flag : {true, false}) {
     Scope scope;
-    auto out = Executor().run(p, &scope, {{"x", x}, {"flag", Tensor::from_vector<bool>({1}, {flag})}},
-                              {outs[0]});
+    auto out = Executor().run(
+        p, &scope, {{"x", x}, {"flag", Tensor::from_vector<bool>({1}, {flag})}}, {outs[0]});
     auto v = out[0].to_vector<double>();
     EXPECT_DOUBLE_EQ(v[0], flag ? std::exp(0.5) : std::tanh(0.5));
     EXPECT_DOUBLE_EQ(v[1], flag ? std::exp(-1.0) : std::tanh(-1.0));
@@ -110,8 +110,9 @@ TEST(While, ErrorInsideTheBodyNamesTheInnerOp) {
   });
   Scope scope;
   try {
-    Executor().run(p, &scope,
-                   {{"x", Tensor::zeros({2, 3}, DType::kF32)}, {"y", Tensor::zeros({5, 3}, DType::kF32)}});
+    Executor().run(
+        p, &scope,
+        {{"x", Tensor::zeros({2, 3}, DType::kF32)}, {"y", Tensor::zeros({5, 3}, DType::kF32)}});
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("elementwise_add"), std::string::npos) << e.what();

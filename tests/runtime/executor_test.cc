@@ -20,7 +20,8 @@ TEST(Executor, FeedRunFetch) {
   b.data("x", DType::kF32, {-1, 2});
   std::string y = unary(b, "relu", add(b, "x", "x"));
   Scope scope;
-  auto out = Executor().run(p, &scope, {{"x", Tensor::from_vector<float>({2, 2}, {1, -2, 3, -4})}}, {y});
+  auto out =
+      Executor().run(p, &scope, {{"x", Tensor::from_vector<float>({2, 2}, {1, -2, 3, -4})}}, {y});
   EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{2, 0, 6, 0}));
 }
 
@@ -88,8 +89,9 @@ TEST(Executor, KernelErrorNamesOpShapesAndSourceLine) {
   add(b, "x", "y");
   Scope scope;
   try {
-    Executor().run(p, &scope,
-                   {{"x", Tensor::zeros({2, 3}, DType::kF32)}, {"y", Tensor::zeros({4, 3}, DType::kF32)}});
+    Executor().run(
+        p, &scope,
+        {{"x", Tensor::zeros({2, 3}, DType::kF32)}, {"y", Tensor::zeros({4, 3}, DType::kF32)}});
     FAIL();
   } catch (const Error& e) {
     std::string m = e.what();

@@ -59,8 +59,8 @@ bool all_close(const Tensor& a, const Tensor& b, double atol, double rtol, std::
     bool ok = std::abs(p[i] - q[i]) <= atol + rtol * std::abs(q[i]) ||
               (std::isnan(p[i]) && std::isnan(q[i])) || p[i] == q[i];
     if (!ok) {
-      *why = str_cat("element ", i, ": got ", p[i], ", expected ", q[i], " (atol ", atol,
-                     ", rtol ", rtol, ")");
+      *why = str_cat("element ", i, ": got ", p[i], ", expected ", q[i], " (atol ", atol, ", rtol ",
+                     rtol, ")");
       return false;
     }
   }
@@ -161,8 +161,8 @@ std::map<std::string, std::vector<Tensor>> OpTest::run() const {
   return result;
 }
 
-void OpTest::check_output(const std::string& slot, const Tensor& expected, double atol,
-                          double rtol, int i) const {
+void OpTest::check_output(const std::string& slot, const Tensor& expected, double atol, double rtol,
+                          int i) const {
   auto outs = run();
   ASSERT_TRUE(outs.count(slot) && static_cast<int>(outs[slot].size()) > i)
       << type_ << ": no output " << slot << "[" << i << "]";

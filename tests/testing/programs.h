@@ -10,20 +10,20 @@ namespace skiff::testing {
 // A new variable holding `value` (fill_constant) of `dtype` and shape [1].
 inline std::string constant(BlockBuilder& b, double value, const char* dtype = "int64",
                             SourceLoc loc = SourceLoc::current()) {
-  return b.apply("fill_constant", {},
-                 {{"shape", std::vector<int64_t>{1}}, {"value", value}, {"dtype", std::string(dtype)}},
-                 loc);
+  return b.apply(
+      "fill_constant", {},
+      {{"shape", std::vector<int64_t>{1}}, {"value", value}, {"dtype", std::string(dtype)}}, loc);
 }
 inline std::string matmul(BlockBuilder& b, const std::string& x, const std::string& y,
                           SourceLoc loc = SourceLoc::current()) {
   return b.apply("matmul", {{"X", {x}}, {"Y", {y}}}, {}, loc);
 }
 inline std::string add(BlockBuilder& b, const std::string& x, const std::string& y,
-                          SourceLoc loc = SourceLoc::current()) {
+                       SourceLoc loc = SourceLoc::current()) {
   return b.apply("elementwise_add", {{"X", {x}}, {"Y", {y}}}, {}, loc);
 }
 inline std::string mul(BlockBuilder& b, const std::string& x, const std::string& y,
-                          SourceLoc loc = SourceLoc::current()) {
+                       SourceLoc loc = SourceLoc::current()) {
   return b.apply("elementwise_mul", {{"X", {x}}, {"Y", {y}}}, {}, loc);
 }
 inline std::string unary(BlockBuilder& b, const char* type, const std::string& x,
@@ -31,7 +31,7 @@ inline std::string unary(BlockBuilder& b, const char* type, const std::string& x
   return b.apply(type, {{"X", {x}}}, {}, loc);
 }
 inline std::string less_than(BlockBuilder& b, const std::string& x, const std::string& y,
-                          SourceLoc loc = SourceLoc::current()) {
+                             SourceLoc loc = SourceLoc::current()) {
   return b.apply("less_than", {{"X", {x}}, {"Y", {y}}}, {}, loc);
 }
 // i += 1 in place, then cond = i < n: the usual loop footer.

@@ -3,8 +3,8 @@
 namespace skiff::kernels {
 
 void add_inplace(const Tensor& src, Tensor* acc) {
-  SKIFF_CHECK(src.shape() == acc->shape() && src.dtype() == acc->dtype(),
-              "cannot accumulate ", src.type_str(), " into ", acc->type_str());
+  SKIFF_CHECK(src.shape() == acc->shape() && src.dtype() == acc->dtype(), "cannot accumulate ",
+              src.type_str(), " into ", acc->type_str());
   acc->resize(acc->shape(), acc->dtype());  // own the storage before writing
   SKIFF_DISPATCH_NUMERIC(src.dtype(), T, {
     const T* s = src.data<T>();
