@@ -1,6 +1,7 @@
 // The .skmodel format: exact round trips, deterministic bytes, atomic writes, and a
 // clear skiff::Error for each kind of bad file.
 #include "skiff/ir/serialize.h"
+#include "tests/testing/op_test.h"
 
 #include <gtest/gtest.h>
 
@@ -15,21 +16,14 @@
 namespace skiff {
 namespace {
 
+using testing::error_of;
+
 using testing::every_feature_program;
 using testing::one_op_program;
 using testing::program_file;
 using testing::Wire;
 
 // The message of the skiff::Error that `fn` throws ("" if it throws none).
-template <typename Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 std::string temp_dir() {
   auto dir = std::filesystem::temp_directory_path() /

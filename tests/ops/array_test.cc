@@ -11,6 +11,8 @@
 namespace skiff {
 namespace {
 
+using testing::error_of;
+
 using testing::from_f64;
 using testing::OpTest;
 using testing::random_tensor;
@@ -40,15 +42,6 @@ void run_keeping_all(const Program& p, Scope* scope,
 }
 
 // The message of the skiff::Error that fn throws ("" if none).
-template <typename Fn>
-std::string error_of(Fn fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // ---- write_to_array / read_from_array / array_length ----
 

@@ -18,6 +18,8 @@
 namespace skiff {
 namespace {
 
+using testing::error_of;
+
 using testing::from_f64;
 using testing::OpTest;
 using testing::random_tensor;
@@ -150,14 +152,6 @@ TEST(ElementwiseOps, MaxAndMinPropagateNan) {
 }
 
 // The message of the skiff::Error that `fn` throws ("" when it throws none).
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST(ElementwiseOps, UnbroadcastableShapesFailNamingBothShapes) {
   OpTest t("elementwise_add");

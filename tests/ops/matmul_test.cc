@@ -14,6 +14,8 @@
 namespace skiff {
 namespace {
 
+using testing::expect_error;
+
 using testing::from_f64;
 using testing::OpTest;
 using testing::random_tensor;
@@ -201,19 +203,6 @@ TEST(MatmulOp, ShapeInferenceWithUnknownDims) {
   EXPECT_EQ(kernels::matmul_shape({-1, 2, 3}, {4, 3, 5}, false, false), Shape({4, 2, 5}));
   EXPECT_EQ(kernels::matmul_shape({-1}, {-1}, false, false), Shape({}));
   EXPECT_EQ(kernels::matmul_shape({4, -1}, {5, 4}, true, true), Shape({-1, 5}));
-}
-
-// Runs the op expecting a skiff::Error whose message holds every part.
-void expect_error(const OpTest& t, const std::vector<std::string>& parts) {
-  try {
-    t.run();
-    ADD_FAILURE() << "expected a skiff::Error";
-  } catch (const Error& e) {
-    for (const std::string& p : parts) {
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
-          << "'" << p << "' missing from: " << e.what();
-    }
-  }
 }
 
 TEST(MatmulOp, ErrorsNameBothShapes) {

@@ -13,6 +13,8 @@
 namespace skiff {
 namespace {
 
+using testing::expect_error;
+
 using testing::OpTest;
 using testing::random_tensor;
 
@@ -28,18 +30,6 @@ OpTest transpose_op(const Tensor& x, const std::vector<int64_t>& axis) {
   OpTest t("transpose");
   t.input("X", x).attr("axis", axis);
   return t;
-}
-
-void expect_error(const OpTest& t, const std::vector<std::string>& parts) {
-  try {
-    t.run();
-    ADD_FAILURE() << "expected a skiff::Error";
-  } catch (const Error& e) {
-    for (const std::string& p : parts) {
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
-          << "'" << p << "' missing from: " << e.what();
-    }
-  }
 }
 
 // ---- reshape ----

@@ -14,6 +14,8 @@
 namespace skiff {
 namespace {
 
+using testing::expect_error;
+
 using testing::from_f64;
 using testing::OpTest;
 using testing::random_tensor;
@@ -236,18 +238,6 @@ TEST(CrossEntropyOp, GradKernelInFloat32) {
   for (int c = 0; c < 3; ++c) {
     EXPECT_NEAR(dx.data<float>()[c], 2 * (prob.data<float>()[c] - (c == 1 ? 1 : 0)), 1e-6);
     EXPECT_EQ(dx.data<float>()[3 + c], 0.0f);
-  }
-}
-
-void expect_error(const OpTest& t, const std::vector<std::string>& parts) {
-  try {
-    t.run();
-    ADD_FAILURE() << "expected a skiff::Error";
-  } catch (const Error& e) {
-    for (const std::string& p : parts) {
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
-          << "'" << p << "' missing from: " << e.what();
-    }
   }
 }
 

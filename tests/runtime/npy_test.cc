@@ -10,18 +10,12 @@
 #include <filesystem>
 
 #include "skiff/ir/file_io.h"
+#include "tests/testing/op_test.h"
 
 namespace skiff {
 namespace {
 
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_of;
 
 void expect_same(const Tensor& a, const Tensor& b) {
   EXPECT_EQ(a.type_str(), b.type_str());

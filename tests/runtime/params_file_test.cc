@@ -9,18 +9,12 @@
 #include <fstream>
 
 #include "skiff/ir/file_io.h"
+#include "tests/testing/op_test.h"
 
 namespace skiff {
 namespace {
 
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_of;
 
 class ParamsFileTest : public ::testing::Test {
  protected:

@@ -8,6 +8,7 @@
 //   t.check_grad({"X"});                    // d<w, Out>/dX vs finite differences
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -28,6 +29,13 @@ Tensor from_f64(const Tensor& t, DType dtype);
 // True when shapes match and |a - b| <= atol + rtol * |b| elementwise; on failure
 // `why` names the first bad element.
 bool all_close(const Tensor& a, const Tensor& b, double atol, double rtol, std::string* why);
+
+// The message of the skiff::Error that `fn` throws; "" when it throws none.
+std::string error_of(const std::function<void()>& fn);
+
+class OpTest;
+// Runs the op expecting a skiff::Error whose message contains every one of `parts`.
+void expect_error(const OpTest& test, const std::vector<std::string>& parts);
 
 class OpTest {
  public:
