@@ -1,7 +1,7 @@
 // Trains a multi-layer perceptron on Fashion-MNIST with a program built in C++, then
 // reports test accuracy. The data comes from the Debian package dataset-fashion-mnist.
 //
-//   build/bin/fashion_mnist_mlp [--epochs N] [--data DIR] [--save PREFIX]
+//   build/bin/fashion_mnist_mlp [--epochs N] [--data DIR] [--save PREFIX] [--min-accuracy A]
 //
 // The trained inference program and its parameters are written to PREFIX.skmodel and
 // PREFIX.skparams, ready for `skiff run`.
@@ -68,10 +68,12 @@ int main(int argc, char** argv) {
   int epochs = 2;
   std::string dir = "/usr/share/datasets/fashion-mnist";
   std::string save = "fashion_mnist_mlp";
+  double min_accuracy = 0;  // exit 1 when the final test accuracy is below
   for (int a = 1; a + 1 < argc; a += 2) {
     if (!std::strcmp(argv[a], "--epochs")) epochs = std::atoi(argv[a + 1]);
     if (!std::strcmp(argv[a], "--data")) dir = argv[a + 1];
     if (!std::strcmp(argv[a], "--save")) save = argv[a + 1];
+    if (!std::strcmp(argv[a], "--min-accuracy")) min_accuracy = std::atof(argv[a + 1]);
   }
   try {
     auto load = [&](const char* images, const char* labels) {
@@ -109,6 +111,7 @@ int main(int argc, char** argv) {
     auto predict = exe.prepare(infer, {test_logits});
 
     data::BatchReader reader(train_x, train_y, kBatch, /*seed=*/1);
+    double acc = 0;
     for (int epoch = 1; epoch <= epochs; ++epoch) {
       auto start = std::chrono::steady_clock::now();
       reader.start_epoch();
@@ -128,7 +131,7 @@ int main(int argc, char** argv) {
       double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       feed(infer, &scope, "x", test_x);
       exe.run(*predict, &scope);
-      double acc = accuracy(fetch(scope, test_logits), test_y);
+      acc = accuracy(fetch(scope, test_logits), test_y);
       std::printf("epoch %d: train loss %.4f, test accuracy %.4f, %.1f s (%.0f images/s)\n", epoch,
                   loss_sum / steps, acc, secs, steps * kBatch / secs);
     }
@@ -136,6 +139,11 @@ int main(int argc, char** argv) {
     save_persistables(save + ".skparams", infer, scope);
     std::printf("saved %s.skmodel and %s.skparams (input 'x' float32[-1, 784], output '%s')\n",
                 save.c_str(), save.c_str(), test_logits.c_str());
+    if (acc < min_accuracy) {
+      std::fprintf(stderr, "fashion_mnist_mlp: test accuracy %.4f is below %.4f\n", acc,
+                   min_accuracy);
+      return 1;
+    }
   } catch (const Error& e) {
     std::fprintf(stderr, "fashion_mnist_mlp: %s\n", e.what());
     return 1;

@@ -88,7 +88,9 @@ int main() {
 
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> uni(-1.f, 1.f);
-  for (int iter = 0; iter <= 300; ++iter) {
+  double window = 0;  // loss summed over the last 50 steps
+  double first = 0, last = 0;
+  for (int iter = 0; iter < 400; ++iter) {
     Tensor target = Tensor::zeros({kBatch, 1}, DType::kF32);
     for (int t = 0; t < kSteps; ++t) {
       Tensor xt = Tensor::empty({kBatch, kIn}, DType::kF32);
@@ -99,8 +101,18 @@ int main() {
     }
     feed(main, &scope, "target", target);
     exe.run(*step, &scope);
-    if (iter % 50 == 0)
-      std::printf("step %3d  loss %.5f\n", iter, fetch(scope, loss).item<float>());
+    window += fetch(scope, loss).item<float>();
+    if (iter % 50 == 49) {
+      std::printf("steps %3d-%3d  mean loss %.5f\n", iter - 49, iter, window / 50);
+      if (iter == 49) first = window;
+      last = window;
+      window = 0;
+    }
+  }
+  if (!(last < 0.25 * first)) {
+    std::fprintf(stderr, "rnn_while: the loss did not fall (%.5f -> %.5f)\n", first / 50,
+                 last / 50);
+    return 1;
   }
   return 0;
 }
