@@ -62,6 +62,20 @@ class Tensor {
   void reshape(const Shape& shape);
   // Drops the storage (used to free temporaries after their last use).
   void release() { storage_.reset(); }
+  // Hands the storage over for reuse when this tensor is its only owner (nullptr
+  // otherwise); either way the tensor is left without storage.
+  std::shared_ptr<Storage> take_storage() {
+    std::shared_ptr<Storage> s = storage_.use_count() == 1 ? std::move(storage_) : nullptr;
+    storage_.reset();
+    offset_ = 0;
+    return s;
+  }
+  // Attaches recycled storage: a following resize that fits reuses it.
+  void adopt_storage(std::shared_ptr<Storage> storage) {
+    storage_ = std::move(storage);
+    offset_ = 0;
+    shape_ = Shape{0};
+  }
 
   template <typename T>
   T* data() {

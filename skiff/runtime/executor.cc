@@ -110,7 +110,8 @@ std::shared_ptr<PreparedBlock> prepare_block(const Program& program, int block_i
 
   if (free_temporaries) {
     // A temporary is a local first written (not read) by an op of this block; it
-    // dies after the last instruction that touches it.
+    // dies after the last instruction that touches it, its buffer going to the pool
+    // for a dense temporary born later (the block's memory plan).
     std::set<std::string> kept(keep.begin(), keep.end());
     std::unordered_map<std::string, size_t> last_use;
     std::set<std::string> read_first, written;
@@ -120,10 +121,17 @@ std::shared_ptr<PreparedBlock> prepare_block(const Program& program, int block_i
         if (!written.count(n)) read_first.insert(n);
       for (const auto& n : block.ops[i].output_names()) written.insert(n);
     }
+    std::unordered_map<std::string, size_t> first_write;
+    for (size_t i = block.ops.size(); i-- > 0;)
+      for (const auto& n : block.ops[i].output_names()) first_write[n] = i;
     for (const std::string& name : pb->locals) {
       auto it = last_use.find(name);
       if (it == last_use.end() || kept.count(name) || read_first.count(name)) continue;
       pb->instrs[it->second]->dead_after.push_back(name);
+      if (block.vars.at(name).kind != VarKind::kDenseTensor) continue;
+      Instruction& birth = *pb->instrs[first_write.at(name)];
+      birth.born_here.push_back(name);
+      birth.born_bytes.push_back(0);
     }
   }
   return pb;
@@ -149,6 +157,8 @@ void PreparedBlock::bind(Scope* scope) {
     resolve(instr->op.outputs, &instr->ctx->outputs);
     instr->release.clear();
     for (const auto& name : instr->dead_after) instr->release.push_back(scope->find_var(name));
+    instr->born.clear();
+    for (const auto& name : instr->born_here) instr->born.push_back(scope->find_var(name));
   }
   bound_scope = scope->id();
 }
@@ -162,6 +172,8 @@ void PreparedBlock::release_locals(Scope* scope) const {
 void run_block(PreparedBlock& block, Scope* scope) {
   if (block.bound_scope != scope->id()) block.bind(scope);
   for (auto& instr : block.instrs) {
+    for (size_t k = 0; k < instr->born.size(); ++k)
+      block.pool.provide(instr->born[k], instr->born_bytes[k]);
     if (instr->kernel) {
       try {
         instr->kernel(*instr->ctx);
@@ -171,7 +183,11 @@ void run_block(PreparedBlock& block, Scope* scope) {
     } else {
       run_block_op(*instr, scope);
     }
-    for (Variable* v : instr->release) v->clear();
+    for (size_t k = 0; k < instr->born.size(); ++k) {
+      const Tensor* t = instr->born[k]->tensor();
+      instr->born_bytes[k] = t ? t->nbytes() : 0;
+    }
+    for (Variable* v : instr->release) block.pool.recycle(v);
   }
 }
 

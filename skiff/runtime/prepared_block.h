@@ -10,6 +10,7 @@
 #include "skiff/ir/program.h"
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
+#include "skiff/runtime/buffer_pool.h"
 #include "skiff/runtime/scope.h"
 
 namespace skiff {
@@ -25,6 +26,9 @@ struct Instruction {
   std::vector<std::shared_ptr<PreparedBlock>> sub_blocks;  // indexed like the op's blocks
   std::vector<std::string> dead_after;  // temporaries whose last use is this instruction
   std::vector<Variable*> release;       // the same, bound
+  std::vector<std::string> born_here;   // temporaries this instruction writes first
+  std::vector<Variable*> born;          // the same, bound
+  std::vector<size_t> born_bytes;       // their sizes in the last run (0: unknown)
   // Ops that run a sub-block without keeping step scopes reuse one child scope.
   std::unique_ptr<Scope> work_scope;
   uint64_t work_parent = 0;
@@ -39,6 +43,8 @@ struct PreparedBlock {
   std::vector<std::string> locals;
   // Id of the scope the instructions are bound to (0: none).
   uint64_t bound_scope = 0;
+  // Buffers of dead temporaries, reused by temporaries born later.
+  BufferPool pool;
 
   // Resolves every instruction's variables in `scope` (creating locals there).
   void bind(Scope* scope);

@@ -1,0 +1,30 @@
+// The memory plan of a prepared block: buffers of temporaries that died are kept in
+// a pool and handed to temporaries born later, so that a block run many times (a
+// training step) allocates nothing in steady state and its peak memory is that of
+// its live temporaries, not of all of them.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "skiff/core/allocator.h"
+#include "skiff/core/variable.h"
+
+namespace skiff {
+
+class BufferPool {
+ public:
+  // Takes the dead variable's buffer into the pool (when no one else shares it) and
+  // clears the variable.
+  void recycle(Variable* var);
+  // Before a temporary is written: attaches the smallest pooled buffer of at least
+  // `bytes` (what it needed last run), if there is one.
+  void provide(Variable* var, size_t bytes);
+  size_t pooled_bytes() const;
+
+ private:
+  std::vector<std::shared_ptr<Storage>> free_;
+};
+
+}  // namespace skiff
