@@ -18,23 +18,13 @@ namespace skiff::autodiff {
 
 namespace {
 
-std::vector<int32_t> sub_blocks(const OpDesc& op) {
-  std::vector<int32_t> out;
-  for (const auto& [key, attr] : op.attrs.items()) {
-    if (auto* b = std::get_if<BlockRef>(&attr)) out.push_back(b->idx);
-    if (auto* bs = std::get_if<BlockRefs>(&attr))
-      out.insert(out.end(), bs->idx.begin(), bs->idx.end());
-  }
-  return out;
-}
-
 bool touches(const Program& p, const OpDesc& op, const std::string& v, bool writes_only) {
   for (const auto& n : op.output_names())
     if (n == v) return true;
   if (!writes_only)
     for (const auto& n : op.input_names())
       if (n == v) return true;
-  for (int32_t b : sub_blocks(op))
+  for (int32_t b : op.sub_blocks())
     for (const OpDesc& inner : p.block(b).ops)
       if (touches(p, inner, v, writes_only)) return true;
   return false;
@@ -49,7 +39,7 @@ bool reads(const OpDesc& op, const std::string& v) {
 void rename_everywhere(Program& p, OpDesc& op, const std::string& from, const std::string& to) {
   op.rename_input(from, to);
   op.rename_output(from, to);
-  for (int32_t b : sub_blocks(op))
+  for (int32_t b : op.sub_blocks())
     for (OpDesc& inner : p.block(b).ops) rename_everywhere(p, inner, from, to);
 }
 
@@ -115,7 +105,7 @@ class Renamer {
     for (size_t j = 0; j < ops.size(); ++j) {
       OpDesc op = ops[j];
       const bool is_write = k < writes.size() && writes[k] == j;
-      const bool cf = !sub_blocks(op).empty();
+      const bool cf = !op.sub_blocks().empty();
       if (is_write && cf && reads(op, v)) {
         // A loop or branch updating v in place: give it its own copy to update.
         std::string target = renamed(k) ? fresh(v) : v;
@@ -149,7 +139,7 @@ class Renamer {
   // Renames reads of `from` inside the sub-blocks of a control-flow op that does not
   // write it.
   void rename_everywhere_inputs(OpDesc& op, const std::string& from, const std::string& to) {
-    for (int32_t b : sub_blocks(op))
+    for (int32_t b : op.sub_blocks())
       for (OpDesc& inner : p_.block(b).ops) rename_everywhere(p_, inner, from, to);
   }
 

@@ -36,16 +36,6 @@ std::string var_to_text(const VarDesc& v) {
   return out;
 }
 
-std::vector<int32_t> referenced_blocks(const OpDesc& op) {
-  std::vector<int32_t> out;
-  for (const auto& [name, value] : op.attrs.items()) {
-    if (auto* b = std::get_if<BlockRef>(&value)) out.push_back(b->idx);
-    if (auto* bs = std::get_if<BlockRefs>(&value))
-      out.insert(out.end(), bs->idx.begin(), bs->idx.end());
-  }
-  return out;
-}
-
 // Deeper sub-blocks are printed after the program, so that a corrupt file with a
 // long chain of nested blocks cannot exhaust the stack.
 constexpr int kMaxIndent = 64;
@@ -76,7 +66,7 @@ class ProgramPrinter {
     for (const auto& [name, var] : block.vars) line(indent + 1, var_to_text(var));
     for (const OpDesc& op : block.ops) {
       line(indent + 1, op_to_text(op));
-      for (int32_t sub : referenced_blocks(op)) {
+      for (int32_t sub : op.sub_blocks()) {
         if (sub < 0 || sub >= program_.num_blocks()) {
           line(indent + 2, str_cat("(block ", sub, " does not exist)"));
         } else if (printed_.count(sub)) {

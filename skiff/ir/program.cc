@@ -85,6 +85,16 @@ std::string OpDesc::source() const {
   return s ? *s : "";
 }
 
+std::vector<int32_t> OpDesc::sub_blocks() const {
+  std::vector<int32_t> out;
+  for (const auto& [name, value] : attrs.items()) {
+    if (auto* b = std::get_if<BlockRef>(&value)) out.push_back(b->idx);
+    if (auto* bs = std::get_if<BlockRefs>(&value))
+      out.insert(out.end(), bs->idx.begin(), bs->idx.end());
+  }
+  return out;
+}
+
 OpDesc& Block::append_op(const std::string& type) {
   ops.emplace_back(type);
   return ops.back();

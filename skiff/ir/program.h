@@ -82,6 +82,8 @@ struct OpDesc {
   void rename_output(const std::string& from, const std::string& to);
   // "file:line" of the creating frontend code, or "".
   std::string source() const;
+  // Indices of the blocks its attrs reference (the sub-blocks it runs), in attr order.
+  std::vector<int32_t> sub_blocks() const;
 
   template <typename T>
   T attr(const char* name) const {

@@ -34,11 +34,7 @@ std::vector<int32_t> referenced_blocks(const Attr& value) {
   return {};
 }
 
-bool runs_sub_blocks(const OpDesc& op) {
-  for (const auto& [name, value] : op.attrs.items())
-    if (!referenced_blocks(value).empty()) return true;
-  return false;
-}
+bool runs_sub_blocks(const OpDesc& op) { return !op.sub_blocks().empty(); }
 
 class ProgramVerifier {
  public:

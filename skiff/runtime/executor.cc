@@ -14,24 +14,9 @@ namespace {
 void collect_names(const Program& program, const OpDesc& op, std::set<std::string>* names) {
   for (const auto& n : op.input_names()) names->insert(n);
   for (const auto& n : op.output_names()) names->insert(n);
-  for (const auto& [key, attr] : op.attrs.items()) {
-    std::vector<int32_t> blocks;
-    if (auto* b = std::get_if<BlockRef>(&attr)) blocks.push_back(b->idx);
-    if (auto* bs = std::get_if<BlockRefs>(&attr)) blocks = bs->idx;
-    for (int32_t idx : blocks) {
-      for (const OpDesc& inner : program.block(idx).ops) collect_names(program, inner, names);
-    }
+  for (int32_t idx : op.sub_blocks()) {
+    for (const OpDesc& inner : program.block(idx).ops) collect_names(program, inner, names);
   }
-}
-
-std::vector<int32_t> sub_block_indices(const OpDesc& op) {
-  std::vector<int32_t> out;
-  for (const auto& [key, attr] : op.attrs.items()) {
-    if (auto* b = std::get_if<BlockRef>(&attr)) out.push_back(b->idx);
-    if (auto* bs = std::get_if<BlockRefs>(&attr))
-      out.insert(out.end(), bs->idx.begin(), bs->idx.end());
-  }
-  return out;
 }
 
 // The dtype that selects an op's kernel: the named input slot's, else the first
@@ -90,7 +75,7 @@ std::shared_ptr<PreparedBlock> prepare_block(const Program& program, int block_i
     instr->info = &OpRegistry::global().get(op.type);
     fill_default_attrs(instr->op);
     if (instr->info->runs_blocks) {
-      for (int32_t idx : sub_block_indices(op)) {
+      for (int32_t idx : op.sub_blocks()) {
         instr->sub_blocks.push_back(prepare_block(program, idx, place, false, {}));
       }
     } else {
