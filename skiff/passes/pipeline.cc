@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "skiff/ir/printer.h"
+#include "skiff/passes/fuse_conv.h"
 
 namespace skiff {
 
@@ -31,6 +32,10 @@ Program run_pipeline(const Program& program, const std::vector<Pass>& passes) {
   return current;
 }
 
-std::vector<Pass> inference_pipeline() { return {}; }
+std::vector<Pass> inference_pipeline() {
+  return {
+      {"fuse_conv_bias_relu", fuse_conv_bias_relu},
+  };
+}
 
 }  // namespace skiff

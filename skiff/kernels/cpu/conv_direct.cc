@@ -1,0 +1,178 @@
+// Convolution by im2col + gemm (float64's implementation; float32 takes it for degenerate
+// geometries): each image's receptive fields are laid out as
+// columns ([c * kh * kw, oh * ow], group after group), so the convolution is one batched
+// product per image with the groups as the batch.
+#include <algorithm>
+#include <vector>
+
+#include "skiff/kernels/cpu/conv_geometry.h"
+#include "skiff/kernels/cpu/gemm.h"
+
+namespace skiff::kernels {
+namespace {
+
+// Rows of the column matrix per group: (c / groups) * kh * kw.
+int64_t col_rows_per_group(const ConvGeometry& g) { return (g.c / g.groups) * g.kh * g.kw; }
+
+// col[(ci * kh + ki) * kw + kj][oy * ow + ox] = src[ci][iy][ix] (0 outside the image), with
+// iy = oy * stride_h - pad_top + ki * dilation_h and ix alike.
+template <typename T>
+void im2col(const ConvGeometry& g, const T* src, T* col) {
+  const int64_t out_hw = g.oh * g.ow;
+  for (int64_t ci = 0; ci < g.c; ++ci) {
+    const T* plane = src + ci * g.h * g.w;
+    for (int64_t ki = 0; ki < g.kh; ++ki) {
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        T* row = col + ((ci * g.kh + ki) * g.kw + kj) * out_hw;
+        for (int64_t oy = 0; oy < g.oh; ++oy) {
+          T* out = row + oy * g.ow;
+          const int64_t iy = oy * g.stride_h - g.pad_top + ki * g.dilation_h;
+          if (iy < 0 || iy >= g.h) {
+            std::fill(out, out + g.ow, T(0));
+            continue;
+          }
+          const T* line = plane + iy * g.w;
+          for (int64_t ox = 0; ox < g.ow; ++ox) {
+            const int64_t ix = ox * g.stride_w - g.pad_left + kj * g.dilation_w;
+            out[ox] = ix >= 0 && ix < g.w ? line[ix] : T(0);
+          }
+        }
+      }
+    }
+  }
+}
+
+// The adjoint of im2col: src[ci][iy][ix] += every column entry that im2col read from it.
+template <typename T>
+void col2im_add(const ConvGeometry& g, const T* col, T* src) {
+  const int64_t out_hw = g.oh * g.ow;
+  for (int64_t ci = 0; ci < g.c; ++ci) {
+    T* plane = src + ci * g.h * g.w;
+    for (int64_t ki = 0; ki < g.kh; ++ki) {
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        const T* row = col + ((ci * g.kh + ki) * g.kw + kj) * out_hw;
+        for (int64_t oy = 0; oy < g.oh; ++oy) {
+          const int64_t iy = oy * g.stride_h - g.pad_top + ki * g.dilation_h;
+          if (iy < 0 || iy >= g.h) continue;
+          T* line = plane + iy * g.w;
+          const T* in = row + oy * g.ow;
+          for (int64_t ox = 0; ox < g.ow; ++ox) {
+            const int64_t ix = ox * g.stride_w - g.pad_left + kj * g.dilation_w;
+            if (ix >= 0 && ix < g.w) line[ix] += in[ox];
+          }
+        }
+      }
+    }
+  }
+}
+
+// One product per image, batched over the groups.
+GemmProblem group_problem(const ConvGeometry& g, int64_t m, int64_t n, int64_t k) {
+  GemmProblem p;
+  p.a_batch = p.b_batch = p.c_batch = Shape{g.groups};
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  return p;
+}
+
+}  // namespace
+
+template <typename T>
+void conv_bias_grad(const ConvGeometry& g, const T* dst_grad, T* bias_grad) {
+  const int64_t out_hw = g.oh * g.ow;
+  std::fill(bias_grad, bias_grad + g.m, T(0));
+  for (int64_t b = 0; b < g.n; ++b) {
+    for (int64_t mi = 0; mi < g.m; ++mi) {
+      const T* plane = dst_grad + (b * g.m + mi) * out_hw;
+      T sum = 0;
+#pragma omp simd reduction(+ : sum)
+      for (int64_t i = 0; i < out_hw; ++i) sum += plane[i];
+      bias_grad[mi] += sum;
+    }
+  }
+}
+template void conv_bias_grad(const ConvGeometry&, const float*, float*);
+template void conv_bias_grad(const ConvGeometry&, const double*, double*);
+
+template <typename T>
+void direct_conv_forward(const ConvGeometry& g, const T* src, const T* weights, const T* bias,
+                         bool relu, T* dst) {
+  const int64_t out_hw = g.oh * g.ow, k = col_rows_per_group(g);
+  std::vector<T> col(static_cast<size_t>(g.c * g.kh * g.kw * out_hw));
+  const GemmProblem p = group_problem(g, g.m / g.groups, out_hw, k);
+  for (int64_t b = 0; b < g.n; ++b) {
+    T* out = dst + b * g.m * out_hw;
+    im2col(g, src + b * g.c * g.h * g.w, col.data());
+    gemm(p, weights, col.data(), out);
+    if (!bias && !relu) continue;
+    for (int64_t mi = 0; mi < g.m; ++mi) {
+      T* plane = out + mi * out_hw;
+      const T add = bias ? bias[mi] : T(0);
+      for (int64_t i = 0; i < out_hw; ++i) {
+        const T v = plane[i] + add;
+        plane[i] = relu && v < 0 ? T(0) : v;
+      }
+    }
+  }
+}
+
+template <typename T>
+void direct_conv_backward_data(const ConvGeometry& g, const T* weights, const T* dst_grad,
+                               T* src_grad) {
+  const int64_t out_hw = g.oh * g.ow, k = col_rows_per_group(g);
+  std::fill(src_grad, src_grad + g.src_numel(), T(0));
+  std::vector<T> col(static_cast<size_t>(g.c * g.kh * g.kw * out_hw));
+  GemmProblem p = group_problem(g, k, out_hw, g.m / g.groups);
+  p.trans_a = true;  // weights stored [groups, m / groups, k]
+  for (int64_t b = 0; b < g.n; ++b) {
+    gemm(p, weights, dst_grad + b * g.m * out_hw, col.data());
+    col2im_add(g, col.data(), src_grad + b * g.c * g.h * g.w);
+  }
+}
+
+template <typename T>
+void direct_conv_backward_weights(const ConvGeometry& g, const T* src, const T* dst_grad,
+                                  T* weights_grad, T* bias_grad) {
+  const int64_t out_hw = g.oh * g.ow, k = col_rows_per_group(g);
+  const int64_t count = g.weights_numel();
+  std::fill(weights_grad, weights_grad + count, T(0));
+  std::vector<T> col(static_cast<size_t>(g.c * g.kh * g.kw * out_hw));
+  std::vector<T> image_grad(static_cast<size_t>(count));
+  GemmProblem p = group_problem(g, g.m / g.groups, k, out_hw);
+  p.trans_b = true;  // columns stored [groups, k, oh * ow]
+  for (int64_t b = 0; b < g.n; ++b) {
+    im2col(g, src + b * g.c * g.h * g.w, col.data());
+    gemm(p, dst_grad + b * g.m * out_hw, col.data(), image_grad.data());
+    for (int64_t i = 0; i < count; ++i) weights_grad[i] += image_grad[i];
+  }
+  if (bias_grad) conv_bias_grad(g, dst_grad, bias_grad);
+}
+
+template void direct_conv_forward(const ConvGeometry&, const float*, const float*, const float*,
+                                  bool, float*);
+template void direct_conv_forward(const ConvGeometry&, const double*, const double*, const double*,
+                                  bool, double*);
+template void direct_conv_backward_data(const ConvGeometry&, const float*, const float*, float*);
+template void direct_conv_backward_data(const ConvGeometry&, const double*, const double*, double*);
+template void direct_conv_backward_weights(const ConvGeometry&, const float*, const float*, float*,
+                                           float*);
+template void direct_conv_backward_weights(const ConvGeometry&, const double*, const double*,
+                                           double*, double*);
+
+void conv_forward(const ConvGeometry& g, const double* src, const double* weights,
+                  const double* bias, bool relu, double* dst) {
+  direct_conv_forward(g, src, weights, bias, relu, dst);
+}
+
+void conv_backward_data(const ConvGeometry& g, const double* weights, const double* dst_grad,
+                        double* src_grad) {
+  direct_conv_backward_data(g, weights, dst_grad, src_grad);
+}
+
+void conv_backward_weights(const ConvGeometry& g, const double* src, const double* dst_grad,
+                           double* weights_grad, double* bias_grad) {
+  direct_conv_backward_weights(g, src, dst_grad, weights_grad, bias_grad);
+}
+
+}  // namespace skiff::kernels

@@ -1,0 +1,253 @@
+// conv2d and conv2d_transpose (PaddlePaddle semantics, NCHW) and their grad ops.
+#include "skiff/kernels/cpu/conv.h"
+
+#include <string>
+#include <vector>
+
+#include "skiff/ops/grad_context.h"
+#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/registry.h"
+#include "skiff/ops/shape_context.h"
+
+namespace skiff {
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+template <typename Ctx>
+void check_data_format(const Ctx& ctx) {
+  const std::string& format = ctx.template attr_ref<std::string>("data_format");
+  SKIFF_CHECK(format == "NCHW", "data_format \"", format, "\" is not supported; only \"NCHW\"");
+}
+
+template <typename Ctx>
+kernels::ConvParams conv_params_of(const Ctx& ctx) {
+  check_data_format(ctx);
+  return kernels::conv_params(
+      ctx.template attr_ref<Ints>("strides"), ctx.template attr_ref<Ints>("paddings"),
+      ctx.template attr_ref<Ints>("dilations"), ctx.template attr<int64_t>("groups"));
+}
+
+template <typename Ctx>
+kernels::ConvParams transpose_params_of(const Ctx& ctx) {
+  check_data_format(ctx);
+  return kernels::conv_params(
+      ctx.template attr_ref<Ints>("strides"), ctx.template attr_ref<Ints>("paddings"),
+      ctx.template attr_ref<Ints>("dilations"), ctx.template attr<int64_t>("groups"),
+      ctx.template attr_ref<Ints>("output_padding"));
+}
+
+constexpr const char* kFusedReluHasNoGrad =
+    "conv2d with fuse_relu=true is made by the inference pass fuse_conv_bias_relu and has no "
+    "gradient; train with conv2d followed by relu";
+
+// Checks Input / Filter (/ Bias) dtypes at build time.
+DType infer_conv_dtype(ShapeContext& ctx, bool with_bias) {
+  const DType x = ctx.in_dtype("Input"), w = ctx.in_dtype("Filter");
+  SKIFF_CHECK(is_floating(x) && w == x, "Input (", dtype_name(x), ctx.in_shape("Input"),
+              ") and Filter (", dtype_name(w), ctx.in_shape("Filter"),
+              ") must both be float32 or both float64");
+  if (with_bias) {
+    const DType b = ctx.in_dtype("Bias");
+    SKIFF_CHECK(b == x, "Bias is ", dtype_name(b), " but Input is ", dtype_name(x));
+  }
+  return x;
+}
+
+// ---------------------------------------------------------------- conv2d
+
+void infer_conv2d(ShapeContext& ctx) {
+  const bool with_bias = ctx.has_input("Bias");
+  const DType dtype = infer_conv_dtype(ctx, with_bias);
+  const Shape out =
+      kernels::conv2d_shape(ctx.in_shape("Input"), ctx.in_shape("Filter"), conv_params_of(ctx));
+  if (with_bias) {
+    const Shape bias = ctx.in_shape("Bias");
+    SKIFF_CHECK(kernels::conv2d_bias_shape_ok(bias, out[1]), "Bias must be [", out[1], "] or [1, ",
+                out[1], ", 1, 1] (one value per output channel of Filter ", ctx.in_shape("Filter"),
+                "), got ", bias);
+  }
+  ctx.set_output("Output", out, dtype);
+}
+
+void conv2d_kernel(KernelContext& ctx) {
+  kernels::conv2d(ctx.in("Input"), ctx.in("Filter"), ctx.has_in("Bias") ? &ctx.in("Bias") : nullptr,
+                  conv_params_of(ctx), ctx.attr<bool>("fuse_relu"), ctx.out("Output"));
+}
+
+void conv2d_grad_maker(GradContext& g) {
+  if (!g.wants("Input") && !g.wants("Filter") && !g.wants("Bias")) return;
+  const OpDesc& fwd = g.fwd();
+  SKIFF_CHECK(!fwd.attr<bool>("fuse_relu"), kFusedReluHasNoGrad);
+  OpDesc& op = g.add("conv2d_grad");
+  op.set_input("Input", {fwd.first_input("Input")})
+      .set_input("Filter", {fwd.first_input("Filter")})
+      .set_input("Output@GRAD", {g.out_grad("Output")})
+      .set_output("Input@GRAD", {g.in_grad("Input")})
+      .set_output("Filter@GRAD", {g.in_grad("Filter")});
+  if (!fwd.first_input("Bias").empty()) {
+    op.set_input("Bias", {fwd.first_input("Bias")}).set_output("Bias@GRAD", {g.in_grad("Bias")});
+  }
+  for (const char* name : {"strides", "paddings", "dilations"}) {
+    op.set_attr(name, fwd.attr_ref<Ints>(name));
+  }
+  op.set_attr("groups", fwd.attr<int64_t>("groups"))
+      .set_attr("data_format", fwd.attr<std::string>("data_format"));
+}
+
+void infer_conv2d_grad(ShapeContext& ctx) {
+  SKIFF_CHECK(!ctx.op().attr_or<bool>("fuse_relu", false), kFusedReluHasNoGrad);
+  const DType dtype = infer_conv_dtype(ctx, false);
+  const Shape filter = ctx.in_shape("Filter");
+  ctx.set_output("Input@GRAD", ctx.in_shape("Input"), dtype);
+  ctx.set_output("Filter@GRAD", filter, dtype);
+  if (ctx.has_output("Bias@GRAD")) {
+    ctx.set_output("Bias@GRAD", ctx.has_input("Bias") ? ctx.in_shape("Bias") : Shape{filter[0]},
+                   dtype);
+  }
+}
+
+void conv2d_grad_kernel(KernelContext& ctx) {
+  SKIFF_CHECK(!ctx.op().attr_or<bool>("fuse_relu", false), kFusedReluHasNoGrad);
+  Tensor* dx = ctx.out("Input@GRAD");
+  Tensor* dw = ctx.out("Filter@GRAD");
+  Tensor* db = ctx.out("Bias@GRAD");
+  if (!dx && !dw && !db) return;
+  kernels::conv2d_grad(ctx.in("Input"), ctx.in("Filter"), ctx.in("Output@GRAD"),
+                       conv_params_of(ctx), dx, dw, db);
+  if (db && ctx.has_in("Bias")) db->reshape(ctx.in("Bias").shape());  // [1, M, 1, 1] Bias
+}
+
+// ---------------------------------------------------------------- conv2d_transpose
+
+void infer_conv2d_transpose(ShapeContext& ctx) {
+  const DType dtype = infer_conv_dtype(ctx, false);
+  ctx.set_output("Output",
+                 kernels::conv2d_transpose_shape(ctx.in_shape("Input"), ctx.in_shape("Filter"),
+                                                 transpose_params_of(ctx)),
+                 dtype);
+}
+
+void conv2d_transpose_kernel(KernelContext& ctx) {
+  kernels::conv2d_transpose(ctx.in("Input"), ctx.in("Filter"), transpose_params_of(ctx),
+                            ctx.out("Output"));
+}
+
+void conv2d_transpose_grad_maker(GradContext& g) {
+  if (!g.wants("Input") && !g.wants("Filter")) return;
+  const OpDesc& fwd = g.fwd();
+  OpDesc& op = g.add("conv2d_transpose_grad");
+  op.set_input("Input", {fwd.first_input("Input")})
+      .set_input("Filter", {fwd.first_input("Filter")})
+      .set_input("Output@GRAD", {g.out_grad("Output")})
+      .set_output("Input@GRAD", {g.in_grad("Input")})
+      .set_output("Filter@GRAD", {g.in_grad("Filter")});
+  for (const char* name : {"strides", "paddings", "dilations", "output_padding"}) {
+    op.set_attr(name, fwd.attr_ref<Ints>(name));
+  }
+  op.set_attr("groups", fwd.attr<int64_t>("groups"))
+      .set_attr("data_format", fwd.attr<std::string>("data_format"));
+}
+
+void infer_conv2d_transpose_grad(ShapeContext& ctx) {
+  const DType dtype = infer_conv_dtype(ctx, false);
+  ctx.set_output("Input@GRAD", ctx.in_shape("Input"), dtype);
+  ctx.set_output("Filter@GRAD", ctx.in_shape("Filter"), dtype);
+}
+
+void conv2d_transpose_grad_kernel(KernelContext& ctx) {
+  Tensor* dx = ctx.out("Input@GRAD");
+  Tensor* dw = ctx.out("Filter@GRAD");
+  if (!dx && !dw) return;
+  kernels::conv2d_transpose_grad(ctx.in("Input"), ctx.in("Filter"), ctx.in("Output@GRAD"),
+                                 transpose_params_of(ctx), dx, dw);
+}
+
+// The attributes conv2d and conv2d_transpose share (and their grad ops repeat).
+void add_conv_attrs(OpBuilder& b) {
+  b.attr("strides", Ints{1, 1}, "[stride_h, stride_w]")
+      .attr("paddings", Ints{0, 0},
+            "zero padding: [pad_h, pad_w] on both sides, or [top, bottom, left, right]")
+      .attr("dilations", Ints{1, 1}, "[dilation_h, dilation_w]; 1 is a dense kernel")
+      .attr("groups", int64_t{1},
+            "channel groups: input and output channels split into this many independent "
+            "convolutions (groups = channels: depthwise)")
+      .attr("data_format", std::string("NCHW"), "layout of Input and Output; only \"NCHW\"");
+}
+
+}  // namespace
+
+void register_conv_ops(OpRegistry& r) {
+  OpBuilder conv = r.add("conv2d");
+  conv.doc(
+          "2-D convolution (cross-correlation, as in PaddlePaddle): Output[n, m] = sum over the "
+          "input channels of m's group of Input[n, c] * Filter[m, c], with strides, zero "
+          "padding, dilations and groups; plus Bias[m] when given, then max(0, .) when "
+          "fuse_relu. float32 runs oneDNN, float64 im2col + gemm loops.")
+      .input("Input", "[N, C, H, W], float32 or float64")
+      .input("Filter", "[M, C / groups, KH, KW], Input's dtype")
+      .optional_input("Bias", "[M] or [1, M, 1, 1], added per output channel")
+      .output("Output",
+              "[N, M, OH, OW], OH = (H + pad_top + pad_bottom - dilation_h * (KH - 1) - 1) / "
+              "stride_h + 1 (OW alike)");
+  add_conv_attrs(conv);
+  conv.attr("fuse_relu", false,
+            "apply relu to the output (set by the inference pass fuse_conv_bias_relu; such an "
+            "op has no gradient)")
+      .infer_shape(infer_conv2d)
+      .kernel({DType::kF32, DType::kF64}, conv2d_kernel)
+      .kernel_dtype_from("Input")
+      .grad(conv2d_grad_maker);
+
+  OpBuilder conv_grad = r.add("conv2d_grad");
+  conv_grad.doc("Gradients of conv2d (without fused relu).")
+      .input("Input", "the forward Input")
+      .input("Filter", "the forward Filter")
+      .input("Output@GRAD", "gradient of Output")
+      .optional_input("Bias", "the forward Bias, when present (gives Bias@GRAD its shape)")
+      .output("Input@GRAD", "gradient of Input (\"\" when not needed)")
+      .output("Filter@GRAD", "gradient of Filter (\"\" when not needed)")
+      .optional_output("Bias@GRAD", "gradient of Bias: Output@GRAD summed over N, OH, OW");
+  add_conv_attrs(conv_grad);
+  conv_grad.attr("fuse_relu", false, "must be false: a fused relu has no gradient")
+      .infer_shape(infer_conv2d_grad)
+      .kernel({DType::kF32, DType::kF64}, conv2d_grad_kernel)
+      .kernel_dtype_from("Input");
+
+  OpBuilder transpose = r.add("conv2d_transpose");
+  transpose
+      .doc(
+          "2-D transposed convolution (PaddlePaddle conv2d_transpose): the adjoint of conv2d "
+          "with the same attributes, each Input pixel scattering Filter into Output. float32 "
+          "runs oneDNN, float64 gemm + col2im loops.")
+      .input("Input", "[N, C, H, W], float32 or float64")
+      .input("Filter", "[C, M / groups, KH, KW], Input's dtype")
+      .output("Output",
+              "[N, M, OH, OW], OH = (H - 1) * stride_h - pad_top - pad_bottom + dilation_h * "
+              "(KH - 1) + 1 + output_padding_h (OW alike)");
+  add_conv_attrs(transpose);
+  transpose
+      .attr("output_padding", Ints{},
+            "[extra_h, extra_w] rows / columns added at the bottom / right of Output, each "
+            "below the stride or the dilation (empty: none)")
+      .infer_shape(infer_conv2d_transpose)
+      .kernel({DType::kF32, DType::kF64}, conv2d_transpose_kernel)
+      .kernel_dtype_from("Input")
+      .grad(conv2d_transpose_grad_maker);
+
+  OpBuilder transpose_grad = r.add("conv2d_transpose_grad");
+  transpose_grad.doc("Gradients of conv2d_transpose.")
+      .input("Input", "the forward Input")
+      .input("Filter", "the forward Filter")
+      .input("Output@GRAD", "gradient of Output")
+      .output("Input@GRAD", "gradient of Input (\"\" when not needed)")
+      .output("Filter@GRAD", "gradient of Filter (\"\" when not needed)");
+  add_conv_attrs(transpose_grad);
+  transpose_grad.attr("output_padding", Ints{}, "as in the forward op")
+      .infer_shape(infer_conv2d_transpose_grad)
+      .kernel({DType::kF32, DType::kF64}, conv2d_transpose_grad_kernel)
+      .kernel_dtype_from("Input");
+}
+
+}  // namespace skiff
