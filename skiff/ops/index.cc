@@ -1,0 +1,225 @@
+// Indexed reads and writes: gather, gather_nd, scatter and their grad ops, and
+// one_hot. Index inputs are int32 or int64; negative indices count from the back.
+#include <string>
+
+#include "skiff/kernels/cpu/gather.h"
+#include "skiff/kernels/cpu/one_hot.h"
+#include "skiff/ops/grad_context.h"
+#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/registry.h"
+#include "skiff/ops/shape_context.h"
+
+namespace skiff {
+
+namespace {
+
+constexpr std::initializer_list<DType> kAllDTypes = {DType::kF32, DType::kF64, DType::kI32,
+                                                     DType::kI64, DType::kBool};
+constexpr std::initializer_list<DType> kGradDTypes = {DType::kF32, DType::kF64};
+
+void check_index_dtype(const ShapeContext& ctx, const char* op, const char* slot) {
+  const DType t = ctx.in_dtype(slot);
+  SKIFF_CHECK(t == DType::kI32 || t == DType::kI64, op, ": ", slot, " must be int32 or int64, got ",
+              dtype_name(t));
+}
+
+void infer_x_grad(ShapeContext& ctx) {
+  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("Out@GRAD"));
+}
+
+// <op>_grad(X, Index, Out@GRAD) -> X@GRAD, with the forward op's axis when it has one.
+void indexed_grad_maker(GradContext& g) {
+  if (!g.wants("X")) return;
+  const OpDesc& fwd = g.fwd();
+  OpDesc& op = g.add(fwd.type + "_grad")
+                   .set_input("X", {fwd.first_input("X")})
+                   .set_input("Index", {fwd.first_input("Index")})
+                   .set_input("Out@GRAD", {g.out_grad("Out")})
+                   .set_output("X@GRAD", {g.in_grad("X")});
+  if (fwd.attrs.has("axis")) op.set_attr("axis", fwd.attr<int64_t>("axis"));
+}
+
+// ---- gather ----
+
+void infer_gather(ShapeContext& ctx) {
+  check_index_dtype(ctx, "gather", "Index");
+  ctx.set_output(
+      "Out",
+      kernels::gather_shape(ctx.in_shape("X"), ctx.in_shape("Index"), ctx.attr<int64_t>("axis")),
+      ctx.in_dtype("X"));
+}
+
+void gather_kernel(KernelContext& ctx) {
+  kernels::gather(ctx.in("X"), ctx.in("Index"), ctx.attr<int64_t>("axis"), ctx.out("Out"));
+}
+
+void gather_grad_kernel(KernelContext& ctx) {
+  Tensor* dx = ctx.out("X@GRAD");
+  if (!dx) return;
+  kernels::gather_grad(ctx.in("Out@GRAD"), ctx.in("Index"), ctx.in("X").shape(),
+                       ctx.attr<int64_t>("axis"), dx);
+}
+
+// ---- gather_nd ----
+
+void infer_gather_nd(ShapeContext& ctx) {
+  check_index_dtype(ctx, "gather_nd", "Index");
+  ctx.set_output("Out", kernels::gather_nd_shape(ctx.in_shape("X"), ctx.in_shape("Index")),
+                 ctx.in_dtype("X"));
+}
+
+void gather_nd_kernel(KernelContext& ctx) {
+  kernels::gather_nd(ctx.in("X"), ctx.in("Index"), ctx.out("Out"));
+}
+
+void gather_nd_grad_kernel(KernelContext& ctx) {
+  Tensor* dx = ctx.out("X@GRAD");
+  if (!dx) return;
+  kernels::gather_nd_grad(ctx.in("Out@GRAD"), ctx.in("Index"), ctx.in("X").shape(), dx);
+}
+
+// ---- scatter ----
+
+void infer_scatter(ShapeContext& ctx) {
+  check_index_dtype(ctx, "scatter", "Ids");
+  const Shape x = ctx.in_shape("X");
+  kernels::check_scatter_shapes(x, ctx.in_shape("Ids"), ctx.in_shape("Updates"));
+  SKIFF_CHECK(ctx.in_dtype("Updates") == ctx.in_dtype("X"), "scatter: Updates is ",
+              dtype_name(ctx.in_dtype("Updates")), " but X is ", dtype_name(ctx.in_dtype("X")));
+  SKIFF_CHECK(ctx.attr<bool>("overwrite") || ctx.in_dtype("X") != DType::kBool,
+              "scatter: overwrite=false sums updates, which bool X cannot hold");
+  ctx.set_output("Out", x, ctx.in_dtype("X"));
+}
+
+void scatter_kernel(KernelContext& ctx) {
+  kernels::scatter(ctx.in("X"), ctx.in("Ids"), ctx.in("Updates"), ctx.attr<bool>("overwrite"),
+                   ctx.out("Out"));
+}
+
+void scatter_grad_maker(GradContext& g) {
+  if (!g.wants("X") && !g.wants("Updates")) return;
+  g.add("scatter_grad")
+      .set_input("Ids", {g.fwd().first_input("Ids")})
+      .set_input("Updates", {g.fwd().first_input("Updates")})
+      .set_input("Out@GRAD", {g.out_grad("Out")})
+      .set_output("X@GRAD", {g.in_grad("X")})
+      .set_output("Updates@GRAD", {g.in_grad("Updates")})
+      .set_attr("overwrite", g.fwd().attr<bool>("overwrite"));
+}
+
+void infer_scatter_grad(ShapeContext& ctx) {
+  ctx.set_output("X@GRAD", ctx.in_shape("Out@GRAD"), ctx.in_dtype("Out@GRAD"));
+  ctx.set_output("Updates@GRAD", ctx.in_shape("Updates"), ctx.in_dtype("Out@GRAD"));
+}
+
+void scatter_grad_kernel(KernelContext& ctx) {
+  kernels::scatter_grad(ctx.in("Out@GRAD"), ctx.in("Ids"), ctx.attr<bool>("overwrite"),
+                        ctx.in("Updates").shape(), ctx.out("X@GRAD"), ctx.out("Updates@GRAD"));
+}
+
+// ---- one_hot ----
+
+void infer_one_hot(ShapeContext& ctx) {
+  check_index_dtype(ctx, "one_hot", "X");
+  const DType dtype = dtype_from_name(ctx.attr<std::string>("dtype"));
+  SKIFF_CHECK(is_floating(dtype), "one_hot: dtype must be float32 or float64, got ",
+              dtype_name(dtype));
+  ctx.set_output("Out", kernels::one_hot_shape(ctx.in_shape("X"), ctx.attr<int64_t>("depth")),
+                 dtype);
+}
+
+// The kernel is chosen by Out's dtype, which is T.
+template <typename T>
+void one_hot_kernel(KernelContext& ctx) {
+  kernels::one_hot(ctx.in("X"), ctx.attr<int64_t>("depth"), ctx.attr<bool>("allow_out_of_range"),
+                   dtype_of<T>, ctx.out("Out"));
+}
+
+}  // namespace
+
+void register_index_ops(OpRegistry& r) {
+  r.add("gather")
+      .doc("Out = the entries of X at Index along `axis` (Out[.., j, ..] = X[.., Index[j], ..]).")
+      .input("X", "any shape and dtype")
+      .input("Index", "int32 or int64, 1-D (or rank 0: the axis is dropped)")
+      .output("Out", "X's dims with the axis dim replaced by len(Index), X's dtype")
+      .attr("axis", int64_t{0}, "the axis indexed (negative: from the back)")
+      .infer_shape(infer_gather)
+      .kernel(kAllDTypes, gather_kernel)
+      .grad(indexed_grad_maker);
+
+  r.add("gather_grad")
+      .doc("X@GRAD = zeros with Out@GRAD's entries added at Index along `axis`.")
+      .input("X", "the forward X (for its shape)")
+      .input("Index", "the forward Index")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X")
+      .attr("axis", int64_t{0}, "as in the forward op")
+      .infer_shape(infer_x_grad)
+      .kernel(kGradDTypes, gather_grad_kernel)
+      .kernel_dtype_from("Out@GRAD");
+
+  r.add("gather_nd")
+      .doc(
+          "Out[t] = X[Index[t, 0], ..., Index[t, k-1]] where k = Index.shape[-1] <= rank(X): "
+          "each index tuple picks a slice of X's trailing dims.")
+      .input("X", "any shape and dtype")
+      .input("Index", "int32 or int64 [..., k]")
+      .output("Out", "Index.shape[:-1] + X.shape[k:], X's dtype")
+      .infer_shape(infer_gather_nd)
+      .kernel(kAllDTypes, gather_nd_kernel)
+      .grad(indexed_grad_maker);
+
+  r.add("gather_nd_grad")
+      .doc("X@GRAD = zeros with Out@GRAD's slices added at the index tuples.")
+      .input("X", "the forward X (for its shape)")
+      .input("Index", "the forward Index")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X")
+      .infer_shape(infer_x_grad)
+      .kernel(kGradDTypes, gather_nd_grad_kernel)
+      .kernel_dtype_from("Out@GRAD");
+
+  r.add("scatter")
+      .doc(
+          "Out = X with row Ids[i] replaced by Updates[i]. overwrite: the last of repeated Ids "
+          "wins; otherwise each row named in Ids becomes the sum of its updates.")
+      .input("X", "[N, ...], any dtype (bool only with overwrite)")
+      .input("Ids", "int32 or int64 [M], rows of X")
+      .input("Updates", "[M] + X.shape[1:], X's dtype")
+      .output("Out", "X's shape and dtype")
+      .attr("overwrite", true, "replace rows (true) or sum the updates of each row (false)")
+      .infer_shape(infer_scatter)
+      .kernel(kAllDTypes, scatter_kernel)
+      .grad(scatter_grad_maker);
+
+  r.add("scatter_grad")
+      .doc(
+          "X@GRAD = Out@GRAD with the rows named by Ids zeroed; Updates@GRAD[i] = "
+          "Out@GRAD[Ids[i]] (0 for an update that a later one overwrites).")
+      .input("Ids", "the forward Ids")
+      .input("Updates", "the forward Updates (for its shape)")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X (\"\" when not needed)")
+      .output("Updates@GRAD", "gradient of Updates (\"\" when not needed)")
+      .attr("overwrite", true, "as in the forward op")
+      .infer_shape(infer_scatter_grad)
+      .kernel(kGradDTypes, scatter_grad_kernel)
+      .kernel_dtype_from("Out@GRAD");
+
+  r.add("one_hot")
+      .doc(
+          "Out[..., k] = 1 where k == X[...], else 0: a new last dim of size depth "
+          "(PaddlePaddle's one_hot_v2). Labels outside [0, depth) are an error unless "
+          "allow_out_of_range (then a row of zeros).")
+      .input("X", "int32 or int64 labels, any shape")
+      .output("Out", "X's shape + [depth], of `dtype`")
+      .required_attr("depth", AttrType::kInt, "number of classes, >= 1")
+      .attr("dtype", std::string("float32"), "float32 or float64")
+      .attr("allow_out_of_range", false, "give zeros for labels outside [0, depth)")
+      .infer_shape(infer_one_hot)
+      .kernel({DType::kF32}, one_hot_kernel<float>)
+      .kernel({DType::kF64}, one_hot_kernel<double>);
+}
+
+}  // namespace skiff

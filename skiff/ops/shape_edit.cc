@@ -1,0 +1,193 @@
+// Ops that regroup or repeat dims: flatten, squeeze, unsqueeze (views, no copy),
+// expand and broadcast_to (broadcast copies), tile, and the grad ops of the copies.
+#include <vector>
+
+#include "skiff/kernels/cpu/repeat.h"
+#include "skiff/kernels/cpu/reshape.h"
+#include "skiff/kernels/cpu/shape_edit.h"
+#include "skiff/ops/grad_context.h"
+#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/registry.h"
+#include "skiff/ops/shape_context.h"
+
+namespace skiff {
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+constexpr std::initializer_list<DType> kAllDTypes = {DType::kF32, DType::kF64, DType::kI32,
+                                                     DType::kI64, DType::kBool};
+constexpr std::initializer_list<DType> kGradDTypes = {DType::kF32, DType::kF64};
+
+// ---- flatten, squeeze, unsqueeze: Out is a view of X with another shape ----
+
+Shape flatten_shape_of(const Shape& x, const OpDesc& op) {
+  return kernels::flatten_shape(x, op.attr<int64_t>("start_axis"), op.attr<int64_t>("stop_axis"));
+}
+Shape squeeze_shape_of(const Shape& x, const OpDesc& op) {
+  return kernels::squeeze_shape(x, op.attr_ref<Ints>("axes"));
+}
+Shape unsqueeze_shape_of(const Shape& x, const OpDesc& op) {
+  return kernels::unsqueeze_shape(x, op.attr_ref<Ints>("axes"));
+}
+
+template <Shape (*kShapeOf)(const Shape&, const OpDesc&)>
+void infer_view(ShapeContext& ctx) {
+  ctx.set_output("Out", kShapeOf(ctx.in_shape("X"), ctx.op()), ctx.in_dtype("X"));
+}
+
+template <Shape (*kShapeOf)(const Shape&, const OpDesc&)>
+void view_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.in("X");
+  kernels::reshape(x, kShapeOf(x.shape(), ctx.op()), ctx.out("Out"));
+}
+
+// The gradient of a view is Out@GRAD viewed with X's shape: reshape_grad.
+void view_grad_maker(GradContext& g) {
+  if (!g.wants("X")) return;
+  g.add("reshape_grad")
+      .set_input("X", {g.fwd().first_input("X")})
+      .set_input("Out@GRAD", {g.out_grad("Out")})
+      .set_output("X@GRAD", {g.in_grad("X")});
+}
+
+// ---- expand / broadcast_to, tile ----
+
+void infer_expand(ShapeContext& ctx) {
+  ctx.set_output("Out", kernels::expand_shape(ctx.in_shape("X"), ctx.attr_ref<Ints>("shape")),
+                 ctx.in_dtype("X"));
+}
+
+void expand_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.in("X");
+  kernels::expand(x, kernels::expand_shape(x.shape(), ctx.attr_ref<Ints>("shape")), ctx.out("Out"));
+}
+
+void infer_tile(ShapeContext& ctx) {
+  ctx.set_output("Out", kernels::tile_shape(ctx.in_shape("X"), ctx.attr_ref<Ints>("repeat_times")),
+                 ctx.in_dtype("X"));
+}
+
+void tile_kernel(KernelContext& ctx) {
+  kernels::tile(ctx.in("X"), ctx.attr_ref<Ints>("repeat_times"), ctx.out("Out"));
+}
+
+// <op>_grad(X, Out@GRAD) -> X@GRAD, carrying the forward op's attr
+// `attr` when it is not null.
+void repeat_grad_maker(GradContext& g, const char* grad_type, const char* attr) {
+  if (!g.wants("X")) return;
+  OpDesc& op = g.add(grad_type)
+                   .set_input("X", {g.fwd().first_input("X")})
+                   .set_input("Out@GRAD", {g.out_grad("Out")})
+                   .set_output("X@GRAD", {g.in_grad("X")});
+  if (attr) op.set_attr(attr, g.fwd().attr<Ints>(attr));
+}
+void expand_grad_maker(GradContext& g) { repeat_grad_maker(g, "expand_grad", nullptr); }
+void tile_grad_maker(GradContext& g) { repeat_grad_maker(g, "tile_grad", "repeat_times"); }
+
+void infer_x_grad(ShapeContext& ctx) {
+  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("Out@GRAD"));
+}
+
+void expand_grad_kernel(KernelContext& ctx) {
+  Tensor* dx = ctx.out("X@GRAD");
+  if (!dx) return;
+  kernels::expand_grad(ctx.in("Out@GRAD"), ctx.in("X").shape(), dx);
+}
+
+void tile_grad_kernel(KernelContext& ctx) {
+  Tensor* dx = ctx.out("X@GRAD");
+  if (!dx) return;
+  kernels::tile_grad(ctx.in("Out@GRAD"), ctx.in("X").shape(), ctx.attr_ref<Ints>("repeat_times"),
+                     dx);
+}
+
+void register_expand(OpRegistry& r, const char* type, const char* doc) {
+  r.add(type)
+      .doc(doc)
+      .input("X", "any shape and dtype")
+      .output("Out", "X broadcast to `shape`, X's dtype")
+      .required_attr("shape", AttrType::kInts,
+                     "the target dims, aligned with X's last dims; -1 keeps X's dim")
+      .infer_shape(infer_expand)
+      .kernel(kAllDTypes, expand_kernel)
+      .grad(expand_grad_maker);
+}
+
+}  // namespace
+
+void register_shape_edit_ops(OpRegistry& r) {
+  r.add("flatten")
+      .doc(
+          "Out = X viewed with dims start_axis..stop_axis merged into one (PaddlePaddle's "
+          "flatten_contiguous_range; no copy). A rank-0 X gives [1].")
+      .input("X", "any shape and dtype")
+      .output("Out", "X's dims with the range merged, X's dtype")
+      .attr("start_axis", int64_t{1}, "first merged axis (negative: from the back)")
+      .attr("stop_axis", int64_t{-1}, "last merged axis (negative: from the back)")
+      .infer_shape(infer_view<flatten_shape_of>)
+      .kernel(kAllDTypes, view_kernel<flatten_shape_of>)
+      .grad(view_grad_maker);
+
+  r.add("squeeze")
+      .doc(
+          "Out = X viewed without size-1 dims: those `axes` names (named dims of another "
+          "size stay), or all of them when `axes` is empty. No copy.")
+      .input("X", "any shape and dtype")
+      .output("Out", "X's dims without the squeezed ones, X's dtype")
+      .attr("axes", Ints{}, "axes to drop if they have size 1 (negative: from the back)")
+      .infer_shape(infer_view<squeeze_shape_of>)
+      .kernel(kAllDTypes, view_kernel<squeeze_shape_of>)
+      .grad(view_grad_maker);
+
+  r.add("unsqueeze")
+      .doc(
+          "Out = X viewed with a size-1 dim inserted at each of `axes` in turn (each axis "
+          "indexes the shape grown by the earlier ones; -1 appends). No copy.")
+      .input("X", "any shape and dtype")
+      .output("Out", "X's dims with 1s inserted, X's dtype")
+      .required_attr("axes", AttrType::kInts, "where to insert the new dims")
+      .infer_shape(infer_view<unsqueeze_shape_of>)
+      .kernel(kAllDTypes, view_kernel<unsqueeze_shape_of>)
+      .grad(view_grad_maker);
+
+  register_expand(r, "expand",
+                  "Out = X broadcast to `shape` (PaddlePaddle's expand_v2): X aligns with the "
+                  "last dims of `shape`; each X dim is 1 (repeated) or equal; -1 keeps X's dim; "
+                  "leading new dims must be >= 1.");
+  register_expand(r, "broadcast_to",
+                  "Out = X broadcast to `shape`; the same rule as expand (-1 keeps X's dim).");
+
+  r.add("expand_grad")
+      .doc("X@GRAD = Out@GRAD summed over the dims that expand or broadcast_to repeated X along.")
+      .input("X", "the forward X (for its shape)")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X")
+      .infer_shape(infer_x_grad)
+      .kernel(kGradDTypes, expand_grad_kernel)
+      .kernel_dtype_from("Out@GRAD");
+
+  r.add("tile")
+      .doc(
+          "Out = X repeated repeat_times[i] times along dim i; the shorter of X's dims and "
+          "repeat_times is padded with leading 1s.")
+      .input("X", "any shape and dtype")
+      .output("Out", "X's dims times repeat_times, X's dtype")
+      .required_attr("repeat_times", AttrType::kInts, "copies per dim, each >= 1")
+      .infer_shape(infer_tile)
+      .kernel(kAllDTypes, tile_kernel)
+      .grad(tile_grad_maker);
+
+  r.add("tile_grad")
+      .doc("X@GRAD = the sum of Out@GRAD's tiles.")
+      .input("X", "the forward X (for its shape)")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X")
+      .required_attr("repeat_times", AttrType::kInts, "as in the forward op")
+      .infer_shape(infer_x_grad)
+      .kernel(kGradDTypes, tile_grad_kernel)
+      .kernel_dtype_from("Out@GRAD");
+}
+
+}  // namespace skiff
