@@ -16,6 +16,13 @@ void register_matmul_ops(OpRegistry& r);
 void register_reduce_ops(OpRegistry& r);
 void register_softmax_ops(OpRegistry& r);
 void register_shape_ops(OpRegistry& r);
+void register_rnn_cell_ops(OpRegistry& r);
+void register_sequence_math_ops(OpRegistry& r);
+void register_where_ops(OpRegistry& r);
+void register_slice_ops(OpRegistry& r);
+void register_index_ops(OpRegistry& r);
+void register_join_ops(OpRegistry& r);
+void register_shape_edit_ops(OpRegistry& r);
 void register_optimizer_ops(OpRegistry& r);
 
 void register_all_ops(OpRegistry& r) {
@@ -30,6 +37,13 @@ void register_all_ops(OpRegistry& r) {
   register_reduce_ops(r);
   register_softmax_ops(r);
   register_shape_ops(r);
+  register_rnn_cell_ops(r);
+  register_sequence_math_ops(r);
+  register_where_ops(r);
+  register_slice_ops(r);
+  register_index_ops(r);
+  register_join_ops(r);
+  register_shape_edit_ops(r);
   register_optimizer_ops(r);
 }
 
