@@ -1,0 +1,107 @@
+// dropout and dropout_grad (Paddle's upscale_in_train / downgrade_in_infer modes).
+#include "skiff/kernels/cpu/dropout.h"
+
+#include "skiff/ops/grad_context.h"
+#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/registry.h"
+#include "skiff/ops/shape_context.h"
+
+namespace skiff {
+
+namespace {
+
+void check_attrs(const char* op, double p, const std::string& implementation) {
+  SKIFF_CHECK(p >= 0.0 && p <= 1.0, op, ": dropout_prob must lie in [0, 1], got ", p);
+  kernels::dropout_mode(implementation);
+}
+
+void infer_dropout(ShapeContext& ctx) {
+  const Shape x = ctx.in_shape("X");
+  const DType dtype = ctx.in_dtype("X");
+  SKIFF_CHECK(is_floating(dtype), "dropout: X must be float32 or float64, got ", dtype_name(dtype),
+              x);
+  check_attrs("dropout", ctx.attr<double>("dropout_prob"),
+              ctx.attr_ref<std::string>("dropout_implementation"));
+  SKIFF_CHECK(ctx.attr<bool>("is_test") || ctx.has_output("Mask"),
+              "dropout: training (is_test false) needs the Mask output");
+  ctx.set_output("Out", x, dtype);
+  ctx.set_output("Mask", x, DType::kBool);
+}
+
+void dropout_kernel(KernelContext& ctx) {
+  kernels::dropout(ctx.in("X"), ctx.attr<double>("dropout_prob"), ctx.attr<bool>("is_test"),
+                   static_cast<uint64_t>(ctx.attr<int64_t>("seed")),
+                   kernels::dropout_mode(ctx.attr_ref<std::string>("dropout_implementation")),
+                   ctx.out("Out"), ctx.out("Mask"));
+}
+
+void dropout_grad_maker(GradContext& g) {
+  if (!g.wants("X")) return;
+  const OpDesc& fwd = g.fwd();
+  OpDesc& op = g.add("dropout_grad")
+                   .set_input("Out@GRAD", {g.out_grad("Out")})
+                   .set_output("X@GRAD", {g.in_grad("X")});
+  const std::string mask = fwd.first_output("Mask");
+  if (!mask.empty()) op.set_input("Mask", {mask});
+  op.set_attr("dropout_prob", fwd.attr<double>("dropout_prob"))
+      .set_attr("is_test", fwd.attr<bool>("is_test"))
+      .set_attr("dropout_implementation", fwd.attr<std::string>("dropout_implementation"));
+}
+
+void infer_dropout_grad(ShapeContext& ctx) {
+  check_attrs("dropout_grad", ctx.attr<double>("dropout_prob"),
+              ctx.attr_ref<std::string>("dropout_implementation"));
+  ctx.set_output("X@GRAD", ctx.in_shape("Out@GRAD"), ctx.in_dtype("Out@GRAD"));
+}
+
+void dropout_grad_kernel(KernelContext& ctx) {
+  Tensor* dx = ctx.out("X@GRAD");
+  if (!dx) return;
+  const bool is_test = ctx.attr<bool>("is_test");
+  static const Tensor kNoMask;
+  kernels::dropout_grad(is_test && !ctx.has_in("Mask") ? kNoMask : ctx.in("Mask"),
+                        ctx.in("Out@GRAD"), ctx.attr<double>("dropout_prob"), is_test,
+                        kernels::dropout_mode(ctx.attr_ref<std::string>("dropout_implementation")),
+                        dx);
+}
+
+}  // namespace
+
+void register_dropout_ops(OpRegistry& r) {
+  r.add("dropout")
+      .doc(
+          "Training: Out = X * Mask, divided by (1 - dropout_prob) in upscale_in_train mode, where "
+          "Mask keeps each element with probability 1 - dropout_prob. Inference (is_test): Out = "
+          "X (upscale_in_train) or X * (1 - dropout_prob) (downgrade_in_infer).")
+      .input("X", "float32 or float64, any shape")
+      .output("Out", "X's shape and dtype")
+      .optional_output("Mask", "bool, X's shape: the kept elements (all true at inference)")
+      .attr("dropout_prob", 0.5, "probability of dropping an element, in [0, 1]")
+      .attr("is_test", false, "inference: no elements are dropped")
+      .attr("seed", int64_t{0},
+            "0: draw from the global generator (set_global_seed); otherwise the same mask on "
+            "every run")
+      .attr("dropout_implementation", std::string("upscale_in_train"),
+            "\"upscale_in_train\" or \"downgrade_in_infer\"")
+      .infer_shape(infer_dropout)
+      .kernel({DType::kF32, DType::kF64}, dropout_kernel)
+      .kernel_dtype_from("X")
+      .grad(dropout_grad_maker);
+
+  r.add("dropout_grad")
+      .doc(
+          "X@GRAD = Out@GRAD * Mask (divided by 1 - dropout_prob in upscale_in_train mode) in "
+          "training; Out@GRAD, or Out@GRAD * (1 - dropout_prob) in downgrade_in_infer mode, at "
+          "inference.")
+      .optional_input("Mask", "the forward Mask (needed in training)")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X")
+      .attr("dropout_prob", 0.5, "as in the forward op")
+      .attr("is_test", false, "as in the forward op")
+      .attr("dropout_implementation", std::string("upscale_in_train"), "as in the forward op")
+      .infer_shape(infer_dropout_grad)
+      .kernel({DType::kF32, DType::kF64}, dropout_grad_kernel)
+      .kernel_dtype_from("Out@GRAD");
+}
+
+}  // namespace skiff

@@ -1,0 +1,121 @@
+// pool2d (max or average, fixed, adaptive or global windows) and pool2d_grad.
+#include "skiff/kernels/cpu/pool.h"
+
+#include "skiff/ops/grad_context.h"
+#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/registry.h"
+#include "skiff/ops/shape_context.h"
+
+namespace skiff {
+
+namespace {
+
+template <typename Ctx>
+kernels::Pool2dOptions options_of(const Ctx& ctx) {
+  using Ints = std::vector<int64_t>;
+  return kernels::pool2d_options(
+      ctx.template attr_ref<std::string>("pooling_type"), ctx.template attr_ref<Ints>("ksize"),
+      ctx.template attr_ref<Ints>("strides"), ctx.template attr_ref<Ints>("paddings"),
+      ctx.template attr<bool>("global_pooling"), ctx.template attr<bool>("adaptive"),
+      ctx.template attr<bool>("exclusive"), ctx.template attr<bool>("ceil_mode"));
+}
+
+void infer_pool2d(ShapeContext& ctx) {
+  const DType dtype = ctx.in_dtype("X");
+  SKIFF_CHECK(is_floating(dtype), "pool2d: X must be float32 or float64, got ", dtype_name(dtype),
+              ctx.in_shape("X"));
+  const kernels::Pool2dOptions o = options_of(ctx);
+  const Shape out = kernels::pool2d_output_shape(ctx.in_shape("X"), o);
+  SKIFF_CHECK(o.max || !ctx.has_output("Mask"),
+              "pool2d: Mask (argmax indices) is only made by max pooling");
+  ctx.set_output("Out", out, dtype);
+  ctx.set_output("Mask", out, DType::kI32);
+}
+
+void pool2d_kernel(KernelContext& ctx) {
+  kernels::pool2d(ctx.in("X"), options_of(ctx), ctx.out("Out"), ctx.out("Mask"));
+}
+
+void copy_pool_attrs(const OpDesc& fwd, OpDesc& grad) {
+  for (const char* name : {"pooling_type", "ksize", "strides", "paddings", "global_pooling",
+                           "adaptive", "exclusive", "ceil_mode"}) {
+    if (const Attr* a = fwd.attrs.find(name)) grad.set_attr(name, *a);
+  }
+}
+
+void pool2d_grad_maker(GradContext& g) {
+  if (!g.wants("X")) return;
+  const OpDesc& fwd = g.fwd();
+  OpDesc& op = g.add("pool2d_grad")
+                   .set_input("X", {fwd.first_input("X")})
+                   .set_input("Out", {fwd.first_output("Out")})
+                   .set_input("Out@GRAD", {g.out_grad("Out")})
+                   .set_output("X@GRAD", {g.in_grad("X")});
+  const std::string mask = fwd.first_output("Mask");
+  if (!mask.empty()) op.set_input("Mask", {mask});
+  copy_pool_attrs(fwd, op);
+}
+
+void infer_pool2d_grad(ShapeContext& ctx) {
+  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
+}
+
+void pool2d_grad_kernel(KernelContext& ctx) {
+  Tensor* dx = ctx.out("X@GRAD");
+  if (!dx) return;
+  const Tensor* mask = ctx.has_in("Mask") ? &ctx.in("Mask") : nullptr;
+  kernels::pool2d_grad(ctx.in("X"), ctx.in("Out@GRAD"), mask, options_of(ctx), dx);
+}
+
+// The attributes pool2d and pool2d_grad share.
+OpBuilder& pool_attrs(OpBuilder& b) {
+  return b.attr("pooling_type", std::string("max"), "\"max\" or \"avg\"")
+      .required_attr("ksize", AttrType::kInts,
+                     "window (H, W); with adaptive, the output size (OH, OW)")
+      .attr("strides", std::vector<int64_t>{1, 1}, "window strides (H, W)")
+      .attr("paddings", std::vector<int64_t>{0, 0},
+            "zero padding: (H, W) on both sides, or (top, bottom, left, right); each smaller "
+            "than the window")
+      .attr("global_pooling", false, "one window over each whole plane (ksize, paddings ignored)")
+      .attr("adaptive", false,
+            "ksize is the output size; output cell i covers [floor(i*H/OH), ceil((i+1)*H/OH))")
+      .attr("exclusive", true,
+            "averages divide by the window's input cells; false: by its cells within the "
+            "padded input")
+      .attr("ceil_mode", false,
+            "output size rounded up, except that a window starting past the input (all "
+            "padding) is dropped");
+}
+
+}  // namespace
+
+void register_pool_ops(OpRegistry& r) {
+  OpBuilder fwd = r.add("pool2d");
+  fwd.doc("Out = max or average of X over 2-D windows, per plane of NCHW X (Paddle's pool2d).")
+      .input("X", "float32 or float64 [N, C, H, W]")
+      .output("Out", "[N, C, OH, OW], X's dtype")
+      .optional_output("Mask",
+                       "max pooling only: int32 [N, C, OH, OW], the argmax h * W + w in its "
+                       "plane (first in row-major order); declaring it speeds up the gradient");
+  pool_attrs(fwd)
+      .infer_shape(infer_pool2d)
+      .kernel({DType::kF32, DType::kF64}, pool2d_kernel)
+      .kernel_dtype_from("X")
+      .grad(pool2d_grad_maker);
+
+  OpBuilder bwd = r.add("pool2d_grad");
+  bwd.doc(
+         "X@GRAD of pool2d: max pooling routes Out@GRAD to each window's argmax (from Mask when "
+         "given), average pooling spreads it over the window like the forward.")
+      .input("X", "the forward X")
+      .input("Out", "the forward Out")
+      .input("Out@GRAD", "gradient of Out")
+      .optional_input("Mask", "the forward Mask, when it made one")
+      .output("X@GRAD", "gradient of X");
+  pool_attrs(bwd)
+      .infer_shape(infer_pool2d_grad)
+      .kernel({DType::kF32, DType::kF64}, pool2d_grad_kernel)
+      .kernel_dtype_from("X");
+}
+
+}  // namespace skiff
