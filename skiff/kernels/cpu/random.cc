@@ -10,16 +10,8 @@ namespace skiff::kernels {
 
 namespace {
 
-constexpr uint64_t kGoldenGamma = 0x9e3779b97f4a7c15ULL;
 constexpr double kTwoPow53Inv = 1.0 / 9007199254740992.0;  // 2^-53
 constexpr double kTwoPi = 6.283185307179586476925286766559;
-
-// The SplitMix64 output function (a bijective 64-bit mix).
-inline uint64_t mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 struct GlobalGenerator {
   std::mutex mu;
@@ -61,10 +53,6 @@ uint64_t random_stream_key(uint64_t seed) {
   GlobalGenerator& g = global_generator();
   std::lock_guard<std::mutex> lock(g.mu);
   return g.engine();
-}
-
-uint64_t random_bits(uint64_t key, uint64_t counter) {
-  return mix64(key + (counter + 1) * kGoldenGamma);
 }
 
 void uniform_random(const Shape& shape, DType dtype, double min, double max, uint64_t seed,

@@ -18,8 +18,17 @@ void set_global_seed(uint64_t seed);
 // The stream key for `seed`: a fixed function of a nonzero seed; for seed == 0 the
 // next key of the process-wide generator (thread safe).
 uint64_t random_stream_key(uint64_t seed);
-// Uniform 64 random bits: element `counter` of the stream `key`.
-uint64_t random_bits(uint64_t key, uint64_t counter);
+// SplitMix64's output function.
+inline uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+// Uniform 64 random bits: element `counter` of the stream `key`. Inline, so loops
+// drawing one value per element vectorize.
+inline uint64_t random_bits(uint64_t key, uint64_t counter) {
+  return mix64(key + (counter + 1) * 0x9e3779b97f4a7c15ULL);
+}
 
 // Resizes `out` to (shape, dtype) (floating) and fills it with values uniform in
 // [min, max): u = (bits >> 11) * 2^-53, value = min + (max - min) * u.
