@@ -16,6 +16,7 @@ void register_matmul_ops(OpRegistry& r);
 void register_reduce_ops(OpRegistry& r);
 void register_softmax_ops(OpRegistry& r);
 void register_shape_ops(OpRegistry& r);
+void register_conv_ops(OpRegistry& r);
 void register_dropout_ops(OpRegistry& r);
 void register_norm_ops(OpRegistry& r);
 void register_pool_ops(OpRegistry& r);
@@ -40,6 +41,7 @@ void register_all_ops(OpRegistry& r) {
   register_reduce_ops(r);
   register_softmax_ops(r);
   register_shape_ops(r);
+  register_conv_ops(r);
   register_dropout_ops(r);
   register_norm_ops(r);
   register_pool_ops(r);
