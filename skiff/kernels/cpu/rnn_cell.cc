@@ -1,11 +1,5 @@
 #include "skiff/kernels/cpu/rnn_cell.h"
 
-// eigen.h's GCC false positive (_mm512_undefined_* in Eigen's vectorised tanh) shows up
-// as -Wuninitialized too when the tanh is emitted out of line, as it is here.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-
 #include <algorithm>
 #include <vector>
 
