@@ -1,4 +1,5 @@
-// Optimizer ops: sgd, momentum, adam (PaddlePaddle semantics). They update their
+// Optimizer ops: sgd, momentum, adam, adamw, rmsprop, adagrad (PaddlePaddle semantics).
+// sgd, adam and adamw also apply sparse (selected rows) gradients. They update their
 // parameter and accumulators in place (ParamOut names the same variable as Param) and
 // are not differentiable. autodiff/optimizer.h appends them to a training program.
 #include "skiff/kernels/cpu/optimizer.h"
@@ -38,21 +39,27 @@ void set_like(ShapeContext& ctx, const char* out_slot, const char* in_slot) {
   ctx.set_output(out_slot, ctx.in_shape(in_slot), ctx.in_dtype(in_slot));
 }
 
-void infer_sgd(ShapeContext& ctx) {
-  // A sparse gradient (selected rows) has its own row count: only dtypes must agree.
+// A sparse gradient (selected rows) has its own row count: only dtypes must agree.
+void check_grad(ShapeContext& ctx, bool sparse_ok) {
   const VarDesc& g = ctx.in_var("Grad");
   if (g.kind == VarKind::kSelectedRows) {
+    SKIFF_CHECK(sparse_ok, "Grad ('", g.name, "') holds selected rows; ", ctx.op().type,
+                " takes a dense gradient (sgd, adam and adamw take sparse ones)");
     SKIFF_CHECK(g.dtype == ctx.in_dtype("Param"), "Grad ('", g.name, "') is ", dtype_name(g.dtype),
                 ", Param is ", dtype_name(ctx.in_dtype("Param")));
   } else {
     check_like_param(ctx, "Grad");
   }
+}
+
+void infer_sgd(ShapeContext& ctx) {
+  check_grad(ctx, /*sparse_ok=*/true);
   check_one_element(ctx, "LearningRate");
   set_like(ctx, "ParamOut", "Param");
 }
 
 void infer_momentum(ShapeContext& ctx) {
-  check_like_param(ctx, "Grad");
+  check_grad(ctx, /*sparse_ok=*/false);
   check_like_param(ctx, "Velocity");
   check_one_element(ctx, "LearningRate");
   set_like(ctx, "ParamOut", "Param");
@@ -60,7 +67,7 @@ void infer_momentum(ShapeContext& ctx) {
 }
 
 void infer_adam(ShapeContext& ctx) {
-  check_like_param(ctx, "Grad");
+  check_grad(ctx, /*sparse_ok=*/true);
   check_like_param(ctx, "Moment1");
   check_like_param(ctx, "Moment2");
   check_one_element(ctx, "LearningRate");
@@ -93,16 +100,98 @@ void momentum_kernel(KernelContext& ctx) {
                            ctx.out("VelocityOut"));
 }
 
-void adam_kernel(KernelContext& ctx) {
+// adam and adamw (decay_coeff > 0), with a dense or a sparse gradient.
+void run_adam(KernelContext& ctx, double decay_coeff) {
   kernels::AdamOptions opts;
   opts.beta1 = ctx.attr<double>("beta1");
   opts.beta2 = ctx.attr<double>("beta2");
   opts.epsilon = ctx.attr<double>("epsilon");
+  opts.decay_coeff = decay_coeff;
+  opts.lazy_mode = ctx.attr<bool>("lazy_mode");
   kernels::AdamState state{&ctx.in("Moment1"), &ctx.in("Moment2"), &ctx.in("Beta1Pow"),
                            &ctx.in("Beta2Pow")};
   kernels::AdamOutputs out{ctx.out("ParamOut"), ctx.out("Moment1Out"), ctx.out("Moment2Out"),
                            ctx.out("Beta1PowOut"), ctx.out("Beta2PowOut")};
+  const Variable* grad = ctx.in_var("Grad");
+  if (grad && grad->selected_rows()) {
+    kernels::adam_update_rows(ctx.in("Param"), *grad->selected_rows(), state,
+                              ctx.in("LearningRate"), opts, out);
+    return;
+  }
   kernels::adam_update(ctx.in("Param"), ctx.in("Grad"), state, ctx.in("LearningRate"), opts, out);
+}
+
+void adam_kernel(KernelContext& ctx) { run_adam(ctx, 0.0); }
+
+void adamw_kernel(KernelContext& ctx) { run_adam(ctx, ctx.attr<double>("coeff")); }
+
+void infer_rmsprop(ShapeContext& ctx) {
+  check_grad(ctx, /*sparse_ok=*/false);
+  check_like_param(ctx, "MeanSquare");
+  check_like_param(ctx, "Moment");
+  check_one_element(ctx, "LearningRate");
+  const bool centered = ctx.attr<bool>("centered");
+  SKIFF_CHECK(!centered || (ctx.has_input("MeanGrad") && ctx.has_output("MeanGradOut")),
+              "rmsprop: centered needs MeanGrad and MeanGradOut");
+  set_like(ctx, "ParamOut", "Param");
+  set_like(ctx, "MeanSquareOut", "MeanSquare");
+  set_like(ctx, "MomentOut", "Moment");
+  if (centered) {
+    check_like_param(ctx, "MeanGrad");
+    set_like(ctx, "MeanGradOut", "MeanGrad");
+  }
+}
+
+void rmsprop_kernel(KernelContext& ctx) {
+  kernels::RmspropOptions opts;
+  opts.decay = ctx.attr<double>("decay");
+  opts.epsilon = ctx.attr<double>("epsilon");
+  opts.momentum = ctx.attr<double>("momentum");
+  opts.centered = ctx.attr<bool>("centered");
+  const bool centered = opts.centered;
+  kernels::RmspropState state{&ctx.in("MeanSquare"), &ctx.in("Moment"),
+                              centered ? &ctx.in("MeanGrad") : nullptr};
+  kernels::RmspropOutputs out{ctx.out("ParamOut"), ctx.out("MeanSquareOut"), ctx.out("MomentOut"),
+                              centered ? ctx.out("MeanGradOut") : nullptr};
+  kernels::rmsprop_update(ctx.in("Param"), ctx.in("Grad"), state, ctx.in("LearningRate"), opts,
+                          out);
+}
+
+void infer_adagrad(ShapeContext& ctx) {
+  check_grad(ctx, /*sparse_ok=*/false);
+  check_like_param(ctx, "Moment");
+  check_one_element(ctx, "LearningRate");
+  set_like(ctx, "ParamOut", "Param");
+  set_like(ctx, "MomentOut", "Moment");
+}
+
+void adagrad_kernel(KernelContext& ctx) {
+  kernels::adagrad_update(ctx.in("Param"), ctx.in("Grad"), ctx.in("Moment"), ctx.in("LearningRate"),
+                          ctx.attr<double>("epsilon"), ctx.out("ParamOut"), ctx.out("MomentOut"));
+}
+
+// The slots and attrs adam and adamw share.
+OpBuilder& adam_slots(OpBuilder& op) {
+  return op.input("Param", "the parameter")
+      .input("Grad", "its gradient: same shape, or selected rows of it")
+      .input("Moment1", "first moment accumulator, same shape (zeros at the start)")
+      .input("Moment2", "second moment accumulator, same shape (zeros at the start)")
+      .input("Beta1Pow", "beta1^t for the current step t (beta1 at the first step)")
+      .input("Beta2Pow", "beta2^t for the current step t (beta2 at the first step)")
+      .input("LearningRate", "one-element tensor ([1] or [])")
+      .output("ParamOut", "the updated parameter (usually the same variable as Param)")
+      .output("Moment1Out", "the updated first moment")
+      .output("Moment2Out", "the updated second moment")
+      .output("Beta1PowOut", "Beta1Pow * beta1")
+      .output("Beta2PowOut", "Beta2Pow * beta2")
+      .attr("beta1", 0.9, "decay of the first moment")
+      .attr("beta2", 0.999, "decay of the second moment")
+      .attr("epsilon", 1e-8, "added to the root of the second moment for stability")
+      .attr("lazy_mode", false,
+            "sparse Grad only: update just its rows (default: every row, as the dense "
+            "update with zero gradient rows elsewhere)")
+      .infer_shape(infer_adam)
+      .kernel_dtype_from("Param");
 }
 
 }  // namespace
@@ -136,29 +225,57 @@ void register_optimizer_ops(OpRegistry& r) {
       .kernel({DType::kF32, DType::kF64}, momentum_kernel)
       .kernel_dtype_from("Param");
 
-  r.add("adam")
+  adam_slots(r.add("adam").doc(
+                 "Adam: Moment1Out = beta1*Moment1 + (1-beta1)*Grad, Moment2Out = beta2*Moment2 "
+                 "+ (1-beta2)*Grad^2, lr_t = LearningRate*sqrt(1-Beta2Pow)/(1-Beta1Pow), "
+                 "ParamOut = Param - lr_t*Moment1Out/(sqrt(Moment2Out) + "
+                 "epsilon*sqrt(1-Beta2Pow)); then the powers are multiplied by the betas. "
+                 "A sparse Grad (selected rows; repeated rows summed) updates every row as "
+                 "the dense update would, or only its rows with lazy_mode."))
+      .kernel({DType::kF32, DType::kF64}, adam_kernel);
+
+  adam_slots(r.add("adamw").doc("AdamW: Param is first decayed, Param * (1 - LearningRate * coeff) "
+                                "(decoupled weight decay), then updated as by adam."))
+      .attr("coeff", 0.01, "the decoupled weight decay coefficient")
+      .kernel({DType::kF32, DType::kF64}, adamw_kernel);
+
+  r.add("rmsprop")
       .doc(
-          "Adam: Moment1Out = beta1*Moment1 + (1-beta1)*Grad, Moment2Out = beta2*Moment2 + "
-          "(1-beta2)*Grad^2, lr_t = LearningRate*sqrt(1-Beta2Pow)/(1-Beta1Pow), ParamOut = "
-          "Param - lr_t*Moment1Out/(sqrt(Moment2Out) + epsilon*sqrt(1-Beta2Pow)); then the "
-          "powers are multiplied by the betas.")
+          "RMSProp: MeanSquareOut = decay*MeanSquare + (1-decay)*Grad^2; centered: "
+          "MeanGradOut = decay*MeanGrad + (1-decay)*Grad; MomentOut = momentum*Moment + "
+          "LearningRate*Grad/sqrt(MeanSquareOut - MeanGradOut^2 + epsilon) (without "
+          "centering: sqrt(MeanSquareOut + epsilon)); ParamOut = Param - MomentOut.")
       .input("Param", "the parameter")
       .input("Grad", "its gradient, same shape")
-      .input("Moment1", "first moment accumulator, same shape (zeros at the start)")
-      .input("Moment2", "second moment accumulator, same shape (zeros at the start)")
-      .input("Beta1Pow", "beta1^t for the current step t (beta1 at the first step)")
-      .input("Beta2Pow", "beta2^t for the current step t (beta2 at the first step)")
+      .input("MeanSquare", "running mean of Grad^2, same shape (zeros at the start)")
+      .input("Moment", "the momentum accumulator, same shape (zeros at the start)")
+      .optional_input("MeanGrad", "running mean of Grad (centered only; zeros at the start)")
       .input("LearningRate", "one-element tensor ([1] or [])")
       .output("ParamOut", "the updated parameter (usually the same variable as Param)")
-      .output("Moment1Out", "the updated first moment")
-      .output("Moment2Out", "the updated second moment")
-      .output("Beta1PowOut", "Beta1Pow * beta1")
-      .output("Beta2PowOut", "Beta2Pow * beta2")
-      .attr("beta1", 0.9, "decay of the first moment")
-      .attr("beta2", 0.999, "decay of the second moment")
-      .attr("epsilon", 1e-8, "added to the root of the second moment for stability")
-      .infer_shape(infer_adam)
-      .kernel({DType::kF32, DType::kF64}, adam_kernel)
+      .output("MeanSquareOut", "the updated MeanSquare")
+      .output("MomentOut", "the updated Moment")
+      .optional_output("MeanGradOut", "the updated MeanGrad (centered only)")
+      .attr("decay", 0.95, "rho: decay of the running means")
+      .attr("epsilon", 1e-6, "added under the root for stability")
+      .attr("momentum", 0.0, "momentum factor")
+      .attr("centered", false, "normalize by the variance instead of the mean square")
+      .infer_shape(infer_rmsprop)
+      .kernel({DType::kF32, DType::kF64}, rmsprop_kernel)
+      .kernel_dtype_from("Param");
+
+  r.add("adagrad")
+      .doc(
+          "Adagrad: MomentOut = Moment + Grad^2; ParamOut = Param - LearningRate * Grad / "
+          "(sqrt(MomentOut) + epsilon).")
+      .input("Param", "the parameter")
+      .input("Grad", "its gradient, same shape")
+      .input("Moment", "sum of squared gradients, same shape (zeros at the start)")
+      .input("LearningRate", "one-element tensor ([1] or [])")
+      .output("ParamOut", "the updated parameter (usually the same variable as Param)")
+      .output("MomentOut", "the updated Moment")
+      .attr("epsilon", 1e-6, "added to the root for stability")
+      .infer_shape(infer_adagrad)
+      .kernel({DType::kF32, DType::kF64}, adagrad_kernel)
       .kernel_dtype_from("Param");
 }
 

@@ -5,6 +5,7 @@
 #include "skiff/kernels/cpu/accumulate.h"
 #include "skiff/kernels/cpu/cast.h"
 #include "skiff/kernels/cpu/copy.h"
+#include "skiff/kernels/cpu/selected_rows.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
@@ -86,36 +87,59 @@ void increment_kernel(KernelContext& ctx) {
 
 // ---- sum ----
 
+// Selected rows add up to selected rows (their entries concatenated); mixed with dense
+// tensors they add into a dense tensor.
 void infer_sum(ShapeContext& ctx) {
-  int first = -1;
-  for (int i = 0; i < ctx.in_count("X") && first < 0; ++i)
-    if (ctx.has_input("X", i)) first = i;
-  SKIFF_CHECK(first >= 0, "sum needs at least one input in X");
-  VarDesc out = ctx.in_var("X", first);
-  for (int i = first + 1; i < ctx.in_count("X"); ++i) {
+  std::vector<int> present;
+  bool any_sparse = false, any_dense = false;
+  for (int i = 0; i < ctx.in_count("X"); ++i) {
     if (!ctx.has_input("X", i)) continue;
+    present.push_back(i);
+    any_sparse = any_sparse || ctx.in_var("X", i).kind == VarKind::kSelectedRows;
+    any_dense = any_dense || ctx.in_var("X", i).kind == VarKind::kDenseTensor;
+  }
+  SKIFF_CHECK(!present.empty(), "sum needs at least one input in X");
+  const bool mixed = any_sparse && any_dense;
+  const VarDesc& first = ctx.in_var("X", present[0]);
+  const VarKind kind = mixed ? VarKind::kDenseTensor : first.kind;
+  for (int i : present) {
     const VarDesc& x = ctx.in_var("X", i);
-    SKIFF_CHECK(x.dtype == out.dtype && x.kind == out.kind, "sum: X[", i, "] '", x.name, "' is ",
-                var_kind_name(x.kind), " ", dtype_name(x.dtype), " but X[", first, "] is ",
-                var_kind_name(out.kind), " ", dtype_name(out.dtype));
-    if (out.kind != VarKind::kDenseTensor) continue;
-    SKIFF_CHECK(x.shape.rank() == out.shape.rank(), "sum: X[", i, "] has shape ", x.shape, ", X[",
-                first, "] has ", out.shape);
-    for (int d = 0; d < out.shape.rank(); ++d) {
-      if (out.shape[d] < 0) {
-        out.shape[d] = x.shape[d];
+    const bool kind_ok =
+        x.kind == first.kind ||
+        (mixed && (x.kind == VarKind::kSelectedRows || x.kind == VarKind::kDenseTensor));
+    SKIFF_CHECK(x.dtype == first.dtype && kind_ok, "sum: X[", i, "] '", x.name, "' is ",
+                var_kind_name(x.kind), " ", dtype_name(x.dtype), " but X[", present[0], "] is ",
+                var_kind_name(first.kind), " ", dtype_name(first.dtype));
+  }
+  // The shape: that of the dense inputs, which must agree; selected rows declare the
+  // dense shape they stand for, arrays their entries'.
+  Shape shape = first.shape;
+  int shape_from = -1;
+  for (int i : present) {
+    const VarDesc& x = ctx.in_var("X", i);
+    if (kind != VarKind::kDenseTensor || x.kind != VarKind::kDenseTensor) continue;
+    if (shape_from < 0) {
+      shape = x.shape;
+      shape_from = i;
+      continue;
+    }
+    SKIFF_CHECK(x.shape.rank() == shape.rank(), "sum: X[", i, "] has shape ", x.shape, ", X[",
+                shape_from, "] has ", shape);
+    for (int d = 0; d < shape.rank(); ++d) {
+      if (shape[d] < 0) {
+        shape[d] = x.shape[d];
       } else {
-        SKIFF_CHECK(x.shape[d] < 0 || x.shape[d] == out.shape[d], "sum: X[", i, "] has shape ",
-                    x.shape, ", which differs from ", out.shape);
+        SKIFF_CHECK(x.shape[d] < 0 || x.shape[d] == shape[d], "sum: X[", i, "] has shape ", x.shape,
+                    ", which differs from ", shape);
       }
     }
   }
-  ctx.set_output("Out", out.shape, out.dtype, 0, out.kind);
+  ctx.set_output("Out", shape, first.dtype, 0, kind);
 }
 
 void check_summable(const Variable* v, int i) {
   SKIFF_CHECK(!v || v->empty() || v->is_tensor() || v->is_array(), "sum: X[", i,
-              "] holds selected rows or step scopes; sum adds dense tensors or tensor arrays");
+              "] holds selected rows or step scopes; tensor arrays add only to tensor arrays");
 }
 
 // Adds `src` into acc, or copies it when acc holds nothing yet.
@@ -161,6 +185,39 @@ void sum_arrays(KernelContext& ctx, Variable* out) {
     if (!have[j]) (*acc)[j] = Tensor();
 }
 
+// Selected rows alone: their entries concatenated (repeated rows add up when applied).
+// With dense tensors: the dense sum with each selected row added into its row.
+void sum_selected_rows(KernelContext& ctx, Variable* out) {
+  const int n = ctx.in_count("X");
+  std::vector<const SelectedRows*> sparse;
+  std::vector<int> dense;
+  bool out_is_input = false;
+  for (int i = 0; i < n; ++i) {
+    const Variable* v = ctx.in_var("X", i);
+    out_is_input = out_is_input || v == out;
+    if (!v || v->empty()) continue;
+    if (v->is_selected_rows()) {
+      sparse.push_back(v->selected_rows());
+    } else if (v->is_tensor()) {
+      if (v->tensor()->initialized()) dense.push_back(i);
+    } else {
+      fail("sum: X[", i, "] holds a tensor array or step scopes; it does not add to selected rows");
+    }
+  }
+  if (dense.empty()) {
+    SelectedRows result;
+    kernels::concat_rows(sparse, &result);
+    *out->mutable_selected_rows() = std::move(result);
+    return;
+  }
+  Tensor local;
+  Tensor* acc = out_is_input ? &local : out->mutable_tensor();
+  acc->copy_from(ctx.in("X", dense[0]));
+  for (size_t k = 1; k < dense.size(); ++k) kernels::add_inplace(ctx.in("X", dense[k]), acc);
+  for (const SelectedRows* rows : sparse) kernels::scatter_add_rows(*rows, acc);
+  if (out_is_input) out->set(std::move(local));
+}
+
 void sum_kernel(KernelContext& ctx) {
   Variable* out = ctx.out_var("Out");
   const int n = ctx.in_count("X");
@@ -168,6 +225,10 @@ void sum_kernel(KernelContext& ctx) {
     const Variable* v = ctx.in_var("X", i);
     if (v && v->is_array()) {
       sum_arrays(ctx, out);
+      return;
+    }
+    if (v && v->is_selected_rows()) {
+      sum_selected_rows(ctx, out);
       return;
     }
   }
@@ -234,8 +295,10 @@ void register_tensor_ops(OpRegistry& r) {
   r.add("sum")
       .doc(
           "Out = the elementwise sum of the X that hold a value (same shape and dtype); "
-          "for tensor arrays, entry by entry. Accumulates gradients; Out may name an X.")
-      .inputs("X", "tensors or tensor arrays; inputs without a value are skipped")
+          "for tensor arrays, entry by entry. Selected rows add up to selected rows holding "
+          "all their entries; with dense tensors, to a dense tensor. Accumulates gradients; "
+          "Out may name an X.")
+      .inputs("X", "tensors, selected rows or tensor arrays; inputs without a value are skipped")
       .output("Out", "the sum")
       .infer_shape(infer_sum)
       .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, sum_kernel)

@@ -180,7 +180,7 @@ TEST(AppendOptimizer, RejectsBadConfigurationsAndNames) {
   b.persistable("w", DType::kF32, {3});
   b.persistable(grad_name("w"), DType::kF32, {3});
   const std::vector<std::pair<std::string, std::string>> pairs = {{"w", grad_name("w")}};
-  EXPECT_THROW(append_optimizer(main, startup, pairs, {"adagrad", 0.1}), Error);
+  EXPECT_THROW(append_optimizer(main, startup, pairs, {"adadelta", 0.1}), Error);
   OptimizerConfig bad_beta{"adam", 0.1};
   bad_beta.beta2 = 1.0;
   EXPECT_THROW(append_optimizer(main, startup, pairs, bad_beta), Error);

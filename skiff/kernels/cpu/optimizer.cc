@@ -1,9 +1,11 @@
 #include "skiff/kernels/cpu/optimizer.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "skiff/core/parallel.h"
 #include "skiff/kernels/cpu/eigen.h"
+#include "skiff/kernels/cpu/selected_rows.h"
 
 namespace skiff::kernels {
 
@@ -82,13 +84,43 @@ void momentum_typed(const Tensor& param, const Tensor& grad, const Tensor& veloc
   });
 }
 
+// The per-step constants of one Adam update.
 template <typename T>
-void adam_typed(const Tensor& param, const Tensor& grad, const AdamState& state, double lr,
-                double beta1_pow, double beta2_pow, const AdamOptions& opts,
-                const AdamOutputs& out) {
+struct AdamStep {
+  T b1, b2;
+  T lr_t;     // lr * sqrt(1 - beta2_pow) / (1 - beta1_pow)
+  T eps_hat;  // epsilon * sqrt(1 - beta2_pow)
+  T decay;    // 1 - lr * decay_coeff (1 for plain Adam)
+
+  AdamStep(const AdamOptions& opts, double lr, double beta1_pow, double beta2_pow)
+      : b1(static_cast<T>(opts.beta1)),
+        b2(static_cast<T>(opts.beta2)),
+        lr_t(static_cast<T>(lr * std::sqrt(1 - beta2_pow) / (1 - beta1_pow))),
+        eps_hat(static_cast<T>(opts.epsilon * std::sqrt(1 - beta2_pow))),
+        decay(static_cast<T>(1 - lr * opts.decay_coeff)) {}
+};
+
+// Adam over n consecutive elements.
+template <typename T>
+void adam_piece(const AdamStep<T>& c, const T* p, const T* g, const T* m1, const T* m2, T* po,
+                T* m1o, T* m2o, int64_t n) {
+  ConstArrayMap<T> gb(g, n);
+  ArrayMap<T> m1b(m1o, n), m2b(m2o, n);
+  m1b = c.b1 * ConstArrayMap<T>(m1, n) + (1 - c.b1) * gb;
+  m2b = c.b2 * ConstArrayMap<T>(m2, n) + (1 - c.b2) * gb.square();
+  ArrayMap<T>(po, n) = c.decay * ConstArrayMap<T>(p, n) - c.lr_t * m1b / (m2b.sqrt() + c.eps_hat);
+}
+
+void resize_adam_outputs(const Tensor& param, const AdamState& state, const AdamOutputs& out) {
   out.param->resize(param.shape(), param.dtype());
   out.moment1->resize(state.moment1->shape(), state.moment1->dtype());
   out.moment2->resize(state.moment2->shape(), state.moment2->dtype());
+}
+
+template <typename T>
+void adam_typed(const Tensor& param, const Tensor& grad, const AdamState& state,
+                const AdamStep<T>& c, const AdamOutputs& out) {
+  resize_adam_outputs(param, state, out);
   const T* p = param.data<T>();
   const T* g = grad.data<T>();
   const T* m1 = state.moment1->data<T>();
@@ -96,17 +128,124 @@ void adam_typed(const Tensor& param, const Tensor& grad, const AdamState& state,
   T* po = out.param->data<T>();
   T* m1o = out.moment1->data<T>();
   T* m2o = out.moment2->data<T>();
-  const T b1 = static_cast<T>(opts.beta1), b2 = static_cast<T>(opts.beta2);
-  const T lr_t = static_cast<T>(lr * std::sqrt(1 - beta2_pow) / (1 - beta1_pow));
-  const T eps_hat = static_cast<T>(opts.epsilon * std::sqrt(1 - beta2_pow));
+  for_pieces(param.numel(), [&](int64_t b, int64_t e) {
+    adam_piece(c, p + b, g + b, m1 + b, m2 + b, po + b, m1o + b, m2o + b, e - b);
+  });
+}
+
+// Sparse Adam over merged rows (ascending, unique): every row, or only those rows.
+template <typename T>
+void adam_rows_typed(const Tensor& param, const SelectedRows& merged, const AdamState& state,
+                     const AdamStep<T>& c, bool lazy, const AdamOutputs& out) {
+  // Rows left alone in lazy mode keep their values: outputs distinct from their
+  // inputs start as copies.
+  if (lazy) {
+    if (out.param != &param) out.param->copy_from(param);
+    if (out.moment1 != state.moment1) out.moment1->copy_from(*state.moment1);
+    if (out.moment2 != state.moment2) out.moment2->copy_from(*state.moment2);
+  }
+  resize_adam_outputs(param, state, out);
+  const int64_t height = param.dim(0), width = height > 0 ? param.numel() / height : 0;
+  const T* p = param.data<T>();
+  const T* g = merged.value.data<T>();
+  const T* m1 = state.moment1->data<T>();
+  const T* m2 = state.moment2->data<T>();
+  T* po = out.param->data<T>();
+  T* m1o = out.moment1->data<T>();
+  T* m2o = out.moment2->data<T>();
+  const std::vector<int64_t>& rows = merged.rows;
+  if (lazy) {
+    for (size_t k = 0; k < rows.size(); ++k) {
+      const int64_t o = rows[k] * width;
+      adam_piece(c, p + o, g + k * width, m1 + o, m2 + o, po + o, m1o + o, m2o + o, width);
+    }
+    return;
+  }
+  // Every element, in the same pieces as the dense update, each piece's gradient
+  // spelled out (zeros outside the given rows) in a piece-sized buffer: the
+  // arithmetic, vectorisation included, is the dense update's, element for element.
+  for_pieces(param.numel(), [&](int64_t b, int64_t e) {
+    T piece_grad[kPiece];
+    std::fill(piece_grad, piece_grad + (e - b), T(0));
+    auto k = std::lower_bound(rows.begin(), rows.end(), b / width) - rows.begin();
+    for (; k < static_cast<int64_t>(rows.size()) && rows[k] * width < e; ++k) {
+      const int64_t row_begin = std::max(rows[k] * width, b);
+      const int64_t row_end = std::min((rows[k] + 1) * width, e);
+      std::copy(g + k * width + (row_begin - rows[k] * width),
+                g + k * width + (row_end - rows[k] * width), piece_grad + (row_begin - b));
+    }
+    adam_piece(c, p + b, piece_grad, m1 + b, m2 + b, po + b, m1o + b, m2o + b, e - b);
+  });
+}
+
+template <typename T>
+void rmsprop_typed(const Tensor& param, const Tensor& grad, const RmspropState& state, T lr,
+                   const RmspropOptions& opts, const RmspropOutputs& out) {
+  out.param->resize(param.shape(), param.dtype());
+  out.mean_square->resize(param.shape(), param.dtype());
+  out.moment->resize(param.shape(), param.dtype());
+  if (opts.centered) out.mean_grad->resize(param.shape(), param.dtype());
+  const T* p = param.data<T>();
+  const T* g = grad.data<T>();
+  const T* ms = state.mean_square->data<T>();
+  const T* mom = state.moment->data<T>();
+  const T* mg = opts.centered ? state.mean_grad->data<T>() : nullptr;
+  T* po = out.param->data<T>();
+  T* mso = out.mean_square->data<T>();
+  T* momo = out.moment->data<T>();
+  T* mgo = opts.centered ? out.mean_grad->data<T>() : nullptr;
+  const T rho = static_cast<T>(opts.decay), eps = static_cast<T>(opts.epsilon);
+  const T mu = static_cast<T>(opts.momentum);
   for_pieces(param.numel(), [&](int64_t b, int64_t e) {
     const int64_t n = e - b;
     ConstArrayMap<T> gb(g + b, n);
-    ArrayMap<T> m1b(m1o + b, n), m2b(m2o + b, n);
-    m1b = b1 * ConstArrayMap<T>(m1 + b, n) + (1 - b1) * gb;
-    m2b = b2 * ConstArrayMap<T>(m2 + b, n) + (1 - b2) * gb.square();
-    ArrayMap<T>(po + b, n) = ConstArrayMap<T>(p + b, n) - lr_t * m1b / (m2b.sqrt() + eps_hat);
+    ArrayMap<T> msb(mso + b, n), momb(momo + b, n);
+    msb = rho * ConstArrayMap<T>(ms + b, n) + (1 - rho) * gb.square();
+    if (opts.centered) {
+      ArrayMap<T> mgb(mgo + b, n);
+      mgb = rho * ConstArrayMap<T>(mg + b, n) + (1 - rho) * gb;
+      momb = mu * ConstArrayMap<T>(mom + b, n) + lr * gb / (msb - mgb.square() + eps).sqrt();
+    } else {
+      momb = mu * ConstArrayMap<T>(mom + b, n) + lr * gb / (msb + eps).sqrt();
+    }
+    ArrayMap<T>(po + b, n) = ConstArrayMap<T>(p + b, n) - momb;
   });
+}
+
+template <typename T>
+void adagrad_typed(const Tensor& param, const Tensor& grad, const Tensor& moment, T lr, T eps,
+                   Tensor* param_out, Tensor* moment_out) {
+  param_out->resize(param.shape(), param.dtype());
+  moment_out->resize(moment.shape(), moment.dtype());
+  const T* p = param.data<T>();
+  const T* g = grad.data<T>();
+  const T* m = moment.data<T>();
+  T* po = param_out->data<T>();
+  T* mo = moment_out->data<T>();
+  for_pieces(param.numel(), [&](int64_t b, int64_t e) {
+    const int64_t n = e - b;
+    ConstArrayMap<T> gb(g + b, n);
+    ArrayMap<T> mb(mo + b, n);
+    mb = ConstArrayMap<T>(m + b, n) + gb.square();
+    ArrayMap<T>(po + b, n) = ConstArrayMap<T>(p + b, n) - lr * gb / (mb.sqrt() + eps);
+  });
+}
+
+// Reads and checks Adam's learning rate and beta powers, then advances the powers.
+struct AdamScalars {
+  double lr, beta1_pow, beta2_pow;
+};
+AdamScalars adam_scalars(const AdamState& state, const Tensor& lr, const AdamOptions& opts,
+                         const AdamOutputs& out) {
+  const AdamScalars s{read_scalar(lr, "adam: the learning rate"),
+                      read_scalar(*state.beta1_pow, "adam: Beta1Pow"),
+                      read_scalar(*state.beta2_pow, "adam: Beta2Pow")};
+  SKIFF_CHECK(s.beta1_pow < 1 && s.beta2_pow < 1, "adam: Beta1Pow (", s.beta1_pow,
+              ") and Beta2Pow (", s.beta2_pow, ") must be below 1");
+  // The powers are read above, so advancing them first is safe when in place.
+  if (out.beta1_pow) write_scalar_like(*state.beta1_pow, s.beta1_pow * opts.beta1, out.beta1_pow);
+  if (out.beta2_pow) write_scalar_like(*state.beta2_pow, s.beta2_pow * opts.beta2, out.beta2_pow);
+  return s;
 }
 
 }  // namespace
@@ -160,16 +299,59 @@ void adam_update(const Tensor& param, const Tensor& grad, const AdamState& state
   check_like_param(param, grad, "adam: the gradient");
   check_like_param(param, *state.moment1, "adam: the first moment");
   check_like_param(param, *state.moment2, "adam: the second moment");
-  const double rate = read_scalar(lr, "adam: the learning rate");
-  const double b1p = read_scalar(*state.beta1_pow, "adam: Beta1Pow");
-  const double b2p = read_scalar(*state.beta2_pow, "adam: Beta2Pow");
-  SKIFF_CHECK(b1p < 1 && b2p < 1, "adam: Beta1Pow (", b1p, ") and Beta2Pow (", b2p,
-              ") must be below 1");
-  // The powers are read above, so advancing them first is safe when in place.
-  if (out.beta1_pow) write_scalar_like(*state.beta1_pow, b1p * opts.beta1, out.beta1_pow);
-  if (out.beta2_pow) write_scalar_like(*state.beta2_pow, b2p * opts.beta2, out.beta2_pow);
+  const AdamScalars s = adam_scalars(state, lr, opts, out);
+  SKIFF_DISPATCH_FLOATING(
+      param.dtype(), T,
+      adam_typed<T>(param, grad, state, AdamStep<T>(opts, s.lr, s.beta1_pow, s.beta2_pow), out));
+}
+
+void adam_update_rows(const Tensor& param, const SelectedRows& grad, const AdamState& state,
+                      const Tensor& lr, const AdamOptions& opts, const AdamOutputs& out) {
+  SKIFF_CHECK(param.rank() >= 1, "sparse adam: the parameter must have rows, got ",
+              param.type_str());
+  check_like_param(param, *state.moment1, "adam: the first moment");
+  check_like_param(param, *state.moment2, "adam: the second moment");
+  const int64_t height = param.dim(0), width = height > 0 ? param.numel() / height : 0;
+  SelectedRows merged;
+  merge_rows(grad, &merged);
+  SKIFF_CHECK(
+      merged.rows.empty() || (merged.value.dtype() == param.dtype() && row_width(merged) == width),
+      "sparse adam: gradient rows ", grad.value.type_str(), " do not fit the parameter ",
+      param.type_str());
+  for (int64_t r : merged.rows) {
+    SKIFF_CHECK(r >= 0 && r < height, "sparse adam: row ", r, " is outside the parameter ",
+                param.type_str());
+  }
+  const AdamScalars s = adam_scalars(state, lr, opts, out);
+  SKIFF_DISPATCH_FLOATING(
+      param.dtype(), T,
+      adam_rows_typed<T>(param, merged, state, AdamStep<T>(opts, s.lr, s.beta1_pow, s.beta2_pow),
+                         opts.lazy_mode, out));
+}
+
+void rmsprop_update(const Tensor& param, const Tensor& grad, const RmspropState& state,
+                    const Tensor& lr, const RmspropOptions& opts, const RmspropOutputs& out) {
+  check_like_param(param, grad, "rmsprop: the gradient");
+  check_like_param(param, *state.mean_square, "rmsprop: MeanSquare");
+  check_like_param(param, *state.moment, "rmsprop: Moment");
+  if (opts.centered) {
+    SKIFF_CHECK(state.mean_grad && out.mean_grad,
+                "rmsprop: centered needs MeanGrad and MeanGradOut");
+    check_like_param(param, *state.mean_grad, "rmsprop: MeanGrad");
+  }
+  const double rate = read_scalar(lr, "rmsprop: the learning rate");
   SKIFF_DISPATCH_FLOATING(param.dtype(), T,
-                          adam_typed<T>(param, grad, state, rate, b1p, b2p, opts, out));
+                          rmsprop_typed<T>(param, grad, state, static_cast<T>(rate), opts, out));
+}
+
+void adagrad_update(const Tensor& param, const Tensor& grad, const Tensor& moment, const Tensor& lr,
+                    double epsilon, Tensor* param_out, Tensor* moment_out) {
+  check_like_param(param, grad, "adagrad: the gradient");
+  check_like_param(param, moment, "adagrad: Moment");
+  const double rate = read_scalar(lr, "adagrad: the learning rate");
+  SKIFF_DISPATCH_FLOATING(param.dtype(), T,
+                          adagrad_typed<T>(param, grad, moment, static_cast<T>(rate),
+                                           static_cast<T>(epsilon), param_out, moment_out));
 }
 
 }  // namespace skiff::kernels

@@ -1,0 +1,86 @@
+#include "skiff/kernels/cpu/clip_grad.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "skiff/core/parallel.h"
+#include "skiff/kernels/cpu/eigen.h"
+#include "skiff/kernels/cpu/elementwise.h"
+#include "skiff/kernels/cpu/selected_rows.h"
+
+namespace skiff::kernels {
+
+namespace {
+
+template <typename T>
+using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+
+// Elements per chunk of the threaded sum; chunks are added in a fixed order so the
+// result does not depend on the thread count.
+constexpr int64_t kNormChunk = 1 << 14;
+
+template <typename T>
+double squared_sum(const T* p, int64_t n) {
+  const int64_t chunks = (n + kNormChunk - 1) / kNormChunk;
+  if (chunks <= 1) {
+    return static_cast<double>(ConstArrayMap<T>(p, n).template cast<double>().square().sum());
+  }
+  std::vector<double> partial(static_cast<size_t>(chunks));
+  parallel_for(chunks, 2, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      const int64_t begin = c * kNormChunk, len = std::min(kNormChunk, n - begin);
+      partial[c] = ConstArrayMap<T>(p + begin, len).template cast<double>().square().sum();
+    }
+  });
+  double s = 0;
+  for (double v : partial) s += v;
+  return s;
+}
+
+}  // namespace
+
+double squared_l2_norm(const Tensor& x) {
+  SKIFF_CHECK(is_floating(x.dtype()), "squared_l2_norm: X must be float32 or float64, got ",
+              x.type_str());
+  double s = 0;
+  SKIFF_DISPATCH_FLOATING(x.dtype(), T, s = squared_sum(x.data<T>(), x.numel()));
+  return s;
+}
+
+double squared_l2_norm(const SelectedRows& x) {
+  if (x.rows.empty()) return 0.0;
+  SelectedRows merged;
+  merge_rows(x, &merged);
+  return squared_l2_norm(merged.value);
+}
+
+double global_norm_scale(double squared_norm, double clip_norm) {
+  SKIFF_CHECK(clip_norm > 0, "clip_norm must be > 0, got ", clip_norm);
+  return clip_norm / std::max(std::sqrt(squared_norm), clip_norm);
+}
+
+void scale_gradient(const Tensor& x, double scale, Tensor* out) {
+  if (scale == 1.0 && out == &x) return;
+  kernels::scale(x, scale, 0.0, true, out);
+}
+
+void scale_gradient(const SelectedRows& x, double scale, SelectedRows* out) {
+  if (out != &x) {
+    out->rows = x.rows;
+    out->height = x.height;
+  }
+  if (!x.value.initialized()) {
+    out->value = Tensor();
+    return;
+  }
+  scale_gradient(x.value, scale, &out->value);
+}
+
+void squared_l2_norm_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad) {
+  SKIFF_CHECK(out_grad.numel() == 1, "squared_l2_norm_grad: Out@GRAD must have one element, got ",
+              out_grad.type_str());
+  kernels::scale(x, 2.0 * out_grad.item<double>(), 0.0, true, x_grad);
+}
+
+}  // namespace skiff::kernels

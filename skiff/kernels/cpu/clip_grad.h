@@ -1,0 +1,32 @@
+// Gradient clipping by global norm (PaddlePaddle's ClipGradByGlobalNorm): every
+// gradient is scaled by clip_norm / max(global_norm, clip_norm), where global_norm is
+// the L2 norm of all gradients together.
+//
+//   double sq = kernels::squared_l2_norm(g1) + kernels::squared_l2_norm(g2);
+//   double s = kernels::global_norm_scale(sq, /*clip_norm=*/1.0);
+//   kernels::scale_gradient(g1, s, &g1);
+#pragma once
+
+#include "skiff/core/tensor.h"
+#include "skiff/core/variable.h"
+
+namespace skiff::kernels {
+
+// The sum of squares of x's elements (float32/float64), accumulated in double.
+double squared_l2_norm(const Tensor& x);
+// The same for the dense tensor that selected rows stand for (repeated rows summed
+// first).
+double squared_l2_norm(const SelectedRows& x);
+
+// clip_norm / max(sqrt(squared_norm), clip_norm): 1 when the norm is within clip_norm.
+double global_norm_scale(double squared_norm, double clip_norm);
+
+// out = x * scale (out may be x).
+void scale_gradient(const Tensor& x, double scale, Tensor* out);
+// out = x with its values scaled (same rows; out may be x).
+void scale_gradient(const SelectedRows& x, double scale, SelectedRows* out);
+
+// x_grad = 2 * x * out_grad (out_grad has one element): the gradient of squared_l2_norm.
+void squared_l2_norm_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad);
+
+}  // namespace skiff::kernels

@@ -1,0 +1,143 @@
+// Gradient clipping: squared_l2_norm (+grad) and clip_by_global_norm, which scales a
+// list of gradients (dense or selected rows) in place so that their joint L2 norm is
+// at most clip_norm (PaddlePaddle's ClipGradByGlobalNorm).
+#include <cmath>
+
+#include "skiff/kernels/cpu/clip_grad.h"
+#include "skiff/ops/grad_context.h"
+#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/registry.h"
+#include "skiff/ops/shape_context.h"
+
+namespace skiff {
+
+namespace {
+
+void check_gradient_var(const VarDesc& v, const char* op) {
+  SKIFF_CHECK(
+      is_floating(v.dtype) && (v.kind == VarKind::kDenseTensor || v.kind == VarKind::kSelectedRows),
+      op, ": '", v.name, "' must be a float32/float64 tensor or selected rows, got ",
+      var_kind_name(v.kind), " ", dtype_name(v.dtype), v.shape);
+}
+
+// The sum of squares of what `v` holds (0 for a variable without a value).
+double squared_norm_of(const Variable* v) {
+  if (!v || v->empty()) return 0.0;
+  if (const SelectedRows* rows = v->selected_rows()) return kernels::squared_l2_norm(*rows);
+  const Tensor* t = v->tensor();
+  SKIFF_CHECK(t, "clip_by_global_norm: X holds neither a tensor nor selected rows");
+  return t->initialized() ? kernels::squared_l2_norm(*t) : 0.0;
+}
+
+void write_scalar(double value, DType dtype, Tensor* out) {
+  out->resize(Shape{1}, dtype);
+  SKIFF_DISPATCH_FLOATING(dtype, T, *out->data<T>() = static_cast<T>(value));
+}
+
+// ---- squared_l2_norm ----
+
+void infer_squared_l2_norm(ShapeContext& ctx) {
+  const VarDesc& x = ctx.in_var("X");
+  check_gradient_var(x, "squared_l2_norm");
+  ctx.set_output("Out", Shape{1}, x.dtype);
+}
+
+void squared_l2_norm_kernel(KernelContext& ctx) {
+  const Variable* x = ctx.in_var("X");
+  const DType dtype =
+      x && x->selected_rows() ? x->selected_rows()->value.dtype() : ctx.in("X").dtype();
+  write_scalar(squared_norm_of(x), dtype, ctx.out("Out"));
+}
+
+void squared_l2_norm_grad_maker(GradContext& g) {
+  if (!g.wants("X")) return;
+  g.add("squared_l2_norm_grad")
+      .set_input("X", {g.fwd().first_input("X")})
+      .set_input("Out@GRAD", {g.out_grad("Out")})
+      .set_output("X@GRAD", {g.in_grad("X")});
+}
+
+void infer_squared_l2_norm_grad(ShapeContext& ctx) {
+  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
+}
+
+void squared_l2_norm_grad_kernel(KernelContext& ctx) {
+  Tensor* dx = ctx.out("X@GRAD");
+  if (!dx) return;
+  kernels::squared_l2_norm_grad(ctx.in("X"), ctx.in("Out@GRAD"), dx);
+}
+
+// ---- clip_by_global_norm ----
+
+void infer_clip_by_global_norm(ShapeContext& ctx) {
+  const int n = ctx.in_count("X");
+  SKIFF_CHECK(n > 0, "clip_by_global_norm needs at least one gradient in X");
+  SKIFF_CHECK(ctx.out_count("Out") == n, "clip_by_global_norm: ", n, " gradients in X but ",
+              ctx.out_count("Out"), " in Out");
+  SKIFF_CHECK(ctx.attr<double>("clip_norm") > 0, "clip_by_global_norm: clip_norm must be > 0, got ",
+              ctx.attr<double>("clip_norm"));
+  for (int i = 0; i < n; ++i) {
+    const VarDesc& x = ctx.in_var("X", i);
+    check_gradient_var(x, "clip_by_global_norm");
+    ctx.set_output("Out", x.shape, x.dtype, i, x.kind);
+  }
+  ctx.set_output("GlobalNorm", Shape{1}, ctx.in_dtype("X"));
+}
+
+void clip_by_global_norm_kernel(KernelContext& ctx) {
+  const int n = ctx.in_count("X");
+  double squared = 0;
+  for (int i = 0; i < n; ++i) squared += squared_norm_of(ctx.in_var("X", i));
+  const double scale = kernels::global_norm_scale(squared, ctx.attr<double>("clip_norm"));
+  DType norm_dtype = DType::kF32;
+  for (int i = 0; i < n; ++i) {
+    const Variable* x = ctx.in_var("X", i);
+    Variable* out = ctx.out_var("Out", i);
+    if (!x || x->empty() || !out) continue;
+    if (const SelectedRows* rows = x->selected_rows()) {
+      kernels::scale_gradient(*rows, scale, out->mutable_selected_rows());
+      if (i == 0) norm_dtype = rows->value.dtype();
+    } else if (x->tensor() && x->tensor()->initialized()) {
+      kernels::scale_gradient(*x->tensor(), scale, out->mutable_tensor());
+      if (i == 0) norm_dtype = x->tensor()->dtype();
+    }
+  }
+  if (Tensor* norm = ctx.out("GlobalNorm")) write_scalar(std::sqrt(squared), norm_dtype, norm);
+}
+
+}  // namespace
+
+void register_clip_grad_ops(OpRegistry& r) {
+  r.add("squared_l2_norm")
+      .doc("Out = sum(X^2) over all elements, [1] (of the dense tensor selected rows stand for).")
+      .input("X", "float32 or float64 tensor (or selected rows), any shape")
+      .output("Out", "[1] of X's dtype")
+      .infer_shape(infer_squared_l2_norm)
+      .kernel({DType::kF32, DType::kF64}, squared_l2_norm_kernel)
+      .grad(squared_l2_norm_grad_maker);
+
+  r.add("squared_l2_norm_grad")
+      .doc("X@GRAD = 2 * X * Out@GRAD.")
+      .input("X", "the forward X (dense)")
+      .input("Out@GRAD", "gradient of Out, one element")
+      .output("X@GRAD", "gradient of X")
+      .infer_shape(infer_squared_l2_norm_grad)
+      .kernel({DType::kF32, DType::kF64}, squared_l2_norm_grad_kernel)
+      .kernel_dtype_from("X");
+
+  r.add("clip_by_global_norm")
+      .doc(
+          "Out[i] = X[i] * clip_norm / max(GlobalNorm, clip_norm), GlobalNorm = sqrt(sum_i "
+          "|X[i]|^2) over all the gradients (selected rows count as the dense tensors they "
+          "stand for): scales every gradient by one factor so that their joint L2 norm is at "
+          "most clip_norm. Out[i] usually names X[i] (in place); X without a value is skipped.")
+      .inputs("X", "gradients: float32/float64 tensors or selected rows")
+      .outputs("Out", "the clipped gradients, one per X, same kind, shape and dtype")
+      .optional_output("GlobalNorm", "[1]: the norm before clipping, of X[0]'s dtype")
+      .attr("clip_norm", 1.0, "the largest joint L2 norm let through (> 0)")
+      .infer_shape(infer_clip_by_global_norm)
+      .kernel({DType::kF32, DType::kF64}, clip_by_global_norm_kernel)
+      .kernel_dtype_from("X");
+}
+
+}  // namespace skiff

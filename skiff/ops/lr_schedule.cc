@@ -1,0 +1,125 @@
+// Learning-rate schedule ops: each computes the learning rate [1] from a step counter
+// (a persistable int64 the training program increments every step), so a program
+// updates its own learning rate: lr_step_decay, lr_cosine_annealing (PaddlePaddle's
+// StepDecay and CosineAnnealingDecay) and lr_linear_warmup, which wraps the value of
+// another schedule (PaddlePaddle's LinearWarmup). Not differentiable.
+#include "skiff/kernels/cpu/lr_schedule.h"
+#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/registry.h"
+#include "skiff/ops/shape_context.h"
+
+namespace skiff {
+
+namespace {
+
+void check_step(ShapeContext& ctx) {
+  const VarDesc& step = ctx.in_var("Step");
+  SKIFF_CHECK(step.dtype != DType::kBool && (!step.shape.known() || step.shape.numel() == 1),
+              "Step ('", step.name, "') must be a one-element numeric counter, got ",
+              dtype_name(step.dtype), step.shape);
+}
+
+// Out [1] of the dtype attr (a floating dtype).
+void infer_schedule(ShapeContext& ctx) {
+  check_step(ctx);
+  const DType dtype = dtype_from_name(ctx.attr<std::string>("dtype"));
+  SKIFF_CHECK(is_floating(dtype), "the learning rate dtype must be float32 or float64, got ",
+              dtype_name(dtype));
+  ctx.set_output("Out", Shape{1}, dtype);
+}
+
+void infer_step_decay(ShapeContext& ctx) {
+  SKIFF_CHECK(ctx.attr<int64_t>("step_size") > 0, "step_size must be > 0, got ",
+              ctx.attr<int64_t>("step_size"));
+  infer_schedule(ctx);
+}
+
+void infer_cosine(ShapeContext& ctx) {
+  SKIFF_CHECK(ctx.attr<int64_t>("T_max") > 0, "T_max must be > 0, got ",
+              ctx.attr<int64_t>("T_max"));
+  infer_schedule(ctx);
+}
+
+void step_decay_kernel(KernelContext& ctx) {
+  const int64_t step = kernels::read_step(ctx.in("Step"), ctx.attr<int64_t>("step_offset"));
+  kernels::write_lr(
+      kernels::step_decay_lr(ctx.attr<double>("learning_rate"), step,
+                             ctx.attr<int64_t>("step_size"), ctx.attr<double>("gamma")),
+      dtype_from_name(ctx.attr_ref<std::string>("dtype")), ctx.out("Out"));
+}
+
+void cosine_kernel(KernelContext& ctx) {
+  const int64_t step = kernels::read_step(ctx.in("Step"), ctx.attr<int64_t>("step_offset"));
+  kernels::write_lr(
+      kernels::cosine_annealing_lr(ctx.attr<double>("learning_rate"), step,
+                                   ctx.attr<int64_t>("T_max"), ctx.attr<double>("eta_min")),
+      dtype_from_name(ctx.attr_ref<std::string>("dtype")), ctx.out("Out"));
+}
+
+void infer_warmup(ShapeContext& ctx) {
+  check_step(ctx);
+  SKIFF_CHECK(ctx.attr<int64_t>("warmup_steps") > 0, "warmup_steps must be > 0, got ",
+              ctx.attr<int64_t>("warmup_steps"));
+  const VarDesc& lr = ctx.in_var("LearningRate");
+  SKIFF_CHECK(is_floating(lr.dtype) && (!lr.shape.known() || lr.shape.numel() == 1),
+              "LearningRate ('", lr.name, "') must be a one-element floating tensor, got ",
+              dtype_name(lr.dtype), lr.shape);
+  ctx.set_output("Out", Shape{1}, lr.dtype);
+}
+
+void warmup_kernel(KernelContext& ctx) {
+  const Tensor& after = ctx.in("LearningRate");
+  SKIFF_CHECK(after.numel() == 1, "LearningRate must have one element, got ", after.type_str());
+  const double lr = kernels::linear_warmup_lr(
+      kernels::read_step(ctx.in("Step")), ctx.attr<int64_t>("warmup_steps"),
+      ctx.attr<double>("start_lr"), ctx.attr<double>("end_lr"), after.item<double>());
+  kernels::write_lr(lr, after.dtype(), ctx.out("Out"));
+}
+
+}  // namespace
+
+void register_lr_schedule_ops(OpRegistry& r) {
+  constexpr const char* kOffsetDoc =
+      "subtracted from Step (clamped at 0): the steps of a warmup that wraps this schedule";
+  r.add("lr_step_decay")
+      .doc("Out = learning_rate * gamma^floor(step / step_size), step = Step - step_offset.")
+      .input("Step", "the step counter: one-element int64 (0 at the first step)")
+      .output("Out", "the learning rate, [1] of dtype")
+      .required_attr("learning_rate", AttrType::kFloat, "the initial learning rate")
+      .required_attr("step_size", AttrType::kInt, "steps between decays (> 0)")
+      .attr("gamma", 0.1, "the factor applied every step_size steps")
+      .attr("step_offset", int64_t{0}, kOffsetDoc)
+      .attr("dtype", std::string("float32"), "Out's dtype")
+      .infer_shape(infer_step_decay)
+      .kernel({DType::kF32, DType::kF64}, step_decay_kernel);
+
+  r.add("lr_cosine_annealing")
+      .doc(
+          "Out = eta_min + (learning_rate - eta_min) * (1 + cos(pi * step / T_max)) / 2, step = "
+          "Step - step_offset (the closed form of PaddlePaddle's CosineAnnealingDecay).")
+      .input("Step", "the step counter: one-element int64 (0 at the first step)")
+      .output("Out", "the learning rate, [1] of dtype")
+      .required_attr("learning_rate", AttrType::kFloat, "the initial (largest) learning rate")
+      .required_attr("T_max", AttrType::kInt, "steps from learning_rate down to eta_min (> 0)")
+      .attr("eta_min", 0.0, "the smallest learning rate")
+      .attr("step_offset", int64_t{0}, kOffsetDoc)
+      .attr("dtype", std::string("float32"), "Out's dtype")
+      .infer_shape(infer_cosine)
+      .kernel({DType::kF32, DType::kF64}, cosine_kernel);
+
+  r.add("lr_linear_warmup")
+      .doc(
+          "Out = start_lr + (end_lr - start_lr) * Step / warmup_steps while Step < "
+          "warmup_steps, then LearningRate (the wrapped schedule's value, or a constant).")
+      .input("Step", "the step counter: one-element int64 (0 at the first step)")
+      .input("LearningRate", "the wrapped schedule's learning rate, one element")
+      .output("Out", "the learning rate, [1] of LearningRate's dtype")
+      .required_attr("warmup_steps", AttrType::kInt, "the length of the warmup (> 0)")
+      .attr("start_lr", 0.0, "the learning rate at step 0")
+      .required_attr("end_lr", AttrType::kFloat, "the learning rate the warmup heads for")
+      .infer_shape(infer_warmup)
+      .kernel({DType::kF32, DType::kF64}, warmup_kernel)
+      .kernel_dtype_from("LearningRate");
+}
+
+}  // namespace skiff
