@@ -1,5 +1,10 @@
-// Elementwise activations: relu, tanh, sigmoid, exp, log, and their grad ops.
+// Elementwise activations: relu, tanh, sigmoid, exp, log, gelu, leaky_relu, elu, silu,
+// softplus, sqrt, rsqrt, pow, and their grad ops.
 #include "skiff/kernels/cpu/activation.h"
+
+#include <string>
+#include <vector>
+
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
@@ -10,22 +15,66 @@ namespace skiff {
 namespace {
 
 using kernels::Activation;
+using kernels::ActivationParams;
 
-// The forward slot the gradient is computed from: "X" for log, "Out" otherwise.
+// The forward slot the gradient is computed from: "X" or "Out".
 const char* saved_slot(Activation kind) {
   return kernels::activation_grad_reads_input(kind) ? "X" : "Out";
 }
 
+// An attribute of a parameterised activation, with Paddle's default.
+struct ParamAttr {
+  const char* name;
+  Attr default_value;
+  const char* doc;
+};
+
+std::vector<ParamAttr> param_attrs(Activation kind) {
+  switch (kind) {
+    case Activation::kGelu:
+      return {{"approximate", false, "use the tanh approximation instead of the erf form"}};
+    case Activation::kLeakyRelu:
+      return {{"alpha", 0.02, "slope for X <= 0"}};
+    case Activation::kElu:
+      return {{"alpha", 1.0, "Out = alpha * (exp(X) - 1) for X <= 0"}};
+    case Activation::kSoftplus:
+      return {{"beta", 1.0, "Out = log(1 + exp(beta * X)) / beta"},
+              {"threshold", 20.0, "Out = X where beta * X > threshold"}};
+    case Activation::kPow:
+      return {{"factor", 1.0, "the exponent"}};
+    default:
+      return {};
+  }
+}
+
+// The kernel-side parameters from the op's attrs (only those `kKind` has).
+template <Activation kKind>
+ActivationParams params_of(const KernelContext& ctx) {
+  ActivationParams p;
+  if constexpr (kKind == Activation::kGelu) p.approximate = ctx.attr<bool>("approximate");
+  if constexpr (kKind == Activation::kLeakyRelu || kKind == Activation::kElu) {
+    p.alpha = ctx.attr<double>("alpha");
+  }
+  if constexpr (kKind == Activation::kSoftplus) {
+    p.beta = ctx.attr<double>("beta");
+    p.threshold = ctx.attr<double>("threshold");
+    SKIFF_CHECK(p.beta != 0, "softplus: beta must not be 0");
+  }
+  if constexpr (kKind == Activation::kPow) p.factor = ctx.attr<double>("factor");
+  return p;
+}
+
 template <Activation kKind>
 void activation_kernel(KernelContext& ctx) {
-  kernels::activation(kKind, ctx.in("X"), ctx.out("Out"));
+  kernels::activation(kKind, ctx.in("X"), ctx.out("Out"), params_of<kKind>(ctx));
 }
 
 template <Activation kKind>
 void activation_grad_kernel(KernelContext& ctx) {
   Tensor* dx = ctx.out("X@GRAD");
   if (!dx) return;
-  kernels::activation_grad(kKind, ctx.in(saved_slot(kKind)), ctx.in("Out@GRAD"), dx);
+  kernels::activation_grad(kKind, ctx.in(saved_slot(kKind)), ctx.in("Out@GRAD"), dx,
+                           params_of<kKind>(ctx));
 }
 
 void infer_same_as_x(ShapeContext& ctx) {
@@ -45,32 +94,40 @@ void activation_grad_maker(GradContext& g) {
   const char* slot = saved_slot(kKind);
   const std::string saved =
       kernels::activation_grad_reads_input(kKind) ? fwd.first_input("X") : fwd.first_output("Out");
-  g.add(fwd.type + "_grad")
-      .set_input(slot, {saved})
-      .set_input("Out@GRAD", {g.out_grad("Out")})
-      .set_output("X@GRAD", {g.in_grad("X")});
+  OpDesc& op = g.add(fwd.type + "_grad")
+                   .set_input(slot, {saved})
+                   .set_input("Out@GRAD", {g.out_grad("Out")})
+                   .set_output("X@GRAD", {g.in_grad("X")});
+  for (const ParamAttr& a : param_attrs(kKind)) {
+    const Attr* value = fwd.attrs.find(a.name);
+    op.set_attr(a.name, value ? *value : a.default_value);
+  }
 }
 
 template <Activation kKind>
 void register_activation(OpRegistry& r, const char* formula, const char* derivative) {
   const std::string name = kernels::activation_name(kKind);
   const char* slot = saved_slot(kKind);
-  r.add(name)
-      .doc(std::string(formula) + ", elementwise.")
+  OpBuilder fwd = r.add(name);
+  fwd.doc(std::string(formula) + ", elementwise.")
       .input("X", "any shape; float32 or float64")
       .output("Out", "X's shape and dtype")
       .infer_shape(infer_same_as_x)
       .kernel({DType::kF32, DType::kF64}, activation_kernel<kKind>)
       .grad(activation_grad_maker<kKind>);
 
-  r.add(name + "_grad")
-      .doc(std::string("X@GRAD = ") + derivative + ", elementwise.")
+  OpBuilder bwd = r.add(name + "_grad");
+  bwd.doc(std::string("X@GRAD = ") + derivative + ", elementwise.")
       .input(slot, std::string("the forward ") + slot)
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X")
       .infer_shape(infer_activation_grad<kKind>)
       .kernel({DType::kF32, DType::kF64}, activation_grad_kernel<kKind>)
       .kernel_dtype_from(slot);
+  for (const ParamAttr& a : param_attrs(kKind)) {
+    fwd.attr(a.name, a.default_value, a.doc);
+    bwd.attr(a.name, a.default_value, "as in the forward op");
+  }
 }
 
 }  // namespace
@@ -83,6 +140,26 @@ void register_activation_ops(OpRegistry& r) {
   register_activation<Activation::kExp>(r, "Out = exp(X)", "Out@GRAD * Out");
   register_activation<Activation::kLog>(r, "Out = ln(X) (NaN for X < 0, -inf at 0)",
                                         "Out@GRAD / X");
+  register_activation<Activation::kGelu>(
+      r,
+      "Out = X * Phi(X) = 0.5 X (1 + erf(X / sqrt(2))); with approximate, "
+      "0.5 X (1 + tanh(sqrt(2 / pi) (X + 0.044715 X^3)))",
+      "Out@GRAD * d(gelu)/dX of the chosen form");
+  register_activation<Activation::kLeakyRelu>(r, "Out = X > 0 ? X : alpha * X",
+                                              "Out@GRAD * (X > 0 ? 1 : alpha)");
+  register_activation<Activation::kElu>(r, "Out = X > 0 ? X : alpha * (exp(X) - 1)",
+                                        "Out@GRAD * (X > 0 ? 1 : alpha * exp(X))");
+  register_activation<Activation::kSilu>(r, "Out = X * sigmoid(X)",
+                                         "Out@GRAD * s * (1 + X * (1 - s)), s = sigmoid(X)");
+  register_activation<Activation::kSoftplus>(
+      r, "Out = beta * X > threshold ? X : log(1 + exp(beta * X)) / beta",
+      "Out@GRAD * (beta * X > threshold ? 1 : sigmoid(beta * X))");
+  register_activation<Activation::kSqrt>(r, "Out = sqrt(X) (NaN for X < 0)",
+                                         "Out@GRAD * 0.5 / Out");
+  register_activation<Activation::kRsqrt>(r, "Out = 1 / sqrt(X) (inf at 0, NaN for X < 0)",
+                                          "Out@GRAD * -0.5 * Out^3");
+  register_activation<Activation::kPow>(r, "Out = X ^ factor",
+                                        "Out@GRAD * factor * X ^ (factor - 1) (0 for factor 0)");
 }
 
 }  // namespace skiff

@@ -33,6 +33,8 @@ void register_index_ops(OpRegistry& r);
 void register_join_ops(OpRegistry& r);
 void register_shape_edit_ops(OpRegistry& r);
 void register_optimizer_ops(OpRegistry& r);
+void register_math_ops(OpRegistry& r);
+void register_reduce_extreme_ops(OpRegistry& r);
 
 void register_all_ops(OpRegistry& r) {
   register_control_flow_ops(r);
@@ -63,6 +65,8 @@ void register_all_ops(OpRegistry& r) {
   register_join_ops(r);
   register_shape_edit_ops(r);
   register_optimizer_ops(r);
+  register_math_ops(r);
+  register_reduce_extreme_ops(r);
 }
 
 }  // namespace skiff

@@ -1,7 +1,18 @@
 #include "skiff/kernels/cpu/activation.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "skiff/core/parallel.h"
+// Eigen's vectorised expm1 and pow reach the same _mm512_undefined_* idiom of GCC 12's
+// AVX-512 header that eigen.h describes, reported here as -Wuninitialized: a false
+// positive, silenced for this file before the intrinsics are first included.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 #include "skiff/kernels/cpu/eigen.h"
+// Vectorised erf (gelu) lives among Eigen's special functions.
+#include <unsupported/Eigen/SpecialFunctions>
 
 namespace skiff::kernels {
 
@@ -16,22 +27,22 @@ using ArrayOut = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
 // off on smaller tensors than kParallelGrain.
 constexpr int64_t kTranscendentalGrain = 1 << 13;
 
-int64_t grain_of(Activation kind) {
-  return kind == Activation::kRelu ? kParallelGrain : kTranscendentalGrain;
-}
+// Gradients that reuse an intermediate (tanh in gelu's tanh form, sigmoid in silu) keep
+// it in a stack buffer of this many values, so that dx may alias dout.
+constexpr int64_t kBlock = 256;
 
-// Runs fn(begin, end) over [0, n), on several threads only for large n.
-template <typename Fn>
-void run_split(int64_t n, int64_t grain, Fn&& fn) {
-  if (n < 2 * grain) {
-    fn(int64_t{0}, n);
-  } else {
-    parallel_for(n, grain, fn);
-  }
+constexpr double kSqrt2OverPi = 0.7978845608028654;  // sqrt(2 / pi)
+constexpr double kInvSqrt2Pi = 0.3989422804014327;   // 1 / sqrt(2 pi)
+constexpr double kGeluCubic = 0.044715;              // gelu's tanh form
+constexpr double kInvSqrt2 = 0.7071067811865476;     // 1 / sqrt(2)
+
+int64_t grain_of(Activation kind) {
+  return kind == Activation::kRelu || kind == Activation::kLeakyRelu ? kParallelGrain
+                                                                     : kTranscendentalGrain;
 }
 
 template <typename T>
-void forward_chunk(Activation kind, const T* x, T* out, int64_t n) {
+void forward_chunk(Activation kind, const ActivationParams& p, const T* x, T* out, int64_t n) {
   ArrayIn<T> xa(x, n);
   ArrayOut<T> oa(out, n);
   switch (kind) {
@@ -50,11 +61,63 @@ void forward_chunk(Activation kind, const T* x, T* out, int64_t n) {
     case Activation::kLog:
       oa = xa.log();
       break;
+    case Activation::kGelu:
+      if (p.approximate) {
+        oa = T(0.5) * xa * (T(1) + (T(kSqrt2OverPi) * (xa + T(kGeluCubic) * xa.cube())).tanh());
+      } else {
+        oa = T(0.5) * xa * (T(1) + (xa * T(kInvSqrt2)).erf());
+      }
+      break;
+    case Activation::kLeakyRelu:
+      oa = (xa > T(0)).select(xa, T(p.alpha) * xa);
+      break;
+    case Activation::kElu:
+      oa = (xa > T(0)).select(xa, T(p.alpha) * xa.expm1());
+      break;
+    case Activation::kSilu:
+      oa = xa * xa.logistic();
+      break;
+    case Activation::kSoftplus:
+      oa = (xa * T(p.beta) > T(p.threshold))
+               .select(xa, (xa * T(p.beta)).exp().log1p() * T(1 / p.beta));
+      break;
+    case Activation::kSqrt:
+      oa = xa.sqrt();
+      break;
+    case Activation::kRsqrt:
+      oa = xa.sqrt().inverse();
+      break;
+    case Activation::kPow:
+      oa = xa.pow(T(p.factor));
+      break;
+  }
+}
+
+// Gradients whose derivative needs an intermediate twice, one stack block at a time.
+template <typename T>
+void backward_blocked(Activation kind, const T* x, const T* dout, T* dx, int64_t n) {
+  T buf[kBlock];
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t len = std::min(kBlock, n - b);
+    ArrayIn<T> s(x + b, len);
+    ArrayIn<T> d(dout + b, len);
+    ArrayOut<T> g(dx + b, len);
+    ArrayOut<T> t(buf, len);
+    if (kind == Activation::kGelu) {  // the tanh form
+      const T k = T(kSqrt2OverPi);
+      t = (k * (s + T(kGeluCubic) * s.cube())).tanh();
+      g = d * (T(0.5) * (T(1) + t) +
+               T(0.5) * k * s * (T(1) - t.square()) * (T(1) + T(3 * kGeluCubic) * s.square()));
+    } else {  // silu
+      t = s.logistic();
+      g = d * t * (T(1) + s * (T(1) - t));
+    }
   }
 }
 
 template <typename T>
-void backward_chunk(Activation kind, const T* saved, const T* dout, T* dx, int64_t n) {
+void backward_chunk(Activation kind, const ActivationParams& p, const T* saved, const T* dout,
+                    T* dx, int64_t n) {
   ArrayIn<T> s(saved, n);
   ArrayIn<T> d(dout, n);
   ArrayOut<T> g(dx, n);
@@ -73,7 +136,40 @@ void backward_chunk(Activation kind, const T* saved, const T* dout, T* dx, int64
       break;  // s = Out
     case Activation::kLog:
       g = d / s;
+      break;                 // s = X
+    case Activation::kGelu:  // s = X
+      if (p.approximate) {
+        backward_blocked(kind, saved, dout, dx, n);
+      } else {
+        g = d * (T(0.5) * (T(1) + (s * T(kInvSqrt2)).erf()) +
+                 T(kInvSqrt2Pi) * s * (T(-0.5) * s.square()).exp());
+      }
+      break;
+    case Activation::kLeakyRelu:
+      g = (s > T(0)).select(d, T(p.alpha) * d);
       break;  // s = X
+    case Activation::kElu:
+      g = (s > T(0)).select(d, d * T(p.alpha) * s.exp());
+      break;  // s = X
+    case Activation::kSilu:
+      backward_blocked(kind, saved, dout, dx, n);
+      break;  // s = X
+    case Activation::kSoftplus:
+      g = (s * T(p.beta) > T(p.threshold)).select(d, d * (s * T(p.beta)).logistic());
+      break;  // s = X
+    case Activation::kSqrt:
+      g = T(0.5) * d / s;
+      break;  // s = Out
+    case Activation::kRsqrt:
+      g = T(-0.5) * d * s.cube();
+      break;                // s = Out
+    case Activation::kPow:  // s = X
+      if (p.factor == 0) {
+        g = T(0) * d;  // x^0 is constant (a NaN gradient stays NaN)
+      } else {
+        g = d * T(p.factor) * s.pow(T(p.factor - 1));
+      }
+      break;
   }
 }
 
@@ -91,21 +187,52 @@ const char* activation_name(Activation kind) {
       return "exp";
     case Activation::kLog:
       return "log";
+    case Activation::kGelu:
+      return "gelu";
+    case Activation::kLeakyRelu:
+      return "leaky_relu";
+    case Activation::kElu:
+      return "elu";
+    case Activation::kSilu:
+      return "silu";
+    case Activation::kSoftplus:
+      return "softplus";
+    case Activation::kSqrt:
+      return "sqrt";
+    case Activation::kRsqrt:
+      return "rsqrt";
+    case Activation::kPow:
+      return "pow";
   }
   return "?";
 }
 
-void activation(Activation kind, const Tensor& x, Tensor* out) {
+bool activation_grad_reads_input(Activation kind) {
+  switch (kind) {
+    case Activation::kRelu:
+    case Activation::kTanh:
+    case Activation::kSigmoid:
+    case Activation::kExp:
+    case Activation::kSqrt:
+    case Activation::kRsqrt:
+      return false;
+    default:
+      return true;
+  }
+}
+
+void activation(Activation kind, const Tensor& x, Tensor* out, const ActivationParams& params) {
   out->resize(x.shape(), x.dtype());
   SKIFF_DISPATCH_FLOATING(x.dtype(), T, {
     const T* xp = x.data<T>();
     T* op = out->data<T>();
-    run_split(x.numel(), grain_of(kind),
-              [&](int64_t b, int64_t e) { forward_chunk(kind, xp + b, op + b, e - b); });
+    parallel_for(x.numel(), grain_of(kind),
+                 [&](int64_t b, int64_t e) { forward_chunk(kind, params, xp + b, op + b, e - b); });
   });
 }
 
-void activation_grad(Activation kind, const Tensor& saved, const Tensor& dout, Tensor* dx) {
+void activation_grad(Activation kind, const Tensor& saved, const Tensor& dout, Tensor* dx,
+                     const ActivationParams& params) {
   const char* saved_slot = activation_grad_reads_input(kind) ? "X" : "Out";
   SKIFF_CHECK(saved.shape() == dout.shape() && saved.dtype() == dout.dtype(), activation_name(kind),
               " grad: ", saved_slot, " is ", saved.type_str(), " but Out@GRAD is ", dout.type_str(),
@@ -115,8 +242,9 @@ void activation_grad(Activation kind, const Tensor& saved, const Tensor& dout, T
     const T* sp = saved.data<T>();
     const T* dp = dout.data<T>();
     T* gp = dx->data<T>();
-    run_split(dout.numel(), grain_of(kind),
-              [&](int64_t b, int64_t e) { backward_chunk(kind, sp + b, dp + b, gp + b, e - b); });
+    parallel_for(dout.numel(), grain_of(kind), [&](int64_t b, int64_t e) {
+      backward_chunk(kind, params, sp + b, dp + b, gp + b, e - b);
+    });
   });
 }
 

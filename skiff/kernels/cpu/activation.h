@@ -3,26 +3,54 @@
 //
 //   kernels::activation(kernels::Activation::kTanh, x, &out);          // out = tanh(x)
 //   kernels::activation_grad(kernels::Activation::kTanh, out, dout, &dx);
+//   kernels::ActivationParams leaky;
+//   leaky.alpha = 0.1;
+//   kernels::activation(kernels::Activation::kLeakyRelu, x, &out, leaky);
 #pragma once
 
 #include "skiff/core/tensor.h"
 
 namespace skiff::kernels {
 
-enum class Activation { kRelu, kTanh, kSigmoid, kExp, kLog };
+enum class Activation {
+  kRelu,
+  kTanh,
+  kSigmoid,
+  kExp,
+  kLog,
+  kGelu,       // x * Phi(x) (erf form), or the tanh approximation when `approximate`
+  kLeakyRelu,  // x > 0 ? x : alpha * x
+  kElu,        // x > 0 ? x : alpha * (exp(x) - 1)
+  kSilu,       // x * sigmoid(x)
+  kSoftplus,   // beta * x > threshold ? x : log(1 + exp(beta * x)) / beta
+  kSqrt,
+  kRsqrt,  // 1 / sqrt(x)
+  kPow,    // x ^ factor
+};
 
-// "relu", "tanh", "sigmoid", "exp", "log".
+// The scalar parameters of the parameterised activations; the others ignore them.
+struct ActivationParams {
+  double alpha = 0.02;       // leaky_relu: slope below 0; elu: scale of exp(x) - 1
+  double beta = 1;           // softplus
+  double threshold = 20;     // softplus: where beta * x > threshold, Out = X
+  double factor = 1;         // pow
+  bool approximate = false;  // gelu: the tanh form instead of erf
+};
+
+// "relu", "tanh", "sigmoid", "exp", "log", "gelu", "leaky_relu", "elu", "silu",
+// "softplus", "sqrt", "rsqrt", "pow".
 const char* activation_name(Activation kind);
 
-// True when the gradient is computed from the forward input X (log); otherwise it is
-// computed from the forward output Out.
-inline bool activation_grad_reads_input(Activation kind) { return kind == Activation::kLog; }
+// True when the gradient is computed from the forward input X; otherwise it is
+// computed from the forward output Out (relu, tanh, sigmoid, exp, sqrt, rsqrt).
+bool activation_grad_reads_input(Activation kind);
 
 // out = f(x) elementwise; out takes x's shape and dtype and may be x itself.
-void activation(Activation kind, const Tensor& x, Tensor* out);
+void activation(Activation kind, const Tensor& x, Tensor* out, const ActivationParams& params = {});
 
 // dx = dout * f'(.) elementwise, where `saved` is the forward output Out, or the
 // forward input X when activation_grad_reads_input(kind). Shapes must match.
-void activation_grad(Activation kind, const Tensor& saved, const Tensor& dout, Tensor* dx);
+void activation_grad(Activation kind, const Tensor& saved, const Tensor& dout, Tensor* dx,
+                     const ActivationParams& params = {});
 
 }  // namespace skiff::kernels

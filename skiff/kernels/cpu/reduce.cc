@@ -7,66 +7,10 @@
 #include <vector>
 
 #include "skiff/core/parallel.h"
+#include "skiff/kernels/cpu/reduce_layout.h"
 
 namespace skiff::kernels {
 namespace {
-
-// A shape with size-1 dims dropped and neighbouring dims of the same kind (reduced or
-// kept) merged: the walk over it visits rows of `size[rank-1]` contiguous elements.
-struct Collapsed {
-  int rank = 0;
-  int64_t size[Shape::kMaxRank];
-  bool reduced[Shape::kMaxRank];
-  int64_t out_stride[Shape::kMaxRank];  // per outer dim; 0 for a reduced one
-
-  Collapsed(const Shape& shape, uint32_t axes) {
-    for (int d = 0; d < shape.rank(); ++d) {
-      if (shape[d] == 1) continue;
-      const bool r = (axes >> d) & 1u;
-      if (rank > 0 && reduced[rank - 1] == r) {
-        size[rank - 1] *= shape[d];
-      } else {
-        size[rank] = shape[d];
-        reduced[rank] = r;
-        ++rank;
-      }
-    }
-    int64_t acc = inner_reduced() ? 1 : row_length();
-    for (int d = rank - 2; d >= 0; --d) {
-      out_stride[d] = reduced[d] ? 0 : acc;
-      if (!reduced[d]) acc *= size[d];
-    }
-  }
-  int64_t row_length() const { return rank ? size[rank - 1] : 1; }
-  bool inner_reduced() const { return rank && reduced[rank - 1]; }
-  int64_t rows() const {
-    int64_t n = 1;
-    for (int d = 0; d + 1 < rank; ++d) n *= size[d];
-    return n;
-  }
-  // Calls fn(row, out_offset) for rows [begin, end) in order.
-  template <typename Fn>
-  void walk(int64_t begin, int64_t end, Fn&& fn) const {
-    int64_t idx[Shape::kMaxRank] = {};
-    int64_t o = 0, rest = begin;
-    for (int d = rank - 2; d >= 0; --d) {
-      idx[d] = rest % size[d];
-      rest /= size[d];
-      o += idx[d] * out_stride[d];
-    }
-    for (int64_t row = begin; row < end; ++row) {
-      fn(row, o);
-      for (int d = rank - 2; d >= 0; --d) {
-        if (++idx[d] < size[d]) {
-          o += out_stride[d];
-          break;
-        }
-        o -= out_stride[d] * (size[d] - 1);
-        idx[d] = 0;
-      }
-    }
-  }
-};
 
 // The sum of n contiguous values; float32 adds in float64 lanes, so long rows keep
 // their precision at the same speed (the loop is bound by memory, not by the adds).
@@ -81,7 +25,7 @@ T contiguous_sum(const T* p, int64_t n) {
 
 // Adds rows [begin, end) of x into out (accumulating in Acc).
 template <typename T, typename Acc>
-void sum_rows(const T* x, const Collapsed& c, Acc* out, int64_t begin, int64_t end) {
+void sum_rows(const T* x, const ReduceLayout& c, Acc* out, int64_t begin, int64_t end) {
   const int64_t len = c.row_length();
   if (c.inner_reduced()) {
     c.walk(begin, end,
@@ -100,7 +44,7 @@ void sum_rows(const T* x, const Collapsed& c, Acc* out, int64_t begin, int64_t e
 // collide: per-block partial sums of a full reduction, rows of [kept, reduced], and
 // column ranges of [reduced, kept].
 template <typename T, typename Acc>
-void sum_into(const T* x, int64_t numel, const Collapsed& c, Acc* out) {
+void sum_into(const T* x, int64_t numel, const ReduceLayout& c, Acc* out) {
   const bool big = numel >= 2 * kParallelGrain;
   if (big && c.rank == 1 && c.reduced[0]) {
     const int64_t blocks = (numel + kParallelGrain - 1) / kParallelGrain;
@@ -134,7 +78,7 @@ void sum_into(const T* x, int64_t numel, const Collapsed& c, Acc* out) {
 constexpr int64_t kWideSumElements = 1 << 12;
 
 template <typename T>
-void sum_typed(const T* x, int64_t numel, const Collapsed& c, T* out, int64_t out_numel) {
+void sum_typed(const T* x, int64_t numel, const ReduceLayout& c, T* out, int64_t out_numel) {
   if constexpr (std::is_same_v<T, float>) {
     if (numel >= kWideSumElements && numel > out_numel) {
       std::vector<double> acc(out_numel, 0.0);
@@ -156,7 +100,7 @@ int64_t reduced_count(const Shape& x, uint32_t axes) {
 }
 
 template <typename T>
-void broadcast_back(const T* g, const Collapsed& c, T scale, T* dx) {
+void broadcast_back(const T* g, const ReduceLayout& c, T scale, T* dx) {
   const int64_t len = c.row_length();
   const int64_t rows = c.rows();
   parallel_for(rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(len, 1)),
@@ -195,7 +139,7 @@ void reduce_grad(const Tensor& out_grad, const Shape& x_shape, uint32_t axes, bo
   Tensor own;
   Tensor* dst = x_grad == &out_grad ? &own : x_grad;
   dst->resize(x_shape, out_grad.dtype());
-  const Collapsed c(x_shape, axes);
+  const ReduceLayout c(x_shape, axes);
   SKIFF_DISPATCH_FLOATING(out_grad.dtype(), T, {
     const T scale = mean ? T(1) / static_cast<T>(reduced_count(x_shape, axes)) : T(1);
     if (x_shape.numel() > 0) broadcast_back(out_grad.data<T>(), c, scale, dst->data<T>());
@@ -235,7 +179,7 @@ void reduce_sum(const Tensor& x, uint32_t axes, bool keep_dim, Tensor* out) {
   Tensor own;
   Tensor* dst = out == &x ? &own : out;
   dst->resize(reduced_shape(x.shape(), axes, keep_dim), x.dtype());
-  const Collapsed c(x.shape(), axes);
+  const ReduceLayout c(x.shape(), axes);
   SKIFF_DISPATCH_NUMERIC(x.dtype(), T,
                          sum_typed(x.data<T>(), x.numel(), c, dst->data<T>(), dst->numel()));
   if (dst == &own) *out = own;

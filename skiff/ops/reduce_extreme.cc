@@ -1,0 +1,243 @@
+// Reductions by value: reduce_max, reduce_min, reduce_prod over a list of dims (with grad
+// ops), argmax and argmin along an axis, and top_k (with its grad op).
+#include <string>
+#include <vector>
+
+#include "skiff/kernels/cpu/reduce.h"
+#include "skiff/kernels/cpu/reduce_extreme.h"
+#include "skiff/kernels/cpu/top_k.h"
+#include "skiff/ops/grad_context.h"
+#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/registry.h"
+#include "skiff/ops/shape_context.h"
+
+namespace skiff {
+
+namespace {
+
+constexpr std::initializer_list<DType> kNumeric = {DType::kF32, DType::kF64, DType::kI32,
+                                                   DType::kI64};
+constexpr std::initializer_list<DType> kFloating = {DType::kF32, DType::kF64};
+
+// ---- reduce_max, reduce_min, reduce_prod ----
+
+enum class Reduction { kMax, kMin, kProd };
+
+const char* reduction_name(Reduction kind) {
+  switch (kind) {
+    case Reduction::kMax:
+      return "reduce_max";
+    case Reduction::kMin:
+      return "reduce_min";
+    case Reduction::kProd:
+      return "reduce_prod";
+  }
+  return "?";
+}
+
+// The reduced axes of a rank-`rank` input under the op's dim / reduce_all attrs.
+template <typename Ctx>
+uint32_t axes_of(const Ctx& ctx, int rank) {
+  return kernels::reduce_axes(rank, ctx.template attr_ref<std::vector<int64_t>>("dim"),
+                              ctx.template attr<bool>("reduce_all"));
+}
+
+void infer_reduce(ShapeContext& ctx) {
+  const Shape x = ctx.in_shape("X");
+  const DType dtype = ctx.in_dtype("X");
+  SKIFF_CHECK(dtype != DType::kBool, ctx.op().type, ": X must be numeric, got bool", x);
+  ctx.set_output(
+      "Out", kernels::reduced_shape(x, axes_of(ctx, x.rank()), ctx.attr<bool>("keep_dim")), dtype);
+}
+
+template <Reduction kKind>
+void reduce_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.in("X");
+  const uint32_t axes = axes_of(ctx, x.rank());
+  const bool keep_dim = ctx.attr<bool>("keep_dim");
+  if (kKind == Reduction::kProd) {
+    kernels::reduce_prod(x, axes, keep_dim, ctx.out("Out"));
+  } else {
+    kernels::reduce_extreme(
+        kKind == Reduction::kMax ? kernels::Extreme::kMax : kernels::Extreme::kMin, x, axes,
+        keep_dim, ctx.out("Out"));
+  }
+}
+
+template <Reduction kKind>
+void reduce_grad_maker(GradContext& g) {
+  if (!g.wants("X")) return;
+  const OpDesc& fwd = g.fwd();
+  OpDesc& op = g.add(fwd.type + "_grad")
+                   .set_input("X", {fwd.first_input("X")})
+                   .set_input("Out@GRAD", {g.out_grad("Out")})
+                   .set_output("X@GRAD", {g.in_grad("X")})
+                   .set_attr("dim", fwd.attr<std::vector<int64_t>>("dim"))
+                   .set_attr("keep_dim", fwd.attr<bool>("keep_dim"))
+                   .set_attr("reduce_all", fwd.attr<bool>("reduce_all"));
+  if (kKind != Reduction::kProd) op.set_input("Out", {fwd.first_output("Out")});
+}
+
+void infer_reduce_grad(ShapeContext& ctx) {
+  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
+}
+
+template <Reduction kKind>
+void reduce_grad_kernel(KernelContext& ctx) {
+  Tensor* dx = ctx.out("X@GRAD");
+  if (!dx) return;
+  const Tensor& x = ctx.in("X");
+  const uint32_t axes = axes_of(ctx, x.rank());
+  if (kKind == Reduction::kProd) {
+    kernels::reduce_prod_grad(x, ctx.in("Out@GRAD"), axes, dx);
+  } else {
+    kernels::reduce_extreme_grad(x, ctx.in("Out"), ctx.in("Out@GRAD"), axes, dx);
+  }
+}
+
+template <Reduction kKind>
+void register_reduce(OpRegistry& r, const char* what, const char* derivative) {
+  const std::string type = reduction_name(kKind);
+  r.add(type)
+      .doc(std::string("Out = the ") + what +
+           " of X over the dims in `dim` (all dims when `dim` is empty or reduce_all). "
+           "Reducing every dim without keep_dim gives a rank-0 Out.")
+      .input("X", "float32, float64, int32 or int64")
+      .output("Out", "X's dtype; X's shape without the reduced dims (1s with keep_dim)")
+      .attr("dim", std::vector<int64_t>{}, "dims to reduce; negative ones count from the back")
+      .attr("keep_dim", false, "keep reduced dims as size 1")
+      .attr("reduce_all", false, "reduce every dim, whatever `dim` says")
+      .infer_shape(infer_reduce)
+      .kernel(kNumeric, reduce_kernel<kKind>)
+      .grad(reduce_grad_maker<kKind>);
+
+  OpBuilder grad = r.add(type + "_grad");
+  grad.doc(std::string("X@GRAD = ") + derivative + ".")
+      .input("X", "the forward X")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X")
+      .attr("dim", std::vector<int64_t>{}, "as in the forward op")
+      .attr("keep_dim", false, "as in the forward op")
+      .attr("reduce_all", false, "as in the forward op")
+      .infer_shape(infer_reduce_grad)
+      .kernel(kFloating, reduce_grad_kernel<kKind>)
+      .kernel_dtype_from("X");
+  if (kKind != Reduction::kProd) grad.input("Out", "the forward Out");
+}
+
+// ---- argmax, argmin ----
+
+void infer_arg_extreme(ShapeContext& ctx) {
+  const char* op = ctx.op().type.c_str();
+  const Shape x = ctx.in_shape("X");
+  SKIFF_CHECK(ctx.in_dtype("X") != DType::kBool, op, ": X must be numeric, got bool", x);
+  ctx.set_output("Out",
+                 kernels::arg_extreme_shape(op, x, ctx.attr<int64_t>("axis"),
+                                            ctx.attr<bool>("keepdims"), ctx.attr<bool>("flatten")),
+                 DType::kI64);
+}
+
+template <bool kLargest>
+void arg_extreme_kernel(KernelContext& ctx) {
+  kernels::arg_extreme(ctx.in("X"), kLargest, ctx.attr<int64_t>("axis"), ctx.attr<bool>("keepdims"),
+                       ctx.attr<bool>("flatten"), ctx.out("Out"));
+}
+
+template <bool kLargest>
+void register_arg_extreme(OpRegistry& r) {
+  const std::string what = kLargest ? "largest" : "smallest";
+  r.add(kLargest ? "argmax" : "argmin")
+      .doc("Out = the index of the first " + what +
+           " element of X along `axis` (of the flattened X with flatten); the first NaN "
+           "if there is one. Not differentiable.")
+      .input("X", "float32, float64, int32 or int64")
+      .output("Out", "int64; X without the axis (1 with keepdims); rank 0 with flatten")
+      .attr("axis", int64_t{-1}, "the axis to search; negative counts from the back")
+      .attr("keepdims", false, "keep the axis as size 1")
+      .attr("flatten", false, "search the whole of X as one vector")
+      .infer_shape(infer_arg_extreme)
+      .kernel(kNumeric, arg_extreme_kernel<kLargest>)
+      .kernel_dtype_from("X");
+}
+
+// ---- top_k ----
+
+void infer_top_k(ShapeContext& ctx) {
+  const Shape x = ctx.in_shape("X");
+  const DType dtype = ctx.in_dtype("X");
+  SKIFF_CHECK(dtype != DType::kBool, "top_k: X must be numeric, got bool", x);
+  const Shape out = kernels::top_k_shape(x, ctx.attr<int64_t>("k"), ctx.attr<int64_t>("axis"));
+  ctx.set_output("Out", out, dtype);
+  ctx.set_output("Indices", out, DType::kI64);
+}
+
+void top_k_kernel(KernelContext& ctx) {
+  kernels::top_k(ctx.in("X"), ctx.attr<int64_t>("k"), ctx.attr<int64_t>("axis"),
+                 ctx.attr<bool>("largest"), ctx.attr<bool>("sorted"), ctx.out("Out"),
+                 ctx.out("Indices"));
+}
+
+void top_k_grad_maker(GradContext& g) {
+  if (!g.wants("X")) return;
+  const OpDesc& fwd = g.fwd();
+  g.add("top_k_grad")
+      .set_input("X", {fwd.first_input("X")})
+      .set_input("Indices", {fwd.first_output("Indices")})
+      .set_input("Out@GRAD", {g.out_grad("Out")})
+      .set_output("X@GRAD", {g.in_grad("X")})
+      .set_attr("axis", fwd.attr<int64_t>("axis"));
+}
+
+void top_k_grad_kernel(KernelContext& ctx) {
+  Tensor* dx = ctx.out("X@GRAD");
+  if (!dx) return;
+  kernels::top_k_grad(ctx.in("Indices"), ctx.in("Out@GRAD"), ctx.in("X").shape(),
+                      ctx.attr<int64_t>("axis"), dx);
+}
+
+void register_top_k(OpRegistry& r) {
+  r.add("top_k")
+      .doc(
+          "Out, Indices = the k largest (or smallest) elements of X along `axis` and their "
+          "positions; ties go to the lower index, NaN ranks above every number.")
+      .input("X", "float32, float64, int32 or int64")
+      .output("Out", "X's dtype; X's shape with the axis dim set to k")
+      .output("Indices", "int64; Out's shape")
+      .attr("k", int64_t{1}, "how many elements to select, in [0, the axis dim]")
+      .attr("axis", int64_t{-1}, "the axis to select along; negative counts from the back")
+      .attr("largest", true, "select the largest (else the smallest) elements")
+      .attr("sorted", true, "order the selection best first (else by position)")
+      .infer_shape(infer_top_k)
+      .kernel(kNumeric, top_k_kernel)
+      .kernel_dtype_from("X")
+      .grad(top_k_grad_maker);
+  r.add("top_k_grad")
+      .doc("X@GRAD = Out@GRAD scattered to Indices along the axis, 0 elsewhere.")
+      .input("X", "the forward X (for its shape)")
+      .input("Indices", "the forward Indices")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X")
+      .attr("axis", int64_t{-1}, "as in the forward op")
+      .infer_shape(infer_reduce_grad)
+      .kernel(kFloating, top_k_grad_kernel)
+      .kernel_dtype_from("X");
+}
+
+}  // namespace
+
+void register_reduce_extreme_ops(OpRegistry& r) {
+  register_reduce<Reduction::kMax>(
+      r, "max (NaN if any element is NaN)",
+      "Out@GRAD at the elements equal to Out, split equally among ties; 0 elsewhere");
+  register_reduce<Reduction::kMin>(
+      r, "min (NaN if any element is NaN)",
+      "Out@GRAD at the elements equal to Out, split equally among ties; 0 elsewhere");
+  register_reduce<Reduction::kProd>(
+      r, "product (1 over no elements; integers wrap on overflow)",
+      "Out@GRAD * the product of the other elements of the group (exact with zeros)");
+  register_arg_extreme<true>(r);
+  register_arg_extreme<false>(r);
+  register_top_k(r);
+}
+
+}  // namespace skiff
