@@ -1,0 +1,18 @@
+"""Vision datasets and image transforms in Paddle's `paddle.vision` API (numpy based).
+
+    from skiff.vision import datasets, transforms
+    train = datasets.FashionMNIST(mode="train", transform=transforms.ToTensor())
+"""
+
+from . import datasets, transforms
+from .datasets import MNIST, FashionMNIST
+from .image import get_image_backend, set_image_backend
+
+__all__ = [
+    "MNIST",
+    "FashionMNIST",
+    "datasets",
+    "get_image_backend",
+    "set_image_backend",
+    "transforms",
+]
