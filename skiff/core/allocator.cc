@@ -15,6 +15,15 @@ Storage::Storage(size_t bytes, Place place) : bytes_(bytes), place_(place) {
   if (!data_) throw std::bad_alloc();
 }
 
-Storage::~Storage() { std::free(data_); }
+Storage::Storage(void* data, size_t bytes, Place place, std::function<void()> release)
+    : data_(data), bytes_(bytes), place_(place), release_(std::move(release)) {}
+
+Storage::~Storage() {
+  if (release_) {
+    release_();
+  } else {
+    std::free(data_);
+  }
+}
 
 }  // namespace skiff

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 
 #include "skiff/core/place.h"
@@ -15,6 +16,9 @@ class Storage {
  public:
   // Allocates `bytes` (rounded up to the alignment) on `place`; zero bytes is valid.
   Storage(size_t bytes, Place place);
+  // Wraps `bytes` at `data` owned elsewhere (a numpy array, a DLPack tensor);
+  // `release` runs when the last tensor lets go of it.
+  Storage(void* data, size_t bytes, Place place, std::function<void()> release);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -28,6 +32,7 @@ class Storage {
   void* data_ = nullptr;
   size_t bytes_ = 0;
   Place place_;
+  std::function<void()> release_;  // set for wrapped memory
 };
 
 }  // namespace skiff

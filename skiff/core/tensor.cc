@@ -11,6 +11,19 @@ Tensor Tensor::empty(const Shape& shape, DType dtype, Place place) {
   return t;
 }
 
+Tensor Tensor::from_storage(std::shared_ptr<Storage> storage, const Shape& shape, DType dtype,
+                            size_t offset) {
+  Tensor t;
+  t.shape_ = shape;
+  t.dtype_ = dtype;
+  SKIFF_CHECK(storage && shape.known() && offset + t.nbytes() <= storage->bytes(),
+              "from_storage: ", dtype_name(dtype), shape, " at offset ", offset,
+              " does not fit the storage");
+  t.storage_ = std::move(storage);
+  t.offset_ = offset;
+  return t;
+}
+
 Tensor Tensor::zeros(const Shape& shape, DType dtype, Place place) {
   Tensor t = empty(shape, dtype, place);
   std::memset(t.raw_data(), 0, t.nbytes());

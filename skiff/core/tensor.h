@@ -37,6 +37,9 @@ class Tensor {
     return from_vector<T>(Shape{}, {value});
   }
 
+  // A tensor over existing storage (e.g. memory wrapped from numpy), `offset` bytes in.
+  static Tensor from_storage(std::shared_ptr<Storage> storage, const Shape& shape, DType dtype,
+                             size_t offset = 0);
   // True once storage is attached (a fed, computed or resized tensor).
   bool initialized() const { return storage_ != nullptr; }
   const Shape& shape() const { return shape_; }
@@ -106,6 +109,8 @@ class Tensor {
   Tensor clone() const;
   // Copies `src`'s shape, dtype and data into this tensor (reusing storage if it can).
   void copy_from(const Tensor& src);
+  // The storage itself (for views that must keep it alive), or nullptr.
+  const std::shared_ptr<Storage>& storage() const { return storage_; }
   // True when both tensors share the same storage.
   bool shares_storage(const Tensor& o) const { return storage_ && storage_ == o.storage_; }
 

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "skiff/ops/op_error.h"
+#include "skiff/runtime/kernel_choice.h"
 #include "skiff/runtime/prepared_block.h"
 
 namespace skiff {
@@ -17,41 +18,6 @@ void collect_names(const Program& program, const OpDesc& op, std::set<std::strin
   for (int32_t idx : op.sub_blocks()) {
     for (const OpDesc& inner : program.block(idx).ops) collect_names(program, inner, names);
   }
-}
-
-// The dtype that selects an op's kernel: the named input slot's, else the first
-// declared output's, else the first declared input's.
-DType kernel_dtype(const Program& program, int block_idx, const OpInfo& info, const OpDesc& op) {
-  auto declared = [&](const std::string& name) -> const VarDesc* {
-    return name.empty() ? nullptr : program.find_var(block_idx, name);
-  };
-  auto first_declared = [&](const std::vector<Slot>& slots) -> const VarDesc* {
-    for (const auto& [slot, names] : slots)
-      for (const auto& n : names)
-        if (const VarDesc* v = declared(n)) return v;
-    return nullptr;
-  };
-  const VarDesc* v = nullptr;
-  if (!info.kernel_dtype_slot.empty()) {
-    v = declared(op.first_input(info.kernel_dtype_slot));
-  } else {
-    v = first_declared(op.outputs);
-    if (!v) v = first_declared(op.inputs);
-  }
-  if (!v) {
-    fail(describe_op_error(program, block_idx, op,
-                           "cannot choose a kernel: none of its variables is declared"));
-  }
-  return v->dtype;
-}
-
-std::string kernel_list(const OpInfo& info) {
-  std::string s;
-  for (const auto& [key, fn] : info.kernels) {
-    if (!s.empty()) s += ", ";
-    s += std::string(dtype_name(key.second)) + (key.first == DeviceType::kCPU ? "/cpu" : "/cuda");
-  }
-  return s.empty() ? "none" : s;
 }
 
 }  // namespace
@@ -79,13 +45,7 @@ std::shared_ptr<PreparedBlock> prepare_block(const Program& program, int block_i
         instr->sub_blocks.push_back(prepare_block(program, idx, place, false, {}));
       }
     } else {
-      DType dtype = kernel_dtype(program, block_idx, *instr->info, op);
-      instr->kernel = instr->info->find_kernel(place, dtype);
-      if (!instr->kernel) {
-        fail(describe_op_error(program, block_idx, op,
-                               str_cat("no kernel for ", dtype_name(dtype), " on ", place.str(),
-                                       " (registered: ", kernel_list(*instr->info), ")")));
-      }
+      instr->kernel = choose_kernel(program, block_idx, *instr->info, op, place);
     }
     instr->ctx = std::make_unique<KernelContext>(&instr->op);
     touched.emplace_back();

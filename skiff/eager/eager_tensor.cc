@@ -1,0 +1,35 @@
+#include "skiff/eager/eager_tensor.h"
+
+namespace skiff::eager {
+
+namespace {
+thread_local bool g_grad_enabled = true;
+}  // namespace
+
+const Tensor& EagerTensor::dense() const {
+  const Tensor* t = value.tensor();
+  SKIFF_CHECK(t && t->initialized(), "tensor '", name, "' holds no dense value");
+  return *t;
+}
+
+Tensor& EagerTensor::mutable_dense() {
+  SKIFF_CHECK(value.is_tensor(), "tensor '", name, "' holds no dense value");
+  return *value.mutable_tensor();
+}
+
+TensorPtr make_tensor(Tensor value) {
+  auto t = std::make_shared<EagerTensor>();
+  t->value.set(std::move(value));
+  return t;
+}
+
+TensorPtr make_tensor(Variable value) {
+  auto t = std::make_shared<EagerTensor>();
+  t->value = std::move(value);
+  return t;
+}
+
+bool grad_enabled() { return g_grad_enabled; }
+void set_grad_enabled(bool on) { g_grad_enabled = on; }
+
+}  // namespace skiff::eager

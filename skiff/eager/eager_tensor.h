@@ -1,0 +1,65 @@
+// Eager mode's tensor: a value plus what the tape needs to differentiate through it.
+// Ops called eagerly (op_call.h) make new EagerTensors and, when an input needs a
+// gradient, a GradNode that remembers how to run the op's grad ops (backward.h).
+//
+//   auto x = make_tensor(Tensor::from_vector<float>({2}, {1, 2}));
+//   x->stop_gradient = false;                 // a leaf that wants a gradient
+//   auto y = EagerOp("tanh", {}).call({{x}})[0][0];
+//   run_backward({y}, {});                    // x->grad now holds 1 - tanh(x)^2
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "skiff/core/variable.h"
+
+namespace skiff::eager {
+
+struct GradNode;
+
+struct EagerTensor {
+  Variable value;
+  // True: no gradient flows into or through this tensor (the default for data).
+  bool stop_gradient = true;
+  // Parameters and buffers: saved by state dicts and jit.save.
+  bool persistable = false;
+  // Keep the gradient of a non-leaf tensor after backward (leaves always keep it).
+  bool retain_grad = false;
+  std::string name;
+  // The accumulated gradient of a leaf (or a retained non-leaf), or nullptr.
+  std::shared_ptr<EagerTensor> grad;
+  // The recorded op that produced this tensor, and which of its outputs it is;
+  // nullptr for leaves.
+  std::shared_ptr<GradNode> grad_node;
+  int out_slot = 0;
+  int out_index = 0;
+
+  bool is_leaf() const { return grad_node == nullptr; }
+  // The dense tensor held; throws when the value is something else or empty.
+  const Tensor& dense() const;
+  Tensor& mutable_dense();
+};
+
+using TensorPtr = std::shared_ptr<EagerTensor>;
+
+// A new tensor holding `value` (stop_gradient set, no history).
+TensorPtr make_tensor(Tensor value);
+TensorPtr make_tensor(Variable value);
+
+// Whether eager ops record the tape; thread-local, on by default.
+bool grad_enabled();
+void set_grad_enabled(bool on);
+
+// Turns recording off for a scope (skiff.no_grad()).
+class NoGradGuard {
+ public:
+  NoGradGuard() : previous_(grad_enabled()) { set_grad_enabled(false); }
+  ~NoGradGuard() { set_grad_enabled(previous_); }
+  NoGradGuard(const NoGradGuard&) = delete;
+  NoGradGuard& operator=(const NoGradGuard&) = delete;
+
+ private:
+  bool previous_;
+};
+
+}  // namespace skiff::eager

@@ -1,0 +1,66 @@
+#include "skiff/eager/grad_node.h"
+
+#include <set>
+#include <unordered_map>
+
+#include "skiff/ops/grad_context.h"
+
+namespace skiff::eager {
+
+std::shared_ptr<GradTemplate> make_grad_template(std::shared_ptr<const OpDesc> fwd,
+                                                 const OpInfo& info,
+                                                 const std::vector<bool>& wants) {
+  auto t = std::make_shared<GradTemplate>();
+  t->fwd = fwd;
+  t->info = &info;
+  std::vector<std::string> ins = fwd->input_names(), outs = fwd->output_names();
+  t->num_in = static_cast<int>(ins.size());
+  t->num_out = static_cast<int>(outs.size());
+  std::unordered_map<std::string, int> index;
+  auto add_name = [&](const std::string& n) {
+    auto [it, fresh] = index.emplace(n, static_cast<int>(t->names.size()));
+    if (fresh) t->names.push_back(n);
+    return it->second;
+  };
+  for (const auto& n : ins) add_name(n);
+  for (const auto& n : outs) add_name(n);
+  for (const auto& n : outs) add_name(grad_name(n));
+
+  std::set<std::string> wanted;
+  for (size_t i = 0; i < ins.size(); ++i)
+    if (wants[i]) wanted.insert(ins[i]);
+  GradContext g(*fwd, [&](const std::string& n) { return wanted.count(n) > 0; });
+  info.grad(g);
+  t->ops = std::move(g.ops());
+
+  std::set<int> saved, out_grads_read;
+  auto resolve = [&](const std::vector<Slot>& slots, bool reads) {
+    std::vector<std::vector<int>> idx;
+    for (const auto& [slot, names] : slots) {
+      idx.emplace_back();
+      for (const auto& n : names) {
+        int k = n.empty() ? -1 : add_name(n);
+        idx.back().push_back(k);
+        if (!reads || k < 0) continue;
+        if (k < t->num_in + t->num_out) saved.insert(k);
+        if (k >= t->num_in + t->num_out && k < t->num_in + 2 * t->num_out)
+          out_grads_read.insert(k - t->num_in - t->num_out);
+      }
+    }
+    return idx;
+  };
+  for (OpDesc& op : t->ops) {
+    fill_default_attrs(op);
+    t->op_inputs.push_back(resolve(op.inputs, true));
+    t->op_outputs.push_back(resolve(op.outputs, false));
+  }
+  t->saved.assign(saved.begin(), saved.end());
+  t->out_grads_read.assign(out_grads_read.begin(), out_grads_read.end());
+  for (size_t i = 0; i < ins.size(); ++i) {
+    auto it = index.find(grad_name(ins[i]));
+    t->in_grad.push_back(wants[i] && it != index.end() ? it->second : -1);
+  }
+  return t;
+}
+
+}  // namespace skiff::eager

@@ -1,0 +1,55 @@
+// The tape's records: for each eagerly called op that an input wanted a gradient
+// through, the grad ops its grad maker made (one GradTemplate per op form and set of
+// wanted inputs, shared by every call) and the values they read (one GradNode per call).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "skiff/eager/eager_tensor.h"
+#include "skiff/ir/program.h"
+#include "skiff/ops/registry.h"
+
+namespace skiff::eager {
+
+struct GradTemplate {
+  std::shared_ptr<const OpDesc> fwd;
+  const OpInfo* info = nullptr;
+  std::vector<OpDesc> ops;  // made by the op's grad maker
+  // Every variable the grad ops touch: the forward inputs, the forward outputs, the
+  // outputs' gradients (all flattened, in that order), then the grad ops' own.
+  std::vector<std::string> names;
+  int num_in = 0;
+  int num_out = 0;
+  std::vector<int> saved;           // indices of the forward values the grad ops read
+  std::vector<int> out_grads_read;  // flat outputs whose gradient the grad ops read
+  std::vector<int> in_grad;         // per flat input: index of its gradient, or -1
+  // Per grad op, per slot, per entry: the variable's index in `names` (-1: empty).
+  std::vector<std::vector<std::vector<int>>> op_inputs, op_outputs;
+  // Chosen kernels of the grad ops, by the dtypes of the values they start from.
+  std::vector<std::pair<std::string, std::vector<KernelFn>>> kernels;
+
+  int out_grad_index(int flat_output) const { return num_in + num_out + flat_output; }
+};
+
+// Makes the grad ops of `fwd` for the inputs flagged in `wants` (flat order).
+std::shared_ptr<GradTemplate> make_grad_template(std::shared_ptr<const OpDesc> fwd,
+                                                 const OpInfo& info,
+                                                 const std::vector<bool>& wants);
+
+struct GradNode {
+  std::shared_ptr<GradTemplate> grad;
+  std::vector<Variable> saved;  // parallel to grad->saved
+  // Per flat input: the tensor when it wants a gradient, else nullptr.
+  std::vector<TensorPtr> inputs;
+  // Per flat output: its shape and dtype (a gradient nobody sent is zeros of it).
+  std::vector<std::pair<Shape, DType>> outputs;
+  std::vector<int> out_offsets;  // first flat output of each output slot
+  bool released = false;         // saved values dropped after a backward
+
+  int flat_output(int slot, int index) const { return out_offsets[slot] + index; }
+};
+
+}  // namespace skiff::eager

@@ -1,0 +1,158 @@
+// Eager mode: ops called on tensors run the registered kernels, and backward runs
+// the grad ops their grad makers make, reaching the same gradients as the program
+// path and as finite differences.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "skiff/eager/backward.h"
+#include "skiff/eager/op_call.h"
+#include "tests/testing/op_test.h"
+
+namespace skiff::eager {
+namespace {
+
+TensorPtr leaf(Tensor value, bool wants_grad = true) {
+  TensorPtr t = make_tensor(std::move(value));
+  t->stop_gradient = !wants_grad;
+  return t;
+}
+
+AttrMap attrs(std::initializer_list<std::pair<std::string, Attr>> items) {
+  AttrMap m;
+  for (const auto& [k, v] : items) m.set(k, v);
+  return m;
+}
+
+TensorPtr call1(EagerOp& op, const SlotTensors& inputs) { return op.call(inputs)[0][0]; }
+
+// loss = sum(tanh(x @ w)); returns the loss value.
+double loss_of(const Tensor& x, const Tensor& w) {
+  NoGradGuard no_grad;
+  EagerOp matmul("matmul", {}), tanh_op("tanh", {}),
+      sum("reduce_sum", attrs({{"reduce_all", true}}));
+  TensorPtr y = call1(tanh_op, {{call1(matmul, {{make_tensor(x)}, {make_tensor(w)}})}});
+  return call1(sum, {{y}})->dense().item<double>();
+}
+
+TEST(EagerTest, ForwardMatchesKernels) {
+  EagerOp add("elementwise_add", {});
+  TensorPtr x = make_tensor(Tensor::from_vector<float>({2}, {1, 2}));
+  TensorPtr y = make_tensor(Tensor::from_vector<float>({2}, {10, 20}));
+  TensorPtr z = call1(add, {{x}, {y}});
+  EXPECT_EQ(z->dense().to_vector<float>(), (std::vector<float>{11, 22}));
+  EXPECT_TRUE(z->stop_gradient);  // no input wanted a gradient: nothing recorded
+  EXPECT_TRUE(z->is_leaf());
+}
+
+TEST(EagerTest, BackwardMatchesFiniteDifferences) {
+  Tensor x0 = testing::random_tensor({3, 4}, DType::kF64, 1);
+  Tensor w0 = testing::random_tensor({4, 5}, DType::kF64, 2);
+  TensorPtr x = leaf(x0), w = leaf(w0);
+  EagerOp matmul("matmul", {}), tanh_op("tanh", {}),
+      sum("reduce_sum", attrs({{"reduce_all", true}}));
+  TensorPtr loss = call1(sum, {{call1(tanh_op, {{call1(matmul, {{x}, {w}})}})}});
+  run_backward({loss}, {}, false);
+  ASSERT_TRUE(w->grad && x->grad);
+  const double eps = 1e-6;
+  for (int64_t i = 0; i < w0.numel(); ++i) {
+    Tensor wp = w0.clone(), wm = w0.clone();
+    wp.data<double>()[i] += eps;
+    wm.data<double>()[i] -= eps;
+    double numeric = (loss_of(x0, wp) - loss_of(x0, wm)) / (2 * eps);
+    EXPECT_NEAR(w->grad->dense().data<double>()[i], numeric, 1e-6) << "w[" << i << "]";
+  }
+}
+
+TEST(EagerTest, GradientsOfSharedInputsAccumulate) {
+  // y = x * x + x: dy/dx = 2x + 1, reaching x through three uses.
+  TensorPtr x = leaf(Tensor::from_vector<double>({3}, {1, 2, 3}));
+  EagerOp mul("elementwise_mul", {}), add("elementwise_add", {});
+  TensorPtr y = call1(add, {{call1(mul, {{x}, {x}})}, {x}});
+  run_backward({y}, {}, false);
+  EXPECT_EQ(x->grad->dense().to_vector<double>(), (std::vector<double>{3, 5, 7}));
+  // A second backward over a new graph adds into the same grad, as in PyTorch.
+  TensorPtr y2 = call1(mul, {{x}, {x}});
+  run_backward({y2}, {}, false);
+  EXPECT_EQ(x->grad->dense().to_vector<double>(), (std::vector<double>{5, 9, 13}));
+}
+
+TEST(EagerTest, SecondBackwardNeedsRetainGraph) {
+  TensorPtr x = leaf(Tensor::from_vector<double>({2}, {1, 2}));
+  EagerOp tanh_op("tanh", {});
+  TensorPtr y = call1(tanh_op, {{x}});
+  run_backward({y}, {}, true);
+  run_backward({y}, {}, false);  // kept by the first
+  std::string why = testing::error_of([&] { run_backward({y}, {}, false); });
+  EXPECT_NE(why.find("a second time"), std::string::npos) << why;
+}
+
+TEST(EagerTest, NoGradRecordsNothing) {
+  TensorPtr x = leaf(Tensor::from_vector<double>({2}, {1, 2}));
+  EagerOp tanh_op("tanh", {});
+  NoGradGuard no_grad;
+  TensorPtr y = call1(tanh_op, {{x}});
+  EXPECT_TRUE(y->is_leaf());
+  EXPECT_TRUE(y->stop_gradient);
+}
+
+TEST(EagerTest, ComputeGradsLeavesGradFieldsAlone) {
+  TensorPtr x = leaf(Tensor::from_vector<double>({2}, {0.5, -1}));
+  EagerOp tanh_op("tanh", {}), mul("elementwise_mul", {});
+  TensorPtr h = call1(tanh_op, {{x}});
+  TensorPtr y = call1(mul, {{h}, {h}});
+  auto grads = compute_grads({y}, {x, h}, {}, false, false);
+  ASSERT_EQ(grads.size(), 2u);
+  EXPECT_FALSE(x->grad);
+  for (int i = 0; i < 2; ++i) {
+    double hv = std::tanh(x->dense().data<double>()[i]);
+    EXPECT_NEAR(grads[1]->dense().data<double>()[i], 2 * hv, 1e-12);
+    EXPECT_NEAR(grads[0]->dense().data<double>()[i], 2 * hv * (1 - hv * hv), 1e-12);
+  }
+}
+
+TEST(EagerTest, SparseEmbeddingGradientIsSelectedRows) {
+  TensorPtr table = leaf(testing::random_tensor({10, 3}, DType::kF32, 3));
+  TensorPtr ids = make_tensor(Tensor::from_vector<int64_t>({4}, {1, 7, 1, 2}));
+  EagerOp lookup("embedding", attrs({{"is_sparse", true}}));
+  EagerOp sum("reduce_sum", attrs({{"reduce_all", true}}));
+  run_backward({call1(sum, {{call1(lookup, {{table}, {ids}})}})}, {}, false);
+  ASSERT_TRUE(table->grad);
+  const SelectedRows* rows = table->grad->value.selected_rows();
+  ASSERT_NE(rows, nullptr);
+  EXPECT_EQ(rows->height, 10);
+}
+
+TEST(EagerTest, CallIntoUpdatesInPlace) {
+  TensorPtr p = make_tensor(Tensor::from_vector<float>({2}, {1, 2}));
+  TensorPtr g = make_tensor(Tensor::from_vector<float>({2}, {10, 10}));
+  TensorPtr lr = make_tensor(Tensor::from_vector<float>({1}, {0.5f}));
+  EagerOp sgd("sgd", {});
+  const OpSchema& s = sgd.info().schema;
+  SlotTensors ins(s.inputs.size()), outs(s.outputs.size());
+  for (size_t i = 0; i < s.inputs.size(); ++i) {
+    if (s.inputs[i].name == "Param") ins[i] = {p};
+    if (s.inputs[i].name == "Grad") ins[i] = {g};
+    if (s.inputs[i].name == "LearningRate") ins[i] = {lr};
+  }
+  for (size_t i = 0; i < s.outputs.size(); ++i)
+    if (s.outputs[i].name == "ParamOut") outs[i] = {p};
+  sgd.call_into(ins, outs);
+  EXPECT_EQ(p->dense().to_vector<float>(), (std::vector<float>{-4, -3}));
+}
+
+TEST(EagerTest, ErrorsNameTheOpAndShapes) {
+  EagerOp matmul("matmul", {});
+  TensorPtr a = make_tensor(Tensor::zeros({2, 3}, DType::kF32));
+  TensorPtr b = make_tensor(Tensor::zeros({4, 5}, DType::kF32));
+  std::string why = testing::error_of([&] { matmul.call({{a}, {b}}); });
+  EXPECT_NE(why.find("matmul"), std::string::npos) << why;
+  EXPECT_NE(why.find("[2, 3]"), std::string::npos) << why;
+  why = testing::error_of([&] { EagerOp bad("matmul", attrs({{"transpose_q", true}})); });
+  EXPECT_NE(why.find("transpose_q"), std::string::npos) << why;
+  why = testing::error_of([&] { matmul.call({{a}}); });
+  EXPECT_NE(why.find("input slots"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace skiff::eager
