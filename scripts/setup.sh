@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs what skiff needs to build and test, idempotently and quietly:
 # Debian packages (compiler toolchain, protobuf, oneDNN, GTest, Benchmark, the
-# Fashion-MNIST dataset) and a Python virtual environment in .venv.
+# Fashion-MNIST dataset) and a Python virtual environment in .venv with the binding's
+# build tools (nanobind, scikit-build-core), pytest, and the reference frameworks the
+# Python tests compare against (PyTorch, PaddlePaddle; never runtime dependencies).
 #   scripts/setup.sh            build + test dependencies
-#   scripts/setup.sh --bench    also the reference frameworks (PyTorch, PaddlePaddle)
+#   scripts/setup.sh --bench    the same (kept for older instructions)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,7 +39,8 @@ pip_install() {
 }
 pip_install numpy numpy
 pip_install pytest pytest
-if [ $want_bench -eq 1 ]; then
-  pip_install torch torch
-  pip_install paddle paddlepaddle
-fi
+pip_install nanobind nanobind
+pip_install scikit_build_core scikit-build-core
+pip_install torch torch
+pip_install paddle paddlepaddle
+: "$want_bench"

@@ -17,7 +17,8 @@ namespace skiff::eager {
 
 struct GradNode;
 
-struct EagerTensor {
+// Shared ownership throughout (Python holds them through std::shared_ptr too).
+struct EagerTensor : std::enable_shared_from_this<EagerTensor> {
   Variable value;
   // True: no gradient flows into or through this tensor (the default for data).
   bool stop_gradient = true;

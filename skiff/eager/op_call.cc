@@ -166,6 +166,12 @@ bool wants_grad(const TensorPtr& t) {
 SlotTensors EagerOp::call(const SlotTensors& inputs) { return call_into(inputs, {}); }
 
 SlotTensors EagerOp::call_into(const SlotTensors& inputs, const SlotTensors& outputs) {
+  SlotTensors result;
+  run(inputs, outputs, &result);
+  return result;
+}
+
+void EagerOp::run(const SlotTensors& inputs, const SlotTensors& outputs, SlotTensors* out) {
   Form& form = form_for(inputs);
   const OpSchema& schema = info_->schema;
   SKIFF_CHECK(outputs.empty() || outputs.size() == schema.outputs.size(), "op '", type(),
@@ -191,8 +197,10 @@ SlotTensors EagerOp::call_into(const SlotTensors& inputs, const SlotTensors& out
       vars[i] = &t->value;
     }
   }
-  SlotTensors result(schema.outputs.size());
+  SlotTensors& result = *out;
+  result.resize(schema.outputs.size());
   for (size_t s = 0; s < schema.outputs.size(); ++s) {
+    result[s].clear();
     for (int i = 0; i < output_counts_[s]; ++i) {
       TensorPtr given =
           outputs.empty() || i >= static_cast<int>(outputs[s].size()) ? nullptr : outputs[s][i];
@@ -214,15 +222,14 @@ SlotTensors EagerOp::call_into(const SlotTensors& inputs, const SlotTensors& out
   }
   if (ctx == form.ctx.get()) form.busy = false;
 
-  if (!grad_enabled() || !info_->grad) return result;
-  std::vector<bool> wants;
+  if (!grad_enabled() || !info_->grad) return;
   bool any = false;
   for (const auto& slot : inputs)
-    for (const TensorPtr& t : slot) {
-      wants.push_back(wants_grad(t));
-      any = any || wants.back();
-    }
-  if (!any) return result;
+    for (const TensorPtr& t : slot) any = any || wants_grad(t);
+  if (!any) return;
+  std::vector<bool> wants;
+  for (const auto& slot : inputs)
+    for (const TensorPtr& t : slot) wants.push_back(wants_grad(t));
 
   auto node = std::make_shared<GradNode>();
   node->grad = grad_template_for(*info_, form, wants);
@@ -251,7 +258,6 @@ SlotTensors EagerOp::call_into(const SlotTensors& inputs, const SlotTensors& out
       t->out_slot = static_cast<int>(s);
       t->out_index = static_cast<int>(i);
     }
-  return result;
 }
 
 }  // namespace skiff::eager

@@ -40,6 +40,9 @@ class EagerOp {
   // Like call, writing into the tensors of `outputs` where given (nullptr entries get
   // new tensors): in-place updates such as an optimizer step writing its parameter.
   SlotTensors call_into(const SlotTensors& inputs, const SlotTensors& outputs);
+  // call_into writing the outputs into `result`, whose lists keep their capacity
+  // from call to call (the binding's hot path).
+  void run(const SlotTensors& inputs, const SlotTensors& outputs, SlotTensors* result);
 
   const OpInfo& info() const { return *info_; }
   const std::string& type() const { return info_->schema.type; }

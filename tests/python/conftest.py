@@ -1,4 +1,5 @@
-"""pytest setup for the Python package: import skiff from this checkout's python/ folder."""
+"""pytest setup for the Python package: import skiff from a build tree's python/ folder
+(SKIFF_BUILD_DIR, default <checkout>/build), where the package sits beside skiff._C."""
 
 import pathlib
 import sys
@@ -6,8 +7,11 @@ import sys
 import numpy as np
 import pytest
 
-PYTHON_ROOT = pathlib.Path(__file__).resolve().parents[2] / "python"
-sys.path.insert(0, str(PYTHON_ROOT))
+import os
+
+CHECKOUT = pathlib.Path(__file__).resolve().parents[2]
+BUILD_DIR = pathlib.Path(os.environ.get("SKIFF_BUILD_DIR", CHECKOUT / "build"))
+sys.path.insert(0, str(BUILD_DIR / "python"))
 
 
 def _to_numpy(value):

@@ -17,7 +17,9 @@ import pytest
 
 from skiff.io import DataLoader, Dataset, IterableDataset, get_worker_info
 
-PYTHON_ROOT = pathlib.Path(__file__).resolve().parents[3] / "python"
+import skiff  # noqa: E402  (from the build tree conftest.py put first on sys.path)
+
+PYTHON_ROOT = pathlib.Path(skiff.__file__).parent.parent
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,23 @@
+"""skiff: a deep learning system whose models are programs run by a C++ interpreter.
+The API follows PaddlePaddle 2.x: code written for Paddle runs after
+``import skiff as paddle``. Eager mode is the default."""
+from . import _C
+from ._C import Error, Tensor
+from .framework.dtype import (DType as dtype, bfloat16, bool_ as bool, float16, float32,
+                              float64, int32, int64)
+from .framework.mode import disable_static, enable_static, in_dynamic_mode
+from .framework.random import seed
+from .tensor import *  # noqa: F401,F403
+from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
+
+__version__ = "0.1.0"
+
+
+def get_device():
+    return "cpu"
+
+
+def set_device(device):
+    if not str(device).startswith("cpu"):
+        raise Error(f"set_device({device!r}): this build of skiff runs on the CPU only")
+    return "cpu"

@@ -1,0 +1,1 @@
+"""Framework internals: dtypes, the eager/static mode switch and op dispatch."""

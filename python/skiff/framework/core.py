@@ -1,0 +1,43 @@
+"""Op dispatch shared by every function of skiff: an eager call runs the registered
+kernels through a cached ``_C.Op``; in static mode the same call appends the op to
+the current program."""
+from .. import _C
+from .mode import mode
+
+_ops = {}
+
+
+def _freeze(value):
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def eager_op(type, attrs=None, output_counts=None):
+    """The cached ``_C.Op`` for ``type`` with these attributes."""
+    key = (type, tuple(sorted((k, _freeze(v)) for k, v in attrs.items())) if attrs else (),
+           tuple(output_counts) if output_counts else None)
+    op = _ops.get(key)
+    if op is None:
+        op = _ops[key] = _C.Op(type, attrs, output_counts)
+    return op
+
+
+def apply(type, *inputs, attrs=None, output_counts=None):
+    """Runs (eager) or appends (static) op ``type``; ``inputs`` are one entry per input
+    slot in the op's schema order (a Tensor, a list of Tensors, or None). Returns the
+    single output, or a tuple over output slots."""
+    if mode.static:
+        return mode.static_apply(type, inputs, attrs or {}, output_counts)
+    return eager_op(type, attrs, output_counts)(*inputs)
+
+
+_schemas = {}
+
+
+def schema(type):
+    """The op's schema as a dict (slots, attrs with defaults), cached."""
+    s = _schemas.get(type)
+    if s is None:
+        s = _schemas[type] = _C.op_schema(type)
+    return s

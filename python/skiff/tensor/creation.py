@@ -1,0 +1,157 @@
+"""Making tensors: from Python data and numpy (sharing memory where it can), filled
+and random tensors."""
+import numpy as np
+
+from .. import _C
+from .._C import Tensor
+from ..framework import dtype as dt
+from ..framework.core import apply
+
+__all__ = ["to_tensor", "from_dlpack", "to_dlpack", "zeros", "ones", "full", "zeros_like",
+           "ones_like", "full_like", "empty", "empty_like", "arange", "rand", "randn",
+           "uniform", "normal", "assign", "clone"]
+
+_default_float = "float32"
+
+
+def _as_array(data, dtype):
+    if dtype is not None:
+        want = dt.numpy_dtype(dtype)
+        arr = np.asarray(data)
+        return arr if arr.dtype == want else arr.astype(want)
+    arr = np.asarray(data)
+    if arr.dtype.kind == "f" and not isinstance(data, np.ndarray) and arr.dtype != np.float32:
+        return arr.astype(_default_float)  # Python floats: the default float dtype
+    name = dt.dtype_name(arr.dtype)
+    return arr if arr.dtype == np.dtype(name) else arr.astype(name)
+
+
+def to_tensor(data, dtype=None, place=None, stop_gradient=True):
+    """A Tensor holding ``data`` (a numpy array, nested lists, a number or a Tensor).
+    A C-contiguous numpy array of a skiff dtype is shared, not copied: writing to one
+    shows in the other. Python floats become float32, ints int64; narrow and unsigned
+    integers become int64, float16 float32."""
+    if isinstance(data, Tensor):
+        out = Tensor()
+        out._set_value(data if dtype is None else data.astype(dtype))
+    else:
+        arr = _as_array(data, dtype)
+        if not arr.flags.c_contiguous:
+            arr = np.ascontiguousarray(arr)
+        out = _C.tensor_from_array(arr)
+    out.stop_gradient = stop_gradient
+    return out
+
+
+def from_dlpack(obj):
+    """A Tensor sharing the memory of a DLPack producer (a torch tensor, a numpy array)."""
+    return _C.tensor_from_array(obj)
+
+
+def to_dlpack(x):
+    """A DLPack capsule over ``x``'s memory."""
+    return x.__dlpack__()
+
+
+def _shape_list(shape):
+    if isinstance(shape, Tensor):
+        return [int(v) for v in shape.numpy().reshape(-1)]
+    if isinstance(shape, (int, np.integer)):
+        return [int(shape)]
+    return [int(s.item()) if isinstance(s, Tensor) else int(s) for s in shape]
+
+
+def full(shape, fill_value, dtype=None, name=None):
+    """A tensor of ``shape`` filled with ``fill_value``."""
+    if dtype is None:
+        dtype = "bool" if isinstance(fill_value, bool) else (
+            "int64" if isinstance(fill_value, (int, np.integer)) else _default_float)
+    return apply("fill_constant", attrs={"shape": _shape_list(shape),
+                                         "value": float(fill_value),
+                                         "dtype": dt.dtype_name(dtype)})
+
+
+def zeros(shape, dtype=None, name=None):
+    return full(shape, 0.0, dtype or _default_float)
+
+
+def ones(shape, dtype=None, name=None):
+    return full(shape, 1.0, dtype or _default_float)
+
+
+def empty(shape, dtype=None, name=None):
+    return zeros(shape, dtype)
+
+
+def full_like(x, fill_value, dtype=None, name=None):
+    """A tensor shaped like ``x`` filled with ``fill_value`` (``x``'s dtype by default)."""
+    return apply("fill_any_like", x, attrs={"value": float(fill_value),
+                                            "dtype": dt.dtype_name(dtype) if dtype else ""})
+
+
+def zeros_like(x, dtype=None, name=None):
+    return full_like(x, 0.0, dtype)
+
+
+def ones_like(x, dtype=None, name=None):
+    return full_like(x, 1.0, dtype)
+
+
+def empty_like(x, dtype=None, name=None):
+    return full_like(x, 0.0, dtype)
+
+
+def arange(start=0, end=None, step=1, dtype=None, name=None):
+    """Values from ``start`` up to ``end`` (exclusive) by ``step``."""
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if dtype is None:
+        dtype = "int64" if all(isinstance(v, (int, np.integer)) for v in vals) else _default_float
+    return apply("arange", None, None, None,
+                 attrs={"start": float(vals[0]), "end": float(vals[1]), "step": float(vals[2]),
+                        "dtype": dt.dtype_name(dtype)})
+
+
+def _seed():
+    from ..framework.random import next_seed
+    return next_seed()
+
+
+def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
+    """Uniform samples in [min, max)."""
+    return apply("uniform_random", attrs={"shape": _shape_list(shape), "min": float(min),
+                                          "max": float(max), "seed": seed or _seed(),
+                                          "dtype": dt.dtype_name(dtype or _default_float)})
+
+
+def rand(shape, dtype=None, name=None):
+    return uniform(shape, dtype, 0.0, 1.0)
+
+
+def normal(mean=0.0, std=1.0, shape=None, name=None):
+    """Normal samples of the given mean and standard deviation."""
+    return apply("gaussian_random", attrs={"shape": _shape_list(shape), "mean": float(mean),
+                                           "std": float(std), "seed": _seed(),
+                                           "dtype": _default_float})
+
+
+def randn(shape, dtype=None, name=None):
+    return apply("gaussian_random", attrs={"shape": _shape_list(shape), "mean": 0.0,
+                                           "std": 1.0, "seed": _seed(),
+                                           "dtype": dt.dtype_name(dtype or _default_float)})
+
+
+def assign(x, output=None):
+    """A copy of ``x`` (a Tensor or array-like); written into ``output`` when given."""
+    if not isinstance(x, Tensor):
+        x = to_tensor(x)
+    y = apply("assign", x)
+    if output is not None:
+        output._set_value(y)
+        return output
+    return y
+
+
+def clone(x, name=None):
+    return apply("assign", x)

@@ -1,0 +1,29 @@
+// The parts of the skiff._C module, one per bound C++ header (module.cc calls them).
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include "skiff/core/dtype.h"
+#include "skiff/core/tensor.h"
+
+namespace skiff::python {
+
+namespace nb = nanobind;
+
+void define_errors(nb::module_& m);    // core/error.h
+void define_tensor(nb::module_& m);    // eager/eager_tensor.h (skiff.Tensor)
+void define_eager(nb::module_& m);     // eager/op_call.h, eager/backward.h
+void define_registry(nb::module_& m);  // ops/registry.h
+
+// The Python type of skiff::Error (skiff.Error).
+PyObject* error_type();
+
+// numpy <-> skiff values (tensor_binding.cc).
+// A tensor over `array`'s memory when its dtype is skiff's and it is C-contiguous
+// (unless `copy`); otherwise a converted copy. Unsigned and narrow integers become
+// int64, float16 float32.
+Tensor tensor_from_array(nb::handle array, bool copy);
+// A numpy array sharing `t`'s memory (kept alive by the array).
+nb::object array_from_tensor(const Tensor& t);
+
+}  // namespace skiff::python

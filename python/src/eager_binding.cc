@@ -1,0 +1,155 @@
+// Eager op calls and the tape: skiff._C.Op (eager/op_call.h) and backward / grad
+// (eager/backward.h).
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "python/src/attr_convert.h"
+#include "python/src/bindings.h"
+#include "skiff/eager/backward.h"
+#include "skiff/eager/op_call.h"
+
+namespace skiff::python {
+
+using eager::EagerOp;
+using eager::EagerTensor;
+using eager::SlotTensors;
+using eager::TensorPtr;
+
+namespace {
+
+// One slot's tensors from a Tensor, a sequence of Tensors, or None.
+std::vector<TensorPtr> slot_from_python(const EagerOp& op, size_t slot, nb::handle h) {
+  if (h.is_none()) return {};
+  if (nb::isinstance<EagerTensor>(h)) return {nb::cast<TensorPtr>(h)};
+  if (PyList_Check(h.ptr()) || PyTuple_Check(h.ptr())) {
+    std::vector<TensorPtr> out;
+    for (nb::handle item : nb::borrow(h)) {
+      if (!nb::isinstance<EagerTensor>(item))
+        fail("op '", op.type(), "': input ", op.info().schema.inputs[slot].name,
+             " wants Tensors, got ", nb::str(nb::handle(item.type()).attr("__name__")).c_str());
+      out.push_back(nb::cast<TensorPtr>(item));
+    }
+    return out;
+  }
+  fail("op '", op.type(), "': input ", op.info().schema.inputs[slot].name, " wants a Tensor, got ",
+       nb::str(nb::handle(h.type()).attr("__name__")).c_str());
+}
+
+SlotTensors slots_from_python(const EagerOp& op, nb::handle seq) {
+  SlotTensors slots;
+  size_t i = 0;
+  for (nb::handle h : nb::borrow(seq)) slots.push_back(slot_from_python(op, i++, h));
+  return slots;
+}
+
+// The outputs: the Tensor itself for a one-output op, else a tuple over output slots
+// (a list for duplicable slots, None for an absent one).
+nb::object outputs_to_python(const EagerOp& op, SlotTensors&& outs) {
+  const auto& schema = op.info().schema.outputs;
+  if (outs.size() == 1 && outs[0].size() == 1 && !schema[0].duplicable)
+    return nb::cast(std::move(outs[0][0]));
+  nb::list result;
+  for (size_t s = 0; s < outs.size(); ++s) {
+    if (schema[s].duplicable) {
+      result.append(nb::cast(std::move(outs[s])));
+    } else if (outs[s].empty()) {
+      result.append(nb::none());
+    } else {
+      result.append(nb::cast(std::move(outs[s][0])));
+    }
+  }
+  return nb::tuple(result);
+}
+
+// op(x, y, ...): the type's call slot, straight from the interpreter (no attribute
+// lookup, no argument parsing). The slot lists are reused from call to call.
+PyObject* call_op(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
+  static SlotTensors inputs, outputs;
+  static const SlotTensors no_outputs;
+  try {
+    if (kwargs && PyDict_Size(kwargs) != 0) fail("ops take their inputs by position");
+    EagerOp& op = *nb::inst_ptr<EagerOp>(self);
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    inputs.resize(static_cast<size_t>(n));
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      nb::handle h(PyTuple_GET_ITEM(args, i));
+      auto& slot = inputs[static_cast<size_t>(i)];
+      slot.clear();
+      if (nb::isinstance<EagerTensor>(h)) {
+        slot.push_back(nb::cast<TensorPtr>(h));
+      } else {
+        slot = slot_from_python(op, static_cast<size_t>(i), h);
+      }
+    }
+    op.run(inputs, no_outputs, &outputs);
+    for (auto& slot : inputs) slot.clear();
+    nb::object result = outputs_to_python(op, std::move(outputs));
+    outputs.clear();
+    return result.release().ptr();
+  } catch (const Error& e) {
+    for (auto& slot : inputs) slot.clear();
+    outputs.clear();
+    PyErr_SetString(error_type(), e.what());
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+PyType_Slot op_slots[] = {{Py_tp_call, reinterpret_cast<void*>(call_op)}, {0, nullptr}};
+
+std::vector<TensorPtr> tensors_or_none(nb::handle seq) {
+  std::vector<TensorPtr> out;
+  if (seq.is_none()) return out;
+  for (nb::handle h : nb::borrow(seq))
+    out.push_back(h.is_none() ? nullptr : nb::cast<TensorPtr>(h));
+  return out;
+}
+
+}  // namespace
+
+void define_eager(nb::module_& m) {
+  nb::class_<EagerOp>(m, "Op", "One op type with fixed attributes, called on Tensors.",
+                      nb::type_slots(op_slots))
+      .def(
+          "__init__",
+          [](EagerOp* self, const std::string& type, nb::handle attrs, nb::handle counts) {
+            std::vector<int> output_counts;
+            if (!counts.is_none()) output_counts = nb::cast<std::vector<int>>(counts);
+            new (self) EagerOp(type, attrs_from_dict(type, attrs), output_counts);
+          },
+          nb::arg("type"), nb::arg("attrs").none() = nb::none(),
+          nb::arg("output_counts").none() = nb::none())
+      .def_prop_ro("type", [](const EagerOp& op) { return op.type(); })
+      .def(
+          "call_into",
+          [](EagerOp& op, nb::handle inputs, nb::handle outputs) {
+            return outputs_to_python(
+                op, op.call_into(slots_from_python(op, inputs), slots_from_python(op, outputs)));
+          },
+          nb::arg("inputs"), nb::arg("outputs"),
+          "Runs the op writing into the given output Tensors (None: a new one).");
+
+  m.def(
+      "backward",
+      [](nb::handle tensors, nb::handle grads, bool retain_graph) {
+        eager::run_backward(tensors_or_none(tensors), tensors_or_none(grads), retain_graph);
+      },
+      nb::arg("tensors"), nb::arg("grads").none() = nb::none(), nb::arg("retain_graph") = false);
+  m.def(
+      "grad",
+      [](nb::handle outputs, nb::handle inputs, nb::handle grads, bool retain_graph,
+         bool allow_unused) {
+        return eager::compute_grads(tensors_or_none(outputs), tensors_or_none(inputs),
+                                    tensors_or_none(grads), retain_graph, allow_unused);
+      },
+      nb::arg("outputs"), nb::arg("inputs"), nb::arg("grads").none() = nb::none(),
+      nb::arg("retain_graph") = false, nb::arg("allow_unused") = false);
+  m.def("is_grad_enabled", &eager::grad_enabled);
+  m.def("set_grad_enabled", &eager::set_grad_enabled, nb::arg("on"));
+}
+
+}  // namespace skiff::python

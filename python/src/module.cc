@@ -1,0 +1,11 @@
+// skiff._C: the C++ core as seen from Python. The package skiff (python/skiff) builds
+// its API on it; nothing in here is meant to be called by users directly.
+#include "python/src/bindings.h"
+
+NB_MODULE(_C, m) {
+  m.doc() = "skiff's C++ core: tensors, eager op calls, the tape, programs and the executor";
+  skiff::python::define_errors(m);
+  skiff::python::define_tensor(m);
+  skiff::python::define_eager(m);
+  skiff::python::define_registry(m);
+}

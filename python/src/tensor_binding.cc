@@ -1,0 +1,181 @@
+// skiff.Tensor: an eager tensor (eager/eager_tensor.h) with its value shared with
+// numpy and DLPack consumers without copies. The package adds operators and methods
+// in Python (skiff/tensor/methods.py).
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "python/src/bindings.h"
+#include "skiff/eager/eager_tensor.h"
+
+namespace skiff::python {
+
+using eager::EagerTensor;
+using eager::TensorPtr;
+
+namespace {
+
+nb::dlpack::dtype to_dlpack(DType t) {
+  switch (t) {
+    case DType::kF32:
+      return nb::dtype<float>();
+    case DType::kF64:
+      return nb::dtype<double>();
+    case DType::kI32:
+      return nb::dtype<int32_t>();
+    case DType::kI64:
+      return nb::dtype<int64_t>();
+    case DType::kBool:
+      return nb::dtype<bool>();
+    default:
+      break;
+  }
+  fail("a ", dtype_name(t), " tensor has no numpy/DLPack form; cast it to float32 first");
+}
+
+DType from_dlpack(nb::dlpack::dtype d) {
+  if (d == nb::dtype<float>()) return DType::kF32;
+  if (d == nb::dtype<double>()) return DType::kF64;
+  if (d == nb::dtype<int32_t>()) return DType::kI32;
+  if (d == nb::dtype<int64_t>()) return DType::kI64;
+  if (d == nb::dtype<bool>()) return DType::kBool;
+  fail("no skiff dtype for this array's element type (code ", int(d.code), ", ", int(d.bits),
+       " bits); convert it to float32/float64/int32/int64/bool first");
+}
+
+// A dense view of a value: a tensor as is, selected rows scattered into zeros.
+Tensor dense_view(const Variable& v) {
+  if (const Tensor* t = v.tensor()) {
+    SKIFF_CHECK(t->initialized(), "the tensor holds no value");
+    return *t;
+  }
+  if (const SelectedRows* rows = v.selected_rows()) {
+    Shape shape = rows->value.shape();
+    shape[0] = rows->height;
+    Tensor dense = Tensor::zeros(shape, rows->value.dtype());
+    size_t row_bytes = rows->value.nbytes() / std::max<size_t>(rows->rows.size(), 1);
+    SKIFF_DISPATCH_FLOATING(rows->value.dtype(), T, {
+      int64_t width = static_cast<int64_t>(row_bytes / sizeof(T));
+      const T* src = rows->value.data<T>();
+      T* dst = dense.data<T>();
+      for (size_t r = 0; r < rows->rows.size(); ++r)
+        for (int64_t j = 0; j < width; ++j) dst[rows->rows[r] * width + j] += src[r * width + j];
+    });
+    return dense;
+  }
+  fail("the tensor holds no dense value (", v.empty() ? "empty" : "a tensor array", ")");
+}
+
+using AnyArray = nb::ndarray<nb::device::cpu, nb::c_contig>;
+
+// The value as an ndarray of framework `Framework`, sharing memory.
+template <typename... Framework>
+nb::object view_of(const Tensor& t) {
+  std::vector<size_t> shape(t.shape().begin(), t.shape().end());
+  auto* keep = new std::shared_ptr<Storage>(t.storage());
+  nb::capsule owner(keep,
+                    [](void* p) noexcept { delete static_cast<std::shared_ptr<Storage>*>(p); });
+  void* data = const_cast<void*>(t.raw_data());
+  return nb::ndarray<Framework...>(data, shape.size(), shape.data(), owner, nullptr,
+                                   to_dlpack(t.dtype()))
+      .cast();
+}
+
+}  // namespace
+
+Tensor tensor_from_array(nb::handle obj, bool copy) {
+  AnyArray array = nb::cast<AnyArray>(obj);
+  DType dtype = from_dlpack(array.dtype());
+  Shape shape;
+  for (size_t i = 0; i < array.ndim(); ++i) shape.push_back(static_cast<int64_t>(array.shape(i)));
+  size_t bytes = array.nbytes();
+  if (copy) {
+    Tensor t = Tensor::empty(shape, dtype);
+    if (bytes) std::memcpy(t.raw_data(), array.data(), bytes);
+    return t;
+  }
+  auto* keep = new AnyArray(array);
+  auto release = [keep] {
+    if (!Py_IsInitialized()) return;  // the interpreter is gone: nothing to release
+    nb::gil_scoped_acquire gil;
+    delete keep;
+  };
+  auto storage = std::make_shared<Storage>(array.data(), bytes, cpu_place(), release);
+  return Tensor::from_storage(std::move(storage), shape, dtype);
+}
+
+nb::object array_from_tensor(const Tensor& t) { return view_of<nb::numpy>(t); }
+
+void define_tensor(nb::module_& m) {
+  nb::class_<EagerTensor>(m, "Tensor", "A tensor of eager mode (see skiff.to_tensor).")
+      .def(nb::init<>())
+      .def_prop_ro("shape",
+                   [](const EagerTensor& t) {
+                     if (const SelectedRows* r = t.value.selected_rows()) {
+                       std::vector<int64_t> s(r->value.shape().begin(), r->value.shape().end());
+                       if (!s.empty()) s[0] = r->height;
+                       return s;
+                     }
+                     const Shape& s = t.dense().shape();
+                     return std::vector<int64_t>(s.begin(), s.end());
+                   })
+      .def_prop_ro("_dtype_name",
+                   [](const EagerTensor& t) {
+                     if (const SelectedRows* r = t.value.selected_rows())
+                       return std::string(dtype_name(r->value.dtype()));
+                     return std::string(dtype_name(t.dense().dtype()));
+                   })
+      .def_prop_ro("_kind",
+                   [](const EagerTensor& t) {
+                     if (t.value.is_tensor())
+                       return std::string(t.value.tensor()->initialized() ? "dense" : "empty");
+                     if (t.value.is_selected_rows()) return std::string("selected_rows");
+                     if (t.value.is_array()) return std::string("array");
+                     return std::string("empty");
+                   })
+      .def_rw("stop_gradient", &EagerTensor::stop_gradient)
+      .def_rw("persistable", &EagerTensor::persistable)
+      .def_rw("name", &EagerTensor::name)
+      .def_prop_ro("is_leaf", &EagerTensor::is_leaf)
+      .def_prop_rw(
+          "grad", [](const EagerTensor& t) { return t.grad; },
+          [](EagerTensor& t, TensorPtr g) { t.grad = std::move(g); }, nb::arg("value").none())
+      .def("retain_grads", [](EagerTensor& t) { t.retain_grad = true; })
+      .def("_has_grad_fn", [](const EagerTensor& t) { return t.grad_node != nullptr; })
+      .def("_detach_history",
+           [](EagerTensor& t) {
+             t.grad_node.reset();
+             t.out_slot = t.out_index = 0;
+           })
+      .def(
+          "numpy", [](const EagerTensor& t) { return array_from_tensor(dense_view(t.value)); },
+          "The value as a numpy array sharing its memory (selected rows: a dense copy).")
+      .def("_dlpack_capsule", [](const EagerTensor& t) { return view_of<>(t.dense()); })
+      .def(
+          "_set_value", [](EagerTensor& t, const EagerTensor& src) { t.value = src.value; },
+          "Makes this tensor hold `src`'s value (shared, copy-on-write).")
+      .def(
+          "_copy_value_from",
+          [](EagerTensor& t, const EagerTensor& src) {
+            t.value.mutable_tensor()->copy_from(src.dense());
+          },
+          "Copies `src`'s value into this tensor's own memory.")
+      .def("_share_memory_with",
+           [](const EagerTensor& a, const EagerTensor& b) {
+             return a.value.is_tensor() && b.value.is_tensor() &&
+                    a.value.tensor()->shares_storage(*b.value.tensor());
+           })
+      .def("_data_ptr",
+           [](const EagerTensor& t) { return reinterpret_cast<uintptr_t>(t.dense().raw_data()); });
+
+  m.def(
+      "tensor_from_array",
+      [](nb::handle array, bool copy) {
+        return eager::make_tensor(tensor_from_array(array, copy));
+      },
+      nb::arg("array"), nb::arg("copy") = false,
+      "A Tensor over a C-contiguous numpy array's (or DLPack producer's) memory, or a copy.");
+}
+
+}  // namespace skiff::python
