@@ -23,13 +23,18 @@ def eager_op(type, attrs=None, output_counts=None):
     return op
 
 
-def apply(type, *inputs, attrs=None, output_counts=None):
+def apply(type, *inputs, attrs=None, output_counts=None, out=None):
     """Runs (eager) or appends (static) op ``type``; ``inputs`` are one entry per input
     slot in the op's schema order (a Tensor, a list of Tensors, or None). Returns the
-    single output, or a tuple over output slots."""
+    single output, or a tuple over output slots. ``out`` (one entry per output slot: a
+    Tensor / static Variable, a list of them, or None) names existing tensors to write,
+    for in-place updates such as optimizer steps (ParamOut = Param)."""
     if mode.static:
-        return mode.static_apply(type, inputs, attrs or {}, output_counts)
-    return eager_op(type, attrs, output_counts)(*inputs)
+        return mode.static_apply(type, inputs, attrs or {}, output_counts, out)
+    op = eager_op(type, attrs, output_counts)
+    if out is None:
+        return op(*inputs)
+    return op.call_into(list(inputs), list(out))
 
 
 _schemas = {}
