@@ -6,8 +6,8 @@ namespace skiff::cli {
 
 namespace {
 
-// Element `i` of `t` as text: %.7g for floats (round-trips float32 closely),
-// integers in full, bools as true/false.
+// Element `i` of `t` as text: %.7g for floats (round-trips float32 closely), %.4g for
+// bfloat16, integers in full, bools as true/false.
 std::string element_text(const Tensor& t, int64_t i) {
   char buffer[64];
   switch (t.dtype()) {
@@ -23,6 +23,9 @@ std::string element_text(const Tensor& t, int64_t i) {
       return std::to_string(t.data<int64_t>()[i]);
     case DType::kBool:
       return t.data<bool>()[i] ? "true" : "false";
+    case DType::kBF16:  // 4 digits tell every bfloat16 apart
+      std::snprintf(buffer, sizeof buffer, "%.4g", static_cast<float>(t.data<bfloat16>()[i]));
+      break;
   }
   return buffer;
 }

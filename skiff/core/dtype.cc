@@ -14,15 +14,18 @@ const char* dtype_name(DType t) {
       return "int64";
     case DType::kBool:
       return "bool";
+    case DType::kBF16:
+      return "bfloat16";
   }
   return "unknown";
 }
 
 DType dtype_from_name(const std::string& name) {
-  for (DType t : {DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool}) {
+  for (DType t : {DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool, DType::kBF16}) {
     if (name == dtype_name(t)) return t;
   }
-  fail("unknown dtype name '", name, "' (expected float32, float64, int32, int64 or bool)");
+  fail("unknown dtype name '", name,
+       "' (expected float32, float64, int32, int64, bool or bfloat16)");
 }
 
 }  // namespace skiff

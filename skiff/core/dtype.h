@@ -5,14 +5,56 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "skiff/core/error.h"
 
 namespace skiff {
 
-// Numbering is part of the file format (proto VarType.dtype): never renumber.
-enum class DType : int { kF32 = 0, kF64 = 1, kI32 = 2, kI64 = 3, kBool = 4 };
+// Numbering is part of the file formats (proto VarDesc.dtype, .skparams): never renumber.
+enum class DType : int { kF32 = 0, kF64 = 1, kI32 = 2, kI64 = 3, kBool = 4, kBF16 = 5 };
+
+// True when `n` is the number of a DType (for readers of files and programs).
+inline bool is_dtype_number(int n) { return n >= 0 && n <= static_cast<int>(DType::kBF16); }
+
+// A bfloat16 value: the upper half of an IEEE float32 (sign, 8 exponent bits, 7 stored
+// mantissa bits). From float it rounds to nearest, ties to even (a NaN stays a quiet NaN
+// of its sign; denormals round like any value, none is flushed); to float it is exact.
+//   bfloat16 h(0.1f);  float f = static_cast<float>(h);   // 0.10009765625
+// Whole arrays convert faster through kernels/cpu/bf16_convert.h, which also rounds
+// float64 correctly (no double rounding through float32).
+struct bfloat16 {
+  uint16_t bits;
+
+  bfloat16() = default;
+  explicit bfloat16(float f) : bits(round_from_float_bits(float_bits(f))) {}
+  // Rounding a double through float would round twice: use bf16_from_double().
+  explicit bfloat16(double) = delete;
+  explicit operator float() const {
+    const uint32_t u = static_cast<uint32_t>(bits) << 16;
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+  }
+  static bfloat16 from_bits(uint16_t b) {
+    bfloat16 h;
+    h.bits = b;
+    return h;
+  }
+
+  static uint32_t float_bits(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+  }
+  // The bfloat16 bits nearest the float32 with bits `u` (ties to even; NaN quieted).
+  static uint16_t round_from_float_bits(uint32_t u) {
+    const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    const uint32_t quiet_nan = (u >> 16) | 0x40u;
+    return static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
+  }
+};
 
 // Bytes per element.
 inline size_t dtype_size(DType t) {
@@ -27,15 +69,20 @@ inline size_t dtype_size(DType t) {
       return 8;
     case DType::kBool:
       return 1;
+    case DType::kBF16:
+      return 2;
   }
   fail("unknown dtype ", static_cast<int>(t));
 }
-// "float32", "float64", "int32", "int64", "bool" (numpy names).
+// "float32", "float64", "int32", "int64", "bool", "bfloat16" (numpy / ml_dtypes names).
 const char* dtype_name(DType t);
 // Parses a numpy-style name; throws skiff::Error for an unknown one.
 DType dtype_from_name(const std::string& name);
-// True for f32 and f64.
-inline bool is_floating(DType t) { return t == DType::kF32 || t == DType::kF64; }
+// True for the floating dtypes f32, f64 and bf16: those that carry gradients. Kernels
+// dispatch bf16 on their own (SKIFF_DISPATCH_FLOATING covers f32 and f64 only).
+inline bool is_floating(DType t) {
+  return t == DType::kF32 || t == DType::kF64 || t == DType::kBF16;
+}
 
 template <typename T>
 struct DTypeOf;
@@ -59,6 +106,10 @@ template <>
 struct DTypeOf<bool> {
   static constexpr DType value = DType::kBool;
 };
+template <>
+struct DTypeOf<bfloat16> {
+  static constexpr DType value = DType::kBF16;
+};
 template <typename T>
 inline constexpr DType dtype_of = DTypeOf<T>::value;
 
@@ -71,13 +122,16 @@ inline constexpr DType dtype_of = DTypeOf<T>::value;
     break;                                     \
   }
 
-// Runs the body with `T` bound to the C++ type of a floating dtype.
-#define SKIFF_DISPATCH_FLOATING(DT, T, ...)                                      \
-  switch (DT) {                                                                  \
-    SKIFF_DTYPE_CASE_(kF32, float, T, __VA_ARGS__)                               \
-    SKIFF_DTYPE_CASE_(kF64, double, T, __VA_ARGS__)                              \
-    default:                                                                     \
-      ::skiff::fail("expected a floating dtype, got ", ::skiff::dtype_name(DT)); \
+// The dispatch macros leave bfloat16 out on purpose: a kernel gains bf16 only where it
+// is written for it and registered with DType::kBF16; elsewhere bf16 is an error.
+
+// Runs the body with `T` bound to the C++ type of float32 or float64.
+#define SKIFF_DISPATCH_FLOATING(DT, T, ...)                                        \
+  switch (DT) {                                                                    \
+    SKIFF_DTYPE_CASE_(kF32, float, T, __VA_ARGS__)                                 \
+    SKIFF_DTYPE_CASE_(kF64, double, T, __VA_ARGS__)                                \
+    default:                                                                       \
+      ::skiff::fail("expected float32 or float64, got ", ::skiff::dtype_name(DT)); \
   }
 
 // Runs the body with `T` bound to the C++ type of any numeric (non-bool) dtype.
@@ -91,14 +145,15 @@ inline constexpr DType dtype_of = DTypeOf<T>::value;
       ::skiff::fail("expected a numeric dtype, got ", ::skiff::dtype_name(DT)); \
   }
 
-// Runs the body with `T` bound to the C++ type of any dtype.
-#define SKIFF_DISPATCH_ALL(DT, T, ...)                       \
-  switch (DT) {                                              \
-    SKIFF_DTYPE_CASE_(kF32, float, T, __VA_ARGS__)           \
-    SKIFF_DTYPE_CASE_(kF64, double, T, __VA_ARGS__)          \
-    SKIFF_DTYPE_CASE_(kI32, int32_t, T, __VA_ARGS__)         \
-    SKIFF_DTYPE_CASE_(kI64, int64_t, T, __VA_ARGS__)         \
-    SKIFF_DTYPE_CASE_(kBool, bool, T, __VA_ARGS__)           \
-    default:                                                 \
-      ::skiff::fail("unknown dtype ", static_cast<int>(DT)); \
+// Runs the body with `T` bound to the C++ type of any dtype but bfloat16.
+#define SKIFF_DISPATCH_ALL(DT, T, ...)                                                    \
+  switch (DT) {                                                                           \
+    SKIFF_DTYPE_CASE_(kF32, float, T, __VA_ARGS__)                                        \
+    SKIFF_DTYPE_CASE_(kF64, double, T, __VA_ARGS__)                                       \
+    SKIFF_DTYPE_CASE_(kI32, int32_t, T, __VA_ARGS__)                                      \
+    SKIFF_DTYPE_CASE_(kI64, int64_t, T, __VA_ARGS__)                                      \
+    SKIFF_DTYPE_CASE_(kBool, bool, T, __VA_ARGS__)                                        \
+    default:                                                                              \
+      ::skiff::fail("dtype ", ::skiff::dtype_name(DT), " (number ", static_cast<int>(DT), \
+                    ") is not supported here");                                           \
   }

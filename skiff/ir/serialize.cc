@@ -19,7 +19,6 @@ constexpr size_t kMagicSize = sizeof(kProgramMagic) - 1;
 constexpr size_t kHeaderSize = kMagicSize + 4 + 8;  // magic, version, data length
 constexpr int kLastAttrType = static_cast<int>(AttrType::kBlocks);
 constexpr int kLastVarKind = static_cast<int>(VarKind::kSelectedRows);
-constexpr int kLastDType = static_cast<int>(DType::kBool);
 
 void put_little_endian(std::string* out, uint64_t value, int bytes) {
   for (int i = 0; i < bytes; ++i) out->push_back(static_cast<char>((value >> (8 * i)) & 0xff));
@@ -178,7 +177,7 @@ VarDesc var_from_proto(const proto::VarDesc& v, const std::string& where) {
   SKIFF_CHECK(!v.name().empty(), where, ": a variable has no name");
   SKIFF_CHECK(v.kind() >= 0 && v.kind() <= kLastVarKind, where, ", variable '", v.name(),
               "': unknown kind number ", v.kind());
-  SKIFF_CHECK(v.dtype() >= 0 && v.dtype() <= kLastDType, where, ", variable '", v.name(),
+  SKIFF_CHECK(is_dtype_number(v.dtype()), where, ", variable '", v.name(),
               "': unknown dtype number ", v.dtype());
   SKIFF_CHECK(v.shape_size() <= Shape::kMaxRank, where, ", variable '", v.name(), "': rank ",
               v.shape_size(), " is above the supported ", Shape::kMaxRank);

@@ -7,7 +7,6 @@ namespace skiff {
 namespace {
 
 constexpr int kLastVarKind = static_cast<int>(VarKind::kSelectedRows);
-constexpr int kLastDType = static_cast<int>(DType::kBool);
 
 // Slots in which ops that run sub-blocks keep their step scopes.
 bool is_step_scopes_slot(const std::string& slot) {
@@ -84,7 +83,7 @@ class ProgramVerifier {
       SKIFF_CHECK(var.name == key, where, " is stored under another name ('", var.name, "')");
       const int kind = static_cast<int>(var.kind), dtype = static_cast<int>(var.dtype);
       SKIFF_CHECK(kind >= 0 && kind <= kLastVarKind, where, ": unknown kind number ", kind);
-      SKIFF_CHECK(dtype >= 0 && dtype <= kLastDType, where, ": unknown dtype number ", dtype);
+      SKIFF_CHECK(is_dtype_number(dtype), where, ": unknown dtype number ", dtype);
       for (int64_t d : var.shape) {
         SKIFF_CHECK(d >= -1, where, ": dim ", d, " of shape ", var.shape,
                     " is invalid (dims are >= 0, or -1 for unknown)");

@@ -263,15 +263,19 @@ void register_tensor_ops(OpRegistry& r) {
       .output("Out", "the copy (may name X)")
       .infer_shape(infer_like_x)
       .kernel(kAllDTypes, assign_kernel)
+      .kernel({DType::kBF16}, assign_kernel)
       .grad(assign_grad_maker);
 
   r.add("cast")
-      .doc("Out = X converted to out_dtype elementwise (to bool: X != 0).")
+      .doc(
+          "Out = X converted to out_dtype elementwise (to bool: X != 0; to bfloat16: rounded "
+          "to nearest, ties to even; from bfloat16: exact).")
       .input("X", "any dtype")
       .output("Out", "same shape as X, dtype out_dtype")
       .required_attr("out_dtype", AttrType::kString, "numpy name of Out's dtype")
       .infer_shape(infer_cast)
       .kernel(kAllDTypes, cast_kernel)
+      .kernel({DType::kBF16}, cast_kernel)
       .kernel_dtype_from("X")
       .grad(cast_grad_maker);
 
@@ -281,7 +285,7 @@ void register_tensor_ops(OpRegistry& r) {
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X")
       .infer_shape(infer_cast_grad)
-      .kernel({DType::kF32, DType::kF64}, cast_grad_kernel)
+      .kernel({DType::kF32, DType::kF64, DType::kBF16}, cast_grad_kernel)
       .kernel_dtype_from("Out@GRAD");
 
   r.add("increment")

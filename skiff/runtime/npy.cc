@@ -27,6 +27,10 @@ const char* npy_descr(DType t) {
       return "<i8";
     case DType::kBool:
       return "|b1";
+    case DType::kBF16:
+      fail(
+          "the .npy format has no bfloat16 type: cast the tensor to float32 first (the cast "
+          "op; exact), or keep it in a .skparams file");
   }
   fail("unknown dtype ", static_cast<int>(t));
 }

@@ -1,7 +1,8 @@
 // NumPy's .npy files to and from Tensors: format versions 1, 2 and 3 read, version 1
 // (or 2 for very long headers) written; little-endian, C order; float32, float64,
 // int32, int64 and bool. Other files (big-endian, Fortran order, other dtypes,
-// pickled objects) are refused with a skiff::Error that says why.
+// pickled objects) are refused with a skiff::Error that says why. .npy has no standard
+// bfloat16, so a bfloat16 tensor is refused too (cast it to float32: that is exact).
 //
 //   write_npy("x.npy", Tensor::from_vector<float>({2}, {1, 2}));
 //   Tensor x = read_npy("x.npy");     // numpy.load("x.npy") reads it too

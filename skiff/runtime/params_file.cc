@@ -18,7 +18,6 @@ constexpr size_t kMagicSize = sizeof(kMagic) - 1;
 constexpr uint32_t kParamsVersion = 1;
 constexpr size_t kHeaderSize = kMagicSize + 4;
 constexpr size_t kChecksumSize = 4;
-constexpr int kLastDType = static_cast<int>(DType::kBool);
 
 uint32_t crc32_of(const char* data, size_t size) {
   uLong crc = crc32(0L, Z_NULL, 0);
@@ -86,7 +85,7 @@ std::string params_to_bytes(const NamedTensors& tensors) {
 
 Tensor read_tensor(FieldReader& in, const std::string& name) {
   const int dtype = static_cast<int>(in.number(1));
-  SKIFF_CHECK(dtype <= kLastDType, "tensor '", name, "' has unknown dtype number ", dtype);
+  SKIFF_CHECK(is_dtype_number(dtype), "tensor '", name, "' has unknown dtype number ", dtype);
   const int rank = static_cast<int>(in.number(1));
   SKIFF_CHECK(rank <= Shape::kMaxRank, "tensor '", name, "' has rank ", rank,
               ", above the supported ", Shape::kMaxRank);

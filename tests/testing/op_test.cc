@@ -6,11 +6,14 @@
 #include <random>
 
 #include "skiff/autodiff/backward.h"
+#include "skiff/kernels/cpu/bf16_convert.h"
 #include "skiff/runtime/executor.h"
 
 namespace skiff::testing {
 
 Tensor random_tensor(const Shape& shape, DType dtype, uint64_t seed, double lo, double hi) {
+  if (dtype == DType::kBF16)
+    return from_f64(random_tensor(shape, DType::kF64, seed, lo, hi), dtype);
   std::mt19937_64 gen(seed);
   Tensor t = Tensor::empty(shape, dtype);
   SKIFF_DISPATCH_ALL(dtype, T, {
@@ -30,6 +33,10 @@ Tensor random_tensor(const Shape& shape, DType dtype, uint64_t seed, double lo, 
 Tensor to_f64(const Tensor& t) {
   Tensor out = Tensor::empty(t.shape(), DType::kF64);
   double* o = out.data<double>();
+  if (t.dtype() == DType::kBF16) {
+    kernels::bf16_to_double(t.data<bfloat16>(), o, t.numel());
+    return out;
+  }
   SKIFF_DISPATCH_ALL(t.dtype(), T, {
     const T* p = t.data<T>();
     for (int64_t i = 0; i < t.numel(); ++i) o[i] = static_cast<double>(p[i]);
@@ -40,6 +47,10 @@ Tensor to_f64(const Tensor& t) {
 Tensor from_f64(const Tensor& t, DType dtype) {
   Tensor out = Tensor::empty(t.shape(), dtype);
   const double* p = t.data<double>();
+  if (dtype == DType::kBF16) {
+    kernels::double_to_bf16(p, out.data<bfloat16>(), t.numel());
+    return out;
+  }
   SKIFF_DISPATCH_ALL(dtype, T, {
     T* o = out.data<T>();
     for (int64_t i = 0; i < t.numel(); ++i) o[i] = static_cast<T>(p[i]);
@@ -107,7 +118,7 @@ OpTest& OpTest::attr(const std::string& name, Attr value) {
 
 namespace {
 
-using Inputs = std::vector<std::pair<std::string, std::vector<Tensor>>>;
+using Inputs = OpTest::Inputs;
 
 std::string var_name(const std::string& prefix, const std::string& slot, size_t i) {
   std::string s = prefix + "_" + slot + "_" + std::to_string(i);
@@ -190,6 +201,31 @@ void OpTest::check_output(const std::string& slot, const Tensor& expected, doubl
       << type_ << " output " << slot << "[" << i << "]: " << why;
 }
 
+std::map<std::string, Tensor> OpTest::analytic_grads(const Inputs& inputs,
+                                                     const std::vector<std::string>& wrt,
+                                                     const std::string& out_slot,
+                                                     const Tensor& cotangent,
+                                                     std::vector<std::string>* params) const {
+  OneOpProgram bwd = build(type_, inputs, outputs_, attrs_, wrt);
+  const std::string bwd_out = bwd.outs.at(out_slot).at(0);
+  BackwardOptions opts;
+  opts.feed_target_grad = true;
+  for (const auto& slot : wrt)
+    for (const auto& n : bwd.ins.at(slot))
+      if (bwd.program.global_block().find_local_var(n)->persistable) opts.parameters.push_back(n);
+  auto param_grads = append_backward(bwd.program, bwd_out, opts);
+  Scope scope;
+  auto feeds = bwd.feeds;
+  feeds[grad_name(bwd_out)] = cotangent;
+  std::vector<std::string> grad_names;
+  for (const auto& [p, g] : param_grads) grad_names.push_back(g);
+  std::vector<Tensor> grads = Executor().run(bwd.program, &scope, feeds, grad_names);
+  std::map<std::string, Tensor> analytic;
+  for (size_t i = 0; i < param_grads.size(); ++i) analytic[param_grads[i].first] = grads[i];
+  *params = opts.parameters;
+  return analytic;
+}
+
 void OpTest::check_grad(const std::vector<std::string>& wrt, const std::string& out_slot,
                         double eps, double atol, double rtol) const {
   // Everything in float64, so that central differences are accurate.
@@ -219,24 +255,10 @@ void OpTest::check_grad(const std::vector<std::string>& wrt, const std::string& 
   Tensor w = random_tensor(out0.shape(), DType::kF64, 1234, 0.5, 1.5);
 
   // Analytic: append_backward with the cotangent fed as out@GRAD.
-  OneOpProgram bwd = build(type_, inputs, outputs_, attrs_, wrt);
-  const std::string bwd_out = bwd.outs.at(out_slot).at(0);
-  BackwardOptions opts;
-  opts.feed_target_grad = true;
-  for (const auto& slot : wrt)
-    for (const auto& n : bwd.ins.at(slot))
-      if (bwd.program.global_block().find_local_var(n)->persistable) opts.parameters.push_back(n);
-  auto param_grads = append_backward(bwd.program, bwd_out, opts);
-  Scope scope;
-  auto feeds = bwd.feeds;
-  feeds[grad_name(bwd_out)] = w;
-  std::vector<std::string> grad_names;
-  for (const auto& [p, g] : param_grads) grad_names.push_back(g);
-  std::vector<Tensor> grads = Executor().run(bwd.program, &scope, feeds, grad_names);
-  std::map<std::string, Tensor> analytic;
-  for (size_t i = 0; i < param_grads.size(); ++i) analytic[param_grads[i].first] = grads[i];
+  std::vector<std::string> params;
+  std::map<std::string, Tensor> analytic = analytic_grads(inputs, wrt, out_slot, w, &params);
 
-  for (const auto& n : opts.parameters) {
+  for (const auto& n : params) {
     ASSERT_TRUE(analytic.count(n)) << type_ << ": append_backward produced no gradient for input "
                                    << n << " (is a grad maker registered?)";
     Tensor numeric = Tensor::zeros(fwd.feeds.at(n).shape(), DType::kF64);
@@ -252,6 +274,41 @@ void OpTest::check_grad(const std::vector<std::string>& wrt, const std::string& 
     EXPECT_TRUE(all_close(analytic[n], numeric, atol, rtol, &why))
         << type_ << ": gradient of input " << n << " vs finite differences: " << why;
   }
+}
+
+void OpTest::check_grad_in_dtype(const std::vector<std::string>& wrt, double atol, double rtol,
+                                 const std::string& out_slot) const {
+  OpTest wide = *this;
+  for (auto& [slot, values] : wide.inputs_)
+    for (Tensor& v : values)
+      if (is_floating(v.dtype())) v = to_f64(v);
+  // The cotangent in Out's dtype; the reference gets the same values in its Out's dtype.
+  const Tensor out = run().at(out_slot).at(0);
+  const Tensor wide_out = wide.run().at(out_slot).at(0);
+  const Tensor w = from_f64(random_tensor(out.shape(), DType::kF64, 1234, 0.5, 1.5), out.dtype());
+
+  std::vector<std::string> params, wide_params;
+  std::map<std::string, Tensor> got = analytic_grads(inputs_, wrt, out_slot, w, &params);
+  std::map<std::string, Tensor> want = analytic_grads(
+      wide.inputs_, wrt, out_slot, from_f64(to_f64(w), wide_out.dtype()), &wide_params);
+  ASSERT_FALSE(params.empty()) << type_ << ": no floating input in the slots to check";
+  for (const auto& n : params) {
+    ASSERT_TRUE(got.count(n) && want.count(n))
+        << type_ << ": append_backward produced no gradient for input " << n;
+    const Tensor& input = input_value(n);
+    EXPECT_EQ(got[n].dtype(), input.dtype()) << type_ << ": gradient of input " << n;
+    std::string why;
+    EXPECT_TRUE(all_close(got[n], want[n], atol, rtol, &why))
+        << type_ << ": " << dtype_name(input.dtype()) << " gradient of input " << n
+        << " vs the float64 gradient: " << why;
+  }
+}
+
+const Tensor& OpTest::input_value(const std::string& var) const {
+  for (const auto& [slot, values] : inputs_)
+    for (size_t i = 0; i < values.size(); ++i)
+      if (var_name("in", slot, i) == var) return values[i];
+  fail("no input variable ", var);
 }
 
 }  // namespace skiff::testing

@@ -57,10 +57,28 @@ class OpTest {
   // differences. Inputs are converted to float64 first.
   void check_grad(const std::vector<std::string>& wrt, const std::string& out_slot = "Out",
                   double eps = 1e-6, double atol = 1e-6, double rtol = 1e-5) const;
+  // For a low-precision dtype (bfloat16): the gradients append_backward computes with the
+  // inputs as given, in their dtype, vs. the float64 gradients of the same values (inputs
+  // and cotangent widened exactly), within atol + rtol * |float64 gradient|. check_grad
+  // checks the float64 gradients themselves against finite differences.
+  void check_grad_in_dtype(const std::vector<std::string>& wrt, double atol, double rtol,
+                           const std::string& out_slot = "Out") const;
+
+  // Input values by slot, in the order given.
+  using Inputs = std::vector<std::pair<std::string, std::vector<Tensor>>>;
 
  private:
+  // The gradients of <cotangent, out_slot[0]> by the floating inputs of `wrt` slots, keyed
+  // by input variable name; `params` gets those names.
+  std::map<std::string, Tensor> analytic_grads(const Inputs& inputs,
+                                               const std::vector<std::string>& wrt,
+                                               const std::string& out_slot, const Tensor& cotangent,
+                                               std::vector<std::string>* params) const;
+  // The value given for input variable `var` (named as the one-op program names it).
+  const Tensor& input_value(const std::string& var) const;
+
   std::string type_;
-  std::vector<std::pair<std::string, std::vector<Tensor>>> inputs_;
+  Inputs inputs_;
   std::vector<std::pair<std::string, int>> outputs_;
   AttrList attrs_;
 };

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "skiff/core/parallel.h"
+#include "skiff/kernels/cpu/bf16_convert.h"
 #include "skiff/kernels/cpu/fill.h"
 
 namespace skiff::kernels {
@@ -15,6 +16,53 @@ void convert(const From* x, To* out, int64_t n) {
   parallel_for(n, kParallelGrain, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) out[i] = static_cast<To>(x[i]);
   });
+}
+
+// Element conversions from and to bfloat16 for the types without an array routine:
+// integers and bool through double (int64 beyond 2^53 is rounded twice), and bfloat16
+// to an integer or bool through float, as C++ converts float.
+template <typename To>
+void from_bf16(const bfloat16* x, To* out, int64_t n) {
+  parallel_for(n, kParallelGrain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) out[i] = static_cast<To>(static_cast<float>(x[i]));
+  });
+}
+template <typename From>
+void to_bf16(const From* x, bfloat16* out, int64_t n) {
+  parallel_for(n, kParallelGrain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) out[i] = bf16_from_double(static_cast<double>(x[i]));
+  });
+}
+
+// out (sized) = x converted, where one side is bfloat16 and the other is not.
+void cast_bf16(const Tensor& x, DType to, Tensor* out) {
+  const int64_t n = x.numel();
+  auto split = [n](auto convert) {
+    parallel_for(n, kParallelGrain, [&](int64_t b, int64_t e) { convert(b, e - b); });
+  };
+  if (x.dtype() == DType::kBF16) {
+    const bfloat16* in = x.data<bfloat16>();
+    if (to == DType::kF32) {
+      float* o = out->data<float>();
+      split([&](int64_t b, int64_t len) { bf16_to_float(in + b, o + b, len); });
+    } else if (to == DType::kF64) {
+      double* o = out->data<double>();
+      split([&](int64_t b, int64_t len) { bf16_to_double(in + b, o + b, len); });
+    } else {
+      SKIFF_DISPATCH_ALL(to, To, from_bf16(in, out->data<To>(), n));
+    }
+    return;
+  }
+  bfloat16* o = out->data<bfloat16>();
+  if (x.dtype() == DType::kF32) {
+    const float* in = x.data<float>();
+    split([&](int64_t b, int64_t len) { float_to_bf16(in + b, o + b, len); });
+  } else if (x.dtype() == DType::kF64) {
+    const double* in = x.data<double>();
+    split([&](int64_t b, int64_t len) { double_to_bf16(in + b, o + b, len); });
+  } else {
+    SKIFF_DISPATCH_ALL(x.dtype(), From, to_bf16(x.data<From>(), o, n));
+  }
 }
 
 }  // namespace
@@ -31,6 +79,10 @@ void cast(const Tensor& x, DType to, Tensor* out) {
   out->resize(x.shape(), to);
   if (x.dtype() == to) {
     std::memcpy(out->raw_data(), x.raw_data(), x.nbytes());
+    return;
+  }
+  if (x.dtype() == DType::kBF16 || to == DType::kBF16) {
+    cast_bf16(x, to, out);
     return;
   }
   SKIFF_DISPATCH_ALL(x.dtype(), From, {

@@ -8,8 +8,9 @@
 
 namespace skiff::kernels {
 
-// out = x converted to `to` elementwise (C++ conversion; to bool: x != 0).
-// `out` may be `x` itself.
+// out = x converted to `to` elementwise (C++ conversion; to bool: x != 0). To bfloat16
+// values round to nearest, ties to even, once (float64 too; int64 beyond 2^53 rounds
+// twice); from bfloat16 they widen exactly. `out` may be `x` itself.
 void cast(const Tensor& x, DType to, Tensor* out);
 // out = x + step, elementwise, for numeric dtypes; an integer dtype requires an
 // integral step. `out` may be `x` itself (the common loop-counter use).
