@@ -128,12 +128,17 @@ void register_activation(OpRegistry& r, const char* formula, const char* derivat
     fwd.attr(a.name, a.default_value, a.doc);
     bwd.attr(a.name, a.default_value, "as in the forward op");
   }
+  if constexpr (kKind == Activation::kRelu) {  // exact on bfloat16 bits
+    fwd.kernel({DType::kBF16}, activation_kernel<kKind>);
+    bwd.kernel({DType::kBF16}, activation_grad_kernel<kKind>);
+  }
 }
 
 }  // namespace
 
 void register_activation_ops(OpRegistry& r) {
-  register_activation<Activation::kRelu>(r, "Out = max(X, 0)", "Out@GRAD * (Out > 0)");
+  register_activation<Activation::kRelu>(r, "Out = max(X, 0) (also bfloat16)",
+                                         "Out@GRAD * (Out > 0)");
   register_activation<Activation::kTanh>(r, "Out = tanh(X)", "Out@GRAD * (1 - Out^2)");
   register_activation<Activation::kSigmoid>(r, "Out = 1 / (1 + exp(-X))",
                                             "Out@GRAD * Out * (1 - Out)");

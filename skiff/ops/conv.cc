@@ -47,7 +47,7 @@ DType infer_conv_dtype(ShapeContext& ctx, bool with_bias) {
   const DType x = ctx.in_dtype("Input"), w = ctx.in_dtype("Filter");
   SKIFF_CHECK(is_floating(x) && w == x, "Input (", dtype_name(x), ctx.in_shape("Input"),
               ") and Filter (", dtype_name(w), ctx.in_shape("Filter"),
-              ") must both be float32 or both float64");
+              ") must share one floating dtype (float32, float64; bfloat16 for conv2d)");
   if (with_bias) {
     const DType b = ctx.in_dtype("Bias");
     SKIFF_CHECK(b == x, "Bias is ", dtype_name(b), " but Input is ", dtype_name(x));
@@ -184,8 +184,9 @@ void register_conv_ops(OpRegistry& r) {
           "2-D convolution (cross-correlation, as in PaddlePaddle): Output[n, m] = sum over the "
           "input channels of m's group of Input[n, c] * Filter[m, c], with strides, zero "
           "padding, dilations and groups; plus Bias[m] when given, then max(0, .) when "
-          "fuse_relu. float32 runs oneDNN, float64 im2col + gemm loops.")
-      .input("Input", "[N, C, H, W], float32 or float64")
+          "fuse_relu. float32 and bfloat16 run oneDNN (bf16 accumulates in float32), float64 "
+          "im2col + gemm loops.")
+      .input("Input", "[N, C, H, W], float32, float64 or bfloat16")
       .input("Filter", "[M, C / groups, KH, KW], Input's dtype")
       .optional_input("Bias", "[M] or [1, M, 1, 1], added per output channel")
       .output("Output",
@@ -196,7 +197,7 @@ void register_conv_ops(OpRegistry& r) {
             "apply relu to the output (set by the inference pass fuse_conv_bias_relu; such an "
             "op has no gradient)")
       .infer_shape(infer_conv2d)
-      .kernel({DType::kF32, DType::kF64}, conv2d_kernel)
+      .kernel({DType::kF32, DType::kF64, DType::kBF16}, conv2d_kernel)
       .kernel_dtype_from("Input")
       .grad(conv2d_grad_maker);
 
@@ -212,7 +213,7 @@ void register_conv_ops(OpRegistry& r) {
   add_conv_attrs(conv_grad);
   conv_grad.attr("fuse_relu", false, "must be false: a fused relu has no gradient")
       .infer_shape(infer_conv2d_grad)
-      .kernel({DType::kF32, DType::kF64}, conv2d_grad_kernel)
+      .kernel({DType::kF32, DType::kF64, DType::kBF16}, conv2d_grad_kernel)
       .kernel_dtype_from("Input");
 
   OpBuilder transpose = r.add("conv2d_transpose");

@@ -71,13 +71,15 @@ void register_binary(OpRegistry& r, const char* type, const char* formula) {
   const std::string name = type;
   r.add(name)
       .doc(std::string(formula) +
-           ", elementwise with broadcasting. Integer division truncates toward zero.")
-      .input("X", "any shape; float32, float64, int32 or int64")
+           ", elementwise with broadcasting. Integer division truncates toward zero; bfloat16 "
+           "computes in float32 and rounds once.")
+      .input("X", "any shape; float32, float64, int32, int64 or bfloat16")
       .input("Y", "broadcastable with X; X's dtype")
       .output("Out", "the broadcast shape of X and Y")
       .attr("axis", int64_t{-1}, kAxisDoc)
       .infer_shape(infer_binary)
-      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, binary_kernel<kOp>)
+      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBF16},
+              binary_kernel<kOp>)
       .grad(binary_grad_maker);
 
   r.add(name + "_grad")
@@ -92,7 +94,7 @@ void register_binary(OpRegistry& r, const char* type, const char* formula) {
       .output("Y@GRAD", "gradient of Y (\"\" when not needed)")
       .attr("axis", int64_t{-1}, kAxisDoc)
       .infer_shape(infer_binary_grad)
-      .kernel({DType::kF32, DType::kF64}, binary_grad_kernel<kOp>)
+      .kernel({DType::kF32, DType::kF64, DType::kBF16}, binary_grad_kernel<kOp>)
       .kernel_dtype_from("X");
 }
 

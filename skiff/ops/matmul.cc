@@ -10,20 +10,28 @@ namespace skiff {
 
 namespace {
 
+// Out's dtype: the out_dtype attr, or X's when it is empty.
+DType out_dtype(const std::string& requested, DType x) {
+  return requested.empty() ? x : dtype_from_name(requested);
+}
+
 void infer_matmul(ShapeContext& ctx) {
   const DType x = ctx.in_dtype("X"), y = ctx.in_dtype("Y");
+  const DType out = out_dtype(ctx.attr<std::string>("out_dtype"), x);
   SKIFF_CHECK(is_floating(x) && x == y,
-              "matmul: X and Y must both be float32 or both float64, got ", dtype_name(x),
-              ctx.in_shape("X"), " and ", dtype_name(y), ctx.in_shape("Y"));
+              "matmul: X and Y must both be float32, both float64 or both bfloat16, got ",
+              dtype_name(x), ctx.in_shape("X"), " and ", dtype_name(y), ctx.in_shape("Y"));
+  kernels::check_matmul_dtypes(x, y, out);
   ctx.set_output("Out",
                  kernels::matmul_shape(ctx.in_shape("X"), ctx.in_shape("Y"),
                                        ctx.attr<bool>("trans_x"), ctx.attr<bool>("trans_y")),
-                 x);
+                 out);
 }
 
 void matmul_kernel(KernelContext& ctx) {
-  kernels::matmul(ctx.in("X"), ctx.in("Y"), ctx.attr<bool>("trans_x"), ctx.attr<bool>("trans_y"),
-                  ctx.out("Out"));
+  const Tensor& x = ctx.in("X");
+  kernels::matmul(x, ctx.in("Y"), ctx.attr<bool>("trans_x"), ctx.attr<bool>("trans_y"),
+                  out_dtype(ctx.attr_ref<std::string>("out_dtype"), x.dtype()), ctx.out("Out"));
 }
 
 void matmul_grad_maker(GradContext& g) {
@@ -59,27 +67,32 @@ void register_matmul_ops(OpRegistry& r) {
       .doc(
           "Out = X · Y with numpy matmul semantics: a 1-D X is a row and a 1-D Y a column "
           "(that dim is dropped from Out); leading batch dims broadcast. float32 runs oneDNN "
-          "(a direct loop for tiny products), float64 skiff's blocked loops.")
+          "(a direct loop for tiny products), float64 skiff's blocked loops, bfloat16 oneDNN "
+          "with float32 accumulation.")
       .input("X", "[..., M, K] ([..., K, M] with trans_x), or [K]")
       .input("Y", "[..., K, N] ([..., N, K] with trans_y), or [K]; X's dtype")
       .output("Out", "[broadcast batch..., M, N] without the dims of 1-D operands")
       .attr("trans_x", false, "transpose the last two dims of X (ignored for 1-D X)")
       .attr("trans_y", false, "transpose the last two dims of Y (ignored for 1-D Y)")
+      .attr("out_dtype", std::string(),
+            "Out's dtype: \"\" for X's, or \"float32\" for bfloat16 X and Y (the float32 "
+            "sums, not rounded)")
       .infer_shape(infer_matmul)
-      .kernel({DType::kF32, DType::kF64}, matmul_kernel)
+      .kernel({DType::kF32, DType::kF64, DType::kBF16}, matmul_kernel)
+      .kernel_dtype_from("X")
       .grad(matmul_grad_maker);
 
   r.add("matmul_grad")
       .doc("Gradients of matmul, summed over the batch dims an operand was broadcast along.")
       .input("X", "the forward X")
       .input("Y", "the forward Y")
-      .input("Out@GRAD", "gradient of Out")
+      .input("Out@GRAD", "gradient of Out, in Out's dtype")
       .output("X@GRAD", "gradient of X (\"\" when not needed)")
       .output("Y@GRAD", "gradient of Y (\"\" when not needed)")
       .attr("trans_x", false, "as in the forward op")
       .attr("trans_y", false, "as in the forward op")
       .infer_shape(infer_matmul_grad)
-      .kernel({DType::kF32, DType::kF64}, matmul_grad_kernel)
+      .kernel({DType::kF32, DType::kF64, DType::kBF16}, matmul_grad_kernel)
       .kernel_dtype_from("X");
 }
 

@@ -36,6 +36,16 @@ constexpr double kInvSqrt2Pi = 0.3989422804014327;   // 1 / sqrt(2 pi)
 constexpr double kGeluCubic = 0.044715;              // gelu's tanh form
 constexpr double kInvSqrt2 = 0.7071067811865476;     // 1 / sqrt(2)
 
+// Comparisons of bfloat16 bits with zero, as float compares (NaN is neither; -0 is not
+// below zero). relu works on the bits alone: no rounding happens.
+inline bool bf16_bits_below_zero(uint16_t bits) {
+  const uint16_t magnitude = bits & 0x7fffu;
+  return (bits & 0x8000u) && magnitude != 0 && magnitude <= 0x7f80u;
+}
+inline bool bf16_bits_above_zero(uint16_t bits) {
+  return !(bits & 0x8000u) && bits != 0 && bits <= 0x7f80u;
+}
+
 int64_t grain_of(Activation kind) {
   return kind == Activation::kRelu || kind == Activation::kLeakyRelu ? kParallelGrain
                                                                      : kTranscendentalGrain;
@@ -223,6 +233,15 @@ bool activation_grad_reads_input(Activation kind) {
 
 void activation(Activation kind, const Tensor& x, Tensor* out, const ActivationParams& params) {
   out->resize(x.shape(), x.dtype());
+  if (x.dtype() == DType::kBF16 && kind == Activation::kRelu) {
+    const uint16_t* xp = reinterpret_cast<const uint16_t*>(x.data<bfloat16>());
+    uint16_t* op = reinterpret_cast<uint16_t*>(out->data<bfloat16>());
+    parallel_for(x.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
+#pragma omp simd
+      for (int64_t i = b; i < e; ++i) op[i] = bf16_bits_below_zero(xp[i]) ? 0 : xp[i];
+    });
+    return;
+  }
   SKIFF_DISPATCH_FLOATING(x.dtype(), T, {
     const T* xp = x.data<T>();
     T* op = out->data<T>();
@@ -238,6 +257,16 @@ void activation_grad(Activation kind, const Tensor& saved, const Tensor& dout, T
               " grad: ", saved_slot, " is ", saved.type_str(), " but Out@GRAD is ", dout.type_str(),
               "; they must match");
   dx->resize(dout.shape(), dout.dtype());
+  if (dout.dtype() == DType::kBF16 && kind == Activation::kRelu) {
+    const uint16_t* sp = reinterpret_cast<const uint16_t*>(saved.data<bfloat16>());
+    const uint16_t* dp = reinterpret_cast<const uint16_t*>(dout.data<bfloat16>());
+    uint16_t* gp = reinterpret_cast<uint16_t*>(dx->data<bfloat16>());
+    parallel_for(dout.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
+#pragma omp simd
+      for (int64_t i = b; i < e; ++i) gp[i] = bf16_bits_above_zero(sp[i]) ? dp[i] : 0;
+    });
+    return;
+  }
   SKIFF_DISPATCH_FLOATING(dout.dtype(), T, {
     const T* sp = saved.data<T>();
     const T* dp = dout.data<T>();

@@ -45,11 +45,13 @@ const char* activation_name(Activation kind);
 // computed from the forward output Out (relu, tanh, sigmoid, exp, sqrt, rsqrt).
 bool activation_grad_reads_input(Activation kind);
 
-// out = f(x) elementwise; out takes x's shape and dtype and may be x itself.
+// out = f(x) elementwise; out takes x's shape and dtype and may be x itself. float32 and
+// float64; relu also bfloat16 (on the bits: exact).
 void activation(Activation kind, const Tensor& x, Tensor* out, const ActivationParams& params = {});
 
 // dx = dout * f'(.) elementwise, where `saved` is the forward output Out, or the
-// forward input X when activation_grad_reads_input(kind). Shapes must match.
+// forward input X when activation_grad_reads_input(kind). Shapes must match. float32 and
+// float64; relu also bfloat16.
 void activation_grad(Activation kind, const Tensor& saved, const Tensor& dout, Tensor* dx,
                      const ActivationParams& params = {});
 

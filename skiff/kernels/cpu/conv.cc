@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 
+#include "skiff/kernels/cpu/bf16_convert.h"
 #include "skiff/kernels/cpu/conv_geometry.h"
 
 namespace skiff::kernels {
@@ -27,6 +28,63 @@ int64_t conv_out_dim(const char* what, int64_t in, int64_t k, int64_t pad_lo, in
   SKIFF_CHECK(padded >= extent, "conv2d: Input ", input, " is too small for Filter ", filter,
               ": its ", what, " padded to ", padded, " is below the dilated kernel's ", extent);
   return (padded - extent) / stride + 1;
+}
+
+const float* widened_data(const Tensor* t, Tensor* widened) {
+  if (!t) return nullptr;
+  *widened = widen_bf16(*t);
+  return widened->data<float>();
+}
+
+// conv2d over bfloat16 operands: oneDNN's bf16 primitive, or (where it has none) float32
+// compute rounded once. `out` is sized.
+void conv2d_bf16(const ConvGeometry& g, const Tensor& input, const Tensor& filter,
+                 const Tensor* bias, bool relu, Tensor* out) {
+  if (conv_forward(g, input.data<bfloat16>(), filter.data<bfloat16>(),
+                   bias ? bias->data<bfloat16>() : nullptr, relu, out->data<bfloat16>())) {
+    return;
+  }
+  Tensor x, w, b;
+  Tensor y = Tensor::empty(out->shape(), DType::kF32);
+  conv_forward(g, widened_data(&input, &x), widened_data(&filter, &w), widened_data(bias, &b), relu,
+               y.data<float>());
+  round_to_bf16(y, out);
+}
+
+// conv2d's gradients over bfloat16 operands, as conv2d_bf16 computes them; a null output is
+// not computed.
+void conv2d_grad_bf16(const ConvGeometry& g, const Tensor& input, const Tensor& filter,
+                      const Tensor& out_grad, Tensor* dx, Tensor* dw, Tensor* db) {
+  if (dx) dx->resize(input.shape(), DType::kBF16);
+  if (dw) dw->resize(filter.shape(), DType::kBF16);
+  if (db) db->resize(Shape{g.m}, DType::kBF16);
+  const bfloat16* dout = out_grad.data<bfloat16>();
+  const bool dx_done =
+      !dx || conv_backward_data(g, filter.data<bfloat16>(), dout, dx->data<bfloat16>());
+  const bool dw_done =
+      !dw || conv_backward_weights(g, input.data<bfloat16>(), dout, dw->data<bfloat16>(),
+                                   db ? db->data<bfloat16>() : nullptr);
+  const bool db_done = !db || (dw && dw_done);
+  if (dx_done && dw_done && db_done) return;
+  Tensor wide_dout, wide_x, wide_w;
+  const float* dout_f32 = widened_data(&out_grad, &wide_dout);
+  if (!dx_done) {
+    Tensor grad = Tensor::empty(input.shape(), DType::kF32);
+    conv_backward_data(g, widened_data(&filter, &wide_w), dout_f32, grad.data<float>());
+    round_to_bf16(grad, dx);
+  }
+  if (!dw_done || !db_done) {
+    Tensor bias_grad = Tensor::empty(Shape{g.m}, DType::kF32);
+    if (!dw_done) {
+      Tensor grad = Tensor::empty(filter.shape(), DType::kF32);
+      conv_backward_weights(g, widened_data(&input, &wide_x), dout_f32, grad.data<float>(),
+                            db ? bias_grad.data<float>() : nullptr);
+      round_to_bf16(grad, dw);
+    } else {
+      conv_bias_grad(g, dout_f32, bias_grad.data<float>());
+    }
+    if (db) round_to_bf16(bias_grad, db);
+  }
 }
 
 }  // namespace
@@ -115,7 +173,7 @@ void check_conv_dtypes(const char* op, std::initializer_list<const Tensor*> oper
                        std::initializer_list<const char*> names) {
   const Tensor* first = *operands.begin();
   SKIFF_CHECK(is_floating(first->dtype()), op, ": ", *names.begin(),
-              " must be float32 or float64, got ", first->type_str());
+              " must be float32, float64 or bfloat16, got ", first->type_str());
   auto name = names.begin();
   for (const Tensor* t : operands) {
     SKIFF_CHECK(!t || t->dtype() == first->dtype(), op, ": ", *name, " is ", t->type_str(), " but ",
@@ -135,6 +193,11 @@ void conv2d(const Tensor& input, const Tensor& filter, const Tensor* bias, const
   const ConvGeometry g = make_conv_geometry(input.shape(), filter.shape(), out_shape, p);
   AliasSafeOutput dst(out, {&input, &filter, bias});
   dst.get()->resize(out_shape, input.dtype());
+  if (input.dtype() == DType::kBF16) {
+    conv2d_bf16(g, input, filter, bias, fuse_relu, dst.get());
+    dst.commit();
+    return;
+  }
   SKIFF_DISPATCH_FLOATING(
       input.dtype(), T,
       conv_forward(g, input.data<T>(), filter.data<T>(), bias ? bias->data<T>() : nullptr,
@@ -153,6 +216,13 @@ void conv2d_grad(const Tensor& input, const Tensor& filter, const Tensor& out_gr
   const ConvGeometry g = make_conv_geometry(input.shape(), filter.shape(), out_shape, p);
   const std::initializer_list<const Tensor*> inputs = {&input, &filter, &out_grad};
   AliasSafeOutput dx(input_grad, inputs), dw(filter_grad, inputs), db(bias_grad, inputs);
+  if (input.dtype() == DType::kBF16) {
+    conv2d_grad_bf16(g, input, filter, out_grad, dx.get(), dw.get(), db.get());
+    dx.commit();
+    dw.commit();
+    db.commit();
+    return;
+  }
   SKIFF_DISPATCH_FLOATING(input.dtype(), T, {
     T* db_data = nullptr;
     if (db.get()) {

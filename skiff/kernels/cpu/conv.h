@@ -1,6 +1,7 @@
 // 2-D convolution and transposed convolution over NCHW tensors with PaddlePaddle's
 // conv2d / conv2d_transpose semantics, and their gradients. float32 runs oneDNN (cached
-// primitives), float64 skiff's own im2col + gemm loops.
+// primitives), float64 skiff's own im2col + gemm loops; conv2d and its gradients also take
+// bfloat16 (oneDNN's bf16 primitives, float32 accumulation, results rounded once).
 //
 //   ConvParams p = conv_params(/*strides=*/{1, 1}, /*paddings=*/{1, 1}, /*dilations=*/{1, 1},
 //                              /*groups=*/1);
@@ -44,12 +45,12 @@ Shape conv2d_shape(const Shape& input, const Shape& filter, const ConvParams& p)
 bool conv2d_bias_shape_ok(const Shape& bias, int64_t m);
 
 // out = conv2d(input, filter) (+ bias [M] or [1, M, 1, 1] when not null), then max(0, .) when
-// fuse_relu. float32 or float64; every operand of one dtype.
+// fuse_relu. float32, float64 or bfloat16; every operand of one dtype.
 void conv2d(const Tensor& input, const Tensor& filter, const Tensor* bias, const ConvParams& p,
             bool fuse_relu, Tensor* out);
 
 // Gradients of conv2d without fused relu: input_grad (Input's shape), filter_grad (Filter's
-// shape), bias_grad ([M]); any of them may be nullptr.
+// shape), bias_grad ([M]), in the operands' dtype; any of them may be nullptr.
 void conv2d_grad(const Tensor& input, const Tensor& filter, const Tensor& out_grad,
                  const ConvParams& p, Tensor* input_grad, Tensor* filter_grad, Tensor* bias_grad);
 

@@ -1,7 +1,8 @@
 // The shapes of one 2-D convolution (NCHW input, OIHW filter, NCHW output) and the three
 // computations over it that conv2d and conv2d_transpose are made of: forward, backward
-// data and backward weights. float32 runs oneDNN (conv_onednn.cc), float64 skiff's own
-// im2col + gemm loops (conv_direct.cc). Used by conv.cc and conv_transpose.cc only.
+// data and backward weights. float32 and bfloat16 run oneDNN (conv_onednn.cc), float64
+// skiff's own im2col + gemm loops (conv_direct.cc). Used by conv.cc and conv_transpose.cc
+// only.
 //
 //   ConvGeometry g = ...;                          // src [n, c, h, w] -> dst [n, m, oh, ow]
 //   conv_forward(g, src, weights, bias, /*relu=*/false, dst);
@@ -41,8 +42,8 @@ struct ConvGeometry {
 ConvGeometry make_conv_geometry(const Shape& src, const Shape& weights, const Shape& dst,
                                 const ConvParams& p);
 
-// Throws unless `first` is float32 or float64 and every other operand (nullptr: absent)
-// has its dtype; the message names `op` and the operands by `names`.
+// Throws unless `first` is floating (float32, float64 or bfloat16) and every other operand
+// (nullptr: absent) has its dtype; the message names `op` and the operands by `names`.
 void check_conv_dtypes(const char* op, std::initializer_list<const Tensor*> operands,
                        std::initializer_list<const char*> names);
 
@@ -86,6 +87,16 @@ void conv_backward_weights(const ConvGeometry& g, const float* src, const float*
                            float* weights_grad, float* bias_grad);
 void conv_backward_weights(const ConvGeometry& g, const double* src, const double* dst_grad,
                            double* weights_grad, double* bias_grad);
+
+// bfloat16 forms of the three passes through oneDNN (float32 accumulation, each result
+// rounded once). They return false, writing nothing, where oneDNN offers no bfloat16
+// primitive (an older CPU, or a degenerate geometry): the caller computes in float32.
+bool conv_forward(const ConvGeometry& g, const bfloat16* src, const bfloat16* weights,
+                  const bfloat16* bias, bool relu, bfloat16* dst);
+bool conv_backward_data(const ConvGeometry& g, const bfloat16* weights, const bfloat16* dst_grad,
+                        bfloat16* src_grad);
+bool conv_backward_weights(const ConvGeometry& g, const bfloat16* src, const bfloat16* dst_grad,
+                           bfloat16* weights_grad, bfloat16* bias_grad);
 
 // bias_grad[m] = dst_grad summed over n, oh, ow (overwritten).
 template <typename T>

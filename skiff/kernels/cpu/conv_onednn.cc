@@ -1,7 +1,9 @@
-// float32 convolution through oneDNN: forward (with bias and relu fused as a post-op),
-// backward data and backward weights (with the bias gradient). Primitives are cached per
-// thread by geometry; skiff's tensors stay NCHW / OIHW, and when the chosen primitive wants
-// another layout the cache entry owns a buffer in that layout and the reorders to and from it.
+// float32 and bfloat16 convolution through oneDNN: forward (with bias and relu fused as a
+// post-op), backward data and backward weights (with the bias gradient). Primitives are
+// cached per thread by geometry and data type; skiff's tensors stay NCHW / OIHW, and when
+// the chosen primitive wants another layout the cache entry owns a buffer in that layout and
+// the reorders to and from it. bfloat16 primitives take and give bfloat16 (float32
+// accumulation inside); where oneDNN has none on this CPU the bf16 entry points say so.
 #include <unordered_map>
 
 #include "skiff/core/error.h"
@@ -13,6 +15,7 @@ namespace {
 
 using dnnl::memory;
 using Tag = memory::format_tag;
+using DataType = memory::data_type;
 
 enum class ConvPass { kForward, kBackwardData, kBackwardWeights };
 
@@ -71,21 +74,21 @@ struct ConvDescs {
   memory::dims strides, dilates, pad_l, pad_r;
 };
 
-ConvDescs make_descs(const ConvGeometry& g, ConvPass pass) {
+// Every operand (bias included) of data type `f32` (float32 or bfloat16).
+ConvDescs make_descs(const ConvGeometry& g, ConvPass pass, DataType type) {
   const bool blocked = use_blocked_layouts(g, pass);
   ConvDescs d;
-  const auto f32 = memory::data_type::f32;
   const memory::dims src_dims{g.n, g.c, g.h, g.w}, dst_dims{g.n, g.m, g.oh, g.ow};
   const memory::dims w_dims =
       g.groups == 1 ? memory::dims{g.m, g.c, g.kh, g.kw}
                     : memory::dims{g.groups, g.m / g.groups, g.c / g.groups, g.kh, g.kw};
-  d.src = memory::desc(src_dims, f32, Tag::nchw);
-  d.dst = memory::desc(dst_dims, f32, Tag::nchw);
-  d.weights = memory::desc(w_dims, f32, g.groups == 1 ? Tag::oihw : Tag::goihw);
-  d.bias = memory::desc({g.m}, f32, Tag::x);
-  d.src_any = blocked ? memory::desc(src_dims, f32, Tag::any) : d.src;
-  d.dst_any = blocked ? memory::desc(dst_dims, f32, Tag::any) : d.dst;
-  d.weights_any = memory::desc(w_dims, f32, Tag::any);
+  d.src = memory::desc(src_dims, type, Tag::nchw);
+  d.dst = memory::desc(dst_dims, type, Tag::nchw);
+  d.weights = memory::desc(w_dims, type, g.groups == 1 ? Tag::oihw : Tag::goihw);
+  d.bias = memory::desc({g.m}, type, Tag::x);
+  d.src_any = blocked ? memory::desc(src_dims, type, Tag::any) : d.src;
+  d.dst_any = blocked ? memory::desc(dst_dims, type, Tag::any) : d.dst;
+  d.weights_any = memory::desc(w_dims, type, Tag::any);
   d.strides = {g.stride_h, g.stride_w};
   d.dilates = {g.dilation_h - 1, g.dilation_w - 1};  // oneDNN counts the holes
   d.pad_l = {g.pad_top, g.pad_left};
@@ -102,12 +105,19 @@ dnnl::convolution_forward::primitive_desc training_hint(const ConvDescs& d) {
       onednn_engine());
 }
 
-OnednnKey geometry_key(int64_t tag, const ConvGeometry& g) {
+OnednnKey geometry_key(int64_t tag, const ConvGeometry& g, DataType type) {
   OnednnKey key(tag);
+  key.add(static_cast<int64_t>(type));
   key.add(g.n).add(g.c).add(g.h).add(g.w).add(g.m).add(g.oh).add(g.ow).add(g.kh).add(g.kw);
   key.add(g.groups).add(g.stride_h).add(g.stride_w).add(g.pad_top).add(g.pad_bottom);
   key.add(g.pad_left).add(g.pad_right).add(g.dilation_h).add(g.dilation_w);
   return key;
+}
+
+// True when a failure to make a primitive means "not offered here" rather than a bug: a
+// bfloat16 primitive oneDNN does not implement on this CPU.
+bool unavailable(DataType type, const dnnl::error& e) {
+  return type == DataType::bf16 && e.status == dnnl_unimplemented;
 }
 
 [[noreturn]] void onednn_failed(const char* what, const ConvGeometry& g, const dnnl::error& e) {
@@ -120,15 +130,17 @@ OnednnKey geometry_key(int64_t tag, const ConvGeometry& g) {
 
 // Each entry keeps its argument map: the memories in it are handles shared with the
 // OnednnArgs, so a call only sets data pointers.
+// `available` is false when oneDNN offers no primitive for the data type here.
 struct ForwardEntry {
   dnnl::convolution_forward primitive;
   OnednnArg src, weights, dst;
   memory bias;
   std::unordered_map<int, memory> args;
+  bool available = true;
 };
 
-ForwardEntry make_forward(const ConvGeometry& g, bool with_bias, bool relu) {
-  const ConvDescs d = make_descs(g, ConvPass::kForward);
+ForwardEntry make_forward(const ConvGeometry& g, bool with_bias, bool relu, DataType type) {
+  const ConvDescs d = make_descs(g, ConvPass::kForward, type);
   try {
     dnnl::primitive_attr attr;
     if (relu) {
@@ -159,7 +171,10 @@ ForwardEntry make_forward(const ConvGeometry& g, bool with_bias, bool relu) {
     }
     return e;
   } catch (const dnnl::error& err) {
-    onednn_failed("forward", g, err);
+    if (!unavailable(type, err)) onednn_failed("forward", g, err);
+    ForwardEntry none;
+    none.available = false;
+    return none;
   }
 }
 
@@ -169,10 +184,11 @@ struct BackwardDataEntry {
   dnnl::convolution_backward_data primitive;
   OnednnArg weights, dst_grad, src_grad;
   std::unordered_map<int, memory> args;
+  bool available = true;
 };
 
-BackwardDataEntry make_backward_data(const ConvGeometry& g) {
-  const ConvDescs d = make_descs(g, ConvPass::kBackwardData);
+BackwardDataEntry make_backward_data(const ConvGeometry& g, DataType type) {
+  const ConvDescs d = make_descs(g, ConvPass::kBackwardData, type);
   try {
     dnnl::convolution_backward_data::primitive_desc pd(
         dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, d.src_any,
@@ -189,7 +205,10 @@ BackwardDataEntry make_backward_data(const ConvGeometry& g) {
               {DNNL_ARG_DIFF_SRC, e.src_grad.inner}};
     return e;
   } catch (const dnnl::error& err) {
-    onednn_failed("backward data", g, err);
+    if (!unavailable(type, err)) onednn_failed("backward data", g, err);
+    BackwardDataEntry none;
+    none.available = false;
+    return none;
   }
 }
 
@@ -200,10 +219,11 @@ struct BackwardWeightsEntry {
   OnednnArg src, dst_grad, weights_grad;
   memory bias_grad;
   std::unordered_map<int, memory> args;
+  bool available = true;
 };
 
-BackwardWeightsEntry make_backward_weights(const ConvGeometry& g, bool with_bias) {
-  const ConvDescs d = make_descs(g, ConvPass::kBackwardWeights);
+BackwardWeightsEntry make_backward_weights(const ConvGeometry& g, bool with_bias, DataType type) {
+  const ConvDescs d = make_descs(g, ConvPass::kBackwardWeights, type);
   try {
     const auto algo = dnnl::algorithm::convolution_direct;
     auto desc = with_bias ? dnnl::convolution_backward_weights::desc(algo, d.src_any, d.weights_any,
@@ -227,7 +247,10 @@ BackwardWeightsEntry make_backward_weights(const ConvGeometry& g, bool with_bias
     }
     return e;
   } catch (const dnnl::error& err) {
-    onednn_failed("backward weights", g, err);
+    if (!unavailable(type, err)) onednn_failed("backward weights", g, err);
+    BackwardWeightsEntry none;
+    none.available = false;
+    return none;
   }
 }
 
@@ -241,31 +264,32 @@ constexpr int64_t kForwardTag = 0x636f6e7666;          // "convf"
 constexpr int64_t kBackwardDataTag = 0x636f6e7664;     // "convd"
 constexpr int64_t kBackwardWeightsTag = 0x636f6e7677;  // "convw"
 
-}  // namespace
-
-void conv_forward(const ConvGeometry& g, const float* src, const float* weights, const float* bias,
-                  bool relu, float* dst) {
-  if (!onednn_supports(g)) return direct_conv_forward(g, src, weights, bias, relu, dst);
-  OnednnKey key = geometry_key(kForwardTag, g);
+// The three passes over any data type oneDNN takes; false (nothing written) when it has no
+// primitive for that type here.
+bool onednn_forward(const ConvGeometry& g, DataType type, const void* src, const void* weights,
+                    const void* bias, bool relu, void* dst) {
+  OnednnKey key = geometry_key(kForwardTag, g, type);
   key.add(bias != nullptr).add(relu);
-  ForwardEntry& e =
-      onednn_cache<ForwardEntry>().get(key, [&] { return make_forward(g, bias != nullptr, relu); });
+  ForwardEntry& e = onednn_cache<ForwardEntry>().get(
+      key, [&] { return make_forward(g, bias != nullptr, relu, type); });
+  if (!e.available) return false;
   dnnl::stream& s = onednn_stream();
   e.src.input(src, s);
   e.weights.input(weights, s);
   e.dst.output(dst);
-  if (bias) e.bias.set_data_handle(const_cast<float*>(bias));
+  if (bias) e.bias.set_data_handle(const_cast<void*>(bias));
   e.primitive.execute(s, e.args);
   e.dst.finish_output(s);
   s.wait();
+  return true;
 }
 
-void conv_backward_data(const ConvGeometry& g, const float* weights, const float* dst_grad,
-                        float* src_grad) {
-  if (!onednn_supports(g)) return direct_conv_backward_data(g, weights, dst_grad, src_grad);
-  const OnednnKey key = geometry_key(kBackwardDataTag, g);
+bool onednn_backward_data(const ConvGeometry& g, DataType type, const void* weights,
+                          const void* dst_grad, void* src_grad) {
+  const OnednnKey key = geometry_key(kBackwardDataTag, g, type);
   BackwardDataEntry& e =
-      onednn_cache<BackwardDataEntry>().get(key, [&] { return make_backward_data(g); });
+      onednn_cache<BackwardDataEntry>().get(key, [&] { return make_backward_data(g, type); });
+  if (!e.available) return false;
   dnnl::stream& s = onednn_stream();
   e.weights.input(weights, s);
   e.dst_grad.input(dst_grad, s);
@@ -273,17 +297,16 @@ void conv_backward_data(const ConvGeometry& g, const float* weights, const float
   e.primitive.execute(s, e.args);
   e.src_grad.finish_output(s);
   s.wait();
+  return true;
 }
 
-void conv_backward_weights(const ConvGeometry& g, const float* src, const float* dst_grad,
-                           float* weights_grad, float* bias_grad) {
-  if (!onednn_supports(g)) {
-    return direct_conv_backward_weights(g, src, dst_grad, weights_grad, bias_grad);
-  }
-  OnednnKey key = geometry_key(kBackwardWeightsTag, g);
+bool onednn_backward_weights(const ConvGeometry& g, DataType type, const void* src,
+                             const void* dst_grad, void* weights_grad, void* bias_grad) {
+  OnednnKey key = geometry_key(kBackwardWeightsTag, g, type);
   key.add(bias_grad != nullptr);
   BackwardWeightsEntry& e = onednn_cache<BackwardWeightsEntry>().get(
-      key, [&] { return make_backward_weights(g, bias_grad != nullptr); });
+      key, [&] { return make_backward_weights(g, bias_grad != nullptr, type); });
+  if (!e.available) return false;
   dnnl::stream& s = onednn_stream();
   e.src.input(src, s);
   e.dst_grad.input(dst_grad, s);
@@ -292,6 +315,45 @@ void conv_backward_weights(const ConvGeometry& g, const float* src, const float*
   e.primitive.execute(s, e.args);
   e.weights_grad.finish_output(s);
   s.wait();
+  return true;
+}
+
+}  // namespace
+
+void conv_forward(const ConvGeometry& g, const float* src, const float* weights, const float* bias,
+                  bool relu, float* dst) {
+  if (!onednn_supports(g)) return direct_conv_forward(g, src, weights, bias, relu, dst);
+  onednn_forward(g, DataType::f32, src, weights, bias, relu, dst);
+}
+
+void conv_backward_data(const ConvGeometry& g, const float* weights, const float* dst_grad,
+                        float* src_grad) {
+  if (!onednn_supports(g)) return direct_conv_backward_data(g, weights, dst_grad, src_grad);
+  onednn_backward_data(g, DataType::f32, weights, dst_grad, src_grad);
+}
+
+void conv_backward_weights(const ConvGeometry& g, const float* src, const float* dst_grad,
+                           float* weights_grad, float* bias_grad) {
+  if (!onednn_supports(g)) {
+    return direct_conv_backward_weights(g, src, dst_grad, weights_grad, bias_grad);
+  }
+  onednn_backward_weights(g, DataType::f32, src, dst_grad, weights_grad, bias_grad);
+}
+
+bool conv_forward(const ConvGeometry& g, const bfloat16* src, const bfloat16* weights,
+                  const bfloat16* bias, bool relu, bfloat16* dst) {
+  return onednn_supports(g) && onednn_forward(g, DataType::bf16, src, weights, bias, relu, dst);
+}
+
+bool conv_backward_data(const ConvGeometry& g, const bfloat16* weights, const bfloat16* dst_grad,
+                        bfloat16* src_grad) {
+  return onednn_supports(g) && onednn_backward_data(g, DataType::bf16, weights, dst_grad, src_grad);
+}
+
+bool conv_backward_weights(const ConvGeometry& g, const bfloat16* src, const bfloat16* dst_grad,
+                           bfloat16* weights_grad, bfloat16* bias_grad) {
+  return onednn_supports(g) &&
+         onednn_backward_weights(g, DataType::bf16, src, dst_grad, weights_grad, bias_grad);
 }
 
 }  // namespace skiff::kernels

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "skiff/core/parallel.h"
+#include "skiff/kernels/cpu/bf16_convert.h"
 #include "skiff/kernels/cpu/broadcast_plan.h"
 
 namespace skiff::kernels {
@@ -76,6 +77,23 @@ void binary_run(const T* x, const T* y, T* out, int64_t n, int64_t xs, int64_t y
   }
 }
 
+// bfloat16: blocks widened to float32, f applied, each result rounded once (strides 0 or 1).
+template <typename F>
+void binary_run(const bfloat16* x, const bfloat16* y, bfloat16* out, int64_t n, int64_t xs,
+                int64_t ys, F f) {
+  constexpr int64_t kBlock = 256;
+  float a[kBlock], b[kBlock], r[kBlock];
+  if (xs == 0) bf16_to_float(x, a, 1);  // a broadcast operand is read once, up front
+  if (ys == 0) bf16_to_float(y, b, 1);
+  for (int64_t i = 0; i < n; i += kBlock) {
+    const int64_t len = std::min(kBlock, n - i);
+    if (xs) bf16_to_float(x + i, a, len);
+    if (ys) bf16_to_float(y + i, b, len);
+    binary_run(a, b, r, len, xs, ys, f);
+    float_to_bf16(r, out + i, len);
+  }
+}
+
 template <typename T>
 void check_no_zero_divisor(const Tensor& y) {
   const T* p = y.data<T>();
@@ -96,30 +114,35 @@ void run_split(int64_t n, Fn&& fn) {
   }
 }
 
+template <typename T, typename F>
+void apply_binary_typed(const Tensor& x, const Tensor& y, Tensor* out, OperandLayout layout,
+                        int axis) {
+  if constexpr (std::is_integral_v<T> && std::is_same_v<F, DivFn>) check_no_zero_divisor<T>(y);
+  const T* xp = x.data<T>();
+  const T* yp = y.data<T>();
+  T* op = out->data<T>();
+  const int64_t n = out->numel();
+  if (layout != OperandLayout::kBroadcast) {
+    const int64_t xs = layout == OperandLayout::kScalarX ? 0 : 1;
+    const int64_t ys = layout == OperandLayout::kScalarY ? 0 : 1;
+    run_split(n, [&](int64_t b, int64_t e) {
+      binary_run(xp + b * xs, yp + b * ys, op + b, e - b, xs, ys, F{});
+    });
+  } else if (n > 0) {
+    const BroadcastPlan plan = make_broadcast_plan(x.shape(), y.shape(), out->shape(), axis);
+    const int64_t xs = plan.inner_x_stride(), ys = plan.inner_y_stride();
+    run_split(n, [&](int64_t b, int64_t e) {
+      for_each_run(plan, b, e, [&](int64_t o, int64_t xo, int64_t yo, int64_t len) {
+        binary_run(xp + xo, yp + yo, op + o, len, xs, ys, F{});
+      });
+    });
+  }
+}
+
 template <typename F>
 void apply_binary(const Tensor& x, const Tensor& y, Tensor* out, OperandLayout layout, int axis) {
-  SKIFF_DISPATCH_NUMERIC(x.dtype(), T, {
-    if constexpr (std::is_integral_v<T> && std::is_same_v<F, DivFn>) check_no_zero_divisor<T>(y);
-    const T* xp = x.data<T>();
-    const T* yp = y.data<T>();
-    T* op = out->data<T>();
-    const int64_t n = out->numel();
-    if (layout != OperandLayout::kBroadcast) {
-      const int64_t xs = layout == OperandLayout::kScalarX ? 0 : 1;
-      const int64_t ys = layout == OperandLayout::kScalarY ? 0 : 1;
-      run_split(n, [&](int64_t b, int64_t e) {
-        binary_run(xp + b * xs, yp + b * ys, op + b, e - b, xs, ys, F{});
-      });
-    } else if (n > 0) {
-      const BroadcastPlan plan = make_broadcast_plan(x.shape(), y.shape(), out->shape(), axis);
-      const int64_t xs = plan.inner_x_stride(), ys = plan.inner_y_stride();
-      run_split(n, [&](int64_t b, int64_t e) {
-        for_each_run(plan, b, e, [&](int64_t o, int64_t xo, int64_t yo, int64_t len) {
-          binary_run(xp + xo, yp + yo, op + o, len, xs, ys, F{});
-        });
-      });
-    }
-  });
+  if (x.dtype() == DType::kBF16) return apply_binary_typed<bfloat16, F>(x, y, out, layout, axis);
+  SKIFF_DISPATCH_NUMERIC(x.dtype(), T, apply_binary_typed<T, F>(x, y, out, layout, axis));
 }
 
 void apply_binary_op(BinaryOp op, const Tensor& x, const Tensor& y, Tensor* out,

@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "skiff/core/parallel.h"
+#include "skiff/kernels/cpu/bf16_convert.h"
 #include "skiff/kernels/cpu/broadcast_plan.h"
 #include "skiff/kernels/cpu/elementwise.h"
 
@@ -205,6 +206,21 @@ void apply_grad(const Tensor& x, const Tensor& y, const Tensor& out, const Tenso
   });
 }
 
+// bfloat16: the float32 gradients of the widened operands, each rounded once. div's Out is
+// recomputed in float32: the rounded bfloat16 Out would cost Y@GRAD, a sum of products
+// with it, far more than one rounding where the terms cancel.
+void binary_grad_bf16(BinaryOp op, const Tensor& x, const Tensor& y, const Tensor& dout, Tensor* dx,
+                      Tensor* dy, int axis) {
+  const Tensor wide_x = widen_bf16(x), wide_y = widen_bf16(y), wide_dout = widen_bf16(dout);
+  Tensor wide_out;
+  if (op == BinaryOp::kDiv) elementwise_binary(op, wide_x, wide_y, &wide_out, axis);
+  Tensor gx, gy;
+  elementwise_binary_grad(op, wide_x, wide_y, wide_out, wide_dout, dx ? &gx : nullptr,
+                          dy ? &gy : nullptr, axis);
+  if (dx) round_to_bf16(gx, dx);
+  if (dy) round_to_bf16(gy, dy);
+}
+
 }  // namespace
 
 void elementwise_binary_grad(BinaryOp op, const Tensor& x, const Tensor& y, const Tensor& out,
@@ -221,6 +237,7 @@ void elementwise_binary_grad(BinaryOp op, const Tensor& x, const Tensor& y, cons
                 "elementwise div grad: Out must be the forward output ", dout.type_str(), ", got ",
                 out.initialized() ? out.type_str() : std::string("no value"));
   }
+  if (x.dtype() == DType::kBF16) return binary_grad_bf16(op, x, y, dout, dx, dy, axis);
   switch (op) {
     case BinaryOp::kAdd:
       return apply_grad<AddGrad>(x, y, out, dout, dx, dy, axis);

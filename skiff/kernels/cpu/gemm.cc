@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "skiff/core/parallel.h"
+#include "skiff/kernels/cpu/bf16_convert.h"
 #include "skiff/kernels/cpu/onednn_cache.h"
 
 namespace skiff::kernels {
@@ -437,15 +439,21 @@ void loops_gemm(const GemmProblem& p, const T* a, const T* b, T* c, int64_t dire
   }
 }
 
-// ---------------------------------------------------------------- oneDNN (float32)
+// ---------------------------------------------------------------- oneDNN
 
 struct OnednnMatmul {
   dnnl::matmul primitive;
   dnnl::memory a, b, c;
+  // False when oneDNN has no matmul for these data types on this CPU (bfloat16 off
+  // AVX-512): the caller computes another way.
+  bool available = true;
 };
 
+using OnednnType = dnnl::memory::data_type;
+
 // Row-major strides of a [batch..., rows, cols] operand stored transposed when `trans`.
-dnnl::memory::desc operand_desc(const Shape& batch, int64_t rows, int64_t cols, bool trans) {
+dnnl::memory::desc operand_desc(const Shape& batch, int64_t rows, int64_t cols, bool trans,
+                                OnednnType type) {
   const int r = batch.rank();
   dnnl::memory::dims dims(r + 2), strides(r + 2);
   for (int d = 0; d < r; ++d) dims[d] = batch[d];
@@ -458,37 +466,51 @@ dnnl::memory::desc operand_desc(const Shape& batch, int64_t rows, int64_t cols, 
     strides[d] = acc;
     acc *= batch[d];
   }
-  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+  return dnnl::memory::desc(dims, type, strides);
 }
 
-OnednnMatmul make_onednn_matmul(const GemmProblem& p) {
+// A and B of type `ab`, C of type `c` (float32 accumulation inside oneDNN). A type
+// oneDNN cannot run here gives an unavailable entry for bfloat16 and an error otherwise.
+OnednnMatmul make_onednn_matmul(const GemmProblem& p, OnednnType ab, OnednnType c_type) {
   try {
-    const dnnl::memory::desc a = operand_desc(p.a_batch, p.m, p.k, p.trans_a);
-    const dnnl::memory::desc b = operand_desc(p.b_batch, p.k, p.n, p.trans_b);
-    const dnnl::memory::desc c = operand_desc(p.c_batch, p.m, p.n, false);
+    const dnnl::memory::desc a = operand_desc(p.a_batch, p.m, p.k, p.trans_a, ab);
+    const dnnl::memory::desc b = operand_desc(p.b_batch, p.k, p.n, p.trans_b, ab);
+    const dnnl::memory::desc c = operand_desc(p.c_batch, p.m, p.n, false, c_type);
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), onednn_engine());
     dnnl::engine& eng = onednn_engine();
     return {dnnl::matmul(pd), dnnl::memory(a, eng, nullptr), dnnl::memory(b, eng, nullptr),
             dnnl::memory(c, eng, nullptr)};
   } catch (const dnnl::error& e) {
+    if (ab == OnednnType::bf16 && e.status == dnnl_unimplemented) {
+      OnednnMatmul none;
+      none.available = false;
+      return none;
+    }
     fail("oneDNN could not make a matmul for A batch ", p.a_batch, " B batch ", p.b_batch,
          " m=", p.m, " n=", p.n, " k=", p.k, ": ", e.what());
   }
 }
 
-void onednn_gemm(const GemmProblem& p, const float* a, const float* b, float* c) {
+// C = the products of `p` by a cached oneDNN primitive; false (nothing done) when oneDNN
+// has none for these types here.
+bool onednn_gemm(const GemmProblem& p, const void* a, const void* b, void* c, OnednnType ab,
+                 OnednnType c_type) {
   constexpr int64_t kMatmulTag = 0x6d61746d756c;  // "matmul"
   OnednnKey key(kMatmulTag);
+  key.add(static_cast<int64_t>(ab)).add(static_cast<int64_t>(c_type));
   key.add(p.c_batch.rank()).add(p.m).add(p.n).add(p.k).add(p.trans_a).add(p.trans_b);
   for (int d = 0; d < p.c_batch.rank(); ++d)
     key.add(p.a_batch[d]).add(p.b_batch[d]).add(p.c_batch[d]);
-  OnednnMatmul& e = onednn_cache<OnednnMatmul>().get(key, [&] { return make_onednn_matmul(p); });
-  e.a.set_data_handle(const_cast<float*>(a));
-  e.b.set_data_handle(const_cast<float*>(b));
+  OnednnMatmul& e =
+      onednn_cache<OnednnMatmul>().get(key, [&] { return make_onednn_matmul(p, ab, c_type); });
+  if (!e.available) return false;
+  e.a.set_data_handle(const_cast<void*>(a));
+  e.b.set_data_handle(const_cast<void*>(b));
   e.c.set_data_handle(c);
   dnnl::stream& stream = onednn_stream();
   e.primitive.execute(stream, {{DNNL_ARG_SRC, e.a}, {DNNL_ARG_WEIGHTS, e.b}, {DNNL_ARG_DST, e.c}});
   stream.wait();
+  return true;
 }
 
 // Handles empty products; returns true when nothing is left to compute.
@@ -497,10 +519,36 @@ bool trivial(const GemmProblem& p, T* c) {
   const int64_t count = p.batch_count();
   if (count == 0 || p.m == 0 || p.n == 0) return true;
   if (p.k == 0) {
-    std::fill(c, c + count * p.m * p.n, T(0));
+    std::memset(c, 0, sizeof(T) * count * p.m * p.n);  // +0 in every floating type
     return true;
   }
   return false;
+}
+
+// bfloat16 products where oneDNN has none: A and B widened to float32, the float32 gemm,
+// C rounded (when C is bfloat16) once.
+template <typename CType>
+void widened_bf16_gemm(const GemmProblem& p, const bfloat16* a, const bfloat16* b, CType* c) {
+  const int64_t a_size = p.a_batch.numel() * p.m * p.k, b_size = p.b_batch.numel() * p.k * p.n;
+  std::vector<float> wa(a_size), wb(b_size);
+  bf16_to_float(a, wa.data(), a_size);
+  bf16_to_float(b, wb.data(), b_size);
+  if constexpr (std::is_same_v<CType, float>) {
+    gemm(p, wa.data(), wb.data(), c);
+  } else {
+    const int64_t c_size = p.batch_count() * p.m * p.n;
+    std::vector<float> wc(c_size);
+    gemm(p, wa.data(), wb.data(), wc.data());
+    float_to_bf16(wc.data(), c, c_size);
+  }
+}
+
+template <typename CType>
+void bf16_gemm(const GemmProblem& problem, const bfloat16* a, const bfloat16* b, CType* c) {
+  if (trivial(problem, c)) return;
+  const GemmProblem p = simplify(problem);
+  const OnednnType c_type = std::is_same_v<CType, float> ? OnednnType::f32 : OnednnType::bf16;
+  if (!onednn_gemm(p, a, b, c, OnednnType::bf16, c_type)) widened_bf16_gemm(p, a, b, c);
 }
 
 // The hot path of tiny unbatched products: no bookkeeping beyond the size test.
@@ -521,13 +569,21 @@ void gemm(const GemmProblem& problem, const float* a, const float* b, float* c) 
   if (p.batch_count() * p.m * p.n * p.k <= kDirectMacsF32) {
     loops_gemm(p, a, b, c, kDirectMacsF32);
   } else {
-    onednn_gemm(p, a, b, c);
+    onednn_gemm(p, a, b, c, OnednnType::f32, OnednnType::f32);
   }
 }
 
 void gemm(const GemmProblem& problem, const double* a, const double* b, double* c) {
   if (tiny_unbatched(problem, a, b, c, kDirectMacsF64) || trivial(problem, c)) return;
   loops_gemm(simplify(problem), a, b, c, kDirectMacsF64);
+}
+
+void gemm(const GemmProblem& p, const bfloat16* a, const bfloat16* b, bfloat16* c) {
+  bf16_gemm(p, a, b, c);
+}
+
+void gemm(const GemmProblem& p, const bfloat16* a, const bfloat16* b, float* c) {
+  bf16_gemm(p, a, b, c);
 }
 
 }  // namespace skiff::kernels

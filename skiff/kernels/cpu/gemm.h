@@ -6,11 +6,13 @@
 //   gemm(p, a, b, c);              // c: 2 x 4 floats, overwritten
 //
 // float32 runs a direct vectorised loop on tiny products and a cached oneDNN primitive
-// otherwise; float64 runs skiff's own blocked loops.
+// otherwise; float64 runs skiff's own blocked loops; bfloat16 runs oneDNN (float32
+// accumulation), or widens to float32 where oneDNN has no bfloat16 matmul.
 #pragma once
 
 #include <cstdint>
 
+#include "skiff/core/dtype.h"
 #include "skiff/core/shape.h"
 
 namespace skiff::kernels {
@@ -31,5 +33,8 @@ struct GemmProblem {
 // Overwrites C with the products described by `p` (k == 0 gives zeros).
 void gemm(const GemmProblem& p, const float* a, const float* b, float* c);
 void gemm(const GemmProblem& p, const double* a, const double* b, double* c);
+// bfloat16 A and B; C in bfloat16 (each entry rounded once) or float32 (not rounded).
+void gemm(const GemmProblem& p, const bfloat16* a, const bfloat16* b, bfloat16* c);
+void gemm(const GemmProblem& p, const bfloat16* a, const bfloat16* b, float* c);
 
 }  // namespace skiff::kernels

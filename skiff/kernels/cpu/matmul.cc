@@ -1,7 +1,9 @@
 #include "skiff/kernels/cpu/matmul.h"
 
 #include <algorithm>
+#include <type_traits>
 
+#include "skiff/kernels/cpu/bf16_convert.h"
 #include "skiff/kernels/cpu/gemm.h"
 #include "skiff/kernels/cpu/reduce.h"
 
@@ -85,12 +87,29 @@ MatmulDims matmul_dims(const Shape& x, const Shape& y, bool trans_x, bool trans_
 
 void check_dtypes(const char* what, const Tensor& x, const Tensor& y) {
   SKIFF_CHECK(is_floating(x.dtype()) && x.dtype() == y.dtype(), what,
-              ": X and Y must both be float32 or both float64, got ", x.type_str(), " and ",
-              y.type_str());
+              ": X and Y must both be float32, both float64 or both bfloat16, got ", x.type_str(),
+              " and ", y.type_str());
+}
+
+// Overwrites `out` (already sized, of dtype out_dtype) with the products of `p` over x's
+// and y's data.
+void run_gemm(const GemmProblem& p, const Tensor& x, const Tensor& y, Tensor* out) {
+  if (x.dtype() == DType::kBF16) {
+    const bfloat16* a = x.data<bfloat16>();
+    const bfloat16* b = y.data<bfloat16>();
+    if (out->dtype() == DType::kF32) {
+      gemm(p, a, b, out->data<float>());
+    } else {
+      gemm(p, a, b, out->data<bfloat16>());
+    }
+    return;
+  }
+  SKIFF_DISPATCH_FLOATING(x.dtype(), T, gemm(p, x.data<T>(), y.data<T>(), out->data<T>()));
 }
 
 // dst = the products of `p`, summed over the batch dims where `dst_batch` is 1 and the
-// product's batch is not; then given `dst_shape` (same element count).
+// product's batch is not; then given `dst_shape` (same element count). bfloat16 products
+// are summed in float32 and rounded once.
 template <typename T>
 void product_reduced(GemmProblem p, const T* a, const T* b, const Shape& dst_batch,
                      const Shape& dst_shape, Tensor* dst) {
@@ -109,15 +128,22 @@ void product_reduced(GemmProblem p, const T* a, const T* b, const Shape& dst_bat
     gemm(p, a, b, dst->data<T>());
     return;
   }
+  using Acc = std::conditional_t<std::is_same_v<T, bfloat16>, float, T>;
   Shape full = p.c_batch;
   full.push_back(p.m);
   full.push_back(p.n);
-  Tensor all = Tensor::empty(full, dtype_of<T>);
-  gemm(p, a, b, all.data<T>());
+  Tensor all = Tensor::empty(full, dtype_of<Acc>);
+  gemm(p, a, b, all.data<Acc>());
   uint32_t axes = 0;
   for (int d = 0; d < dst_batch.rank(); ++d)
     if (dst_batch[d] == 1 && p.c_batch[d] != 1) axes |= 1u << d;
-  reduce_sum(all, axes, /*keep_dim=*/true, dst);
+  if constexpr (std::is_same_v<T, Acc>) {
+    reduce_sum(all, axes, /*keep_dim=*/true, dst);
+  } else {
+    Tensor sum;
+    reduce_sum(all, axes, /*keep_dim=*/true, &sum);
+    round_to_bf16(sum, dst);
+  }
   dst->reshape(dst_shape);
 }
 
@@ -175,8 +201,22 @@ Shape matmul_shape(const Shape& x, const Shape& y, bool trans_x, bool trans_y) {
   return out;
 }
 
+void check_matmul_dtypes(DType x, DType y, DType out) {
+  SKIFF_CHECK(is_floating(x) && x == y,
+              "matmul: X and Y must both be float32, both float64 or both bfloat16, got ",
+              dtype_name(x), " and ", dtype_name(y));
+  SKIFF_CHECK(out == x || (x == DType::kBF16 && out == DType::kF32), "matmul: out_dtype ",
+              dtype_name(out), " is not available for ", dtype_name(x),
+              " operands (it may be theirs, or float32 for bfloat16 operands)");
+}
+
 void matmul(const Tensor& x, const Tensor& y, bool trans_x, bool trans_y, Tensor* out) {
-  check_dtypes("matmul", x, y);
+  matmul(x, y, trans_x, trans_y, x.dtype(), out);
+}
+
+void matmul(const Tensor& x, const Tensor& y, bool trans_x, bool trans_y, DType out_dtype,
+            Tensor* out) {
+  check_matmul_dtypes(x.dtype(), y.dtype(), out_dtype);
   if (x.rank() == 2 && y.rank() == 2 && out != &x && out != &y) {
     // The common case (a layer's [batch, in] x [in, out]) without batch bookkeeping.
     GemmProblem p;
@@ -189,17 +229,16 @@ void matmul(const Tensor& x, const Tensor& y, bool trans_x, bool trans_y, Tensor
                 "matmul: ", operands_str(x.shape(), y.shape(), trans_x, trans_y),
                 " do not match: X contributes ", p.k, " columns, Y ", y.dim(trans_y ? 1 : 0),
                 " rows");
-    out->resize(Shape{p.m, p.n}, x.dtype());
-    SKIFF_DISPATCH_FLOATING(x.dtype(), T, gemm(p, x.data<T>(), y.data<T>(), out->data<T>()));
+    out->resize(Shape{p.m, p.n}, out_dtype);
+    run_gemm(p, x, y, out);
     return;
   }
   Shape out_shape;
   const MatmulDims d = matmul_dims(x.shape(), y.shape(), trans_x, trans_y, &out_shape);
   Tensor own;
   Tensor* dst = (out == &x || out == &y) ? &own : out;
-  dst->resize(out_shape, x.dtype());
-  SKIFF_DISPATCH_FLOATING(x.dtype(), T,
-                          gemm(d.problem(), x.data<T>(), y.data<T>(), dst->data<T>()));
+  dst->resize(out_shape, out_dtype);
+  run_gemm(d.problem(), x, y, dst);
   if (dst == &own) *out = own;
 }
 
@@ -208,15 +247,24 @@ void matmul_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, bool 
   check_dtypes("matmul_grad", x, y);
   Shape out_shape;
   const MatmulDims d = matmul_dims(x.shape(), y.shape(), trans_x, trans_y, &out_shape);
-  SKIFF_CHECK(out_grad.dtype() == x.dtype() && out_grad.shape() == out_shape,
+  const bool bf16 = x.dtype() == DType::kBF16;
+  const bool f32_grad_of_bf16 = bf16 && out_grad.dtype() == DType::kF32;
+  SKIFF_CHECK((out_grad.dtype() == x.dtype() || f32_grad_of_bf16) && out_grad.shape() == out_shape,
               "matmul_grad: Out@GRAD is ", out_grad.type_str(), " but matmul of ",
               operands_str(x.shape(), y.shape(), trans_x, trans_y), " gives ",
-              dtype_name(x.dtype()), out_shape);
+              dtype_name(x.dtype()), out_shape, bf16 ? " (or float32)" : "");
   auto aliases_input = [&](const Tensor* t) { return t == &x || t == &y || t == &out_grad; };
   Tensor own_dx, own_dy;
   Tensor* dx = x_grad && aliases_input(x_grad) ? &own_dx : x_grad;
   Tensor* dy = y_grad && aliases_input(y_grad) ? &own_dy : y_grad;
-  SKIFF_DISPATCH_FLOATING(x.dtype(), T, matmul_grad_typed<T>(d, x, y, out_grad, dx, dy));
+  if (bf16) {
+    // A float32 Out@GRAD (out_dtype float32) is rounded to bfloat16 for the bf16 products.
+    Tensor rounded;
+    if (f32_grad_of_bf16) round_to_bf16(out_grad, &rounded);
+    matmul_grad_typed<bfloat16>(d, x, y, f32_grad_of_bf16 ? rounded : out_grad, dx, dy);
+  } else {
+    SKIFF_DISPATCH_FLOATING(x.dtype(), T, matmul_grad_typed<T>(d, x, y, out_grad, dx, dy));
+  }
   if (dx == &own_dx) *x_grad = own_dx;
   if (dy == &own_dy) *y_grad = own_dy;
 }
