@@ -15,6 +15,9 @@ void define_tensor(nb::module_& m);    // eager/eager_tensor.h (skiff.Tensor)
 void define_eager(nb::module_& m);     // eager/op_call.h, eager/backward.h
 void define_registry(nb::module_& m);  // ops/registry.h
 
+// Tensor's arithmetic operators (tensor_operators.cc), installed as type slots.
+extern PyType_Slot tensor_operator_slots[];
+
 // The Python type of skiff::Error (skiff.Error).
 PyObject* error_type();
 

@@ -108,7 +108,8 @@ Tensor tensor_from_array(nb::handle obj, bool copy) {
 nb::object array_from_tensor(const Tensor& t) { return view_of<nb::numpy>(t); }
 
 void define_tensor(nb::module_& m) {
-  nb::class_<EagerTensor>(m, "Tensor", "A tensor of eager mode (see skiff.to_tensor).")
+  nb::class_<EagerTensor>(m, "Tensor", "A tensor of eager mode (see skiff.to_tensor).",
+                          nb::type_slots(tensor_operator_slots))
       .def(nb::init<>())
       .def_prop_ro("shape",
                    [](const EagerTensor& t) {
