@@ -45,6 +45,9 @@ class ProgramPrinter {
   explicit ProgramPrinter(const Program& program) : program_(program) {}
 
   std::string run() {
+    if (!program_.feed_names.empty() || !program_.fetch_names.empty())
+      line(0, "feeds " + var_list(program_.feed_names) + ", fetches " +
+                  var_list(program_.fetch_names));
     print_block(0, 0);
     // Blocks no op runs (unusual, but a program may hold them) come last.
     for (int i = 1; i < program_.num_blocks(); ++i)

@@ -150,7 +150,14 @@ class Program {
   VarDesc* find_var(int block_idx, const std::string& name);
 
   int version = kProgramVersion;
-  bool operator==(const Program& o) const { return version == o.version && blocks_ == o.blocks_; }
+  // Variables of block 0 a caller feeds and fetches, when the program records them
+  // (saved inference programs); empty otherwise.
+  std::vector<std::string> feed_names;
+  std::vector<std::string> fetch_names;
+  bool operator==(const Program& o) const {
+    return version == o.version && blocks_ == o.blocks_ && feed_names == o.feed_names &&
+           fetch_names == o.fetch_names;
+  }
 
   // Raw access for the loader; it rebuilds the list as read from a file.
   std::vector<Block>& blocks() { return blocks_; }

@@ -235,6 +235,8 @@ Program program_from_proto(const proto::Program& pp) {
   blocks.clear();
   for (int i = 0; i < num_blocks; ++i)
     blocks.push_back(block_from_proto(pp.blocks(i), i, num_blocks));
+  program.feed_names.assign(pp.feed_names().begin(), pp.feed_names().end());
+  program.fetch_names.assign(pp.fetch_names().begin(), pp.fetch_names().end());
   return program;
 }
 
@@ -244,6 +246,8 @@ std::string program_to_bytes(const Program& program) {
   proto::Program pp;
   pp.set_version(program.version);
   for (const Block& b : program.blocks()) block_to_proto(b, pp.add_blocks());
+  for (const std::string& n : program.feed_names) pp.add_feed_names(n);
+  for (const std::string& n : program.fetch_names) pp.add_fetch_names(n);
   std::string data;
   SKIFF_CHECK(pp.SerializeToString(&data), "cannot encode the program (", pp.ByteSizeLong(),
               " bytes; protobuf messages are limited to 2 GiB)");

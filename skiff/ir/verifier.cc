@@ -46,9 +46,18 @@ class ProgramVerifier {
       check_vars(block);
       for (size_t i = 0; i < block.ops.size(); ++i) check_op(block, i);
     }
+    check_feed_fetch(program_.feed_names, "feed");
+    check_feed_fetch(program_.fetch_names, "fetch");
   }
 
  private:
+  // Recorded feed and fetch targets must be variables of block 0.
+  void check_feed_fetch(const std::vector<std::string>& names, const char* what) const {
+    for (const std::string& n : names)
+      SKIFF_CHECK(program_.global_block().find_local_var(n), "the program's ", what, " target '", n,
+                  "' is not declared in block 0");
+  }
+
   void check_block_tree() const {
     const int n = program_.num_blocks();
     SKIFF_CHECK(n > 0, "the program has no blocks (block 0 is required)");

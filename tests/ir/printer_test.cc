@@ -65,6 +65,13 @@ TEST(Printer, SmallLoop) {
             "      {c} = less_than(X={i}, Y={n})\n");
 }
 
+TEST(Printer, ShowsFeedAndFetchTargetsFirst) {
+  Program p = small_loop();
+  p.feed_names = {"x", "n"};
+  p.fetch_names = {"x"};
+  EXPECT_EQ(program_to_text(p).substr(0, 47), "feeds {x, n}, fetches {x}\nblock 0 (parent -1):\n");
+}
+
 TEST(Printer, EmptyNamesAndOtherSlots) {
   OpDesc op("tanh_grad");
   op.set_input("Out", {"y"}).set_input("Out@GRAD", {"y@GRAD"}).set_output("X@GRAD", {""});

@@ -40,6 +40,18 @@ TEST(Serialize, RoundTripKeepsEverything) {
   EXPECT_EQ(back.block(1).find_local_var("h")->shape.rank(), 8);
 }
 
+TEST(Serialize, RoundTripKeepsFeedAndFetchNames) {
+  Program p = every_feature_program();
+  p.feed_names = {"x", "label"};
+  p.fetch_names = {"w"};
+  Program back = program_from_bytes(program_to_bytes(p));
+  EXPECT_EQ(back.feed_names, p.feed_names);
+  EXPECT_EQ(back.fetch_names, p.fetch_names);
+  EXPECT_EQ(back, p);
+  Program none = program_from_bytes(program_to_bytes(every_feature_program()));
+  EXPECT_TRUE(none.feed_names.empty() && none.fetch_names.empty());
+}
+
 TEST(Serialize, BytesAreDeterministic) {
   std::string bytes = program_to_bytes(every_feature_program());
   EXPECT_EQ(bytes, program_to_bytes(every_feature_program()));

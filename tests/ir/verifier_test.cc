@@ -221,6 +221,15 @@ TEST(Verifier, ChecksVariableDeclarations) {
   EXPECT_EQ(verify_error(q), "block 0, variable 'x' is stored under another name ('z')");
 }
 
+TEST(Verifier, FeedAndFetchTargetsMustBeDeclaredInBlockZero) {
+  Program p = valid_program();
+  p.feed_names = {"x"};
+  p.fetch_names = {"y"};
+  EXPECT_EQ(verify_error(p), "");
+  p.fetch_names = {"t"};  // declared in the loop body only
+  EXPECT_EQ(verify_error(p), "the program's fetch target 't' is not declared in block 0");
+}
+
 TEST(Verifier, AcceptsProgramsBuiltByTheLibrary) {
   EXPECT_NO_THROW(verify_program(testing::counting_loop_program(), find_op_schema));
   EXPECT_NO_THROW(verify_program(testing::loop_with_backward_program(), find_op_schema));
