@@ -1,0 +1,7 @@
+"""paddle.nn.functional for skiff: layers' computations as functions over tensors."""
+from .activation import *  # noqa: F401,F403
+from .common import *  # noqa: F401,F403
+from .conv import conv2d, conv2d_transpose  # noqa: F401
+from .loss import *  # noqa: F401,F403
+from .norm import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403

@@ -1,0 +1,127 @@
+"""Activation functions (paddle.nn.functional): each is one registered op, or a short
+composition of ops where skiff has no fused one (relu6, hardswish, ...)."""
+from ...framework.core import apply, eager_op
+from ...framework.mode import mode
+from . import tensor_ops as T
+
+__all__ = ["relu", "relu_", "relu6", "sigmoid", "tanh", "gelu", "leaky_relu", "elu", "silu",
+           "swish", "softplus", "softmax", "log_softmax", "hardswish", "hardsigmoid",
+           "hardtanh", "mish", "softsign", "tanhshrink", "prelu", "log_sigmoid"]
+
+
+def _unary(op, doc):
+    fast = eager_op(op)
+
+    def f(x, name=None):
+        return apply(op, x) if mode.static else fast(x)
+
+    f.__name__ = op
+    f.__doc__ = doc
+    return f
+
+
+relu = _unary("relu", "max(x, 0), elementwise.")
+sigmoid = _unary("sigmoid", "1 / (1 + exp(-x)), elementwise.")
+tanh = _unary("tanh", "tanh(x), elementwise.")
+silu = _unary("silu", "x * sigmoid(x), elementwise.")
+
+
+def relu_(x, name=None):
+    """relu written back into ``x``."""
+    return apply("relu", x, out=[x])
+
+
+def swish(x, name=None):
+    """x * sigmoid(x) (the same as silu)."""
+    return silu(x)
+
+
+def relu6(x, name=None):
+    """min(max(x, 0), 6)."""
+    return hardtanh(x, 0.0, 6.0)
+
+
+def hardtanh(x, min=-1.0, max=1.0, name=None):
+    """x clipped to [min, max]."""
+    return apply("clip", x, attrs={"min": float(min), "max": float(max)})
+
+
+def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
+    """clip(slope * x + offset, 0, 1) (Paddle's defaults)."""
+    return hardtanh(T.scale(x, slope, offset), 0.0, 1.0)
+
+
+def hardswish(x, name=None):
+    """x * relu6(x + 3) / 6."""
+    return T.mul(x, T.scale(relu6(T.scale(x, 1.0, 3.0)), 1.0 / 6.0))
+
+
+def gelu(x, approximate=False, name=None):
+    """x * Phi(x) (erf form), or its tanh approximation."""
+    return apply("gelu", x, attrs={"approximate": bool(approximate)})
+
+
+def leaky_relu(x, negative_slope=0.01, name=None):
+    """x where x > 0, else negative_slope * x."""
+    return apply("leaky_relu", x, attrs={"alpha": float(negative_slope)})
+
+
+def elu(x, alpha=1.0, name=None):
+    """x where x > 0, else alpha * (exp(x) - 1)."""
+    return apply("elu", x, attrs={"alpha": float(alpha)})
+
+
+def softplus(x, beta=1, threshold=20, name=None):
+    """log(1 + exp(beta * x)) / beta, or x where beta * x > threshold."""
+    return apply("softplus", x, attrs={"beta": float(beta), "threshold": float(threshold)})
+
+
+def mish(x, name=None):
+    """x * tanh(softplus(x))."""
+    return T.mul(x, tanh(softplus(x)))
+
+
+def softsign(x, name=None):
+    """x / (1 + |x|)."""
+    return T.div(x, T.scale(apply("abs", x), 1.0, 1.0))
+
+
+def tanhshrink(x, name=None):
+    """x - tanh(x)."""
+    return T.sub(x, tanh(x))
+
+
+def log_sigmoid(x, name=None):
+    """log(sigmoid(x)) = -softplus(-x), stable for large |x|."""
+    return T.scale(softplus(T.scale(x, -1.0)), -1.0)
+
+
+def prelu(x, weight, data_format="NCHW", name=None):
+    """x where x > 0, else weight * x; ``weight`` has 1 entry or one per channel."""
+    w = weight
+    rank = len(x.shape)
+    if int(weight.shape[0]) != 1 and rank > 1:
+        shape = [1] * rank
+        shape[1 if data_format[1] == "C" else rank - 1] = -1
+        w = T.reshape(weight, shape)
+    neg = T.mul(w, T.sub(x, relu(x)))
+    return T.add(relu(x), neg)
+
+
+def _with_dtype(x, dtype):
+    return x if dtype is None else T.cast(x, _name(dtype))
+
+
+def _name(dtype):
+    from ...framework import dtype as dt
+    return dt.dtype_name(dtype)
+
+
+def softmax(x, axis=-1, dtype=None, name=None):
+    """exp(x) / sum(exp(x)) along ``axis``."""
+    return apply("softmax", _with_dtype(x, dtype), attrs={"axis": int(axis)})
+
+
+def log_softmax(x, axis=-1, dtype=None, name=None):
+    """x - log(sum(exp(x))) along ``axis``."""
+    return apply("log_softmax", _with_dtype(x, dtype), attrs={"axis": int(axis)})

@@ -1,0 +1,103 @@
+"""linear, dropout, embedding, one_hot and flatten (paddle.nn.functional)."""
+import numbers
+
+from ... import _C
+from ...framework.core import apply
+from ...framework.mode import mode as _mode
+from ...framework.random import next_seed
+from . import tensor_ops as T
+
+__all__ = ["linear", "dropout", "embedding", "one_hot", "flatten", "alpha_dropout"]
+
+
+def linear(x, weight, bias=None, name=None):
+    """x · weight + bias with ``weight`` [in_features, out_features] (Paddle's layout)."""
+    out = T.matmul(x, weight)
+    return out if bias is None else T.add(out, bias)
+
+
+def _dropout_op(x, attrs):
+    """Runs the dropout op with a fresh seed from skiff.seed's stream (eager), or with
+    the executor's generator (static: each run draws a new mask)."""
+    if _mode.static:
+        return apply("dropout", x, attrs=dict(attrs, seed=0), output_counts=[1, 1])[0]
+    op = _C.Op("dropout", dict(attrs, seed=next_seed()), [1, 1])
+    return op(x)[0]
+
+
+def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
+    """Zeroes each element with probability ``p`` in training (the survivors scaled by
+    1 / (1 - p) in 'upscale_in_train' mode); at inference returns ``x``, or x * (1 - p) in
+    'downgrade_in_infer' mode. With ``axis``, one draw is shared along the other axes."""
+    if not isinstance(p, numbers.Number) or not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout: p must be a number in [0, 1], got {p!r}")
+    if mode not in ("upscale_in_train", "downgrade_in_infer"):
+        raise ValueError(f"dropout: mode must be 'upscale_in_train' or 'downgrade_in_infer', "
+                         f"got {mode!r}")
+    if not training:
+        return T.scale(x, 1.0 - p) if mode == "downgrade_in_infer" else x
+    if p == 0.0:
+        return x
+    attrs = {"dropout_prob": float(p), "is_test": False, "dropout_implementation": mode}
+    if axis is None:
+        return _dropout_op(x, attrs)
+    return _dropout_along(x, p, axis, mode)
+
+
+def _dropout_along(x, p, axis, mode):
+    """Dropout with one keep/drop draw per index of ``axis`` (shared by the other axes)."""
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    shape = [int(s) for s in x.shape]
+    rank = len(shape)
+    axes = [a + rank if a < 0 else a for a in axes]
+    if any(shape[a] < 0 for a in axes):
+        raise _C.Error(f"dropout(axis={axis}): the dims along axis must be known, input "
+                       f"shape {shape}")
+    mask_shape = [shape[i] if i in axes else 1 for i in range(rank)]
+    ones = T.fill(mask_shape, 1.0, T.dtype_name(x))
+    mask = _dropout_op(ones, {"dropout_prob": float(p), "is_test": False,
+                              "dropout_implementation": mode})
+    return T.mul(x, mask)
+
+
+def alpha_dropout(x, p=0.5, training=True, name=None):
+    """Dropout for SELU networks: dropped elements take the SELU saturation value and
+    an affine correction keeps the mean and variance."""
+    if not training or p == 0.0:
+        return x
+    alpha_p = -1.7580993408473766  # -scale * alpha of SELU
+    keep = 1.0 - p
+    a = (keep + alpha_p * alpha_p * keep * p) ** -0.5
+    b = -a * alpha_p * p
+    mask = _dropout_op(T.full_like(x, 1.0), {"dropout_prob": float(p), "is_test": False,
+                                             "dropout_implementation": "downgrade_in_infer"})
+    dropped = T.scale(T.scale(mask, -1.0, 1.0), alpha_p)  # alpha_p where dropped
+    return T.scale(T.add(T.mul(x, mask), dropped), a, b)
+
+
+def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=False,
+              name=None):
+    """The rows of ``weight`` [V, D] at the ids ``x``; rows for ``padding_idx`` are zero and
+    get no gradient; ``sparse`` makes weight's gradient selected rows."""
+    if max_norm is not None:
+        raise _C.Error("embedding(max_norm=...): renormalising rows is not supported")
+    vocab = int(weight.shape[0])
+    if padding_idx is None:
+        pad = -1
+    else:
+        pad = int(padding_idx)
+        if not -vocab <= pad < vocab:
+            raise ValueError(f"embedding: padding_idx {padding_idx} is outside [-{vocab}, "
+                             f"{vocab})")
+        pad = pad + vocab if pad < 0 else pad
+    return apply("embedding", weight, x, attrs={"padding_idx": pad, "is_sparse": bool(sparse)})
+
+
+def one_hot(x, num_classes, name=None):
+    """A float32 tensor with a new last dim of ``num_classes``: 1 at each label."""
+    return apply("one_hot", x, attrs={"depth": int(num_classes), "dtype": "float32"})
+
+
+def flatten(x, start_axis=0, stop_axis=-1, name=None):
+    """``x`` with dims start_axis..stop_axis merged into one."""
+    return apply("flatten", x, attrs={"start_axis": start_axis, "stop_axis": stop_axis})

@@ -1,0 +1,142 @@
+"""2-D convolution and transposed convolution (paddle.nn.functional.conv2d,
+conv2d_transpose) over the conv2d / conv2d_transpose ops, with Paddle's padding forms."""
+from ... import _C
+from ...framework.core import apply
+from . import tensor_ops as T
+
+__all__ = ["conv2d", "conv2d_transpose"]
+
+
+def pair(value, what, where):
+    """An int or a 2-sequence as a list of two ints."""
+    if isinstance(value, int):
+        return [value, value]
+    value = [int(v) for v in value]
+    if len(value) != 2:
+        raise ValueError(f"{where}: {what} must be an int or 2 ints, got {value}")
+    return value
+
+
+def same_padding(size, kernel, stride, dilation):
+    """[before, after] padding of 'SAME': the output has ceil(size / stride) entries."""
+    if size < 0:
+        raise _C.Error("padding='SAME' needs the spatial dims of the input to be known")
+    out = -(-size // stride)
+    total = max((out - 1) * stride + (kernel - 1) * dilation + 1 - size, 0)
+    return [total // 2, total - total // 2]
+
+
+def explicit_padding(padding, data_format, where):
+    """Paddle's padding forms (int, [ph, pw], [top, bottom, left, right], or four
+    [before, after] pairs including the batch and channel dims) as the op's list."""
+    if isinstance(padding, int):
+        return [padding, padding]
+    padding = list(padding)
+    if len(padding) == 4 and all(isinstance(p, (list, tuple)) for p in padding):
+        spatial = padding[2:] if data_format == "NCHW" else padding[1:3]
+        other = padding[:2] if data_format == "NCHW" else [padding[0], padding[3]]
+        if any(int(v) != 0 for p in other for v in p):
+            raise ValueError(f"{where}: the batch and channel dims cannot be padded: "
+                             f"{padding}")
+        return [int(spatial[0][0]), int(spatial[0][1]), int(spatial[1][0]), int(spatial[1][1])]
+    if len(padding) in (2, 4):
+        return [int(p) for p in padding]
+    raise ValueError(f"{where}: padding must be an int, 2 or 4 ints, 'SAME' or 'VALID', "
+                     f"got {padding}")
+
+
+def resolve_padding(padding, x, kernel, stride, dilation, data_format, where):
+    """(paddings, dilation) for the op; 'SAME' also sets the dilation to 1 (as Paddle)."""
+    if isinstance(padding, str):
+        algo = padding.upper()
+        if algo == "VALID":
+            return [0, 0], dilation
+        if algo == "SAME":
+            hw = spatial_dims(x, data_format)
+            pads = (same_padding(hw[0], kernel[0], stride[0], 1)
+                    + same_padding(hw[1], kernel[1], stride[1], 1))
+            return pads, [1, 1]
+        raise ValueError(f"{where}: padding string must be 'SAME' or 'VALID', got {padding!r}")
+    return explicit_padding(padding, data_format, where), dilation
+
+
+def spatial_dims(x, data_format):
+    shape = list(x.shape)
+    return [int(shape[2]), int(shape[3])] if data_format == "NCHW" else [int(shape[1]),
+                                                                          int(shape[2])]
+
+
+def check_input(x, where, data_format, channels=None):
+    """Raises a skiff.Error naming ``where`` unless x is 4-D (with ``channels`` channels)."""
+    if data_format not in ("NCHW", "NHWC"):
+        raise ValueError(f"{where}: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
+    shape = list(x.shape)
+    if len(shape) != 4:
+        raise _C.Error(f"{where}: expected a 4-D input [N, C, H, W] ({data_format}), got "
+                       f"shape {shape}")
+    c = shape[1] if data_format == "NCHW" else shape[3]
+    if channels is not None and c >= 0 and c != channels:
+        raise _C.Error(f"{where}: the input has {c} channels, expected {channels} (input shape "
+                       f"{shape}, {data_format})")
+
+
+def to_nchw(x, data_format):
+    return x if data_format == "NCHW" else T.transpose(x, [0, 3, 1, 2])
+
+
+def from_nchw(x, data_format):
+    return x if data_format == "NCHW" else T.transpose(x, [0, 2, 3, 1])
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
+           data_format="NCHW", name=None):
+    """Cross-correlation of ``x`` with ``weight`` [out, in / groups, kh, kw], plus ``bias``."""
+    w_shape = [int(s) for s in weight.shape]
+    check_input(x, "conv2d", data_format, w_shape[1] * groups)
+    stride = pair(stride, "stride", "conv2d")
+    dilation = pair(dilation, "dilation", "conv2d")
+    pads, dilation = resolve_padding(padding, x, w_shape[2:], stride, dilation, data_format,
+                                     "conv2d")
+    attrs = {"strides": stride, "paddings": pads, "dilations": dilation, "groups": int(groups)}
+    out = apply("conv2d", to_nchw(x, data_format), weight, bias, attrs=attrs)
+    return from_nchw(out, data_format)
+
+
+def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1, data_format="NCHW", output_size=None, name=None):
+    """The adjoint of conv2d: ``weight`` [in, out / groups, kh, kw]; ``output_size`` (or
+    ``output_padding``) picks among the output sizes a stride allows."""
+    w_shape = [int(s) for s in weight.shape]
+    check_input(x, "conv2d_transpose", data_format, w_shape[0])
+    stride = pair(stride, "stride", "conv2d_transpose")
+    dilation = pair(dilation, "dilation", "conv2d_transpose")
+    kernel = w_shape[2:]
+    if isinstance(padding, str) and padding.upper() == "SAME":
+        pads = []
+        for k, s in zip(kernel, stride):
+            total = max(k - s, 0)
+            pads += [total // 2, total - total // 2]
+        dilation = [1, 1]
+    else:
+        pads, dilation = resolve_padding(padding, x, kernel, stride, dilation, data_format,
+                                         "conv2d_transpose")
+    if len(pads) == 2:
+        pads = [pads[0], pads[0], pads[1], pads[1]]
+    extra = pair(output_padding, "output_padding", "conv2d_transpose")
+    if output_size is not None:
+        want = pair(output_size, "output_size", "conv2d_transpose")
+        hw = spatial_dims(x, data_format)
+        for i in range(2):
+            base = ((hw[i] - 1) * stride[i] - pads[2 * i] - pads[2 * i + 1]
+                    + dilation[i] * (kernel[i] - 1) + 1)
+            extra[i] = want[i] - base
+            if not 0 <= extra[i] < max(stride[i], dilation[i]):
+                raise _C.Error(f"conv2d_transpose: output_size {want} cannot be reached from "
+                               f"input {list(x.shape)} (sizes {base}..{base + stride[i] - 1} "
+                               f"along dim {i})")
+    attrs = {"strides": stride, "paddings": pads, "dilations": dilation, "groups": int(groups),
+             "output_padding": extra if any(extra) else []}
+    out = apply("conv2d_transpose", to_nchw(x, data_format), weight, attrs=attrs)
+    if bias is not None:
+        out = T.add(out, T.reshape(bias, [1, -1, 1, 1]))
+    return from_nchw(out, data_format)

@@ -1,0 +1,191 @@
+"""Loss functions (paddle.nn.functional): cross_entropy, nll_loss, mse_loss, l1_loss,
+binary_cross_entropy(_with_logits), softmax_with_cross_entropy, smooth_l1_loss."""
+from ... import _C
+from ...framework.core import apply
+from . import tensor_ops as T
+from .activation import log_softmax, relu, softplus
+
+__all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "l1_loss",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss"]
+
+
+def _check_reduction(reduction, where):
+    if reduction not in ("none", "sum", "mean"):
+        raise ValueError(f"{where}: reduction must be 'none', 'sum' or 'mean', got "
+                         f"{reduction!r}")
+
+
+def _nll_2d(logp, label, weight, ignore_index, reduction):
+    """nll_loss on [M, C] log-probabilities and [M] labels."""
+    return apply("nll_loss", logp, label, weight,
+                 attrs={"reduction": reduction, "ignore_index": int(ignore_index)},
+                 output_counts=[1, 1])[0]
+
+
+def _class_axis_last(x, axis):
+    rank = len(x.shape)
+    axis = axis + rank if axis < 0 else axis
+    if axis == rank - 1:
+        return x
+    perm = [i for i in range(rank) if i != axis] + [axis]
+    return T.transpose(x, perm)
+
+
+def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):
+    """-weight[label] * input[label] per sample from log-probabilities ``input`` [N, C] or
+    [N, C, d...]; 'mean' divides by the summed weights of the labels not ignored."""
+    _check_reduction(reduction, "nll_loss")
+    in_shape, label_shape = list(input.shape), list(label.shape)
+    if len(in_shape) < 2 or len(label_shape) != len(in_shape) - 1:
+        raise _C.Error(f"nll_loss: expected input [N, C, ...] and label [N, ...] with one dim "
+                       f"fewer, got input {in_shape} and label {label_shape}")
+    if len(in_shape) == 2:
+        return _nll_2d(input, label, weight, ignore_index, reduction)
+    logp = T.reshape(_class_axis_last(input, 1), [-1, int(in_shape[1])])
+    out = _nll_2d(logp, T.reshape(label, [-1]), weight, ignore_index, reduction)
+    return T.reshape(out, [0 if s < 0 else s for s in label_shape]) if reduction == "none" \
+        else out
+
+
+def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100,
+                               numeric_stable_mode=True, return_softmax=False, axis=-1):
+    """The fused op: per-sample loss (the class axis kept with size 1), and the softmax."""
+    softmax, loss = apply("softmax_with_cross_entropy", logits, label,
+                          attrs={"soft_label": bool(soft_label), "axis": int(axis),
+                                 "ignore_index": int(ignore_index)})
+    return (loss, softmax) if return_softmax else loss
+
+
+def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean",
+                  soft_label=False, axis=-1, use_softmax=True, label_smoothing=0.0, name=None):
+    """Cross-entropy of class scores ``input`` (softmax applied unless use_softmax is
+    False) against hard labels (int, one dim fewer or size 1 at ``axis``) or soft labels
+    (distributions). Hard labels with 'mean' average over the samples not ignored,
+    weighted by ``weight[label]`` when given."""
+    _check_reduction(reduction, "cross_entropy")
+    in_shape = list(input.shape)
+    rank = len(in_shape)
+    axis = axis + rank if axis < 0 else axis
+    num_classes = int(in_shape[axis])
+    if label_smoothing and label_smoothing > 0.0:
+        if not soft_label:
+            label = _one_hot_along(label, num_classes, rank, axis, T.dtype_name(input))
+        label = T.scale(label, 1.0 - label_smoothing, label_smoothing / num_classes)
+        soft_label = True
+    if soft_label:
+        return _soft_cross_entropy(input, label, weight, reduction, axis, use_softmax)
+    label_shape = list(label.shape)
+    if len(label_shape) == rank:
+        if label_shape[axis] != 1:
+            raise _C.Error(f"cross_entropy: hard labels {label_shape} must have size 1 at the "
+                           f"class axis {axis} of input {in_shape} (or one dim fewer)")
+    elif len(label_shape) != rank - 1:
+        raise _C.Error(f"cross_entropy: input {in_shape} and label {label_shape} do not match: "
+                       f"hard labels have one dim fewer than the input (or size 1 at axis)")
+    scores = _class_axis_last(input, axis)
+    logp = log_softmax(scores, -1) if use_softmax else apply("log", scores)
+    if rank != 2:
+        logp = T.reshape(logp, [-1, num_classes])
+    flat_label = label if len(label_shape) == 1 else T.reshape(label, [-1])
+    out = _nll_2d(logp, flat_label, weight, ignore_index, reduction)
+    if reduction == "none":
+        out = T.reshape(out, [0 if s < 0 else s for s in label_shape]) if len(label_shape) > 1 \
+            else out
+    return out
+
+
+def _one_hot_along(label, num_classes, rank, axis, dtype):
+    if len(label.shape) == rank:
+        label = T.squeeze(label, [axis])
+    hot = apply("one_hot", label, attrs={"depth": num_classes, "dtype": dtype})
+    if axis != rank - 1:
+        perm = list(range(rank - 1))
+        perm.insert(axis, rank - 1)
+        hot = T.transpose(hot, perm)
+    return hot
+
+
+def _soft_cross_entropy(input, label, weight, reduction, axis, use_softmax):
+    if list(label.shape) != list(input.shape):
+        raise _C.Error(f"cross_entropy(soft_label=True): label {list(label.shape)} must have "
+                       f"the input's shape {list(input.shape)}")
+    if use_softmax:
+        loss = softmax_with_cross_entropy(input, label, soft_label=True, axis=axis)
+    else:
+        loss = T.scale(T.reduce("sum", T.mul(label, apply("log", input)), [axis], True), -1.0)
+    if weight is None:
+        return T.reduce_loss(loss, reduction, "cross_entropy")
+    rank = len(input.shape)
+    w_shape = [1] * rank
+    w_shape[axis] = -1
+    sample_w = T.reduce("sum", T.mul(label, T.reshape(weight, w_shape)), [axis], True)
+    loss = T.mul(loss, sample_w)
+    if reduction == "mean":
+        return T.div(T.reduce("sum", loss), T.reduce("sum", sample_w))
+    return T.reduce_loss(loss, reduction, "cross_entropy")
+
+
+def _check_same_shape(input, label, where):
+    a, b = list(input.shape), list(label.shape)
+    if len(a) != len(b) or any(x >= 0 and y >= 0 and x != y for x, y in zip(a, b)):
+        raise _C.Error(f"{where}: input {a} and label {b} must have the same shape")
+
+
+def mse_loss(input, label, reduction="mean", name=None):
+    """(input - label)^2, reduced."""
+    _check_reduction(reduction, "mse_loss")
+    _check_same_shape(input, label, "mse_loss")
+    return T.reduce_loss(apply("mse_loss", input, label), reduction, "mse_loss")
+
+
+def l1_loss(input, label, reduction="mean", name=None):
+    """|input - label|, reduced."""
+    _check_reduction(reduction, "l1_loss")
+    _check_same_shape(input, label, "l1_loss")
+    return T.reduce_loss(apply("abs", T.sub(input, label)), reduction, "l1_loss")
+
+
+def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):
+    """Huber loss: 0.5 d^2 where |d| < delta, else delta * (|d| - 0.5 delta), d = input -
+    label (Paddle's definition)."""
+    _check_reduction(reduction, "smooth_l1_loss")
+    _check_same_shape(input, label, "smooth_l1_loss")
+    d = apply("abs", T.sub(input, label))
+    small = apply("clip", d, attrs={"max": float(delta)})  # min(|d|, delta)
+    # 0.5 small^2 + delta * (|d| - small): equals both branches.
+    loss = T.add(T.scale(apply("square", small), 0.5), T.scale(T.sub(d, small), float(delta)))
+    return T.reduce_loss(loss, reduction, "smooth_l1_loss")
+
+
+def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None):
+    """-(label log(input) + (1 - label) log(1 - input)) for probabilities ``input``; each
+    log is clamped at -100 so that 0 and 1 give finite losses."""
+    _check_reduction(reduction, "binary_cross_entropy")
+    _check_same_shape(input, label, "binary_cross_entropy")
+    clamp = {"min": -100.0}
+    log_p = apply("clip", apply("log", input), attrs=clamp)
+    log_q = apply("clip", apply("log", T.scale(input, -1.0, 1.0)), attrs=clamp)
+    loss = T.scale(T.add(T.mul(label, T.sub(log_p, log_q)), log_q), -1.0)
+    if weight is not None:
+        loss = T.mul(loss, weight)
+    return T.reduce_loss(loss, reduction, "binary_cross_entropy")
+
+
+def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean",
+                                     pos_weight=None, name=None):
+    """Binary cross-entropy of sigmoid(logit), computed stably from the logits;
+    ``pos_weight`` weighs the positive term per class."""
+    _check_reduction(reduction, "binary_cross_entropy_with_logits")
+    _check_same_shape(logit, label, "binary_cross_entropy_with_logits")
+    if pos_weight is None:
+        loss = apply("sigmoid_cross_entropy_with_logits", logit, label,
+                     attrs={"ignore_index": -100, "normalize": False})
+    else:
+        # (1 - y) x + (1 + (p - 1) y) (log(1 + exp(-|x|)) + max(-x, 0))
+        log_weight = T.scale(T.mul(T.scale(pos_weight, 1.0, -1.0), label), 1.0, 1.0)
+        stable = T.add(softplus(T.scale(apply("abs", logit), -1.0)),
+                       relu(T.scale(logit, -1.0)))
+        loss = T.add(T.mul(T.scale(label, -1.0, 1.0), logit), T.mul(log_weight, stable))
+    if weight is not None:
+        loss = T.mul(loss, weight)
+    return T.reduce_loss(loss, reduction, "binary_cross_entropy_with_logits")

@@ -1,0 +1,79 @@
+"""Normalisation functions (paddle.nn.functional.batch_norm, layer_norm, normalize)."""
+from ... import _C
+from ..._C import Tensor
+from ...framework.core import apply
+from . import tensor_ops as T
+
+__all__ = ["batch_norm", "layer_norm", "normalize"]
+
+_CHANNEL_LAST = {"NHWC": [0, 3, 1, 2], "NLC": [0, 2, 1], "NDHWC": [0, 4, 1, 2, 3]}
+
+
+def batch_norm(x, running_mean, running_var, weight, bias, training=False, momentum=0.9,
+               epsilon=1e-05, data_format="NCHW", use_global_stats=None, name=None):
+    """Normalises each channel of ``x`` by the batch statistics (training) or by the
+    running ones, then scales by ``weight`` and shifts by ``bias``. In training the
+    running statistics are updated in place: running = momentum * running +
+    (1 - momentum) * batch."""
+    shape = list(x.shape)
+    if len(shape) < 2 or len(shape) > 5:
+        raise _C.Error(f"batch_norm: expected an input of 2 to 5 dims [N, C, ...], got shape "
+                       f"{shape}")
+    perm = _CHANNEL_LAST.get(data_format)
+    channels = int(shape[-1] if perm else shape[1])
+    if channels >= 0 and int(running_mean.shape[0]) != channels:
+        raise _C.Error(f"batch_norm: the input has {channels} channels ({data_format}, shape "
+                       f"{shape}) but the running statistics have {int(running_mean.shape[0])}")
+    dtype = T.dtype_name(x)
+    if weight is None:
+        weight = T.fill([channels], 1.0, dtype)
+    if bias is None:
+        bias = T.fill([channels], 0.0, dtype)
+    if use_global_stats is None:
+        use_global_stats = not training
+    xin = T.transpose(x, perm) if perm else x
+    attrs = {"epsilon": float(epsilon), "momentum": float(momentum), "is_test": not training,
+             "use_global_stats": bool(use_global_stats)}
+    outs = apply("batch_norm", xin, weight, bias, running_mean, running_var, attrs=attrs,
+                 out=[None, running_mean, running_var, None, None])
+    y = outs[0]
+    for stat in (running_mean, running_var):  # statistics, not part of the gradient graph
+        if isinstance(stat, Tensor):
+            stat._detach_history()
+            stat.stop_gradient = True
+    if perm:
+        inverse = [perm.index(i) for i in range(len(perm))]
+        y = T.transpose(y, inverse)
+    return y
+
+
+def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):
+    """Normalises ``x`` over its trailing dims ``normalized_shape`` (mean 0, variance 1),
+    then scales by ``weight`` and shifts by ``bias`` (each of those dims, or flattened)."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = [normalized_shape]
+    normalized_shape = [int(s) for s in normalized_shape]
+    shape = [int(s) for s in x.shape]
+    n = len(normalized_shape)
+    if n == 0 or n > len(shape) or any(
+            a >= 0 and a != b for a, b in zip(shape[len(shape) - n:], normalized_shape)):
+        raise _C.Error(f"layer_norm: normalized_shape {normalized_shape} does not match the "
+                       f"trailing dims of the input shape {shape}")
+    if weight is not None and len(weight.shape) != 1:
+        weight = T.reshape(weight, [-1])
+    if bias is not None and len(bias.shape) != 1:
+        bias = T.reshape(bias, [-1])
+    attrs = {"begin_norm_axis": len(shape) - n, "epsilon": float(epsilon)}
+    return apply("layer_norm", x, weight, bias, attrs=attrs, output_counts=[1, 1, 1])[0]
+
+
+def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
+    """x / max(||x||_p, epsilon) along ``axis``."""
+    if p == 2:
+        norm = apply("sqrt", T.reduce("sum", apply("square", x), [axis], True))
+    else:
+        powered = apply("pow", apply("abs", x), attrs={"factor": float(p)})
+        norm = apply("pow", T.reduce("sum", powered, [axis], True),
+                     attrs={"factor": 1.0 / float(p)})
+    norm = apply("clip", norm, attrs={"min": float(epsilon)})
+    return T.div(x, norm)

@@ -1,0 +1,122 @@
+"""Linear, Dropout, Embedding, Flatten and Identity layers (paddle.nn)."""
+from ... import _C
+from ...autograd import no_grad
+from ...framework.core import apply
+from ...framework.mode import mode
+from .. import functional as F
+from ..functional import tensor_ops as T
+from .layers import Layer
+
+__all__ = ["Linear", "Dropout", "AlphaDropout", "Embedding", "Flatten", "Identity"]
+
+
+class Linear(Layer):
+    """y = x · weight + bias with weight [in_features, out_features] (Paddle's layout;
+    XavierUniform by default) and bias [out_features] (zeros; bias_attr=False: none)."""
+
+    def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, name=None):
+        super().__init__()
+        self.in_features, self.out_features = int(in_features), int(out_features)
+        self.weight = self.create_parameter([self.in_features, self.out_features], weight_attr)
+        self.bias = self.create_parameter([self.out_features], bias_attr, is_bias=True)
+        self.name = name
+
+    def forward(self, input):
+        shape = input.shape
+        if not shape or (shape[-1] != self.in_features and shape[-1] >= 0):
+            raise _C.Error(f"Linear: the input's last dim must be in_features = "
+                           f"{self.in_features}, got input shape {list(shape)}")
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        name = f", name={self.name}" if self.name else ""
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"dtype={self._dtype}{name}")
+
+
+class Dropout(Layer):
+    """Zeroes elements with probability ``p`` in training; identity in eval
+    ('upscale_in_train'), or scales by 1 - p in eval ('downgrade_in_infer')."""
+
+    def __init__(self, p=0.5, axis=None, mode="upscale_in_train", name=None):
+        super().__init__()
+        self.p, self.axis, self.mode, self.name = p, axis, mode, name
+
+    def forward(self, input):
+        return F.dropout(input, self.p, self.axis, self.training, self.mode)
+
+    def extra_repr(self):
+        name = f", name={self.name}" if self.name else ""
+        return f"p={self.p}, axis={self.axis}, mode={self.mode}{name}"
+
+
+class AlphaDropout(Layer):
+    """Dropout keeping SELU's self-normalisation (identity in eval)."""
+
+    def __init__(self, p=0.5, name=None):
+        super().__init__()
+        self.p, self.name = p, name
+
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training)
+
+    def extra_repr(self):
+        return f"p={self.p}"
+
+
+class Embedding(Layer):
+    """A table weight [num_embeddings, embedding_dim] looked up by integer ids; the row
+    ``padding_idx`` starts at zero and gets no gradient; ``sparse`` gives the weight a
+    selected-rows gradient."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False,
+                 weight_attr=None, name=None):
+        super().__init__()
+        self._num_embeddings, self._embedding_dim = int(num_embeddings), int(embedding_dim)
+        if padding_idx is not None:
+            padding_idx = int(padding_idx)
+            if not -self._num_embeddings <= padding_idx < self._num_embeddings:
+                raise ValueError(f"Embedding: padding_idx {padding_idx} is outside "
+                                 f"[-{num_embeddings}, {num_embeddings})")
+            if padding_idx < 0:
+                padding_idx += self._num_embeddings
+        self._padding_idx, self._sparse, self._name = padding_idx, bool(sparse), name
+        self.weight = self.create_parameter([self._num_embeddings, self._embedding_dim],
+                                            weight_attr)
+        if padding_idx is not None and not mode.static:
+            self._zero_padding_row()  # (static: the op outputs zeros for it regardless)
+
+    def _zero_padding_row(self):
+        with no_grad():
+            ids = T.fill([1], self._padding_idx, "int64")
+            zeros = T.fill([1, self._embedding_dim], 0.0, T.dtype_name(self.weight))
+            apply("scatter", self.weight, ids, zeros, attrs={"overwrite": True},
+                  out=[self.weight])
+
+    def forward(self, x):
+        return F.embedding(x, self.weight, self._padding_idx, sparse=self._sparse)
+
+    def extra_repr(self):
+        pad = f", padding_idx={self._padding_idx}" if self._padding_idx is not None else ""
+        return f"{self._num_embeddings}, {self._embedding_dim}{pad}, sparse={self._sparse}"
+
+
+class Flatten(Layer):
+    """Merges dims start_axis..stop_axis into one."""
+
+    def __init__(self, start_axis=1, stop_axis=-1):
+        super().__init__()
+        self.start_axis, self.stop_axis = start_axis, stop_axis
+
+    def forward(self, input):
+        return F.flatten(input, self.start_axis, self.stop_axis)
+
+
+class Identity(Layer):
+    """Returns its input."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input

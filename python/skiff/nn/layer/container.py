@@ -1,0 +1,190 @@
+"""Containers of layers and parameters: Sequential, LayerList, LayerDict and
+ParameterList (paddle.nn)."""
+import collections
+
+from ...framework.param import is_parameter
+from .layers import Layer
+
+__all__ = ["Sequential", "LayerList", "LayerDict", "ParameterList"]
+
+
+def _index(i, n, what):
+    if not -n <= i < n:
+        raise IndexError(f"{what} index {i} is out of range for {n} entries")
+    return i + n if i < 0 else i
+
+
+class Sequential(Layer):
+    """Calls its layers in order, each on the previous one's output. Built from layers,
+    or from (name, layer) pairs / an OrderedDict to name them."""
+
+    def __init__(self, *layers):
+        super().__init__()
+        if len(layers) == 1 and isinstance(layers[0], (dict, collections.OrderedDict)):
+            layers = tuple(layers[0].items())
+        if layers and all(isinstance(l, (list, tuple)) and len(l) == 2 for l in layers):
+            for name, layer in layers:
+                self.add_sublayer(str(name), layer)
+        else:
+            for i, layer in enumerate(layers):
+                self.add_sublayer(str(i), layer)
+
+    def __getitem__(self, name):
+        if isinstance(name, slice):
+            return Sequential(*list(self._sub_layers.values())[name])
+        if isinstance(name, str):
+            return self._sub_layers[name]
+        keys = list(self._sub_layers)
+        return self._sub_layers[keys[_index(int(name), len(keys), "Sequential")]]
+
+    def __setitem__(self, name, layer):
+        if isinstance(name, int):
+            name = list(self._sub_layers)[_index(name, len(self), "Sequential")]
+        self.add_sublayer(str(name), layer)
+
+    def __delitem__(self, name):
+        if isinstance(name, int):
+            name = list(self._sub_layers)[_index(name, len(self), "Sequential")]
+        del self._sub_layers[str(name)]
+
+    def __len__(self):
+        return len(self._sub_layers)
+
+    def __iter__(self):
+        return iter(self._sub_layers.values())
+
+    def forward(self, input):
+        for layer in self._sub_layers.values():
+            input = layer(input)
+        return input
+
+
+class LayerList(Layer):
+    """A list of sublayers, registered as "0", "1", ... (iterate it in forward)."""
+
+    def __init__(self, sublayers=None):
+        super().__init__()
+        for layer in sublayers or ():
+            self.append(layer)
+
+    def _renumber(self, layers):
+        self._sub_layers.clear()
+        for i, layer in enumerate(layers):
+            self._sub_layers[str(i)] = layer
+
+    def __getitem__(self, idx):
+        layers = list(self._sub_layers.values())
+        if isinstance(idx, slice):
+            return self.__class__(layers[idx])
+        return layers[_index(int(idx), len(layers), "LayerList")]
+
+    def __setitem__(self, idx, layer):
+        idx = _index(int(idx), len(self), "LayerList")
+        self.add_sublayer(str(idx), layer)
+
+    def __delitem__(self, idx):
+        layers = list(self._sub_layers.values())
+        if isinstance(idx, slice):
+            del layers[idx]
+        else:
+            del layers[_index(int(idx), len(layers), "LayerList")]
+        self._renumber(layers)
+
+    def __len__(self):
+        return len(self._sub_layers)
+
+    def __iter__(self):
+        return iter(list(self._sub_layers.values()))
+
+    def append(self, sublayer):
+        self.add_sublayer(str(len(self)), sublayer)
+        return self
+
+    def insert(self, index, sublayer):
+        layers = list(self._sub_layers.values())
+        layers.insert(index, sublayer)
+        if not isinstance(sublayer, Layer):
+            raise TypeError(f"LayerList.insert: expected a Layer, got {type(sublayer).__name__}")
+        self._renumber(layers)
+
+    def extend(self, sublayers):
+        for layer in sublayers:
+            self.append(layer)
+        return self
+
+
+class LayerDict(Layer):
+    """An ordered dict of named sublayers."""
+
+    def __init__(self, sublayers=None):
+        super().__init__()
+        if sublayers is not None:
+            self.update(sublayers)
+
+    def __getitem__(self, key):
+        return self._sub_layers[key]
+
+    def __setitem__(self, key, sublayer):
+        self.add_sublayer(key, sublayer)
+
+    def __delitem__(self, key):
+        del self._sub_layers[key]
+
+    def __len__(self):
+        return len(self._sub_layers)
+
+    def __iter__(self):
+        return iter(self._sub_layers)
+
+    def __contains__(self, key):
+        return key in self._sub_layers
+
+    def clear(self):
+        self._sub_layers.clear()
+
+    def pop(self, key):
+        return self._sub_layers.pop(key)
+
+    def keys(self):
+        return self._sub_layers.keys()
+
+    def items(self):
+        return self._sub_layers.items()
+
+    def values(self):
+        return self._sub_layers.values()
+
+    def update(self, sublayers):
+        items = sublayers.items() if hasattr(sublayers, "items") else sublayers
+        for key, layer in items:
+            self.add_sublayer(key, layer)
+
+
+class ParameterList(Layer):
+    """A list of parameters, registered as "0", "1", ..."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        for p in parameters or ():
+            self.append(p)
+
+    def __getitem__(self, idx):
+        params = list(self._parameters.values())
+        return params[_index(int(idx), len(params), "ParameterList")]
+
+    def __setitem__(self, idx, param):
+        idx = _index(int(idx), len(self), "ParameterList")
+        self.add_parameter(str(idx), param)
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(list(self._parameters.values()))
+
+    def append(self, parameter):
+        if not is_parameter(parameter):
+            raise TypeError(f"ParameterList.append: expected a Parameter, got "
+                            f"{type(parameter).__name__}")
+        self.add_parameter(str(len(self)), parameter)
+        return self
