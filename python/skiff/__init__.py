@@ -10,6 +10,7 @@ from .framework.random import seed
 from .tensor import *  # noqa: F401,F403
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from . import nn
+from . import optimizer, regularizer
 from .hapi import Model, callbacks, summary
 
 __version__ = "0.1.0"

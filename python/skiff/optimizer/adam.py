@@ -1,0 +1,46 @@
+"""Adam (Paddle semantics, equal to the usual bias-corrected Adam): moment1/moment2
+accumulators and beta1^t/beta2^t powers, updated in place by the adam op."""
+from ..framework.core import apply
+from .optimizer import Optimizer, _as_float
+
+__all__ = ["Adam"]
+
+
+class Adam(Optimizer):
+    """Adam. Sparse (selected-rows) gradients update every row as the dense update
+    would, or only their rows with ``lazy_mode``. Group options: beta1, beta2,
+    epsilon, lazy_mode."""
+
+    _op_type = "adam"
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 parameters=None, weight_decay=None, grad_clip=None, lazy_mode=False,
+                 multi_precision=False, use_multi_tensor=False, amsgrad=False, name=None):
+        if amsgrad:
+            raise ValueError(f"{type(self).__name__}: amsgrad=True is not supported by skiff's "
+                             f"adam op")
+        self._defaults = dict(getattr(self, "_defaults", {}))
+        self._defaults.update({"beta1": _as_float(beta1, "beta1"),
+                               "beta2": _as_float(beta2, "beta2"),
+                               "epsilon": _as_float(epsilon, "epsilon"),
+                               "lazy_mode": bool(lazy_mode)})
+        for key in ("beta1", "beta2"):
+            if not 0 <= self._defaults[key] < 1:
+                raise ValueError(f"{key} must be in [0, 1), got {self._defaults[key]}")
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+
+    def _create_accumulators(self, param, group):
+        self._add_accumulator("moment1", param)
+        self._add_accumulator("moment2", param)
+        self._add_accumulator("beta1_pow_acc", param, float(group["beta1"]), shape=[1])
+        self._add_accumulator("beta2_pow_acc", param, float(group["beta2"]), shape=[1])
+
+    def _attrs(self, param, group):
+        return {"beta1": float(group["beta1"]), "beta2": float(group["beta2"]),
+                "epsilon": float(group["epsilon"]), "lazy_mode": bool(group["lazy_mode"])}
+
+    def _append_optimize_op(self, param, grad, lr, group):
+        acc = [self._get_accumulator(kind, param)
+               for kind in ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc")]
+        apply(self._op_type, param, grad, *acc, lr, attrs=self._attrs(param, group),
+              out=[param, *acc])

@@ -1,0 +1,306 @@
+"""Learning-rate schedules with PaddlePaddle's semantics (paddle.optimizer.lr): the user
+calls ``scheduler.step()`` (usually once per step or epoch); an optimizer built with
+the scheduler reads ``scheduler()`` (``last_lr``) at every update."""
+import math
+import numbers
+
+__all__ = ["LRScheduler", "NoamDecay", "PiecewiseDecay", "NaturalExpDecay", "InverseTimeDecay",
+           "PolynomialDecay", "LinearWarmup", "ExponentialDecay", "MultiStepDecay", "StepDecay",
+           "LambdaDecay", "ReduceOnPlateau", "CosineAnnealingDecay", "MultiplicativeDecay",
+           "OneCycleLR", "CyclicLR", "LinearLR", "CosineAnnealingWarmRestarts"]
+
+
+def _number(value, what):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{what} must be a float, got {type(value).__name__}")
+    return float(value)
+
+
+class LRScheduler:
+    """Base of the schedules: ``step()`` advances ``last_epoch`` and sets ``last_lr`` to
+    ``get_lr()``; subclasses define ``get_lr`` from ``base_lr`` and ``last_epoch``."""
+
+    def __init__(self, learning_rate=0.1, last_epoch=-1, verbose=False):
+        learning_rate = _number(learning_rate, "learning_rate")
+        if learning_rate < 0:
+            raise ValueError(f"learning_rate must not be negative, got {learning_rate}")
+        self.base_lr = learning_rate
+        self.last_lr = learning_rate
+        self.last_epoch = last_epoch
+        self.verbose = verbose
+        self._var_name = None
+        self.step()
+
+    def __call__(self):
+        """The learning rate of the current step."""
+        return self.last_lr
+
+    def step(self, epoch=None):
+        """Moves to the next epoch (or to ``epoch``) and recomputes ``last_lr``."""
+        if epoch is None:
+            self.last_epoch += 1
+            self.last_lr = self.get_lr()
+        else:
+            self.last_epoch = epoch
+            closed = getattr(self, "_get_closed_form_lr", None)
+            self.last_lr = closed() if closed is not None else self.get_lr()
+        if self.verbose:
+            print(f"Epoch {self.last_epoch}: {type(self).__name__} set learning rate to "
+                  f"{self.last_lr}.")
+
+    def get_lr(self):
+        raise NotImplementedError(f"{type(self).__name__} must define get_lr()")
+
+    def state_keys(self):
+        """Sets ``self.keys``: the attributes state_dict saves."""
+        self.keys = ["last_epoch", "last_lr"]
+
+    def state_dict(self):
+        """The scheduler's state: ``last_epoch`` and ``last_lr`` (and subclass extras)."""
+        self.state_keys()
+        state = {}
+        for key in self.keys:
+            if key in self.__dict__:
+                value = self.__dict__[key]
+                state[key] = float(value.item()) if hasattr(value, "item") and not isinstance(
+                    value, (int, float)) else value
+        return state
+
+    def set_state_dict(self, state_dict):
+        """Restores what state_dict returned."""
+        self.state_keys()
+        for key in self.keys:
+            if key not in state_dict:
+                raise RuntimeError(f"{type(self).__name__}.set_state_dict: the state has no "
+                                   f"'{key}' (it has {sorted(state_dict)})")
+            self.__dict__[key] = state_dict[key]
+
+    set_dict = set_state_dict
+
+
+class NoamDecay(LRScheduler):
+    """lr = learning_rate * d_model^-0.5 * min(epoch^-0.5, warmup_steps^-1.5 * epoch)."""
+
+    def __init__(self, d_model, warmup_steps, learning_rate=1.0, last_epoch=-1, verbose=False):
+        if d_model <= 0:
+            raise ValueError(f"NoamDecay: d_model must be positive, got {d_model}")
+        self.d_model = d_model
+        self.warmup_steps = warmup_steps
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        a = 1.0 if self.last_epoch == 0 else self.last_epoch ** -0.5
+        b = self.warmup_steps ** -1.5 * self.last_epoch
+        return self.base_lr * self.d_model ** -0.5 * min(a, b)
+
+
+class PiecewiseDecay(LRScheduler):
+    """values[i] while epoch < boundaries[i]; values[-1] after the last boundary."""
+
+    def __init__(self, boundaries, values, last_epoch=-1, verbose=False):
+        if len(values) != len(boundaries) + 1:
+            raise ValueError(f"PiecewiseDecay: {len(boundaries)} boundaries need "
+                             f"{len(boundaries) + 1} values, got {len(values)}")
+        self.boundaries = list(boundaries)
+        self.values = [float(v) for v in values]
+        super().__init__(self.values[0], last_epoch, verbose)
+
+    def get_lr(self):
+        for bound, value in zip(self.boundaries, self.values):
+            if self.last_epoch < bound:
+                return value
+        return self.values[-1]
+
+
+class NaturalExpDecay(LRScheduler):
+    """lr = learning_rate * exp(-gamma * epoch)."""
+
+    def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
+        self.gamma = _number(gamma, "gamma")
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        return self.base_lr * math.exp(-self.gamma * self.last_epoch)
+
+
+class InverseTimeDecay(LRScheduler):
+    """lr = learning_rate / (1 + gamma * epoch)."""
+
+    def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
+        self.gamma = _number(gamma, "gamma")
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        return self.base_lr / (1 + self.gamma * self.last_epoch)
+
+
+class PolynomialDecay(LRScheduler):
+    """lr = (learning_rate - end_lr) * (1 - epoch / decay_steps)^power + end_lr, the epoch
+    held at decay_steps (or, with cycle, decay_steps grown to the next multiple)."""
+
+    def __init__(self, learning_rate, decay_steps, end_lr=0.0001, power=1.0, cycle=False,
+                 last_epoch=-1, verbose=False):
+        if not isinstance(decay_steps, int) or decay_steps <= 0:
+            raise ValueError(f"PolynomialDecay: decay_steps must be a positive int, got "
+                             f"{decay_steps!r}")
+        self.decay_steps = decay_steps
+        self.end_lr = _number(end_lr, "end_lr")
+        self.power = _number(power, "power")
+        self.cycle = bool(cycle)
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        epoch, steps = self.last_epoch, self.decay_steps
+        if self.cycle:
+            steps *= max(1, math.ceil(epoch / self.decay_steps))
+        else:
+            epoch = min(epoch, steps)
+        return (self.base_lr - self.end_lr) * (1 - epoch / steps) ** self.power + self.end_lr
+
+
+class LinearWarmup(LRScheduler):
+    """From start_lr up to end_lr linearly over warmup_steps, then ``learning_rate``: a
+    float, or a scheduler stepped to (epoch - warmup_steps)."""
+
+    def __init__(self, learning_rate, warmup_steps, start_lr, end_lr, last_epoch=-1,
+                 verbose=False):
+        if not isinstance(learning_rate, (numbers.Real, LRScheduler)):
+            raise TypeError(f"LinearWarmup: learning_rate must be a float or an LRScheduler, "
+                            f"got {type(learning_rate).__name__}")
+        if not isinstance(warmup_steps, int) or warmup_steps <= 0:
+            raise ValueError(f"LinearWarmup: warmup_steps must be a positive int, got "
+                             f"{warmup_steps!r}")
+        if end_lr <= start_lr:
+            raise ValueError(f"LinearWarmup: end_lr {end_lr} must exceed start_lr {start_lr}")
+        self.learning_rate = learning_rate
+        self.warmup_steps = warmup_steps
+        self.start_lr = float(start_lr)
+        self.end_lr = float(end_lr)
+        super().__init__(start_lr, last_epoch, verbose)
+
+    def state_dict(self):
+        state = super().state_dict()
+        if isinstance(self.learning_rate, LRScheduler):
+            state["LinearWarmup_LR"] = self.learning_rate.state_dict()
+        return state
+
+    def set_state_dict(self, state_dict):
+        super().set_state_dict(state_dict)
+        if isinstance(self.learning_rate, LRScheduler):
+            self.learning_rate.set_state_dict(state_dict["LinearWarmup_LR"])
+
+    def get_lr(self):
+        if self.last_epoch < self.warmup_steps:
+            fraction = float(self.last_epoch) / float(self.warmup_steps)
+            return (self.end_lr - self.start_lr) * fraction + self.start_lr
+        if isinstance(self.learning_rate, LRScheduler):
+            self.learning_rate.step(self.last_epoch - self.warmup_steps)
+            return self.learning_rate()
+        return float(self.learning_rate)
+
+
+class ExponentialDecay(LRScheduler):
+    """lr = learning_rate * gamma^epoch."""
+
+    def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
+        self.gamma = _number(gamma, "gamma")
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        return self.base_lr * self.gamma ** self.last_epoch
+
+
+class MultiStepDecay(LRScheduler):
+    """lr = learning_rate * gamma^(the number of milestones <= epoch)."""
+
+    def __init__(self, learning_rate, milestones, gamma=0.1, last_epoch=-1, verbose=False):
+        if not isinstance(milestones, (list, tuple)):
+            raise TypeError(f"MultiStepDecay: milestones must be a list or tuple, got "
+                            f"{type(milestones).__name__}")
+        if any(a >= b for a, b in zip(milestones, milestones[1:])):
+            raise ValueError(f"MultiStepDecay: milestones must increase, got {milestones}")
+        if gamma >= 1.0:
+            raise ValueError(f"MultiStepDecay: gamma must be below 1.0, got {gamma}")
+        self.milestones = list(milestones)
+        self.gamma = float(gamma)
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        passed = sum(1 for m in self.milestones if self.last_epoch >= m)
+        return self.base_lr * self.gamma ** passed
+
+
+class StepDecay(LRScheduler):
+    """lr = learning_rate * gamma^(epoch // step_size)."""
+
+    def __init__(self, learning_rate, step_size, gamma=0.1, last_epoch=-1, verbose=False):
+        if not isinstance(step_size, int) or step_size <= 0:
+            raise ValueError(f"StepDecay: step_size must be a positive int, got {step_size!r}")
+        if gamma >= 1.0:
+            raise ValueError(f"StepDecay: gamma must be below 1.0, got {gamma}")
+        self.step_size = step_size
+        self.gamma = float(gamma)
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        return self.base_lr * self.gamma ** (self.last_epoch // self.step_size)
+
+
+class LambdaDecay(LRScheduler):
+    """lr = learning_rate * lr_lambda(epoch)."""
+
+    def __init__(self, learning_rate, lr_lambda, last_epoch=-1, verbose=False):
+        if not callable(lr_lambda):
+            raise TypeError(f"LambdaDecay: lr_lambda must be callable, got "
+                            f"{type(lr_lambda).__name__}")
+        self.lr_lambda = lr_lambda
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        return self.base_lr * self.lr_lambda(self.last_epoch)
+
+
+class MultiplicativeDecay(LRScheduler):
+    """lr = learning_rate * the product of lr_lambda(e) for e in 1..epoch."""
+
+    def __init__(self, learning_rate, lr_lambda, last_epoch=-1, verbose=False):
+        if not callable(lr_lambda):
+            raise TypeError(f"MultiplicativeDecay: lr_lambda must be callable, got "
+                            f"{type(lr_lambda).__name__}")
+        self.lr_lambda = lr_lambda
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        lr = self.base_lr
+        for epoch in range(1, self.last_epoch + 1):
+            lr *= self.lr_lambda(epoch)
+        return lr
+
+
+class CosineAnnealingDecay(LRScheduler):
+    """Cosine annealing from learning_rate to eta_min over T_max epochs (and back up over
+    the next T_max), computed step by step like Paddle; ``step(epoch)`` uses the closed form."""
+
+    def __init__(self, learning_rate, T_max, eta_min=0, last_epoch=-1, verbose=False):
+        if not isinstance(T_max, int) or T_max <= 0:
+            raise ValueError(f"CosineAnnealingDecay: T_max must be a positive int, got {T_max!r}")
+        self.T_max = T_max
+        self.eta_min = float(eta_min)
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        t, big_t = self.last_epoch, self.T_max
+        if t == 0:
+            return self.base_lr
+        if (t - 1 - big_t) % (2 * big_t) == 0:
+            return self.last_lr + (self.base_lr - self.eta_min) * (1 - math.cos(math.pi / big_t)) / 2
+        ratio = (1 + math.cos(math.pi * t / big_t)) / (1 + math.cos(math.pi * (t - 1) / big_t))
+        return ratio * (self.last_lr - self.eta_min) + self.eta_min
+
+    def _get_closed_form_lr(self):
+        cos = math.cos(math.pi * self.last_epoch / self.T_max)
+        return self.eta_min + (self.base_lr - self.eta_min) * (1 + cos) / 2
+
+
+from .lr_plateau import ReduceOnPlateau  # noqa: E402
+from .lr_cycles import CosineAnnealingWarmRestarts, CyclicLR, LinearLR, OneCycleLR  # noqa: E402
