@@ -8,8 +8,8 @@ from ..framework import dtype as dt
 from ..framework.core import apply
 
 __all__ = ["to_tensor", "from_dlpack", "to_dlpack", "zeros", "ones", "full", "zeros_like",
-           "ones_like", "full_like", "empty", "empty_like", "arange", "rand", "randn",
-           "uniform", "normal", "assign", "clone"]
+           "ones_like", "full_like", "empty", "empty_like", "arange", "linspace", "eye", "tril",
+           "triu", "meshgrid", "assign", "clone"]
 
 _default_float = "float32"
 
@@ -113,33 +113,68 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
                         "dtype": dt.dtype_name(dtype)})
 
 
-def _seed():
-    from ..framework.random import next_seed
-    return next_seed()
+def linspace(start, stop, num, dtype=None, name=None):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (both included)."""
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, stop, num)]
+    start, stop, num = float(vals[0]), float(vals[1]), int(vals[2])
+    name = dt.dtype_name(dtype or _default_float)
+    if num == 1:
+        return full([1], start, name)
+    step = (stop - start) / (num - 1)
+    steps = arange(0, num, 1, "float64")
+    out = apply("scale", steps, attrs={"scale": step, "bias": start})
+    return out if name == "float64" else apply("cast", out, attrs={"out_dtype": name})
 
 
-def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
-    """Uniform samples in [min, max)."""
-    return apply("uniform_random", attrs={"shape": _shape_list(shape), "min": float(min),
-                                          "max": float(max), "seed": seed or _seed(),
-                                          "dtype": dt.dtype_name(dtype or _default_float)})
+def _positions(n, shape):
+    return apply("reshape", arange(0, n, 1, "int64"), attrs={"shape": shape})
 
 
-def rand(shape, dtype=None, name=None):
-    return uniform(shape, dtype, 0.0, 1.0)
+def eye(num_rows, num_columns=None, dtype=None, name=None):
+    """A [num_rows, num_columns] matrix with ones on the diagonal, zeros elsewhere."""
+    rows = int(num_rows)
+    cols = rows if num_columns is None else int(num_columns)
+    on_diagonal = apply("equal", _positions(rows, [-1, 1]), _positions(cols, [1, -1]))
+    return apply("cast", on_diagonal, attrs={"out_dtype": dt.dtype_name(dtype or
+                                                                         _default_float)})
 
 
-def normal(mean=0.0, std=1.0, shape=None, name=None):
-    """Normal samples of the given mean and standard deviation."""
-    return apply("gaussian_random", attrs={"shape": _shape_list(shape), "mean": float(mean),
-                                           "std": float(std), "seed": _seed(),
-                                           "dtype": _default_float})
+def _triangle(x, diagonal, lower, what):
+    shape = list(x.shape)
+    if len(shape) < 2 or shape[-1] < 0 or shape[-2] < 0:
+        raise _C.Error(f"{what}: x must have at least 2 dims of known size, got {shape}")
+    offset = apply("elementwise_sub", _positions(shape[-1], [1, -1]),
+                   _positions(shape[-2], [-1, 1]))  # column - row
+    bound = full([], int(diagonal), "int64")
+    keep = apply("less_equal" if lower else "greater_equal", offset, bound)
+    zero = full([], 0, x.dtype)
+    return apply("where", keep, x, zero)
 
 
-def randn(shape, dtype=None, name=None):
-    return apply("gaussian_random", attrs={"shape": _shape_list(shape), "mean": 0.0,
-                                           "std": 1.0, "seed": _seed(),
-                                           "dtype": dt.dtype_name(dtype or _default_float)})
+def tril(x, diagonal=0, name=None):
+    """x with the entries above the ``diagonal``-th diagonal of its last two dims set to
+    0 (diagonal > 0: above the main one)."""
+    return _triangle(x, diagonal, True, "tril")
+
+
+def triu(x, diagonal=0, name=None):
+    """x with the entries below the ``diagonal``-th diagonal of its last two dims set to 0."""
+    return _triangle(x, diagonal, False, "triu")
+
+
+def meshgrid(*args, **kwargs):
+    """For 1-D tensors of sizes n1..nk, k tensors of shape [n1, ..., nk], the i-th holding
+    args[i] along dim i ('ij' indexing)."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = tuple(args[0])
+    sizes = [int(a.shape[0]) for a in args]
+    out = []
+    for i, a in enumerate(args):
+        view = [1] * len(args)
+        view[i] = sizes[i]
+        out.append(apply("expand", apply("reshape", a, attrs={"shape": view}),
+                         attrs={"shape": sizes}))
+    return out
 
 
 def assign(x, output=None):

@@ -1,14 +1,13 @@
-"""skiff.Tensor's Python face: dtype, operators, numpy/DLPack interop, backward and
-the Paddle-style methods (x.sum(), x.reshape(...), ...), all over skiff's functions."""
+"""skiff.Tensor's Python face: dtype, operators, indexing, numpy/DLPack interop,
+backward and the Paddle-style methods (x.sum(), x.reshape(...), ...), all over skiff's
+functions."""
 import numpy as np
 
 from .. import _C
 from .._C import Tensor
 from ..framework import dtype as dt
-from . import creation, math
-
-_mul = math._mul
-_add = math._add
+from . import creation, indexing, linalg, logic, manipulation, math, random, search, stat
+from .scalars import dtype_name_of
 
 
 def _dtype(self):
@@ -28,8 +27,7 @@ def _clear_grad(self, set_to_zero=False):
 
 
 def _item(self, *args):
-    arr = self.numpy()
-    return arr.item(*args)
+    return self.numpy().item(*args)
 
 
 def _repr(self):
@@ -47,19 +45,65 @@ def _detach(self):
 
 
 def _r(fn):
-    return lambda self, other: fn(other, self)
+    def reflected(self, other):
+        return fn(other, self)
+    reflected.__name__ = "__r" + fn.__name__ + "__"
+    return reflected
 
 
 def _dlpack(self, stream=None, **kwargs):
     return self._dlpack_capsule()
 
 
+def _iter(self):
+    if not self.shape:
+        raise TypeError("iteration over a 0-d tensor")
+    for i in range(self.shape[0]):
+        yield indexing.getitem(self, i)
+
+
+def _bool_op(fn, symbol):
+    def op(self, other):
+        if dtype_name_of(self) != "bool":
+            raise _C.Error(f"operator {symbol}: skiff has no bitwise ops; it applies to bool "
+                           f"tensors only, got {dtype_name_of(self)}")
+        return fn(self, other)
+    return op
+
+
+def _comparison(fn):
+    def op(self, other):
+        if other is None or isinstance(other, (str, list, tuple, dict)):
+            return NotImplemented
+        return fn(self, other)
+    op.__name__ = fn.__name__
+    return op
+
+
+def _invert(self):
+    if dtype_name_of(self) != "bool":
+        raise _C.Error(f"operator ~: skiff has no bitwise ops; it applies to bool tensors "
+                       f"only, got {dtype_name_of(self)}")
+    return logic.logical_not(self)
+
+
+# Functions whose first argument is the tensor: installed as methods of the same name.
+_METHOD_MODULES = (math, manipulation, logic, search, stat, linalg)
+_SKIP = {"is_tensor", "meshgrid"}
+
+
 def _install():
     T = Tensor
+    for module in _METHOD_MODULES:
+        for name in module.__all__:
+            if name not in _SKIP:
+                setattr(T, name, getattr(module, name))
     T.dtype = property(_dtype)
     T.ndim = property(lambda self: len(self.shape))
     T.size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
-    T.T = property(lambda self: self.transpose(list(range(self.ndim))[::-1]))
+    T.T = property(lambda self: manipulation.transpose(self, list(range(self.ndim))[::-1]))
+    T.mT = property(lambda self: manipulation.transpose(
+        self, list(range(self.ndim - 2)) + [self.ndim - 1, self.ndim - 2]))
     T.place = property(lambda self: "cpu")
     T.backward = _backward
     T.clear_grad = _clear_grad
@@ -69,6 +113,8 @@ def _install():
     T.__repr__ = _repr
     T.__str__ = _repr
     T.__len__ = lambda self: self.shape[0]
+    T.__iter__ = _iter
+    T.__hash__ = object.__hash__
     T.__array__ = lambda self, dtype=None, copy=None: (
         self.numpy() if dtype is None else self.numpy().astype(dtype))
     T.__float__ = lambda self: float(self.item())
@@ -77,12 +123,17 @@ def _install():
     T.__index__ = lambda self: int(self.item())
     T.__dlpack__ = _dlpack
     T.__dlpack_device__ = lambda self: (1, 0)
+    T.__getitem__ = indexing.getitem
+    T.__setitem__ = indexing.setitem
     T.detach = _detach
     T.clone = creation.clone
     T.astype = math.cast
-    T.cast = math.cast
     T.dim = lambda self: self.ndim
     T.numel = lambda self: self.size
+    T.tril = creation.tril
+    T.triu = creation.triu
+    T.uniform_ = lambda self, min=-1.0, max=1.0, seed=0, name=None: math.inplace(
+        "assign", self, random.uniform(self.shape, self.dtype, min, max, seed))
 
     T.__add__ = math.add
     T.__radd__ = _r(math.add)
@@ -92,15 +143,26 @@ def _install():
     T.__rmul__ = _r(math.multiply)
     T.__truediv__ = math.divide
     T.__rtruediv__ = _r(math.divide)
-    T.__matmul__ = math.matmul
-    T.__rmatmul__ = _r(math.matmul)
+    T.__floordiv__ = math.floor_divide
+    T.__rfloordiv__ = _r(math.floor_divide)
+    T.__mod__ = math.remainder
+    T.__rmod__ = _r(math.remainder)
     T.__pow__ = math.pow
+    T.__rpow__ = _r(math.pow)
+    T.__matmul__ = linalg.matmul
+    T.__rmatmul__ = _r(linalg.matmul)
     T.__neg__ = math.neg
     T.__abs__ = math.abs
-    for name in ("add", "subtract", "multiply", "divide", "matmul", "scale", "pow", "exp",
-                 "log", "tanh", "sigmoid", "sqrt", "rsqrt", "abs", "square", "sum", "mean",
-                 "max", "min", "prod", "maximum", "minimum", "clip", "neg"):
-        setattr(T, name, getattr(math, name))
+    T.__eq__ = _comparison(logic.equal)
+    T.__ne__ = _comparison(logic.not_equal)
+    T.__lt__ = _comparison(logic.less_than)
+    T.__le__ = _comparison(logic.less_equal)
+    T.__gt__ = _comparison(logic.greater_than)
+    T.__ge__ = _comparison(logic.greater_equal)
+    T.__and__ = _bool_op(logic.logical_and, "&")
+    T.__or__ = _bool_op(logic.logical_or, "|")
+    T.__xor__ = _bool_op(logic.logical_xor, "^")
+    T.__invert__ = _invert
 
 
 _install()

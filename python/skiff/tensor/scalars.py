@@ -1,0 +1,74 @@
+"""Python numbers inside tensor expressions: the dtype a mixed tensor/scalar operation
+computes in (Paddle's rules) and the 0-d constant tensors standing for the numbers."""
+import atexit
+import numbers
+
+from .._C import Tensor
+from ..framework import dtype as dt
+from ..framework.core import apply
+from ..framework.mode import mode
+
+_FLOATS = ("float32", "float64", "bfloat16")
+_constants = {}
+atexit.register(_constants.clear)  # no tensors left for the binding's exit-time check
+
+
+def is_tensor(x):
+    """True for an eager Tensor or a static Variable."""
+    return isinstance(x, Tensor) or (mode.static and hasattr(x, "block"))
+
+
+def dtype_name_of(x):
+    """The dtype name of a Tensor or a static Variable."""
+    name = getattr(x, "_dtype_name", None)
+    return name if name is not None else dt.dtype_name(x.dtype)
+
+
+def is_float(x):
+    return dtype_name_of(x) in _FLOATS
+
+
+def constant(value, dtype):
+    """A 0-d tensor holding ``value`` as ``dtype`` (eager: cached; never written to)."""
+    if mode.static:
+        return apply("fill_constant", attrs={"shape": [], "value": float(value), "dtype": dtype})
+    key = (value.__class__, value, dtype)
+    t = _constants.get(key)
+    if t is None:
+        if len(_constants) > 4096:
+            _constants.clear()
+        t = _constants[key] = apply("fill_constant", attrs={"shape": [], "value": float(value),
+                                                           "dtype": dtype})
+    return t
+
+
+def promote_for_scalar(x, value):
+    """``x`` cast where a Python number needs a wider type: a float with an integer or
+    bool tensor gives float32, an int with a bool tensor gives int64 (as Paddle)."""
+    name = dtype_name_of(x)
+    if name in _FLOATS:
+        return x
+    if isinstance(value, bool) and name == "bool":
+        return x
+    if isinstance(value, numbers.Integral):
+        return x if name != "bool" else apply("cast", x, attrs={"out_dtype": "int64"})
+    return apply("cast", x, attrs={"out_dtype": "float32"})
+
+
+def as_operands(x, y):
+    """(x, y) as tensors of one dtype when one of them is a Python number."""
+    if is_tensor(x):
+        if is_tensor(y):
+            return x, y
+        x = promote_for_scalar(x, _number(y))
+        return x, constant(_number(y), dtype_name_of(x))
+    y = promote_for_scalar(y, _number(x))
+    return constant(_number(x), dtype_name_of(y)), y
+
+
+def _number(v):
+    if isinstance(v, numbers.Number):
+        return v
+    if hasattr(v, "item") and not is_tensor(v):  # numpy scalars
+        return v.item()
+    raise TypeError(f"expected a Tensor or a number, got {type(v).__name__}")

@@ -1,0 +1,165 @@
+#include "skiff/kernels/cpu/binary_math.h"
+
+#include <cmath>
+#include <type_traits>
+
+#include "skiff/core/parallel.h"
+#include "skiff/kernels/cpu/elementwise.h"
+#include "skiff/kernels/cpu/input_handle.h"
+#include "skiff/kernels/cpu/strided_walk.h"
+
+namespace skiff::kernels {
+
+const char* binary_math_op(BinaryMath f) {
+  switch (f) {
+    case BinaryMath::kPow:
+      return "elementwise_pow";
+    case BinaryMath::kMod:
+      return "elementwise_mod";
+    case BinaryMath::kFloorDiv:
+      return "elementwise_floordiv";
+  }
+  return "?";
+}
+
+namespace {
+
+// The walk over `out` reading x and y (operands 0, 1) by broadcasting.
+StridedWalk<2> binary_walk(const Shape& x, const Shape& y, const Shape& out) {
+  int64_t xs[Shape::kMaxRank], ys[Shape::kMaxRank];
+  broadcast_strides(x, out, xs);
+  broadcast_strides(y, out, ys);
+  StridedWalk<2> w;
+  for (int d = 0; d < out.rank(); ++d) w.push(out[d], {xs[d], ys[d]});
+  return w;
+}
+
+// Integer operands the op cannot take (checked before any thread starts): a zero
+// divisor, a negative power.
+template <typename T>
+void check_int_operand(BinaryMath f, const Tensor& y) {
+  if constexpr (!std::is_floating_point_v<T>) {
+    const T* p = y.data<T>();
+    for (int64_t i = 0; i < y.numel(); ++i) {
+      SKIFF_CHECK(f != BinaryMath::kPow || p[i] >= 0,
+                  "elementwise_pow: integers to negative "
+                  "powers (",
+                  p[i], ") are not integers; cast to float first");
+      SKIFF_CHECK(f == BinaryMath::kPow || p[i] != 0, binary_math_op(f),
+                  ": integer division by zero");
+    }
+  }
+}
+
+template <typename T>
+T int_pow(T base, T exp) {
+  T result = 1;
+  while (exp) {
+    if (exp & 1) result *= base;
+    base *= base;
+    exp >>= 1;
+  }
+  return result;
+}
+
+template <typename T>
+T floored_mod(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    T r = std::fmod(a, b);
+    if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
+    return r;
+  } else {
+    T r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  }
+}
+
+template <typename T>
+T floored_div(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::floor(a / b);
+  } else {
+    T q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    return q;
+  }
+}
+
+template <typename T>
+T compute(BinaryMath f, T a, T b) {
+  switch (f) {
+    case BinaryMath::kPow:
+      if constexpr (std::is_floating_point_v<T>) {
+        return std::pow(a, b);
+      } else {
+        return int_pow(a, b);
+      }
+    case BinaryMath::kMod:
+      return floored_mod(a, b);
+    case BinaryMath::kFloorDiv:
+      return floored_div(a, b);
+  }
+  return T(0);
+}
+
+}  // namespace
+
+void binary_math(BinaryMath f, const Tensor& x, const Tensor& y, Tensor* out) {
+  SKIFF_CHECK(x.dtype() == y.dtype(), binary_math_op(f), ": X is ", x.type_str(), " but Y is ",
+              y.type_str(), "; both need the same dtype");
+  const Shape shape = broadcast_shape(x.shape(), y.shape());
+  const Tensor a = input_handle(x), b = input_handle(y);
+  out->resize(shape, a.dtype());
+  if (shape.numel() == 0) return;
+  const StridedWalk<2> w = binary_walk(a.shape(), b.shape(), shape);
+  const int64_t len = w.row_length(), as = w.inner_stride(0), bs = w.inner_stride(1);
+  SKIFF_DISPATCH_NUMERIC(a.dtype(), T, {
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    check_int_operand<T>(f, b);
+    T* o = out->data<T>();
+    parallel_for(w.rows(), std::max<int64_t>(1, kParallelGrain / len), [&](int64_t lo, int64_t hi) {
+      walk_rows(w, lo, hi, [&](int64_t row, const int64_t* off) {
+        const T* ra = pa + off[0];
+        const T* rb = pb + off[1];
+        T* ro = o + row * len;
+        for (int64_t i = 0; i < len; ++i) ro[i] = compute<T>(f, ra[i * as], rb[i * bs]);
+      });
+    });
+  });
+}
+
+void binary_math_grad(BinaryMath f, const Tensor& x, const Tensor& y, const Tensor& out,
+                      const Tensor& dout, Tensor* dx, Tensor* dy) {
+  SKIFF_CHECK(f != BinaryMath::kFloorDiv, "elementwise_floordiv has no gradient");
+  const Shape& shape = dout.shape();
+  if (dx) *dx = Tensor::zeros(x.shape(), x.dtype());
+  if (dy) *dy = Tensor::zeros(y.shape(), y.dtype());
+  if (shape.numel() == 0 || (!dx && !dy)) return;
+  const StridedWalk<2> w = binary_walk(x.shape(), y.shape(), shape);
+  const int64_t len = w.row_length(), as = w.inner_stride(0), bs = w.inner_stride(1);
+  SKIFF_DISPATCH_FLOATING(x.dtype(), T, {
+    const T* pa = x.data<T>();
+    const T* pb = y.data<T>();
+    const T* po = f == BinaryMath::kPow ? out.data<T>() : nullptr;
+    const T* g = dout.data<T>();
+    T* gx = dx ? dx->data<T>() : nullptr;
+    T* gy = dy ? dy->data<T>() : nullptr;
+    walk_rows(w, 0, w.rows(), [&](int64_t row, const int64_t* off) {
+      for (int64_t i = 0; i < len; ++i) {
+        const int64_t o = row * len + i, ia = off[0] + i * as, ib = off[1] + i * bs;
+        const T a = pa[ia], b = pb[ib];
+        if (f == BinaryMath::kPow) {
+          if (gx) gx[ia] += g[o] * (b == T(0) ? T(0) : b * std::pow(a, b - T(1)));
+          if (gy) gy[ib] += g[o] * (a == T(0) && b >= T(0) ? T(0) : po[o] * std::log(a));
+        } else {
+          if (gx) gx[ia] += g[o];
+          if (gy) gy[ib] -= g[o] * std::floor(a / b);
+        }
+      }
+    });
+  });
+}
+
+}  // namespace skiff::kernels

@@ -1,0 +1,36 @@
+// Elementwise math outside the activations: sin, cos, log1p (with gradients), the
+// rounding family floor/ceil/round and sign, and the float classifiers isnan, isinf,
+// isfinite (bool results).
+//
+//   kernels::unary_math(kernels::UnaryMath::kSin, x, &out);          // out = sin(x)
+//   kernels::unary_math_grad(kernels::UnaryMath::kSin, x, dout, &dx);  // dx = cos(x) * dout
+//   kernels::classify(kernels::FloatClass::kNan, x, &mask);           // mask = isnan(x)
+#pragma once
+
+#include "skiff/core/tensor.h"
+
+namespace skiff::kernels {
+
+enum class UnaryMath {
+  kSin,
+  kCos,
+  kLog1p,  // log(1 + x), accurate near 0
+  kFloor,
+  kCeil,
+  kRound,  // to the nearest integer, halves away from zero
+  kSign,   // -1, 0 or 1 (NaN stays NaN)
+};
+
+// out = f(x), x's shape and dtype; float32/float64 (floor, ceil, round and sign take
+// int32/int64 too, where they are exact). `out` may be x.
+void unary_math(UnaryMath f, const Tensor& x, Tensor* out);
+// dx = f'(x) * dout for sin, cos and log1p (float32/float64).
+void unary_math_grad(UnaryMath f, const Tensor& x, const Tensor& dout, Tensor* dx);
+
+enum class FloatClass { kNan, kInf, kFinite };
+
+// out (bool, x's shape) = whether each element of x is NaN / +-inf / finite; integer
+// inputs are never NaN or infinite.
+void classify(FloatClass c, const Tensor& x, Tensor* out);
+
+}  // namespace skiff::kernels

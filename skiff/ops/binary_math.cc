@@ -1,0 +1,99 @@
+// Broadcast elementwise power, floored remainder and floored division
+// (elementwise_pow, elementwise_mod, elementwise_floordiv) and the grad ops of the
+// first two.
+#include <string>
+
+#include "skiff/kernels/cpu/binary_math.h"
+#include "skiff/kernels/cpu/elementwise.h"
+#include "skiff/ops/grad_context.h"
+#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/registry.h"
+#include "skiff/ops/shape_context.h"
+
+namespace skiff {
+
+namespace {
+
+using kernels::BinaryMath;
+
+constexpr std::initializer_list<DType> kNumeric = {DType::kF32, DType::kF64, DType::kI32,
+                                                   DType::kI64};
+
+void infer_binary(ShapeContext& ctx) {
+  const DType x = ctx.in_dtype("X"), y = ctx.in_dtype("Y");
+  SKIFF_CHECK(x == y, ctx.op().type, ": X is ", dtype_name(x), " but Y is ", dtype_name(y),
+              "; both need the same dtype");
+  SKIFF_CHECK(x != DType::kBool && x != DType::kBF16, ctx.op().type,
+              ": X and Y must be float32, float64, int32 or int64, got ", dtype_name(x));
+  ctx.set_output("Out", kernels::broadcast_shape(ctx.in_shape("X"), ctx.in_shape("Y")), x);
+}
+
+void infer_binary_grad(ShapeContext& ctx) {
+  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
+  ctx.set_output("Y@GRAD", ctx.in_shape("Y"), ctx.in_dtype("Y"));
+}
+
+template <BinaryMath kF>
+void binary_kernel(KernelContext& ctx) {
+  kernels::binary_math(kF, ctx.in("X"), ctx.in("Y"), ctx.out("Out"));
+}
+
+template <BinaryMath kF>
+void binary_grad_kernel(KernelContext& ctx) {
+  static const Tensor kNoOut;
+  const Tensor& out = ctx.has_in("Out") ? ctx.in("Out") : kNoOut;
+  kernels::binary_math_grad(kF, ctx.in("X"), ctx.in("Y"), out, ctx.in("Out@GRAD"),
+                            ctx.out("X@GRAD"), ctx.out("Y@GRAD"));
+}
+
+// pow's grad op reads the forward Out (for dY = Out log X); mod's does not.
+void binary_grad_maker(GradContext& g) {
+  if (!g.wants("X") && !g.wants("Y")) return;
+  const OpDesc& fwd = g.fwd();
+  OpDesc& op = g.add(fwd.type + "_grad");
+  op.set_input("X", {fwd.first_input("X")}).set_input("Y", {fwd.first_input("Y")});
+  if (fwd.type == "elementwise_pow") op.set_input("Out", {fwd.first_output("Out")});
+  op.set_input("Out@GRAD", {g.out_grad("Out")})
+      .set_output("X@GRAD", {g.in_grad("X")})
+      .set_output("Y@GRAD", {g.in_grad("Y")});
+}
+
+template <BinaryMath kF>
+void register_binary(OpRegistry& r, const char* formula, const char* gradient) {
+  const std::string type = kernels::binary_math_op(kF);
+  OpBuilder op = r.add(type);
+  op.doc(std::string(formula) + ", elementwise with numpy broadcasting.")
+      .input("X", "any shape; float32, float64, int32 or int64")
+      .input("Y", "broadcastable with X; X's dtype")
+      .output("Out", "the broadcast shape of X and Y, their dtype")
+      .infer_shape(infer_binary)
+      .kernel(kNumeric, binary_kernel<kF>);
+  if (!gradient) return;
+  op.grad(binary_grad_maker);
+  r.add(type + "_grad")
+      .doc(std::string(gradient) + ", summed over the dims each input was broadcast along.")
+      .input("X", "the forward X")
+      .input("Y", "the forward Y")
+      .optional_input("Out", "the forward Out (read by elementwise_pow_grad)")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X (\"\" when not needed)")
+      .output("Y@GRAD", "gradient of Y (\"\" when not needed)")
+      .infer_shape(infer_binary_grad)
+      .kernel({DType::kF32, DType::kF64}, binary_grad_kernel<kF>)
+      .kernel_dtype_from("X");
+}
+
+}  // namespace
+
+void register_binary_math_ops(OpRegistry& r) {
+  register_binary<BinaryMath::kPow>(
+      r, "Out = X ** Y (integers: exact; a negative integer power is an error)",
+      "X@GRAD = Y * X^(Y-1) * Out@GRAD, Y@GRAD = Out * log(X) * Out@GRAD");
+  register_binary<BinaryMath::kMod>(
+      r, "Out = X - floor(X / Y) * Y, with the sign of Y like Python's % (integers: Y != 0)",
+      "X@GRAD = Out@GRAD, Y@GRAD = -floor(X / Y) * Out@GRAD");
+  register_binary<BinaryMath::kFloorDiv>(
+      r, "Out = floor(X / Y) like Python's // (integers: Y != 0). Not differentiable", nullptr);
+}
+
+}  // namespace skiff

@@ -1,0 +1,134 @@
+// Elementwise math ops: sin, cos, log1p (differentiable), floor, ceil, round, sign
+// (piecewise constant: no gradient flows through them) and isnan, isinf, isfinite.
+#include <string>
+
+#include "skiff/kernels/cpu/unary_math.h"
+#include "skiff/ops/grad_context.h"
+#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/registry.h"
+#include "skiff/ops/shape_context.h"
+
+namespace skiff {
+
+namespace {
+
+using kernels::FloatClass;
+using kernels::UnaryMath;
+
+constexpr std::initializer_list<DType> kNumeric = {DType::kF32, DType::kF64, DType::kI32,
+                                                   DType::kI64};
+
+void infer_float_same_as_x(ShapeContext& ctx) {
+  const DType dtype = ctx.in_dtype("X");
+  SKIFF_CHECK(dtype == DType::kF32 || dtype == DType::kF64, ctx.op().type,
+              ": X must be float32 or float64, got ", dtype_name(dtype), ctx.in_shape("X"));
+  ctx.set_output("Out", ctx.in_shape("X"), dtype);
+}
+
+void infer_numeric_same_as_x(ShapeContext& ctx) {
+  const DType dtype = ctx.in_dtype("X");
+  SKIFF_CHECK(dtype != DType::kBool && dtype != DType::kBF16, ctx.op().type,
+              ": X must be float32, float64, int32 or int64, got ", dtype_name(dtype),
+              ctx.in_shape("X"));
+  ctx.set_output("Out", ctx.in_shape("X"), dtype);
+}
+
+void infer_bool_like_x(ShapeContext& ctx) {
+  const DType dtype = ctx.in_dtype("X");
+  SKIFF_CHECK(dtype != DType::kBool && dtype != DType::kBF16, ctx.op().type,
+              ": X must be float32, float64, int32 or int64, got ", dtype_name(dtype),
+              ctx.in_shape("X"));
+  ctx.set_output("Out", ctx.in_shape("X"), DType::kBool);
+}
+
+void infer_grad_same_as_x(ShapeContext& ctx) {
+  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
+}
+
+template <UnaryMath kF>
+void unary_kernel(KernelContext& ctx) {
+  kernels::unary_math(kF, ctx.in("X"), ctx.out("Out"));
+}
+
+template <UnaryMath kF>
+void unary_grad_kernel(KernelContext& ctx) {
+  Tensor* dx = ctx.out("X@GRAD");
+  if (!dx) return;
+  kernels::unary_math_grad(kF, ctx.in("X"), ctx.in("Out@GRAD"), dx);
+}
+
+template <FloatClass kC>
+void classify_kernel(KernelContext& ctx) {
+  kernels::classify(kC, ctx.in("X"), ctx.out("Out"));
+}
+
+void grad_from_x(GradContext& g) {
+  if (!g.wants("X")) return;
+  g.add(g.fwd().type + "_grad")
+      .set_input("X", {g.fwd().first_input("X")})
+      .set_input("Out@GRAD", {g.out_grad("Out")})
+      .set_output("X@GRAD", {g.in_grad("X")});
+}
+
+template <UnaryMath kF>
+void register_differentiable(OpRegistry& r, const std::string& type, const char* formula,
+                             const char* derivative) {
+  r.add(type)
+      .doc(std::string(formula) + ", elementwise.")
+      .input("X", "any shape; float32 or float64")
+      .output("Out", "X's shape and dtype")
+      .infer_shape(infer_float_same_as_x)
+      .kernel({DType::kF32, DType::kF64}, unary_kernel<kF>)
+      .grad(grad_from_x);
+  r.add(type + "_grad")
+      .doc(std::string("X@GRAD = ") + derivative + ", elementwise.")
+      .input("X", "the forward X")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X")
+      .infer_shape(infer_grad_same_as_x)
+      .kernel({DType::kF32, DType::kF64}, unary_grad_kernel<kF>)
+      .kernel_dtype_from("X");
+}
+
+template <UnaryMath kF>
+void register_piecewise_constant(OpRegistry& r, const char* type, const char* formula) {
+  r.add(type)
+      .doc(std::string(formula) +
+           ", elementwise; exact on integers. Not differentiable (its derivative is 0 "
+           "almost everywhere).")
+      .input("X", "any shape; float32, float64, int32 or int64")
+      .output("Out", "X's shape and dtype")
+      .infer_shape(infer_numeric_same_as_x)
+      .kernel(kNumeric, unary_kernel<kF>);
+}
+
+template <FloatClass kC>
+void register_classifier(OpRegistry& r, const char* type, const char* formula) {
+  r.add(type)
+      .doc(std::string(formula) + ", elementwise (integers: never NaN or infinite).")
+      .input("X", "any shape; float32, float64, int32 or int64")
+      .output("Out", "bool, X's shape")
+      .infer_shape(infer_bool_like_x)
+      .kernel(kNumeric, classify_kernel<kC>)
+      .kernel_dtype_from("X");
+}
+
+}  // namespace
+
+void register_unary_math_ops(OpRegistry& r) {
+  register_differentiable<UnaryMath::kSin>(r, "sin", "Out = sin(X)", "cos(X) * Out@GRAD");
+  register_differentiable<UnaryMath::kCos>(r, "cos", "Out = cos(X)", "-sin(X) * Out@GRAD");
+  register_differentiable<UnaryMath::kLog1p>(r, "log1p", "Out = log(1 + X), accurate near 0",
+                                             "Out@GRAD / (1 + X)");
+  register_piecewise_constant<UnaryMath::kFloor>(r, "floor", "Out = the largest integer <= X");
+  register_piecewise_constant<UnaryMath::kCeil>(r, "ceil", "Out = the smallest integer >= X");
+  register_piecewise_constant<UnaryMath::kRound>(
+      r, "round", "Out = X rounded to the nearest integer, halves away from zero");
+  register_piecewise_constant<UnaryMath::kSign>(
+      r, "sign", "Out = -1, 0 or 1 by the sign of X (NaN stays NaN)");
+  register_classifier<FloatClass::kNan>(r, "isnan", "Out = X is NaN");
+  register_classifier<FloatClass::kInf>(r, "isinf", "Out = X is +inf or -inf");
+  register_classifier<FloatClass::kFinite>(r, "isfinite", "Out = X is neither NaN nor infinite");
+}
+
+}  // namespace skiff

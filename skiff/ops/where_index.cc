@@ -1,0 +1,39 @@
+// where_index: the coordinates of the nonzero elements (nonzero, boolean-mask indexing).
+#include "skiff/kernels/cpu/where_index.h"
+#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/registry.h"
+#include "skiff/ops/shape_context.h"
+
+namespace skiff {
+
+namespace {
+
+void infer_where_index(ShapeContext& ctx) {
+  const Shape x = ctx.in_shape("Condition");
+  SKIFF_CHECK(ctx.in_dtype("Condition") != DType::kBF16,
+              "where_index: Condition must not be "
+              "bfloat16");
+  ctx.set_output("Out", Shape{-1, x.rank()}, DType::kI64);
+}
+
+void where_index_kernel(KernelContext& ctx) {
+  kernels::where_index(ctx.in("Condition"), ctx.out("Out"));
+}
+
+}  // namespace
+
+void register_where_index_ops(OpRegistry& r) {
+  r.add("where_index")
+      .doc(
+          "Out = the coordinates of the nonzero (true) elements of Condition, one row each, "
+          "in row-major order. Out's first dim is known only when the op runs. Not "
+          "differentiable.")
+      .input("Condition", "any shape; bool or numeric")
+      .output("Out", "int64 [number of nonzero elements, rank of Condition]")
+      .infer_shape(infer_where_index)
+      .kernel({DType::kBool, DType::kF32, DType::kF64, DType::kI32, DType::kI64},
+              where_index_kernel)
+      .kernel_dtype_from("Condition");
+}
+
+}  // namespace skiff
