@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 
+from ..io import DataLoader, Dataset, IterableDataset
 from .callbacks import EarlyStopping, config_callbacks
 
 __all__ = ["LoopsMixin"]
@@ -51,7 +52,6 @@ class LoopsMixin:
     @staticmethod
     def _loader(data, batch_size, shuffle, drop_last, num_workers):
         """A DataLoader over a Dataset; anything else is iterated as given."""
-        from ..io import DataLoader, Dataset, IterableDataset
         if not isinstance(data, Dataset):
             return data
         return DataLoader(data, batch_size=batch_size,

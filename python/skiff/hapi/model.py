@@ -20,6 +20,7 @@ import numpy as np
 from .. import _C
 from .._C import Tensor
 from ..autograd import no_grad
+from ..metric import Metric
 from ..tensor.creation import to_tensor
 from .loops import LoopsMixin
 from .model_summary import summary as _summary
@@ -85,7 +86,6 @@ class Model(LoopsMixin):
     def prepare(self, optimizer=None, loss=None, metrics=None, amp_configs=None):
         """Sets the optimizer (needed by fit / train_batch), the loss (a Layer or function of
         (outputs..., labels...)) and the metrics (skiff.metric.Metric instances)."""
-        from ..metric import Metric
         if loss is not None and not callable(loss):
             raise TypeError(f"Model.prepare: loss must be a Layer or a function, got "
                             f"{type(loss).__name__}")
