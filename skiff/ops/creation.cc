@@ -83,6 +83,13 @@ void gaussian_random_kernel(KernelContext& ctx) {
                            ctx.attr<double>("std"), ctx.attr<int64_t>("seed"), ctx.out("Out"));
 }
 
+template <typename T>
+void truncated_gaussian_random_kernel(KernelContext& ctx) {
+  kernels::truncated_gaussian_random(
+      shape_attr(ctx), dtype_of<T>, ctx.attr<double>("mean"), ctx.attr<double>("std"),
+      ctx.attr<double>("a"), ctx.attr<double>("b"), ctx.attr<int64_t>("seed"), ctx.out("Out"));
+}
+
 constexpr const char* kSeedDoc =
     "0: draw from the process-wide generator (see set_global_seed); otherwise the same "
     "values on every run and machine";
@@ -149,6 +156,23 @@ void register_creation_ops(OpRegistry& r) {
       .infer_shape(infer_random)
       .kernel({DType::kF32}, gaussian_random_kernel<float>)
       .kernel({DType::kF64}, gaussian_random_kernel<double>);
+
+  r.add("truncated_gaussian_random")
+      .doc(
+          "Out = normal values of the given mean and std restricted to [a, b] (the density "
+          "renormalised there, as PaddlePaddle's truncated_gaussian_random), by the inverse "
+          "CDF of seeded uniform draws.")
+      .output("Out", "the random tensor")
+      .required_attr("shape", AttrType::kInts, "dims of Out (all known)")
+      .attr("mean", 0.0, "mean of the untruncated distribution")
+      .attr("std", 1.0, "standard deviation of the untruncated distribution (non-negative)")
+      .attr("a", -2.0, "lower bound of the values")
+      .attr("b", 2.0, "upper bound of the values (above a)")
+      .attr("seed", int64_t{0}, kSeedDoc)
+      .attr("dtype", std::string("float32"), "float32 or float64")
+      .infer_shape(infer_random)
+      .kernel({DType::kF32}, truncated_gaussian_random_kernel<float>)
+      .kernel({DType::kF64}, truncated_gaussian_random_kernel<double>);
 }
 
 }  // namespace skiff

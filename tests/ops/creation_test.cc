@@ -1,6 +1,6 @@
 // fill_constant, fill_any_like, fill_zeros_like (tensors and tensor arrays),
-// uniform_random and gaussian_random: values per dtype, seeded reproducibility,
-// pinned values of the generator, rough statistics, and user errors.
+// uniform_random, gaussian_random and truncated_gaussian_random: values per dtype, seeded
+// reproducibility, pinned values of the generator, rough statistics, and user errors.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -243,6 +243,73 @@ TEST(GaussianRandomOp, SeedZeroFollowsTheGlobalSeed) {
 TEST(GaussianRandomOp, Errors) {
   EXPECT_THROW(run_random("gaussian_random", DType::kI64, {3}, 1), Error);
   EXPECT_THROW(run_random("gaussian_random", DType::kF64, {3}, 1, {{"std", -1.0}}), Error);
+}
+
+// Mean and standard deviation of a normal(mean, std) truncated to [a, b].
+std::pair<double, double> truncated_moments(double mean, double std, double a, double b) {
+  auto pdf = [](double z) { return std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI); };
+  auto cdf = [](double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); };
+  double al = (a - mean) / std, be = (b - mean) / std, z = cdf(be) - cdf(al);
+  double m = (pdf(al) - pdf(be)) / z;
+  double var = 1 + (al * pdf(al) - be * pdf(be)) / z - m * m;
+  return {mean + std * m, std * std::sqrt(var)};
+}
+
+TEST(TruncatedGaussianRandomOp, BoundsAndMomentsOfTheTruncatedDensity) {
+  struct Case {
+    double mean, std, a, b;
+  };
+  // Symmetric, one-sided, far in a tail (above and below the mean), and wide.
+  for (Case c : {Case{0, 1, -2, 2}, Case{0, 2, -1, 3}, Case{5, 1, -2, 2}, Case{-1, 0.5, 0.5, 2},
+                 Case{1, 3, -100, 100}}) {
+    for (DType dtype : {DType::kF32, DType::kF64}) {
+      SCOPED_TRACE(std::string(dtype_name(dtype)) + " mean " + std::to_string(c.mean) + " a " +
+                   std::to_string(c.a));
+      AttrList attrs = {{"mean", c.mean}, {"std", c.std}, {"a", c.a}, {"b", c.b}};
+      Tensor t = run_random("truncated_gaussian_random", dtype, {20000}, 3, attrs);
+      for (double x : as_f64(t)) {
+        ASSERT_GE(x, c.a);
+        ASSERT_LE(x, c.b);
+      }
+      auto [m, s] = truncated_moments(c.mean, c.std, c.a, c.b);
+      expect_moments(t, m, s, 0.03 * std::max(1.0, s));
+    }
+  }
+}
+
+TEST(TruncatedGaussianRandomOp, ReproducibleAndFloat32IsTheRoundedFloat64) {
+  Tensor a = run_random("truncated_gaussian_random", DType::kF64, {1000}, 21);
+  EXPECT_EQ(as_f64(a), as_f64(run_random("truncated_gaussian_random", DType::kF64, {1000}, 21)));
+  EXPECT_NE(as_f64(a), as_f64(run_random("truncated_gaussian_random", DType::kF64, {1000}, 22)));
+  Tensor f = run_random("truncated_gaussian_random", DType::kF32, {1000}, 21);
+  EXPECT_EQ(f.to_vector<float>(), from_f64(a, DType::kF32).to_vector<float>());
+  // The inverse CDF is exact: the values' ranks follow the uniform draws.
+  Tensor u = run_random("uniform_random", DType::kF64, {1000}, 21, {{"min", 0.0}, {"max", 1.0}});
+  std::vector<double> uv = as_f64(u), tv = as_f64(a);
+  for (int i = 1; i < 1000; ++i) ASSERT_EQ(uv[i] < uv[i - 1], tv[i] < tv[i - 1]) << i;
+  // Each value is where the CDF reaches its draw's share of [cdf(-2), cdf(2)] (bisection).
+  auto cdf = [](double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); };
+  for (int i = 0; i < 50; ++i) {
+    double target = cdf(-2) + (cdf(2) - cdf(-2)) * uv[i], lo = -2, hi = 2;
+    for (int step = 0; step < 200; ++step)
+      (cdf(0.5 * (lo + hi)) < target ? lo : hi) = 0.5 * (lo + hi);
+    EXPECT_NEAR(tv[i], lo, 1e-12) << i;
+  }
+}
+
+TEST(TruncatedGaussianRandomOp, ZeroStdGivesTheClampedMean) {
+  Tensor t = run_random("truncated_gaussian_random", DType::kF64, {5}, 1,
+                        {{"mean", 3.0}, {"std", 0.0}, {"a", -1.0}, {"b", 1.0}});
+  for (double x : as_f64(t)) EXPECT_EQ(x, 1.0);
+}
+
+TEST(TruncatedGaussianRandomOp, Errors) {
+  EXPECT_THROW(run_random("truncated_gaussian_random", DType::kI64, {3}, 1), Error);
+  EXPECT_THROW(run_random("truncated_gaussian_random", DType::kF64, {3}, 1, {{"std", -1.0}}),
+               Error);
+  EXPECT_THROW(
+      run_random("truncated_gaussian_random", DType::kF64, {3}, 1, {{"a", 1.0}, {"b", 1.0}}),
+      Error);
 }
 
 }  // namespace

@@ -38,5 +38,10 @@ void uniform_random(const Shape& shape, DType dtype, double min, double max, uin
 // Box-Muller transform of element pairs: mean + stddev * sqrt(-2 ln u1) * (cos, sin)(2 pi u2).
 void gaussian_random(const Shape& shape, DType dtype, double mean, double stddev, uint64_t seed,
                      Tensor* out);
+// Resizes `out` to (shape, dtype) (floating) and fills it with normal values restricted
+// to [a, b] (the density renormalised there): element i is the inverse normal CDF of
+// a uniform draw between the CDF values of a and b.
+void truncated_gaussian_random(const Shape& shape, DType dtype, double mean, double stddev,
+                               double a, double b, uint64_t seed, Tensor* out);
 
 }  // namespace skiff::kernels
