@@ -1,0 +1,87 @@
+// elementwise_pow, elementwise_mod and elementwise_floordiv: Python's semantics for
+// floats and integers (signs of remainders, floors of negative quotients), numpy
+// broadcasting, gradients of pow and mod, and errors (zero divisors, negative integer
+// powers, mixed dtypes).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "tests/testing/op_test.h"
+
+namespace skiff {
+namespace {
+
+using testing::expect_error;
+using testing::from_f64;
+using testing::OpTest;
+using testing::random_tensor;
+
+Tensor values(const Shape& shape, const std::vector<double>& v, DType dtype) {
+  return from_f64(Tensor::from_vector<double>(shape, v), dtype);
+}
+
+OpTest binary(const std::string& type, const Tensor& x, const Tensor& y) {
+  OpTest t(type);
+  t.input("X", x).input("Y", y);
+  return t;
+}
+
+TEST(BinaryMathOp, ModAndFloorDivFollowPython) {
+  // -7 % 3 == 2, 7 % -3 == -2, -7 // 3 == -3, 7 // -3 == -3 (as Python)
+  for (DType dt : {DType::kF32, DType::kF64, DType::kI32, DType::kI64}) {
+    SCOPED_TRACE(dtype_name(dt));
+    const Tensor x = values({4}, {-7, 7, 7, -7}, dt), y = values({4}, {3, -3, 3, -3}, dt);
+    binary("elementwise_mod", x, y).check_output("Out", values({4}, {2, -2, 1, -1}, dt), 0, 0);
+    binary("elementwise_floordiv", x, y).check_output("Out", values({4}, {-3, -3, 2, 2}, dt), 0, 0);
+  }
+  const Tensor xf = values({2}, {5.5, -5.5}, DType::kF64);
+  binary("elementwise_mod", xf, values({}, {2}, DType::kF64))
+      .check_output("Out", values({2}, {1.5, 0.5}, DType::kF64));
+}
+
+TEST(BinaryMathOp, PowBroadcastsAndStaysExactOnIntegers) {
+  const Tensor x = values({2, 1}, {2, 3}, DType::kI64), y = values({3}, {0, 1, 10}, DType::kI64);
+  binary("elementwise_pow", x, y)
+      .check_output("Out", values({2, 3}, {1, 2, 1024, 1, 3, 59049}, DType::kI64), 0, 0);
+  for (DType dt : {DType::kF32, DType::kF64}) {
+    const Tensor a = random_tensor({4, 3}, dt, 1, 0.1, 3), b = random_tensor({3}, dt, 2, -2, 2);
+    std::vector<double> want;
+    const auto av = testing::to_f64(a).to_vector<double>(),
+               bv = testing::to_f64(b).to_vector<double>();
+    for (int i = 0; i < 12; ++i) want.push_back(std::pow(av[i], bv[i % 3]));
+    binary("elementwise_pow", a, b).check_output("Out", values({4, 3}, want, dt), 1e-6, 1e-5);
+  }
+  // a large operand goes through the threaded loop
+  const Tensor big = random_tensor({300, 300}, DType::kF64, 3, 0.5, 1.5);
+  binary("elementwise_mod", big, values({}, {0.25}, DType::kF64)).check_output("Out", [&] {
+    std::vector<double> v = big.to_vector<double>();
+    for (double& e : v) e = std::fmod(e, 0.25);
+    return values({300, 300}, v, DType::kF64);
+  }());
+}
+
+TEST(BinaryMathOp, Gradients) {
+  const Tensor x = random_tensor({3, 4}, DType::kF64, 4, 0.5, 2);
+  binary("elementwise_pow", x, random_tensor({4}, DType::kF64, 5, -1.5, 1.5))
+      .check_grad({"X", "Y"});
+  binary("elementwise_mod", x, random_tensor({3, 1}, DType::kF64, 6, 0.3, 0.7))
+      .check_grad({"X", "Y"});
+}
+
+TEST(BinaryMathOp, Errors) {
+  const Tensor i = values({2}, {4, 5}, DType::kI64);
+  expect_error(binary("elementwise_mod", i, values({2}, {1, 0}, DType::kI64)),
+               {"elementwise_mod", "division by zero"});
+  expect_error(binary("elementwise_floordiv", i, values({1}, {0}, DType::kI64)),
+               {"elementwise_floordiv", "division by zero"});
+  expect_error(binary("elementwise_pow", i, values({1}, {-1}, DType::kI64)),
+               {"elementwise_pow", "negative"});
+  expect_error(binary("elementwise_pow", i, values({2}, {1, 2}, DType::kF32)),
+               {"elementwise_pow", "int64", "float32"});
+  expect_error(binary("elementwise_mod", i, values({3}, {1, 2, 3}, DType::kI64)), {"[2]", "[3]"});
+}
+
+}  // namespace
+}  // namespace skiff
