@@ -29,11 +29,13 @@ def _window_attrs(x, kernel_size, stride, padding, ceil_mode, data_format, where
 
 
 def _pool(x, attrs, return_mask, data_format):
+    """Runs pool2d; max pooling always makes the mask (its gradient then needs no search)."""
     xin = to_nchw(x, data_format)
+    is_max = attrs["pooling_type"] == "max"
+    out, mask = apply("pool2d", xin, attrs=attrs, output_counts=[1, 1 if is_max else 0])
     if return_mask:
-        out, mask = apply("pool2d", xin, attrs=attrs, output_counts=[1, 1])
         return from_nchw(out, data_format), from_nchw(mask, data_format)
-    return from_nchw(apply("pool2d", xin, attrs=attrs), data_format)
+    return from_nchw(out, data_format)
 
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,

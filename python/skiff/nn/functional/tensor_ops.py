@@ -60,7 +60,9 @@ def stack(xs, axis):
 
 
 def split(x, num, axis):
-    return apply("split", x, attrs={"num": num, "axis": axis}, output_counts=[num])
+    """``num`` equal parts of x along ``axis`` (a list)."""
+    parts = apply("split", x, attrs={"num": num, "axis": axis}, output_counts=[num])
+    return list(parts[0]) if isinstance(parts, tuple) else list(parts)
 
 
 def slice(x, axes, starts, ends, decrease_axis=()):

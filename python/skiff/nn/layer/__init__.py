@@ -7,3 +7,6 @@ from .layers import Layer  # noqa: F401
 from .loss import *  # noqa: F401,F403
 from .norm import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
+from .rnn_cells import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
