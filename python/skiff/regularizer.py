@@ -2,7 +2,6 @@
 paddle.regularizer): L2Decay adds coeff * param, L1Decay adds coeff * sign(param).
 Pass one as ``weight_decay=`` to an optimizer or as ``ParamAttr(regularizer=...)``."""
 from .framework.core import apply
-from .framework.dtype import dtype_name
 
 __all__ = ["L1Decay", "L2Decay", "WeightDecayRegularizer"]
 
@@ -35,9 +34,4 @@ class L1Decay(WeightDecayRegularizer):
     """L1 weight decay: the gradient gains ``coeff * sign(param)``."""
 
     def __call__(self, param, grad=None, block=None):
-        dtype = dtype_name(param.dtype)
-        zero = apply("fill_any_like", param, attrs={"value": 0.0, "dtype": ""})
-        positive = apply("cast", apply("greater_than", param, zero), attrs={"out_dtype": dtype})
-        negative = apply("cast", apply("less_than", param, zero), attrs={"out_dtype": dtype})
-        sign = apply("elementwise_sub", positive, negative, attrs={"axis": -1})
-        return apply("scale", sign, attrs={"scale": self._coeff})
+        return apply("scale", apply("sign", param), attrs={"scale": self._coeff})
