@@ -13,7 +13,7 @@ namespace skiff {
 namespace {
 
 constexpr std::initializer_list<DType> kShapeOpDTypes = {DType::kF32, DType::kF64, DType::kI32,
-                                                         DType::kI64};
+                                                         DType::kI64, DType::kBool};
 
 // ---- reshape ----
 
