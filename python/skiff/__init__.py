@@ -12,6 +12,8 @@ from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enab
 from . import nn
 from . import optimizer, regularizer
 from .hapi import Model, callbacks, summary
+from . import static
+from .static import CPUPlace, get_flags, set_flags
 
 __version__ = "0.1.0"
 

@@ -8,4 +8,9 @@ NB_MODULE(_C, m) {
   skiff::python::define_tensor(m);
   skiff::python::define_eager(m);
   skiff::python::define_registry(m);
+  skiff::python::define_program(m);
+  skiff::python::define_builder(m);
+  skiff::python::define_program_io(m);
+  skiff::python::define_executor(m);
+  skiff::python::define_backward(m);
 }

@@ -1,0 +1,183 @@
+"""Running programs: Executor(place).run(program, feed=, fetch_list=), the global
+scope that holds parameters between runs, scope_guard and CPUPlace. Feeds and fetched
+arrays share memory with the program's tensors where layouts allow; each (program
+revision, fetch list) is prepared once, so repeated runs cost only the kernels."""
+import contextlib
+
+import numpy as np
+
+from .. import _C
+from .._C import Tensor
+from ..framework import dtype as dt
+from .program import Program, default_main_program
+from .source import user_source
+from .variable import Variable
+
+__all__ = ["Executor", "global_scope", "scope_guard", "Scope", "CPUPlace"]
+
+
+class CPUPlace:
+    """The CPU (skiff's only device)."""
+
+    def __repr__(self):
+        return "Place(cpu)"
+
+    def __eq__(self, other):
+        return isinstance(other, CPUPlace)
+
+    def __hash__(self):
+        return hash("cpu")
+
+
+class _ScopeTensor:
+    """Paddle's scope-variable tensor: np.array(t) reads it, t.set(array, place) writes."""
+
+    def __init__(self, scope, name):
+        self._scope, self._name = scope, name
+
+    def _value(self):
+        t = self._scope._scope.get(self._name)
+        if t is None:
+            raise _C.Error(f"scope variable '{self._name}' holds no value")
+        return t
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._value().numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def set(self, value, place=None):
+        self._scope.set(self._name, value)
+
+    def shape(self):
+        return list(self._value().shape)
+
+    def _is_initialized(self):
+        return self._scope._scope.get(self._name) is not None
+
+
+class _ScopeVar:
+    def __init__(self, scope, name):
+        self._scope, self._name = scope, name
+
+    def get_tensor(self):
+        return _ScopeTensor(self._scope, self._name)
+
+
+class Scope:
+    """Variables of running programs by name (parameters live here between runs)."""
+
+    def __init__(self):
+        self._scope = _C.Scope()
+
+    def find_var(self, name):
+        return _ScopeVar(self, name) if self._scope.has_var(name) else None
+
+    def var(self, name):
+        return _ScopeVar(self, name)
+
+    def get(self, name):
+        """The value of ``name`` as a Tensor sharing memory, or None."""
+        return self._scope.get(name)
+
+    def set(self, name, value):
+        """Sets ``name`` to a Tensor's value or a copy of an array."""
+        if not isinstance(value, Tensor):
+            value = np.ascontiguousarray(value)
+        self._scope.set(name, value)
+
+    def local_var_names(self):
+        return self._scope.var_names()
+
+
+_global_scope = Scope()
+
+
+def global_scope():
+    """The scope Executor.run uses when none is given."""
+    return _global_scope
+
+
+@contextlib.contextmanager
+def scope_guard(scope):
+    """Within it ``scope`` is the global scope."""
+    global _global_scope
+    saved, _global_scope = _global_scope, scope
+    try:
+        yield
+    finally:
+        _global_scope = saved
+
+
+def _feed_value(program, name, value):
+    """``value`` as an array (or Tensor) fit for variable ``name``; errors name the
+    variable, where it was declared and the run call."""
+    d = program.desc.var(0, name)
+    where = program._data_sources.get(name)
+    label = f"feed '{name}'" + (f" (declared at {where})" if where else "")
+    if d is None:
+        declared = sorted(program._data_sources) or program.desc.var_names(0)
+        raise _C.Error(f"feed '{name}' (Executor.run at {user_source()}): the program "
+                       f"declares no such variable (its data: {', '.join(declared)})")
+    if isinstance(value, Tensor):
+        got_dtype, got_shape = value._dtype_name, list(value.shape)
+    else:
+        if isinstance(value, np.ndarray):
+            got_dtype = dt.dtype_name(value.dtype)
+        else:
+            value = np.asarray(value, dtype=dt.numpy_dtype(d.dtype))
+            got_dtype = d.dtype
+        got_shape = list(value.shape)
+    want = list(d.shape)
+    if got_dtype != d.dtype or len(got_shape) != len(want) or any(
+            w >= 0 and w != g for w, g in zip(want, got_shape)):
+        raise _C.Error(f"{label}: the program declares {d.dtype}{want}, got "
+                       f"{got_dtype}{got_shape} (Executor.run at {user_source()})")
+    if isinstance(value, np.ndarray) and not value.flags.c_contiguous:
+        value = np.ascontiguousarray(value)
+    return value
+
+
+class Executor:
+    """Runs programs on the CPU, keeping prepared programs for reuse."""
+
+    def __init__(self, place=None):
+        self.place = place or CPUPlace()
+        self._exe = _C.Executor()
+
+    def run(self, program=None, feed=None, fetch_list=None, feed_var_name="feed",
+            fetch_var_name="fetch", scope=None, return_numpy=True, use_program_cache=True,
+            use_prune=False):
+        """Feeds ``feed`` {name: array/Tensor}, runs ``program`` (default: the main
+        program) in ``scope`` (default: the global scope) and returns the values of
+        ``fetch_list`` (Variables or names): numpy arrays, or Tensors with
+        ``return_numpy=False``."""
+        program = program if program is not None else default_main_program()
+        program = getattr(program, "_program", program)  # CompiledProgram
+        if not isinstance(program, Program):
+            raise TypeError(f"Executor.run wants a skiff.static.Program, got "
+                            f"{type(program).__name__}")
+        scope = scope if scope is not None else global_scope()
+        feeds = {name: _feed_value(program, name, v) for name, v in (feed or {}).items()}
+        fetch_list = fetch_list if isinstance(fetch_list, (list, tuple)) else (
+            [] if fetch_list is None else [fetch_list])
+        names = [f.name if isinstance(f, Variable) else str(f) for f in fetch_list]
+        cscope = scope._scope
+        if program.lr_scheduler is not None:
+            sched = program.lr_scheduler
+            cscope.set(sched._var_name, np.array([sched()], dtype=np.float32))
+        for name, t in program._captured.items():
+            cscope.set(name, t)
+        values = self._exe.run(program.desc, cscope, feeds, names)
+        for name, t in program._captured.items():
+            now = cscope.get(name)
+            if now is not None and not now._share_memory_with(t):
+                t._set_value(now)
+        if not return_numpy:
+            return values
+        persistable = [program.desc.var(0, n) for n in names]
+        return [v.numpy().copy() if d is not None and d.persistable else v.numpy()
+                for v, d in zip(values, persistable)]
+
+    def close(self):
+        """Drops the prepared programs."""
+        self._exe = _C.Executor()

@@ -1,0 +1,325 @@
+"""Programs as Python sees them: Program (blocks of ops over a ``_C.Program``), Block,
+Operator, the default main/startup programs and ``program_guard``. Every edit goes
+through the C++ program, which infers shapes as ops are appended."""
+import collections
+import contextlib
+
+from .. import _C
+from ..framework import dtype as dt
+from .source import user_source
+
+__all__ = ["Program", "Block", "Operator", "default_main_program", "default_startup_program",
+           "program_guard"]
+
+
+class Operator:
+    """One op of a block (a snapshot: type, slots, attributes, source line)."""
+
+    def __init__(self, block, index, desc):
+        self.block = block
+        self.idx = index
+        self.desc = desc
+
+    @property
+    def type(self):
+        return self.desc.type
+
+    def input(self, slot):
+        return list(self.desc.input(slot))
+
+    def output(self, slot):
+        return list(self.desc.output(slot))
+
+    @property
+    def input_names(self):
+        return [slot for slot, _ in self.desc.inputs]
+
+    @property
+    def output_names(self):
+        return [slot for slot, _ in self.desc.outputs]
+
+    @property
+    def input_arg_names(self):
+        return list(self.desc.input_names)
+
+    @property
+    def output_arg_names(self):
+        return list(self.desc.output_names)
+
+    def attr(self, name):
+        return self.desc.attr(name)
+
+    def has_attr(self, name):
+        return self.desc.has_attr(name)
+
+    @property
+    def attr_names(self):
+        return list(self.desc.attr_names)
+
+    def all_attrs(self):
+        return {n: self.desc.attr(n) for n in self.desc.attr_names}
+
+    def _set_attr(self, name, value):
+        self.block.program.desc.set_op_attr(self.block.idx, self.idx, name, value)
+        self.desc = self.block.program.desc.op(self.block.idx, self.idx)
+
+    @property
+    def source(self):
+        return self.desc.source
+
+    def __repr__(self):
+        ins = ", ".join(f"{s}={v}" for s, v in self.desc.inputs)
+        outs = ", ".join(f"{s}={v}" for s, v in self.desc.outputs)
+        return f"{{{outs}}} = {self.type}({ins})"
+
+
+class Block:
+    """A block of a program: its variables and ops. Block 0 is the global block;
+    cond and while_loop bodies are blocks nested under the block that runs them."""
+
+    def __init__(self, program, idx):
+        self.program = program
+        self.idx = idx
+
+    @property
+    def parent_idx(self):
+        return self.program.desc.parent_idx(self.idx)
+
+    @property
+    def ops(self):
+        d = self.program.desc
+        return [Operator(self, i, d.op(self.idx, i)) for i in range(d.num_ops(self.idx))]
+
+    @property
+    def vars(self):
+        """Variables declared in this block, by name."""
+        return {n: self.program._variable(self.idx, n)
+                for n in self.program.desc.var_names(self.idx)}
+
+    def has_var(self, name):
+        return self.program.desc.var_block(self.idx, name) == self.idx
+
+    def var(self, name):
+        """The Variable ``name`` as seen from this block (declared here or in an
+        enclosing block); ValueError when there is none."""
+        at = self.program.desc.var_block(self.idx, name)
+        if at < 0:
+            raise ValueError(f"variable '{name}' is not declared in block {self.idx} or "
+                             f"the blocks enclosing it")
+        return self.program._variable(at, name)
+
+    _var_recursive = var
+
+    def all_parameters(self):
+        return [v for v in self.vars.values() if getattr(v, "_is_parameter", False)]
+
+    def iter_parameters(self):
+        return iter(self.all_parameters())
+
+    def create_var(self, name=None, shape=(), dtype="float32", persistable=False,
+                   stop_gradient=False, type=None, **kwargs):
+        """Declares a variable in this block (a fresh name when ``name`` is None)."""
+        kind = {None: "tensor", "tensor_array": "tensor_array",
+                "selected_rows": "selected_rows"}.get(type, "tensor")
+        name = name or self.program._unique_name("_generated_var")
+        if not self.has_var(name):
+            shape = [-1 if s is None else int(s) for s in (shape or ())]
+            self.program.desc.add_var(self.idx, name, dt.dtype_name(dtype), shape, persistable,
+                                      stop_gradient, kind)
+        return self.program._variable(self.idx, name)
+
+    def create_parameter(self, shape, dtype="float32", name=None, attr=None, is_bias=False,
+                         default_initializer=None, **kwargs):
+        from ..framework.param import create_parameter
+        with program_guard(self.program):
+            return create_parameter(shape, dtype, name, attr, is_bias, default_initializer)
+
+    def append_op(self, type, inputs=None, outputs=None, attrs=None, **kwargs):
+        """Appends op ``type``: ``inputs`` / ``outputs`` map slot names to Variables (or
+        lists of them); output shapes are inferred. Returns the Operator."""
+        def names(slots):
+            out = {}
+            for slot, vs in (slots or {}).items():
+                vs = vs if isinstance(vs, (list, tuple)) else [vs]
+                out[slot] = [v if isinstance(v, str) else v.name for v in vs]
+            return out
+
+        d = self.program.desc
+        i = d.append_op(self.idx, type, names(inputs), names(outputs), attrs or None,
+                        user_source())
+        return Operator(self, i, d.op(self.idx, i))
+
+    def __repr__(self):
+        return f"Block(idx={self.idx}, parent_idx={self.parent_idx}, ops={len(self.ops)})"
+
+
+class Program:
+    """A program under construction: block 0 and the blocks nested in it. ``str()``
+    shows it as text; ``clone()`` copies it."""
+
+    def __init__(self, _desc=None):
+        self.desc = _desc if _desc is not None else _C.Program()
+        self._block_stack = [0]
+        self._vars = {}            # (block, name) -> Variable
+        self._names = collections.defaultdict(int)
+        self._data_sources = {}    # data variable -> "file:line" that declared it
+        self._captured = {}        # variable name -> the eager Tensor it stands for
+        self._captured_ids = {}    # id(tensor) -> variable name
+        self.random_seed = 0
+        self.lr_scheduler = None
+
+    # -- blocks --
+    @property
+    def num_blocks(self):
+        return self.desc.num_blocks
+
+    @property
+    def blocks(self):
+        return [Block(self, i) for i in range(self.desc.num_blocks)]
+
+    def block(self, index):
+        if not 0 <= index < self.desc.num_blocks:
+            raise IndexError(f"block {index} does not exist (the program has "
+                             f"{self.desc.num_blocks})")
+        return Block(self, index)
+
+    def global_block(self):
+        return Block(self, 0)
+
+    def current_block(self):
+        return Block(self, self._block_stack[-1])
+
+    def current_block_idx(self):
+        return self._block_stack[-1]
+
+    @contextlib.contextmanager
+    def _block_guard(self, idx):
+        """Ops appended within go to block ``idx`` (a cond or while_loop body)."""
+        self._block_stack.append(idx)
+        try:
+            yield Block(self, idx)
+        finally:
+            self._block_stack.pop()
+
+    # -- variables --
+    def _variable(self, block_idx, name):
+        key = (block_idx, name)
+        v = self._vars.get(key)
+        if v is None:
+            from .variable import Variable
+            v = self._vars[key] = Variable(Block(self, block_idx), name)
+        return v
+
+    def _unique_name(self, prefix):
+        while True:
+            n = self._names[prefix]
+            self._names[prefix] = n + 1
+            name = f"{prefix}_{n}"
+            if not self.desc.has_var_anywhere(name):
+                return name
+
+    def list_vars(self):
+        for b in range(self.desc.num_blocks):
+            for n in self.desc.var_names(b):
+                yield self._variable(b, n)
+
+    def all_parameters(self):
+        return self.global_block().all_parameters()
+
+    # -- whole program --
+    def clone(self, for_test=False):
+        """A copy of the program (its parameters' Python attributes included). With
+        ``for_test`` the ops that have an ``is_test`` attribute (dropout, batch_norm)
+        switch to inference behaviour; clone before minimize() to leave out training."""
+        p = Program(self.desc.clone())
+        for (b, name), v in self._vars.items():
+            if getattr(v, "_is_parameter", False):
+                p._vars[(b, name)] = v._copy_to(p)
+        p._names = collections.defaultdict(int, self._names)
+        p._data_sources = dict(self._data_sources)
+        p._captured = dict(self._captured)
+        p._captured_ids = dict(self._captured_ids)
+        p.random_seed = self.random_seed
+        p.lr_scheduler = self.lr_scheduler
+        if for_test:
+            for block in p.blocks:
+                for op in block.ops:
+                    if op.has_attr("is_test"):
+                        op._set_attr("is_test", True)
+        return p
+
+    def to_string(self, throw_on_error=False, with_details=False):
+        return _C.program_to_text(self.desc)
+
+    def __str__(self):
+        return _C.program_to_text(self.desc)
+
+    def __repr__(self):
+        return f"<skiff.static.Program with {self.num_blocks} block(s)>"
+
+    def verify(self):
+        """Raises skiff.Error describing the first problem of the program."""
+        _C.verify_program(self.desc)
+
+    def state_dict(self, mode="all", scope=None):
+        """The program's persistable values in ``scope`` (default: the global scope)."""
+        from .executor import global_scope
+        scope = scope or global_scope()
+        out = {}
+        for v in self.list_vars():
+            if v.persistable and (mode == "all" or getattr(v, "_is_parameter", False)):
+                t = scope._scope.get(v.name)
+                if t is not None:
+                    out[v.name] = t
+        return out
+
+    def set_state_dict(self, state_dict, scope=None):
+        from .executor import global_scope
+        scope = scope or global_scope()
+        for name, value in state_dict.items():
+            scope.set(name, value)
+
+
+_main = Program()
+_startup = Program()
+
+
+def default_main_program():
+    """The program that static-mode calls append ops to."""
+    return _main
+
+
+def default_startup_program():
+    """The program that initialises the parameters of the main program."""
+    return _startup
+
+
+@contextlib.contextmanager
+def program_guard(main_program, startup_program=None):
+    """Within it ``main_program`` (and ``startup_program``, when given) are the default
+    programs: static-mode calls append to them."""
+    global _main, _startup
+    if not isinstance(main_program, Program):
+        raise TypeError(f"program_guard wants a skiff.static.Program, got "
+                        f"{type(main_program).__name__}")
+    saved = _main, _startup
+    _main = main_program
+    if startup_program is not None:
+        _startup = startup_program
+    try:
+        yield
+    finally:
+        _main, _startup = saved
+
+
+def _switch_main_program(program):
+    """Makes ``program`` the default main program; returns the previous one."""
+    global _main
+    previous, _main = _main, program
+    return previous
+
+
+def _switch_startup_program(program):
+    global _startup
+    previous, _startup = _startup, program
+    return previous

@@ -1,0 +1,29 @@
+"""Where user code called into skiff: "file:line" of the innermost frame outside the
+skiff package, recorded in each op's "op_source" attribute so that errors raised while
+building or running a program point at the user's line."""
+import contextlib
+import functools
+import os
+import sys
+
+import skiff
+
+_PACKAGE_DIRS = tuple({os.path.dirname(f(skiff.__file__)) + os.sep
+                       for f in (str, os.path.abspath, os.path.realpath)})
+# Library frames that sit between skiff and its caller (with-statements, decorators).
+_PASS_THROUGH = (os.path.abspath(contextlib.__file__), os.path.abspath(functools.__file__))
+
+
+def _outside(filename):
+    return not (filename.startswith(_PACKAGE_DIRS) or filename in _PASS_THROUGH)
+
+
+def user_source():
+    """"file:line" of the nearest caller outside skiff ("" when there is none)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if _outside(filename) and not filename.startswith("<frozen"):
+            return f"{filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return ""

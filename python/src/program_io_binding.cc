@@ -1,0 +1,59 @@
+// Programs and parameters as files and text (ir/serialize.h, runtime/params_file.h,
+// ir/printer.h, ir/verifier.h): .skmodel / .skparams, str(program), verification.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "python/src/bindings.h"
+#include "python/src/program_handle.h"
+#include "skiff/ir/printer.h"
+#include "skiff/ir/serialize.h"
+#include "skiff/ir/verifier.h"
+#include "skiff/ops/registry.h"
+#include "skiff/runtime/params_file.h"
+
+namespace skiff::python {
+
+void define_program_io(nb::module_& m) {
+  m.def(
+      "program_to_text", [](const ProgramHandle& p) { return program_to_text(*p.ir); },
+      nb::arg("program"), "The program as text (what `skiff print` shows).");
+  m.def(
+      "verify_program", [](const ProgramHandle& p) { verify_program(*p.ir, find_op_schema); },
+      nb::arg("program"), "Raises skiff.Error describing the program's first problem.");
+  m.def(
+      "save_program",
+      [](const ProgramHandle& p, const std::string& path) { save_program(*p.ir, path); },
+      nb::arg("program"), nb::arg("path"), "Writes a .skmodel file atomically.");
+  m.def(
+      "load_program", [](const std::string& path) { return ProgramHandle(load_program(path)); },
+      nb::arg("path"), "Reads a .skmodel file.");
+  m.def(
+      "program_to_bytes",
+      [](const ProgramHandle& p) {
+        std::string bytes = program_to_bytes(*p.ir);
+        return nb::bytes(bytes.data(), bytes.size());
+      },
+      nb::arg("program"));
+  m.def(
+      "program_from_bytes",
+      [](nb::bytes data) {
+        return ProgramHandle(program_from_bytes(std::string(data.c_str(), data.size())));
+      },
+      nb::arg("data"));
+  m.def(
+      "save_persistables",
+      [](const std::string& path, const ProgramHandle& p, const Scope& scope) {
+        save_persistables(path, *p.ir, scope);
+      },
+      nb::arg("path"), nb::arg("program"), nb::arg("scope"),
+      "Writes every persistable variable of the program from the scope (.skparams).");
+  m.def(
+      "load_persistables",
+      [](const std::string& path, const ProgramHandle& p, Scope* scope) {
+        load_persistables(path, *p.ir, scope);
+      },
+      nb::arg("path"), nb::arg("program"), nb::arg("scope"),
+      "Reads the program's persistables from a .skparams file into the scope.");
+}
+
+}  // namespace skiff::python

@@ -1,0 +1,63 @@
+#include "skiff/kernels/cpu/print.h"
+
+#include <algorithm>
+#include <sstream>
+#include <type_traits>
+
+namespace skiff::kernels {
+
+namespace {
+
+template <typename T>
+void put_values(const Tensor& t, int64_t count, std::ostringstream* out) {
+  const T* p = t.data<T>();
+  for (int64_t i = 0; i < count; ++i) {
+    if (i) *out << ' ';
+    if constexpr (std::is_same_v<T, bool>) {
+      *out << (p[i] ? "true" : "false");
+    } else if constexpr (std::is_same_v<T, bfloat16>) {
+      *out << static_cast<float>(p[i]);
+    } else {
+      *out << p[i];
+    }
+  }
+}
+
+}  // namespace
+
+std::string format_tensor(const Tensor& t, const std::string& name, const PrintOptions& options) {
+  std::ostringstream out;
+  out.precision(6);
+  if (!options.message.empty()) out << options.message << ' ';
+  out << "Variable: " << (options.print_name ? name : std::string("(unnamed)")) << '\n';
+  if (options.print_shape) out << "  - shape: " << t.shape() << '\n';
+  if (options.print_type) out << "  - dtype: " << dtype_name(t.dtype()) << '\n';
+  const int64_t n = t.numel();
+  const int64_t count = options.summarize < 0 ? n : std::min(n, options.summarize);
+  out << "  - data: [";
+  switch (t.dtype()) {
+    case DType::kF32:
+      put_values<float>(t, count, &out);
+      break;
+    case DType::kF64:
+      put_values<double>(t, count, &out);
+      break;
+    case DType::kI32:
+      put_values<int32_t>(t, count, &out);
+      break;
+    case DType::kI64:
+      put_values<int64_t>(t, count, &out);
+      break;
+    case DType::kBool:
+      put_values<bool>(t, count, &out);
+      break;
+    case DType::kBF16:
+      put_values<bfloat16>(t, count, &out);
+      break;
+  }
+  if (count < n) out << (count ? " " : "") << "... (" << n - count << " more)";
+  out << "]\n";
+  return out.str();
+}
+
+}  // namespace skiff::kernels
