@@ -10,15 +10,16 @@ namespace skiff::python {
 
 namespace nb = nanobind;
 
-void define_errors(nb::module_& m);      // core/error.h
-void define_tensor(nb::module_& m);      // eager/eager_tensor.h (skiff.Tensor)
-void define_eager(nb::module_& m);       // eager/op_call.h, eager/backward.h
-void define_registry(nb::module_& m);    // ops/registry.h
-void define_program(nb::module_& m);     // ir/program.h, ops/shape_context.h
-void define_builder(nb::module_& m);     // api/builder.h (while, if/else)
-void define_program_io(nb::module_& m);  // ir/serialize.h, printer.h, verifier.h, params
-void define_executor(nb::module_& m);    // runtime/scope.h, runtime/executor.h
-void define_backward(nb::module_& m);    // autodiff/backward.h
+void define_errors(nb::module_& m);       // core/error.h
+void define_tensor(nb::module_& m);       // eager/eager_tensor.h (skiff.Tensor)
+void define_eager(nb::module_& m);        // eager/op_call.h, eager/backward.h
+void define_registry(nb::module_& m);     // ops/registry.h
+void define_program(nb::module_& m);      // ir/program.h, ops/shape_context.h
+void define_builder(nb::module_& m);      // api/builder.h (while, if/else)
+void define_program_io(nb::module_& m);   // ir/serialize.h, printer.h, verifier.h, params
+void define_executor(nb::module_& m);     // runtime/scope.h, runtime/executor.h
+void define_backward(nb::module_& m);     // autodiff/backward.h
+void define_run_program(nb::module_& m);  // runtime/run_program.h
 
 // Tensor's arithmetic operators (tensor_operators.cc), installed as type slots.
 extern PyType_Slot tensor_operator_slots[];

@@ -13,4 +13,5 @@ NB_MODULE(_C, m) {
   skiff::python::define_program_io(m);
   skiff::python::define_executor(m);
   skiff::python::define_backward(m);
+  skiff::python::define_run_program(m);
 }

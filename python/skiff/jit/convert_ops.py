@@ -1,0 +1,176 @@
+"""Helpers called by converted code (as ``_jst``). Each keeps Python's meaning for
+Python values (and for eager Tensors: ``if t`` reads the value), and builds program
+ops through skiff.static when a condition is a static Variable (tracing)."""
+from .. import _C
+from . import static_control
+
+Error = _C.Error
+
+
+class UndefinedVar:
+    """The value of a name nothing has assigned yet; any use raises the error Python
+    would (UnboundLocalError), naming the variable."""
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        object.__setattr__(self, "name", name)
+
+    def _fail(self, *args, **kwargs):
+        raise UnboundLocalError(
+            f"local variable '{self.name}' is used before a value is assigned to it")
+
+    __getattr__ = __call__ = __getitem__ = __iter__ = __len__ = __bool__ = _fail
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
+    __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = __neg__ = _fail
+    __lt__ = __le__ = __gt__ = __ge__ = __index__ = __int__ = __float__ = _fail
+
+    def __repr__(self):
+        return f"<undefined {self.name}>"
+
+
+def get_vars(frame_locals, names):
+    """The current values of ``names`` (an UndefinedVar for each unbound one)."""
+    return tuple(frame_locals[n] if n in frame_locals else UndefinedVar(n) for n in names)
+
+
+is_static = static_control.is_static_var
+
+
+def _truth(value, loc):
+    if is_static(value):
+        raise Error(f"{loc}: a Tensor's truth value was asked where to_static cannot turn "
+                    "it into a program condition")
+    return bool(value)
+
+
+# ---- if / while ---------------------------------------------------------------------
+
+def convert_ifelse(pred, true_fn, false_fn, values, names, live, side_effects, loc):
+    """``if pred`` with branch functions taking and returning the values of ``names``."""
+    if not is_static(pred):
+        return true_fn(*values) if pred else false_fn(*values)
+    _no_side_effects(side_effects, "an `if` whose condition is a Tensor", loc)
+    return static_control.ifelse(pred, true_fn, false_fn, values, names, live, loc)
+
+
+def convert_while(cond_fn, body_fn, values, names, side_effects, loc):
+    """``while cond`` with loop functions over the loop-carried ``names``. Runs in Python
+    while the condition is a Python value; once it is a Tensor the remaining steps
+    become a `while` op."""
+    values = tuple(values)
+    while True:
+        cond = cond_fn(*values)
+        if is_static(cond):
+            _no_side_effects(side_effects, "a loop whose condition is a Tensor", loc)
+            return static_control.while_loop(cond_fn, body_fn, values, names, loc)
+        if not cond:
+            return values
+        values = tuple(body_fn(*values))
+
+
+def convert_ifexp(pred, true_fn, false_fn, loc):
+    """``a if pred else b``."""
+    if not is_static(pred):
+        return true_fn() if pred else false_fn()
+    (out,) = static_control.ifelse(pred, lambda _: (true_fn(),), lambda _: (false_fn(),),
+                                   (UndefinedVar("<if expression>"),), ("<value>",),
+                                   ("<value>",), loc)
+    return out
+
+
+def _no_side_effects(side_effects, where, loc):
+    if side_effects:
+        raise Error(f"{loc}: to_static cannot convert an attribute assignment inside {where} "
+                    f"({', '.join(side_effects)}): it would happen whatever the Tensor's "
+                    "value; assign to a local variable and set the attribute after the block")
+
+
+# ---- and / or / not -----------------------------------------------------------------
+
+def convert_and(first, *rest):
+    """``a and b and ...`` (later operands are functions, evaluated as Python would)."""
+    value = first
+    for fn in rest:
+        if is_static(value):
+            value = static_control.logical("logical_and", value, fn())
+        elif not value:
+            return value
+        else:
+            value = fn()
+    return value
+
+
+def convert_or(first, *rest):
+    value = first
+    for fn in rest:
+        if is_static(value):
+            value = static_control.logical("logical_or", value, fn())
+        elif value:
+            return value
+        else:
+            value = fn()
+    return value
+
+
+def convert_not(value):
+    if is_static(value):
+        return static_control.logical_not(value)
+    return not value
+
+
+# ---- for loops, len, calls ----------------------------------------------------------
+
+def range_args(*args):
+    """(start, stop, step) of ``range(*args)``; Tensors allowed."""
+    if len(args) == 1:
+        return 0, args[0], 1
+    if len(args) == 2:
+        return args[0], args[1], 1
+    if not is_static(args[2]) and args[2] == 0:
+        raise ValueError("range() arg 3 must not be zero")
+    return args
+
+
+def range_cond(i, stop, step):
+    if is_static(step):
+        return static_control.range_cond(i, stop, step)
+    return i < stop if step > 0 else i > stop
+
+
+def for_sequence(iterable):
+    """What a ``for`` iterates: a static Variable (over its first dim) stays as is;
+    anything else is listed in Python."""
+    if is_static(iterable) or static_control.is_array(iterable):
+        return iterable
+    if isinstance(iterable, _C.Tensor):
+        return [iterable[i] for i in range(iterable.shape[0])]
+    return list(iterable)
+
+
+def for_length(seq):
+    if isinstance(seq, list):
+        return len(seq)
+    return static_control.length(seq)
+
+
+def for_item(seq, i):
+    if isinstance(seq, list):
+        if is_static(i):
+            raise Error("to_static cannot index a Python list by a Tensor: this `for` loop over "
+                        "a list became a tensor loop (a `break` or the loop's condition "
+                        "depends on a Tensor); iterate over a Tensor instead")
+        return seq[i]
+    return static_control.item(seq, i)
+
+
+def convert_len(x):
+    """``len(x)``: a Tensor for tensor arrays and dims unknown until run time."""
+    if is_static(x) or static_control.is_array(x):
+        return static_control.length(x)
+    return len(x)
+
+
+def convert_call(fn):
+    """The function to call in place of ``fn``: user functions are converted too."""
+    from .converter import convert_callee
+    return convert_callee(fn)

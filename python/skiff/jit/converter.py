@@ -1,0 +1,210 @@
+"""Turns a Python function into its to_static form: parses its source, runs the
+lowering passes and the control-flow conversion, and compiles the result against the
+function's own globals and closure, keeping the user's file name and line numbers."""
+import ast
+import inspect
+import os
+import sys
+import textwrap
+import types
+import weakref
+
+from .. import _C
+from . import ast_lowering as lowering
+from . import convert_ops
+from .ast_convert import BlockConverter, ConversionError
+
+_converted = {}  # code object -> (converted code, or an Error to raise)
+_SKIFF_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+_LIBRARY_DIRS = tuple({os.path.abspath(p) for p in (sys.prefix, sys.base_prefix,
+                                                    sys.exec_prefix)})
+_not_converted = weakref.WeakSet()
+
+
+def not_to_static(fn):
+    """Marks ``fn`` to run as written (traced, not converted) inside to_static code."""
+    try:
+        _not_converted.add(fn)
+    except TypeError:
+        pass
+    return fn
+
+
+def _parse(fn):
+    try:
+        lines, start = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as e:
+        raise _C.Error(f"to_static needs the source of {fn.__qualname__} ({e})") from None
+    tree = ast.parse(textwrap.dedent("".join(lines)))
+    ast.increment_lineno(tree, start - 1)
+    fdef = tree.body[0]
+    if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        raise _C.Error(f"{fn.__code__.co_filename}:{start}: to_static converts functions "
+                       "defined with `def`, not lambdas")
+    return fdef
+
+
+class _Rewrite(ast.NodeTransformer):
+    """Private-name mangling for methods and explicit arguments for zero-arg super()."""
+
+    def __init__(self, class_name, first_arg):
+        self.prefix = "_" + class_name.lstrip("_") if class_name else None
+        self.first_arg = first_arg
+
+    def _mangle(self, name):
+        if self.prefix and name.startswith("__") and not name.endswith("__"):
+            return self.prefix + name
+        return name
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        node.attr = self._mangle(node.attr)
+        return node
+
+    def visit_Name(self, node):
+        node.id = self._mangle(node.id)
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if (isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args
+                and self.first_arg):
+            node.args = [ast.Name(id="__class__", ctx=ast.Load()),
+                         ast.Name(id=self.first_arg, ctx=ast.Load())]
+        return node
+
+
+def _declared_outer(fdef):
+    names = set()
+    for n in ast.walk(fdef):
+        if isinstance(n, (ast.Global, ast.Nonlocal)):
+            names.update(n.names)
+    return names
+
+
+def transform(fdef, filename, class_name=None):
+    """Runs every pass over ``fdef`` (in place); returns it."""
+    fdef.decorator_list = []
+    first = fdef.args.posonlyargs + fdef.args.args
+    _Rewrite(class_name, first[0].arg if first else None).visit(fdef)
+    counter = lowering.Counter()
+    body = lowering.lower_for(fdef.body, counter)
+    body = lowering.lower_loop_returns(body)
+    if lowering.needs_return_flag(body):
+        body.insert(0, lowering._assign(lowering.RETURN_FLAG, ast.Constant(False)))
+    body = lowering.lower_break_continue(body, counter)
+    body = lowering.restructure_returns(body)
+    if lowering.has_inner_return(body):
+        body = lowering.single_exit(body)
+    fdef.body = BlockConverter(filename, counter, _declared_outer(fdef)).block(body, set())
+    ast.fix_missing_locations(fdef)
+    return fdef
+
+
+def _class_name(fn):
+    parts = fn.__qualname__.split(".")
+    return parts[-2] if len(parts) >= 2 and parts[-2] != "<locals>" else None
+
+
+def _compile(fn):
+    code = fn.__code__
+    fdef = _parse(fn)
+    try:
+        transform(fdef, code.co_filename, _class_name(fn))
+    except ConversionError as e:
+        raise _C.Error(f"{code.co_filename}:{e.lineno}: to_static: {e}") from None
+    freevars = list(code.co_freevars)
+    if "__class__" not in freevars:
+        freevars.append("__class__")
+    factory = ast.FunctionDef(
+        name="_jst_factory", args=ast.arguments(
+            posonlyargs=[], args=[ast.arg(arg=n) for n in freevars + ["_jst"]], vararg=None,
+            kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=[fdef, ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))],
+        decorator_list=[], returns=None, type_params=[])
+    module = ast.Module(body=[factory], type_ignores=[])
+    ast.copy_location(factory, fdef)
+    ast.fix_missing_locations(module)
+    compiled = compile(module, code.co_filename, "exec")
+    factory_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
+    return next(c for c in factory_code.co_consts
+                if isinstance(c, types.CodeType) and c.co_name == fdef.name)
+
+
+def _cell(value):
+    return (lambda: value).__closure__[0]
+
+
+def convert_function(fn):
+    """The converted form of the plain function ``fn`` (compiled once per code object)."""
+    entry = _converted.get(fn.__code__)
+    if entry is None:
+        try:
+            entry = _compile(fn)
+        except _C.Error as e:
+            entry = e
+        _converted[fn.__code__] = entry
+    if isinstance(entry, Exception):
+        raise entry
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    closure = []
+    for name in entry.co_freevars:
+        if name == "_jst":
+            closure.append(_cell(convert_ops))
+        elif name in cells:
+            closure.append(cells[name])
+        else:
+            raise _C.Error(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: "
+                           f"to_static: '{name}' has no value in {fn.__qualname__}'s closure")
+    new = types.FunctionType(entry, fn.__globals__, fn.__name__, fn.__defaults__,
+                             tuple(closure))
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__qualname__ = fn.__qualname__
+    new.__doc__ = fn.__doc__
+    new.__wrapped__ = fn
+    new._jst_converted = True
+    return new
+
+
+def _is_user_code(fn):
+    code = getattr(fn, "__code__", None)
+    if code is None or getattr(fn, "_jst_converted", False) or fn in _not_converted:
+        return False
+    path = os.path.realpath(code.co_filename)
+    if path.startswith(_SKIFF_DIR + os.sep) or code.co_filename.startswith("<"):
+        return False
+    if "site-packages" in path or "dist-packages" in path:
+        return False
+    return not any(path.startswith(os.path.join(d, "lib") + os.sep) for d in _LIBRARY_DIRS)
+
+
+def convert_callee(fn):
+    """What converted code calls in place of ``fn``: the converted form of user
+    functions, methods and layers; everything else unchanged."""
+    if fn is len:
+        return convert_ops.convert_len
+    if isinstance(fn, types.FunctionType):
+        return _try_convert(fn)
+    if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
+        converted = _try_convert(fn.__func__)
+        return fn if converted is fn.__func__ else types.MethodType(converted, fn.__self__)
+    from .static_function import StaticFunction, layer_call
+    if isinstance(fn, StaticFunction):
+        return fn
+    forward = getattr(type(fn), "forward", None)
+    if forward is not None and callable(fn) and hasattr(fn, "_sub_layers") \
+            and isinstance(forward, types.FunctionType) and _is_user_code(forward):
+        return layer_call(fn)
+    return fn
+
+
+def _try_convert(fn):
+    if not _is_user_code(fn):
+        return fn
+    try:
+        return convert_function(fn)
+    except _C.Error as e:
+        if "needs the source" in str(e):
+            return fn
+        raise
+

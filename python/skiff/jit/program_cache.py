@@ -1,0 +1,197 @@
+"""One traced program of a to_static function: tracing (static mode, inputs declared as
+data variables, eager parameters captured as persistable variables), registration as
+a program function, and calls through the run_program op."""
+import weakref
+
+from .. import _C
+from .._C import Tensor
+from ..framework import dtype as dt
+from ..framework.core import eager_op
+from ..framework.mode import mode
+from .static_control import ArrayList, flatten, is_static_var, unflatten
+
+Error = _C.Error
+
+
+def _is_spec(value):
+    return type(value).__name__ == "InputSpec"
+
+
+def _spec_shape(spec):
+    return [-1 if s is None else int(s) for s in spec.shape]
+
+
+def _key(value):
+    if isinstance(value, Tensor):
+        return ("T", tuple(value.shape), value._dtype_name, value.stop_gradient)
+    if _is_spec(value):
+        return ("S", tuple(_spec_shape(value)), dt.dtype_name(value.dtype))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_key(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((k, _key(v)) for k, v in sorted(value.items(), key=str)))
+    try:
+        hash(value)
+        return ("P", type(value).__name__, value)
+    except TypeError:
+        return ("id", id(value))
+
+
+def _with_spec(args, spec):
+    """Positional arguments with InputSpecs standing for the Tensors they describe."""
+    if spec is None:
+        return list(args)
+    out = list(spec)
+    for k in range(len(out), len(args)):
+        out.append(args[k])
+    return out
+
+
+def signature_key(args, kwargs, spec, instance):
+    training = getattr(instance, "training", None)
+    return (_key(_with_spec(args, spec)), _key(kwargs), training)
+
+
+def _tensor_leaves(value, out):
+    if isinstance(value, Tensor) or _is_spec(value):
+        out.append(value)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _tensor_leaves(v, out)
+    elif isinstance(value, dict):
+        for k in sorted(value, key=str):
+            _tensor_leaves(value[k], out)
+    return out
+
+
+class ConcreteProgram:
+    """A traced program and how to call it: input variables, captured tensors,
+    outputs (with Python constants kept aside) and the registered function."""
+
+    @classmethod
+    def trace(cls, static_fn, args, kwargs, spec):
+        from .. import static
+        self = cls()
+        self.main, self.startup = static.Program(), static.Program()
+        self.input_names = []
+        self.input_specs = []
+
+        def declare(value):
+            if isinstance(value, Tensor) or _is_spec(value):
+                shape = _spec_shape(value) if _is_spec(value) else list(value.shape)
+                dtype = dt.dtype_name(value.dtype) if _is_spec(value) else value._dtype_name
+                name = f"_jst_input_{len(self.input_names)}"
+                var = static.data(name, shape, dtype)
+                if dtype in ("float32", "float64", "bfloat16"):
+                    var.stop_gradient = False
+                self.input_names.append(name)
+                self.input_specs.append((shape, dtype))
+                return var
+            if isinstance(value, (list, tuple)):
+                return type(value)(declare(v) for v in value) if type(value) in (list, tuple) \
+                    else type(value)(*(declare(v) for v in value))
+            if isinstance(value, dict):
+                return {k: declare(value[k]) for k in sorted(value, key=str)}
+            return value
+
+        previous = mode.static
+        mode.static = True
+        try:
+            with static.program_guard(self.main, self.startup):
+                static_args = [declare(a) for a in _with_spec(args, spec)]
+                static_kwargs = {k: declare(v) for k, v in sorted(kwargs.items())}
+                outs = static_fn.converted()(*static_args, **static_kwargs)
+        finally:
+            mode.static = previous
+        if self.startup.desc.num_ops(0):
+            raise Error(f"to_static: {static_fn.__qualname__} creates parameters while it is "
+                        "traced; create layers and parameters outside the converted function")
+        self._set_outputs(outs, static_fn)
+        return self
+
+    def _set_outputs(self, outs, static_fn):
+        leaves = []
+        self.out_spec = flatten(outs, leaves)
+        self.out_leaves = leaves
+        self.output_names = []
+        for leaf in leaves:
+            if isinstance(leaf, ArrayList) or (is_static_var(leaf) and
+                                               leaf.type == "tensor_array"):
+                raise Error(f"to_static: {static_fn.__qualname__} returns a list grown in a "
+                            "loop on a Tensor (a tensor array); return skiff.stack(xs) or "
+                            "skiff.concat(xs) instead")
+            if is_static_var(leaf):
+                self.output_names.append(leaf.name)
+        captured = self.main._captured
+        self.captured_names = list(captured)
+        self.captured = [captured[n] for n in self.captured_names]
+        written = set()
+        desc = self.main.desc
+        for b in range(desc.num_blocks):
+            for i in range(desc.num_ops(b)):
+                written.update(desc.op(b, i).output_names)
+        self.written_back = [n for n in self.captured_names if n in written]
+        names = self.input_names + self.captured_names
+        if not names:  # a function of nothing: feed a dummy so the op has an input
+            desc.add_var(0, "_jst_dummy", "float32", [], False, True)
+            names = ["_jst_dummy"]
+            self.dummy = True
+        else:
+            self.dummy = False
+        outputs = self.output_names + self.written_back
+        if not outputs:
+            self.function_id = None
+            return
+        self.function_id = _C.register_program_function(desc, names, outputs)
+        weakref.finalize(self, _C.release_program_function, self.function_id)
+        self._ops = {}
+
+    @property
+    def program(self):
+        return self.main
+
+    def _op(self, mask):
+        op = self._ops.get(mask)
+        if op is None:
+            n_out = len(self.output_names) + len(self.written_back)
+            op = self._ops[mask] = eager_op(
+                "run_program", {"function": self.function_id, "wants_grad": list(mask)},
+                [n_out, 1])
+        return op
+
+    def run(self, args, kwargs):
+        """Runs the program on the Tensors among ``args``/``kwargs``."""
+        if self.function_id is None:
+            return unflatten(self.out_spec, self.out_leaves)
+        tensors = _tensor_leaves(list(args), [])
+        tensors = _tensor_leaves({k: kwargs[k] for k in sorted(kwargs)}, tensors)
+        self._check_inputs(tensors)
+        inputs = tensors + self.captured
+        if self.dummy:
+            from ..tensor.creation import zeros
+            inputs = [zeros([], "float32")]
+        grad = _C.is_grad_enabled()
+        mask = tuple(int(grad and not t.stop_gradient and
+                         t._dtype_name in ("float32", "float64", "bfloat16")) for t in inputs)
+        if not any(mask):
+            mask = ()
+        outs, _ = self._op(mask)(inputs)
+        n = len(self.output_names)
+        for name, value in zip(self.written_back, outs[n:]):
+            self.main._captured[name]._set_value(value)
+        it = iter(outs[:n])
+        leaves = [next(it) if is_static_var(v) else v for v in self.out_leaves]
+        return unflatten(self.out_spec, leaves)
+
+    def _check_inputs(self, tensors):
+        if len(tensors) != len(self.input_specs):
+            raise Error(f"to_static: the program was traced for {len(self.input_specs)} "
+                        f"Tensor inputs, got {len(tensors)}")
+        for k, (t, (shape, dtype)) in enumerate(zip(tensors, self.input_specs)):
+            if not isinstance(t, Tensor):
+                raise Error(f"to_static: input {k} must be a Tensor, got {type(t).__name__}")
+            ok = t._dtype_name == dtype and len(t.shape) == len(shape) and all(
+                s < 0 or s == d for s, d in zip(shape, t.shape))
+            if not ok:
+                raise Error(f"to_static: input {k} is {t._dtype_name}{list(t.shape)} but the "
+                            f"input spec says {dtype}{shape}")

@@ -1,0 +1,235 @@
+"""cond / while ops for converted control flow whose condition is a Tensor (static
+Variables while to_static traces). The values a branch or loop step produces are
+flattened to leaves: Variables go through the op; Python numbers that differ between
+branches (or steps) become tensors; lists grown in a loop become tensor arrays; a
+value that cannot be carried (None, an unassigned name) raises an error naming the
+variable and the user's line, never a silently different result."""
+from .. import _C
+from ..framework import core
+
+Error = _C.Error
+
+
+def _variable_type():
+    from ..static.variable import Variable
+    return Variable
+
+
+def is_static_var(x):
+    return isinstance(x, _variable_type())
+
+
+def is_array(x):
+    return isinstance(x, ArrayList) or (is_static_var(x) and x.type == "tensor_array")
+
+
+def _is_undefined(x):
+    from .convert_ops import UndefinedVar
+    return isinstance(x, UndefinedVar)
+
+
+_NUMBER = (bool, int, float)
+
+
+def _is_number(x):
+    import numpy as np
+    return isinstance(x, _NUMBER + (np.number, np.bool_))
+
+
+# ---- nested structures --------------------------------------------------------------
+
+def flatten(value, leaves):
+    """Appends the leaves of ``value`` (lists, tuples and dicts are walked) to
+    ``leaves``; returns the structure, to rebuild with ``unflatten``."""
+    if isinstance(value, (list, tuple)) and not is_static_var(value):
+        kind = list if isinstance(value, list) else type(value)
+        return (kind, [flatten(v, leaves) for v in value])
+    if isinstance(value, dict):
+        keys = list(value)
+        return (dict, keys, [flatten(value[k], leaves) for k in keys])
+    leaves.append(value)
+    return None
+
+
+def unflatten(spec, leaves):
+    it = iter(leaves)
+    return _build(spec, it)
+
+
+def _build(spec, it):
+    if spec is None:
+        return next(it)
+    if spec[0] is dict:
+        return {k: _build(s, it) for k, s in zip(spec[1], spec[2])}
+    items = [_build(s, it) for s in spec[1]]
+    kind = spec[0]
+    if kind is list:
+        return items
+    if kind is tuple:
+        return tuple(items)
+    return kind(*items)  # namedtuple
+
+
+def describe(value):
+    if _is_undefined(value):
+        return "undefined"
+    if value is None:
+        return "None"
+    if is_array(value):
+        return "a tensor array"
+    if is_static_var(value):
+        return f"a Tensor ({value.dtype.name if hasattr(value.dtype, 'name') else value.dtype})"
+    if isinstance(value, (list, tuple, dict)):
+        return f"a {type(value).__name__} of {len(value)}"
+    return f"the {type(value).__name__} {value!r}"
+
+
+# ---- tensors from Python values -----------------------------------------------------
+
+def _dtype_name(x):
+    return x._dtype_name
+
+
+def _number_dtype(*values):
+    if all(isinstance(v, bool) for v in values):
+        return "bool"
+    if all(isinstance(v, (bool, int)) for v in values):
+        return "int64"
+    return "float32"
+
+
+def constant(value, dtype, shape=()):
+    """A tensor of ``shape`` filled with ``value`` in the current block."""
+    return core.apply("fill_constant", attrs={"shape": list(shape), "value": float(value),
+                                              "dtype": dtype})
+
+
+def _known_shape(var):
+    shape = var.shape
+    return shape if all(d >= 0 for d in shape) else []
+
+
+def logical(op, x, y):
+    x, y = _as_bool(x), _as_bool(y)
+    return core.apply(op, x, y)
+
+
+def logical_not(x):
+    return core.apply("logical_not", _as_bool(x))
+
+
+def _as_bool(x):
+    if not is_static_var(x):
+        return constant(bool(x), "bool")
+    if x._dtype_name != "bool":
+        return core.apply("cast", x, attrs={"out_dtype": "bool"})
+    return x
+
+
+def range_cond(i, stop, step):
+    up = logical("logical_and", core.apply("greater_than", step, constant(0, step._dtype_name)),
+                 _compare("less_than", i, stop))
+    down = logical("logical_and", core.apply("less_than", step, constant(0, step._dtype_name)),
+                   _compare("greater_than", i, stop))
+    return logical("logical_or", up, down)
+
+
+def _compare(op, x, y):
+    if not is_static_var(x):
+        x = constant(x, y._dtype_name)
+    if not is_static_var(y):
+        y = constant(y, x._dtype_name)
+    return core.apply(op, x, y)
+
+
+# ---- tensor arrays ------------------------------------------------------------------
+
+class ArrayList:
+    """A Python list grown inside a loop on a Tensor: a tensor array variable that takes
+    ``append``, ``xs[i]`` (Tensor or int index, negative from the end), ``len(xs)``
+    in converted code, and skiff.stack / skiff.concat."""
+
+    def __init__(self, var):
+        self.var = var
+
+    def append(self, value):
+        if not is_static_var(value):
+            raise Error(f"a list that became a tensor array takes Tensors; got {describe(value)}")
+        array_write(self.var, length(self.var), value)
+
+    def __getitem__(self, index):
+        if isinstance(index, int) and index < 0:
+            index = core.apply("elementwise_add", length(self.var), constant(index, "int64", [1]))
+        return array_read(self.var, index)
+
+    def __len__(self):
+        raise Error("the length of a list that became a tensor array is known when the "
+                    "program runs; use it in converted code (len(xs) there gives a Tensor)")
+
+    def __iter__(self):
+        raise Error("a list that became a tensor array can be iterated in converted code "
+                    "only (for x in xs); or index it with xs[i]")
+
+    def __repr__(self):
+        return f"ArrayList({self.var.name})"
+
+
+def _array_var(x):
+    return x.var if isinstance(x, ArrayList) else x
+
+
+def new_array(dtype, items=()):
+    """A tensor array variable in the current block holding ``items``."""
+    from ..static.program import default_main_program
+    block = default_main_program().current_block()
+    array = block.create_var(dtype=dtype, type="tensor_array")
+    for k, item in enumerate(items):
+        array_write(array, constant(k, "int64"), item)
+    return array
+
+
+def array_write(array, index, value):
+    if not is_static_var(index):
+        index = constant(index, "int64")
+    core.apply("write_to_array", value, index, out=[_array_var(array)])
+    return array
+
+
+def array_read(array, index):
+    if not is_static_var(index):
+        index = constant(index, "int64")
+    return core.apply("read_from_array", _array_var(array), index)
+
+
+def array_to_tensor(array, axis, use_stack):
+    """The entries of a tensor array stacked (or concatenated) along ``axis``."""
+    return core.apply("tensor_array_to_tensor", _array_var(array),
+                      attrs={"axis": int(axis), "use_stack": bool(use_stack)})
+
+
+def length(x):
+    """The length of a tensor array, or the first dim of a Variable (a Python int when
+    known while building)."""
+    if is_array(x):
+        return core.apply("array_length", _array_var(x))
+    dim = x.shape[0] if x.shape else -1
+    if dim >= 0:
+        return dim
+    shape = core.apply("shape", x)
+    return core.apply("slice", shape, attrs={"axes": [0], "starts": [0], "ends": [1]})
+
+
+def item(seq, i):
+    """seq[i] for a tensor array or along a Variable's first dim."""
+    if is_array(seq):
+        return array_read(seq, i)
+    if not is_static_var(i):
+        return seq[i]
+    index = core.apply("reshape", i, attrs={"shape": []})
+    return core.apply("gather", seq, index)  # a rank-0 index drops the axis
+
+
+from .static_branches import ifelse  # noqa: E402
+from .static_loops import while_loop  # noqa: E402
+
+__all__ = ["ifelse", "while_loop", "is_static_var", "is_array", "flatten", "unflatten"]

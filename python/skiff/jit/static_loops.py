@@ -1,0 +1,164 @@
+"""A converted loop whose condition became a Tensor: the remaining steps are one
+skiff.static.nn.while_loop over the loop-carried variables. Python numbers become
+tensors before the loop (traced again with the dtype the body gives them), lists
+become tensor arrays, and a variable the loop cannot carry is an error naming it."""
+from .. import _C
+from .static_control import (ArrayList, _is_number, _is_undefined, _number_dtype, constant,
+                             describe, flatten, is_array, is_static_var, new_array, unflatten)
+from .ast_lowering import RETURN_VALUE
+
+Error = _C.Error
+
+
+class _Retype(Exception):
+    def __init__(self, position, dtype):
+        super().__init__()
+        self.position, self.dtype = position, dtype
+
+
+def _undefined_error(name, loc, value):
+    if name == RETURN_VALUE:
+        return Error(f"{loc}: a `return` inside this loop, whose condition depends on a "
+                     "Tensor, cannot be converted; assign the result to a variable defined "
+                     "before the loop and `break` instead")
+    what = "None" if value is None else "not assigned"
+    return Error(f"{loc}: variable '{name}' is {what} before this loop, whose condition "
+                 f"depends on a Tensor, and the loop assigns it; a `while` op carries only "
+                 f"Tensors, so give '{name}' a Tensor value of its final shape and dtype "
+                 f"before the loop")
+
+
+class _Leaf:
+    """How one leaf of the loop variables is carried."""
+
+    def __init__(self, kind, value, dtype=None):
+        self.kind = kind      # "var", "number" (made a tensor), "array", "const"
+        self.value = value
+        self.dtype = dtype
+
+
+def _carry(value, name, loc, dtype_hint):
+    if isinstance(value, ArrayList):
+        return _Leaf("array", value.var)
+    if is_static_var(value):
+        return _Leaf("array" if value.type == "tensor_array" else "var", value)
+    if _is_undefined(value) or value is None:
+        raise _undefined_error(name, loc, value)
+    if _is_number(value):
+        dtype = dtype_hint or _number_dtype(value)
+        return _Leaf("number", constant(value, dtype), dtype)
+    if isinstance(value, list):
+        if not all(is_static_var(v) for v in value):
+            raise Error(f"{loc}: list '{name}' is changed in this loop on a Tensor, so it "
+                        f"becomes a tensor array, but it holds non-Tensor items")
+        dtype = dtype_hint or (value[0]._dtype_name if value else "float32")
+        return _Leaf("array", new_array(dtype, value), dtype)
+    return _Leaf("const", value)
+
+
+def while_loop(cond_fn, body_fn, values, names, loc):
+    """Builds the while op; returns the values of ``names`` after the loop."""
+    from ..static import nn as static_nn
+    hints = {}
+    for _ in range(8):
+        try:
+            return _build(static_nn, cond_fn, body_fn, values, names, loc, hints)
+        except _Retype as retype:
+            hints[retype.position] = retype.dtype
+    raise Error(f"{loc}: to_static could not settle the dtypes of this loop's variables")
+
+
+def _build(static_nn, cond_fn, body_fn, values, names, loc, hints):
+    specs, leaves, owner = [], [], []
+    for k, v in enumerate(values):
+        if isinstance(v, list) and v and not all(_is_number(x) or is_static_var(x) for x in v):
+            raise Error(f"{loc}: list '{names[k]}' is changed in this loop on a Tensor but "
+                        f"holds {describe(v[0])}")
+        items = []
+        # A list carried by a loop is one tensor array, not a structure of leaves.
+        specs.append(None if isinstance(v, list) else flatten(v, items))
+        if isinstance(v, list):
+            items = [v]
+        leaves.extend(items)
+        owner.extend([k] * len(items))
+    carried = [_carry(v, names[owner[p]], loc, hints.get(p)) for p, v in enumerate(leaves)]
+    loop_pos = [p for p, c in enumerate(carried) if c.kind != "const"]
+
+    def rebuild(vars_):
+        it = iter(vars_)
+        flat = [c.value if c.kind == "const" else
+                ArrayList(next(it)) if c.kind == "array" else next(it) for c in carried]
+        out, pos = [], 0
+        for spec in specs:
+            count = _count(spec)
+            out.append(unflatten(spec, flat[pos:pos + count]))
+            pos += count
+        return out
+
+    def cond(*vars_):
+        c = cond_fn(*rebuild(vars_))
+        return c if is_static_var(c) else constant(bool(c), "bool")
+
+    def body(*vars_):
+        outs = body_fn(*rebuild(vars_))
+        new = []
+        for k, (spec, out) in enumerate(zip(specs, outs)):
+            items = []
+            got = None if isinstance(out, list) and spec is None else flatten(out, items)
+            if spec is None and isinstance(out, list):
+                items = [out]
+            if got != spec:
+                raise Error(f"{loc}: loop variable '{names[k]}' is {describe(values[k])} "
+                            f"before the loop and {describe(out)} after a step")
+            new.extend(items)
+        result = []
+        for p, (c, v) in enumerate(zip(carried, new)):
+            result.extend(_step_value(c, v, p, names[owner[p]], loc))
+        return result
+
+    init = [carried[p].value for p in loop_pos]
+    if not init:
+        raise Error(f"{loc}: this loop on a Tensor carries no Tensor variables")
+    out = static_nn.while_loop(cond, body, init)
+    return tuple(rebuild(list(out)))
+
+
+def _step_value(c, v, position, name, loc):
+    if c.kind == "const":
+        if v is not c.value:
+            raise Error(f"{loc}: variable '{name}' ({describe(c.value)}) is changed in this "
+                        f"loop on a Tensor; only Tensors, numbers and lists of Tensors can be")
+        return []
+    if c.kind == "array":
+        if is_array(v):
+            return [v.var if isinstance(v, ArrayList) else v]
+        raise Error(f"{loc}: list '{name}' became {describe(v)} in this loop on a Tensor")
+    if is_static_var(v):
+        want = c.value._dtype_name
+        if v._dtype_name != want:
+            if c.kind == "number":
+                raise _Retype(position, v._dtype_name)
+            raise Error(f"{loc}: loop variable '{name}' is {want} before the loop and "
+                        f"{v._dtype_name} after a step; cast it so the dtype stays the same")
+        _check_shape(c.value, v, name, loc)
+        return [v]
+    if _is_number(v):
+        return [constant(v, c.value._dtype_name)]
+    raise Error(f"{loc}: loop variable '{name}' is {describe(c.value)} before the loop and "
+                f"{describe(v)} after a step")
+
+
+def _check_shape(before, after, name, loc):
+    a, b = before.shape, after.shape
+    bad = len(a) != len(b) or any(x >= 0 and y >= 0 and x != y for x, y in zip(a, b))
+    if bad:
+        raise Error(f"{loc}: loop variable '{name}' has shape {a} before the loop and {b} "
+                    f"after a step; give it its final shape before the loop")
+
+
+def _count(spec):
+    if spec is None:
+        return 1
+    children = spec[2] if spec[0] is dict else spec[1]
+    return sum(_count(s) for s in children)
+
