@@ -101,10 +101,10 @@ class LayerList(Layer):
         return self
 
     def insert(self, index, sublayer):
-        layers = list(self._sub_layers.values())
-        layers.insert(index, sublayer)
         if not isinstance(sublayer, Layer):
             raise TypeError(f"LayerList.insert: expected a Layer, got {type(sublayer).__name__}")
+        layers = list(self._sub_layers.values())
+        layers.insert(index, sublayer)
         self._renumber(layers)
 
     def extend(self, sublayers):

@@ -1,0 +1,114 @@
+"""Embedding (dense and sparse gradients, padding_idx), one_hot, flatten and Dropout
+(training statistics, gradients, eval behaviour, seeding)."""
+import numpy as np
+import pytest
+import torch
+
+import skiff
+import skiff.nn as nn
+import skiff.nn.functional as F
+from nn_reference import close, rand, set_param, tensor
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_embedding_matches_torch(sparse):
+    layer = nn.Embedding(10, 4, padding_idx=2, sparse=sparse).double()
+    ref = torch.nn.Embedding(10, 4, padding_idx=2).double()
+    np.testing.assert_array_equal(layer.weight.numpy()[2], np.zeros(4))  # zeroed at creation
+    set_param(layer.weight, ref.weight)
+    ids = np.array([[1, 2, 5], [5, 9, 2]], "int64")
+    out = layer(tensor(ids))
+    close(out, ref(torch.tensor(ids)))
+    w = rand(2, 3, 4, seed=3)
+    skiff.sum(out * tensor(w)).backward()
+    (ref(torch.tensor(ids)) * torch.tensor(w)).sum().backward()
+    grad = layer.weight.grad
+    assert grad._kind == ("selected_rows" if sparse else "dense")
+    close(grad, ref.weight.grad)  # sparse gradients densify on numpy()
+    assert grad.shape == [10, 4]
+
+
+def test_embedding_negative_padding_idx_and_errors():
+    layer = nn.Embedding(6, 3, padding_idx=-1)
+    assert layer._padding_idx == 5
+    out = layer(tensor(np.array([5, 0], "int64")))
+    np.testing.assert_array_equal(out.numpy()[0], np.zeros(3))
+    assert "padding_idx=5" in repr(layer)
+    with pytest.raises(ValueError, match="padding_idx"):
+        nn.Embedding(4, 2, padding_idx=4)
+    with pytest.raises(skiff.Error):
+        layer(tensor(np.array([6], "int64")))
+
+
+def test_one_hot_and_flatten():
+    hot = F.one_hot(tensor(np.array([[0, 2], [1, 1]], "int64")), 3)
+    np.testing.assert_array_equal(hot.numpy(), np.eye(3)[[[0, 2], [1, 1]]])
+    assert hot.dtype == "float32"
+    x = rand(2, 3, 4, 5)
+    assert nn.Flatten()(tensor(x)).shape == [2, 60]
+    assert nn.Flatten(0, 1)(tensor(x)).shape == [6, 4, 5]
+    assert F.flatten(tensor(x)).shape == [120]
+    assert nn.Identity(3, foo=1)(tensor(x)).shape == [2, 3, 4, 5]
+
+
+def test_dropout_training_statistics_and_gradient():
+    x = np.ones([200, 100], "float32")
+    xs = tensor(x, True)
+    layer = nn.Dropout(0.3)
+    out = layer(xs)
+    v = out.numpy()
+    kept = v != 0
+    assert abs(kept.mean() - 0.7) < 0.02
+    np.testing.assert_allclose(v[kept], 1 / 0.7, rtol=1e-6)
+    skiff.sum(out).backward()
+    np.testing.assert_allclose(xs.grad.numpy(), kept / 0.7, rtol=1e-6)
+
+
+def test_dropout_eval_and_modes():
+    x = rand(50, 40, dtype="float32")
+    layer = nn.Dropout(0.4)
+    layer.eval()
+    np.testing.assert_array_equal(layer(tensor(x)).numpy(), x)
+    down = nn.Dropout(0.4, mode="downgrade_in_infer")
+    down.eval()
+    np.testing.assert_allclose(down(tensor(x)).numpy(), x * 0.6, rtol=1e-6)
+    down.train()
+    v = down(tensor(np.ones_like(x))).numpy()
+    assert set(np.unique(v)) <= {0.0, 1.0}  # no scaling in training
+    np.testing.assert_array_equal(F.dropout(tensor(x), 0.0).numpy(), x)
+    np.testing.assert_array_equal(F.dropout(tensor(x), 1.0).numpy(), np.zeros_like(x))
+    with pytest.raises(ValueError):
+        nn.Dropout(1.5)(tensor(x))
+    with pytest.raises(ValueError):
+        F.dropout(tensor(x), 0.5, mode="nope")
+
+
+def test_dropout_follows_skiff_seed():
+    x = tensor(np.ones([30, 30], "float32"))
+    skiff.seed(7)
+    a = F.dropout(x, 0.5).numpy()
+    b = F.dropout(x, 0.5).numpy()
+    skiff.seed(7)
+    np.testing.assert_array_equal(F.dropout(x, 0.5).numpy(), a)
+    np.testing.assert_array_equal(F.dropout(x, 0.5).numpy(), b)
+    assert not np.array_equal(a, b)
+
+
+def test_dropout_along_an_axis_shares_the_draw():
+    x = np.ones([8, 50, 6], "float32")
+    out = F.dropout(tensor(x), 0.5, axis=1).numpy()
+    # each of the 50 entries of axis 1 is kept or dropped for all of axes 0 and 2
+    per_index = out.reshape(8, 50, 6).transpose(1, 0, 2).reshape(50, -1)
+    assert all(len(np.unique(row)) == 1 for row in per_index)
+    assert 0 < (per_index[:, 0] == 0).sum() < 50
+    np.testing.assert_allclose(np.unique(out), [0.0, 2.0])
+
+
+def test_alpha_dropout_keeps_mean_and_variance():
+    skiff.seed(3)
+    x = np.random.default_rng(0).normal(size=[400, 250]).astype("float32")
+    out = nn.AlphaDropout(0.2)(tensor(x)).numpy()
+    assert abs(out.mean()) < 0.02 and abs(out.std() - 1) < 0.02
+    layer = nn.AlphaDropout(0.2)
+    layer.eval()
+    np.testing.assert_array_equal(layer(tensor(x)).numpy(), x)
