@@ -72,6 +72,7 @@ class RNNCellBase(Layer):
         if batch >= 0:
             return T.fill([batch, self.hidden_size], 0.0, T.dtype_name(gates))
         part = T.slice(gates, [1], [0], [self.hidden_size])
+        part.stop_gradient = True  # only its shape is used
         return T.full_like(part, 0.0)
 
     def forward(self, inputs, states=None):
