@@ -5,13 +5,13 @@ conditional expressions and calls go through helpers too."""
 import ast
 
 from .ast_lowering import JST, _jst_call, _name
-from .ast_names import assigned_names, attribute_stores, exposed_reads, loaded_names
+from .ast_names import (assigned_names, attribute_stores, block_effects, exposed_reads,
+                        loaded_names)
 
 # Builtins called as they are (no conversion of their callee is useful).
 _PLAIN_BUILTINS = frozenset((
-    "abs", "all", "any", "bool", "callable", "chr", "dict", "dir", "divmod", "enumerate",
-    "float", "format", "frozenset", "getattr", "globals", "hasattr", "hash", "id", "int",
-    "isinstance", "issubclass", "iter", "list", "locals", "map", "max", "min", "next",
+    "abs", "all", "any", "callable", "chr", "dict", "dir", "divmod", "enumerate",
+    "format", "frozenset", "getattr", "globals", "hasattr", "hash", "id", "isinstance", "issubclass", "iter", "list", "locals", "map", "max", "min", "next",
     "object", "ord", "print", "repr", "reversed", "round", "set", "setattr", "slice",
     "sorted", "str", "sum", "super", "tuple", "type", "vars", "zip", "range", "filter"))
 
@@ -107,7 +107,8 @@ class BlockConverter:
         live_after, live = [], set(live_out)
         for s in reversed(stmts):
             live_after.append(set(live))
-            live |= loaded_names([s])
+            exposed, assigned = block_effects([s])
+            live = exposed | (live - assigned)
         live_after.reverse()
         out = []
         for s, live in zip(stmts, live_after):
@@ -196,7 +197,7 @@ class BlockConverter:
         names = sorted(carried)
         self._check_convertible("while loop", s, [s.body], sorted(assigned))
         side_effects = attribute_stores(s.body)
-        body_live = set(live_after) | loaded_names([s.test]) | loaded_names(s.body)
+        body_live = set(live_after) | loaded_names([s.test]) | exposed_reads(s.body)
         body = self.block(s.body, body_live)
         c_name, b_name = self.counter.next("cond"), self.counter.next("body")
         c_fn = ast.FunctionDef(name=c_name, args=_args(names), body=[

@@ -211,13 +211,13 @@ def _guard_exits(stmts, brk, cont):
             return out
         exits = _contains([s], (ast.Break, ast.Continue), loop_level=True) and not \
             isinstance(s, ast.While)
+        flags = [f for f, kind in ((brk, ast.Break), (cont, ast.Continue))
+                 if f and exits and _contains([s], kind, loop_level=True)]
         if exits:
             _lower_children(s, lambda b: _guard_exits(b, brk, cont))
         out.append(s)
         rest = stmts[i + 1:]
         if exits and rest:
-            flags = [f for f, kind in ((brk, ast.Break), (cont, ast.Continue))
-                     if f and _contains([s], kind, loop_level=True)]
             test = ast.BoolOp(op=ast.Or(), values=[_name(f) for f in flags]) \
                 if len(flags) > 1 else _name(flags[0])
             guard = ast.If(test=ast.UnaryOp(op=ast.Not(), operand=test),

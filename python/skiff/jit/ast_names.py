@@ -92,6 +92,13 @@ def exposed_reads(stmts, defined=None):
     return exposed
 
 
+def block_effects(stmts):
+    """(names read before assigned, names assigned on every path) of the statements."""
+    defined, exposed = set(), set()
+    _exposed_block(stmts, defined, exposed)
+    return exposed, defined
+
+
 def _exposed_block(stmts, defined, exposed):
     for s in stmts:
         _exposed_stmt(s, defined, exposed)

@@ -50,7 +50,8 @@ def convert_ifelse(pred, true_fn, false_fn, values, names, live, side_effects, l
     if not is_static(pred):
         return true_fn(*values) if pred else false_fn(*values)
     _no_side_effects(side_effects, "an `if` whose condition is a Tensor", loc)
-    return static_control.ifelse(pred, true_fn, false_fn, values, names, live, loc)
+    return static_control.ifelse(static_control.as_condition(pred), true_fn, false_fn, values,
+                                 names, live, loc)
 
 
 def convert_while(cond_fn, body_fn, values, names, side_effects, loc):
@@ -72,7 +73,7 @@ def convert_ifexp(pred, true_fn, false_fn, loc):
     """``a if pred else b``."""
     if not is_static(pred):
         return true_fn() if pred else false_fn()
-    (out,) = static_control.ifelse(pred, lambda _: (true_fn(),), lambda _: (false_fn(),),
+    (out,) = static_control.ifelse(static_control.as_condition(pred), lambda _: (true_fn(),), lambda _: (false_fn(),),
                                    (UndefinedVar("<if expression>"),), ("<value>",),
                                    ("<value>",), loc)
     return out
@@ -168,6 +169,19 @@ def convert_len(x):
     if is_static(x) or static_control.is_array(x):
         return static_control.length(x)
     return len(x)
+
+
+def python_scalar(kind):
+    """float/int/bool that explain why a Tensor being traced has no Python value."""
+    def convert(value=0, *args):
+        if is_static(value):
+            from ..static.source import user_source
+            raise Error(f"{user_source()}: {kind.__name__}() of a Tensor inside to_static code: "
+                        "its value is known only when the program runs (a loop counter "
+                        "becomes a Tensor once the loop's condition is one); keep it a Tensor, "
+                        "e.g. x.astype('float32')")
+        return kind(value, *args)
+    return convert
 
 
 def convert_call(fn):

@@ -183,6 +183,11 @@ def convert_callee(fn):
     functions, methods and layers; everything else unchanged."""
     if fn is len:
         return convert_ops.convert_len
+    if fn in (float, int, bool):
+        return convert_ops.python_scalar(fn)
+    replacement = _array_aware().get(id(fn))
+    if replacement is not None:
+        return replacement
     if isinstance(fn, types.FunctionType):
         return _try_convert(fn)
     if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
@@ -196,6 +201,23 @@ def convert_callee(fn):
             and isinstance(forward, types.FunctionType) and _is_user_code(forward):
         return layer_call(fn)
     return fn
+
+
+_replacements = {}
+
+
+def _array_aware():
+    """skiff functions that converted code calls in a form taking tensor arrays."""
+    if not _replacements:
+        from .. import tensor
+        from . import static_control
+        from ..tensor import manipulation
+        for module in (tensor, manipulation):
+            for name in ("stack", "concat"):
+                fn = getattr(module, name, None)
+                if fn is not None:
+                    _replacements[id(fn)] = getattr(static_control, name)
+    return _replacements
 
 
 def _try_convert(fn):

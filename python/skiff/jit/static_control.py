@@ -118,6 +118,29 @@ def logical_not(x):
     return core.apply("logical_not", _as_bool(x))
 
 
+def as_condition(x):
+    """A bool Variable for a condition Variable: non-bool values test != 0."""
+    if x._dtype_name == "bool":
+        return x
+    return core.apply("not_equal", x, constant(0, x._dtype_name))
+
+
+def stack(x, axis=0, name=None):
+    """skiff.stack that also takes a list grown into a tensor array."""
+    if is_array(x):
+        return array_to_tensor(x, axis, True)
+    from ..tensor.manipulation import stack as plain
+    return plain(x, axis)
+
+
+def concat(x, axis=0, name=None):
+    """skiff.concat that also takes a list grown into a tensor array."""
+    if is_array(x):
+        return array_to_tensor(x, axis, False)
+    from ..tensor.manipulation import concat as plain
+    return plain(x, axis)
+
+
 def _as_bool(x):
     if not is_static_var(x):
         return constant(bool(x), "bool")

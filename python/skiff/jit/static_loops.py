@@ -3,8 +3,9 @@ skiff.static.nn.while_loop over the loop-carried variables. Python numbers becom
 tensors before the loop (traced again with the dtype the body gives them), lists
 become tensor arrays, and a variable the loop cannot carry is an error naming it."""
 from .. import _C
-from .static_control import (ArrayList, _is_number, _is_undefined, _number_dtype, constant,
-                             describe, flatten, is_array, is_static_var, new_array, unflatten)
+from .static_control import (ArrayList, _is_number, _is_undefined, _number_dtype,
+                             as_condition, constant, describe, flatten, is_array, is_static_var,
+                             new_array, unflatten)
 from .ast_lowering import RETURN_VALUE
 
 Error = _C.Error
@@ -57,15 +58,56 @@ def _carry(value, name, loc, dtype_hint):
 
 
 def while_loop(cond_fn, body_fn, values, names, loc):
-    """Builds the while op; returns the values of ``names`` after the loop."""
+    """Builds the while op; returns the values of ``names`` after the loop. A failed
+    attempt is rolled back and retried with other dtypes for the Python numbers
+    (from the body's dtypes, or float32 for ints that meet floats)."""
     from ..static import nn as static_nn
     hints = {}
-    for _ in range(8):
+    ints = [p for p, v in enumerate(_leaves(values))
+            if isinstance(v, int) and not isinstance(v, bool)]
+    mark = _mark()
+    first_error, candidates = None, list(ints)
+    for _ in range(8 + len(ints)):
         try:
             return _build(static_nn, cond_fn, body_fn, values, names, loc, hints)
         except _Retype as retype:
+            _rollback(mark)
             hints[retype.position] = retype.dtype
+        except Error as e:
+            _rollback(mark)
+            first_error = first_error or e
+            for p in ints:  # the previous guess did not help
+                if hints.get(p) == "float32" and p not in candidates:
+                    del hints[p]
+            if not candidates:
+                raise first_error
+            hints[candidates.pop(0)] = "float32"
     raise Error(f"{loc}: to_static could not settle the dtypes of this loop's variables")
+
+
+def _leaves(values):
+    out = []
+    for v in values:
+        if isinstance(v, list):
+            out.append(v)
+        else:
+            flatten(v, out)
+    return out
+
+
+def _mark():
+    from ..static.program import default_main_program
+    program = default_main_program()
+    block = program.current_block_idx()
+    return program, block, program.desc.num_ops(block)
+
+
+def _rollback(mark):
+    """Removes the ops a failed attempt appended to the current block."""
+    program, block, count = mark
+    now = program.desc.num_ops(block)
+    if now > count:
+        program.desc.remove_ops(block, list(range(count, now)))
 
 
 def _build(static_nn, cond_fn, body_fn, values, names, loc, hints):
@@ -82,12 +124,14 @@ def _build(static_nn, cond_fn, body_fn, values, names, loc, hints):
         leaves.extend(items)
         owner.extend([k] * len(items))
     carried = [_carry(v, names[owner[p]], loc, hints.get(p)) for p, v in enumerate(leaves)]
-    loop_pos = [p for p, c in enumerate(carried) if c.kind != "const"]
+    # Tensor arrays are written in place by the body: the while op sees them as outer
+    # variables it writes, not as loop variables copied at every step.
+    loop_pos = [p for p, c in enumerate(carried) if c.kind in ("var", "number")]
 
     def rebuild(vars_):
         it = iter(vars_)
         flat = [c.value if c.kind == "const" else
-                ArrayList(next(it)) if c.kind == "array" else next(it) for c in carried]
+                ArrayList(c.value) if c.kind == "array" else next(it) for c in carried]
         out, pos = [], 0
         for spec in specs:
             count = _count(spec)
@@ -97,7 +141,7 @@ def _build(static_nn, cond_fn, body_fn, values, names, loc, hints):
 
     def cond(*vars_):
         c = cond_fn(*rebuild(vars_))
-        return c if is_static_var(c) else constant(bool(c), "bool")
+        return as_condition(c) if is_static_var(c) else constant(bool(c), "bool")
 
     def body(*vars_):
         outs = body_fn(*rebuild(vars_))
@@ -130,9 +174,11 @@ def _step_value(c, v, position, name, loc):
                         f"loop on a Tensor; only Tensors, numbers and lists of Tensors can be")
         return []
     if c.kind == "array":
-        if is_array(v):
-            return [v.var if isinstance(v, ArrayList) else v]
-        raise Error(f"{loc}: list '{name}' became {describe(v)} in this loop on a Tensor")
+        var = v.var if isinstance(v, ArrayList) else v
+        if is_array(v) and var.name == c.value.name:
+            return []
+        raise Error(f"{loc}: list '{name}' is grown in this loop on a Tensor (a tensor array); "
+                    f"change it with append only (it became {describe(v)})")
     if is_static_var(v):
         want = c.value._dtype_name
         if v._dtype_name != want:

@@ -1,0 +1,190 @@
+"""to_static on functions whose `if`, `while`, `for`, `break`/`continue`, early
+`return` and `and`/`or`/`not` depend on Tensors: the same outputs and gradients as
+running the function eagerly, with cond / while ops in the traced program."""
+import numpy as np
+import pytest
+
+import skiff
+from skiff.jit import to_static
+
+
+def tensor(values, dtype="float64", grad=False):
+    t = skiff.to_tensor(np.asarray(values, dtype=dtype))
+    t.stop_gradient = not grad
+    return t
+
+
+def op_types(fn):
+    """The op types of every block of the last traced program of ``fn``."""
+    program = list(fn.program_cache.values())[-1].program
+    return {op.type for block in program.blocks for op in block.ops}
+
+
+def check(fn, *arg_sets, grads=True):
+    """Runs ``fn`` eagerly and through to_static on each argument set: equal outputs
+    and equal gradients of sum(outputs) with respect to the float inputs."""
+    static = to_static(fn)
+    for args in arg_sets:
+        results = []
+        for run in (fn, static):
+            inputs = [tensor(a, grad=True) if isinstance(a, np.ndarray) else a for a in args]
+            out = run(*inputs)
+            outs = list(out) if isinstance(out, (list, tuple)) else [out]
+            got = [o.numpy().copy() if isinstance(o, skiff.Tensor) else o for o in outs]
+            g = []
+            if grads:
+                total = None
+                for o in outs:
+                    if isinstance(o, skiff.Tensor) and not o.stop_gradient:
+                        s = o.sum()
+                        total = s if total is None else total + s
+                if total is not None:
+                    total.backward()
+                g = [None if not isinstance(t, skiff.Tensor) or t.grad is None
+                     else t.grad.numpy().copy() for t in inputs]
+            results.append((got, g))
+        (eager_out, eager_grad), (static_out, static_grad) = results
+        assert len(eager_out) == len(static_out)
+        for e, s in zip(eager_out, static_out):
+            np.testing.assert_allclose(s, e, rtol=1e-12, atol=1e-12)
+        for e, s in zip(eager_grad, static_grad):
+            assert (e is None) == (s is None)
+            if e is not None:
+                np.testing.assert_allclose(s, e, rtol=1e-12, atol=1e-12)
+    return static
+
+
+POS = np.array([0.5, 1.5, -0.25])
+NEG = np.array([-0.5, -1.5, 0.25])
+
+
+def if_else(x):
+    if x.sum() > 0:
+        y = x * x
+        z = y + 1.0
+    else:
+        y = -x
+        z = 2.0
+    return y * z
+
+
+def test_if_else_on_a_tensor():
+    f = check(if_else, (POS,), (NEG,))
+    assert {"conditional_block", "select_input"} <= op_types(f)
+
+
+def test_python_condition_stays_python():
+    def f(x, flag):
+        if flag:
+            x = x * 2.0
+        return x + 1.0
+
+    static = check(f, (POS, True), (POS, False))
+    assert "conditional_block" not in op_types(static)
+
+
+def while_on_tensor(x):
+    steps = 0
+    while x.sum() < 20.0:
+        x = x * 2.0 + 1.0
+        steps += 1
+    return x, steps
+
+
+def test_while_on_a_tensor():
+    f = check(while_on_tensor, (np.array([1.0, 2.0]),), (np.array([30.0, 1.0]),))
+    assert "while" in op_types(f)
+
+
+def for_range_tensor(x, n):
+    h = x
+    for i in range(n):
+        h = skiff.tanh(h) + x * float(i) if False else skiff.tanh(h) + x
+    return h
+
+
+def test_for_range_over_a_tensor_count():
+    n = skiff.to_tensor(np.array(4, dtype="int64"))
+    check(for_range_tensor, (POS, n), (NEG, n))
+    check(for_range_tensor, (POS, 3))
+
+
+def break_continue(x, limit):
+    total = x * 0.0
+    for i in range(10):
+        if i % 2 == 1:
+            continue
+        total = total + x
+        if total.sum() > limit:
+            break
+    return total
+
+
+def test_break_and_continue_on_tensors():
+    check(break_continue, (np.array([1.0, 1.0]), 5.0), (np.array([0.1, 0.1]), 100.0))
+    f = to_static(break_continue)
+    f(tensor([1.0, 2.0]), 5.0)
+    assert "while" in op_types(f)
+
+
+def early_return(x):
+    if x.mean() > 0:
+        return x * 3.0
+    y = x - 1.0
+    if y.min() < -1.2:
+        return y * y
+    return y
+
+
+def test_early_return_on_tensors():
+    check(early_return, (POS,), (np.array([-0.1, -0.05]),), (NEG,))
+
+
+def logic(x, y):
+    if (x.sum() > 0 and y.sum() > 0) or not (x.max() < 1.0):
+        return x + y
+    return x - y
+
+
+def test_and_or_not_on_tensors():
+    check(logic, (POS, POS), (POS, NEG), (NEG, NEG), (np.array([2.0, -5.0]), np.array([-1.0, -1.0])))
+
+
+def nested(x):
+    k = 0
+    while k < 3:
+        if x.sum() > 1.0:
+            x = x * 0.5
+        else:
+            j = 0
+            while j < 2:
+                x = x + 1.0
+                j += 1
+        k += 1
+    return x
+
+
+def test_nested_control_flow():
+    check(nested, (POS,), (NEG,), (np.array([10.0, 1.0]),))
+
+
+def cumulative(x, n):
+    outs = []
+    h = x
+    for i in range(n):
+        h = skiff.tanh(h) * 2.0
+        outs.append(h)
+    return skiff.stack(outs), skiff.concat(outs)
+
+
+def test_lists_in_tensor_loops_become_arrays():
+    n = skiff.to_tensor(np.array(3, dtype="int64"))
+    f = check(cumulative, (POS, n))
+    assert {"write_to_array", "tensor_array_to_tensor"} <= op_types(f)
+
+
+def test_ifexp_on_a_tensor():
+    def f(x):
+        return x * 2.0 if x.sum() > 0 else x - 5.0
+
+    check(f, (POS,), (NEG,))

@@ -1,0 +1,152 @@
+"""What to_static cannot convert faithfully is a skiff.Error naming the user's file and
+line (never a silently different result): a variable that is None or unassigned
+before a loop on a Tensor, a value defined in one branch only, returns inside tensor
+loops, attribute assignments in tensor branches, Python scalars of traced Tensors."""
+import inspect
+
+import numpy as np
+import pytest
+
+import skiff
+from skiff.jit import to_static
+
+
+def tensor(values, dtype="float32"):
+    return skiff.to_tensor(np.asarray(values, dtype=dtype))
+
+
+def line_of(fn, text):
+    """``file:line`` of the first line of ``fn`` containing ``text``."""
+    lines, start = inspect.getsourcelines(fn)
+    for k, line in enumerate(lines):
+        if text in line:
+            return f"{inspect.getsourcefile(fn)}:{start + k}"
+    raise AssertionError(text)
+
+
+def raises_at(fn, text, *args, match=None):
+    with pytest.raises(skiff.Error) as err:
+        to_static(fn)(*args)
+    message = str(err.value)
+    assert line_of(fn, text) in message, message
+    if match:
+        assert match in message, message
+    return message
+
+
+def none_before_loop(x, n):
+    h = None
+    for _ in range(n):
+        if h is None:
+            h = x
+        else:
+            h = h + x
+    return h
+
+
+def test_none_before_a_tensor_loop_is_an_error():
+    n = tensor(3, "int64")
+    assert np.allclose(none_before_loop(tensor([1.0, 2.0]), n).numpy(), [3.0, 6.0])
+    raises_at(none_before_loop, "for _ in range(n)", tensor([1.0, 2.0]), n,
+              match="'h' is None before this loop")
+    # With a Python count the loop runs in Python and gives the eager result.
+    out = to_static(none_before_loop)(tensor([1.0, 2.0]), 3)
+    assert np.allclose(out.numpy(), [3.0, 6.0])
+
+
+def one_branch(x):
+    if x.sum() > 0:
+        y = x * 2.0
+    return y
+
+
+def test_value_from_one_branch_only_is_an_error():
+    raises_at(one_branch, "if x.sum() > 0", tensor([1.0]), match="'y'")
+
+
+def local_in_one_branch(x):
+    if x.sum() > 0:
+        t = x * 2.0
+        x = t + 1.0
+    return x
+
+
+def test_branch_locals_not_used_after_are_fine():
+    f = to_static(local_in_one_branch)
+    assert np.allclose(f(tensor([1.0])).numpy(), [3.0])
+    assert np.allclose(f(tensor([-1.0])).numpy(), [-1.0])
+
+
+def return_in_tensor_loop(x):
+    while x.sum() < 10.0:
+        if x.sum() > 5.0:
+            return x
+        x = x + 1.0
+    return -x
+
+
+def test_return_inside_a_tensor_loop_is_an_error():
+    raises_at(return_in_tensor_loop, "while x.sum() < 10.0", tensor([1.0]),
+              match="`return` inside this loop")
+
+
+class Holder:
+    def __init__(self):
+        self.last = None
+
+    def step(self, x):
+        if x.sum() > 0:
+            self.last = x
+        return x + 1.0
+
+
+def test_attribute_assignment_in_a_tensor_branch_is_an_error():
+    h = Holder()
+    raises_at(Holder.step, "if x.sum() > 0", h, tensor([1.0]), match="self.last")
+
+
+def python_scalar_of_a_counter(x, n):
+    for i in range(n):
+        x = x + float(i)
+    return x
+
+
+def test_python_scalar_of_a_traced_tensor_is_an_error():
+    raises_at(python_scalar_of_a_counter, "x = x + float(i)", tensor([1.0]), tensor(2, "int64"),
+              match="float() of a Tensor")
+
+
+def shape_change(x, n):
+    h = skiff.zeros([1], "float32")
+    for _ in range(n):
+        h = skiff.concat([h, x])
+    return h
+
+
+def test_loop_variable_changing_shape_is_an_error():
+    raises_at(shape_change, "for _ in range(n)", tensor([1.0, 2.0]), tensor(2, "int64"),
+              match="'h' has shape [1] before the loop and [3] after a step")
+
+
+def list_in_one_branch(x):
+    out = []
+    if x.sum() > 0:
+        out.append(x)
+    return out
+
+
+def test_list_changed_in_one_tensor_branch_is_an_error():
+    raises_at(list_in_one_branch, "if x.sum() > 0", tensor([1.0]), match="'out'")
+
+
+def number_then_tensor(x, n):
+    s = 0
+    for _ in range(n):
+        s = s + x.sum()
+    return s
+
+
+def test_python_number_becomes_a_tensor_of_the_bodys_dtype():
+    out = to_static(number_then_tensor)(tensor([1.5, 2.0]), tensor(3, "int64"))
+    assert out.dtype == skiff.float32
+    assert np.allclose(out.numpy(), 10.5)
