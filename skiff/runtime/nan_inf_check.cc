@@ -8,6 +8,12 @@
 
 namespace skiff {
 
+namespace detail {
+std::atomic<bool> g_check_nan_inf{false};
+}  // namespace detail
+
+void set_check_nan_inf(bool on) { detail::g_check_nan_inf.store(on, std::memory_order_relaxed); }
+
 namespace {
 
 // Index of the first element that is NaN or +-Inf, or -1.

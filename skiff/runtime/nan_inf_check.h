@@ -16,13 +16,12 @@ namespace skiff {
 class KernelContext;
 
 namespace detail {
-inline std::atomic<bool> g_check_nan_inf{false};
+// Read inline on the executor's hot path; set only through set_check_nan_inf.
+extern std::atomic<bool> g_check_nan_inf;
 }  // namespace detail
 
 // Turns the check on or off for every executor of the process.
-inline void set_check_nan_inf(bool on) {
-  detail::g_check_nan_inf.store(on, std::memory_order_relaxed);
-}
+void set_check_nan_inf(bool on);
 inline bool check_nan_inf_enabled() {
   return detail::g_check_nan_inf.load(std::memory_order_relaxed);
 }

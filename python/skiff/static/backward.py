@@ -40,10 +40,20 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
         params = [p.name for p in program.all_parameters() if p.trainable]
     else:
         params = _names(parameter_list, "parameter_list")
+    existed = {p for p in params if program.desc.has_var_anywhere(p + "@GRAD")}
     pairs = _C.append_backward(program.desc, loss.name, params,
                                set(_names(no_grad_set, "no_grad_set")), False)
     block = program.global_block()
-    return [(block.var(p), block.var(g)) for p, g in pairs]
+    # A later backward pass writes the same gradient names: a pass over names an
+    # earlier one wrote returns copies, so each result keeps its own value.
+    return [(block.var(p), _snapshot(program, g) if p in existed else block.var(g))
+            for p, g in pairs]
+
+
+def _snapshot(program, name):
+    """A copy of gradient ``name`` taken right after the backward ops just appended."""
+    with program_guard(program), program._block_guard(0):
+        return core.apply("assign", program.global_block().var(name))
 
 
 def _as_list(x):
@@ -80,5 +90,4 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
     names = _names(inputs, "inputs")
     pairs = dict(_C.append_backward(program.desc, target.name, names,
                                     set(_names(no_grad_set, "no_grad_set")), False))
-    block = program.global_block()
-    return [block.var(pairs[n]) if n in pairs else None for n in names]
+    return [_snapshot(program, pairs[n]) if n in pairs else None for n in names]

@@ -41,7 +41,7 @@ def _pack(spec, leaves):
         if s == "leaf":
             return next(it)
         if s[0] is dict:
-            return dict(zip(s[1], build((list, s[2]))))
+            return dict(zip(s[1], build(s[2])))
         return s[0](build(x) for x in s[1])
     return build(spec)
 
@@ -92,20 +92,22 @@ def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
     block = program.current_block()
     specs = {}
 
+    source = user_source()
+
     def branch(fn, which):
         def build(sub_idx):
             with program._block_guard(sub_idx):
                 leaves, specs[which] = _flatten(fn() if fn is not None else None)
+                if which == "false_fn" and specs["true_fn"] != specs["false_fn"]:
+                    raise _C.Error(
+                        f"cond ({source}): true_fn returns {_describe(specs['true_fn'])} but "
+                        f"false_fn returns {_describe(specs['false_fn'])}; both must return "
+                        f"the same structure")
                 return [_as_variable(v, f"cond's {which} result").name for v in leaves]
         return build
 
-    source = user_source()
     names = _C.if_else(program.desc, block.idx, pred.name, branch(true_fn, "true_fn"),
                        branch(false_fn, "false_fn"), source)
-    if specs["true_fn"] != specs["false_fn"]:
-        raise _C.Error(f"cond ({source}): true_fn returns {_describe(specs['true_fn'])} but "
-                       f"false_fn returns {_describe(specs['false_fn'])}; both must return "
-                       f"the same structure")
     outs = [program._variable(program.desc.var_block(block.idx, n), n) for n in names]
     return _pack(specs["true_fn"], outs)
 
