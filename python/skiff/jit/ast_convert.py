@@ -53,6 +53,12 @@ class _ExprConverter(ast.NodeTransformer):
             ast.Lambda(args=_no_args(), body=node.orelse), ast.Constant(self.loc(node))),
             node)
 
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if node.attr == "shape" and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(_jst_call("convert_shape", node.value), node)
+        return node
+
     def visit_Call(self, node):
         self.generic_visit(node)
         f = node.func

@@ -164,6 +164,17 @@ def for_item(seq, i):
     return static_control.item(seq, i)
 
 
+def convert_shape(x):
+    """``x.shape``: for a Variable with dims unknown while building, those dims are
+    int64 Tensors (so ``range(x.shape[0])`` becomes a loop on a Tensor)."""
+    if is_static(x):
+        shape = x.shape
+        if any(d < 0 for d in shape):
+            return [d if d >= 0 else static_control.dim(x, k) for k, d in enumerate(shape)]
+        return shape
+    return x.shape
+
+
 def convert_len(x):
     """``len(x)``: a Tensor for tensor arrays and dims unknown until run time."""
     if is_static(x) or static_control.is_array(x):

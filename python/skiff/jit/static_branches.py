@@ -69,7 +69,9 @@ def ifelse(pred, true_fn, false_fn, values, names, live, loc):
     """Builds the cond op; returns the values of ``names`` after the `if`."""
     from ..static import nn as static_nn
     live_idx = [k for k, n in enumerate(names) if n in live]
+    from .static_loops import _mark, _rollback
     plan = None  # per live leaf: None or (dtype, shape); fixed after the first trace
+    mark = _mark()
     for _ in range(2):
         seen = {}
 
@@ -94,6 +96,7 @@ def ifelse(pred, true_fn, false_fn, values, names, live, loc):
                                     lambda: run(false_fn, "false"))
             break
         except _Replan as replan:
+            _rollback(mark)
             plan = replan.plan
     else:
         raise Error(f"{loc}: to_static could not merge the branches of this `if` on a Tensor")

@@ -235,11 +235,15 @@ def length(x):
     known while building)."""
     if is_array(x):
         return core.apply("array_length", _array_var(x))
-    dim = x.shape[0] if x.shape else -1
-    if dim >= 0:
-        return dim
+    first = x.shape[0] if x.shape else -1
+    return first if first >= 0 else dim(x, 0)
+
+
+def dim(x, axis):
+    """Dim ``axis`` of ``x`` at run time: an int64 Tensor of shape []."""
     shape = core.apply("shape", x)
-    return core.apply("slice", shape, attrs={"axes": [0], "starts": [0], "ends": [1]})
+    return core.apply("slice", shape, attrs={"axes": [0], "starts": [axis], "ends": [axis + 1],
+                                             "decrease_axis": [0]})
 
 
 def item(seq, i):

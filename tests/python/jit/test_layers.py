@@ -1,0 +1,148 @@
+"""Layers under to_static: an MLP (function form and decorator form) and a small RNN
+whose time loop runs as a while op for any sequence length, against the same layers
+run eagerly: outputs, parameter gradients, training steps, buffers and train/eval."""
+import numpy as np
+
+import skiff
+import skiff.nn as nn
+import skiff.nn.functional as F
+from skiff.jit import to_static
+from skiff.static import InputSpec
+
+
+def data(*shape, seed=0):
+    return skiff.to_tensor(np.random.default_rng(seed).standard_normal(shape).astype("float32"))
+
+
+class MLP(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(6, 16)
+        self.fc2 = nn.Linear(16, 3)
+
+    def forward(self, x):
+        h = F.relu(self.fc1(x))
+        if h.mean() > 10.0:  # a branch on a Tensor inside a layer
+            h = h * 0.1
+        return self.fc2(h)
+
+
+class DecoratedMLP(MLP):
+    @to_static
+    def forward(self, x):
+        return self.fc2(F.relu(self.fc1(x)))
+
+
+def copy_weights(dst, src):
+    dst.set_state_dict(src.state_dict())
+
+
+def grads(layer):
+    return {n: p.grad.numpy().copy() for n, p in layer.named_parameters()}
+
+
+def test_mlp_outputs_and_gradients_match_eager():
+    skiff.seed(1)
+    eager, static = MLP(), MLP()
+    copy_weights(static, eager)
+    static = to_static(static)
+    x = data(5, 6)
+    for layer in (eager, static):
+        loss = (layer(x) ** 2).mean()
+        loss.backward()
+    np.testing.assert_allclose(static(x).numpy(), eager(x).numpy(), rtol=1e-5, atol=1e-6)
+    ge, gs = grads(eager), grads(static)
+    for name in ge:
+        np.testing.assert_allclose(gs[name], ge[name], rtol=1e-5, atol=1e-6)
+
+
+def test_training_steps_follow_eager():
+    skiff.seed(2)
+    eager, static = MLP(), MLP()
+    copy_weights(static, eager)
+    static = to_static(static)
+    opts = [skiff.optimizer.SGD(0.1, parameters=m.parameters()) for m in (eager, static)]
+    x, y = data(8, 6, seed=3), data(8, 3, seed=4)
+    for _ in range(3):
+        for layer, opt in zip((eager, static), opts):
+            loss = F.mse_loss(layer(x), y)
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+    np.testing.assert_allclose(static(x).numpy(), eager(x).numpy(), rtol=1e-5, atol=1e-6)
+    assert len(static.forward.program_cache) == 1  # parameters are inputs: one program
+
+
+def test_decorated_forward():
+    skiff.seed(3)
+    layer = DecoratedMLP()
+    x = data(4, 6)
+    eager = layer.fc2(F.relu(layer.fc1(x)))
+    np.testing.assert_allclose(layer(x).numpy(), eager.numpy(), rtol=1e-6)
+    other = DecoratedMLP()
+    assert not np.allclose(other(x).numpy(), layer(x).numpy())  # per-instance programs
+
+
+class RNN(nn.Layer):
+    def __init__(self, inputs=5, hidden=8):
+        super().__init__()
+        self.hidden = hidden
+        self.cell = nn.Linear(inputs + hidden, hidden)
+        self.head = nn.Linear(hidden, 2)
+
+    def forward(self, x):  # x: [time, batch, inputs]
+        h = skiff.zeros([x.shape[1], self.hidden], "float32")
+        outs = []
+        for t in range(x.shape[0]):
+            h = skiff.tanh(self.cell(skiff.concat([x[t], h], axis=1)))
+            outs.append(h)
+        return self.head(skiff.stack(outs).mean(axis=0))
+
+
+def test_rnn_loop_over_unknown_length():
+    skiff.seed(4)
+    eager, static = RNN(), RNN()
+    copy_weights(static, eager)
+    static = to_static(static, input_spec=[InputSpec([None, 3, 5], "float32")])
+    for steps in (1, 4, 7):
+        x = data(steps, 3, 5, seed=steps)
+        for layer in (eager, static):
+            layer.clear_gradients()
+            layer(x).sum().backward()
+        np.testing.assert_allclose(static(x).numpy(), eager(x).numpy(), rtol=1e-5, atol=1e-6)
+        ge, gs = grads(eager), grads(static)
+        for name in ge:
+            np.testing.assert_allclose(gs[name], ge[name], rtol=1e-4, atol=1e-6)
+    program = list(static.forward.program_cache.values())[0].program
+    assert len(static.forward.program_cache) == 1
+    assert "while" in {op.type for op in program.global_block().ops}
+
+
+class Normed(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm1D(4)
+        self.drop = nn.Dropout(0.5)
+
+    def forward(self, x):
+        return self.drop(self.bn(x))
+
+
+def test_buffers_and_train_eval():
+    skiff.seed(5)
+    eager, static = Normed(), Normed()
+    copy_weights(static, eager)
+    static = to_static(static)
+    x = data(6, 4)
+    for layer in (eager, static):
+        layer.eval()
+        layer(x)
+    np.testing.assert_allclose(static(x).numpy(), eager(x).numpy(), rtol=1e-5, atol=1e-6)
+    for layer in (eager, static):
+        layer.train()
+        out = layer(x)
+    assert (out.numpy() == 0).any()  # dropout is on in training
+    np.testing.assert_allclose(static.bn._mean.numpy(), eager.bn._mean.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(static.bn._variance.numpy(), eager.bn._variance.numpy(), rtol=1e-6)
+    assert not np.allclose(static.bn._mean.numpy(), 0)
+    assert len(static.forward.program_cache) == 2  # one program for eval, one for train
