@@ -13,6 +13,7 @@ from . import nn
 from . import optimizer, regularizer
 from .hapi import Model, callbacks, summary
 from . import static
+from . import jit
 from .static import CPUPlace, get_flags, set_flags
 
 __version__ = "0.1.0"

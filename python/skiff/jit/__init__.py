@@ -3,6 +3,8 @@
 with gradients flowing back to eager code; save / load write and read them as
 .skmodel / .skparams files."""
 from .converter import not_to_static
+from .io import TranslatedLayer, load, save
 from .static_function import StaticFunction, enable_to_static, to_static
 
-__all__ = ["to_static", "not_to_static", "StaticFunction", "enable_to_static"]
+__all__ = ["to_static", "not_to_static", "StaticFunction", "enable_to_static", "save", "load",
+           "TranslatedLayer"]
