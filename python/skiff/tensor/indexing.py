@@ -2,15 +2,18 @@
 Ellipsis, negative indices, integer tensors or lists (gathers) and boolean masks.
 Basic items become one slice (or strided_slice) op; advanced ones gather / gather_nd;
 assignment writes through set_value, where or scatter, in place."""
+import atexit
 import numbers
 
 import numpy as np
 
 from .. import _C
-from ..framework.core import apply
+from ..framework.core import apply, eager_op
+from ..framework.mode import mode
 from .scalars import constant, dtype_name_of, is_tensor
 
 _BIG = 2**62
+_assign = eager_op("assign")
 
 
 class IndexOutOfRange(_C.Error, IndexError):
@@ -44,11 +47,11 @@ def _normalize(index, rank):
     return items[:at] + fill + items[at + 1:]
 
 
-def _basic(x, items, keep_new_axes=True):
-    """Applies the int, slice and None items. Returns the result and [(axis, item)] for
-    the advanced items (arrays, tensors), each at its axis in the result."""
-    shape = list(x.shape)
-    axes, starts, ends, steps, drop, new_axes, advanced = [], [], [], [], [], [], []
+def _plan(items):
+    """What the int, slice and None items do: (op type and attrs of the slice or None,
+    axes to insert, [(axis, int index)] to bounds-check, [(axis in the result, item)]
+    for the advanced items: arrays and tensors)."""
+    axes, starts, ends, steps, drop, new_axes, ints, advanced = [], [], [], [], [], [], [], []
     i_in = i_out = 0
     for it in items:
         if it is None:
@@ -68,9 +71,8 @@ def _basic(x, items, keep_new_axes=True):
             i_in += 1
             i_out += 1
         elif _is_int(it):
-            i, dim = int(it), shape[i_in]
-            if dim >= 0 and not -dim <= i < dim:
-                raise IndexOutOfRange(f"index {i} is out of range for axis {i_in} of size {dim}")
+            i = int(it)
+            ints.append((i_in, i))
             axes.append(i_in)
             starts.append(i)
             ends.append(i + 1 if i != -1 else _BIG)
@@ -84,17 +86,79 @@ def _basic(x, items, keep_new_axes=True):
             i_out += width
         else:
             raise _C.Error(f"index: cannot index with {type(it).__name__}")
-    out = x
+    op = None
     if axes:
         attrs = {"axes": axes, "starts": starts, "ends": ends, "decrease_axis": drop}
         if any(s != 1 for s in steps):
             attrs["strides"] = steps
-            out = apply("strided_slice", out, attrs=attrs)
+            op = ("strided_slice", attrs)
         else:
-            out = apply("slice", out, attrs=attrs)
-    if new_axes and keep_new_axes:
+            op = ("slice", attrs)
+    return op, new_axes, ints, advanced
+
+
+def _check_ints(shape, ints):
+    for axis, i in ints:
+        dim = shape[axis]
+        if dim >= 0 and not -dim <= i < dim:
+            raise IndexOutOfRange(f"index {i} is out of range for axis {axis} of size {dim}")
+
+
+def _basic(x, items):
+    """Applies the int, slice and None items. Returns the result and [(axis, item)] for
+    the advanced items, each at its axis in the result."""
+    op, new_axes, ints, advanced = _plan(items)
+    _check_ints(x.shape, ints)
+    out = x
+    if op is not None:
+        out = apply(op[0], out, attrs=op[1])
+    if new_axes:
         out = apply("unsqueeze", out, attrs={"axes": new_axes})
     return out, advanced
+
+
+# Eager x[...] with only ints, slices of ints, None and Ellipsis: the ops by index and rank.
+_basic_ops = {}
+atexit.register(_basic_ops.clear)
+
+
+def _basic_key(index):
+    """A hashable form of a basic index, or None for anything else."""
+    items = index if index.__class__ is tuple else (index,)
+    key = []
+    for it in items:
+        c = it.__class__
+        if c is int or it is None or it is Ellipsis:
+            key.append(it)
+        elif c is slice:
+            a, b, step = it.start, it.stop, it.step
+            if not ((a is None or a.__class__ is int) and (b is None or b.__class__ is int)
+                    and (step is None or step.__class__ is int)):
+                return None
+            key.append((a, b, step))
+        else:
+            return None
+    return tuple(key)
+
+
+def _basic_eager(x, index, key):
+    shape = x.shape
+    entry = _basic_ops.get((len(shape), key))
+    if entry is None:
+        if len(_basic_ops) > 4096:
+            _basic_ops.clear()
+        op, new_axes, ints, _ = _plan(_normalize(index, len(shape)))
+        entry = _basic_ops[(len(shape), key)] = (
+            eager_op(*op) if op else None,
+            eager_op("unsqueeze", {"axes": new_axes}) if new_axes else None, ints)
+    sliced, unsqueeze, ints = entry
+    for axis, i in ints:
+        if not -shape[axis] <= i < shape[axis]:
+            _check_ints(shape, ints)
+    out = sliced(x) if sliced is not None else x
+    if unsqueeze is not None:
+        out = unsqueeze(out)
+    return out if out is not x else _assign(x)
 
 
 def _index_tensor(it, dim):
@@ -172,6 +236,10 @@ def _mask_indices(mask):
 
 def getitem(x, index):
     """x[index] with numpy's semantics; differentiable."""
+    if not mode.static:
+        key = index if index.__class__ is int else _basic_key(index)
+        if key is not None:
+            return _basic_eager(x, index, key)
     items = _normalize(index, len(x.shape))
     out, advanced = _basic(x, items)
     if advanced:

@@ -3,7 +3,7 @@ paddle.tensor.manipulation)."""
 import numbers
 
 from ..framework.core import apply
-from .math import inplace
+from .math import inplace, run_cached
 from .scalars import is_tensor
 
 __all__ = ["reshape", "reshape_", "transpose", "flatten", "squeeze", "unsqueeze", "concat",
@@ -28,7 +28,8 @@ def _axis(axis):
 
 def reshape(x, shape, name=None):
     """x viewed with ``shape`` (0 copies x's dim, one -1 is inferred)."""
-    return apply("reshape", x, attrs={"shape": _ints(shape)})
+    shape = _ints(shape)
+    return run_cached("reshape", tuple(shape), {"shape": shape}, x)
 
 
 def reshape_(x, shape, name=None):
@@ -38,7 +39,8 @@ def reshape_(x, shape, name=None):
 
 def transpose(x, perm, name=None):
     """x with its axes permuted: output axis i is x's axis perm[i]."""
-    return apply("transpose", x, attrs={"axis": _ints(perm)})
+    perm = _ints(perm)
+    return run_cached("transpose", tuple(perm), {"axis": perm}, x)
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
@@ -57,7 +59,8 @@ def squeeze_(x, axis=None, name=None):
 
 def unsqueeze(x, axis, name=None):
     """x with size-1 dims inserted at ``axis`` (an int or a list, applied in turn)."""
-    return apply("unsqueeze", x, attrs={"axes": _ints(axis)})
+    axes = _ints(axis)
+    return run_cached("unsqueeze", tuple(axes), {"axes": axes}, x)
 
 
 def unsqueeze_(x, axis, name=None):

@@ -1,5 +1,6 @@
 """Elementwise arithmetic (tensors with tensors or Python numbers), unary math,
 reductions, cumulative sums and the in-place updates Paddle code uses."""
+import atexit
 import builtins
 
 from .. import _C
@@ -7,7 +8,7 @@ from .._C import Tensor
 from ..framework import dtype as dt
 from ..framework.core import apply, eager_op
 from ..framework.mode import mode
-from .scalars import as_operands, constant, dtype_name_of, is_float, is_tensor, \
+from .scalars import as_operands, coerce_pair, constant, dtype_name_of, is_float, is_tensor, \
     promote_for_scalar
 
 __all__ = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "mod",
@@ -25,6 +26,26 @@ _mul = eager_op("elementwise_mul")
 _div = eager_op("elementwise_div")
 _tanh = eager_op("tanh")
 _scale_ops = {}
+atexit.register(_scale_ops.clear)
+
+
+_cached_ops = {}
+# Ops left in caches at exit would trip the binding's leak check (Tensor's methods
+# keep this module's functions alive past module teardown).
+atexit.register(_cached_ops.clear)
+
+
+def run_cached(type, key, attrs, *inputs):
+    """Runs op ``type`` with ``attrs`` (eager: its _C.Op is found by the hashable ``key``,
+    which must determine the attrs; static: appended as by apply)."""
+    if mode.static:
+        return apply(type, *inputs, attrs=attrs)
+    op = _cached_ops.get((type, key))
+    if op is None:
+        if len(_cached_ops) > 8192:
+            _cached_ops.clear()
+        op = _cached_ops[(type, key)] = eager_op(type, attrs)
+    return op(*inputs)
 
 
 def _scaled(x, s, b):
@@ -52,9 +73,10 @@ def add(x, y, name=None):
     """x + y with broadcasting; a Python number keeps x's dtype where it fits (Paddle)."""
     if isinstance(y, Tensor) and isinstance(x, Tensor) and not mode.static:
         return _add(x, y)
-    if is_tensor(x) and not is_tensor(y):
+    x, y = coerce_pair(x, y)
+    if not is_tensor(y):
         return _scaled(promote_for_scalar(x, y), 1, y)
-    if is_tensor(y) and not is_tensor(x):
+    if not is_tensor(x):
         return _scaled(promote_for_scalar(y, x), 1, x)
     return _binary("elementwise_add", _add, x, y)
 
@@ -63,9 +85,10 @@ def subtract(x, y, name=None):
     """x - y with broadcasting."""
     if isinstance(y, Tensor) and isinstance(x, Tensor) and not mode.static:
         return _sub(x, y)
-    if is_tensor(x) and not is_tensor(y):
+    x, y = coerce_pair(x, y)
+    if not is_tensor(y):
         return _scaled(promote_for_scalar(x, y), 1, -y)
-    if is_tensor(y) and not is_tensor(x):
+    if not is_tensor(x):
         return _scaled(promote_for_scalar(y, x), -1, x)
     return _binary("elementwise_sub", _sub, x, y)
 
@@ -74,9 +97,10 @@ def multiply(x, y, name=None):
     """x * y with broadcasting."""
     if isinstance(y, Tensor) and isinstance(x, Tensor) and not mode.static:
         return _mul(x, y)
-    if is_tensor(x) and not is_tensor(y):
+    x, y = coerce_pair(x, y)
+    if not is_tensor(y):
         return _scaled(promote_for_scalar(x, y), y, 0)
-    if is_tensor(y) and not is_tensor(x):
+    if not is_tensor(x):
         return _scaled(promote_for_scalar(y, x), x, 0)
     return _binary("elementwise_mul", _mul, x, y)
 
@@ -92,6 +116,7 @@ def divide(x, y, name=None):
     if isinstance(y, Tensor) and isinstance(x, Tensor) and not mode.static \
             and is_float(x):
         return _div(x, y)
+    x, y = coerce_pair(x, y)
     return _binary("elementwise_div", _div, _to_float(x), _to_float(y))
 
 
@@ -127,6 +152,7 @@ def neg(x, name=None):
 
 def pow(x, y, name=None):
     """x ** y for a number or a tensor y (integers stay integers)."""
+    x, y = coerce_pair(x, y)
     if is_tensor(x) and not is_tensor(y):
         x = promote_for_scalar(x, y)
         if is_float(x):
@@ -135,14 +161,13 @@ def pow(x, y, name=None):
 
 
 def _unary(op, doc):
-    cached = []
-
     def f(x, name=None):
         if mode.static:
             return apply(op, x)
-        if not cached:
-            cached.append(eager_op(op))
-        return cached[0](x)
+        fast = _cached_ops.get(op)
+        if fast is None:
+            fast = _cached_ops[op] = eager_op(op)
+        return fast(x)
 
     f.__name__ = op
     f.__doc__ = doc
@@ -205,7 +230,8 @@ def _axes(axis):
 
 def _reduce(op, x, axis, keepdim):
     dims, reduce_all = _axes(axis)
-    return apply(op, x, attrs={"dim": dims, "keep_dim": bool(keepdim), "reduce_all": reduce_all})
+    return run_cached(op, (tuple(dims), bool(keepdim), reduce_all), {
+        "dim": dims, "keep_dim": bool(keepdim), "reduce_all": reduce_all}, x)
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):
@@ -299,7 +325,8 @@ def _clip_attrs(lo, hi):
 
 def cast(x, dtype):
     """``x`` converted to ``dtype``."""
-    return apply("cast", x, attrs={"out_dtype": dt.dtype_name(dtype)})
+    name = dt.dtype_name(dtype)
+    return run_cached("cast", name, {"out_dtype": name}, x)
 
 
 def increment(x, value=1.0, name=None):

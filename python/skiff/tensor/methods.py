@@ -115,6 +115,7 @@ def _install():
     T.__len__ = lambda self: self.shape[0]
     T.__iter__ = _iter
     T.__hash__ = object.__hash__
+    T.__array_priority__ = 100  # numpy defers to our reflected operators
     T.__array__ = lambda self, dtype=None, copy=None: (
         self.numpy() if dtype is None else self.numpy().astype(dtype))
     T.__float__ = lambda self: float(self.item())

@@ -3,6 +3,8 @@ computes in (Paddle's rules) and the 0-d constant tensors standing for the numbe
 import atexit
 import numbers
 
+import numpy as np
+
 from .._C import Tensor
 from ..framework import dtype as dt
 from ..framework.core import apply
@@ -55,20 +57,33 @@ def promote_for_scalar(x, value):
     return apply("cast", x, attrs={"out_dtype": "float32"})
 
 
+def _coerce(v, like):
+    """v as a Python number or a tensor: numpy scalars and 0-d arrays become numbers,
+    arrays and lists tensors of ``like``'s dtype."""
+    if is_tensor(v) or isinstance(v, numbers.Number):
+        return v
+    if isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0):
+        return v.item()
+    if isinstance(v, (np.ndarray, list, tuple)):
+        from .creation import to_tensor
+        return to_tensor(np.asarray(v), dtype=dtype_name_of(like))
+    raise TypeError(f"expected a Tensor, a number or an array, got {type(v).__name__}")
+
+
+def coerce_pair(x, y):
+    """(x, y) with numpy values turned into numbers or tensors (see _coerce)."""
+    if is_tensor(x):
+        return x, _coerce(y, x)
+    return _coerce(x, y), y
+
+
 def as_operands(x, y):
     """(x, y) as tensors of one dtype when one of them is a Python number."""
+    x, y = coerce_pair(x, y)
     if is_tensor(x):
         if is_tensor(y):
             return x, y
-        x = promote_for_scalar(x, _number(y))
-        return x, constant(_number(y), dtype_name_of(x))
-    y = promote_for_scalar(y, _number(x))
-    return constant(_number(x), dtype_name_of(y)), y
-
-
-def _number(v):
-    if isinstance(v, numbers.Number):
-        return v
-    if hasattr(v, "item") and not is_tensor(v):  # numpy scalars
-        return v.item()
-    raise TypeError(f"expected a Tensor or a number, got {type(v).__name__}")
+        x = promote_for_scalar(x, y)
+        return x, constant(y, dtype_name_of(x))
+    y = promote_for_scalar(y, x)
+    return constant(x, dtype_name_of(y)), y

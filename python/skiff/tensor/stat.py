@@ -1,6 +1,6 @@
 """Statistics over tensors (Paddle's paddle.tensor.stat): mean, var, std, numel."""
 from ..framework.core import apply
-from .math import _axes, multiply, square, subtract, sum
+from .math import _axes, _reduce, multiply, square, subtract, sum
 from .scalars import dtype_name_of
 
 __all__ = ["mean", "var", "std", "numel", "median"]
@@ -8,9 +8,7 @@ __all__ = ["mean", "var", "std", "numel", "median"]
 
 def mean(x, axis=None, keepdim=False, name=None):
     """The mean over ``axis`` (all dims when None)."""
-    dims, reduce_all = _axes(axis)
-    return apply("reduce_mean", x, attrs={"dim": dims, "keep_dim": bool(keepdim),
-                                          "reduce_all": reduce_all})
+    return _reduce("reduce_mean", x, axis, keepdim)
 
 
 def _count(x, axis):

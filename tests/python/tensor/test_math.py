@@ -203,3 +203,12 @@ def test_errors_name_the_op():
         skiff.to_tensor([1, 2]) % 0
     with pytest.raises(skiff.Error, match="sin"):
         skiff.sin(skiff.to_tensor([1, 2]))
+
+
+def test_numpy_operands():
+    x = skiff.to_tensor([1.0, 2.0])
+    for got, want in [(x + np.array([1, 2]), [2, 4]), (x * np.float32(3), [3, 6]),
+                      (np.float64(2) - x, [1, 0]), (np.array([1.0, 4.0]) / x, [1, 2]),
+                      (x ** np.int64(2), [1, 4])]:
+        assert isinstance(got, skiff.Tensor) and got.dtype == "float32"
+        np.testing.assert_array_equal(got.numpy(), want)
