@@ -111,7 +111,11 @@ class Block:
     _var_recursive = var
 
     def all_parameters(self):
-        return [v for v in self.vars.values() if getattr(v, "_is_parameter", False)]
+        """The parameters declared in this block, in creation order."""
+        d = self.program.desc
+        return [v for (b, n), v in self.program._vars.items()
+                if b == self.idx and getattr(v, "_is_parameter", False)
+                and d.var_block(self.idx, n) == self.idx]
 
     def iter_parameters(self):
         return iter(self.all_parameters())
