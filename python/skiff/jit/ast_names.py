@@ -74,12 +74,20 @@ def loaded_names(nodes):
 
 
 def attribute_stores(nodes):
-    """(attribute text, line) of each ``obj.attr = ...`` under ``nodes`` (same scope)."""
+    """(code, line) of each change to an object other than a local name under ``nodes``
+    (same scope): ``obj.attr = ...``, ``obj.attr[i] = ...``, ``obj.items.append(...)``."""
     out = []
     for root in nodes:
         for n in _walk_same_scope(root):
             if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store):
                 out.append((ast.unparse(n), n.lineno))
+            elif isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and \
+                    not isinstance(n.value, ast.Name):
+                out.append((ast.unparse(n), n.lineno))
+            elif (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                  and n.func.attr in MUTATING_METHODS
+                  and isinstance(n.func.value, (ast.Attribute, ast.Subscript))):
+                out.append((ast.unparse(n.func), n.lineno))
     return out
 
 

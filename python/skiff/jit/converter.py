@@ -183,7 +183,7 @@ def convert_callee(fn):
     functions, methods and layers; everything else unchanged."""
     if fn is len:
         return convert_ops.convert_len
-    if fn in (float, int, bool):
+    if fn is float or fn is int or fn is bool:
         return convert_ops.python_scalar(fn)
     replacement = _array_aware().get(id(fn))
     if replacement is not None:

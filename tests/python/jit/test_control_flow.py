@@ -188,3 +188,24 @@ def test_ifexp_on_a_tensor():
         return x * 2.0 if x.sum() > 0 else x - 5.0
 
     check(f, (POS,), (NEG,))
+
+
+def iterate_rows(x):
+    acc = x[0] * 0.0
+    for row in x:
+        if row.sum() > 0:
+            acc = acc + row
+        else:
+            acc = acc - row * 0.5
+    return acc
+
+
+def test_for_over_a_tensor():
+    rows = np.array([[1.0, 2.0], [-3.0, 0.5], [0.25, 0.25]])
+    check(iterate_rows, (rows,))
+    f = to_static(iterate_rows, input_spec=[skiff.static.InputSpec([None, 2], "float64")])
+    for n in (1, 3, 5):
+        x = np.random.default_rng(n).standard_normal((n, 2))
+        np.testing.assert_allclose(f(tensor(x)).numpy(), iterate_rows(tensor(x)).numpy(),
+                                   rtol=1e-12)
+    assert "while" in op_types(f)

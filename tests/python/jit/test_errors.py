@@ -150,3 +150,22 @@ def test_python_number_becomes_a_tensor_of_the_bodys_dtype():
     out = to_static(number_then_tensor)(tensor([1.5, 2.0]), tensor(3, "int64"))
     assert out.dtype == skiff.float32
     assert np.allclose(out.numpy(), 10.5)
+
+
+class Recorder:
+    def __init__(self):
+        self.seen = []
+
+    def run(self, x, n):
+        for _ in range(n):
+            x = x * 2.0
+            self.seen.append(x)
+        return x
+
+
+def test_changing_an_object_in_a_tensor_loop_is_an_error():
+    rec = Recorder()
+    raises_at(Recorder.run, "for _ in range(n)", rec, tensor([1.0]), tensor(2, "int64"),
+              match="self.seen.append")
+    out = to_static(Recorder.run)(rec, tensor([1.0]), 2)  # a Python loop: fine
+    assert np.allclose(out.numpy(), [4.0]) and len(rec.seen) == 2
