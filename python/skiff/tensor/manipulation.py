@@ -9,7 +9,8 @@ from .scalars import is_tensor
 __all__ = ["reshape", "reshape_", "transpose", "flatten", "squeeze", "unsqueeze", "concat",
            "split", "chunk", "stack", "unstack", "unbind", "expand", "expand_as", "broadcast_to",
            "tile", "gather", "gather_nd", "scatter", "index_select", "slice", "strided_slice",
-           "flip", "squeeze_", "unsqueeze_"]
+           "flip", "squeeze_", "unsqueeze_", "roll", "moveaxis", "take_along_axis", "masked_fill",
+           "flatten_", "rank", "diag", "trace"]
 
 
 def _ints(v):
@@ -180,3 +181,108 @@ def flip(x, axis, name=None):
     axes = _ints(axis)
     big = 2**62
     return strided_slice(x, axes, [-1] * len(axes), [-big] * len(axes), [-1] * len(axes))
+
+
+def flatten_(x, start_axis=0, stop_axis=-1, name=None):
+    return inplace("flatten", x, x, attrs={"start_axis": int(start_axis),
+                                          "stop_axis": int(stop_axis)})
+
+
+def roll(x, shifts, axis=None, name=None):
+    """x with its entries shifted by ``shifts`` along ``axis`` (of the flattened x when
+    None), wrapping around."""
+    shifts = _ints(shifts)
+    if axis is None:
+        return reshape(roll(flatten(x), shifts, 0), list(x.shape))
+    axes = _ints(axis)
+    out = x
+    for shift, ax in zip(shifts, axes):
+        n = x.shape[ax]
+        shift %= n
+        if shift:
+            tail = apply("slice", out, attrs={"axes": [ax], "starts": [n - shift], "ends": [n]})
+            head = apply("slice", out, attrs={"axes": [ax], "starts": [0], "ends": [n - shift]})
+            out = apply("concat", [tail, head], attrs={"axis": ax})
+    return out
+
+
+def moveaxis(x, source, destination, name=None):
+    """x with its axes ``source`` moved to positions ``destination``."""
+    rank = len(x.shape)
+    src = [a % rank for a in _ints(source)]
+    dst = [a % rank for a in _ints(destination)]
+    rest = [a for a in range(rank) if a not in src]
+    perm = [None] * rank
+    for s, d in zip(src, dst):
+        perm[d] = s
+    it = iter(rest)
+    return transpose(x, [p if p is not None else next(it) for p in perm])
+
+
+def take_along_axis(arr, indices, axis, broadcast=True):
+    """out[..., i, ...] = arr[..., indices[..., i, ...], ...] along ``axis``: indices has
+    arr's rank; its other dims broadcast with arr's."""
+    rank = len(arr.shape)
+    axis %= rank
+    shape = [max(a, b) for a, b in zip(arr.shape, indices.shape)]
+    shape[axis] = indices.shape[axis]
+    idx = apply("expand", _index_tensor(indices), attrs={"shape": shape})
+    cols = []
+    for d in range(rank):
+        if d == axis:
+            cols.append(idx)
+            continue
+        view = [1] * rank
+        view[d] = shape[d]
+        from .creation import arange
+        pos = apply("reshape", arange(0, shape[d], 1, "int64"), attrs={"shape": view})
+        cols.append(apply("expand", pos, attrs={"shape": shape}))
+    if arr.shape[:axis] + arr.shape[axis + 1:] != shape[:axis] + shape[axis + 1:]:
+        target = list(shape)
+        target[axis] = arr.shape[axis]
+        arr = apply("expand", arr, attrs={"shape": target})
+    return apply("gather_nd", arr, apply("stack", cols, attrs={"axis": -1}))
+
+
+def masked_fill(x, mask, value, name=None):
+    """x with the entries where ``mask`` holds set to ``value``."""
+    from .scalars import constant, dtype_name_of
+    if not is_tensor(value):
+        value = constant(value, dtype_name_of(x))
+    return apply("where", mask, value, x)
+
+
+def rank(input):
+    """The number of dims of ``input``, as a 0-d int32 tensor."""
+    from .creation import full
+    return full([], len(input.shape), "int32")
+
+
+def diag(x, offset=0, padding_value=0, name=None):
+    """For 1-D x: a square matrix with x on its ``offset``-th diagonal; for 2-D x: that
+    diagonal of x as a 1-D tensor."""
+    from .creation import _positions, full
+    from .scalars import dtype_name_of
+    if len(x.shape) == 1:
+        k = int(offset)
+        n = x.shape[0] + abs(k)
+        on = apply("equal", apply("elementwise_sub", _positions(n, [1, -1]),
+                                  _positions(n, [-1, 1])), full([], k, "int64"))  # j - i == k
+        padded = x if k == 0 else apply("concat", [x, full([abs(k)], 0, dtype_name_of(x))],
+                                         attrs={"axis": 0})
+        # above the main diagonal entry (i, i + k) holds x[i]; below, (j - k, j) holds x[j]
+        along = apply("reshape", padded, attrs={"shape": [-1, 1] if k >= 0 else [1, -1]})
+        values = apply("expand", along, attrs={"shape": [n, n]})
+        return apply("where", on, values, full([], padding_value, dtype_name_of(x)))
+    rows, cols = x.shape
+    start_r, start_c = (0, offset) if offset >= 0 else (-offset, 0)
+    count = max(0, min(rows - start_r, cols - start_c))
+    r = apply("scale", _positions(count, [-1]), attrs={"scale": 1.0, "bias": float(start_r)})
+    c = apply("scale", _positions(count, [-1]), attrs={"scale": 1.0, "bias": float(start_c)})
+    return apply("gather_nd", x, apply("stack", [r, c], attrs={"axis": -1}))
+
+
+def trace(x, offset=0, axis1=0, axis2=1, name=None):
+    """The sum of the ``offset``-th diagonal of a matrix."""
+    return apply("reduce_sum", diag(x, offset), attrs={"dim": [], "keep_dim": False,
+                                                       "reduce_all": True})

@@ -2,6 +2,9 @@
 reductions, cumulative sums and the in-place updates Paddle code uses."""
 import atexit
 import builtins
+import math as _math
+
+import numpy as np
 
 from .. import _C
 from .._C import Tensor
@@ -17,7 +20,8 @@ __all__ = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder",
            "round", "isnan", "isinf", "isfinite", "sum", "max", "min", "amax", "amin", "prod",
            "all", "any", "maximum", "minimum", "cumsum", "logsumexp", "clip", "cast",
            "increment", "add_", "subtract_", "multiply_", "scale_", "clip_", "zero_", "fill_",
-           "exp_", "tanh_"]
+           "exp_", "tanh_", "log2", "log10", "trunc", "add_n", "logaddexp", "count_nonzero",
+           "nan_to_num", "clamp"]
 
 # Hot ops hold their _C.Op: an eager call is then one C++ call.
 _add = eager_op("elementwise_add")
@@ -197,6 +201,52 @@ def tanh(x, name=None):
     return _tanh(x)
 
 
+def log2(x, name=None):
+    """Base-2 logarithm elementwise."""
+    return _scaled(log(x), 1.0 / _math.log(2.0), 0)
+
+
+def log10(x, name=None):
+    """Base-10 logarithm elementwise."""
+    return _scaled(log(x), 1.0 / _math.log(10.0), 0)
+
+
+def trunc(x, name=None):
+    """x rounded toward zero elementwise (gradient 0)."""
+    return multiply(sign(x), floor(abs(x)))
+
+
+def add_n(inputs, name=None):
+    """The elementwise sum of a list of tensors of one shape (the sum op)."""
+    if is_tensor(inputs):
+        return inputs
+    return apply("sum", list(inputs))
+
+
+def logaddexp(x, y, name=None):
+    """log(exp(x) + exp(y)) elementwise, computed stably."""
+    hi = maximum(x, y)
+    return add(hi, log1p(exp(neg(abs(subtract(x, y))))))
+
+
+def count_nonzero(x, axis=None, keepdim=False, name=None):
+    """The number of nonzero elements over ``axis`` (int64)."""
+    nonzero = cast(apply("not_equal", *as_operands(x, 0)), "int64")
+    return sum(nonzero, axis, keepdim=keepdim)
+
+
+def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
+    """x with NaN, +inf and -inf replaced (by default: 0 and the dtype's extremes)."""
+    big = float(np.finfo(dtype_name_of(x)).max)
+    out = apply("where", isnan(x), constant(nan, dtype_name_of(x)), x)
+    hi = big if posinf is None else posinf
+    lo = -big if neginf is None else neginf
+    out = apply("where", apply("equal", *as_operands(out, float("inf"))),
+                constant(hi, dtype_name_of(x)), out)
+    return apply("where", apply("equal", *as_operands(out, float("-inf"))),
+                 constant(lo, dtype_name_of(x)), out)
+
+
 def reciprocal(x, name=None):
     """1 / x elementwise."""
     return divide(1.0 if is_float(x) else 1, x)
@@ -321,6 +371,10 @@ def _clip_attrs(lo, hi):
     lo = float("-inf") if lo is None else float(lo)
     hi = float("inf") if hi is None else float(hi)
     return {"min": lo, "max": hi}
+
+
+def clamp(x, min=None, max=None, name=None):
+    return clip(x, min, max)
 
 
 def cast(x, dtype):
