@@ -11,6 +11,7 @@ from ..framework.mode import mode
 from .static_control import ArrayList, flatten, is_static_var, unflatten
 
 Error = _C.Error
+_FLOATS = ("float32", "float64", "bfloat16")
 
 
 def _is_spec(value):
@@ -23,7 +24,7 @@ def _spec_shape(spec):
 
 def _key(value):
     if isinstance(value, Tensor):
-        return ("T", tuple(value.shape), value._dtype_name, value.stop_gradient)
+        return ("T", tuple(value.shape), value._dtype_name)
     if _is_spec(value):
         return ("S", tuple(_spec_shape(value)), dt.dtype_name(value.dtype))
     if isinstance(value, (list, tuple)):
@@ -139,6 +140,12 @@ class ConcreteProgram:
         else:
             self.dummy = False
         outputs = self.output_names + self.written_back
+        self._n_outputs = len(self.output_names)
+        self._out_is_var = [is_static_var(v) for v in leaves]
+        # A single Tensor (1) or a flat list of Tensors (2) comes back without rebuilding.
+        self._plain_outputs = 1 if self.out_spec is None and self._out_is_var == [True] else \
+            2 if self.out_spec is not None and self.out_spec[0] is list and \
+            self.out_spec[1] == [None] * len(leaves) and all(self._out_is_var) else 0
         if not outputs:
             self.function_id = None
             return
@@ -161,26 +168,34 @@ class ConcreteProgram:
 
     def run(self, args, kwargs):
         """Runs the program on the Tensors among ``args``/``kwargs``."""
-        if self.function_id is None:
-            return unflatten(self.out_spec, self.out_leaves)
         tensors = _tensor_leaves(list(args), [])
         tensors = _tensor_leaves({k: kwargs[k] for k in sorted(kwargs)}, tensors)
         self._check_inputs(tensors)
-        inputs = tensors + self.captured
+        return self.call(tensors)
+
+    def call(self, tensors):
+        """Runs the program on its Tensor inputs (checked by the caller)."""
+        if self.function_id is None:
+            return unflatten(self.out_spec, self.out_leaves)
+        inputs = tensors + self.captured if self.captured else tensors
         if self.dummy:
             from ..tensor.creation import zeros
             inputs = [zeros([], "float32")]
-        grad = _C.is_grad_enabled()
-        mask = tuple(int(grad and not t.stop_gradient and
-                         t._dtype_name in ("float32", "float64", "bfloat16")) for t in inputs)
-        if not any(mask):
-            mask = ()
-        outs, _ = self._op(mask)(inputs)
-        n = len(self.output_names)
-        for name, value in zip(self.written_back, outs[n:]):
-            self.main._captured[name]._set_value(value)
+        mask = ()
+        if _C.is_grad_enabled():
+            mask = tuple([int(not t.stop_gradient and t._dtype_name in _FLOATS) for t in inputs])
+            if 1 not in mask:
+                mask = ()
+        op = self._ops.get(mask) or self._op(mask)
+        outs = op(inputs)[0]
+        n = self._n_outputs
+        if self.written_back:
+            for name, value in zip(self.written_back, outs[n:]):
+                self.main._captured[name]._set_value(value)
+        if self._plain_outputs:
+            return outs[0] if self._plain_outputs == 1 else outs[:n]
         it = iter(outs[:n])
-        leaves = [next(it) if is_static_var(v) else v for v in self.out_leaves]
+        leaves = [next(it) if is_var else v for v, is_var in zip(self.out_leaves, self._out_is_var)]
         return unflatten(self.out_spec, leaves)
 
     def _check_inputs(self, tensors):

@@ -37,6 +37,7 @@ class StaticFunction:
         self._instance = instance
         self._options = options
         self._programs = {}
+        self._fast = {}
         self._bound = weakref.WeakKeyDictionary()
         functools.update_wrapper(self, function)
 
@@ -68,7 +69,16 @@ class StaticFunction:
             return self.dygraph_function(*args, **kwargs)
         if mode.static:  # inside another traced function: trace inline
             return self.converted()(*args, **kwargs)
+        fast = None
+        if not kwargs and self._input_spec is None:
+            # The common call: Tensors only, traced for their exact shapes.
+            fast = _fast_key(args, self._instance)
+            program = self._fast.get(fast) if fast is not None else None
+            if program is not None:
+                return program.call(list(args))
         program = self.concrete_program(args, kwargs)
+        if fast is not None:
+            self._fast[fast] = program
         return program.run(args, kwargs)
 
     def concrete_program(self, args=(), kwargs=None, input_spec=None):
@@ -92,6 +102,17 @@ class StaticFunction:
 
     def __repr__(self):
         return f"<skiff.jit.StaticFunction of {self._function.__qualname__}>"
+
+
+def _fast_key(args, instance):
+    """(dtype, shape...) per argument when every argument is a Tensor, else None."""
+    key = []
+    for a in args:
+        if type(a) is not _C.Tensor:
+            return None
+        key.append((a._dtype_name, *a.shape))
+    key.append(getattr(instance, "training", None))
+    return tuple(key)
 
 
 def layer_call(layer):
