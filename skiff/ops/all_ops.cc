@@ -35,6 +35,11 @@ void register_shape_edit_ops(OpRegistry& r);
 void register_optimizer_ops(OpRegistry& r);
 void register_math_ops(OpRegistry& r);
 void register_reduce_extreme_ops(OpRegistry& r);
+void register_unary_math_ops(OpRegistry& r);
+void register_binary_math_ops(OpRegistry& r);
+void register_strided_slice_ops(OpRegistry& r);
+void register_where_index_ops(OpRegistry& r);
+void register_debug_ops(OpRegistry& r);
 void register_array_convert_ops(OpRegistry& r);
 // Defined with the runtime (its kernels run programs): runtime/run_program_op.cc.
 void register_run_program_ops(OpRegistry& r);
@@ -70,6 +75,11 @@ void register_all_ops(OpRegistry& r) {
   register_optimizer_ops(r);
   register_math_ops(r);
   register_reduce_extreme_ops(r);
+  register_unary_math_ops(r);
+  register_binary_math_ops(r);
+  register_strided_slice_ops(r);
+  register_where_index_ops(r);
+  register_debug_ops(r);
   register_array_convert_ops(r);
   register_run_program_ops(r);
 }
