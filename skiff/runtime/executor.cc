@@ -5,6 +5,7 @@
 
 #include "skiff/ops/op_error.h"
 #include "skiff/runtime/kernel_choice.h"
+#include "skiff/runtime/nan_inf_check.h"
 #include "skiff/runtime/prepared_block.h"
 
 namespace skiff {
@@ -125,6 +126,7 @@ void run_block(PreparedBlock& block, Scope* scope) {
       } catch (const Error& e) {
         throw Error(describe_kernel_error(*instr->ctx, e.what()));
       }
+      if (__builtin_expect(check_nan_inf_enabled(), 0)) check_outputs_finite(*instr->ctx);
     } else {
       run_block_op(*instr, scope);
     }
