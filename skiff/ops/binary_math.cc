@@ -1,6 +1,6 @@
 // Broadcast elementwise power, floored remainder and floored division
-// (elementwise_pow, elementwise_mod, elementwise_floordiv) and the grad ops of the
-// first two.
+// (elementwise_pow, elementwise_mod, elementwise_floordiv), the grad ops of the first
+// two; floordiv's gradients are zeros.
 #include <string>
 
 #include "skiff/kernels/cpu/binary_math.h"
@@ -58,6 +58,16 @@ void binary_grad_maker(GradContext& g) {
       .set_output("Y@GRAD", {g.in_grad("Y")});
 }
 
+// floordiv is piecewise constant: zero gradients for both inputs.
+void zero_grad_maker(GradContext& g) {
+  for (const char* slot : {"X", "Y"}) {
+    if (!g.wants(slot)) continue;
+    g.add("fill_zeros_like")
+        .set_input("X", {g.fwd().first_input(slot)})
+        .set_output("Out", {g.in_grad(slot)});
+  }
+}
+
 template <BinaryMath kF>
 void register_binary(OpRegistry& r, const char* formula, const char* gradient) {
   const std::string type = kernels::binary_math_op(kF);
@@ -68,7 +78,10 @@ void register_binary(OpRegistry& r, const char* formula, const char* gradient) {
       .output("Out", "the broadcast shape of X and Y, their dtype")
       .infer_shape(infer_binary)
       .kernel(kNumeric, binary_kernel<kF>);
-  if (!gradient) return;
+  if (!gradient) {
+    op.grad(zero_grad_maker);
+    return;
+  }
   op.grad(binary_grad_maker);
   r.add(type + "_grad")
       .doc(std::string(gradient) + ", summed over the dims each input was broadcast along.")
@@ -93,7 +106,7 @@ void register_binary_math_ops(OpRegistry& r) {
       r, "Out = X - floor(X / Y) * Y, with the sign of Y like Python's % (integers: Y != 0)",
       "X@GRAD = Out@GRAD, Y@GRAD = -floor(X / Y) * Out@GRAD");
   register_binary<BinaryMath::kFloorDiv>(
-      r, "Out = floor(X / Y) like Python's // (integers: Y != 0). Not differentiable", nullptr);
+      r, "Out = floor(X / Y) like Python's // (integers: Y != 0); zero gradients", nullptr);
 }
 
 }  // namespace skiff

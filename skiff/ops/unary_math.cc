@@ -1,5 +1,5 @@
-// Elementwise math ops: sin, cos, log1p (differentiable), floor, ceil, round, sign
-// (piecewise constant: no gradient flows through them) and isnan, isinf, isfinite.
+// Elementwise math ops: sin, cos, log1p, floor, ceil, round, sign (piecewise constant:
+// zero gradients) and isnan, isinf, isfinite.
 #include <string>
 
 #include "skiff/kernels/cpu/unary_math.h"
@@ -90,16 +90,25 @@ void register_differentiable(OpRegistry& r, const std::string& type, const char*
       .kernel_dtype_from("X");
 }
 
+// Piecewise-constant ops: the gradient is 0 almost everywhere (zeros like X).
+void zero_grad_maker(GradContext& g) {
+  if (!g.wants("X")) return;
+  g.add("fill_zeros_like")
+      .set_input("X", {g.fwd().first_input("X")})
+      .set_output("Out", {g.in_grad("X")});
+}
+
 template <UnaryMath kF>
 void register_piecewise_constant(OpRegistry& r, const char* type, const char* formula) {
   r.add(type)
       .doc(std::string(formula) +
-           ", elementwise; exact on integers. Not differentiable (its derivative is 0 "
-           "almost everywhere).")
+           ", elementwise; exact on integers. Its gradient is 0 (the derivative almost "
+           "everywhere).")
       .input("X", "any shape; float32, float64, int32 or int64")
       .output("Out", "X's shape and dtype")
       .infer_shape(infer_numeric_same_as_x)
-      .kernel(kNumeric, unary_kernel<kF>);
+      .kernel(kNumeric, unary_kernel<kF>)
+      .grad(zero_grad_maker);
 }
 
 template <FloatClass kC>

@@ -68,6 +68,10 @@ TEST(BinaryMathOp, Gradients) {
       .check_grad({"X", "Y"});
   binary("elementwise_mod", x, random_tensor({3, 1}, DType::kF64, 6, 0.3, 0.7))
       .check_grad({"X", "Y"});
+  // floordiv is piecewise constant: zero gradients (away from its jumps)
+  binary("elementwise_floordiv", values({3}, {1.3, -2.2, 4.1}, DType::kF64),
+         values({3}, {0.7, 0.9, -1.6}, DType::kF64))
+      .check_grad({"X", "Y"});
 }
 
 TEST(BinaryMathOp, Errors) {

@@ -73,6 +73,14 @@ TEST(UnaryMathOp, RoundingAndSign) {
   }
 }
 
+TEST(UnaryMathOp, PiecewiseConstantOpsHaveZeroGradients) {
+  const Tensor x = values({5}, {-2.3, -0.7, 0.25, 1.4, 2.6}, DType::kF64);
+  for (const char* type : {"floor", "ceil", "round", "sign"}) {
+    SCOPED_TRACE(type);
+    unary(type, x).check_grad({"X"});
+  }
+}
+
 TEST(UnaryMathOp, Classifiers) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
