@@ -9,6 +9,9 @@ from .framework.mode import disable_static, enable_static, in_dynamic_mode
 from .framework.random import seed
 from .tensor import *  # noqa: F401,F403
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
+from .framework.param import ParamAttr, create_parameter
+from .framework.io import load, save
+from . import io, metric, vision
 from . import nn
 from . import optimizer, regularizer
 from .hapi import Model, callbacks, summary
