@@ -5,3 +5,14 @@ from ..framework.param import ParamAttr, Parameter  # noqa: F401
 from . import functional, initializer  # noqa: F401
 from .layer import *  # noqa: F401,F403
 from .layer.layers import Layer  # noqa: F401
+
+
+_FROM_OPTIMIZER = ("ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue")
+
+
+def __getattr__(name):
+    """Paddle keeps the gradient clipping classes in paddle.nn too."""
+    if name in _FROM_OPTIMIZER:
+        from ..optimizer import clip
+        return getattr(clip, name)
+    raise AttributeError(f"module 'skiff.nn' has no attribute '{name}'")

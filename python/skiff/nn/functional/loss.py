@@ -1,7 +1,8 @@
 """Loss functions (paddle.nn.functional): cross_entropy, nll_loss, mse_loss, l1_loss,
 binary_cross_entropy(_with_logits), softmax_with_cross_entropy, smooth_l1_loss."""
 from ... import _C
-from ...framework.core import apply
+from ...framework.core import apply, eager_op
+from ...framework.mode import mode as _mode
 from . import tensor_ops as T
 from .activation import log_softmax, relu, softplus
 
@@ -15,11 +16,19 @@ def _check_reduction(reduction, where):
                          f"{reduction!r}")
 
 
+_log_softmax_last = eager_op("log_softmax", {"axis": -1})
+_nll_ops = {}
+
+
 def _nll_2d(logp, label, weight, ignore_index, reduction):
     """nll_loss on [M, C] log-probabilities and [M] labels."""
-    return apply("nll_loss", logp, label, weight,
-                 attrs={"reduction": reduction, "ignore_index": int(ignore_index)},
-                 output_counts=[1, 1])[0]
+    attrs = {"reduction": reduction, "ignore_index": int(ignore_index)}
+    if _mode.static:
+        return apply("nll_loss", logp, label, weight, attrs=attrs, output_counts=[1, 1])[0]
+    op = _nll_ops.get((reduction, ignore_index))
+    if op is None:
+        op = _nll_ops[(reduction, ignore_index)] = eager_op("nll_loss", attrs, [1, 1])
+    return op(logp, label, weight)[0]
 
 
 def _class_axis_last(x, axis):
@@ -62,9 +71,14 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     False) against hard labels (int, one dim fewer or size 1 at ``axis``) or soft labels
     (distributions). Hard labels with 'mean' average over the samples not ignored,
     weighted by ``weight[label]`` when given."""
-    _check_reduction(reduction, "cross_entropy")
-    in_shape = list(input.shape)
+    in_shape = input.shape
     rank = len(in_shape)
+    if (rank == 2 and not soft_label and use_softmax and not label_smoothing
+            and axis in (-1, 1) and len(label.shape) == 1 and reduction in ("mean", "sum")):
+        # the common case: [N, C] scores, [N] labels
+        logp = log_softmax(input, -1) if _mode.static else _log_softmax_last(input)
+        return _nll_2d(logp, label, weight, ignore_index, reduction)
+    _check_reduction(reduction, "cross_entropy")
     axis = axis + rank if axis < 0 else axis
     num_classes = int(in_shape[axis])
     if label_smoothing and label_smoothing > 0.0:

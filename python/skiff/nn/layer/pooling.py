@@ -1,9 +1,30 @@
 """Pooling layers (paddle.nn.MaxPool2D, AvgPool2D, AdaptiveAvgPool2D,
 AdaptiveMaxPool2D)."""
+from ...framework.core import eager_op
+from ...framework.mode import mode
 from .. import functional as F
+from ..functional.pooling import _window_attrs
 from .layers import Layer
 
 __all__ = ["MaxPool2D", "AvgPool2D", "AdaptiveAvgPool2D", "AdaptiveMaxPool2D"]
+
+
+def _fixed_op(layer, kernel_size, stride, padding, ceil_mode, data_format, extra):
+    """The eager pool2d op of a layer whose attributes do not depend on the input (NCHW,
+    numeric padding), built once: forward then skips recomputing them."""
+    if isinstance(padding, str) or data_format != "NCHW":
+        return None
+    attrs = _window_attrs(None, kernel_size, stride, padding, ceil_mode, data_format,
+                          type(layer).__name__)
+    attrs.update(extra)
+    return eager_op("pool2d", attrs, [1, 1 if extra["pooling_type"] == "max" else 0])
+
+
+def _run_fixed(op, x):
+    """The output of a prebuilt pool op, or None where the general path must run."""
+    if op is None or mode.static or len(x.shape) != 4:
+        return None
+    return op(x)[0]
 
 
 class MaxPool2D(Layer):
@@ -14,8 +35,14 @@ class MaxPool2D(Layer):
         super().__init__()
         self.ksize, self.stride, self.padding = kernel_size, stride, padding
         self.return_mask, self.ceil_mode, self.data_format = return_mask, ceil_mode, data_format
+        self._op = None if return_mask else _fixed_op(self, kernel_size, stride, padding,
+                                                      ceil_mode, data_format,
+                                                      {"pooling_type": "max"})
 
     def forward(self, x):
+        out = _run_fixed(self._op, x)
+        if out is not None:
+            return out
         return F.max_pool2d(x, self.ksize, self.stride, self.padding, self.return_mask,
                             self.ceil_mode, self.data_format)
 
@@ -32,8 +59,14 @@ class AvgPool2D(Layer):
         self.ksize, self.stride, self.padding = kernel_size, stride, padding
         self.ceil_mode, self.exclusive = ceil_mode, exclusive
         self.divisor, self.data_format = divisor_override, data_format
+        self._op = None if divisor_override is not None else _fixed_op(
+            self, kernel_size, stride, padding, ceil_mode, data_format,
+            {"pooling_type": "avg", "exclusive": bool(exclusive)})
 
     def forward(self, x):
+        out = _run_fixed(self._op, x)
+        if out is not None:
+            return out
         return F.avg_pool2d(x, self.ksize, self.stride, self.padding, self.ceil_mode,
                             self.exclusive, self.divisor, self.data_format)
 
