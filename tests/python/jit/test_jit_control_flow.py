@@ -209,3 +209,58 @@ def test_for_over_a_tensor():
         np.testing.assert_allclose(f(tensor(x)).numpy(), iterate_rows(tensor(x)).numpy(),
                                    rtol=1e-12)
     assert "while" in op_types(f)
+
+
+def test_captured_tensors_get_gradients():
+    w = tensor([0.5, -2.0], grad=True)
+
+    def f(x):
+        if (x * w).sum() > 0:
+            return x * w
+        return x - w
+
+    out = to_static(f)(tensor([1.0, 1.0]))
+    out.sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), [-1.0, -1.0])  # x - w taken: d/dw = -1
+
+
+def helper_with_branch(x):
+    if x.sum() > 0:
+        return x * 2.0
+    return x * -3.0
+
+
+def calls_helper(x):
+    y = helper_with_branch(x)
+    return to_static(helper_with_branch)(y + 1.0)  # a to_static function inside one
+
+
+def test_called_functions_are_converted_too():
+    static = check(calls_helper, (POS,), (NEG,), (np.array([-0.9, 0.1]),))
+    ops = op_types(static)
+    assert "conditional_block" in ops and "run_program" not in ops
+
+
+class Inner(skiff.nn.Layer):
+    def forward(self, x):
+        if x.mean() > 0:
+            x = x * 10.0
+        return x
+
+
+class Outer(skiff.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.inner = Inner()
+
+    def forward(self, x):
+        return self.inner(x) + 1.0
+
+
+def test_user_sublayers_are_converted():
+    layer = Outer()
+    static = to_static(Outer())
+    for x in (POS, NEG):
+        np.testing.assert_allclose(static(tensor(x)).numpy(), layer(tensor(x)).numpy())
+    program = list(static.forward.program_cache.values())[0].program
+    assert "conditional_block" in {op.type for op in program.global_block().ops}

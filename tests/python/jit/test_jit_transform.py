@@ -177,7 +177,7 @@ def test_unconvertible_code_names_the_line():
     with pytest.raises(skiff.Error) as err:
         convert_function(gen)
     line = inspect.getsourcelines(gen)[1] + 1
-    assert f"test_transform.py:{line}" in str(err.value)
+    assert f"test_jit_transform.py:{line}" in str(err.value)
     assert "yield" in str(err.value)
 
     def try_return(x):
@@ -200,7 +200,7 @@ def test_unconvertible_code_names_the_line():
 
     with pytest.raises(skiff.Error) as err:
         convert_function(return_in_try)
-    assert f"test_transform.py:{inspect.getsourcelines(return_in_try)[1] + 3}" in str(err.value)
+    assert f"test_jit_transform.py:{inspect.getsourcelines(return_in_try)[1] + 3}" in str(err.value)
     assert "return" in str(err.value)
 
 
