@@ -1,5 +1,4 @@
 """Adagrad (Paddle semantics): moment += g^2; param -= lr * g / (sqrt(moment) + epsilon)."""
-from ..framework.core import apply
 from .optimizer import Optimizer, _as_float
 
 __all__ = ["Adagrad"]
@@ -21,5 +20,5 @@ class Adagrad(Optimizer):
 
     def _append_optimize_op(self, param, grad, lr, group):
         moment = self._get_accumulator("moment", param)
-        apply("adagrad", param, self._dense_grad(param, grad), moment, lr,
-              attrs={"epsilon": float(group["epsilon"])}, out=[param, moment])
+        self._run_update("adagrad", [param, self._dense_grad(param, grad), moment, lr],
+                         [param, moment], {"epsilon": float(group["epsilon"])})

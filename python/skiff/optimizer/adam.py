@@ -1,6 +1,5 @@
 """Adam (Paddle semantics, equal to the usual bias-corrected Adam): moment1/moment2
 accumulators and beta1^t/beta2^t powers, updated in place by the adam op."""
-from ..framework.core import apply
 from .optimizer import Optimizer, _as_float
 
 __all__ = ["Adam"]
@@ -42,5 +41,5 @@ class Adam(Optimizer):
     def _append_optimize_op(self, param, grad, lr, group):
         acc = [self._get_accumulator(kind, param)
                for kind in ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc")]
-        apply(self._op_type, param, grad, *acc, lr, attrs=self._attrs(param, group),
-              out=[param, *acc])
+        self._run_update(self._op_type, [param, grad, *acc, lr], [param, *acc],
+                         self._attrs(param, group))

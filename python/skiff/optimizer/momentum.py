@@ -30,5 +30,5 @@ class Momentum(Optimizer):
     def _append_optimize_op(self, param, grad, lr, group):
         velocity = self._get_accumulator("velocity", param)
         attrs = {"mu": float(group["momentum"]), "use_nesterov": bool(group["use_nesterov"])}
-        apply("momentum", param, self._dense_grad(param, grad), velocity, lr, attrs=attrs,
-              out=[param, velocity])
+        self._run_update("momentum", [param, self._dense_grad(param, grad), velocity, lr],
+                         [param, velocity], attrs)

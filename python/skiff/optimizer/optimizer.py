@@ -7,7 +7,7 @@ import re
 
 from .. import _C
 from ..autograd import no_grad
-from ..framework.core import apply
+from ..framework.core import apply, eager_op
 from ..framework.dtype import dtype_name
 from ..framework.mode import mode
 from ..regularizer import L2Decay, WeightDecayRegularizer
@@ -65,6 +65,8 @@ class Optimizer:
         self._accumulators = {}         # accumulator kind -> {param name -> tensor}
         self._accumulators_holder = {}  # loaded state waiting for its accumulators
         self._static_lr = {}            # program -> its learning-rate variable
+        self._ready = set()             # names of the parameters whose accumulators exist
+        self._update_ops = {}           # (type, attrs, output counts) -> eager op
         self._param_groups = []
         self._parameter_list = None
         if parameters is not None:
@@ -138,7 +140,7 @@ class Optimizer:
     def _lr_input(self, param, group, cache):
         """The one-element LearningRate input for ``param``'s update."""
         scale = self._lr_scale(param, group)
-        dtype = dtype_name(param.dtype)
+        dtype = dtype_name(param.dtype) if mode.static else param._dtype_name
         key = (dtype, scale)
         if key not in cache:
             if mode.static:
@@ -274,7 +276,9 @@ class Optimizer:
         lr_cache = {}
         for param, grad in params_grads:
             grad = self._regularize(param, self._prepare_grad(param, grad, group), group)
-            self._create_accumulators(param, group)
+            if mode.static or param.name not in self._ready:
+                self._create_accumulators(param, group)
+                self._ready.add(self._param_name(param))
             self._append_optimize_op(param, grad, self._lr_input(param, group, lr_cache), group)
 
     def _prepare_grad(self, param, grad, group):
@@ -286,6 +290,17 @@ class Optimizer:
 
     def _append_optimize_op(self, param, grad, lr, group):
         raise NotImplementedError(f"{type(self).__name__} defines no update")
+
+    def _run_update(self, type, inputs, outputs, attrs, output_counts=None):
+        """Runs (eager) or appends (static) the update op ``type`` on ``inputs`` (one entry
+        per input slot), writing ``outputs`` (one per output slot) in place."""
+        if mode.static:
+            return apply(type, *inputs, attrs=attrs, output_counts=output_counts, out=outputs)
+        key = (type, tuple(attrs.items()), tuple(output_counts) if output_counts else None)
+        op = self._update_ops.get(key)
+        if op is None:
+            op = self._update_ops[key] = eager_op(type, attrs, output_counts)
+        return op.call_into(inputs, outputs)
 
     @no_grad()
     def step(self):

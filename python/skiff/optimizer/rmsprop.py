@@ -1,6 +1,5 @@
 """RMSProp (Paddle semantics: epsilon inside the root, the learning rate inside the
 momentum): mean_square, momentum and (centered) mean_grad accumulators."""
-from ..framework.core import apply
 from .optimizer import Optimizer, _as_float
 
 __all__ = ["RMSProp"]
@@ -32,6 +31,7 @@ class RMSProp(Optimizer):
         mean_grad = self._get_accumulator("mean_grad", param) if centered else None
         attrs = {"decay": float(group["rho"]), "epsilon": float(group["epsilon"]),
                  "momentum": float(group["momentum"]), "centered": centered}
-        apply("rmsprop", param, self._dense_grad(param, grad), mean_square, moment, mean_grad,
-              lr, attrs=attrs, output_counts=[1, 1, 1, 1 if centered else 0],
-              out=[param, mean_square, moment, mean_grad])
+        self._run_update("rmsprop",
+                         [param, self._dense_grad(param, grad), mean_square, moment, mean_grad, lr],
+                         [param, mean_square, moment, mean_grad], attrs,
+                         output_counts=[1, 1, 1, 1 if centered else 0])

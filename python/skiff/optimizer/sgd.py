@@ -1,5 +1,4 @@
 """SGD: param -= lr * grad (sparse gradients update only their rows)."""
-from ..framework.core import apply
 from .optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -13,4 +12,4 @@ class SGD(Optimizer):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _append_optimize_op(self, param, grad, lr, group):
-        apply("sgd", param, grad, lr, out=[param])
+        self._run_update("sgd", [param, grad, lr], [param], {})
