@@ -36,13 +36,6 @@ def get_vars(frame_locals, names):
 is_static = static_control.is_static_var
 
 
-def _truth(value, loc):
-    if is_static(value):
-        raise Error(f"{loc}: a Tensor's truth value was asked where to_static cannot turn "
-                    "it into a program condition")
-    return bool(value)
-
-
 # ---- if / while ---------------------------------------------------------------------
 
 def convert_ifelse(pred, true_fn, false_fn, values, names, live, side_effects, loc):

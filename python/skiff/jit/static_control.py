@@ -86,10 +86,6 @@ def describe(value):
 
 # ---- tensors from Python values -----------------------------------------------------
 
-def _dtype_name(x):
-    return x._dtype_name
-
-
 def _number_dtype(*values):
     if all(isinstance(v, bool) for v in values):
         return "bool"
