@@ -48,11 +48,13 @@ def append_backward(loss, parameters, no_grad_set):
 
 def minimize(optimizer, loss, startup_program, parameters, no_grad_set):
     """Appends loss's backward pass and ``optimizer``'s updates to loss's program (the
-    accumulators' initialisation to ``startup_program``, default: the current one)."""
+    accumulators' initialisation to ``startup_program``, default: the current one);
+    returns (the appended update ops, [(param, grad)])."""
     static = _static()
     main = loss.block.program
     startup = startup_program or static.default_startup_program()
     with static.program_guard(main, startup):
         params_grads = append_backward(loss, parameters, no_grad_set)
+        first = len(main.global_block().ops)
         optimizer.apply_gradients(params_grads)
-    return [], params_grads
+    return list(main.global_block().ops[first:]), params_grads

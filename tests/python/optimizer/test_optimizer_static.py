@@ -144,8 +144,9 @@ def test_minimize_only_the_given_parameters(static):
     w = static.create_parameter([3, 2], "float64", name="w", default_initializer=init(W0))
     b = static.create_parameter([2], "float64", name="b", default_initializer=init(B0))
     loss = (skiff.matmul(x, w) + b).mean()
-    _, params_grads = opt_mod.Adam(0.5).minimize(loss, parameters=[w])
+    ops, params_grads = opt_mod.Adam(0.5).minimize(loss, parameters=[w])
     assert [p.name for p, _ in params_grads] == ["w"]
+    assert [op.type for op in ops][-1] == "adam"
     exe = static.Executor()
     exe.run(static.default_startup_program())
     exe.run(feed={"x": _batch(0)[0]}, fetch_list=[loss])
