@@ -61,44 +61,58 @@ def _numel(shape):
     return int(np.prod(shape, dtype=np.int64)) if shape else 0
 
 
-def _own_params(layer):
-    try:
-        return list(layer.parameters(include_sublayers=False))
-    except TypeError:
-        return list(layer.parameters())
-
-
-def _children(layer):
-    children = getattr(layer, "children", None)
-    return list(children()) if callable(children) else []
+def _own_state(layer):
+    """(parameter or persistable buffer, trainable) held by ``layer`` itself: what a row
+    counts (Paddle keeps batch-norm statistics as non-trainable parameters)."""
+    held = [(p, getattr(p, "trainable", True) and not p.stop_gradient)
+            for p in getattr(layer, "_parameters", {}).values() if p is not None]
+    skip = getattr(layer, "_non_persistable_buffer_names_set", set())
+    held += [(b, False) for k, b in getattr(layer, "_buffers", {}).items()
+             if b is not None and k not in skip]
+    if not hasattr(layer, "_parameters"):
+        held = [(p, not p.stop_gradient) for p in layer.parameters()]
+    return held
 
 
 def _watched_layers(network):
-    """Layers worth a row: leaves and layers holding parameters of their own."""
+    """Every layer but the containers, and the network itself only when it has no
+    sublayers."""
+    from ..nn import LayerDict, LayerList, ParameterList, Sequential
+    containers = (Sequential, LayerList, LayerDict, ParameterList)
     everything = list(network.sublayers()) if hasattr(network, "sublayers") else []
-    rows = [layer for layer in everything if not _children(layer) or _own_params(layer)]
-    return rows or [network]
+    return [layer for layer in everything if not isinstance(layer, containers)] or [network]
+
+
+def _row_name(layer, counts):
+    """'Linear-3' for the layer named linear_2 (a count per type otherwise)."""
+    kind = type(layer).__name__
+    full_name = getattr(layer, "full_name", None)
+    suffix = full_name().rsplit("_", 1)[-1] if callable(full_name) else ""
+    if suffix.isdigit():
+        return f"{kind}-{int(suffix) + 1}"
+    counts[kind] = counts.get(kind, 0) + 1
+    return f"{kind}-{counts[kind]}"
 
 
 class _Recorder:
-    """Attaches to layers (forward post-hooks where the Layer has them, else a wrapped
-    forward) and records a row per call."""
+    """Attaches forward post-hooks (or wraps forward where a layer has no hooks) and keeps
+    one row per layer, in the order the layers first finish, with their last shapes."""
 
     def __init__(self, layers):
-        self.rows, self._undo, self._counts = [], [], {}
+        self.rows, self._undo, self._counts = {}, [], {}
         for layer in layers:
             self._attach(layer)
 
     def _record(self, layer, inputs, output):
-        kind = type(layer).__name__
-        self._counts[kind] = self._counts.get(kind, 0) + 1
-        params = _own_params(layer)
-        self.rows.append({
-            "name": f"{kind}-{self._counts[kind]}",
-            "input": [_shapes_of(x) for x in inputs if hasattr(x, "shape")],
-            "output": _shapes_of(output),
-            "params": sum(_numel(list(p.shape)) for p in params),
-        })
+        row = self.rows.get(id(layer))
+        if row is None:
+            state = _own_state(layer)
+            row = self.rows[id(layer)] = {
+                "name": _row_name(layer, self._counts),
+                "params": sum(_numel(list(t.shape)) for t, _ in state),
+                "trainable": sum(_numel(list(t.shape)) for t, flag in state if flag)}
+        row["input"] = [_shapes_of(x) for x in inputs if hasattr(x, "shape")]
+        row["output"] = _shapes_of(output)
 
     def _attach(self, layer):
         register = getattr(layer, "register_forward_post_hook", None)
@@ -121,12 +135,15 @@ class _Recorder:
             undo()
 
 
-def _table(rows, total, trainable, input_numel, output_numel):
+def _table(rows, input_numel):
     heads = ("Layer (type)", "Input Shape", "Output Shape", "Param #")
     cells = [(r["name"], str(r["input"]), str(r["output"]), f"{r['params']:,}") for r in rows]
-    widths = [max([len(h)] + [len(c[i]) for c in cells]) + 4 for i, h in enumerate(heads)]
-    width = sum(widths)
-    line = lambda values: "".join(v.center(w) for v, w in zip(values, widths))  # noqa: E731
+    widths = [max([w] + [len(c[i]) + 2 for c in cells]) for i, w in enumerate((15, 20, 20, 15))]
+    width = sum(widths) + 3
+    line = lambda values: " ".join(v.center(w) for v, w in zip(values, widths))  # noqa: E731
+    total = sum(r["params"] for r in rows)
+    trainable = sum(r["trainable"] for r in rows)
+    output_numel = sum(_numel(r["output"]) for r in rows)
     mb = 4.0 / (1024 ** 2)  # bytes of float32 values, in MB
     out = ["-" * width, line(heads), "=" * width] + [line(c) for c in cells]
     out += ["=" * width, f"Total params: {total:,}", f"Trainable params: {trainable:,}",
@@ -136,13 +153,14 @@ def _table(rows, total, trainable, input_numel, output_numel):
             f"Params size (MB): {total * mb:.2f}",
             f"Estimated Total Size (MB): {(input_numel + 2 * output_numel + total) * mb:.2f}",
             "-" * width]
-    return "\n".join(out)
+    return "\n".join(out), total, trainable
 
 
 def summary(net, input_size=None, dtypes=None, input=None):
     """Prints ``net``'s layers (type, input and output shapes, parameters) after one
     forward pass on ones shaped ``input_size`` (None / -1 dims become 1) or on ``input``;
-    returns {'total_params': n, 'trainable_params': m}."""
+    returns {'total_params': n, 'trainable_params': m}. As in Paddle, a row counts the
+    parameters and persistable buffers its layer holds itself."""
     from ..autograd import no_grad
     if input is None and input_size is None:
         raise ValueError("summary: give input_size or input")
@@ -158,10 +176,7 @@ def summary(net, input_size=None, dtypes=None, input=None):
         recorder.detach()
         if was_training:
             net.train()
-    unique = {id(p): p for p in net.parameters()}.values()
-    total = sum(_numel(list(p.shape)) for p in unique)
-    trainable = sum(_numel(list(p.shape)) for p in unique if not p.stop_gradient)
     input_numel = sum(_numel(list(x.shape)) for x in inputs)
-    output_numel = sum(_numel(r["output"]) for r in recorder.rows)
-    print(_table(recorder.rows, total, trainable, input_numel, output_numel))
+    text, total, trainable = _table(list(recorder.rows.values()), input_numel)
+    print(text)
     return {"total_params": total, "trainable_params": trainable}
