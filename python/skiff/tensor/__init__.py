@@ -1,9 +1,11 @@
-"""Tensor functions (Paddle's paddle.tensor): creation, random, math, manipulation,
-logic, search, statistics and linear algebra, and the methods and operators of
-skiff.Tensor."""
+"""Tensor functions (Paddle's paddle.tensor): creation, random, math, reductions,
+in-place updates, manipulation, logic, search, statistics and linear algebra, and the
+methods and operators of skiff.Tensor."""
 from .creation import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .math import *  # noqa: F401,F403
+from .reduction import *  # noqa: F401,F403
+from .inplace import *  # noqa: F401,F403
 from .manipulation import *  # noqa: F401,F403
 from .logic import *  # noqa: F401,F403
 from .search import *  # noqa: F401,F403

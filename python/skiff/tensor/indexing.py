@@ -260,7 +260,7 @@ def _value_tensor(value, x):
 
 def setitem(x, index, value):
     """x[index] = value, in place (value broadcast to the indexed part)."""
-    from .math import inplace
+    from .inplace import inplace
     items = _normalize(index, len(x.shape))
     value = _value_tensor(value, x)
     advanced = [it for it in items if isinstance(it, np.ndarray) or is_tensor(it)]

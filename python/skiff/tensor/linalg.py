@@ -63,7 +63,8 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
     """The p-norm over ``axis`` (all of x when None): 'fro' and 2 give the root of the
     sum of squares, 1 the sum of magnitudes, inf/-inf the largest/smallest magnitude,
     any other number (sum |x|^p)^(1/p)."""
-    from .math import _axes, abs, pow, sqrt, square
+    from .math import abs, pow, sqrt, square
+    from .reduction import _axes
     dims, reduce_all = _axes(axis)
     attrs = {"dim": dims, "keep_dim": bool(keepdim), "reduce_all": reduce_all}
     if p == "fro" or p == 2 or p == 2.0:

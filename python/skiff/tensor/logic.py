@@ -53,7 +53,7 @@ def logical_not(x, out=None, name=None):
 
 def equal_all(x, y, name=None):
     """A 0-d bool tensor: True when x and y have one shape and equal elements."""
-    from .math import all
+    from .reduction import all
     if list(x.shape) != list(y.shape):
         from .creation import full
         return full([], False, "bool")
@@ -71,7 +71,7 @@ def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
 
 def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     """A 0-d bool tensor: isclose holds everywhere."""
-    from .math import all
+    from .reduction import all
     return all(isclose(x, y, rtol, atol, equal_nan))
 
 

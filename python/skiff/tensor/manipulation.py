@@ -3,7 +3,8 @@ paddle.tensor.manipulation)."""
 import numbers
 
 from ..framework.core import apply
-from .math import inplace, run_cached
+from .inplace import inplace
+from .math import run_cached
 from .scalars import is_tensor
 
 __all__ = ["reshape", "reshape_", "transpose", "flatten", "squeeze", "unsqueeze", "concat",

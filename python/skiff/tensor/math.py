@@ -1,12 +1,10 @@
 """Elementwise arithmetic (tensors with tensors or Python numbers), unary math,
-reductions, cumulative sums and the in-place updates Paddle code uses."""
+clipping and casts."""
 import atexit
-import builtins
 import math as _math
 
 import numpy as np
 
-from .. import _C
 from .._C import Tensor
 from ..framework import dtype as dt
 from ..framework.core import apply, eager_op
@@ -17,11 +15,8 @@ from .scalars import as_operands, coerce_pair, constant, dtype_name_of, is_float
 __all__ = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "mod",
            "floor_mod", "scale", "pow", "neg", "exp", "log", "log1p", "sin", "cos", "tanh",
            "sigmoid", "sqrt", "rsqrt", "abs", "square", "reciprocal", "sign", "floor", "ceil",
-           "round", "isnan", "isinf", "isfinite", "sum", "max", "min", "amax", "amin", "prod",
-           "all", "any", "maximum", "minimum", "cumsum", "logsumexp", "clip", "cast",
-           "increment", "add_", "subtract_", "multiply_", "scale_", "clip_", "zero_", "fill_",
-           "exp_", "tanh_", "log2", "log10", "trunc", "add_n", "logaddexp", "count_nonzero",
-           "nan_to_num", "clamp"]
+           "round", "isnan", "isinf", "isfinite", "maximum", "minimum", "clip", "cast",
+           "increment", "log2", "log10", "trunc", "add_n", "logaddexp", "nan_to_num", "clamp"]
 
 # Hot ops hold their _C.Op: an eager call is then one C++ call.
 _add = eager_op("elementwise_add")
@@ -229,12 +224,6 @@ def logaddexp(x, y, name=None):
     return add(hi, log1p(exp(neg(abs(subtract(x, y))))))
 
 
-def count_nonzero(x, axis=None, keepdim=False, name=None):
-    """The number of nonzero elements over ``axis`` (int64)."""
-    nonzero = cast(apply("not_equal", *as_operands(x, 0)), "int64")
-    return sum(nonzero, axis, keepdim=keepdim)
-
-
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
     """x with NaN, +inf and -inf replaced (by default: 0 and the dtype's extremes)."""
     big = float(np.finfo(dtype_name_of(x)).max)
@@ -267,64 +256,6 @@ def isfinite(x, name=None):
     return apply("isfinite", x)
 
 
-def _axes(axis):
-    if axis is None:
-        return [], True
-    if is_tensor(axis):
-        axis = axis.tolist()
-    if isinstance(axis, int):
-        return [axis], False
-    axis = [int(a) for a in axis]
-    return axis, len(axis) == 0
-
-
-def _reduce(op, x, axis, keepdim):
-    dims, reduce_all = _axes(axis)
-    return run_cached(op, (tuple(dims), bool(keepdim), reduce_all), {
-        "dim": dims, "keep_dim": bool(keepdim), "reduce_all": reduce_all}, x)
-
-
-def sum(x, axis=None, dtype=None, keepdim=False, name=None):
-    """Sum over ``axis`` (all dims when None); bool and int32 sum as int64 (Paddle)."""
-    if dtype is not None:
-        x = cast(x, dtype)
-    elif dtype_name_of(x) in ("bool", "int32"):
-        x = cast(x, "int64")
-    return _reduce("reduce_sum", x, axis, keepdim)
-
-
-def max(x, axis=None, keepdim=False, name=None):
-    """The largest element over ``axis`` (all dims when None)."""
-    return _reduce("reduce_max", x, axis, keepdim)
-
-
-def min(x, axis=None, keepdim=False, name=None):
-    """The smallest element over ``axis`` (all dims when None)."""
-    return _reduce("reduce_min", x, axis, keepdim)
-
-
-amax, amin = max, min
-
-
-def prod(x, axis=None, keepdim=False, dtype=None, name=None):
-    """The product over ``axis`` (all dims when None)."""
-    if dtype is not None:
-        x = cast(x, dtype)
-    return _reduce("reduce_prod", x, axis, keepdim)
-
-
-def all(x, axis=None, keepdim=False, name=None):
-    """True where every element over ``axis`` is nonzero (a bool tensor)."""
-    ints = cast(cast(x, "bool"), "int32")
-    return cast(_reduce("reduce_min", ints, axis, keepdim), "bool")
-
-
-def any(x, axis=None, keepdim=False, name=None):
-    """True where some element over ``axis`` is nonzero (a bool tensor)."""
-    ints = cast(cast(x, "bool"), "int32")
-    return cast(_reduce("reduce_max", ints, axis, keepdim), "bool")
-
-
 def maximum(x, y, name=None):
     """The larger of x and y elementwise (broadcast)."""
     return apply("elementwise_max", *as_operands(x, y))
@@ -333,33 +264,6 @@ def maximum(x, y, name=None):
 def minimum(x, y, name=None):
     """The smaller of x and y elementwise (broadcast)."""
     return apply("elementwise_min", *as_operands(x, y))
-
-
-def cumsum(x, axis=None, dtype=None, name=None):
-    """Running sums along ``axis`` (of the flattened x when None)."""
-    if dtype is not None:
-        x = cast(x, dtype)
-    if axis is None:
-        x = apply("flatten", x, attrs={"start_axis": 0, "stop_axis": -1})
-        axis = 0
-    return apply("cumsum", x, attrs={"axis": int(axis)})
-
-
-def logsumexp(x, axis=None, keepdim=False, name=None):
-    """log(sum(exp(x))) over ``axis`` (all dims when None), computed stably."""
-    dims, reduce_all = _axes(axis)
-    attrs = {"dim": dims, "keep_dim": True, "reduce_all": reduce_all}
-    from ..autograd import no_grad
-    with no_grad():
-        m = apply("reduce_max", x, attrs=attrs)
-        m = apply("where", isfinite(m), m, constant(0.0, dtype_name_of(m)))
-    total = apply("reduce_sum", exp(subtract(x, m)), attrs=attrs)
-    out = add(log(total), m)
-    if not keepdim:
-        out = apply("squeeze", out, attrs={"axes": [] if reduce_all else dims})
-        if reduce_all:
-            out = apply("reshape", out, attrs={"shape": []})
-    return out
 
 
 def clip(x, min=None, max=None, name=None):
@@ -386,58 +290,3 @@ def cast(x, dtype):
 def increment(x, value=1.0, name=None):
     """x += value, in place (a loop counter)."""
     return apply("increment", x, attrs={"step": float(value)}, out=[x])
-
-
-# ---- in-place updates: the result is written into x's value ----
-
-def inplace(type, x, *inputs, attrs=None):
-    """Runs op ``type`` on ``inputs`` and writes its (single) output into ``x``. In eager
-    mode with gradients recorded, x then carries the op's history; x itself must not
-    need a gradient (the tape keeps tensors, not versions of them)."""
-    if mode.static or not _C.is_grad_enabled() or not builtins.any(
-            isinstance(t, Tensor) and not t.stop_gradient for t in inputs):
-        return apply(type, *inputs, attrs=attrs, out=[x])
-    if not x.stop_gradient:
-        raise _C.Error(f"op '{type}' in place: the tensor written ({x.name or 'unnamed'}, "
-                       f"shape {x.shape}) needs a gradient, so it cannot be overwritten; "
-                       f"use the out-of-place form")
-    result = apply(type, *inputs, attrs=attrs)
-    return apply("assign", result, out=[x])
-
-
-def add_(x, y, name=None):
-    return inplace("elementwise_add", x, *as_operands(x, y))
-
-
-def subtract_(x, y, name=None):
-    return inplace("elementwise_sub", x, *as_operands(x, y))
-
-
-def multiply_(x, y, name=None):
-    return inplace("elementwise_mul", x, *as_operands(x, y))
-
-
-def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
-    return inplace("scale", x, x, attrs={"scale": float(scale), "bias": float(bias),
-                                         "bias_after_scale": bias_after_scale})
-
-
-def clip_(x, min=None, max=None, name=None):
-    return inplace("clip", x, x, attrs=_clip_attrs(min, max))
-
-
-def exp_(x, name=None):
-    return inplace("exp", x, x)
-
-
-def tanh_(x, name=None):
-    return inplace("tanh", x, x)
-
-
-def fill_(x, value):
-    """Every element of x set to ``value``, in place."""
-    return inplace("fill_any_like", x, x, attrs={"value": float(value)})
-
-
-def zero_(x):
-    return fill_(x, 0.0)

@@ -6,7 +6,8 @@ import numpy as np
 from .. import _C
 from .._C import Tensor
 from ..framework import dtype as dt
-from . import creation, indexing, linalg, logic, manipulation, math, random, search, stat
+from . import (creation, indexing, inplace, linalg, logic, manipulation, math, random, reduction,
+               search, stat)
 from .scalars import dtype_name_of
 
 
@@ -88,7 +89,7 @@ def _invert(self):
 
 
 # Functions whose first argument is the tensor: installed as methods of the same name.
-_METHOD_MODULES = (math, manipulation, logic, search, stat, linalg)
+_METHOD_MODULES = (math, reduction, inplace, manipulation, logic, search, stat, linalg)
 _SKIP = {"is_tensor", "meshgrid"}
 
 
@@ -133,7 +134,7 @@ def _install():
     T.numel = lambda self: self.size
     T.tril = creation.tril
     T.triu = creation.triu
-    T.uniform_ = lambda self, min=-1.0, max=1.0, seed=0, name=None: math.inplace(
+    T.uniform_ = lambda self, min=-1.0, max=1.0, seed=0, name=None: inplace.inplace(
         "assign", self, random.uniform(self.shape, self.dtype, min, max, seed))
 
     T.__add__ = math.add

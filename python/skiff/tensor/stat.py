@@ -1,6 +1,7 @@
 """Statistics over tensors (Paddle's paddle.tensor.stat): mean, var, std, numel."""
 from ..framework.core import apply
-from .math import _axes, _reduce, multiply, square, subtract, sum
+from .math import multiply, square, subtract
+from .reduction import _axes, _reduce, sum
 from .scalars import dtype_name_of
 
 __all__ = ["mean", "var", "std", "numel", "median"]
