@@ -5,3 +5,5 @@ from .conv import conv2d, conv2d_transpose  # noqa: F401
 from .loss import *  # noqa: F401,F403
 from .norm import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
+from .conv1d import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403

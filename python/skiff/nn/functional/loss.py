@@ -7,7 +7,8 @@ from . import tensor_ops as T
 from .activation import log_softmax, relu, softplus
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "l1_loss",
-           "binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss"]
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss",
+           "kl_div", "square_error_cost"]
 
 
 def _check_reduction(reduction, where):
@@ -203,3 +204,29 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
     if weight is not None:
         loss = T.mul(loss, weight)
     return T.reduce_loss(loss, reduction, "binary_cross_entropy_with_logits")
+
+
+def square_error_cost(input, label):
+    """(input - label)^2 elementwise (Paddle's square_error_cost)."""
+    _check_same_shape(input, label, "square_error_cost")
+    return apply("mse_loss", input, label)
+
+
+def kl_div(input, label, reduction="mean", log_target=False, name=None):
+    """KL divergence from log-probabilities ``input`` to ``label`` (probabilities, or
+    log-probabilities with log_target): label * (log(label) - input), 0 where label is 0;
+    'batchmean' divides the sum by the batch size."""
+    if reduction not in ("none", "sum", "mean", "batchmean"):
+        raise ValueError(f"kl_div: reduction must be 'none', 'sum', 'mean' or 'batchmean', got "
+                         f"{reduction!r}")
+    _check_same_shape(input, label, "kl_div")
+    if log_target:
+        loss = T.mul(apply("exp", label), T.sub(label, input))
+    else:
+        positive = apply("greater_than", label, T.full_like(label, 0.0))
+        safe = apply("where", positive, label, T.full_like(label, 1.0))  # log(1) = 0
+        loss = T.mul(label, T.sub(apply("log", safe), input))
+    if reduction == "batchmean":
+        batch = int(input.shape[0]) if len(input.shape) else 1
+        return T.scale(T.reduce("sum", loss), 1.0 / batch)
+    return T.reduce_loss(loss, reduction, "kl_div")

@@ -4,7 +4,7 @@ from ..._C import Tensor
 from ...framework.core import apply
 from . import tensor_ops as T
 
-__all__ = ["batch_norm", "layer_norm", "normalize"]
+__all__ = ["batch_norm", "layer_norm", "normalize", "group_norm", "instance_norm"]
 
 _CHANNEL_LAST = {"NHWC": [0, 3, 1, 2], "NLC": [0, 2, 1], "NDHWC": [0, 4, 1, 2, 3]}
 
@@ -77,3 +77,60 @@ def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
                      attrs={"factor": 1.0 / float(p)})
     norm = apply("clip", norm, attrs={"min": float(epsilon)})
     return T.div(x, norm)
+
+
+def _normalize_rows(x, rows_shape, epsilon):
+    """Normalises ``x`` viewed as ``rows_shape`` over its last dim (the layer_norm op
+    without scale and bias), returned in x's shape."""
+    shape = [int(s) for s in x.shape]
+    y = apply("layer_norm", T.reshape(x, rows_shape), None, None,
+              attrs={"begin_norm_axis": 2, "epsilon": float(epsilon)},
+              output_counts=[1, 1, 1])[0]
+    return T.reshape(y, [0] + shape[1:])
+
+
+def _channel_affine(y, weight, bias, rank):
+    shape = [1, -1] + [1] * (rank - 2)
+    if weight is not None:
+        y = T.mul(y, T.reshape(weight, shape))
+    if bias is not None:
+        y = T.add(y, T.reshape(bias, shape))
+    return y
+
+
+def _channels_first(x, data_format, where):
+    shape = list(x.shape)
+    if len(shape) < 3:
+        raise _C.Error(f"{where}: expected an input [N, C, ...] of rank 3 to 5, got shape "
+                       f"{shape}")
+    if data_format[1] == "C":
+        return x, None
+    perm = [0, len(shape) - 1] + list(range(1, len(shape) - 1))
+    return T.transpose(x, perm), [perm.index(i) for i in range(len(perm))]
+
+
+def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format="NCHW",
+               name=None):
+    """Normalises each group of num_groups channel groups over its channels and spatial
+    dims, then scales and shifts per channel."""
+    xin, back = _channels_first(x, data_format, "group_norm")
+    channels = int(xin.shape[1])
+    if channels % num_groups:
+        raise _C.Error(f"group_norm: {channels} channels do not split into {num_groups} "
+                       f"groups (input shape {list(x.shape)})")
+    y = _normalize_rows(xin, [0, num_groups, -1], epsilon)
+    y = _channel_affine(y, weight, bias, len(xin.shape))
+    return y if back is None else T.transpose(y, back)
+
+
+def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.9, eps=1e-05, data_format="NCHW", name=None):
+    """Normalises each channel of each sample over its spatial dims, then scales and
+    shifts per channel."""
+    if not use_input_stats:
+        raise _C.Error("instance_norm: use_input_stats=False (running statistics) is not "
+                       "supported")
+    xin, back = _channels_first(x, data_format, "instance_norm")
+    y = _normalize_rows(xin, [0, int(xin.shape[1]), -1], eps)
+    y = _channel_affine(y, weight, bias, len(xin.shape))
+    return y if back is None else T.transpose(y, back)

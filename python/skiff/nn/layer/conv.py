@@ -7,7 +7,7 @@ from ..functional.conv import pair
 from ..initializer import Normal
 from .layers import Layer
 
-__all__ = ["Conv2D", "Conv2DTranspose"]
+__all__ = ["Conv1D", "Conv1DTranspose", "Conv2D", "Conv2DTranspose"]
 
 
 class _Conv2DBase(Layer):
@@ -19,9 +19,11 @@ class _Conv2DBase(Layer):
         if groups <= 0 or in_channels % groups or out_channels % groups:
             raise ValueError(f"{where}: in_channels ({in_channels}) and out_channels "
                              f"({out_channels}) must be divisible by groups ({groups})")
-        if padding_mode != "zeros":
-            raise _C.Error(f"{where}: padding_mode {padding_mode!r} is not supported (only "
-                           f"'zeros')")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError(f"{where}: padding_mode must be 'zeros', 'reflect', 'replicate' "
+                             f"or 'circular', got {padding_mode!r}")
+        if padding_mode != "zeros" and isinstance(padding, str):
+            raise ValueError(f"{where}: padding_mode {padding_mode!r} needs numeric padding")
         if data_format not in ("NCHW", "NHWC"):
             raise ValueError(f"{where}: data_format must be 'NCHW' or 'NHWC', got "
                              f"{data_format!r}")
@@ -68,7 +70,11 @@ class Conv2D(_Conv2DBase):
 
     def forward(self, x):
         _check(x, "Conv2D", self._in_channels, self._data_format)
-        return F.conv2d(x, self.weight, self.bias, self._stride, self._padding, self._dilation,
+        padding = self._padding
+        if self._padding_mode != "zeros":
+            x = F.pad(x, _pad_list(padding, 2), self._padding_mode, data_format=self._data_format)
+            padding = 0
+        return F.conv2d(x, self.weight, self.bias, self._stride, padding, self._dilation,
                         self._groups, self._data_format)
 
 
@@ -88,6 +94,84 @@ class Conv2DTranspose(_Conv2DBase):
         return F.conv2d_transpose(x, self.weight, self.bias, self._stride, self._padding,
                                   self._output_padding, self._groups, self._dilation,
                                   self._data_format, output_size)
+
+
+class _Conv1DBase(Layer):
+    def __init__(self, in_channels, out_channels, kernel_size, transposed, stride, padding,
+                 output_padding, dilation, groups, padding_mode, weight_attr, bias_attr,
+                 data_format):
+        super().__init__()
+        where = type(self).__name__
+        if groups <= 0 or in_channels % groups or out_channels % groups:
+            raise ValueError(f"{where}: in_channels ({in_channels}) and out_channels "
+                             f"({out_channels}) must be divisible by groups ({groups})")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError(f"{where}: padding_mode must be 'zeros', 'reflect', 'replicate' "
+                             f"or 'circular', got {padding_mode!r}")
+        self._padding_mode = padding_mode
+        self._in_channels, self._out_channels = int(in_channels), int(out_channels)
+        k = int(kernel_size[0] if isinstance(kernel_size, (list, tuple)) else kernel_size)
+        self._kernel_size, self._stride, self._padding = [k], stride, padding
+        self._output_padding, self._dilation, self._groups = output_padding, dilation, groups
+        self._data_format = data_format
+        if transposed:
+            shape, default = [self._in_channels, self._out_channels // groups, k], None
+        else:
+            shape = [self._out_channels, self._in_channels // groups, k]
+            default = Normal(0.0, math.sqrt(2.0 / (k * self._in_channels)))
+        self.weight = self.create_parameter(shape, weight_attr, default_initializer=default)
+        self.bias = self.create_parameter([self._out_channels], bias_attr, is_bias=True)
+
+    def extra_repr(self):
+        return (f"{self._in_channels}, {self._out_channels}, kernel_size={self._kernel_size}, "
+                f"data_format={self._data_format}")
+
+
+class Conv1D(_Conv1DBase):
+    """1-D convolution of [N, C, L] inputs: weight [out_channels, in_channels / groups, k]."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
+                 data_format="NCL"):
+        super().__init__(in_channels, out_channels, kernel_size, False, stride, padding, 0,
+                         dilation, groups, padding_mode, weight_attr, bias_attr, data_format)
+
+    def forward(self, x):
+        padding = self._padding
+        if self._padding_mode != "zeros":
+            x = F.pad(x, _pad_list(padding, 1), self._padding_mode, data_format=self._data_format)
+            padding = 0
+        return F.conv1d(x, self.weight, self.bias, self._stride, padding, self._dilation,
+                        self._groups, self._data_format)
+
+
+class Conv1DTranspose(_Conv1DBase):
+    """1-D transposed convolution: weight [in_channels, out_channels / groups, k]."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
+                 data_format="NCL"):
+        super().__init__(in_channels, out_channels, kernel_size, True, stride, padding,
+                         output_padding, dilation, groups, "zeros", weight_attr, bias_attr,
+                         data_format)
+
+    def forward(self, x, output_size=None):
+        return F.conv1d_transpose(x, self.weight, self.bias, self._stride, self._padding,
+                                  self._output_padding, self._groups, self._dilation,
+                                  output_size, self._data_format)
+
+
+def _pad_list(padding, dims):
+    """A conv's numeric padding as F.pad's [left, right, top, bottom] list."""
+    if isinstance(padding, int):
+        return [padding] * (2 * dims)
+    padding = [int(p) for p in padding]
+    if len(padding) == dims:  # one per spatial dim (H, W): both sides
+        return [p for p in reversed(padding) for _ in range(2)]
+    if len(padding) == 2 * dims:  # [top, bottom, left, right]
+        pairs = [padding[i:i + 2] for i in range(0, len(padding), 2)]
+        return [p for pair in reversed(pairs) for p in pair]
+    raise ValueError(f"padding {padding} cannot be used with a padding_mode")
 
 
 def _check(x, where, channels, data_format):

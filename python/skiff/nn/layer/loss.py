@@ -4,7 +4,7 @@ from .. import functional as F
 from .layers import Layer
 
 __all__ = ["CrossEntropyLoss", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss",
-           "SmoothL1Loss"]
+           "SmoothL1Loss", "KLDivLoss"]
 
 
 def _check(reduction, where):
@@ -98,3 +98,17 @@ class NLLLoss(Layer):
 
     def forward(self, input, label):
         return F.nll_loss(input, label, self._weight, self._ignore_index, self._reduction)
+
+
+class KLDivLoss(Layer):
+    """KL divergence from log-probabilities to a target distribution."""
+
+    def __init__(self, reduction="mean", log_target=False):
+        super().__init__()
+        if reduction not in ("none", "sum", "mean", "batchmean"):
+            raise ValueError(f"KLDivLoss: reduction must be 'none', 'sum', 'mean' or "
+                             f"'batchmean', got {reduction!r}")
+        self.reduction, self.log_target = reduction, log_target
+
+    def forward(self, input, label):
+        return F.kl_div(input, label, self.reduction, self.log_target)

@@ -11,7 +11,8 @@ from .. import functional as F
 from ..initializer import Constant
 from .layers import Layer
 
-__all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "LayerNorm"]
+__all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "LayerNorm", "GroupNorm",
+           "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D"]
 
 
 def _running_stat(layer, shape, value, name):
@@ -155,3 +156,71 @@ class LayerNorm(Layer):
 
     def extra_repr(self):
         return f"normalized_shape={self._normalized_shape}, epsilon={self._epsilon}"
+
+
+class GroupNorm(Layer):
+    """Normalises groups of channels (num_groups of them) per sample; weight and bias
+    [num_channels] (ones / zeros)."""
+
+    def __init__(self, num_groups, num_channels, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format="NCHW", name=None):
+        super().__init__()
+        if num_channels % num_groups:
+            raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by "
+                             f"num_groups ({num_groups})")
+        self._num_groups, self._num_channels = num_groups, num_channels
+        self._epsilon, self._data_format = epsilon, data_format
+        self.weight = None if weight_attr is False else self.create_parameter(
+            [num_channels], weight_attr, default_initializer=Constant(1.0))
+        self.bias = None if bias_attr is False else self.create_parameter(
+            [num_channels], bias_attr, is_bias=True)
+
+    def forward(self, input):
+        c = int(input.shape[1] if self._data_format[1] == "C" else input.shape[-1])
+        if c >= 0 and c != self._num_channels:
+            raise _C.Error(f"GroupNorm: the input has {c} channels, the layer "
+                           f"{self._num_channels} (input shape {list(input.shape)})")
+        return F.group_norm(input, self._num_groups, self._epsilon, self.weight, self.bias,
+                            self._data_format)
+
+    def extra_repr(self):
+        return (f"num_groups={self._num_groups}, num_channels={self._num_channels}, "
+                f"epsilon={self._epsilon}")
+
+
+class _InstanceNormBase(Layer):
+    _rank = 4
+
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
+                 bias_attr=None, data_format="NCHW", name=None):
+        super().__init__()
+        self._num_features, self._epsilon, self._data_format = num_features, epsilon, data_format
+        self.scale = None if weight_attr is False else self.create_parameter(
+            [num_features], weight_attr, default_initializer=Constant(1.0))
+        self.bias = None if bias_attr is False else self.create_parameter(
+            [num_features], bias_attr, is_bias=True)
+
+    def forward(self, input):
+        if len(input.shape) != self._rank:
+            raise _C.Error(f"{type(self).__name__}: expected a {self._rank}-D input, got shape "
+                           f"{list(input.shape)}")
+        return F.instance_norm(input, weight=self.scale, bias=self.bias, eps=self._epsilon,
+                               data_format=self._data_format)
+
+    def extra_repr(self):
+        return f"num_features={self._num_features}, epsilon={self._epsilon}"
+
+
+class InstanceNorm1D(_InstanceNormBase):
+    """Instance norm of [N, C, L] inputs (learned scale and bias per channel)."""
+    _rank = 3
+
+
+class InstanceNorm2D(_InstanceNormBase):
+    """Instance norm of [N, C, H, W] inputs (learned scale and bias per channel)."""
+    _rank = 4
+
+
+class InstanceNorm3D(_InstanceNormBase):
+    """Instance norm of [N, C, D, H, W] inputs (learned scale and bias per channel)."""
+    _rank = 5

@@ -6,7 +6,8 @@ from .. import functional as F
 from ..functional.pooling import _window_attrs
 from .layers import Layer
 
-__all__ = ["MaxPool2D", "AvgPool2D", "AdaptiveAvgPool2D", "AdaptiveMaxPool2D"]
+__all__ = ["MaxPool1D", "AvgPool1D", "AdaptiveAvgPool1D", "AdaptiveMaxPool1D", "MaxPool2D",
+           "AvgPool2D", "AdaptiveAvgPool2D", "AdaptiveMaxPool2D"]
 
 
 def _fixed_op(layer, kernel_size, stride, padding, ceil_mode, data_format, extra):
@@ -97,6 +98,68 @@ class AdaptiveMaxPool2D(Layer):
 
     def forward(self, x):
         return F.adaptive_max_pool2d(x, self._output_size, self._return_mask)
+
+    def extra_repr(self):
+        return f"output_size={self._output_size}, return_mask={self._return_mask}"
+
+
+class MaxPool1D(Layer):
+    """Maximum over windows of [N, C, L] inputs."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+                 name=None):
+        super().__init__()
+        self.ksize, self.stride, self.padding = kernel_size, stride, padding
+        self.return_mask, self.ceil_mode = return_mask, ceil_mode
+
+    def forward(self, x):
+        return F.max_pool1d(x, self.ksize, self.stride, self.padding, self.return_mask,
+                            self.ceil_mode)
+
+    def extra_repr(self):
+        return f"kernel_size={self.ksize}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool1D(Layer):
+    """Mean over windows of [N, C, L] inputs."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode=False,
+                 name=None):
+        super().__init__()
+        self.ksize, self.stride, self.padding = kernel_size, stride, padding
+        self.exclusive, self.ceil_mode = exclusive, ceil_mode
+
+    def forward(self, x):
+        return F.avg_pool1d(x, self.ksize, self.stride, self.padding, self.exclusive,
+                            self.ceil_mode)
+
+    def extra_repr(self):
+        return f"kernel_size={self.ksize}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool1D(Layer):
+    """Means over output_size windows tiling the length."""
+
+    def __init__(self, output_size, name=None):
+        super().__init__()
+        self._output_size = output_size
+
+    def forward(self, x):
+        return F.adaptive_avg_pool1d(x, self._output_size)
+
+    def extra_repr(self):
+        return f"output_size={self._output_size}"
+
+
+class AdaptiveMaxPool1D(Layer):
+    """Maxima over output_size windows tiling the length."""
+
+    def __init__(self, output_size, return_mask=False, name=None):
+        super().__init__()
+        self._output_size, self._return_mask = output_size, return_mask
+
+    def forward(self, x):
+        return F.adaptive_max_pool1d(x, self._output_size, self._return_mask)
 
     def extra_repr(self):
         return f"output_size={self._output_size}, return_mask={self._return_mask}"

@@ -1,0 +1,100 @@
+"""paddle.nn.functional.pad: constant, reflect, replicate and circular padding built
+from slice, gather, tile and concat ops (each differentiable)."""
+from ... import _C
+from ...framework.core import apply
+from . import tensor_ops as T
+
+__all__ = ["pad", "zeropad2d"]
+
+_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def _per_dim(rank, pad, mode, data_format):
+    """{dim: (before, after)}: 2 * rank entries pad every dim in order (constant mode);
+    otherwise pairs pad the spatial dims from the last one backwards (W, then H, ...)."""
+    if len(pad) % 2:
+        raise ValueError(f"pad: the pad list needs pairs (before, after), got {pad}")
+    if len(pad) == 2 * rank and mode == "constant":
+        return {d: (pad[2 * d], pad[2 * d + 1]) for d in range(rank)}
+    spatial = (list(range(2, rank)) if data_format[1] == "C" else list(range(1, rank - 1)))
+    if len(pad) // 2 > len(spatial):
+        raise _C.Error(f"pad: {len(pad) // 2} padded dims asked of a rank-{rank} input "
+                       f"({data_format}) with {len(spatial)} spatial dims")
+    return {spatial[-1 - i]: (pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2)}
+
+
+def _tile_along(x, dim, times):
+    reps = [1] * len(x.shape)
+    reps[dim] = times
+    return apply("tile", x, attrs={"repeat_times": reps})
+
+
+def _reversed(x, dim, start, stop):
+    """x's entries start, start - 1, ..., stop + 1 along ``dim``."""
+    index = apply("arange", None, None, None, attrs={"start": float(start), "end": float(stop),
+                                                     "step": -1.0, "dtype": "int64"})
+    return apply("gather", x, index, attrs={"axis": dim})
+
+
+def _pad_dim(x, dim, before, after, mode, value):
+    size = int(x.shape[dim])
+    parts = []
+    if mode == "constant":
+        edge = T.slice(x, [dim], [0], [1])
+        edge.stop_gradient = True  # only its shape is used
+        block = T.full_like(edge, value)
+        if before:
+            parts.append(_tile_along(block, dim, before))
+        parts.append(x)
+        if after:
+            parts.append(_tile_along(block, dim, after))
+        return T.concat(parts, dim)
+    if mode == "replicate":
+        first, last = T.slice(x, [dim], [0], [1]), T.slice(x, [dim], [-1], [2**62])
+        parts = ([_tile_along(first, dim, before)] if before else []) + [x] + (
+            [_tile_along(last, dim, after)] if after else [])
+        return T.concat(parts, dim)
+    if size < 0:
+        raise _C.Error(f"pad(mode={mode!r}): dim {dim} of the input must be known")
+    if mode == "reflect":
+        if before >= size or after >= size:
+            raise _C.Error(f"pad(mode='reflect'): padding ({before}, {after}) must be below "
+                           f"the dim's size {size}")
+        if before:
+            parts.append(_reversed(x, dim, before, 0))
+        parts.append(x)
+        if after:
+            parts.append(_reversed(x, dim, size - 2, size - 2 - after))
+        return T.concat(parts, dim)
+    if before > size or after > size:  # circular
+        raise _C.Error(f"pad(mode='circular'): padding ({before}, {after}) must not exceed "
+                       f"the dim's size {size}")
+    if before:
+        parts.append(T.slice(x, [dim], [size - before], [size]))
+    parts.append(x)
+    if after:
+        parts.append(T.slice(x, [dim], [0], [after]))
+    return T.concat(parts, dim)
+
+
+def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
+    """``x`` padded by ``pad`` ([left, right, top, bottom, ...] from the last spatial dim,
+    or 2 * rank entries for every dim in constant mode) in ``mode``: 'constant'
+    (``value``), 'reflect' (mirror without the edge), 'replicate' (edge) or 'circular'."""
+    if mode not in _MODES:
+        raise ValueError(f"pad: mode must be one of {_MODES}, got {mode!r}")
+    if hasattr(pad, "numpy"):
+        pad = pad.numpy().reshape(-1).tolist()
+    pad = [int(p) for p in pad]
+    if any(p < 0 for p in pad):
+        raise _C.Error(f"pad: negative padding {pad} is not supported")
+    rank = len(x.shape)
+    for dim, (before, after) in sorted(_per_dim(rank, pad, mode, data_format).items()):
+        if before or after:
+            x = _pad_dim(x, dim, before, after, mode, float(value))
+    return x
+
+
+def zeropad2d(x, padding, data_format="NCHW", name=None):
+    """Zero padding of the two spatial dims: [left, right, top, bottom]."""
+    return pad(x, padding, "constant", 0.0, data_format)
