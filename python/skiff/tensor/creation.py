@@ -139,27 +139,15 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
                                                                          _default_float)})
 
 
-def _triangle(x, diagonal, lower, what):
-    shape = list(x.shape)
-    if len(shape) < 2 or shape[-1] < 0 or shape[-2] < 0:
-        raise _C.Error(f"{what}: x must have at least 2 dims of known size, got {shape}")
-    offset = apply("elementwise_sub", _positions(shape[-1], [1, -1]),
-                   _positions(shape[-2], [-1, 1]))  # column - row
-    bound = full([], int(diagonal), "int64")
-    keep = apply("less_equal" if lower else "greater_equal", offset, bound)
-    zero = full([], 0, x.dtype)
-    return apply("where", keep, x, zero)
-
-
 def tril(x, diagonal=0, name=None):
     """x with the entries above the ``diagonal``-th diagonal of its last two dims set to
     0 (diagonal > 0: above the main one)."""
-    return _triangle(x, diagonal, True, "tril")
+    return apply("tril_triu", x, attrs={"diagonal": int(diagonal), "lower": True})
 
 
 def triu(x, diagonal=0, name=None):
     """x with the entries below the ``diagonal``-th diagonal of its last two dims set to 0."""
-    return _triangle(x, diagonal, False, "triu")
+    return apply("tril_triu", x, attrs={"diagonal": int(diagonal), "lower": False})
 
 
 def meshgrid(*args, **kwargs):
