@@ -58,6 +58,27 @@ def _forward_arity(network):
     return count or 1
 
 
+# Paddle's .pdparams files map state-dict keys to parameter names under this key; the
+# optimizer state is keyed by parameter names ("linear_0.w_0_moment1_0").
+_NAMES_KEY = "StructuredToParameterName@@"
+
+
+def _renamed_optimizer_state(state, saved_names, current):
+    """The optimizer ``state`` with the saved parameters' names replaced by the names of
+    the parameters now holding the same state-dict keys."""
+    renames = {saved_names[k]: getattr(v, "name", None) for k, v in current.items()
+               if k in saved_names}
+    renames = {old: new for old, new in renames.items() if new and new != old}
+    if not renames:
+        return state
+    by_length = sorted(renames, key=len, reverse=True)
+    out = {}
+    for key, value in state.items():
+        old = next((n for n in by_length if key.startswith(n + "_")), None)
+        out[renames[old] + key[len(old):] if old else key] = value
+    return out
+
+
 def _strip_suffix(path):
     for suffix in (".pdparams", ".pdopt", ".pdmodel"):
         if path.endswith(suffix):
@@ -176,7 +197,10 @@ class Model(LoopsMixin):
         if not training:
             self._save_inference_model(path)
             return
-        save(self.network.state_dict(), path + ".pdparams")
+        state = self.network.state_dict()
+        payload = dict(state)
+        payload[_NAMES_KEY] = {k: v.name for k, v in state.items() if getattr(v, "name", None)}
+        save(payload, path + ".pdparams")
         if self._optimizer is not None:
             state = self._optimizer.state_dict()
             if state:
@@ -207,10 +231,12 @@ class Model(LoopsMixin):
     def load(self, path, skip_mismatch=False, reset_optimizer=False):
         """Loads parameters saved by save(path) (and the optimizer state unless
         ``reset_optimizer``); ``skip_mismatch`` skips missing or misshaped entries with a
-        warning instead of raising."""
+        warning instead of raising (and then leaves the optimizer as it is). The optimizer
+        state follows the parameters by state-dict key, whatever their unique names."""
         from ..framework.io import load
         path = _strip_suffix(path)
         saved = load(path + ".pdparams")
+        saved_names = saved.pop(_NAMES_KEY, None) or {}
         current = self.network.state_dict()
         matched = {}
         for key, param in current.items():
@@ -225,12 +251,16 @@ class Model(LoopsMixin):
                 matched[key] = saved[key]
             elif skip_mismatch:
                 warnings.warn(f"Model.load: skipping {problem}")
+                reset_optimizer = True
             else:
                 raise ValueError(f"Model.load: {problem} (skip_mismatch=True skips it)")
         self.network.set_state_dict(matched)
         if self._optimizer is not None and not reset_optimizer and os.path.exists(
                 path + ".pdopt"):
-            self._optimizer.set_state_dict(load(path + ".pdopt"))
+            state = load(path + ".pdopt")
+            state.pop(_NAMES_KEY, None)
+            self._optimizer.set_state_dict(_renamed_optimizer_state(state, saved_names,
+                                                                    current))
 
     def parameters(self, *args, **kwargs):
         """The network's parameters."""
