@@ -210,3 +210,18 @@ def test_sequential_from_ordered_dict_names_its_layers():
     seq = nn.Sequential(collections.OrderedDict([("fc", nn.Linear(2, 2)), ("act", nn.Tanh())]))
     assert list(seq.state_dict()) == ["fc.weight", "fc.bias"]
     assert isinstance(seq["act"], nn.Tanh) and isinstance(seq[-1], nn.Tanh)
+
+
+def test_an_assigned_tensor_becomes_a_non_persistable_buffer():
+    class WithTable(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.table = skiff.to_tensor(np.ones([3], "float32"))
+
+    layer = WithTable()
+    assert [n for n, _ in layer.named_buffers()] == ["table"]
+    assert list(layer.state_dict()) == []
+    layer.to(dtype="float64")
+    assert layer.table.dtype == "float64"
+    layer.register_buffer("table", layer.table)  # now persistable
+    assert list(layer.state_dict()) == ["table"]

@@ -1,6 +1,5 @@
 """Linear, Conv2D and Conv2DTranspose against PyTorch with the same weights: outputs and
 the gradients of inputs, weights and biases."""
-import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF

@@ -8,8 +8,8 @@ from ..._C import Tensor
 from ...autograd import no_grad
 from ...framework import dtype as dt
 from ...framework.core import apply
-from ...framework.param import (Parameter, assign_value, create_parameter, is_parameter,
-                                snake_case, unique_name)
+from ...framework.param import (assign_value, create_parameter, is_parameter, snake_case,
+                                unique_name)
 
 __all__ = ["Layer"]
 
@@ -177,6 +177,11 @@ class Layer:
                 raise TypeError(f"{type(self).__name__}.{name} is a buffer: assign a Tensor "
                                 f"or None, not {type(value).__name__}")
             d["_buffers"][name] = value
+        elif params is not None and isinstance(value, Tensor):
+            # as Paddle: an assigned Tensor becomes a buffer, left out of state_dict
+            self._remove_name(name)
+            d["_buffers"][name] = value
+            d["_non_persistable_buffer_names_set"].add(name)
         else:
             object.__setattr__(self, name, value)
 
