@@ -4,6 +4,9 @@
 
 NB_MODULE(_C, m) {
   m.doc() = "skiff's C++ core: tensors, eager op calls, the tape, programs and the executor";
+  // The package caches ops and programs for the life of the process; what is still
+  // alive at exit is not a leak worth a report.
+  nanobind::set_leak_warnings(false);
   skiff::python::define_errors(m);
   skiff::python::define_tensor(m);
   skiff::python::define_eager(m);
