@@ -112,3 +112,30 @@ def test_alpha_dropout_keeps_mean_and_variance():
     layer = nn.AlphaDropout(0.2)
     layer.eval()
     np.testing.assert_array_equal(layer(tensor(x)).numpy(), x)
+
+
+def test_label_smooth_cosine_similarity_and_pixel_shuffle():
+    import torch.nn.functional as TF
+    from nn_reference import torch_tensor
+    hot = np.eye(4)[[0, 3, 1]]
+    np.testing.assert_allclose(F.label_smooth(tensor(hot), epsilon=0.2).numpy(),
+                               hot * 0.8 + 0.05)
+    prior = np.array([[0.1, 0.2, 0.3, 0.4]])
+    np.testing.assert_allclose(F.label_smooth(tensor(hot), tensor(prior), 0.5).numpy(),
+                               hot * 0.5 + prior * 0.5)
+    a, b = rand(3, 5), rand(3, 5, seed=1)
+    sa, sb, ta, tb = tensor(a, True), tensor(b, True), torch_tensor(a, True), torch_tensor(b, True)
+    out, ref = nn.CosineSimilarity()(sa, sb), TF.cosine_similarity(ta, tb)
+    close(out, ref)
+    skiff.sum(out).backward()
+    ref.sum().backward()
+    close(sa.grad, ta.grad)
+    x = rand(2, 8, 3, 2)
+    xs, xt = tensor(x, True), torch_tensor(x, True)
+    out, ref = nn.PixelShuffle(2)(xs), TF.pixel_shuffle(xt, 2)
+    close(out, ref)
+    skiff.sum(out * tensor(x.reshape(2, 2, 6, 4))).backward()
+    (ref * torch.tensor(x.reshape(2, 2, 6, 4))).sum().backward()
+    close(xs.grad, xt.grad)
+    nhwc = F.pixel_shuffle(tensor(x.transpose(0, 2, 3, 1)), 2, "NHWC")
+    close(nhwc, ref.permute(0, 2, 3, 1))

@@ -7,7 +7,8 @@ from ...framework.mode import mode as _mode
 from ...framework.random import next_seed
 from . import tensor_ops as T
 
-__all__ = ["linear", "dropout", "embedding", "one_hot", "flatten", "alpha_dropout"]
+__all__ = ["linear", "dropout", "embedding", "one_hot", "flatten", "alpha_dropout",
+           "label_smooth", "cosine_similarity", "pixel_shuffle"]
 
 
 def linear(x, weight, bias=None, name=None):
@@ -101,3 +102,38 @@ def one_hot(x, num_classes, name=None):
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
     """``x`` with dims start_axis..stop_axis merged into one."""
     return apply("flatten", x, attrs={"start_axis": start_axis, "stop_axis": stop_axis})
+
+
+def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
+    """(1 - epsilon) * label + epsilon * prior_dist (uniform 1 / classes by default)."""
+    if prior_dist is None:
+        return T.scale(label, 1.0 - epsilon, epsilon / int(label.shape[-1]))
+    return T.add(T.scale(label, 1.0 - epsilon), T.scale(prior_dist, epsilon))
+
+
+def cosine_similarity(x1, x2, axis=1, eps=1e-8):
+    """sum(x1 * x2) / sqrt(max(|x1|^2 * |x2|^2, eps^2)) along ``axis``."""
+    dot = T.reduce("sum", T.mul(x1, x2), [axis])
+    n1 = T.reduce("sum", apply("square", x1), [axis])
+    n2 = T.reduce("sum", apply("square", x2), [axis])
+    denom = apply("sqrt", apply("clip", T.mul(n1, n2), attrs={"min": float(eps) ** 2}))
+    return T.div(dot, denom)
+
+
+def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
+    """[N, C * r * r, H, W] -> [N, C, H * r, W * r]: channel blocks become r x r pixels."""
+    r = int(upscale_factor)
+    shape = [int(s) for s in x.shape]
+    if len(shape) != 4:
+        raise _C.Error(f"pixel_shuffle: expected a 4-D input, got shape {shape}")
+    if data_format == "NHWC":
+        x = T.transpose(x, [0, 3, 1, 2])
+        shape = [shape[0], shape[3], shape[1], shape[2]]
+    n, c, h, w = shape
+    if c % (r * r):
+        raise _C.Error(f"pixel_shuffle: {c} channels are not divisible by upscale_factor^2 = "
+                       f"{r * r}")
+    y = T.reshape(x, [0 if n < 0 else n, c // (r * r), r, r, h, w])
+    y = T.reshape(T.transpose(y, [0, 1, 4, 2, 5, 3]), [0 if n < 0 else n, c // (r * r), h * r,
+                                                      w * r])
+    return T.transpose(y, [0, 2, 3, 1]) if data_format == "NHWC" else y

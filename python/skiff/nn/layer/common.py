@@ -7,7 +7,8 @@ from .. import functional as F
 from ..functional import tensor_ops as T
 from .layers import Layer
 
-__all__ = ["Linear", "Dropout", "AlphaDropout", "Embedding", "Flatten", "Identity"]
+__all__ = ["Linear", "Dropout", "AlphaDropout", "Embedding", "Flatten", "Identity",
+           "CosineSimilarity", "PixelShuffle"]
 
 
 class Linear(Layer):
@@ -120,3 +121,31 @@ class Identity(Layer):
 
     def forward(self, input):
         return input
+
+
+class CosineSimilarity(Layer):
+    """Cosine similarity of two inputs along ``axis``."""
+
+    def __init__(self, axis=1, eps=1e-8):
+        super().__init__()
+        self._axis, self._eps = axis, eps
+
+    def forward(self, x1, x2):
+        return F.cosine_similarity(x1, x2, self._axis, self._eps)
+
+    def extra_repr(self):
+        return f"axis={self._axis}, eps={self._eps}"
+
+
+class PixelShuffle(Layer):
+    """[N, C * r * r, H, W] -> [N, C, H * r, W * r] with r = upscale_factor."""
+
+    def __init__(self, upscale_factor, data_format="NCHW", name=None):
+        super().__init__()
+        self._upscale_factor, self._data_format = upscale_factor, data_format
+
+    def forward(self, x):
+        return F.pixel_shuffle(x, self._upscale_factor, self._data_format)
+
+    def extra_repr(self):
+        return f"upscale_factor={self._upscale_factor}"
