@@ -122,3 +122,53 @@ def test_attention_errors():
         nn.MultiHeadAttention(8, 2)(tensor(rand(4, 8, dtype="float32")))
     with pytest.raises(skiff.Error, match=r"Linear.*in_features = 8"):
         nn.MultiHeadAttention(8, 2)(tensor(rand(2, 4, 6, dtype="float32")))
+
+
+def copy_decoder_layer(ours, theirs):
+    copy_attention(ours.self_attn, theirs.self_attn, seed=10)
+    copy_attention(ours.cross_attn, theirs.multihead_attn, seed=20)
+    for mine, ref in ((ours.linear1, theirs.linear1), (ours.linear2, theirs.linear2)):
+        set_param(mine.weight, ref.weight.detach().numpy().T)
+        set_param(mine.bias, ref.bias)
+    for mine, ref in ((ours.norm1, theirs.norm1), (ours.norm2, theirs.norm2),
+                      (ours.norm3, theirs.norm3)):
+        set_param(mine.weight, ref.weight)
+        set_param(mine.bias, ref.bias)
+
+
+@pytest.mark.parametrize("normalize_before", [False, True])
+def test_decoder_layer_matches_torch(normalize_before):
+    ours = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0,
+                                      normalize_before=normalize_before).double()
+    theirs = torch.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, batch_first=True,
+                                              norm_first=normalize_before).double()
+    copy_decoder_layer(ours, theirs)
+    tgt, memory = rand(2, 4, 8, seed=1), rand(2, 6, 8, seed=2)
+    mask = nn.Transformer.generate_square_subsequent_mask(4)
+    np.testing.assert_array_equal(mask.numpy(), np.triu(np.full([4, 4], -np.inf), 1))
+    ts, tt = tensor(tgt, True), torch_tensor(tgt, True)
+    ms, mt = tensor(memory, True), torch_tensor(memory, True)
+    out = ours(ts, ms, tgt_mask=mask.astype("float64"))
+    ref = theirs(tt, mt, tgt_mask=torch.tensor(mask.numpy()).double())
+    compare(out, ref)
+    close(ts.grad, tt.grad)
+    close(ms.grad, mt.grad)
+    _attention_grads_match(ours.cross_attn, theirs.multihead_attn)
+
+
+def test_transformer_matches_torch():
+    ours = nn.Transformer(8, 2, 2, 2, 16, dropout=0.0).double()
+    theirs = torch.nn.Transformer(8, 2, 2, 2, 16, dropout=0.0, batch_first=True).double()
+    for mine, ref in zip(ours.encoder.layers, theirs.encoder.layers):
+        copy_encoder_layer(mine, ref)
+    for mine, ref in zip(ours.decoder.layers, theirs.decoder.layers):
+        copy_decoder_layer(mine, ref)
+    src, tgt = rand(2, 5, 8, seed=3), rand(2, 4, 8, seed=4)
+    ss, st = tensor(src, True), torch_tensor(src, True)
+    mask = nn.Transformer.generate_square_subsequent_mask(4).astype("float64")
+    out = ours(ss, tensor(tgt), tgt_mask=mask)
+    ref = theirs(st, torch.tensor(tgt), tgt_mask=torch.tensor(mask.numpy()))
+    compare(out, ref)
+    close(ss.grad, st.grad)
+    keys = list(ours.state_dict())
+    assert "decoder.layers.1.cross_attn.k_proj.weight" in keys and "encoder.norm.bias" in keys

@@ -11,3 +11,4 @@ from .rnn import *  # noqa: F401,F403
 from .rnn_cells import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
+from .transformer_decoder import *  # noqa: F401,F403
