@@ -23,6 +23,8 @@ void define_run_program(nb::module_& m);  // runtime/run_program.h
 
 // Tensor's arithmetic operators (tensor_operators.cc), installed as type slots.
 extern PyType_Slot tensor_operator_slots[];
+// Tells the operators whether skiff is in static mode (they then build ops).
+void set_static_mode(bool on);
 
 // The Python type of skiff::Error (skiff.Error).
 PyObject* error_type();

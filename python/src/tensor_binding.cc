@@ -170,6 +170,8 @@ void define_tensor(nb::module_& m) {
       .def("_data_ptr",
            [](const EagerTensor& t) { return reinterpret_cast<uintptr_t>(t.dense().raw_data()); });
 
+  m.def("set_static_mode", &set_static_mode, nb::arg("on"),
+        "Tells Tensor's operators that skiff is (not) in static mode.");
   m.def(
       "tensor_from_array",
       [](nb::handle array, bool copy) {

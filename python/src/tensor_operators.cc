@@ -1,8 +1,8 @@
-// Tensor arithmetic operators as type slots (x + y, x @ w, -x, ...): one C++ call per
-// operator, no Python frame, since eager loops of tiny ops are bound by this path.
-// Mixed tensor/number arithmetic follows Paddle: the number takes the tensor's dtype,
-// except that a float number promotes an integer tensor to float32, and `/` on
-// integers divides in float32.
+// Tensor arithmetic operators as type slots (x + y, x @ w, ...): in eager mode, two
+// float tensors of one dtype make one C++ op call with no Python frame, since eager
+// loops of tiny ops are bound by this path. Everything else (numbers, arrays, integer
+// division, static mode) goes to the package's Python functions (skiff.tensor.math),
+// which hold Paddle's promotion rules.
 #include <nanobind/stl/shared_ptr.h>
 
 #include "python/src/bindings.h"
@@ -37,57 +37,41 @@ EagerOp& op_of(Binary b) {
   return add;
 }
 
-TensorPtr cast_to(const TensorPtr& x, DType dtype) {
-  static EagerOp* to_f32 = nullptr;
-  if (!to_f32) {
-    AttrMap attrs;
-    attrs.set("out_dtype", std::string(dtype_name(DType::kF32)));
-    to_f32 = new EagerOp("cast", attrs);  // lives as long as the module
-  }
-  SKIFF_CHECK(dtype == DType::kF32, "cast_to: only float32 promotion is used here");
-  return to_f32->call({{x}})[0][0];
+bool g_static_mode = false;
+
+// The package's function for `kind` (skiff.tensor.math.add, ...), applied to (a, b).
+PyObject* python_fallback(PyObject* a, PyObject* b, Binary kind) {
+  static const char* names[] = {"add", "subtract", "multiply", "divide", "matmul"};
+  const char* module = kind == Binary::kMatmul ? "skiff.tensor.linalg" : "skiff.tensor.math";
+  nb::object fn = nb::module_::import_(module).attr(names[static_cast<int>(kind)]);
+  return fn(nb::handle(a), nb::handle(b)).release().ptr();
 }
 
-// A 0-d tensor of `dtype` holding the Python number `h`, or nullptr when `h` is not
-// a number.
-TensorPtr number_tensor(nb::handle h, DType dtype) {
-  PyObject* o = h.ptr();
-  if (!PyFloat_Check(o) && !PyLong_Check(o)) return nullptr;  // bool is a PyLong
-  double v = PyFloat_Check(o) ? PyFloat_AS_DOUBLE(o) : PyLong_AsDouble(o);
-  Tensor t = Tensor::empty(Shape{}, dtype);
-  SKIFF_DISPATCH_ALL(dtype, T, *t.data<T>() = static_cast<T>(v));
-  return eager::make_tensor(std::move(t));
+bool fast_pair(const TensorPtr& x, const TensorPtr& y, Binary kind) {
+  const Tensor* a = x->value.tensor();
+  const Tensor* b = y->value.tensor();
+  return a && b && a->dtype() == b->dtype() && is_floating(a->dtype());
 }
-
-bool is_integer(DType t) { return t == DType::kI32 || t == DType::kI64; }
 
 PyObject* binary(PyObject* a, PyObject* b, Binary kind) noexcept {
   try {
-    bool a_tensor = nb::isinstance<EagerTensor>(a), b_tensor = nb::isinstance<EagerTensor>(b);
-    TensorPtr x = a_tensor ? nb::cast<TensorPtr>(nb::handle(a)) : nullptr;
-    TensorPtr y = b_tensor ? nb::cast<TensorPtr>(nb::handle(b)) : nullptr;
-    if (!x || !y) {
-      if (kind == Binary::kMatmul) Py_RETURN_NOTIMPLEMENTED;
-      const TensorPtr& t = x ? x : y;
-      DType dtype = t->dense().dtype();
-      nb::handle other(x ? b : a);
-      if (PyFloat_Check(other.ptr()) && is_integer(dtype)) {
-        (x ? x : y) = cast_to(t, DType::kF32);
-        dtype = DType::kF32;
-      }
-      TensorPtr n = number_tensor(other, dtype);
-      if (!n) Py_RETURN_NOTIMPLEMENTED;
-      (x ? y : x) = n;
-    }
-    if (kind == Binary::kDiv && is_integer(x->dense().dtype())) {
-      x = cast_to(x, DType::kF32);
-      y = cast_to(y, DType::kF32);
-    }
+    if (g_static_mode || !nb::isinstance<EagerTensor>(a) || !nb::isinstance<EagerTensor>(b))
+      return python_fallback(a, b, kind);
+    TensorPtr x = nb::cast<TensorPtr>(nb::handle(a));
+    TensorPtr y = nb::cast<TensorPtr>(nb::handle(b));
+    if (!fast_pair(x, y, kind)) return python_fallback(a, b, kind);
     static SlotTensors inputs(2), outputs;
     static const SlotTensors no_outputs;
-    inputs[0].assign(1, x);
-    inputs[1].assign(1, y);
-    op_of(kind).run(inputs, no_outputs, &outputs);
+    inputs[0].assign(1, std::move(x));
+    inputs[1].assign(1, std::move(y));
+    try {
+      op_of(kind).run(inputs, no_outputs, &outputs);
+    } catch (...) {
+      inputs[0].clear();
+      inputs[1].clear();
+      outputs.clear();
+      throw;
+    }
     inputs[0].clear();
     inputs[1].clear();
     TensorPtr out = std::move(outputs[0][0]);
@@ -110,6 +94,8 @@ PyObject* div(PyObject* a, PyObject* b) { return binary(a, b, Binary::kDiv); }
 PyObject* matmul(PyObject* a, PyObject* b) { return binary(a, b, Binary::kMatmul); }
 
 }  // namespace
+
+void set_static_mode(bool on) { g_static_mode = on; }
 
 PyType_Slot tensor_operator_slots[] = {{Py_nb_add, reinterpret_cast<void*>(add)},
                                        {Py_nb_subtract, reinterpret_cast<void*>(sub)},

@@ -1,12 +1,23 @@
 """Eager (the default) or static mode. In static mode the functions of skiff append
 ops to the current program instead of running them."""
+from .. import _C
 
 
 class _Mode:
-    static = False
+    _static = False
     # Set by skiff.static: appends an op to the current block and returns its
     # output variables, shaped like an eager call's result.
     static_apply = None
+
+    @property
+    def static(self):
+        return self._static
+
+    @static.setter
+    def static(self, on):
+        # Tensor's C operators need the mode too (in static mode they build ops).
+        self._static = bool(on)
+        _C.set_static_mode(self._static)
 
 
 mode = _Mode()

@@ -137,22 +137,15 @@ def _install():
     T.uniform_ = lambda self, min=-1.0, max=1.0, seed=0, name=None: inplace.inplace(
         "assign", self, random.uniform(self.shape, self.dtype, min, max, seed))
 
-    T.__add__ = math.add
-    T.__radd__ = _r(math.add)
-    T.__sub__ = math.subtract
-    T.__rsub__ = _r(math.subtract)
-    T.__mul__ = math.multiply
-    T.__rmul__ = _r(math.multiply)
-    T.__truediv__ = math.divide
-    T.__rtruediv__ = _r(math.divide)
+    # + - * / and @ are C type slots of Tensor (python/src/tensor_operators.cc),
+    # which call math.add/subtract/multiply/divide and linalg.matmul for all but the
+    # float tensor-with-tensor case.
     T.__floordiv__ = math.floor_divide
     T.__rfloordiv__ = _r(math.floor_divide)
     T.__mod__ = math.remainder
     T.__rmod__ = _r(math.remainder)
     T.__pow__ = math.pow
     T.__rpow__ = _r(math.pow)
-    T.__matmul__ = linalg.matmul
-    T.__rmatmul__ = _r(linalg.matmul)
     T.__neg__ = math.neg
     T.__abs__ = math.abs
     T.__eq__ = _comparison(logic.equal)
