@@ -171,11 +171,44 @@ SlotTensors EagerOp::call_into(const SlotTensors& inputs, const SlotTensors& out
   return result;
 }
 
-void EagerOp::run(const SlotTensors& inputs, const SlotTensors& outputs, SlotTensors* out) {
-  Form& form = form_for(inputs);
+void EagerOp::run(const SlotTensors& given, const SlotTensors& outputs, SlotTensors* out) {
+  Form& form = form_for(given);
   const OpSchema& schema = info_->schema;
   SKIFF_CHECK(outputs.empty() || outputs.size() == schema.outputs.size(), "op '", type(),
               "': ", outputs.size(), " output lists for ", schema.outputs.size(), " slots");
+
+  // An output that is also an input (an in-place update) of an op being recorded: the
+  // op reads, and the tape keeps, the input's value and history from before the update
+  // (the output then gets new memory; unrecorded in-place updates keep theirs).
+  SlotTensors shadowed;
+  const SlotTensors* in = &given;
+  bool records = false;
+  if (!outputs.empty() && grad_enabled() && info_->grad)
+    for (const auto& slot : given)
+      for (const TensorPtr& t : slot) records = records || wants_grad(t);
+  if (records) {
+    for (const auto& slot : outputs)
+      for (const TensorPtr& o : slot) {
+        if (!o) continue;
+        TensorPtr old;
+        for (auto& in_slot : shadowed.empty() ? given : shadowed)
+          for (const TensorPtr& t : in_slot) {
+            if (t != o) continue;
+            SKIFF_CHECK(!wants_grad(o) || !o->is_leaf(), "op '", type(), "': in-place update of '",
+                        o->name,
+                        "', a leaf tensor that wants a gradient; update a copy, or "
+                        "update it under no_grad");
+            old = std::make_shared<EagerTensor>(*o);
+          }
+        if (!old) continue;
+        if (shadowed.empty()) shadowed = given;
+        for (auto& in_slot : shadowed)
+          for (TensorPtr& t : in_slot)
+            if (t == o) t = old;
+      }
+    if (!shadowed.empty()) in = &shadowed;
+  }
+  const SlotTensors& inputs = *in;
 
   // The reused context, unless a kernel is calling back into this op.
   std::unique_ptr<KernelContext> own;

@@ -141,6 +141,20 @@ TEST(EagerTest, CallIntoUpdatesInPlace) {
   EXPECT_EQ(p->dense().to_vector<float>(), (std::vector<float>{-4, -3}));
 }
 
+TEST(EagerTest, InPlaceUpdateKeepsTheHistoryBeforeIt) {
+  // h = 2x; h *= 3 in place; d(sum h)/dx = 6, and the in-place op saw h = 2x.
+  TensorPtr x = leaf(Tensor::from_vector<double>({2}, {1, 2}));
+  EagerOp twice("scale", attrs({{"scale", 2.0}})), thrice("scale", attrs({{"scale", 3.0}}));
+  EagerOp sum("reduce_sum", attrs({{"reduce_all", true}}));
+  TensorPtr h = call1(twice, {{x}});
+  thrice.call_into({{h}}, {{h}});
+  EXPECT_EQ(h->dense().to_vector<double>(), (std::vector<double>{6, 12}));
+  run_backward({call1(sum, {{h}})}, {}, false);
+  EXPECT_EQ(x->grad->dense().to_vector<double>(), (std::vector<double>{6, 6}));
+  std::string why = testing::error_of([&] { thrice.call_into({{x}}, {{x}}); });
+  EXPECT_NE(why.find("leaf tensor"), std::string::npos) << why;
+}
+
 TEST(EagerTest, ErrorsNameTheOpAndShapes) {
   EagerOp matmul("matmul", {});
   TensorPtr a = make_tensor(Tensor::zeros({2, 3}, DType::kF32));

@@ -1,10 +1,5 @@
 """In-place updates (x.add_(y), x.zero_(), ...): the result is written into x's value."""
-import builtins
-
-from .. import _C
-from .._C import Tensor
 from ..framework.core import apply
-from ..framework.mode import mode
 from .math import _clip_attrs
 from .scalars import as_operands
 
@@ -12,18 +7,10 @@ __all__ = ["add_", "subtract_", "multiply_", "scale_", "clip_", "zero_", "fill_"
 
 
 def inplace(type, x, *inputs, attrs=None):
-    """Runs op ``type`` on ``inputs`` and writes its (single) output into ``x``. In eager
-    mode with gradients recorded, x then carries the op's history; x itself must not
-    need a gradient (the tape keeps tensors, not versions of them)."""
-    if mode.static or not _C.is_grad_enabled() or not builtins.any(
-            isinstance(t, Tensor) and not t.stop_gradient for t in inputs):
-        return apply(type, *inputs, attrs=attrs, out=[x])
-    if not x.stop_gradient:
-        raise _C.Error(f"op '{type}' in place: the tensor written ({x.name or 'unnamed'}, "
-                       f"shape {x.shape}) needs a gradient, so it cannot be overwritten; "
-                       f"use the out-of-place form")
-    result = apply(type, *inputs, attrs=attrs)
-    return apply("assign", result, out=[x])
+    """Runs op ``type`` on ``inputs`` and writes its (single) output into ``x``. With
+    gradients recorded, x then carries the op's history, and the op's inputs keep
+    theirs from before the update; a leaf that wants a gradient cannot be updated."""
+    return apply(type, *inputs, attrs=attrs, out=[x])
 
 
 def add_(x, y, name=None):
