@@ -37,12 +37,19 @@ CASES = [
     (nn.Softsign(), TF.softsign),
     (nn.Tanhshrink(), TF.tanhshrink),
     (nn.LogSigmoid(), TF.logsigmoid),
+    (nn.SELU(), TF.selu),
+    # (PyTorch's own celu backward rounds 1 / alpha to float32: the formula is exact)
+    (nn.CELU(0.7), lambda x: torch.where(x > 0, x, 0.7 * torch.expm1(x / 0.7))),
+    (nn.Softshrink(0.5), lambda x: TF.softshrink(x, 0.5)),
+    (nn.Hardshrink(), TF.hardshrink),
+    (nn.ThresholdedReLU(), lambda x: torch.where(x > 1, x, torch.zeros_like(x))),
 ]
 
 
 def _input(dtype):
     x = rand(3, 4, 5, dtype=dtype, low=-8, high=8)
-    near_kink = np.abs(x[..., None] - np.array([0.0, 6.0, -3.0, 3.0, 1.0, -1.0])).min(-1) < 0.05
+    kinks = np.array([0.0, 6.0, -3.0, 3.0, 1.0, -1.0, 0.5, -0.5])
+    near_kink = np.abs(x[..., None] - kinks).min(-1) < 0.05
     return np.where(near_kink, x + 0.1, x).astype(dtype)
 
 
@@ -88,3 +95,11 @@ def test_activation_repr():
 def test_activations_reject_integer_input_with_a_skiff_error():
     with pytest.raises(skiff.Error, match="gelu"):
         F.gelu(skiff.to_tensor(np.array([1, 2])))
+
+
+def test_glu_matches_torch():
+    x = _input("float64").reshape(3, 4, 5)
+    for axis in (-1, 1):
+        xs, xt = tensor(x[:, :, :4].copy(), True), torch_tensor(x[:, :, :4].copy(), True)
+        compare(nn.GLU(axis)(xs), TF.glu(xt, axis))
+        close(xs.grad, xt.grad)

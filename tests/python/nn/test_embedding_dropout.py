@@ -139,3 +139,17 @@ def test_label_smooth_cosine_similarity_and_pixel_shuffle():
     close(xs.grad, xt.grad)
     nhwc = F.pixel_shuffle(tensor(x.transpose(0, 2, 3, 1)), 2, "NHWC")
     close(nhwc, ref.permute(0, 2, 3, 1))
+
+
+def test_dropout2d_drops_whole_channels():
+    x = np.ones([4, 30, 3, 3], "float32")
+    out = nn.Dropout2D(0.5)(tensor(x)).numpy()
+    per_channel = out.reshape(4, 30, 9)
+    assert np.all(per_channel.min(-1) == per_channel.max(-1))
+    assert 0 < (per_channel[:, :, 0] == 0).sum() < 120
+    layer = nn.Dropout3D(0.5)
+    layer.eval()
+    x5 = np.ones([2, 3, 2, 2, 2], "float32")
+    np.testing.assert_array_equal(layer(tensor(x5)).numpy(), x5)
+    with pytest.raises(skiff.Error, match="dropout2d"):
+        F.dropout2d(tensor(x5), 0.5)

@@ -179,3 +179,25 @@ def test_loss_errors():
         F.cross_entropy(tensor(rand(4, 5)), tensor(np.zeros([4, 2], "int64")))
     with pytest.raises(skiff.Error, match=r"nll_loss"):
         F.nll_loss(tensor(rand(4, 5)), tensor(np.zeros([4, 5], "int64")))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_ranking_and_hinge_losses(reduction):
+    a, b = rand(6, seed=1), rand(6, seed=2)
+    y = np.array([1.0, -1.0, 1.0, 1.0, -1.0, -1.0])
+    xs, xt = tensor(a, True), torch_tensor(a, True)
+    loss = nn.MarginRankingLoss(0.2, reduction)(xs, tensor(b), tensor(y))
+    _check(loss, TF.margin_ranking_loss(xt, torch.tensor(b), torch.tensor(y), 0.2,
+                                        reduction=reduction), [xs], [xt])
+    xs, xt = tensor(a, True), torch_tensor(a, True)
+    loss = nn.HingeEmbeddingLoss(0.5, reduction)(xs, tensor(y))
+    _check(loss, TF.hinge_embedding_loss(xt, torch.tensor(y), 0.5, reduction=reduction),
+           [xs], [xt])
+
+
+def test_log_loss_matches_paddle(paddle):
+    p = rand(4, 1, low=0.05, high=0.95, dtype="float32")
+    y = (rand(4, 1, seed=1) > 0).astype("float32")
+    got = F.log_loss(tensor(p), tensor(y))
+    want = paddle.nn.functional.log_loss(paddle.to_tensor(p), paddle.to_tensor(y))
+    close(got, want.numpy(), "float32")

@@ -6,7 +6,8 @@ from . import tensor_ops as T
 
 __all__ = ["relu", "relu_", "relu6", "sigmoid", "tanh", "gelu", "leaky_relu", "elu", "silu",
            "swish", "softplus", "softmax", "log_softmax", "hardswish", "hardsigmoid",
-           "hardtanh", "mish", "softsign", "tanhshrink", "prelu", "log_sigmoid"]
+           "hardtanh", "mish", "softsign", "tanhshrink", "prelu", "log_sigmoid", "selu", "celu",
+           "softshrink", "hardshrink", "thresholded_relu", "glu"]
 
 
 def _unary(op, doc):
@@ -125,3 +126,41 @@ def softmax(x, axis=-1, dtype=None, name=None):
 def log_softmax(x, axis=-1, dtype=None, name=None):
     """x - log(sum(exp(x))) along ``axis``."""
     return apply("log_softmax", _with_dtype(x, dtype), attrs={"axis": int(axis)})
+
+
+def selu(x, scale=1.0507009873554804934193349852946, alpha=1.6732632423543772848170429916717,
+         name=None):
+    """scale * (x where x > 0, else alpha * (exp(x) - 1))."""
+    return T.scale(elu(x, alpha), scale)
+
+
+def celu(x, alpha=1.0, name=None):
+    """x where x > 0, else alpha * (exp(x / alpha) - 1)."""
+    return T.scale(elu(T.scale(x, 1.0 / alpha), 1.0), alpha)
+
+
+def softshrink(x, threshold=0.5, name=None):
+    """x - threshold above it, x + threshold below -threshold, else 0."""
+    return T.sub(x, hardtanh(x, -threshold, threshold))
+
+
+def _where_above(x, magnitude, threshold):
+    """x where ``magnitude`` > threshold, else 0."""
+    keep = apply("greater_than", magnitude, T.full_like(magnitude, threshold))
+    return apply("where", keep, x, T.full_like(x, 0.0))
+
+
+def hardshrink(x, threshold=0.5, name=None):
+    """x where |x| > threshold, else 0."""
+    return _where_above(x, apply("abs", x), threshold)
+
+
+def thresholded_relu(x, threshold=1.0, name=None):
+    """x where x > threshold, else 0."""
+    return _where_above(x, x, threshold)
+
+
+def glu(x, axis=-1, name=None):
+    """a * sigmoid(b) for the two halves a, b of x along ``axis``."""
+    a, b = T.split(x, 2, axis)
+    return T.mul(a, sigmoid(b))

@@ -8,7 +8,7 @@ from ...framework.random import next_seed
 from . import tensor_ops as T
 
 __all__ = ["linear", "dropout", "embedding", "one_hot", "flatten", "alpha_dropout",
-           "label_smooth", "cosine_similarity", "pixel_shuffle"]
+           "label_smooth", "cosine_similarity", "pixel_shuffle", "dropout2d", "dropout3d"]
 
 
 def linear(x, weight, bias=None, name=None):
@@ -59,6 +59,21 @@ def _dropout_along(x, p, axis, mode):
     mask = _dropout_op(ones, {"dropout_prob": float(p), "is_test": False,
                               "dropout_implementation": mode})
     return T.mul(x, mask)
+
+
+def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None):
+    """Zeroes whole channels of [N, C, H, W] inputs with probability ``p`` (scaled by
+    1 / (1 - p) in training; identity at inference)."""
+    if len(x.shape) != 4:
+        raise _C.Error(f"dropout2d: expected a 4-D input, got shape {list(x.shape)}")
+    return dropout(x, p, [0, 1] if data_format == "NCHW" else [0, 3], training)
+
+
+def dropout3d(x, p=0.5, training=True, data_format="NCDHW", name=None):
+    """Zeroes whole channels of [N, C, D, H, W] inputs with probability ``p``."""
+    if len(x.shape) != 5:
+        raise _C.Error(f"dropout3d: expected a 5-D input, got shape {list(x.shape)}")
+    return dropout(x, p, [0, 1] if data_format == "NCDHW" else [0, 4], training)
 
 
 def alpha_dropout(x, p=0.5, training=True, name=None):

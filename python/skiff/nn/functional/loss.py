@@ -8,7 +8,8 @@ from .activation import log_softmax, relu, softplus
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "l1_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss",
-           "kl_div", "square_error_cost"]
+           "kl_div", "square_error_cost", "margin_ranking_loss", "hinge_embedding_loss",
+           "log_loss"]
 
 
 def _check_reduction(reduction, where):
@@ -230,3 +231,25 @@ def kl_div(input, label, reduction="mean", log_target=False, name=None):
         batch = int(input.shape[0]) if len(input.shape) else 1
         return T.scale(T.reduce("sum", loss), 1.0 / batch)
     return T.reduce_loss(loss, reduction, "kl_div")
+
+
+def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=None):
+    """max(0, -label * (input - other) + margin), reduced."""
+    _check_reduction(reduction, "margin_ranking_loss")
+    loss = relu(T.scale(T.mul(label, T.sub(input, other)), -1.0, float(margin)))
+    return T.reduce_loss(loss, reduction, "margin_ranking_loss")
+
+
+def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):
+    """input where label is 1, max(0, margin - input) where it is -1; reduced."""
+    _check_reduction(reduction, "hinge_embedding_loss")
+    positive = apply("equal", label, T.full_like(label, 1.0))
+    loss = apply("where", positive, input, relu(T.scale(input, -1.0, float(margin))))
+    return T.reduce_loss(loss, reduction, "hinge_embedding_loss")
+
+
+def log_loss(input, label, epsilon=1e-4, name=None):
+    """-label log(input + epsilon) - (1 - label) log(1 - input + epsilon), elementwise."""
+    log_p = apply("log", T.scale(input, 1.0, float(epsilon)))
+    log_q = apply("log", T.scale(input, -1.0, 1.0 + float(epsilon)))
+    return T.scale(T.add(T.mul(label, T.sub(log_p, log_q)), log_q), -1.0)

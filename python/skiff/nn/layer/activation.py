@@ -6,7 +6,8 @@ from .layers import Layer
 
 __all__ = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "LeakyReLU", "ELU", "SiLU", "Swish",
            "Softplus", "Softmax", "LogSoftmax", "Hardswish", "Hardsigmoid", "Hardtanh", "Mish",
-           "Softsign", "Tanhshrink", "LogSigmoid", "PReLU"]
+           "Softsign", "Tanhshrink", "LogSigmoid", "PReLU", "SELU", "CELU", "Softshrink",
+           "Hardshrink", "ThresholdedReLU", "GLU"]
 
 
 def _simple(name, fn, doc):
@@ -37,6 +38,34 @@ Mish = _simple("Mish", F.mish, "x * tanh(softplus(x)).")
 Softsign = _simple("Softsign", F.softsign, "x / (1 + |x|).")
 Tanhshrink = _simple("Tanhshrink", F.tanhshrink, "x - tanh(x).")
 LogSigmoid = _simple("LogSigmoid", F.log_sigmoid, "log(sigmoid(x)).")
+SELU = _simple("SELU", F.selu, "Scaled ELU with the self-normalising constants.")
+
+
+def _with_setting(name, fn, setting, default, doc):
+    """A layer class with one setting passed to ``fn`` (e.g. a threshold)."""
+
+    def __init__(self, value=default, name=None):
+        Layer.__init__(self)
+        self.__dict__["_" + setting] = value
+
+    def forward(self, x):
+        return fn(x, self.__dict__["_" + setting])
+
+    def extra_repr(self):
+        return f"{setting}={self.__dict__['_' + setting]}"
+
+    return type(name, (Layer,), {"__init__": __init__, "forward": forward,
+                                 "extra_repr": extra_repr, "__doc__": doc})
+
+
+CELU = _with_setting("CELU", F.celu, "alpha", 1.0, "x, or alpha * (exp(x / alpha) - 1) below 0.")
+Softshrink = _with_setting("Softshrink", F.softshrink, "threshold", 0.5,
+                           "x shrunk towards 0 by threshold (0 within it).")
+Hardshrink = _with_setting("Hardshrink", F.hardshrink, "threshold", 0.5,
+                           "x where |x| > threshold, else 0.")
+ThresholdedReLU = _with_setting("ThresholdedReLU", F.thresholded_relu, "threshold", 1.0,
+                                "x where x > threshold, else 0.")
+GLU = _with_setting("GLU", F.glu, "axis", -1, "a * sigmoid(b) for the halves of x along axis.")
 
 
 class GELU(Layer):

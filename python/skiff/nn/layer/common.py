@@ -7,7 +7,7 @@ from .. import functional as F
 from ..functional import tensor_ops as T
 from .layers import Layer
 
-__all__ = ["Linear", "Dropout", "AlphaDropout", "Embedding", "Flatten", "Identity",
+__all__ = ["Linear", "Dropout", "Dropout2D", "Dropout3D", "AlphaDropout", "Embedding", "Flatten", "Identity",
            "CosineSimilarity", "PixelShuffle"]
 
 
@@ -49,6 +49,30 @@ class Dropout(Layer):
     def extra_repr(self):
         name = f", name={self.name}" if self.name else ""
         return f"p={self.p}, axis={self.axis}, mode={self.mode}{name}"
+
+
+class Dropout2D(Layer):
+    """Drops whole channels of [N, C, H, W] inputs in training."""
+
+    def __init__(self, p=0.5, data_format="NCHW", name=None):
+        super().__init__()
+        self.p, self.data_format = p, data_format
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.data_format)
+
+    def extra_repr(self):
+        return f"p={self.p}, data_format={self.data_format}"
+
+
+class Dropout3D(Dropout2D):
+    """Drops whole channels of [N, C, D, H, W] inputs in training."""
+
+    def __init__(self, p=0.5, data_format="NCDHW", name=None):
+        super().__init__(p, data_format)
+
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.data_format)
 
 
 class AlphaDropout(Layer):

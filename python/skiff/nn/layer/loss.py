@@ -4,7 +4,7 @@ from .. import functional as F
 from .layers import Layer
 
 __all__ = ["CrossEntropyLoss", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss",
-           "SmoothL1Loss", "KLDivLoss"]
+           "SmoothL1Loss", "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss"]
 
 
 def _check(reduction, where):
@@ -112,3 +112,25 @@ class KLDivLoss(Layer):
 
     def forward(self, input, label):
         return F.kl_div(input, label, self.reduction, self.log_target)
+
+
+class MarginRankingLoss(Layer):
+    """max(0, -label * (input - other) + margin): forward(input, other, label)."""
+
+    def __init__(self, margin=0.0, reduction="mean", name=None):
+        super().__init__()
+        self.margin, self.reduction = margin, _check(reduction, "MarginRankingLoss")
+
+    def forward(self, input, other, label):
+        return F.margin_ranking_loss(input, other, label, self.margin, self.reduction)
+
+
+class HingeEmbeddingLoss(Layer):
+    """input for label 1, max(0, margin - input) for label -1."""
+
+    def __init__(self, margin=1.0, reduction="mean", name=None):
+        super().__init__()
+        self.margin, self.reduction = margin, _check(reduction, "HingeEmbeddingLoss")
+
+    def forward(self, input, label):
+        return F.hinge_embedding_loss(input, label, self.margin, self.reduction)
