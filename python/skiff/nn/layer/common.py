@@ -7,7 +7,8 @@ from .. import functional as F
 from ..functional import tensor_ops as T
 from .layers import Layer
 
-__all__ = ["Linear", "Dropout", "Dropout2D", "Dropout3D", "AlphaDropout", "Embedding", "Flatten", "Identity",
+__all__ = ["Linear", "Dropout", "Dropout2D", "Dropout3D", "AlphaDropout", "Embedding", "Flatten",
+           "Identity",
            "CosineSimilarity", "PixelShuffle"]
 
 
