@@ -8,8 +8,7 @@ from ..functional import tensor_ops as T
 from .layers import Layer
 
 __all__ = ["Linear", "Dropout", "Dropout2D", "Dropout3D", "AlphaDropout", "Embedding", "Flatten",
-           "Identity",
-           "CosineSimilarity", "PixelShuffle"]
+           "Identity", "CosineSimilarity", "PixelShuffle"]
 
 
 class Linear(Layer):
