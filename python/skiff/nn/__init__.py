@@ -2,7 +2,7 @@
 skiff.nn.functional. Every computation runs skiff ops, so layers work in eager mode,
 in static programs and under to_static alike."""
 from ..framework.param import ParamAttr, Parameter  # noqa: F401
-from . import functional, initializer  # noqa: F401
+from . import functional, initializer, utils  # noqa: F401
 from .layer import *  # noqa: F401,F403
 from .layer.layers import Layer  # noqa: F401
 

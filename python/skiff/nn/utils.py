@@ -1,0 +1,78 @@
+"""paddle.nn.utils for skiff: gradient clipping over a parameter list and flattening
+parameters to one vector and back, all through skiff ops."""
+import math
+
+from .. import _C
+from .._C import Tensor
+from ..autograd import no_grad
+from ..framework.core import apply
+from ..framework.param import assign_value
+from .functional import tensor_ops as T
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
+           "vector_to_parameters"]
+
+
+def _grads(parameters):
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    return [p.grad for p in parameters if p.grad is not None]
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
+    """Scales the gradients of ``parameters`` in place so that their joint norm is at
+    most ``max_norm`` (by max_norm / (norm + 1e-6) when above it); returns the norm."""
+    grads = _grads(parameters)
+    if not grads:
+        return T.fill([], 0.0, "float32")
+    norm_type = float(norm_type)
+    with no_grad():
+        if math.isinf(norm_type):
+            parts = [T.reduce("max", apply("abs", g)) for g in grads]
+            total = parts[0]
+            for part in parts[1:]:
+                total = apply("elementwise_max", total, part)
+        elif norm_type == 2.0:
+            total = apply("sqrt", apply("sum", [apply("squared_l2_norm", g) for g in grads]))
+        else:
+            powered = [T.reduce("sum", apply("pow", apply("abs", g),
+                                             attrs={"factor": norm_type})) for g in grads]
+            total = apply("pow", apply("sum", powered), attrs={"factor": 1.0 / norm_type})
+        total = T.reshape(total, [])
+        if error_if_nonfinite and not math.isfinite(float(total.numpy())):
+            raise _C.Error(f"clip_grad_norm_: the total gradient norm of order {norm_type} is "
+                           f"not finite")
+        coef = apply("clip", T.div(T.fill([], float(max_norm), T.dtype_name(total)),
+                                   T.scale(total, 1.0, 1e-6)), attrs={"max": 1.0})
+        for g in grads:
+            apply("elementwise_mul", g, T.cast(coef, T.dtype_name(g)), out=[g])
+    return total
+
+
+def clip_grad_value_(parameters, clip_value):
+    """Clips every gradient of ``parameters`` to [-clip_value, clip_value] in place."""
+    with no_grad():
+        for g in _grads(parameters):
+            apply("clip", g, attrs={"min": -float(clip_value), "max": float(clip_value)},
+                  out=[g])
+
+
+def parameters_to_vector(parameters, name=None):
+    """The parameters flattened and joined into one 1-D tensor."""
+    return T.concat([T.reshape(p, [-1]) for p in parameters], 0)
+
+
+def vector_to_parameters(vec, parameters, name=None):
+    """Copies consecutive pieces of the 1-D ``vec`` into ``parameters`` (their shapes)."""
+    offset = 0
+    with no_grad():
+        for p in parameters:
+            n = 1
+            for s in p.shape:
+                n *= int(s)
+            piece = T.reshape(T.slice(vec, [0], [offset], [offset + n]), list(p.shape))
+            assign_value(p, piece, f"vector_to_parameters: parameter {p.name!r}")
+            offset += n
+    if offset != int(vec.shape[0]):
+        raise _C.Error(f"vector_to_parameters: the vector has {int(vec.shape[0])} entries, the "
+                       f"parameters {offset}")
