@@ -1,10 +1,13 @@
 // W1 of the reference workloads (bench/README.md): a tiny RNN with control flow outside any host
 // language, `while i < steps: h = tanh(x @ W + h); i += 1`, x [1,16], W [16,16],
 // fp32, 10k steps. Times the program run by the interpreter (prepared once, run many
-// times) and a hand-written vectorised C++ loop (the limit), checks that both give
-// the same h, and prints "RESULT <name> <ms>" lines for bench/compare.py.
+// times), the same program compiled to C++ by `skiff compile --lib` (run through the
+// generated library's C interface) and a hand-written vectorised C++ loop (the limit),
+// checks that all give the same h, and prints "RESULT <name> <ms>" lines for
+// bench/compare.py.
 //
 //   w1_rnn [reps=7] [steps=10000]
+#include <dlfcn.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -12,13 +15,18 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <vector>
 
 #include "skiff/kernels/cpu/eigen.h"
 
 #include "skiff/api/builder.h"
+#include "skiff/codegen/codegen.h"
+#include "skiff/codegen/runtime/model_api.h"
+#include "skiff/ir/serialize.h"
 #include "skiff/runtime/executor.h"
+#include "skiff/runtime/params_file.h"
 
 namespace {
 
@@ -90,6 +98,52 @@ std::vector<float> handwritten_w1(const std::vector<float>& xv, const std::vecto
   return std::vector<float>(h.data(), h.data() + kDim);
 }
 
+// The W1 program compiled by `skiff compile --lib` into a temporary folder and opened:
+// run() calls the generated skiff_model_run once (all the steps) and returns h.
+class CompiledW1 {
+ public:
+  CompiledW1(const Program& prog, const std::vector<float>& xv, const std::vector<float>& wv) {
+    dir_ = (std::filesystem::temp_directory_path() / "skiff_w1_compiled").string();
+    std::filesystem::create_directories(dir_);
+    skiff::save_program(prog, dir_ + "/w1.skmodel");
+    skiff::save_params(dir_ + "/w1.skparams",
+                       {{"x", Tensor::from_vector<float>({1, kDim}, xv)},
+                        {"W", Tensor::from_vector<float>({kDim, kDim}, wv)}});
+    skiff::codegen::CompileOptions o;
+    o.out_dir = dir_ + "/out";
+    o.shared_library = true;
+    o.fetches = {"h"};
+    const std::string lib = skiff::codegen::compile_model_file(dir_ + "/w1.skmodel", o).library;
+    handle_ = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+    SKIFF_CHECK(handle_, "dlopen ", lib, ": ", dlerror());
+    auto create =
+        reinterpret_cast<skiff_model* (*)(const char*)>(dlsym(handle_, "skiff_model_create"));
+    run_ = reinterpret_cast<int (*)(skiff_model*, const skiff_tensor*, skiff_tensor*)>(
+        dlsym(handle_, "skiff_model_run"));
+    destroy_ = reinterpret_cast<void (*)(skiff_model*)>(dlsym(handle_, "skiff_model_destroy"));
+    SKIFF_CHECK(create && run_ && destroy_, "the compiled W1 lacks its C interface");
+    model_ = create(nullptr);
+    SKIFF_CHECK(model_, "skiff_model_create failed");
+  }
+  ~CompiledW1() {
+    destroy_(model_);
+    dlclose(handle_);
+  }
+  std::vector<float> run() {
+    skiff_tensor h;
+    SKIFF_CHECK(run_(model_, nullptr, &h) == 0, "skiff_model_run failed");
+    const float* p = static_cast<const float*>(h.data);
+    return std::vector<float>(p, p + kDim);
+  }
+
+ private:
+  std::string dir_;
+  void* handle_ = nullptr;
+  skiff_model* model_ = nullptr;
+  int (*run_)(skiff_model*, const skiff_tensor*, skiff_tensor*) = nullptr;
+  void (*destroy_)(skiff_model*) = nullptr;
+};
+
 // Median milliseconds of `reps` timed calls after two warm-up calls.
 double median_ms(int reps, const std::function<void()>& fn) {
   fn();
@@ -130,19 +184,29 @@ int main(int argc, char** argv) {
   const double interp_ms = median_ms(reps, [&] { exe.run(*prepared, &scope); }) * per_10k;
   std::vector<float> h = skiff::fetch(scope, "h").to_vector<float>();
 
+  CompiledW1 compiled(prog, xv, wv);
+  std::vector<float> hc;
+  const double compiled_ms = median_ms(reps, [&] { hc = compiled.run(); }) * per_10k;
+
   std::vector<float> ref;
   const double hand_ms = median_ms(reps, [&] { ref = handwritten_w1(xv, wv, steps); }) * per_10k;
 
   double max_diff = 0;
-  for (int j = 0; j < kDim; ++j) max_diff = std::max(max_diff, std::fabs(double(h[j]) - ref[j]));
+  for (int j = 0; j < kDim; ++j) {
+    max_diff = std::max(max_diff, std::fabs(double(h[j]) - ref[j]));
+    max_diff = std::max(max_diff, std::fabs(double(hc[j]) - ref[j]));
+  }
   std::printf("W1 tiny RNN, %lld steps, %d reps (median, ms per 10k steps)\n",
               static_cast<long long>(steps), reps);
   std::printf("  skiff interpreter (while op)  %9.3f ms\n", interp_ms);
+  std::printf("  skiff compiled (C++)          %9.3f ms\n", compiled_ms);
   std::printf("  hand-written C++ loop         %9.3f ms\n", hand_ms);
-  std::printf("  interpreter / hand-written    %9.1fx\n", interp_ms / hand_ms);
+  std::printf("  interpreter / compiled        %9.1fx\n", interp_ms / compiled_ms);
+  std::printf("  compiled / hand-written       %9.2fx\n", compiled_ms / hand_ms);
   std::printf("  h checksum: skiff %.6f, hand-written %.6f, max |diff| %.2e\n", checksum(h),
               checksum(ref), max_diff);
   std::printf("RESULT skiff_interpreter %.4f\n", interp_ms);
+  std::printf("RESULT skiff_compiled %.4f\n", compiled_ms);
   std::printf("RESULT handwritten_cpp %.4f\n", hand_ms);
   std::printf("CHECKSUM %.6f\n", checksum(h));
   if (!(max_diff <= 1e-4)) {

@@ -31,10 +31,13 @@ int print_command(const Args& args);
 int verify_command(const Args& args);
 // skiff run FILE [--params P] [--feed name=x.npy]... [--fetch name]... [--out DIR]
 int run_command(const Args& args);
+// skiff compile MODEL -o DIR [--target T] [--lib] [--params embed|file]: C++ and a binary.
+int compile_command(const Args& args);
 
 extern const char kOpsHelp[];
 extern const char kPrintHelp[];
 extern const char kVerifyHelp[];
 extern const char kRunHelp[];
+extern const char kCompileHelp[];
 
 }  // namespace skiff::cli

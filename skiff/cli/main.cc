@@ -25,6 +25,7 @@ constexpr char kHelp[] =
     "  print FILE      show a program file (.skmodel) as text\n"
     "  verify FILE     check a program file against the op schemas\n"
     "  run FILE ...    run block 0 of a program with inputs from .npy files\n"
+    "  compile FILE -o DIR   translate a program to C++ and build a native binary\n"
     "\n"
     "`skiff <command> --help` describes a command.\n";
 
@@ -39,6 +40,7 @@ const Command kCommands[] = {
     {"print", skiff::cli::print_command, skiff::cli::kPrintHelp},
     {"verify", skiff::cli::verify_command, skiff::cli::kVerifyHelp},
     {"run", skiff::cli::run_command, skiff::cli::kRunHelp},
+    {"compile", skiff::cli::compile_command, skiff::cli::kCompileHelp},
 };
 
 }  // namespace

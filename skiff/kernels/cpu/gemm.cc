@@ -8,7 +8,9 @@
 
 #include "skiff/core/parallel.h"
 #include "skiff/kernels/cpu/bf16_convert.h"
+#ifndef SKIFF_NO_ONEDNN
 #include "skiff/kernels/cpu/onednn_cache.h"
+#endif
 
 namespace skiff::kernels {
 namespace {
@@ -441,6 +443,9 @@ void loops_gemm(const GemmProblem& p, const T* a, const T* b, T* c, int64_t dire
 
 // ---------------------------------------------------------------- oneDNN
 
+// Built with SKIFF_NO_ONEDNN (the portable kernel set of generated code), every product
+// takes skiff's own loops: float32 the blocked loops, bfloat16 those over widened operands.
+#ifndef SKIFF_NO_ONEDNN
 struct OnednnMatmul {
   dnnl::matmul primitive;
   dnnl::memory a, b, c;
@@ -512,6 +517,7 @@ bool onednn_gemm(const GemmProblem& p, const void* a, const void* b, void* c, On
   stream.wait();
   return true;
 }
+#endif  // SKIFF_NO_ONEDNN
 
 // Handles empty products; returns true when nothing is left to compute.
 template <typename T>
@@ -547,8 +553,12 @@ template <typename CType>
 void bf16_gemm(const GemmProblem& problem, const bfloat16* a, const bfloat16* b, CType* c) {
   if (trivial(problem, c)) return;
   const GemmProblem p = simplify(problem);
+#ifdef SKIFF_NO_ONEDNN
+  widened_bf16_gemm(p, a, b, c);
+#else
   const OnednnType c_type = std::is_same_v<CType, float> ? OnednnType::f32 : OnednnType::bf16;
   if (!onednn_gemm(p, a, b, c, OnednnType::bf16, c_type)) widened_bf16_gemm(p, a, b, c);
+#endif
 }
 
 // The hot path of tiny unbatched products: no bookkeeping beyond the size test.
@@ -566,11 +576,15 @@ bool tiny_unbatched(const GemmProblem& p, const T* a, const T* b, T* c, int64_t 
 void gemm(const GemmProblem& problem, const float* a, const float* b, float* c) {
   if (tiny_unbatched(problem, a, b, c, kDirectMacsF32) || trivial(problem, c)) return;
   const GemmProblem p = simplify(problem);
+#ifdef SKIFF_NO_ONEDNN
+  loops_gemm(p, a, b, c, kDirectMacsF32);
+#else
   if (p.batch_count() * p.m * p.n * p.k <= kDirectMacsF32) {
     loops_gemm(p, a, b, c, kDirectMacsF32);
   } else {
     onednn_gemm(p, a, b, c, OnednnType::f32, OnednnType::f32);
   }
+#endif
 }
 
 void gemm(const GemmProblem& problem, const double* a, const double* b, double* c) {

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <limits>
 
+#ifndef SKIFF_NO_ONEDNN
 #include "skiff/kernels/cpu/onednn_cache.h"
+#endif
 #include "skiff/kernels/cpu/pool_geometry.h"
 
 namespace skiff::kernels {
@@ -61,6 +63,14 @@ PoolGeometry geometry(const Shape& x, const Pool2dOptions& o) {
 
 // ---------------------------------------------------------------- oneDNN (float32)
 
+// Built with SKIFF_NO_ONEDNN (the portable kernel set of generated code), every window
+// takes the direct loops.
+#ifdef SKIFF_NO_ONEDNN
+bool use_onednn(const PoolGeometry&, DType, bool) { return false; }
+void onednn_pool(const PoolGeometry& g, bool, const float*, float*) {
+  fail("pool2d: no oneDNN in this build (", g.planes, " planes)");
+}
+#else
 // Below this many input elements the direct loops win over oneDNN's fixed cost.
 constexpr int64_t kOnednnMinElements = 1 << 14;
 
@@ -137,6 +147,7 @@ bool use_onednn(const PoolGeometry& g, DType dtype, bool wants_argmax) {
   return dtype == DType::kF32 && !g.adaptive && !wants_argmax && !g.unpadded_2x2() &&
          (g.max || g.exclusive || !g.overhangs()) && g.planes * g.h * g.w >= kOnednnMinElements;
 }
+#endif  // SKIFF_NO_ONEDNN
 
 // A result computed aside when the output tensor is also an input.
 struct Destination {

@@ -1,0 +1,174 @@
+#include "skiff/codegen/op_emitter.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "skiff/codegen/op_rules.h"
+#include "skiff/core/error.h"
+
+namespace skiff::codegen {
+
+OpEmitter::OpEmitter(const Program& program, int block_idx, int op_idx, const OpDesc& op,
+                     CppWriter* out, std::set<std::string>* kernel_headers,
+                     std::function<std::string(int, const std::string&)> field_of,
+                     std::function<void(int)> emit_block)
+    : program_(program),
+      block_idx_(block_idx),
+      op_idx_(op_idx),
+      op_(op),
+      out_(out),
+      kernel_headers_(kernel_headers),
+      field_of_(std::move(field_of)),
+      emit_block_(std::move(emit_block)) {}
+
+std::string OpEmitter::var_name(const std::vector<Slot>& slots, const char* slot, int i) const {
+  for (const Slot& s : slots) {
+    if (s.first != slot) continue;
+    return i >= 0 && i < static_cast<int>(s.second.size()) ? s.second[i] : std::string();
+  }
+  return "";
+}
+
+bool OpEmitter::has_in(const char* slot, int i) const {
+  return !var_name(op_.inputs, slot, i).empty();
+}
+bool OpEmitter::has_out(const char* slot, int i) const {
+  return !var_name(op_.outputs, slot, i).empty();
+}
+
+std::string OpEmitter::in(const char* slot, int i) const {
+  const std::string name = var_name(op_.inputs, slot, i);
+  SKIFF_CHECK(!name.empty(), "skiff compile: ", what(), " has no input ", slot, "[", i, "]");
+  return "v." + field_of_(block_idx_, name);
+}
+
+std::string OpEmitter::out(const char* slot, int i) const {
+  const std::string name = var_name(op_.outputs, slot, i);
+  return name.empty() ? "nullptr" : "&v." + field_of_(block_idx_, name);
+}
+
+std::string OpEmitter::out_ref(const char* slot, int i) const {
+  const std::string name = var_name(op_.outputs, slot, i);
+  SKIFF_CHECK(!name.empty(), "skiff compile: ", what(), " has no output ", slot, "[", i, "]");
+  return "v." + field_of_(block_idx_, name);
+}
+
+const VarDesc* OpEmitter::in_var(const char* slot, int i) const {
+  const std::string name = var_name(op_.inputs, slot, i);
+  return name.empty() ? nullptr : program_.find_var(block_idx_, name);
+}
+
+const VarDesc* OpEmitter::out_var(const char* slot, int i) const {
+  const std::string name = var_name(op_.outputs, slot, i);
+  return name.empty() ? nullptr : program_.find_var(block_idx_, name);
+}
+
+bool OpEmitter::same_var(const char* in_slot, const char* out_slot) const {
+  const std::string a = var_name(op_.inputs, in_slot, 0);
+  return !a.empty() && a == var_name(op_.outputs, out_slot, 0);
+}
+
+std::string OpEmitter::what() const {
+  const std::string source = op_.source();
+  if (!source.empty()) return op_.type + " at " + source;
+  return op_.type + " (block " + std::to_string(block_idx_) + ", op " + std::to_string(op_idx_) +
+         ")";
+}
+
+std::string OpEmitter::unique(const std::string& stem) const {
+  return stem + "_b" + std::to_string(block_idx_) + "_" + std::to_string(op_idx_);
+}
+
+std::string OpEmitter::lit(double v) {
+  if (std::isnan(v)) return "std::numeric_limits<double>::quiet_NaN()";
+  if (std::isinf(v))
+    return v > 0 ? "std::numeric_limits<double>::infinity()"
+                 : "-std::numeric_limits<double>::infinity()";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string OpEmitter::lit(int64_t v) {
+  // INT64_MIN has no literal of its own.
+  if (v == INT64_MIN) return "std::numeric_limits<int64_t>::min()";
+  return std::to_string(v);
+}
+
+std::string OpEmitter::lit(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\%03o", static_cast<unsigned char>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string OpEmitter::lit(const std::vector<int64_t>& v) {
+  std::string out = "{";
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + lit(v[i]);
+  return out + "}";
+}
+
+std::string OpEmitter::shape_lit(const Shape& s) {
+  std::string out = "Shape{";
+  for (int i = 0; i < s.rank(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "}";
+}
+
+std::string OpEmitter::dtype_lit(DType t) {
+  switch (t) {
+    case DType::kF32:
+      return "DType::kF32";
+    case DType::kF64:
+      return "DType::kF64";
+    case DType::kI32:
+      return "DType::kI32";
+    case DType::kI64:
+      return "DType::kI64";
+    case DType::kBool:
+      return "DType::kBool";
+    case DType::kBF16:
+      return "DType::kBF16";
+  }
+  fail("unknown dtype ", static_cast<int>(t));
+}
+
+namespace {
+
+const RuleTable& rule_table() {
+  static const RuleTable table = [] {
+    RuleTable t;
+    add_control_flow_rules(t);
+    add_math_rules(t);
+    add_nn_rules(t);
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
+EmitRule find_emit_rule(const std::string& op_type) {
+  auto it = rule_table().find(op_type);
+  return it == rule_table().end() ? nullptr : it->second;
+}
+
+std::vector<std::string> emitted_op_types() {
+  std::vector<std::string> out;
+  for (const auto& [type, rule] : rule_table()) out.push_back(type);
+  return out;
+}
+
+}  // namespace skiff::codegen

@@ -1,0 +1,102 @@
+// What an emitter rule sees while the program emitter (program_emitter.h) visits one op:
+// the op, the C++ expressions of its variables, literal formatting, and the output.
+// A rule writes the C++ statements that compute the op by calling the kernel library:
+//
+//   void emit_tanh(OpEmitter& e) {
+//     e.include("activation");
+//     e.line("k::activation(k::Activation::kTanh, " + e.in("X") + ", " + e.out("Out") + ");");
+//   }
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "skiff/codegen/cpp_writer.h"
+#include "skiff/ir/program.h"
+
+namespace skiff::codegen {
+
+class OpEmitter {
+ public:
+  // `field_of` maps a variable name (as seen from `block_idx`) to its C++ field name;
+  // `emit_block` writes a sub-block's statements inline at the current indentation.
+  OpEmitter(const Program& program, int block_idx, int op_idx, const OpDesc& op, CppWriter* out,
+            std::set<std::string>* kernel_headers,
+            std::function<std::string(int, const std::string&)> field_of,
+            std::function<void(int)> emit_block);
+
+  const OpDesc& op() const { return op_; }
+  const Program& program() const { return program_; }
+  int block_idx() const { return block_idx_; }
+
+  // Variables of a slot (an absent slot has none; "" marks an unused position).
+  int in_count(const char* slot) const { return static_cast<int>(op_.input(slot).size()); }
+  bool has_in(const char* slot, int i = 0) const;
+  bool has_out(const char* slot, int i = 0) const;
+  // The input as a `const Tensor&` expression, e.g. "v.h"; throws when absent.
+  std::string in(const char* slot, int i = 0) const;
+  // The output as a `Tensor*` expression, e.g. "&v.h", or "nullptr" when absent.
+  std::string out(const char* slot, int i = 0) const;
+  // The output's tensor expression ("v.h"); throws when absent.
+  std::string out_ref(const char* slot, int i = 0) const;
+  // The declaration of an input or output variable, or nullptr when none is declared.
+  const VarDesc* in_var(const char* slot, int i = 0) const;
+  const VarDesc* out_var(const char* slot, int i = 0) const;
+  // True when the input and output name the same variable (an in-place op).
+  bool same_var(const char* in_slot, const char* out_slot) const;
+
+  template <typename T>
+  T attr(const char* name) const {
+    return op_.attr<T>(name);
+  }
+  template <typename T>
+  T attr_or(const char* name, T fallback) const {
+    return op_.attr_or<T>(name, fallback);
+  }
+
+  // Makes the generated file include skiff/kernels/cpu/<family>.h.
+  void include(const std::string& family) { kernel_headers_->insert(family); }
+  // Writes one statement line (or an opening / closing line of a C++ block).
+  void line(const std::string& text) { out_->line(text); }
+  void open(const std::string& text) { out_->open(text); }
+  void close(const std::string& text = "}") { out_->close(text); }
+  // Writes the statements of block `idx` inline (a loop body, a branch).
+  void block(int idx) { emit_block_(idx); }
+  // "<type> at <source>" (or "<type> (block B, op I)"): names the op in runtime errors.
+  std::string what() const;
+  // A fresh identifier for a constant this op needs ("conv_params_3").
+  std::string unique(const std::string& stem) const;
+
+  // C++ literals.
+  static std::string lit(double v);
+  static std::string lit(int64_t v);
+  static std::string lit(bool v) { return v ? "true" : "false"; }
+  static std::string lit(const std::string& s);
+  static std::string lit(const std::vector<int64_t>& v);  // "{1, 2}"
+  static std::string shape_lit(const Shape& s);           // "Shape{1, 2}"
+  static std::string dtype_lit(DType t);                  // "DType::kF32"
+
+ private:
+  std::string var_name(const std::vector<Slot>& slots, const char* slot, int i) const;
+
+  const Program& program_;
+  int block_idx_, op_idx_;
+  const OpDesc& op_;
+  CppWriter* out_;
+  std::set<std::string>* kernel_headers_;
+  std::function<std::string(int, const std::string&)> field_of_;
+  std::function<void(int)> emit_block_;
+};
+
+// A rule: writes the C++ of one op type.
+using EmitRule = void (*)(OpEmitter&);
+
+// The rule for `op_type`, or nullptr when there is none.
+EmitRule find_emit_rule(const std::string& op_type);
+// Every op type that has a rule, sorted (for error messages and docs).
+std::vector<std::string> emitted_op_types();
+
+}  // namespace skiff::codegen

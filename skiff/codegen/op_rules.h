@@ -1,0 +1,37 @@
+// The emitter rules, one family per file (as ops/ holds one family per file). Each
+// add_*_rules function puts its op types' rules into the table that find_emit_rule reads.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "skiff/codegen/op_emitter.h"
+
+namespace skiff::codegen {
+
+using RuleTable = std::map<std::string, EmitRule>;
+
+// while, conditional_block, select_input (rules_control_flow.cc).
+void add_control_flow_rules(RuleTable& t);
+// Creation, copies, casts, comparisons, elementwise arithmetic, activations, matmul and
+// reductions, with their grad ops (rules_math.cc).
+void add_math_rules(RuleTable& t);
+// softmax, cross-entropy, conv2d, pool2d, reshape / flatten and the optimizer updates
+// (rules_nn.cc).
+void add_nn_rules(RuleTable& t);
+
+// Static-shape fast paths (rules_static.cc): each writes the op as a loop over planned
+// buffers (or a direct gemm call) and returns true when every variable's shape and dtype
+// are fixed at compile time and small; otherwise writes nothing and returns false, and the
+// rule calls the kernel. `cpp_op` is the C++ operator ("+", "<").
+bool emit_static_binary(OpEmitter& e, const char* cpp_op);
+bool emit_static_compare(OpEmitter& e, const char* cpp_op);
+bool emit_static_increment(OpEmitter& e);
+bool emit_static_assign(OpEmitter& e);
+bool emit_static_relu(OpEmitter& e);
+// tanh, logistic (sigmoid), exp: the kernel's Eigen array expression `eigen_fn` over a
+// fixed-size map.
+bool emit_static_eigen_activation(OpEmitter& e, const char* eigen_fn);
+bool emit_static_matmul(OpEmitter& e);
+
+}  // namespace skiff::codegen

@@ -1,0 +1,165 @@
+#include "skiff/codegen/program_emitter.h"
+
+#include <cctype>
+
+#include "skiff/codegen/op_emitter.h"
+#include "skiff/core/error.h"
+#include "skiff/ops/registry.h"
+
+namespace skiff::codegen {
+
+namespace {
+
+const std::set<std::string>& cpp_keywords() {
+  static const std::set<std::string> words = {
+      "alignas", "alignof",   "and",    "asm",      "auto",      "bool",     "break",    "case",
+      "catch",   "char",      "class",  "const",    "constexpr", "continue", "default",  "delete",
+      "do",      "double",    "else",   "enum",     "explicit",  "export",   "extern",   "false",
+      "float",   "for",       "friend", "goto",     "if",        "inline",   "int",      "long",
+      "mutable", "namespace", "new",    "noexcept", "not",       "nullptr",  "operator", "or",
+      "private", "protected", "public", "register", "return",    "short",    "signed",   "sizeof",
+      "static",  "struct",    "switch", "template", "this",      "throw",    "true",     "try",
+      "typedef", "typename",  "union",  "unsigned", "using",     "virtual",  "void",     "volatile",
+      "while",   "xor",       "k",      "v"};
+  return words;
+}
+
+// "X=a, b; Y=c" for the slots of an op (empty positions shown as "-").
+std::string slots_str(const std::vector<Slot>& slots) {
+  std::string out;
+  for (const Slot& s : slots) {
+    if (!out.empty()) out += "; ";
+    out += s.first + "=";
+    for (size_t i = 0; i < s.second.size(); ++i)
+      out += (i ? ", " : "") + (s.second[i].empty() ? std::string("-") : s.second[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string cpp_identifier(const std::string& name) {
+  std::string out;
+  for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "var_" + out;
+  // Names the C++ implementation reserves: a leading underscore, or double underscores.
+  if (out[0] == '_' || out.find("__") != std::string::npos) out = "var" + out;
+  while (out.find("__") != std::string::npos) out.replace(out.find("__"), 2, "_");
+  if (cpp_keywords().count(out)) out += "_var";
+  return out;
+}
+
+ProgramEmitter::ProgramEmitter(const Program& program) : program_(program) {
+  ops_.resize(program.num_blocks());
+  for (int b = 0; b < program.num_blocks(); ++b) {
+    for (size_t i = 0; i < program.block(b).ops.size(); ++i) {
+      OpDesc op = program.block(b).ops[i];
+      if (!find_emit_rule(op.type)) {
+        std::string known;
+        for (const std::string& t : emitted_op_types()) known += (known.empty() ? "" : ", ") + t;
+        const std::string source = op.source();
+        fail("skiff compile: op '", op.type, "' (block ", b, ", op ", i,
+             source.empty() ? std::string() : ", created at " + source,
+             ") has no C++ emitter rule; the compiler knows: ", known);
+      }
+      if (OpRegistry::global().find(op.type)) fill_default_attrs(op);
+      ops_[b].push_back(std::move(op));
+    }
+  }
+  collect(0, false);
+}
+
+int ProgramEmitter::owner_block(int block, const std::string& name) const {
+  for (int b = block; b >= 0; b = program_.block(b).parent_idx) {
+    if (program_.block(b).find_local_var(name)) return b;
+  }
+  return 0;  // undeclared: one variable of the whole program
+}
+
+void ProgramEmitter::note_var(int block, const std::string& name, bool written, bool in_branch) {
+  if (name.empty()) return;
+  const int owner = owner_block(block, name);
+  auto key = std::make_pair(owner, name);
+  auto it = index_.find(key);
+  if (it == index_.end()) {
+    ProgramVar v;
+    v.name = name;
+    v.block = owner;
+    v.desc = program_.block(owner).find_local_var(name);
+    std::string field = cpp_identifier(name);
+    if (fields_.count(field)) field += "_b" + std::to_string(owner);
+    for (int n = 2; fields_.count(field); ++n)
+      field = cpp_identifier(name) + "_" + std::to_string(n);
+    fields_.insert(field);
+    v.field = field;
+    it = index_.emplace(key, vars_.size()).first;
+    vars_.push_back(std::move(v));
+  }
+  ProgramVar& v = vars_[it->second];
+  v.written = v.written || written;
+  v.written_in_branch = v.written_in_branch || (written && in_branch);
+}
+
+void ProgramEmitter::collect(int block, bool in_branch) {
+  for (const OpDesc& op : ops_[block]) {
+    for (const std::string& n : op.input_names()) note_var(block, n, false, in_branch);
+    for (const std::string& n : op.output_names()) note_var(block, n, true, in_branch);
+    for (int32_t sub : op.sub_blocks()) {
+      SKIFF_CHECK(sub > 0 && sub < program_.num_blocks(), "skiff compile: op '", op.type,
+                  "' in block ", block, " names block ", sub, ", which does not exist");
+      collect(sub, in_branch || op.type == "conditional_block");
+    }
+  }
+}
+
+std::string ProgramEmitter::field_of(int block, const std::string& name) const {
+  auto it = index_.find({owner_block(block, name), name});
+  SKIFF_CHECK(it != index_.end(), "skiff compile: variable '", name, "' of block ", block,
+              " was not seen");
+  return vars_[it->second].field;
+}
+
+const ProgramVar* ProgramEmitter::block0_var(const std::string& name) const {
+  auto it = index_.find({0, name});
+  return it == index_.end() ? nullptr : &vars_[it->second];
+}
+
+std::vector<std::string> ProgramEmitter::data_vars() const {
+  std::set<std::string> written, seen;
+  std::vector<std::string> out;
+  for (const OpDesc& op : ops_[0]) {
+    for (const std::string& n : op.input_names()) {
+      const VarDesc* d = program_.global_block().find_local_var(n);
+      if (n.empty() || written.count(n) || !d || d->persistable ||
+          d->kind != VarKind::kDenseTensor || !seen.insert(n).second) {
+        continue;
+      }
+      out.push_back(n);
+    }
+    for (const std::string& n : op.output_names()) written.insert(n);
+  }
+  return out;
+}
+
+int ProgramEmitter::op_count() const {
+  int n = 0;
+  for (const auto& ops : ops_) n += static_cast<int>(ops.size());
+  return n;
+}
+
+void ProgramEmitter::emit_block(int idx, CppWriter* out) {
+  out_ = out;
+  for (size_t i = 0; i < ops_[idx].size(); ++i) {
+    const OpDesc& op = ops_[idx][i];
+    const std::string source = op.source();
+    out->line("// " + op.type + ": " + slots_str(op.inputs) + " -> " + slots_str(op.outputs) +
+              (source.empty() ? "" : "  [" + source + "]"));
+    OpEmitter e(
+        program_, idx, static_cast<int>(i), op, out, &kernel_families_,
+        [this](int b, const std::string& n) { return field_of(b, n); },
+        [this](int sub) { emit_block(sub, out_); });
+    find_emit_rule(op.type)(e);
+  }
+}
+
+}  // namespace skiff::codegen

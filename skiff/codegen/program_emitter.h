@@ -1,0 +1,74 @@
+// The visitor at the heart of the generator: walks a program's blocks and ops and writes
+// one C++ statement group per op through the op's emitter rule (op_emitter.h), with
+// `while` and `conditional_block` as native loops and branches around their sub-blocks.
+// Every variable of every block becomes one Tensor field of a `Vars` struct (one per
+// context), so loop bodies reuse their buffers from step to step.
+//
+//   ProgramEmitter emitter(program);
+//   CppWriter body;
+//   emitter.emit_block(0, &body);       // the statements of run_program(Vars& v)
+//   for (const ProgramVar& var : emitter.vars()) ...   // the fields of Vars
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "skiff/codegen/cpp_writer.h"
+#include "skiff/ir/program.h"
+
+namespace skiff::codegen {
+
+// A variable of the program as the generated code holds it.
+struct ProgramVar {
+  std::string name;                // the program's name
+  int block = 0;                   // the block that declares it (or first uses it, if undeclared)
+  std::string field;               // the C++ field of Vars
+  const VarDesc* desc = nullptr;   // its declaration, when there is one
+  bool written = false;            // some op writes it
+  bool written_in_branch = false;  // some op inside a conditional block writes it
+};
+
+class ProgramEmitter {
+ public:
+  // Fills default attributes and resolves every variable; throws skiff::Error naming the
+  // op (and its source line) for an op without an emitter rule.
+  explicit ProgramEmitter(const Program& program);
+
+  // Writes the statements of block `idx`, sub-blocks inline, into `out`.
+  void emit_block(int idx, CppWriter* out);
+
+  // Every variable, in order of first use.
+  const std::vector<ProgramVar>& vars() const { return vars_; }
+  // The variable `name` of block 0, or nullptr.
+  const ProgramVar* block0_var(const std::string& name) const;
+  // Kernel families (skiff/kernels/cpu/<family>.h) the emitted statements call.
+  const std::set<std::string>& kernel_families() const { return kernel_families_; }
+  // Non-persistable variables of block 0 that block 0 reads before it writes them: the
+  // program's data inputs when it records no feed names.
+  std::vector<std::string> data_vars() const;
+  // Number of ops in all blocks.
+  int op_count() const;
+
+ private:
+  // The block whose variable `name` an op of block `block` refers to.
+  int owner_block(int block, const std::string& name) const;
+  std::string field_of(int block, const std::string& name) const;
+  void note_var(int block, const std::string& name, bool written, bool in_branch);
+  void collect(int block, bool in_branch);
+
+  const Program& program_;
+  std::vector<std::vector<OpDesc>> ops_;  // per block, defaults filled
+  std::vector<ProgramVar> vars_;
+  std::map<std::pair<int, std::string>, size_t> index_;  // (owner block, name) -> vars_
+  std::set<std::string> fields_;
+  std::set<std::string> kernel_families_;
+  CppWriter* out_ = nullptr;
+};
+
+// A C++ identifier made from a variable name ("fc0_w@GRAD" -> "fc0_w_GRAD").
+std::string cpp_identifier(const std::string& name);
+
+}  // namespace skiff::codegen

@@ -1,0 +1,354 @@
+// Emitter rules of the tensor and math families: creation, copies, casts, comparisons,
+// elementwise arithmetic, activations, matmul and reductions, and their grad ops. Each
+// rule writes the call that the op's kernel wrapper in ops/ makes, with the attributes
+// turned into literals at compile time.
+#include "skiff/codegen/op_rules.h"
+#include "skiff/kernels/cpu/activation.h"
+#include "skiff/kernels/cpu/reduce.h"
+
+namespace skiff::codegen {
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+// ---- creation and copies
+
+void emit_fill_constant(OpEmitter& e) {
+  e.include("fill");
+  e.line("k::fill_constant(" + OpEmitter::shape_lit(Shape(e.attr<Ints>("shape"))) + ", " +
+         OpEmitter::dtype_lit(dtype_from_name(e.attr<std::string>("dtype"))) + ", " +
+         OpEmitter::lit(e.attr<double>("value")) + ", " + e.out("Out") + ");");
+}
+
+void emit_fill_any_like(OpEmitter& e) {
+  e.include("fill");
+  const std::string name = e.attr<std::string>("dtype");
+  const std::string dtype =
+      name.empty() ? e.in("X") + ".dtype()" : OpEmitter::dtype_lit(dtype_from_name(name));
+  e.line("k::fill_constant(" + e.in("X") + ".shape(), " + dtype + ", " +
+         OpEmitter::lit(e.attr<double>("value")) + ", " + e.out("Out") + ");");
+}
+
+void emit_fill_zeros_like(OpEmitter& e) {
+  e.include("fill");
+  e.line("k::zeros_like(" + e.in("X") + ", " + e.out("Out") + ");");
+}
+
+void emit_assign(OpEmitter& e) {
+  if (e.same_var("X", "Out")) {
+    e.line("// (X and Out are one variable: nothing to copy)");
+    return;
+  }
+  if (emit_static_assign(e)) return;
+  e.line(e.out_ref("Out") + ".copy_from(" + e.in("X") + ");");
+}
+
+void emit_cast(OpEmitter& e) {
+  e.include("cast");
+  e.line("k::cast(" + e.in("X") + ", " +
+         OpEmitter::dtype_lit(dtype_from_name(e.attr<std::string>("out_dtype"))) + ", " +
+         e.out("Out") + ");");
+}
+
+void emit_increment(OpEmitter& e) {
+  if (emit_static_increment(e)) return;
+  e.include("cast");
+  e.line("k::increment(" + e.in("X") + ", " + OpEmitter::lit(e.attr<double>("step")) + ", " +
+         e.out("Out") + ");");
+}
+
+// sum of dense tensors (gradient accumulation): Out = X[0] + X[1] + ...; when Out is one of
+// the inputs the others are added into it.
+void emit_sum(OpEmitter& e) {
+  e.include("accumulate");
+  const std::string out = e.out_ref("Out");
+  std::vector<std::string> terms;
+  bool in_place = false;
+  for (int i = 0; i < e.in_count("X"); ++i) {
+    if (!e.has_in("X", i)) continue;
+    if (e.in("X", i) == out) {
+      in_place = true;
+    } else {
+      terms.push_back(e.in("X", i));
+    }
+  }
+  SKIFF_CHECK(in_place || !terms.empty(), "skiff compile: ", e.what(), " has no inputs");
+  size_t first = 0;
+  if (!in_place) e.line(out + ".copy_from(" + terms[first++] + ");");
+  for (size_t i = first; i < terms.size(); ++i)
+    e.line("k::add_inplace(" + terms[i] + ", &" + out + ");");
+}
+
+// ---- comparisons and logic
+
+const char* compare_operator(const std::string& op) {
+  if (op == "kLess") return "<";
+  if (op == "kLessEqual") return "<=";
+  if (op == "kGreater") return ">";
+  if (op == "kGreaterEqual") return ">=";
+  if (op == "kEqual") return "==";
+  return "!=";
+}
+
+template <const char* kOp>
+void emit_compare(OpEmitter& e) {
+  if (emit_static_compare(e, compare_operator(kOp))) return;
+  e.include("compare");
+  e.line(std::string("k::compare(k::CompareOp::") + kOp + ", " + e.in("X") + ", " + e.in("Y") +
+         ", " + e.out("Out") + ");");
+}
+
+constexpr char kLess[] = "kLess", kLessEqual[] = "kLessEqual", kGreater[] = "kGreater",
+               kGreaterEqual[] = "kGreaterEqual", kEqual[] = "kEqual", kNotEqual[] = "kNotEqual";
+
+template <const char* kOp>
+void emit_logical(OpEmitter& e) {
+  e.include("compare");
+  e.line(std::string("k::logical(k::LogicalOp::") + kOp + ", " + e.in("X") + ", " + e.in("Y") +
+         ", " + e.out("Out") + ");");
+}
+
+constexpr char kAnd[] = "kAnd", kOr[] = "kOr", kXor[] = "kXor";
+
+void emit_logical_not(OpEmitter& e) {
+  e.include("compare");
+  e.line("k::logical_not(" + e.in("X") + ", " + e.out("Out") + ");");
+}
+
+// ---- elementwise arithmetic
+
+// The broadcast axis as the kernel wrapper picks it: -1 for equal shapes.
+std::string axis_expr(OpEmitter& e) {
+  const int64_t axis = e.attr<int64_t>("axis");
+  if (axis == -1) return "-1";
+  return e.in("X") + ".shape() == " + e.in("Y") + ".shape() ? -1 : " + OpEmitter::lit(axis);
+}
+
+// The C++ operator of add / sub / mul / div, or nullptr (max / min keep the kernel's NaN
+// rule).
+const char* binary_operator(const std::string& op) {
+  if (op == "kAdd") return "+";
+  if (op == "kSub") return "-";
+  if (op == "kMul") return "*";
+  if (op == "kDiv") return "/";
+  return nullptr;
+}
+
+template <const char* kOp>
+void emit_binary(OpEmitter& e) {
+  const char* cpp_op = binary_operator(kOp);
+  if (cpp_op && e.attr<int64_t>("axis") == -1 && emit_static_binary(e, cpp_op)) return;
+  e.include("elementwise");
+  e.line(std::string("k::elementwise_binary(k::BinaryOp::") + kOp + ", " + e.in("X") + ", " +
+         e.in("Y") + ", " + e.out("Out") + ", " + axis_expr(e) + ");");
+}
+
+template <const char* kOp>
+void emit_binary_grad(OpEmitter& e) {
+  e.include("elementwise");
+  if (!e.has_out("X@GRAD") && !e.has_out("Y@GRAD")) return;
+  const std::string out = e.has_in("Out") ? e.in("Out") : "kNoTensor";
+  e.line(std::string("k::elementwise_binary_grad(k::BinaryOp::") + kOp + ", " + e.in("X") + ", " +
+         e.in("Y") + ", " + out + ", " + e.in("Out@GRAD") + ", " + e.out("X@GRAD") + ", " +
+         e.out("Y@GRAD") + ", " + axis_expr(e) + ");");
+}
+
+constexpr char kAdd[] = "kAdd", kSub[] = "kSub", kMul[] = "kMul", kDiv[] = "kDiv", kMax[] = "kMax",
+               kMin[] = "kMin";
+
+void emit_scale(OpEmitter& e) {
+  e.include("elementwise");
+  e.line("k::scale(" + e.in("X") + ", " + OpEmitter::lit(e.attr<double>("scale")) + ", " +
+         OpEmitter::lit(e.attr<double>("bias")) + ", " +
+         OpEmitter::lit(e.attr<bool>("bias_after_scale")) + ", " + e.out("Out") + ");");
+}
+
+// ---- activations
+
+const char* activation_enum(kernels::Activation kind) {
+  using kernels::Activation;
+  switch (kind) {
+    case Activation::kRelu:
+      return "kRelu";
+    case Activation::kTanh:
+      return "kTanh";
+    case Activation::kSigmoid:
+      return "kSigmoid";
+    case Activation::kExp:
+      return "kExp";
+    case Activation::kLog:
+      return "kLog";
+    case Activation::kGelu:
+      return "kGelu";
+    case Activation::kLeakyRelu:
+      return "kLeakyRelu";
+    case Activation::kElu:
+      return "kElu";
+    case Activation::kSilu:
+      return "kSilu";
+    case Activation::kSoftplus:
+      return "kSoftplus";
+    case Activation::kSqrt:
+      return "kSqrt";
+    case Activation::kRsqrt:
+      return "kRsqrt";
+    case Activation::kPow:
+      return "kPow";
+  }
+  return "";
+}
+
+constexpr kernels::Activation kActivations[] = {
+    kernels::Activation::kRelu,      kernels::Activation::kTanh, kernels::Activation::kSigmoid,
+    kernels::Activation::kExp,       kernels::Activation::kLog,  kernels::Activation::kGelu,
+    kernels::Activation::kLeakyRelu, kernels::Activation::kElu,  kernels::Activation::kSilu,
+    kernels::Activation::kSoftplus,  kernels::Activation::kSqrt, kernels::Activation::kRsqrt,
+    kernels::Activation::kPow};
+
+kernels::Activation activation_of(const std::string& op_type) {
+  for (kernels::Activation kind : kActivations) {
+    const std::string name = kernels::activation_name(kind);
+    if (op_type == name || op_type == name + "_grad") return kind;
+  }
+  fail("skiff compile: '", op_type, "' is not an activation");
+}
+
+// ", k::ActivationParams{...}" for the parameterised activations, "" for the others.
+std::string activation_params(OpEmitter& e) {
+  kernels::ActivationParams p;
+  p.alpha = e.attr_or<double>("alpha", p.alpha);
+  p.beta = e.attr_or<double>("beta", p.beta);
+  p.threshold = e.attr_or<double>("threshold", p.threshold);
+  p.factor = e.attr_or<double>("factor", p.factor);
+  p.approximate = e.attr_or<bool>("approximate", p.approximate);
+  const kernels::ActivationParams defaults;
+  if (p.alpha == defaults.alpha && p.beta == defaults.beta && p.threshold == defaults.threshold &&
+      p.factor == defaults.factor && p.approximate == defaults.approximate) {
+    return "";
+  }
+  return ", k::ActivationParams{" + OpEmitter::lit(p.alpha) + ", " + OpEmitter::lit(p.beta) + ", " +
+         OpEmitter::lit(p.threshold) + ", " + OpEmitter::lit(p.factor) + ", " +
+         OpEmitter::lit(p.approximate) + "}";
+}
+
+void emit_activation(OpEmitter& e) {
+  const kernels::Activation kind = activation_of(e.op().type);
+  if (kind == kernels::Activation::kRelu && emit_static_relu(e)) return;
+  if (kind == kernels::Activation::kTanh && emit_static_eigen_activation(e, "tanh")) return;
+  if (kind == kernels::Activation::kSigmoid && emit_static_eigen_activation(e, "logistic")) return;
+  if (kind == kernels::Activation::kExp && emit_static_eigen_activation(e, "exp")) return;
+  e.include("activation");
+  e.line(std::string("k::activation(k::Activation::") + activation_enum(kind) + ", " + e.in("X") +
+         ", " + e.out("Out") + activation_params(e) + ");");
+}
+
+void emit_activation_grad(OpEmitter& e) {
+  e.include("activation");
+  if (!e.has_out("X@GRAD")) return;
+  const kernels::Activation kind = activation_of(e.op().type);
+  const char* saved = kernels::activation_grad_reads_input(kind) ? "X" : "Out";
+  e.line(std::string("k::activation_grad(k::Activation::") + activation_enum(kind) + ", " +
+         e.in(saved) + ", " + e.in("Out@GRAD") + ", " + e.out("X@GRAD") + activation_params(e) +
+         ");");
+}
+
+// ---- matmul
+
+void emit_matmul(OpEmitter& e) {
+  const std::string out_dtype = e.attr<std::string>("out_dtype");
+  if (out_dtype.empty() && emit_static_matmul(e)) return;
+  e.include("matmul");
+  const std::string dtype =
+      out_dtype.empty() ? "" : ", " + OpEmitter::dtype_lit(dtype_from_name(out_dtype));
+  e.line("k::matmul(" + e.in("X") + ", " + e.in("Y") + ", " +
+         OpEmitter::lit(e.attr<bool>("trans_x")) + ", " + OpEmitter::lit(e.attr<bool>("trans_y")) +
+         dtype + ", " + e.out("Out") + ");");
+}
+
+void emit_matmul_grad(OpEmitter& e) {
+  e.include("matmul");
+  if (!e.has_out("X@GRAD") && !e.has_out("Y@GRAD")) return;
+  e.line("k::matmul_grad(" + e.in("X") + ", " + e.in("Y") + ", " + e.in("Out@GRAD") + ", " +
+         OpEmitter::lit(e.attr<bool>("trans_x")) + ", " + OpEmitter::lit(e.attr<bool>("trans_y")) +
+         ", " + e.out("X@GRAD") + ", " + e.out("Y@GRAD") + ");");
+}
+
+// ---- reductions
+
+// The reduced axes as a bit mask, fixed at compile time by X's declared rank.
+std::string reduce_axes_lit(OpEmitter& e) {
+  const VarDesc* x = e.in_var("X");
+  SKIFF_CHECK(x, "skiff compile: ", e.what(), ": X is not declared, so its rank is unknown");
+  const uint32_t axes =
+      kernels::reduce_axes(x->shape.rank(), e.attr<Ints>("dim"), e.attr<bool>("reduce_all"));
+  return std::to_string(axes) + "u";
+}
+
+template <bool kMean>
+void emit_reduce(OpEmitter& e) {
+  e.include("reduce");
+  e.line(std::string(kMean ? "k::reduce_mean(" : "k::reduce_sum(") + e.in("X") + ", " +
+         reduce_axes_lit(e) + ", " + OpEmitter::lit(e.attr<bool>("keep_dim")) + ", " +
+         e.out("Out") + ");");
+}
+
+template <bool kMean>
+void emit_reduce_grad(OpEmitter& e) {
+  e.include("reduce");
+  if (!e.has_out("X@GRAD")) return;
+  e.line(std::string(kMean ? "k::reduce_mean_grad(" : "k::reduce_sum_grad(") + e.in("Out@GRAD") +
+         ", " + e.in("X") + ".shape(), " + reduce_axes_lit(e) + ", " + e.out("X@GRAD") + ");");
+}
+
+}  // namespace
+
+void add_math_rules(RuleTable& t) {
+  t["fill_constant"] = emit_fill_constant;
+  t["fill_any_like"] = emit_fill_any_like;
+  t["fill_zeros_like"] = emit_fill_zeros_like;
+  t["assign"] = emit_assign;
+  t["cast"] = emit_cast;
+  t["increment"] = emit_increment;
+  t["sum"] = emit_sum;
+
+  t["less_than"] = emit_compare<kLess>;
+  t["less_equal"] = emit_compare<kLessEqual>;
+  t["greater_than"] = emit_compare<kGreater>;
+  t["greater_equal"] = emit_compare<kGreaterEqual>;
+  t["equal"] = emit_compare<kEqual>;
+  t["not_equal"] = emit_compare<kNotEqual>;
+  t["logical_and"] = emit_logical<kAnd>;
+  t["logical_or"] = emit_logical<kOr>;
+  t["logical_xor"] = emit_logical<kXor>;
+  t["logical_not"] = emit_logical_not;
+
+  t["elementwise_add"] = emit_binary<kAdd>;
+  t["elementwise_sub"] = emit_binary<kSub>;
+  t["elementwise_mul"] = emit_binary<kMul>;
+  t["elementwise_div"] = emit_binary<kDiv>;
+  t["elementwise_max"] = emit_binary<kMax>;
+  t["elementwise_min"] = emit_binary<kMin>;
+  t["elementwise_add_grad"] = emit_binary_grad<kAdd>;
+  t["elementwise_sub_grad"] = emit_binary_grad<kSub>;
+  t["elementwise_mul_grad"] = emit_binary_grad<kMul>;
+  t["elementwise_div_grad"] = emit_binary_grad<kDiv>;
+  t["elementwise_max_grad"] = emit_binary_grad<kMax>;
+  t["elementwise_min_grad"] = emit_binary_grad<kMin>;
+  t["scale"] = emit_scale;
+
+  for (kernels::Activation kind : kActivations) {
+    const std::string name = kernels::activation_name(kind);
+    t[name] = emit_activation;
+    t[name + "_grad"] = emit_activation_grad;
+  }
+
+  t["matmul"] = emit_matmul;
+  t["matmul_grad"] = emit_matmul_grad;
+  t["reduce_mean"] = emit_reduce<true>;
+  t["reduce_sum"] = emit_reduce<false>;
+  t["reduce_mean_grad"] = emit_reduce_grad<true>;
+  t["reduce_sum_grad"] = emit_reduce_grad<false>;
+}
+
+}  // namespace skiff::codegen

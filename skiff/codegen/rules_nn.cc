@@ -1,0 +1,203 @@
+// Emitter rules of the network families: softmax and cross-entropy, conv2d, pool2d,
+// reshape and the views (flatten, squeeze, unsqueeze), the optimizer updates, and their
+// grad ops. Attributes that the kernels take as structs (ConvParams, Pool2dOptions) become
+// function-local constants made once.
+#include "skiff/codegen/op_rules.h"
+
+namespace skiff::codegen {
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+// ---- softmax and cross-entropy
+
+void emit_softmax(OpEmitter& e) {
+  e.include("softmax");
+  e.line("k::softmax(" + e.in("X") + ", " + OpEmitter::lit(e.attr<int64_t>("axis")) + ", " +
+         e.out("Out") + ");");
+}
+
+void emit_softmax_grad(OpEmitter& e) {
+  e.include("softmax");
+  if (!e.has_out("X@GRAD")) return;
+  e.line("k::softmax_grad(" + e.in("Out") + ", " + e.in("Out@GRAD") + ", " +
+         OpEmitter::lit(e.attr<int64_t>("axis")) + ", " + e.out("X@GRAD") + ");");
+}
+
+// soft_label, axis, ignore_index
+std::string cross_entropy_attrs(OpEmitter& e) {
+  return OpEmitter::lit(e.attr<bool>("soft_label")) + ", " +
+         OpEmitter::lit(e.attr<int64_t>("axis")) + ", " +
+         OpEmitter::lit(e.attr<int64_t>("ignore_index"));
+}
+
+void emit_softmax_with_cross_entropy(OpEmitter& e) {
+  e.include("softmax");
+  e.line("k::softmax_with_cross_entropy(" + e.in("Logits") + ", " + e.in("Label") + ", " +
+         cross_entropy_attrs(e) + ", " + e.out("Softmax") + ", " + e.out("Loss") + ");");
+}
+
+void emit_softmax_with_cross_entropy_grad(OpEmitter& e) {
+  e.include("softmax");
+  if (!e.has_out("Logits@GRAD")) return;
+  e.line("k::softmax_with_cross_entropy_grad(" + e.in("Label") + ", " + e.in("Softmax") + ", " +
+         e.in("Loss@GRAD") + ", " + cross_entropy_attrs(e) + ", " + e.out("Logits@GRAD") + ");");
+}
+
+// ---- conv2d and pool2d
+
+// Declares the op's ConvParams as a function-local constant; returns its name.
+std::string conv_params(OpEmitter& e) {
+  const std::string format = e.attr<std::string>("data_format");
+  SKIFF_CHECK(format == "NCHW", "skiff compile: ", e.what(), ": data_format \"", format,
+              "\" is not supported; only \"NCHW\"");
+  const std::string name = e.unique("conv_params");
+  e.line("static const k::ConvParams " + name + " = k::conv_params(" +
+         OpEmitter::lit(e.attr<Ints>("strides")) + ", " + OpEmitter::lit(e.attr<Ints>("paddings")) +
+         ", " + OpEmitter::lit(e.attr<Ints>("dilations")) + ", " +
+         OpEmitter::lit(e.attr<int64_t>("groups")) + ");");
+  return name;
+}
+
+void emit_conv2d(OpEmitter& e) {
+  e.include("conv");
+  const std::string params = conv_params(e);
+  const std::string bias = e.has_in("Bias") ? "&" + e.in("Bias") : "nullptr";
+  e.line("k::conv2d(" + e.in("Input") + ", " + e.in("Filter") + ", " + bias + ", " + params + ", " +
+         OpEmitter::lit(e.attr_or<bool>("fuse_relu", false)) + ", " + e.out("Output") + ");");
+}
+
+void emit_conv2d_grad(OpEmitter& e) {
+  e.include("conv");
+  SKIFF_CHECK(!e.attr_or<bool>("fuse_relu", false), "skiff compile: ", e.what(),
+              ": conv2d with fuse_relu has no gradient");
+  if (!e.has_out("Input@GRAD") && !e.has_out("Filter@GRAD") && !e.has_out("Bias@GRAD")) return;
+  const std::string params = conv_params(e);
+  e.line("k::conv2d_grad(" + e.in("Input") + ", " + e.in("Filter") + ", " + e.in("Output@GRAD") +
+         ", " + params + ", " + e.out("Input@GRAD") + ", " + e.out("Filter@GRAD") + ", " +
+         e.out("Bias@GRAD") + ");");
+}
+
+// Declares the op's Pool2dOptions as a function-local constant; returns its name.
+std::string pool_options(OpEmitter& e) {
+  const std::string name = e.unique("pool_options");
+  e.line("static const k::Pool2dOptions " + name + " = k::pool2d_options(" +
+         OpEmitter::lit(e.attr<std::string>("pooling_type")) + ", " +
+         OpEmitter::lit(e.attr<Ints>("ksize")) + ", " + OpEmitter::lit(e.attr<Ints>("strides")) +
+         ", " + OpEmitter::lit(e.attr<Ints>("paddings")) + ", " +
+         OpEmitter::lit(e.attr<bool>("global_pooling")) + ", " +
+         OpEmitter::lit(e.attr<bool>("adaptive")) + ", " +
+         OpEmitter::lit(e.attr<bool>("exclusive")) + ", " +
+         OpEmitter::lit(e.attr<bool>("ceil_mode")) + ");");
+  return name;
+}
+
+void emit_pool2d(OpEmitter& e) {
+  e.include("pool");
+  const std::string options = pool_options(e);
+  e.line("k::pool2d(" + e.in("X") + ", " + options + ", " + e.out("Out") + ", " + e.out("Mask") +
+         ");");
+}
+
+void emit_pool2d_grad(OpEmitter& e) {
+  e.include("pool");
+  if (!e.has_out("X@GRAD")) return;
+  const std::string options = pool_options(e);
+  const std::string mask = e.has_in("Mask") ? "&" + e.in("Mask") : "nullptr";
+  e.line("k::pool2d_grad(" + e.in("X") + ", " + e.in("Out@GRAD") + ", " + mask + ", " + options +
+         ", " + e.out("X@GRAD") + ");");
+}
+
+// ---- reshape and views
+
+void emit_reshape(OpEmitter& e) {
+  e.include("reshape");
+  const std::string spec = e.unique("reshape_spec");
+  e.line("static const std::vector<int64_t> " + spec + " = " +
+         OpEmitter::lit(e.attr<Ints>("shape")) + ";");
+  e.line("k::reshape(" + e.in("X") + ", k::reshape_shape(" + e.in("X") + ".shape(), " + spec +
+         "), " + e.out("Out") + ");");
+}
+
+// reshape_grad: Out@GRAD viewed with X's shape (the gradient of every view op).
+void emit_reshape_grad(OpEmitter& e) {
+  e.include("reshape");
+  if (!e.has_out("X@GRAD")) return;
+  e.line("k::reshape(" + e.in("Out@GRAD") + ", " + e.in("X") + ".shape(), " + e.out("X@GRAD") +
+         ");");
+}
+
+void emit_flatten(OpEmitter& e) {
+  e.include("reshape");
+  e.include("shape_edit");
+  e.line("k::reshape(" + e.in("X") + ", k::flatten_shape(" + e.in("X") + ".shape(), " +
+         OpEmitter::lit(e.attr<int64_t>("start_axis")) + ", " +
+         OpEmitter::lit(e.attr<int64_t>("stop_axis")) + "), " + e.out("Out") + ");");
+}
+
+template <bool kSqueeze>
+void emit_squeeze(OpEmitter& e) {
+  e.include("reshape");
+  e.include("shape_edit");
+  const std::string axes = e.unique(kSqueeze ? "squeeze_axes" : "unsqueeze_axes");
+  e.line("static const std::vector<int64_t> " + axes + " = " +
+         OpEmitter::lit(e.attr<Ints>("axes")) + ";");
+  e.line("k::reshape(" + e.in("X") + (kSqueeze ? ", k::squeeze_shape(" : ", k::unsqueeze_shape(") +
+         e.in("X") + ".shape(), " + axes + "), " + e.out("Out") + ");");
+}
+
+// ---- optimizer updates
+
+void emit_sgd(OpEmitter& e) {
+  e.include("optimizer");
+  e.line("k::sgd_update(" + e.in("Param") + ", " + e.in("Grad") + ", " + e.in("LearningRate") +
+         ", " + e.out("ParamOut") + ");");
+}
+
+void emit_momentum(OpEmitter& e) {
+  e.include("optimizer");
+  e.line("k::momentum_update(" + e.in("Param") + ", " + e.in("Grad") + ", " + e.in("Velocity") +
+         ", " + e.in("LearningRate") + ", k::MomentumOptions{" +
+         OpEmitter::lit(e.attr<double>("mu")) + ", " +
+         OpEmitter::lit(e.attr<bool>("use_nesterov")) + "}, " + e.out("ParamOut") + ", " +
+         e.out("VelocityOut") + ");");
+}
+
+void emit_adam(OpEmitter& e) {
+  e.include("optimizer");
+  const double decay = e.op().type == "adamw" ? e.attr<double>("coeff") : 0.0;
+  e.line("k::adam_update(" + e.in("Param") + ", " + e.in("Grad") + ",");
+  e.line("               k::AdamState{&" + e.in("Moment1") + ", &" + e.in("Moment2") + ", &" +
+         e.in("Beta1Pow") + ", &" + e.in("Beta2Pow") + "}, " + e.in("LearningRate") + ",");
+  e.line("               k::AdamOptions{" + OpEmitter::lit(e.attr<double>("beta1")) + ", " +
+         OpEmitter::lit(e.attr<double>("beta2")) + ", " +
+         OpEmitter::lit(e.attr<double>("epsilon")) + ", " + OpEmitter::lit(decay) + ", " +
+         OpEmitter::lit(e.attr<bool>("lazy_mode")) + "},");
+  e.line("               k::AdamOutputs{" + e.out("ParamOut") + ", " + e.out("Moment1Out") + ", " +
+         e.out("Moment2Out") + ", " + e.out("Beta1PowOut") + ", " + e.out("Beta2PowOut") + "});");
+}
+
+}  // namespace
+
+void add_nn_rules(RuleTable& t) {
+  t["softmax"] = emit_softmax;
+  t["softmax_grad"] = emit_softmax_grad;
+  t["softmax_with_cross_entropy"] = emit_softmax_with_cross_entropy;
+  t["softmax_with_cross_entropy_grad"] = emit_softmax_with_cross_entropy_grad;
+  t["conv2d"] = emit_conv2d;
+  t["conv2d_grad"] = emit_conv2d_grad;
+  t["pool2d"] = emit_pool2d;
+  t["pool2d_grad"] = emit_pool2d_grad;
+  t["reshape"] = emit_reshape;
+  t["reshape_grad"] = emit_reshape_grad;
+  t["flatten"] = emit_flatten;
+  t["squeeze"] = emit_squeeze<true>;
+  t["unsqueeze"] = emit_squeeze<false>;
+  t["sgd"] = emit_sgd;
+  t["momentum"] = emit_momentum;
+  t["adam"] = emit_adam;
+  t["adamw"] = emit_adam;
+}
+
+}  // namespace skiff::codegen

@@ -1,0 +1,215 @@
+// Static-shape fast paths. When the program fixes the shapes and dtypes of an op's
+// variables at compile time (every dim known), small elementwise ops become loops over the
+// planned buffers and a matmul a direct gemm call with its problem made once: what the
+// kernel would compute, without the per-call shape work that dominates tiny tensors. The
+// loops compute exactly what the kernels compute (same arithmetic in the same dtype); above
+// kMaxElements the kernels (which split large tensors across threads) are called instead.
+#include "skiff/codegen/op_rules.h"
+
+namespace skiff::codegen {
+
+namespace {
+
+// Above this many elements the kernels' own (possibly multi-threaded) loops run.
+constexpr int64_t kMaxElements = 1 << 14;
+
+struct StaticVar {
+  std::string expr;      // "v.h"
+  std::string cpp_type;  // "float"
+  int64_t numel = 0;
+  Shape shape;
+};
+
+const char* cpp_type_of(DType t) {
+  switch (t) {
+    case DType::kF32:
+      return "float";
+    case DType::kF64:
+      return "double";
+    case DType::kI32:
+      return "int32_t";
+    case DType::kI64:
+      return "int64_t";
+    case DType::kBool:
+      return "bool";
+    default:
+      return nullptr;
+  }
+}
+
+// The variable's static form, or false when its shape or dtype is not fixed.
+bool static_var(const VarDesc* d, const std::string& expr, StaticVar* out) {
+  if (!d || d->kind != VarKind::kDenseTensor || !cpp_type_of(d->dtype)) return false;
+  for (int i = 0; i < d->shape.rank(); ++i)
+    if (d->shape[i] < 0) return false;
+  out->expr = expr;
+  out->cpp_type = cpp_type_of(d->dtype);
+  out->numel = d->shape.numel();
+  out->shape = d->shape;
+  return out->numel <= kMaxElements;
+}
+
+bool static_in(OpEmitter& e, const char* slot, StaticVar* out) {
+  return e.has_in(slot) && static_var(e.in_var(slot), e.in(slot), out);
+}
+bool static_out(OpEmitter& e, const char* slot, StaticVar* out) {
+  return e.has_out(slot) && static_var(e.out_var(slot), e.out_ref(slot), out);
+}
+
+std::string in_ptr(OpEmitter& e, const StaticVar& v, const char* name) {
+  return "const " + v.cpp_type + "* " + name + " = codegen::in_data<" + v.cpp_type + ">(" + v.expr +
+         ", " + std::to_string(v.numel) + ", " + OpEmitter::lit(e.what()) + ");";
+}
+std::string out_ptr(const StaticVar& v, const char* name) {
+  return v.cpp_type + "* " + name + " = codegen::out_data<" + v.cpp_type + ">(&" + v.expr + ", " +
+         OpEmitter::shape_lit(v.shape) + ");";
+}
+
+// out[j] = <expr of x[j] (and y[j])> over n elements; one element needs no loop.
+void emit_loop(OpEmitter& e, int64_t n, std::string body) {
+  if (n == 1) {
+    for (size_t p = body.find("[j]"); p != std::string::npos; p = body.find("[j]"))
+      body.replace(p, 3, "[0]");
+    e.line(body + ";");
+    return;
+  }
+  e.line("#pragma omp simd");
+  e.line("for (int64_t j = 0; j < " + std::to_string(n) + "; ++j) " + body + ";");
+}
+
+}  // namespace
+
+bool emit_static_binary(OpEmitter& e, const char* cpp_op) {
+  StaticVar x, y, out;
+  if (!static_in(e, "X", &x) || !static_in(e, "Y", &y) || !static_out(e, "Out", &out)) return false;
+  if (x.shape != y.shape || x.shape != out.shape || x.cpp_type != y.cpp_type ||
+      x.cpp_type != out.cpp_type || (x.cpp_type != "float" && x.cpp_type != "double")) {
+    return false;
+  }
+  e.open("{");
+  e.line(in_ptr(e, x, "x"));
+  e.line(in_ptr(e, y, "y"));
+  e.line(out_ptr(out, "out"));
+  emit_loop(e, x.numel, std::string("out[j] = x[j] ") + cpp_op + " y[j]");
+  e.close();
+  return true;
+}
+
+bool emit_static_compare(OpEmitter& e, const char* cpp_op) {
+  StaticVar x, y, out;
+  if (!static_in(e, "X", &x) || !static_in(e, "Y", &y) || !static_out(e, "Out", &out)) return false;
+  if (x.shape != y.shape || x.shape != out.shape || x.cpp_type != y.cpp_type ||
+      out.cpp_type != "bool" || x.cpp_type == "bool") {
+    return false;
+  }
+  e.open("{");
+  e.line(in_ptr(e, x, "x"));
+  e.line(in_ptr(e, y, "y"));
+  e.line(out_ptr(out, "out"));
+  emit_loop(e, x.numel, std::string("out[j] = x[j] ") + cpp_op + " y[j]");
+  e.close();
+  return true;
+}
+
+bool emit_static_increment(OpEmitter& e) {
+  StaticVar x, out;
+  if (!static_in(e, "X", &x) || !static_out(e, "Out", &out)) return false;
+  if (x.shape != out.shape || x.cpp_type != out.cpp_type || x.cpp_type == "bool") return false;
+  const double step = e.attr<double>("step");
+  const bool integral = x.cpp_type != "float" && x.cpp_type != "double";
+  if (integral && (step != static_cast<double>(static_cast<int64_t>(step)))) return false;
+  const std::string step_lit =
+      integral ? OpEmitter::lit(static_cast<int64_t>(step)) : OpEmitter::lit(step);
+  e.open("{");
+  if (e.same_var("X", "Out")) {
+    e.line(out_ptr(out, "out"));
+    emit_loop(e, x.numel, "out[j] += static_cast<" + x.cpp_type + ">(" + step_lit + ")");
+  } else {
+    e.line(in_ptr(e, x, "x"));
+    e.line(out_ptr(out, "out"));
+    emit_loop(e, x.numel, "out[j] = x[j] + static_cast<" + x.cpp_type + ">(" + step_lit + ")");
+  }
+  e.close();
+  return true;
+}
+
+bool emit_static_assign(OpEmitter& e) {
+  StaticVar x, out;
+  if (!static_in(e, "X", &x) || !static_out(e, "Out", &out)) return false;
+  if (x.shape != out.shape || x.cpp_type != out.cpp_type) return false;
+  e.open("{");
+  e.line(in_ptr(e, x, "x"));
+  e.line(out_ptr(out, "out"));
+  emit_loop(e, x.numel, "out[j] = x[j]");
+  e.close();
+  return true;
+}
+
+bool emit_static_relu(OpEmitter& e) {
+  StaticVar x, out;
+  if (!static_in(e, "X", &x) || !static_out(e, "Out", &out)) return false;
+  if (x.shape != out.shape || x.cpp_type != out.cpp_type ||
+      (x.cpp_type != "float" && x.cpp_type != "double")) {
+    return false;
+  }
+  e.open("{");
+  e.line(in_ptr(e, x, "x"));
+  e.line(out_ptr(out, "out"));
+  // As the kernel: x < 0 gives 0, anything else (NaN included) passes through.
+  emit_loop(e, x.numel, "out[j] = x[j] < 0 ? " + x.cpp_type + "(0) : x[j]");
+  e.close();
+  return true;
+}
+
+bool emit_static_eigen_activation(OpEmitter& e, const char* eigen_fn) {
+  StaticVar x, out;
+  if (!static_in(e, "X", &x) || !static_out(e, "Out", &out)) return false;
+  if (x.shape != out.shape || x.cpp_type != out.cpp_type ||
+      (x.cpp_type != "float" && x.cpp_type != "double")) {
+    return false;
+  }
+  e.include("eigen");
+  const std::string array = "Eigen::Array<" + x.cpp_type + ", " + std::to_string(x.numel) + ", 1>";
+  e.open("{");
+  e.line(in_ptr(e, x, "x"));
+  e.line(out_ptr(out, "out"));
+  // The kernel's Eigen expression over a fixed size (inlined, vectorised, same values).
+  e.line("Eigen::Map<const " + array + "> x_array(x);");
+  e.line("Eigen::Map<" + array + "> out_array(out);");
+  e.line(std::string("out_array = x_array.") + eigen_fn + "();");
+  e.close();
+  return true;
+}
+
+bool emit_static_matmul(OpEmitter& e) {
+  StaticVar x, y, out;
+  if (!static_in(e, "X", &x) || !static_in(e, "Y", &y) || !static_out(e, "Out", &out)) return false;
+  if (x.shape.rank() != 2 || y.shape.rank() != 2 || x.cpp_type != y.cpp_type ||
+      x.cpp_type != out.cpp_type || (x.cpp_type != "float" && x.cpp_type != "double") ||
+      e.same_var("X", "Out") || e.in("Y") == out.expr) {
+    return false;
+  }
+  const bool tx = e.attr<bool>("trans_x"), ty = e.attr<bool>("trans_y");
+  const int64_t m = tx ? x.shape[1] : x.shape[0], kx = tx ? x.shape[0] : x.shape[1];
+  const int64_t ky = ty ? y.shape[1] : y.shape[0], n = ty ? y.shape[0] : y.shape[1];
+  if (kx != ky || out.shape != Shape{m, n}) return false;
+  e.include("gemm");
+  const std::string problem = e.unique("gemm");
+  e.line("static const k::GemmProblem " + problem + " = [] {");
+  e.line("  k::GemmProblem p;  // [" + std::to_string(m) + " x " + std::to_string(kx) + "] . [" +
+         std::to_string(kx) + " x " + std::to_string(n) + "]");
+  e.line("  p.m = " + std::to_string(m) + ", p.n = " + std::to_string(n) +
+         ", p.k = " + std::to_string(kx) + ";");
+  e.line("  p.trans_a = " + OpEmitter::lit(tx) + ", p.trans_b = " + OpEmitter::lit(ty) + ";");
+  e.line("  return p;");
+  e.line("}();");
+  e.line("k::gemm(" + problem + ", codegen::in_data<" + x.cpp_type + ">(" + x.expr + ", " +
+         std::to_string(x.numel) + ", " + OpEmitter::lit(e.what()) + "),");
+  e.line("        codegen::in_data<" + y.cpp_type + ">(" + y.expr + ", " + std::to_string(y.numel) +
+         ", " + OpEmitter::lit(e.what()) + "),");
+  e.line("        codegen::out_data<" + out.cpp_type + ">(&" + out.expr + ", " +
+         OpEmitter::shape_lit(out.shape) + "));");
+  return true;
+}
+
+}  // namespace skiff::codegen

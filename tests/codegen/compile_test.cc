@@ -1,0 +1,129 @@
+// skiff compile, target x86-64: the generated executable gives the interpreter's outputs
+// for an MLP, W1's while loop, an if/else and a CNN; errors name what is wrong.
+#include "skiff/codegen/target.h"
+#include "tests/codegen/programs.h"
+#include "tests/testing/op_test.h"
+
+namespace skiff::testing {
+namespace {
+
+using codegen::CompiledModel;
+using codegen::CompileOptions;
+
+CompiledModel compile(const ModelWithParams& m, const std::string& dir,
+                      const std::string& target = "x86-64") {
+  CompileOptions o;
+  o.out_dir = dir + "/out";
+  o.target = target;
+  o.jobs = 2;
+  return codegen::compile_model_file(save_model(m, dir), o);
+}
+
+void expect_same(const std::map<std::string, Tensor>& got,
+                 const std::map<std::string, Tensor>& want, double tol) {
+  ASSERT_EQ(got.size(), want.size());
+  for (const auto& [name, value] : want) {
+    std::string why;
+    EXPECT_TRUE(all_close(got.at(name), value, tol, tol, &why)) << name << ": " << why;
+  }
+}
+
+TEST(CompileTest, MlpExecutableMatchesInterpreter) {
+  const ModelWithParams m = mlp_model();
+  const std::string dir = scratch_dir();
+  const CompiledModel c = compile(m, dir);
+  const std::string out = m.program.fetch_names[0];
+  const Tensor x = wave({3, 8}, DType::kF32, 1.5, 0.4);
+  expect_same(run_executable(c.executable, {{"x", x}}, {out}), interpret(m, {{"x", x}}, {out}),
+              1e-6);
+  // The generated file reads as the program: ops named with their source lines.
+  EXPECT_NE(c.generated.model_cc.find("k::matmul("), std::string::npos);
+  EXPECT_NE(c.generated.model_cc.find("programs.h:"), std::string::npos);
+}
+
+TEST(CompileTest, WhileLoopMatchesInterpreter) {
+  const ModelWithParams m = w1_model(100);
+  const std::string dir = scratch_dir();
+  const CompiledModel c = compile(m, dir);
+  EXPECT_NE(c.generated.model_cc.find("while (codegen::condition("), std::string::npos);
+  expect_same(run_executable(c.executable, {}, {"h"}), interpret(m, {}, {"h"}), 1e-6);
+}
+
+TEST(CompileTest, IfElseTakesEachBranchAsTheInterpreter) {
+  const ModelWithParams m = if_else_model();
+  const std::string dir = scratch_dir();
+  const CompiledModel c = compile(m, dir);
+  EXPECT_NE(c.generated.model_cc.find("if (codegen::condition("), std::string::npos);
+  const std::string out = m.program.fetch_names[0];
+  for (double offset : {1.0, -1.0}) {  // sum(x) > 0, then sum(x) < 0
+    const Tensor x = wave({2, 3}, DType::kF32, 0.5, 0.1, offset);
+    expect_same(run_executable(c.executable, {{"x", x}}, {out}), interpret(m, {{"x", x}}, {out}),
+                1e-6);
+  }
+}
+
+TEST(CompileTest, CnnMatchesInterpreter) {
+  const ModelWithParams m = cnn_model();
+  const std::string dir = scratch_dir();
+  const CompiledModel c = compile(m, dir);
+  const std::string out = m.program.fetch_names[0];
+  const Tensor x = wave({2, 1, 8, 8}, DType::kF32, 1.0, 0.7, 0.2);
+  expect_same(run_executable(c.executable, {{"x", x}}, {out}), interpret(m, {{"x", x}}, {out}),
+              1e-5);
+}
+
+TEST(CompileTest, HelpListsInputsAndOutputs) {
+  const ModelWithParams m = mlp_model();
+  const CompiledModel c = compile(m, scratch_dir());
+  std::string help;
+  ASSERT_EQ(run_command(c.executable + " --help", &help), 0) << help;
+  EXPECT_NE(help.find("x  float32[?, 8]"), std::string::npos) << help;
+  EXPECT_NE(help.find(m.program.fetch_names[0] + "  float32[?, 4]"), std::string::npos) << help;
+  // A wrong input is refused with its expected type.
+  std::string output;
+  write_npy(c.executable + "_bad.npy", wave({3, 5}, DType::kF32, 1, 0));
+  EXPECT_NE(run_command(c.executable + " --in x=" + c.executable + "_bad.npy", &output), 0);
+  EXPECT_NE(output.find("input 'x' must be float32[-1, 8], got float32[3, 5]"), std::string::npos)
+      << output;
+}
+
+TEST(CompileTest, OpWithoutRuleIsNamedWithItsLine) {
+  ModelWithParams m;
+  BlockBuilder b(&m.program);
+  b.data("x", DType::kF32, {2, 3});
+  m.program.fetch_names = {
+      b.apply("transpose", {{"X", {"x"}}}, {{"axis", std::vector<int64_t>{1, 0}}})};
+  const std::string dir = scratch_dir();
+  const std::string message = error_of([&] { compile(m, dir); });
+  EXPECT_NE(message.find("op 'transpose'"), std::string::npos) << message;
+  EXPECT_NE(message.find("compile_test.cc:"), std::string::npos) << message;
+  EXPECT_NE(message.find("no C++ emitter rule"), std::string::npos) << message;
+}
+
+TEST(CompileTest, MissingParameterAndUnknownTargetAreErrors) {
+  ModelWithParams m = mlp_model();
+  m.params.pop_back();
+  const std::string dir = scratch_dir();
+  EXPECT_NE(error_of([&] { compile(m, dir); }).find("'fc1_b', which is not in"), std::string::npos);
+  EXPECT_NE(error_of([&] { compile(mlp_model(), dir, "sparc"); }).find("unknown target 'sparc'"),
+            std::string::npos);
+}
+
+TEST(CompileTest, CliWritesSourceAndExecutable) {
+  const ModelWithParams m = if_else_model();
+  const std::string dir = scratch_dir();
+  const std::string model = save_model(m, dir);
+  std::string output;
+  const std::string cli = codegen::skiff_library_dir() + "/../bin/skiff";
+  if (!std::filesystem::exists(cli)) GTEST_SKIP() << "no skiff command line at " << cli;
+  ASSERT_EQ(run_command(cli + " compile " + model + " -o " + dir + "/cli -j 2", &output), 0)
+      << output;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/cli/model.cc"));
+  const Tensor x = wave({2, 3}, DType::kF32, 0.5, 0.1, 1.0);
+  const std::string out = m.program.fetch_names[0];
+  expect_same(run_executable(dir + "/cli/model", {{"x", x}}, {out}),
+              interpret(m, {{"x", x}}, {out}), 1e-6);
+}
+
+}  // namespace
+}  // namespace skiff::testing
