@@ -5,6 +5,9 @@ from .. import _C
 from .mode import mode
 
 _ops = {}
+# Ops are cached per attribute values; a bound keeps value-dependent attrs (shapes,
+# scalars) from growing the cache without limit.
+_MAX_CACHED_OPS = 8192
 
 
 def _freeze(value):
@@ -15,10 +18,17 @@ def _freeze(value):
 
 def eager_op(type, attrs=None, output_counts=None):
     """The cached ``_C.Op`` for ``type`` with these attributes."""
-    key = (type, tuple(sorted((k, _freeze(v)) for k, v in attrs.items())) if attrs else (),
-           tuple(output_counts) if output_counts else None)
+    counts = tuple(output_counts) if output_counts else None
+    if attrs:
+        items = tuple([(k, _freeze(v)) if v.__class__ is list else (k, v)
+                       for k, v in attrs.items()])
+    else:
+        items = ()
+    key = (type, items, counts)
     op = _ops.get(key)
     if op is None:
+        if len(_ops) >= _MAX_CACHED_OPS:
+            _ops.clear()
         op = _ops[key] = _C.Op(type, attrs, output_counts)
     return op
 

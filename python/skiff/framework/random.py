@@ -1,16 +1,9 @@
-"""skiff.seed: the seed stream random ops draw from (each op call takes the next
-seed, so a program of random ops repeats after skiff.seed(n))."""
-import numpy as np
-
-_state = {"rng": np.random.default_rng(0x5eed)}
+"""skiff.seed: restarts the process-wide generator that random ops draw from (those
+called with seed 0, the default), so a script repeats its draws after skiff.seed(n)."""
+from .. import _C
 
 
 def seed(s):
-    """Restarts the seed stream of skiff's random ops (and returns ``s``)."""
-    _state["rng"] = np.random.default_rng(int(s))
+    """Restarts the generator of skiff's random ops (and returns ``s``)."""
+    _C.set_global_seed(int(s))
     return s
-
-
-def next_seed():
-    """A fresh nonzero 31-bit seed for one random op call."""
-    return int(_state["rng"].integers(1, 2**31 - 1))

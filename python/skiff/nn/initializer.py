@@ -10,7 +10,6 @@ from .._C import Tensor
 from ..framework import dtype as dt
 from ..framework.core import apply
 from ..framework.mode import mode
-from ..framework.random import next_seed
 
 __all__ = ["Initializer", "Constant", "Normal", "Uniform", "TruncatedNormal", "XavierNormal",
            "XavierUniform", "KaimingNormal", "KaimingUniform", "Assign", "calculate_gain",
@@ -18,12 +17,9 @@ __all__ = ["Initializer", "Constant", "Normal", "Uniform", "TruncatedNormal", "X
 
 
 def _random(op_type, attrs):
-    """Runs a seeded random op. Eager calls build an uncached op: each call has a fresh
-    seed, so caching it would only grow the op cache."""
-    attrs = dict(attrs, seed=next_seed())
-    if mode.static:
-        return apply(op_type, attrs=attrs)
-    return _C.Op(op_type, attrs)()
+    """Runs a random op drawing from the process-wide generator (seed 0), which
+    skiff.seed(n) restarts."""
+    return apply(op_type, attrs=dict(attrs, seed=0))
 
 
 def compute_fans(shape):

@@ -1,8 +1,8 @@
-"""Random tensors (Paddle's paddle.tensor.random). Each call takes the next seed of
-the stream that skiff.seed(n) restarts, so a script repeats its draws after seeding."""
+"""Random tensors (Paddle's paddle.tensor.random). They draw from the process-wide
+generator (seed 0) that skiff.seed(n) restarts, so a script repeats its draws after
+seeding; a nonzero ``seed`` argument gives the same values every time."""
 from ..framework import dtype as dt
 from ..framework.core import apply
-from ..framework.random import next_seed
 from .creation import _default_float, _shape_list
 
 __all__ = ["uniform", "rand", "randn", "standard_normal", "normal", "randint", "randint_like",
@@ -12,7 +12,7 @@ __all__ = ["uniform", "rand", "randn", "standard_normal", "normal", "randint", "
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
     """Uniform samples in [min, max); a nonzero ``seed`` gives the same values every time."""
     return apply("uniform_random", attrs={"shape": _shape_list(shape), "min": float(min),
-                                          "max": float(max), "seed": int(seed) or next_seed(),
+                                          "max": float(max), "seed": int(seed),
                                           "dtype": dt.dtype_name(dtype or _default_float)})
 
 
@@ -24,7 +24,7 @@ def rand(shape, dtype=None, name=None):
 def randn(shape, dtype=None, name=None):
     """Standard normal samples."""
     return apply("gaussian_random", attrs={"shape": _shape_list(shape), "mean": 0.0,
-                                           "std": 1.0, "seed": next_seed(),
+                                           "std": 1.0, "seed": 0,
                                            "dtype": dt.dtype_name(dtype or _default_float)})
 
 
@@ -38,11 +38,11 @@ def normal(mean=0.0, std=1.0, shape=None, name=None):
     if is_tensor(mean) or is_tensor(std):
         ref = mean if is_tensor(mean) else std
         z = apply("gaussian_random", attrs={"shape": list(ref.shape), "mean": 0.0, "std": 1.0,
-                                            "seed": next_seed(), "dtype": ref.dtype.name})
+                                            "seed": 0, "dtype": ref.dtype.name})
         from .math import add, multiply
         return add(multiply(z, std), mean)
     return apply("gaussian_random", attrs={"shape": _shape_list(shape), "mean": float(mean),
-                                           "std": float(std), "seed": next_seed(),
+                                           "std": float(std), "seed": 0,
                                            "dtype": _default_float})
 
 
@@ -55,7 +55,7 @@ def randint(low=0, high=None, shape=[1], dtype=None, name=None):
         from .._C import Error
         raise Error(f"randint: high ({high}) must be above low ({low})")
     u = apply("uniform_random", attrs={"shape": _shape_list(shape), "min": 0.0,
-                                       "max": float(high - low), "seed": next_seed(),
+                                       "max": float(high - low), "seed": 0,
                                        "dtype": "float64"})
     ints = apply("cast", u, attrs={"out_dtype": "int64"})  # truncates: in [0, high - low)
     ints = apply("scale", ints, attrs={"scale": 1.0, "bias": float(low)})

@@ -4,7 +4,6 @@ import numbers
 from ... import _C
 from ...framework.core import apply
 from ...framework.mode import mode as _mode
-from ...framework.random import next_seed
 from . import tensor_ops as T
 
 __all__ = ["linear", "dropout", "embedding", "one_hot", "flatten", "alpha_dropout",
@@ -18,12 +17,9 @@ def linear(x, weight, bias=None, name=None):
 
 
 def _dropout_op(x, attrs):
-    """Runs the dropout op with a fresh seed from skiff.seed's stream (eager), or with
-    the executor's generator (static: each run draws a new mask)."""
-    if _mode.static:
-        return apply("dropout", x, attrs=dict(attrs, seed=0), output_counts=[1, 1])[0]
-    op = _C.Op("dropout", dict(attrs, seed=next_seed()), [1, 1])
-    return op(x)[0]
+    """Runs the dropout op; its mask comes from the process-wide generator that
+    skiff.seed(n) restarts (seed 0), a new mask every call or program run."""
+    return apply("dropout", x, attrs=dict(attrs, seed=0), output_counts=[1, 1])[0]
 
 
 def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
