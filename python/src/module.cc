@@ -11,6 +11,7 @@ NB_MODULE(_C, m) {
   skiff::python::define_tensor(m);
   skiff::python::define_eager(m);
   skiff::python::define_registry(m);
+  skiff::python::define_random(m);
   skiff::python::define_program(m);
   skiff::python::define_builder(m);
   skiff::python::define_program_io(m);
