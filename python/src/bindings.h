@@ -13,7 +13,7 @@ namespace nb = nanobind;
 void define_errors(nb::module_& m);       // core/error.h
 void define_tensor(nb::module_& m);       // eager/eager_tensor.h (skiff.Tensor)
 void define_eager(nb::module_& m);        // eager/op_call.h, eager/backward.h
-void define_random(nb::module_& m);    // kernels/cpu/random.h
+void define_random(nb::module_& m);       // kernels/cpu/random.h
 void define_registry(nb::module_& m);     // ops/registry.h
 void define_program(nb::module_& m);      // ir/program.h, ops/shape_context.h
 void define_builder(nb::module_& m);      // api/builder.h (while, if/else)
