@@ -5,6 +5,9 @@ the step losses, the evaluation and the predictions agree."""
 import numpy as np
 import pytest
 
+# paddle.Model converts its Tensor batches with to_tensor, which paddle warns about.
+pytestmark = pytest.mark.filterwarnings("ignore:To copy construct from a tensor")
+
 TUTORIAL = '''
 import numpy as np
 
