@@ -3,7 +3,8 @@
 # Debian packages (compiler toolchain, protobuf, oneDNN, GTest, Benchmark, the
 # Fashion-MNIST dataset) and a Python virtual environment in .venv with the binding's
 # build tools (nanobind, scikit-build-core), pytest, and the reference frameworks the
-# Python tests compare against (PyTorch, PaddlePaddle; never runtime dependencies).
+# Python tests compare against (PyTorch, PaddlePaddle, and onnx / onnxruntime for the
+# ONNX exporter's tests; never runtime dependencies).
 #   scripts/setup.sh            build + test dependencies
 #   scripts/setup.sh --bench    the same (kept for older instructions)
 set -euo pipefail
@@ -43,4 +44,6 @@ pip_install nanobind nanobind
 pip_install scikit_build_core scikit-build-core
 pip_install torch torch
 pip_install paddle paddlepaddle
+pip_install onnx onnx
+pip_install onnxruntime onnxruntime
 : "$want_bench"

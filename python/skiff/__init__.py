@@ -17,6 +17,7 @@ from . import optimizer, regularizer
 from .hapi import Model, callbacks, summary
 from . import static
 from . import jit
+from . import onnx
 from .static import CPUPlace, get_flags, set_flags
 
 __version__ = "0.1.0"

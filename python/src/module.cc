@@ -18,4 +18,5 @@ NB_MODULE(_C, m) {
   skiff::python::define_executor(m);
   skiff::python::define_backward(m);
   skiff::python::define_run_program(m);
+  skiff::python::define_onnx(m);
 }

@@ -33,11 +33,14 @@ int verify_command(const Args& args);
 int run_command(const Args& args);
 // skiff compile MODEL -o DIR [--target T] [--lib] [--params embed|file]: C++ and a binary.
 int compile_command(const Args& args);
+// skiff export-onnx MODEL -o FILE.onnx [--opset N]: the program as an ONNX model.
+int export_onnx_command(const Args& args);
 
 extern const char kOpsHelp[];
 extern const char kPrintHelp[];
 extern const char kVerifyHelp[];
 extern const char kRunHelp[];
 extern const char kCompileHelp[];
+extern const char kExportOnnxHelp[];
 
 }  // namespace skiff::cli

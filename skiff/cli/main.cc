@@ -26,6 +26,7 @@ constexpr char kHelp[] =
     "  verify FILE     check a program file against the op schemas\n"
     "  run FILE ...    run block 0 of a program with inputs from .npy files\n"
     "  compile FILE -o DIR   translate a program to C++ and build a native binary\n"
+    "  export-onnx FILE -o F.onnx   write a program as an ONNX model\n"
     "\n"
     "`skiff <command> --help` describes a command.\n";
 
@@ -41,6 +42,7 @@ const Command kCommands[] = {
     {"verify", skiff::cli::verify_command, skiff::cli::kVerifyHelp},
     {"run", skiff::cli::run_command, skiff::cli::kRunHelp},
     {"compile", skiff::cli::compile_command, skiff::cli::kCompileHelp},
+    {"export-onnx", skiff::cli::export_onnx_command, skiff::cli::kExportOnnxHelp},
 };
 
 }  // namespace

@@ -1,0 +1,101 @@
+// ONNX rules for ops that combine elements: reductions, softmax / log_softmax,
+// matmul (Gemm for 2-D operands), arg max / min, cumulative sums and top-k.
+#include "skiff/export/onnx/onnx_rules.h"
+
+namespace skiff::onnx_export {
+
+namespace {
+
+const std::map<std::string, const char*> kReduce = {{"reduce_sum", "ReduceSum"},
+                                                    {"reduce_mean", "ReduceMean"},
+                                                    {"reduce_max", "ReduceMax"},
+                                                    {"reduce_min", "ReduceMin"},
+                                                    {"reduce_prod", "ReduceProd"}};
+
+void reduce(GraphEmitter& g, const OpDesc& op) {
+  const std::string x = g.in(op, "X");
+  std::vector<int64_t> axes = op.attr_or<std::vector<int64_t>>("dim", {});
+  if (op.attr_or<bool>("reduce_all", false)) axes.clear();
+  const bool keep = op.attr_or<bool>("keep_dim", false);
+  reduce_node(g, kReduce.at(op.type), x, axes, keep, g.out(op, "Out"));
+}
+
+void softmax(GraphEmitter& g, const OpDesc& op) {
+  const std::string x = g.in(op, "X");
+  const char* onnx = op.type == "softmax" ? "Softmax" : "LogSoftmax";
+  g.node(onnx, {x}, {g.out(op, "Out")}).i("axis", op.attr_or<int64_t>("axis", -1));
+}
+
+std::string swap_last_two(GraphEmitter& g, const std::string& x, int rank) {
+  std::vector<int64_t> perm;
+  for (int i = 0; i < rank; ++i) perm.push_back(i);
+  std::swap(perm[rank - 2], perm[rank - 1]);
+  const std::string out = g.temp("transposed");
+  g.node("Transpose", {x}, {out}).ints("perm", perm);
+  return out;
+}
+
+// numpy matmul with optional transposes of the last two dims (ignored for 1-D).
+void matmul(GraphEmitter& g, const OpDesc& op) {
+  SKIFF_CHECK(op.attr_or<std::string>("out_dtype", "").empty(),
+              "out_dtype (bfloat16 products) has no ONNX mapping");
+  std::string x = g.in(op, "X"), y = g.in(op, "Y");
+  const int rx = g.shape(op, "X").rank(), ry = g.shape(op, "Y").rank();
+  const bool tx = op.attr_or<bool>("trans_x", false), ty = op.attr_or<bool>("trans_y", false);
+  const DType t = g.dtype(op, "X");
+  if (rx == 2 && ry == 2 && (t == DType::kF32 || t == DType::kF64)) {
+    g.node("Gemm", {x, y}, {g.out(op, "Out")}).i("transA", tx).i("transB", ty);
+    return;
+  }
+  if (tx && rx >= 2) x = swap_last_two(g, x, rx);
+  if (ty && ry >= 2) y = swap_last_two(g, y, ry);
+  g.node("MatMul", {x, y}, {g.out(op, "Out")});
+}
+
+void arg_extreme(GraphEmitter& g, const OpDesc& op) {
+  std::string x = g.in(op, "X");
+  const char* onnx = op.type == "argmax" ? "ArgMax" : "ArgMin";
+  int64_t axis = op.attr_or<int64_t>("axis", -1);
+  bool keep = op.attr_or<bool>("keepdims", false);
+  if (op.attr_or<bool>("flatten", false)) {
+    x = g.apply("Reshape", {x, g.ints({-1})});
+    axis = 0;
+    keep = false;
+  }
+  g.node(onnx, {x}, {g.out(op, "Out")}).i("axis", axis).i("keepdims", keep);
+}
+
+void cumsum(GraphEmitter& g, const OpDesc& op) {
+  const std::string x = g.in(op, "X");
+  const std::string axis =
+      g.scalar(static_cast<double>(op.attr_or<int64_t>("axis", -1)), DType::kI64);
+  g.node("CumSum", {x, axis}, {g.out(op, "Out")})
+      .i("exclusive", op.attr_or<bool>("exclusive", false))
+      .i("reverse", op.attr_or<bool>("reverse", false));
+}
+
+void top_k(GraphEmitter& g, const OpDesc& op) {
+  const std::string x = g.in(op, "X");
+  const std::string k = g.ints({op.attr_or<int64_t>("k", 1)});
+  const std::string values = g.out(op, "Out");
+  const std::string indices = g.has_out(op, "Indices") ? g.out(op, "Indices") : g.temp("indices");
+  g.node("TopK", {x, k}, {values, indices})
+      .i("axis", op.attr_or<int64_t>("axis", -1))
+      .i("largest", op.attr_or<bool>("largest", true))
+      .i("sorted", op.attr_or<bool>("sorted", true));
+}
+
+}  // namespace
+
+void add_reduce_rules(RuleTable& t) {
+  for (const auto& [type, onnx] : kReduce) t[type] = reduce;
+  t["softmax"] = softmax;
+  t["log_softmax"] = softmax;
+  t["matmul"] = matmul;
+  t["argmax"] = arg_extreme;
+  t["argmin"] = arg_extreme;
+  t["cumsum"] = cumsum;
+  t["top_k"] = top_k;
+}
+
+}  // namespace skiff::onnx_export
