@@ -186,6 +186,30 @@ def test_if_else_on_a_tensor(tmp_path):
 
 
 @skiff.jit.to_static
+def nested(x, n):
+    total = skiff.zeros([1], "float32")
+    i = skiff.zeros([1], "int64")
+    while i < n:
+        j = skiff.zeros([1], "int64")
+        while j < i:
+            if x.sum() > total.sum():
+                total = total + x.mean()
+            else:
+                total = total - 0.5
+            j = j + 1
+        i = i + 1
+    return total, i
+
+
+def test_nested_loops_and_branches(tmp_path):
+    model, session = export(nested, tmp_path, [InputSpec([None, 3]), InputSpec([1], "int64")])
+    loop = next(n for n in model.graph.node if n.op_type == "Loop")
+    assert "Loop" in op_types(loop.attribute[0].g)  # the inner while is inside the body
+    for n, x in ((0, rand(2, 3)), (1, rand(1, 3)), (5, np.abs(rand(2, 3)))):
+        outputs_match(nested, session, x, np.array([n], "int64"))
+
+
+@skiff.jit.to_static
 def collect(x):
     rows = []
     while x.sum() < 40.0:
@@ -237,6 +261,19 @@ def skiff_binary():
     checkout = pathlib.Path(__file__).resolve().parents[3]
     build = pathlib.Path(os.environ.get("SKIFF_BUILD_DIR", checkout / "build"))
     return build / "bin" / "skiff"
+
+
+def test_cli_names_an_unmapped_op(tmp_path):
+    skiff.jit.save(unmapped, str(tmp_path / "bad"), input_spec=[InputSpec([2, 3])])
+    run = subprocess.run([str(skiff_binary()), "export-onnx", str(tmp_path / "bad.skmodel"),
+                          "-o", str(tmp_path / "bad.onnx")], capture_output=True, text=True)
+    assert run.returncode == 1
+    assert "sigmoid_cross_entropy_with_logits" in run.stderr
+    assert "test_onnx_export.py:" in run.stderr
+    assert not (tmp_path / "bad.onnx").exists()
+    usage = subprocess.run([str(skiff_binary()), "export-onnx", str(tmp_path / "bad.skmodel")],
+                           capture_output=True, text=True)
+    assert usage.returncode == 2 and "missing -o" in usage.stderr
 
 
 def test_cli_exports_a_saved_model(tmp_path):
