@@ -1,0 +1,110 @@
+// Training programs the codegen tests compile: forward, backward (append_backward) and an
+// optimizer (append_optimizer) in one program, with every persistable variable (parameters
+// and optimizer state, as the startup program made them, parameters then set to fixed
+// values) as the model's parameters.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "skiff/autodiff/backward.h"
+#include "skiff/autodiff/optimizer.h"
+#include "tests/codegen/programs.h"
+
+namespace skiff::testing {
+
+struct TrainingModel {
+  ModelWithParams model;  // params: every persistable variable of the main program
+  std::vector<std::string> trainable;
+  std::string loss;
+};
+
+// Appends backward and `optimizer`, runs the startup program, sets each trainable
+// parameter to a fixed wave and records all persistables.
+inline void finish_training(TrainingModel* t, Program* startup, const std::string& loss,
+                            const OptimizerConfig& optimizer, DType dtype) {
+  t->loss = loss;
+  const auto param_grads = append_backward(t->model.program, loss);
+  append_optimizer(t->model.program, *startup, param_grads, optimizer);
+  Scope scope;
+  Executor exe;
+  exe.run(*startup, &scope);
+  double phase = 0.1;
+  for (const auto& [param, grad] : param_grads) {
+    const Tensor& init = *scope.find_var(param)->tensor();
+    const double scale = init.rank() > 1 ? 1.0 / std::sqrt(double(init.dim(0))) : 0.05;
+    scope.var(param)->set(wave(init.shape(), dtype, scale, phase += 0.7));
+    t->trainable.push_back(param);
+  }
+  for (const Block& block : t->model.program.blocks())
+    for (const auto& [name, var] : block.vars)
+      if (var.persistable && var.kind == VarKind::kDenseTensor)
+        t->model.params.push_back({name, scope.find_var(name)->tensor()->clone()});
+  t->model.program.fetch_names = {loss};
+}
+
+// W2's training step on x [-1, widths[0]] and int64 labels [-1, 1]: fc-relu layers, a last
+// fc, softmax cross-entropy averaged over the batch.
+inline TrainingModel mlp_training_model(DType dtype, const std::vector<int64_t>& widths,
+                                        const OptimizerConfig& optimizer) {
+  TrainingModel t;
+  Program startup;
+  BlockBuilder b(&t.model.program);
+  b.data("x", dtype, {-1, widths[0]});
+  b.data("label", DType::kI64, {-1, 1});
+  std::string h = "x";
+  for (size_t l = 0; l + 1 < widths.size(); ++l) {
+    const std::string prefix = "fc" + std::to_string(l);
+    const std::string w = b.parameter(prefix + "_w", dtype, {widths[l], widths[l + 1]}, &startup,
+                                      Initializer::constant(0));
+    const std::string bias =
+        b.parameter(prefix + "_b", dtype, {widths[l + 1]}, &startup, Initializer::constant(0));
+    h = b.apply("elementwise_add",
+                {{"X", {b.apply("matmul", {{"X", {h}}, {"Y", {w}}})}}, {"Y", {bias}}});
+    if (l + 2 < widths.size()) h = b.apply("relu", {{"X", {h}}});
+  }
+  const std::string softmax = b.unique_name("softmax"), xent = b.unique_name("xent");
+  b.op("softmax_with_cross_entropy", {{"Logits", {h}}, {"Label", {"label"}}},
+       {{"Softmax", {softmax}}, {"Loss", {xent}}});
+  finish_training(&t, &startup, b.apply("reduce_mean", {{"X", {xent}}}), optimizer, dtype);
+  return t;
+}
+
+// A W3-like CNN training step on x [-1, 1, 8, 8]: conv3x3(1->4, pad 1)+bias, relu, maxpool
+// 2, flatten, fc(64->3), softmax cross-entropy.
+inline TrainingModel cnn_training_model(DType dtype, const OptimizerConfig& optimizer) {
+  TrainingModel t;
+  Program startup;
+  BlockBuilder b(&t.model.program);
+  b.data("x", dtype, {-1, 1, 8, 8});
+  b.data("label", DType::kI64, {-1, 1});
+  const std::string w =
+      b.parameter("conv_w", dtype, {4, 1, 3, 3}, &startup, Initializer::constant(0));
+  const std::string bias = b.parameter("conv_b", dtype, {4}, &startup, Initializer::constant(0));
+  const std::string conv = b.unique_name("conv");
+  b.op("conv2d", {{"Input", {"x"}}, {"Filter", {w}}, {"Bias", {bias}}}, {{"Output", {conv}}},
+       {{"strides", std::vector<int64_t>{1, 1}}, {"paddings", std::vector<int64_t>{1, 1}}});
+  const std::string pool = b.apply("pool2d", {{"X", {b.apply("relu", {{"X", {conv}}})}}},
+                                   {{"pooling_type", std::string("max")},
+                                    {"ksize", std::vector<int64_t>{2, 2}},
+                                    {"strides", std::vector<int64_t>{2, 2}}});
+  const std::string flat = b.apply("flatten", {{"X", {pool}}}, {{"start_axis", int64_t{1}}});
+  const std::string fc_w = b.parameter("fc_w", dtype, {64, 3}, &startup, Initializer::constant(0));
+  const std::string fc_b = b.parameter("fc_b", dtype, {3}, &startup, Initializer::constant(0));
+  const std::string logits = b.apply(
+      "elementwise_add", {{"X", {b.apply("matmul", {{"X", {flat}}, {"Y", {fc_w}}})}}, {"Y", {fc_b}}});
+  const std::string softmax = b.unique_name("softmax"), xent = b.unique_name("xent");
+  b.op("softmax_with_cross_entropy", {{"Logits", {logits}}, {"Label", {"label"}}},
+       {{"Softmax", {softmax}}, {"Loss", {xent}}});
+  finish_training(&t, &startup, b.apply("reduce_mean", {{"X", {xent}}}), optimizer, dtype);
+  return t;
+}
+
+// Labels (7 r + 3) mod classes as int64 [batch, 1].
+inline Tensor labels(int64_t batch, int64_t classes) {
+  Tensor t = Tensor::empty({batch, 1}, DType::kI64);
+  for (int64_t r = 0; r < batch; ++r) t.data<int64_t>()[r] = (7 * r + 3) % classes;
+  return t;
+}
+
+}  // namespace skiff::testing
