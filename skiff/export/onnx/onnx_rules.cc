@@ -12,6 +12,8 @@ const RuleTable& onnx_rules() {
     add_rnn_rules(t);
     add_control_flow_rules(t);
     add_if_else_rules(t);
+    add_loss_rules(t);
+    add_index_rules(t);
     return t;
   }();
   return table;

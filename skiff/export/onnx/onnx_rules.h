@@ -29,6 +29,8 @@ void add_nn_rules(RuleTable& table);            // rules_nn.cc: conv, pool, norm
 void add_rnn_rules(RuleTable& table);           // rules_rnn.cc: lstm_cell, gru_cell
 void add_control_flow_rules(RuleTable& table);  // rules_control_flow.cc: while, arrays
 void add_if_else_rules(RuleTable& table);       // rules_if_else.cc: conditional_block
+void add_loss_rules(RuleTable& table);          // rules_loss.cc: losses
+void add_index_rules(RuleTable& table);         // rules_index.cc: scatter, nonzero, trilu
 
 // --- shared by the rules ---
 // `axis` (negative counts from the back) as an index in [0, rank); throws if outside.

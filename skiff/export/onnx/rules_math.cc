@@ -101,6 +101,12 @@ void assign(GraphEmitter& g, const OpDesc& op) {
   g.node("Identity", {x}, {g.out(op, "Out")});
 }
 
+// print's side effect (writing to stdout) has no ONNX form; its value passes through.
+void print(GraphEmitter& g, const OpDesc& op) {
+  const std::string x = g.in(op, "In");
+  g.node("Identity", {x}, {g.out(op, "Out")});
+}
+
 void gelu(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X");
   const bool approximate = op.attr_or<bool>("approximate", false);
@@ -285,6 +291,7 @@ void add_math_rules(RuleTable& t) {
   t["elementwise_floordiv"] = floordiv;
   t["elementwise_mod"] = mod;
   t["assign"] = assign;
+  t["print"] = print;
   t["gelu"] = gelu;
   t["leaky_relu"] = leaky_relu;
   t["elu"] = elu;

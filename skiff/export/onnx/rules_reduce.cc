@@ -20,6 +20,15 @@ void reduce(GraphEmitter& g, const OpDesc& op) {
   reduce_node(g, kReduce.at(op.type), x, axes, keep, g.out(op, "Out"));
 }
 
+void squared_l2_norm(GraphEmitter& g, const OpDesc& op) {
+  SKIFF_CHECK(g.var_desc(op.first_input("X")).kind == VarKind::kDenseTensor,
+              "only dense tensors (not selected rows) export");
+  const std::string x = g.in(op, "X");
+  const std::string total = g.temp("sum_of_squares");
+  reduce_node(g, "ReduceSumSquare", x, {}, false, total);
+  g.node("Reshape", {total, g.ints({1})}, {g.out(op, "Out")});
+}
+
 void softmax(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X");
   const char* onnx = op.type == "softmax" ? "Softmax" : "LogSoftmax";
@@ -89,6 +98,7 @@ void top_k(GraphEmitter& g, const OpDesc& op) {
 
 void add_reduce_rules(RuleTable& t) {
   for (const auto& [type, onnx] : kReduce) t[type] = reduce;
+  t["squared_l2_norm"] = squared_l2_norm;
   t["softmax"] = softmax;
   t["log_softmax"] = softmax;
   t["matmul"] = matmul;

@@ -87,6 +87,17 @@ CASES = {
     "embedding_one_hot": (lambda ids, w: [F.embedding(ids, w, padding_idx=2),
                                           F.one_hot(ids, 6)],
                           [np.array([[0, 2, 5], [2, 1, 3]], "int64"), rand(6, 4)]),
+    "losses": (lambda x, y, label: [
+        F.mse_loss(x, y), F.binary_cross_entropy_with_logits(x, F.sigmoid(y)),
+        F.cross_entropy(x, label), F.cross_entropy(x, label, ignore_index=1, reduction="none"),
+        F.cross_entropy(x, F.softmax(y), soft_label=True),
+        *F.softmax_with_cross_entropy(x, label, ignore_index=4, return_softmax=True),
+        F.nll_loss(F.log_softmax(x), skiff.reshape(label, [4]), reduction="sum")],
+        [rand(4, 5), rand(4, 5, seed=1), np.array([[1], [4], [0], [1]], "int64")]),
+    "scatter_nonzero_trilu": (lambda x, ids, u: [
+        skiff.scatter(x, ids, u), skiff.scatter(x, ids, u, overwrite=False),
+        skiff.nonzero(skiff.greater_than(x, 0.5)), skiff.tril(x, 1), skiff.triu(x, -1)],
+        [rand(5, 4), np.array([3, 1, 3], "int64"), rand(3, 4, seed=1)]),
     "conv_transpose": (lambda x, w: F.conv2d_transpose(x, w, stride=2, padding=1,
                                                        output_padding=1),
                        [rand(1, 4, 5, 5), rand(4, 3, 3, 3, seed=1)]),
