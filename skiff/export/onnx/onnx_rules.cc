@@ -1,5 +1,7 @@
 #include "skiff/export/onnx/onnx_rules.h"
 
+#include <algorithm>
+
 namespace skiff::onnx_export {
 
 const RuleTable& onnx_rules() {
@@ -45,6 +47,21 @@ std::vector<std::string> split_equal(GraphEmitter& g, const std::string& x, int 
   // From opset 18 an equal split says how many parts; before, the output count does.
   if (g.opset() >= 18) n.i("num_outputs", parts);
   return outs;
+}
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+bool read_elsewhere(const Program& program, const std::string& var,
+                    const std::vector<const OpDesc*>& except) {
+  if (contains(program.fetch_names, var)) return true;
+  for (const Block& b : program.blocks())
+    for (const OpDesc& op : b.ops)
+      if (std::find(except.begin(), except.end(), &op) == except.end() &&
+          contains(op.input_names(), var))
+        return true;
+  return false;
 }
 
 std::string value_or_placeholder(GraphEmitter& g, const std::string& var) {

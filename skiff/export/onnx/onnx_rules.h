@@ -42,6 +42,11 @@ void reduce_node(GraphEmitter& g, const std::string& onnx_op, const std::string&
 // `x` cut into `parts` equal pieces along `axis`.
 std::vector<std::string> split_equal(GraphEmitter& g, const std::string& x, int parts,
                                      int64_t axis);
+// True when `names` holds `name`.
+bool contains(const std::vector<std::string>& names, const std::string& name);
+// True when an op other than those in `except` reads `var`, or it is a fetch target.
+bool read_elsewhere(const Program& program, const std::string& var,
+                    const std::vector<const OpDesc*>& except);
 // The value of `var` in `g`, or a stand-in of its type when it has none yet.
 std::string value_or_placeholder(GraphEmitter& g, const std::string& var);
 // A bool condition from a bool or integer tensor value.

@@ -20,22 +20,6 @@ struct IfElse {
   bool negation_used_else = false;  // the negation is read by another op too
 };
 
-bool contains(const std::vector<std::string>& names, const std::string& n) {
-  return std::find(names.begin(), names.end(), n) != names.end();
-}
-
-// True when an op other than those in `except`, or the program's fetch list, reads `var`.
-bool read_elsewhere(const Program& program, const std::string& var,
-                    const std::vector<const OpDesc*>& except) {
-  if (contains(program.fetch_names, var)) return true;
-  for (const Block& b : program.blocks())
-    for (const OpDesc& op : b.ops)
-      if (std::find(except.begin(), except.end(), &op) == except.end() &&
-          contains(op.input_names(), var))
-        return true;
-  return false;
-}
-
 std::optional<IfElse> match_if_else(GraphEmitter& g, const OpDesc& op) {
   const std::vector<OpDesc>& ops = g.block().ops;
   const int i = g.op_index();

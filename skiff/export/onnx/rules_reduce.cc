@@ -44,6 +44,21 @@ std::string swap_last_two(GraphEmitter& g, const std::string& x, int rank) {
   return out;
 }
 
+// The index of the op right after `op` when it adds a vector bias to op's 2-D result
+// and nothing else reads that result (Gemm then adds the bias itself); else -1.
+int bias_add_after(GraphEmitter& g, const OpDesc& op) {
+  const int next = g.op_index() + 1;
+  const std::vector<OpDesc>& ops = g.block().ops;
+  if (next >= static_cast<int>(ops.size())) return -1;
+  const OpDesc& add = ops[next];
+  const std::string product = op.first_output("Out");
+  if (add.type != "elementwise_add" || add.first_input("X") != product) return -1;
+  const int64_t axis = add.attr_or<int64_t>("axis", -1);
+  if (g.shape(add, "Y").rank() != 1 || (axis != -1 && axis != 1)) return -1;
+  if (read_elsewhere(g.program(), product, {&add})) return -1;
+  return next;
+}
+
 // numpy matmul with optional transposes of the last two dims (ignored for 1-D).
 void matmul(GraphEmitter& g, const OpDesc& op) {
   SKIFF_CHECK(op.attr_or<std::string>("out_dtype", "").empty(),
@@ -53,7 +68,16 @@ void matmul(GraphEmitter& g, const OpDesc& op) {
   const bool tx = op.attr_or<bool>("trans_x", false), ty = op.attr_or<bool>("trans_y", false);
   const DType t = g.dtype(op, "X");
   if (rx == 2 && ry == 2 && (t == DType::kF32 || t == DType::kF64)) {
-    g.node("Gemm", {x, y}, {g.out(op, "Out")}).i("transA", tx).i("transB", ty);
+    const int add = bias_add_after(g, op);
+    if (add < 0) {
+      g.node("Gemm", {x, y}, {g.out(op, "Out")}).i("transA", tx).i("transB", ty);
+      return;
+    }
+    const OpDesc& bias_add = g.block().ops[add];
+    const std::string bias = g.in(bias_add, "Y");
+    const std::string out = g.define(bias_add.first_output("Out"), add);
+    g.node("Gemm", {x, y, bias}, {out}).i("transA", tx).i("transB", ty);
+    g.skip_op(add);
     return;
   }
   if (tx && rx >= 2) x = swap_last_two(g, x, rx);
