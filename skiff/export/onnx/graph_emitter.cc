@@ -186,7 +186,7 @@ void GraphEmitter::emit_block() {
     auto rule = rules.find(op.type);
     if (rule == rules.end()) {
       throw OpExportError(describe(op) +
-                          " has no ONNX mapping (`skiff export-onnx --help` "
+                          " has no ONNX mapping (`skiff export-onnx --ops` "
                           "lists the op types that have one)");
     }
     try {
