@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "skiff/ir/program.h"
+#include "skiff/runtime/params_file.h"
 
 namespace skiff::codegen {
 
@@ -43,11 +44,11 @@ struct GeneratedModel {
   std::vector<std::string> inputs, outputs;  // variable names, in interface order
 };
 
-// Translates `program` with the parameters of the .skparams image `param_image` (the
-// bytes of the file; every persistable variable the program uses must be in it). Throws
-// skiff::Error naming the op and its source line for an op without an emitter rule, and
-// naming the variable for a missing parameter or an unknown input or output.
-GeneratedModel generate_model(const Program& program, const std::string& param_image,
+// Translates `program`; `params` holds the values of (at least) every persistable variable
+// the program uses, embedded when options.embed_params. Throws skiff::Error naming the op
+// and its source line for an op without an emitter rule, and naming the variable for a
+// missing parameter or an unknown input or output.
+GeneratedModel generate_model(const Program& program, const NamedTensors& params,
                               const CodegenOptions& options);
 
 struct CompileOptions : CodegenOptions {

@@ -51,17 +51,12 @@ CompiledModel compile_model(const Program& program, const std::string& params_pa
   fs::create_directories(options.out_dir);
   const std::string dir = fs::absolute(options.out_dir).string();
 
-  std::string image;
-  if (!params_path.empty()) {
-    check_params(program, load_params(params_path), params_path);
-    image = read_file(params_path);
-  } else {
-    check_params(program, {}, "");
-  }
+  const NamedTensors params = params_path.empty() ? NamedTensors{} : load_params(params_path);
+  check_params(program, params, params_path);
   CodegenOptions codegen = options;
   codegen.target = target.name;
   CompiledModel out;
-  out.generated = generate_model(program, image, codegen);
+  out.generated = generate_model(program, params, codegen);
 
   out.source = dir + "/model.cc";
   write_text(out.source, out.generated.model_cc);

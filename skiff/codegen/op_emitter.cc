@@ -11,16 +11,17 @@ namespace skiff::codegen {
 
 OpEmitter::OpEmitter(const Program& program, int block_idx, int op_idx, const OpDesc& op,
                      CppWriter* out, std::set<std::string>* kernel_headers,
-                     std::function<std::string(int, const std::string&)> field_of,
-                     std::function<void(int)> emit_block)
+                     std::function<std::string(int, const std::string&)> expr_of,
+                     std::function<void(int)> emit_block, ProgramEmitter* program_emitter)
     : program_(program),
       block_idx_(block_idx),
       op_idx_(op_idx),
       op_(op),
       out_(out),
       kernel_headers_(kernel_headers),
-      field_of_(std::move(field_of)),
-      emit_block_(std::move(emit_block)) {}
+      expr_of_(std::move(expr_of)),
+      emit_block_(std::move(emit_block)),
+      program_emitter_(program_emitter) {}
 
 std::string OpEmitter::var_name(const std::vector<Slot>& slots, const char* slot, int i) const {
   for (const Slot& s : slots) {
@@ -40,18 +41,18 @@ bool OpEmitter::has_out(const char* slot, int i) const {
 std::string OpEmitter::in(const char* slot, int i) const {
   const std::string name = var_name(op_.inputs, slot, i);
   SKIFF_CHECK(!name.empty(), "skiff compile: ", what(), " has no input ", slot, "[", i, "]");
-  return "v." + field_of_(block_idx_, name);
+  return expr_of_(block_idx_, name);
 }
 
 std::string OpEmitter::out(const char* slot, int i) const {
   const std::string name = var_name(op_.outputs, slot, i);
-  return name.empty() ? "nullptr" : "&v." + field_of_(block_idx_, name);
+  return name.empty() ? "nullptr" : "&" + expr_of_(block_idx_, name);
 }
 
 std::string OpEmitter::out_ref(const char* slot, int i) const {
   const std::string name = var_name(op_.outputs, slot, i);
   SKIFF_CHECK(!name.empty(), "skiff compile: ", what(), " has no output ", slot, "[", i, "]");
-  return "v." + field_of_(block_idx_, name);
+  return expr_of_(block_idx_, name);
 }
 
 const VarDesc* OpEmitter::in_var(const char* slot, int i) const {
@@ -68,6 +69,8 @@ bool OpEmitter::same_var(const char* in_slot, const char* out_slot) const {
   const std::string a = var_name(op_.inputs, in_slot, 0);
   return !a.empty() && a == var_name(op_.outputs, out_slot, 0);
 }
+
+std::string OpEmitter::expr(const std::string& name) const { return expr_of_(block_idx_, name); }
 
 std::string OpEmitter::what() const {
   const std::string source = op_.source();

@@ -19,14 +19,17 @@
 
 namespace skiff::codegen {
 
+class ProgramEmitter;
+
 class OpEmitter {
  public:
-  // `field_of` maps a variable name (as seen from `block_idx`) to its C++ field name;
-  // `emit_block` writes a sub-block's statements inline at the current indentation.
+  // `expr_of` maps a variable name (as seen from a block) to the C++ expression of its
+  // Tensor ("v.h"); `emit_block` writes a sub-block's statements inline at the current
+  // indentation; `program_emitter` serves the rules of ops that run sub-blocks.
   OpEmitter(const Program& program, int block_idx, int op_idx, const OpDesc& op, CppWriter* out,
             std::set<std::string>* kernel_headers,
-            std::function<std::string(int, const std::string&)> field_of,
-            std::function<void(int)> emit_block);
+            std::function<std::string(int, const std::string&)> expr_of,
+            std::function<void(int)> emit_block, ProgramEmitter* program_emitter);
 
   const OpDesc& op() const { return op_; }
   const Program& program() const { return program_; }
@@ -45,6 +48,9 @@ class OpEmitter {
   // The declaration of an input or output variable, or nullptr when none is declared.
   const VarDesc* in_var(const char* slot, int i = 0) const;
   const VarDesc* out_var(const char* slot, int i = 0) const;
+  // The Tensor expression of any variable `name` as this op's block sees it.
+  std::string expr(const std::string& name) const;
+  ProgramEmitter& program_emitter() const { return *program_emitter_; }
   // True when the input and output name the same variable (an in-place op).
   bool same_var(const char* in_slot, const char* out_slot) const;
 
@@ -87,8 +93,9 @@ class OpEmitter {
   const OpDesc& op_;
   CppWriter* out_;
   std::set<std::string>* kernel_headers_;
-  std::function<std::string(int, const std::string&)> field_of_;
+  std::function<std::string(int, const std::string&)> expr_of_;
   std::function<void(int)> emit_block_;
+  ProgramEmitter* program_emitter_;
 };
 
 // A rule: writes the C++ of one op type.

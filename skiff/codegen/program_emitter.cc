@@ -67,6 +67,52 @@ ProgramEmitter::ProgramEmitter(const Program& program) : program_(program) {
     }
   }
   collect(0, false);
+  find_kept_loops();
+}
+
+void ProgramEmitter::find_kept_loops() {
+  for (int b = 0; b < program_.num_blocks(); ++b) {
+    for (const OpDesc& op : ops_[b]) {
+      if (op.type != "while" || !op.attr_or<bool>("keep_step_scopes", false)) continue;
+      KeptLoop loop;
+      loop.body = op.sub_blocks().at(0);
+      loop.scopes_var = op.first_output("StepScopes");
+      SKIFF_CHECK(!loop.scopes_var.empty(), "skiff compile: the while op of block ", loop.body,
+                  " keeps step scopes but names no StepScopes variable");
+      for (const std::string& n : op.output("Out"))
+        if (!n.empty()) loop.carried.push_back(n);
+      loop.frame_type = "Frame_b" + std::to_string(loop.body);
+      kept_loops_.push_back(loop);
+    }
+    for (const OpDesc& op : ops_[b])
+      if (op.type == "while_grad") grad_blocks_.insert(op.sub_blocks().at(0));
+  }
+  // One level only: a kept loop or a grad step runs no sub-blocks of its own.
+  for (const KeptLoop& loop : kept_loops_) {
+    for (const OpDesc& op : ops_[loop.body])
+      SKIFF_CHECK(op.sub_blocks().empty(), "skiff compile: ", op.type, " in block ", loop.body,
+                  " runs a sub-block inside a loop kept for its gradient; compiled programs "
+                  "support one level of such loops");
+  }
+  for (int g : grad_blocks_) {
+    for (const OpDesc& op : ops_[g])
+      SKIFF_CHECK(op.sub_blocks().empty(), "skiff compile: ", op.type, " in grad block ", g,
+                  " runs a sub-block; compiled programs support one level of loop gradients");
+  }
+}
+
+bool ProgramEmitter::in_vars(const ProgramVar& v) const {
+  if (v.desc && v.desc->kind == VarKind::kStepScopes) return false;
+  if (grad_blocks_.count(v.block)) return false;
+  for (const KeptLoop& loop : kept_loops_)
+    if (loop.body == v.block) return false;
+  return true;
+}
+
+const KeptLoop* ProgramEmitter::loop_of_scopes(const std::string& name) const {
+  for (const KeptLoop& loop : kept_loops_)
+    if (loop.scopes_var == name) return &loop;
+  return nullptr;
 }
 
 int ProgramEmitter::owner_block(int block, const std::string& name) const {
@@ -112,11 +158,17 @@ void ProgramEmitter::collect(int block, bool in_branch) {
   }
 }
 
-std::string ProgramEmitter::field_of(int block, const std::string& name) const {
+const ProgramVar& ProgramEmitter::var_of(int block, const std::string& name) const {
   auto it = index_.find({owner_block(block, name), name});
   SKIFF_CHECK(it != index_.end(), "skiff compile: variable '", name, "' of block ", block,
               " was not seen");
-  return vars_[it->second].field;
+  return vars_[it->second];
+}
+
+std::string ProgramEmitter::expr_of(int block, const std::string& name) const {
+  auto it = overrides_.find({owner_block(block, name), name});
+  if (it != overrides_.end()) return it->second;
+  return "v." + var_of(block, name).field;
 }
 
 const ProgramVar* ProgramEmitter::block0_var(const std::string& name) const {
@@ -156,10 +208,133 @@ void ProgramEmitter::emit_block(int idx, CppWriter* out) {
               (source.empty() ? "" : "  [" + source + "]"));
     OpEmitter e(
         program_, idx, static_cast<int>(i), op, out, &kernel_families_,
-        [this](int b, const std::string& n) { return field_of(b, n); },
-        [this](int sub) { emit_block(sub, out_); });
+        [this](int b, const std::string& n) { return expr_of(b, n); },
+        [this](int sub) { emit_block(sub, out_); }, this);
     find_emit_rule(op.type)(e);
   }
+}
+
+}  // namespace skiff::codegen
+
+namespace skiff::codegen {
+
+void ProgramEmitter::emit_kept_while(OpEmitter& e) {
+  const int body = e.op().sub_blocks().at(0);
+  const KeptLoop* loop = loop_of_scopes(e.op().first_output("StepScopes"));
+  SKIFF_CHECK(loop && loop->body == body, "skiff compile: ", e.what(), ": no kept loop for block ",
+              body);
+  const std::string frames = e.expr(loop->scopes_var);
+  e.line("// Each step keeps its values in a frame, for while_grad.");
+  e.line(frames + ".clear();");
+  e.open("while (codegen::condition(" + e.in("Condition") + ", " + OpEmitter::lit(e.what()) +
+         ")) {");
+  e.line("// block " + std::to_string(body));
+  e.line(loop->frame_type + "& f = " + frames + ".emplace_back();");
+  std::vector<std::pair<std::string, std::string>> swaps;  // outer expression, frame field
+  for (const std::string& c : loop->carried) {
+    const std::string field = "f." + var_of(e.block_idx(), c).field;
+    e.line(field + " = " + e.expr(c) + ";  // the value this step reads");
+    swaps.emplace_back(e.expr(c), field);
+  }
+  for (const std::string& c : loop->carried)
+    overrides_[{owner_block(e.block_idx(), c), c}] = "f." + var_of(e.block_idx(), c).field;
+  for (const ProgramVar& v : vars_)
+    if (v.block == body) overrides_[{body, v.name}] = "f." + v.field;
+  emit_block(body, out_);
+  overrides_.clear();
+  e.line("// The new values go out; the frame keeps those the step read.");
+  for (const auto& [outer, field] : swaps) e.line("std::swap(" + outer + ", " + field + ");");
+  e.close();
+}
+
+void ProgramEmitter::emit_while_grad(OpEmitter& e) {
+  const OpDesc& op = e.op();
+  const int grad = op.sub_blocks().at(0);
+  const KeptLoop* loop = loop_of_scopes(op.first_input("StepScopes"));
+  SKIFF_CHECK(loop, "skiff compile: ", e.what(), ": its StepScopes '", op.first_input("StepScopes"),
+              "' is kept by no compiled while loop");
+  e.include("fill");
+  e.include("accumulate");
+  const std::vector<std::string>& xs = op.input("X");
+  const std::vector<std::string>& outs = op.input("Out");
+  const std::vector<std::string>& out_grads = op.input("Out@GRAD");
+  const std::vector<std::string>& x_grads = op.output("X@GRAD");
+  std::set<std::string> produced;
+  for (const OpDesc& g : ops_[grad])
+    for (const std::string& n : g.output_names()) produced.insert(n);
+  auto grad_field = [&](const std::string& n) -> const ProgramVar* {
+    auto it = index_.find({grad, grad_name(n)});
+    return it == index_.end() ? nullptr : &vars_[it->second];
+  };
+  auto out_index = [&](const std::string& x) -> int {
+    for (size_t i = 0; i < outs.size(); ++i)
+      if (outs[i] == x) return static_cast<int>(i);
+    return -1;
+  };
+
+  e.open("{");
+  e.line("// The gradient of each loop-carried variable, carried back from step to step.");
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const bool incoming = i < out_grads.size() && !out_grads[i].empty();
+    e.line("Tensor carry_" + std::to_string(i) + (incoming ? " = " + e.expr(out_grads[i]) : "") +
+           ";  // " + grad_name(outs[i]));
+  }
+  std::vector<std::pair<std::string, std::string>> totals;  // x, total variable
+  for (const std::string& x : xs) {
+    if (x.empty() || out_index(x) >= 0 || !produced.count(grad_name(x))) continue;
+    bool seen = false;
+    for (const auto& t : totals) seen = seen || t.first == x;
+    if (seen) continue;
+    totals.emplace_back(x, "total_" + std::to_string(totals.size()));
+    e.line("Tensor " + totals.back().second + ";  // " + grad_name(x) + ", summed over the steps");
+  }
+  const std::string frames = e.expr(loop->scopes_var);
+  e.open("for (auto step = " + frames + ".rbegin(); step != " + frames + ".rend(); ++step) {");
+  e.line("// block " + std::to_string(grad) + ", over the values step *step kept");
+  e.line(loop->frame_type + "& f = *step;");
+  e.line("Grad_b" + std::to_string(grad) + " g;");
+  for (const std::string& c : loop->carried)
+    overrides_[{owner_block(e.block_idx(), c), c}] = "f." + var_of(e.block_idx(), c).field;
+  for (const ProgramVar& v : vars_) {
+    if (v.block == loop->body) overrides_[{loop->body, v.name}] = "f." + v.field;
+    if (v.block == grad) overrides_[{grad, v.name}] = "g." + v.field;
+  }
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const ProgramVar* g = grad_field(outs[i]);
+    if (!g) continue;
+    const std::string carry = "carry_" + std::to_string(i);
+    e.line("if (" + carry + ".initialized()) g." + g->field + " = " + carry + ";");
+    e.line("else k::zeros_like(" + expr_of(grad, outs[i]) + ", &g." + g->field + ");");
+  }
+  emit_block(grad, out_);
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const ProgramVar* g = grad_field(outs[i]);
+    const bool made = g && produced.count(grad_name(outs[i]));
+    e.line("carry_" + std::to_string(i) + " = " + (made ? "g." + g->field : "Tensor()") + ";");
+  }
+  for (const auto& [x, total] : totals) {
+    const std::string g = "g." + grad_field(x)->field;
+    e.line("if (!" + total + ".initialized()) " + total + ".copy_from(" + g + ");");
+    e.line("else k::add_inplace(" + g + ", &" + total + ");");
+  }
+  overrides_.clear();
+  e.close();
+  e.line("// The gradients of the loop's inputs.");
+  for (size_t i = 0; i < xs.size() && i < x_grads.size(); ++i) {
+    if (x_grads[i].empty() || xs[i].empty()) continue;
+    const std::string dst = e.expr(x_grads[i]);
+    std::string source;
+    if (out_index(xs[i]) >= 0) source = "carry_" + std::to_string(out_index(xs[i]));
+    for (const auto& [x, total] : totals)
+      if (x == xs[i]) source = total;
+    if (source.empty()) {
+      e.line("k::zeros_like(" + e.expr(xs[i]) + ", &" + dst + ");");
+      continue;
+    }
+    e.line("if (" + source + ".initialized()) " + dst + " = " + source + ";");
+    e.line("else k::zeros_like(" + e.expr(xs[i]) + ", &" + dst + ");");
+  }
+  e.close();
 }
 
 }  // namespace skiff::codegen

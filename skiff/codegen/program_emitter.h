@@ -21,6 +21,8 @@
 
 namespace skiff::codegen {
 
+class OpEmitter;
+
 // A variable of the program as the generated code holds it.
 struct ProgramVar {
   std::string name;                // the program's name
@@ -29,6 +31,16 @@ struct ProgramVar {
   const VarDesc* desc = nullptr;   // its declaration, when there is one
   bool written = false;            // some op writes it
   bool written_in_branch = false;  // some op inside a conditional block writes it
+};
+
+// A while loop whose steps are kept for its while_grad (append_backward sets
+// keep_step_scopes): the generated code keeps one frame per step, holding the body's
+// variables and the values the step read of the loop-carried ones.
+struct KeptLoop {
+  int body = 0;                      // the loop body's block
+  std::string scopes_var;            // its StepScopes variable (a vector of frames)
+  std::vector<std::string> carried;  // its Out variables
+  std::string frame_type;            // "Frame_b1"
 };
 
 class ProgramEmitter {
@@ -52,10 +64,26 @@ class ProgramEmitter {
   // Number of ops in all blocks.
   int op_count() const;
 
+  // Loops kept for a backward pass, and the grad blocks of their while_grad ops.
+  const std::vector<KeptLoop>& kept_loops() const { return kept_loops_; }
+  const std::set<int>& grad_blocks() const { return grad_blocks_; }
+  // True when `v` is a Tensor field of Vars (not of a loop frame or a grad step, and not a
+  // step-scopes variable).
+  bool in_vars(const ProgramVar& v) const;
+  // The loop whose StepScopes variable is `name`, or nullptr.
+  const KeptLoop* loop_of_scopes(const std::string& name) const;
+
+  // The rules of `while` (keep_step_scopes) and `while_grad` (rules_control_flow.cc).
+  void emit_kept_while(OpEmitter& e);
+  void emit_while_grad(OpEmitter& e);
+
  private:
   // The block whose variable `name` an op of block `block` refers to.
   int owner_block(int block, const std::string& name) const;
-  std::string field_of(int block, const std::string& name) const;
+  const ProgramVar& var_of(int block, const std::string& name) const;
+  // The C++ Tensor expression of `name` in `block`: "v.<field>", or a frame's field.
+  std::string expr_of(int block, const std::string& name) const;
+  void find_kept_loops();
   void note_var(int block, const std::string& name, bool written, bool in_branch);
   void collect(int block, bool in_branch);
 
@@ -66,6 +94,10 @@ class ProgramEmitter {
   std::set<std::string> fields_;
   std::set<std::string> kernel_families_;
   CppWriter* out_ = nullptr;
+  std::vector<KeptLoop> kept_loops_;
+  std::set<int> grad_blocks_;
+  // (owner block, name) -> expression, while a loop frame or grad step is being emitted.
+  std::map<std::pair<int, std::string>, std::string> overrides_;
 };
 
 // A C++ identifier made from a variable name ("fc0_w@GRAD" -> "fc0_w_GRAD").

@@ -2,6 +2,7 @@
 // `conditional_block` an if, each with its block's statements inline; select_input (the
 // join of if/else) copies the value of the branch that ran.
 #include "skiff/codegen/op_rules.h"
+#include "skiff/codegen/program_emitter.h"
 
 namespace skiff::codegen {
 
@@ -14,16 +15,18 @@ int sub_block_of(OpEmitter& e) {
   return blocks[0];
 }
 
-// Backward through loops and branches keeps a scope per step; the generated code has no
-// step scopes (yet), so such programs are refused by name.
+// A branch kept for its conditional_block_grad has no compiled form yet: refused by name.
 void check_no_step_scopes(OpEmitter& e) {
   SKIFF_CHECK(!e.attr_or<bool>("keep_step_scopes", false), "skiff compile: ", e.what(),
-              " keeps step scopes for a backward pass through it (while_grad / "
-              "conditional_block_grad), which compiled programs do not support yet");
+              " keeps its scope for a backward pass through the branch "
+              "(conditional_block_grad), which compiled programs do not support yet");
 }
 
 void emit_while(OpEmitter& e) {
-  check_no_step_scopes(e);
+  if (e.attr_or<bool>("keep_step_scopes", false)) {
+    e.program_emitter().emit_kept_while(e);
+    return;
+  }
   const int body = sub_block_of(e);
   e.open("while (codegen::condition(" + e.in("Condition") + ", " + OpEmitter::lit(e.what()) +
          ")) {");
@@ -55,6 +58,7 @@ void emit_select_input(OpEmitter& e) {
 
 void add_control_flow_rules(RuleTable& t) {
   t["while"] = emit_while;
+  t["while_grad"] = [](OpEmitter& e) { e.program_emitter().emit_while_grad(e); };
   t["conditional_block"] = emit_conditional_block;
   t["select_input"] = emit_select_input;
 }

@@ -42,8 +42,8 @@ TEST(LibraryTest, RunsAndDescribesTheModel) {
     skiff_tensor result;
     ASSERT_EQ(lib.run(model, &in, &result), 0) << lib.last_error();
     std::string why;
-    EXPECT_TRUE(all_close(from_c_tensor(result), interpret(m, {{"x", x}}, {out}).at(out), 1e-6,
-                          1e-6, &why))
+    EXPECT_TRUE(
+        all_close(from_c_tensor(result), interpret(m, {{"x", x}}, {out}).at(out), 1e-6, 1e-6, &why))
         << why;
   }
   // Parameters are readable by name; unknown names and bad inputs are errors.
@@ -120,8 +120,8 @@ TEST(LibraryTest, ParametersFromAFile) {
   ASSERT_EQ(lib.run(model, &in, &result), 0) << lib.last_error();
   const std::string out = m.program.fetch_names[0];
   std::string why;
-  EXPECT_TRUE(all_close(from_c_tensor(result), interpret(m, {{"x", x}}, {out}).at(out), 1e-5,
-                        1e-5, &why))
+  EXPECT_TRUE(
+      all_close(from_c_tensor(result), interpret(m, {{"x", x}}, {out}).at(out), 1e-5, 1e-5, &why))
       << why;
   lib.destroy(model);
   // The executable finds model.skparams beside itself.

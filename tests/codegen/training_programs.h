@@ -91,12 +91,43 @@ inline TrainingModel cnn_training_model(DType dtype, const OptimizerConfig& opti
   const std::string flat = b.apply("flatten", {{"X", {pool}}}, {{"start_axis", int64_t{1}}});
   const std::string fc_w = b.parameter("fc_w", dtype, {64, 3}, &startup, Initializer::constant(0));
   const std::string fc_b = b.parameter("fc_b", dtype, {3}, &startup, Initializer::constant(0));
-  const std::string logits = b.apply(
-      "elementwise_add", {{"X", {b.apply("matmul", {{"X", {flat}}, {"Y", {fc_w}}})}}, {"Y", {fc_b}}});
+  const std::string logits =
+      b.apply("elementwise_add",
+              {{"X", {b.apply("matmul", {{"X", {flat}}, {"Y", {fc_w}}})}}, {"Y", {fc_b}}});
   const std::string softmax = b.unique_name("softmax"), xent = b.unique_name("xent");
   b.op("softmax_with_cross_entropy", {{"Logits", {logits}}, {"Label", {"label"}}},
        {{"Softmax", {softmax}}, {"Loss", {xent}}});
   finish_training(&t, &startup, b.apply("reduce_mean", {{"X", {xent}}}), optimizer, dtype);
+  return t;
+}
+
+// W1 trained: h = tanh(x W + h) for `steps` steps of a while loop from h = 0, loss =
+// mean(h); backward runs through the loop (while_grad over the kept steps), then SGD on x
+// and W.
+inline TrainingModel w1_training_model(DType dtype, int64_t steps) {
+  using Ints = std::vector<int64_t>;
+  TrainingModel t;
+  Program startup;
+  BlockBuilder b(&t.model.program);
+  const std::string type = dtype_name(dtype);
+  b.parameter("x", dtype, {1, 16}, &startup, Initializer::constant(0));
+  b.parameter("W", dtype, {16, 16}, &startup, Initializer::constant(0));
+  b.op("fill_constant", {}, {{"Out", {"h"}}},
+       {{"shape", Ints{1, 16}}, {"value", 0.0}, {"dtype", type}});
+  b.op("fill_constant", {}, {{"Out", {"i"}}},
+       {{"shape", Ints{1}}, {"value", 0.0}, {"dtype", std::string("int64")}});
+  b.op("fill_constant", {}, {{"Out", {"steps"}}},
+       {{"shape", Ints{1}}, {"value", double(steps)}, {"dtype", std::string("int64")}});
+  b.op("less_than", {{"X", {"i"}}, {"Y", {"steps"}}}, {{"Out", {"cond"}}});
+  b.while_loop("cond", [](BlockBuilder& body) {
+    std::string xw = body.apply("matmul", {{"X", {"x"}}, {"Y", {"W"}}});
+    std::string pre = body.apply("elementwise_add", {{"X", {xw}}, {"Y", {"h"}}});
+    body.assign(body.apply("tanh", {{"X", {pre}}}), "h");
+    body.op("increment", {{"X", {"i"}}}, {{"Out", {"i"}}}, {{"step", 1.0}});
+    body.op("less_than", {{"X", {"i"}}, {"Y", {"steps"}}}, {{"Out", {"cond"}}});
+  });
+  finish_training(&t, &startup, b.apply("reduce_mean", {{"X", {"h"}}}, {{"reduce_all", true}}),
+                  OptimizerConfig("sgd", 0.5), dtype);
   return t;
 }
 

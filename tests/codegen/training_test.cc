@@ -1,6 +1,7 @@
 // Training programs compiled: N steps of the generated step function give the parameters
 // the interpreter gives after N steps of the same program — identical in float64, within
-// 1e-6 in float32 — for W2 (MLP 784-512-512-10, batch 64, Adam) and a CNN with momentum.
+// 1e-6 in float32 — for W1 (a while loop, trained through while_grad), W2 (MLP
+// 784-512-512-10, batch 64, Adam) and a CNN with momentum.
 #include "tests/codegen/training_programs.h"
 #include "tests/testing/op_test.h"
 
@@ -11,7 +12,7 @@ constexpr int kSteps = 4;
 
 // Trains `t` for kSteps steps in the interpreter and through the compiled library, on the
 // same batch each step, and compares every persistable variable afterwards.
-void expect_same_training(const TrainingModel& t, const Tensor& x, const Tensor& label,
+void expect_same_training(const TrainingModel& t, const std::map<std::string, Tensor>& feeds,
                           double tol) {
   // The interpreter.
   Scope scope;
@@ -20,27 +21,27 @@ void expect_same_training(const TrainingModel& t, const Tensor& x, const Tensor&
   auto prepared = exe.prepare(t.model.program, {t.loss});
   std::vector<double> losses;
   for (int s = 0; s < kSteps; ++s) {
-    feed(t.model.program, &scope, "x", x);
-    feed(t.model.program, &scope, "label", label);
+    for (const auto& [name, value] : feeds) feed(t.model.program, &scope, name, value);
     exe.run(*prepared, &scope);
     losses.push_back(fetch(scope, t.loss).item<double>());
   }
 
   // The compiled step.
-  const std::string dir = scratch_dir(dtype_name(x.dtype()));
+  const std::string dir = scratch_dir(dtype_name(t.model.params[0].second.dtype()));
   codegen::CompileOptions o;
   o.out_dir = dir + "/out";
   o.shared_library = true;
   o.jobs = 2;
   const codegen::CompiledModel c = codegen::compile_model_file(save_model(t.model, dir), o);
-  ASSERT_EQ(c.generated.inputs, (std::vector<std::string>{"x", "label"}));
+  std::vector<skiff_tensor> inputs;
+  for (const std::string& name : c.generated.inputs) inputs.push_back(c_tensor(feeds.at(name)));
+  ASSERT_EQ(inputs.size(), feeds.size());
   ModelLibrary lib(c.library);
   skiff_model* model = lib.create(nullptr);
   ASSERT_TRUE(model) << lib.last_error();
-  const skiff_tensor inputs[2] = {c_tensor(x), c_tensor(label)};
   for (int s = 0; s < kSteps; ++s) {
     skiff_tensor loss;
-    ASSERT_EQ(lib.run(model, inputs, &loss), 0) << lib.last_error();
+    ASSERT_EQ(lib.run(model, inputs.data(), &loss), 0) << lib.last_error();
     EXPECT_NEAR(from_c_tensor(loss).item<double>(), losses[s], tol * (1 + std::fabs(losses[s])))
         << "step " << s;
   }
@@ -60,26 +61,40 @@ void expect_same_training(const TrainingModel& t, const Tensor& x, const Tensor&
   lib.destroy(model);
 }
 
+TEST(TrainingTest, W1WhileLoopSgdFloat64IsIdentical) {
+  const TrainingModel t = w1_training_model(DType::kF64, 10);
+  expect_same_training(t, {}, 0.0);
+}
+
+TEST(TrainingTest, W1WhileLoopSgdFloat32WithinTolerance) {
+  const TrainingModel t = w1_training_model(DType::kF32, 10);
+  expect_same_training(t, {}, 1e-6);
+}
+
 TEST(TrainingTest, W2MlpAdamFloat64IsIdentical) {
   const TrainingModel t = mlp_training_model(DType::kF64, {784, 512, 512, 10}, {"adam", 1e-3});
-  expect_same_training(t, wave({64, 784}, DType::kF64, 0.5, 0.1, 0.5), labels(64, 10), 0.0);
+  expect_same_training(
+      t, {{"x", wave({64, 784}, DType::kF64, 0.5, 0.1, 0.5)}, {"label", labels(64, 10)}}, 0.0);
 }
 
 TEST(TrainingTest, W2MlpAdamFloat32WithinTolerance) {
   const TrainingModel t = mlp_training_model(DType::kF32, {784, 512, 512, 10}, {"adam", 1e-3});
-  expect_same_training(t, wave({64, 784}, DType::kF32, 0.5, 0.1, 0.5), labels(64, 10), 1e-6);
+  expect_same_training(
+      t, {{"x", wave({64, 784}, DType::kF32, 0.5, 0.1, 0.5)}, {"label", labels(64, 10)}}, 1e-6);
 }
 
 TEST(TrainingTest, CnnMomentumFloat64IsIdentical) {
   OptimizerConfig momentum("momentum", 0.01);
   const TrainingModel t = cnn_training_model(DType::kF64, momentum);
-  expect_same_training(t, wave({4, 1, 8, 8}, DType::kF64, 0.5, 0.3, 0.5), labels(4, 3), 0.0);
+  expect_same_training(
+      t, {{"x", wave({4, 1, 8, 8}, DType::kF64, 0.5, 0.3, 0.5)}, {"label", labels(4, 3)}}, 0.0);
 }
 
 TEST(TrainingTest, CnnMomentumFloat32WithinTolerance) {
   OptimizerConfig momentum("momentum", 0.01);
   const TrainingModel t = cnn_training_model(DType::kF32, momentum);
-  expect_same_training(t, wave({4, 1, 8, 8}, DType::kF32, 0.5, 0.3, 0.5), labels(4, 3), 1e-6);
+  expect_same_training(
+      t, {{"x", wave({4, 1, 8, 8}, DType::kF32, 0.5, 0.3, 0.5)}, {"label", labels(4, 3)}}, 1e-6);
 }
 
 }  // namespace

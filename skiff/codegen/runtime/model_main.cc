@@ -4,6 +4,7 @@
 //
 //   model --in x=x.npy --out results/          # writes results/<output>.npy
 //   model --help                               # the inputs and outputs
+#include <omp.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -32,9 +33,11 @@ std::string io_str(const skiff_io& io) {
 
 void print_help(const char* program) {
   std::printf(
-      "usage: %s [--in NAME=FILE.npy]... [--out DIR] [--params FILE.skparams] [--repeat N]\n\n"
+      "usage: %s [--in NAME=FILE.npy]... [--out DIR] [--params FILE.skparams] [--repeat N]\n"
+      "       [--threads N]\n\n"
       "Runs the compiled model once (N times with --repeat, printing the median time per run)\n"
-      "and writes DIR/NAME.npy for each output (DIR defaults to the current folder).\n\n"
+      "and writes DIR/NAME.npy for each output (DIR defaults to the current folder).\n"
+      "--threads N caps the kernels' threads (default: OpenMP's, one per CPU).\n\n"
       "inputs:\n",
       program);
   for (int i = 0; i < skiff_model_num_inputs(); ++i)
@@ -72,6 +75,8 @@ Options parse(int argc, char** argv) {
       o.params = value;
     } else if (arg == "--repeat") {
       o.repeat = std::max(1, std::atoi(value.c_str()));
+    } else if (arg == "--threads") {
+      omp_set_num_threads(std::max(1, std::atoi(value.c_str())));
     } else {
       skiff::fail("unknown option '", arg, "' (see --help)");
     }

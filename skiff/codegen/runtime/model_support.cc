@@ -121,6 +121,19 @@ void take_param(ParamImage* image, const char* name, DType dtype, const Shape& s
   fail("the parameters hold no '", name, "'");
 }
 
+Tensor embedded_tensor(const char* data, DType dtype, const Shape& shape, bool writable) {
+  Tensor t;
+  if (writable) {
+    t = Tensor::empty(shape, dtype);
+    if (t.nbytes() > 0) std::memcpy(t.raw_data(), data, t.nbytes());
+    return t;
+  }
+  // Never written: the kernels only read it, so the array itself serves as storage.
+  const size_t bytes = static_cast<size_t>(shape.numel()) * dtype_size(dtype);
+  auto storage = std::make_shared<Storage>(const_cast<char*>(data), bytes, cpu_place(), [] {});
+  return Tensor::from_storage(std::move(storage), shape, dtype);
+}
+
 void feed_input(const skiff_tensor& input, const skiff_io& spec, Tensor* dst) {
   bool fits = input.dtype == spec.dtype && input.rank == spec.rank;
   for (int d = 0; fits && d < spec.rank; ++d)

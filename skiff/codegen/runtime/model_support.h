@@ -32,6 +32,10 @@ ParamImage read_param_image(const std::string& path);
 // and dims (-1 matches any); throws naming the variable when it is missing or differs.
 void take_param(ParamImage* image, const char* name, DType dtype, const Shape& shape, Tensor* dst);
 
+// A tensor over `data` (an embedded parameter array of `shape` and `dtype`): a view of it, or
+// with `writable` (the program updates it) a copy of its own.
+Tensor embedded_tensor(const char* data, DType dtype, const Shape& shape, bool writable);
+
 // Copies the caller's `input` into `dst` after checking its dtype and dims against `spec`.
 void feed_input(const skiff_tensor& input, const skiff_io& spec, Tensor* dst);
 // Points `out` at the data of `value` (which must hold a value: `name` is for the error).
