@@ -29,6 +29,7 @@ WORKLOADS = {
         title="W1 tiny RNN (while op), 10k steps", unit="ms/10k steps",
         base="skiff_interpreter", check="checksum",
         rows=[("skiff_interpreter", "skiff interpreter (while op)"),
+              ("skiff_compiled", "skiff compiled (skiff compile --lib)"),
               ("handwritten_cpp", "hand-written C++ loop (limit)"),
               ("torch_eager", "PyTorch eager loop"),
               ("torchscript", "TorchScript (torch.jit.script)"),

@@ -22,7 +22,7 @@ PEERS = ["torch_eager", "torchscript", "paddle_eager", "paddle_inference"]
 
 def x_batch():
     from peers import image_batch
-    return image_batch([1, 784])
+    return image_batch([1, 784])[0]
 
 
 def per_call_ms(fn, reps):

@@ -181,6 +181,49 @@ bool emit_static_eigen_activation(OpEmitter& e, const char* eigen_fn) {
   return true;
 }
 
+// A tiny product as skiff's direct gemm loop computes it (kernels/cpu/gemm.cc: for each
+// row and each column in whole 64-byte vectors, the products of even and of odd k summed
+// apart, then added), inline and so specialised to the sizes: the same values, without
+// the call. Only where gemm takes that loop: no transposes, m*n*k within its direct
+// limit, n a multiple of the vector width.
+bool emit_inline_product(OpEmitter& e, const StaticVar& x, const StaticVar& y, const StaticVar& out,
+                         int64_t m, int64_t n, int64_t k, bool tx, bool ty) {
+  constexpr int64_t kDirectMacs = 1 << 15;  // gemm.cc: kDirectMacsF32 / kDirectMacsF64
+  const int64_t lanes = x.cpp_type == "float" ? 16 : 8;
+  if (tx || ty || m * n * k > kDirectMacs || n % lanes != 0 || n > 256 || k < 1) return false;
+  const std::string T = x.cpp_type, N = std::to_string(n), K = std::to_string(k);
+  e.open("{");
+  e.line(in_ptr(e, x, "a"));
+  e.line(in_ptr(e, y, "b"));
+  e.line(out_ptr(out, "c"));
+  e.line("// c = a . b [" + std::to_string(m) + " x " + K + "] . [" + K + " x " + N +
+         "] as gemm's direct loop sums it: even and odd k apart.");
+  e.open("for (int64_t i = 0; i < " + std::to_string(m) + "; ++i) {");
+  e.line(T + " even[" + N + "] = {}, odd[" + N + "] = {};");
+  if (k >= 2) {
+    e.line("#pragma GCC unroll 8");
+    e.open("for (int64_t kk = 0; kk + 2 <= " + K + "; kk += 2) {");
+    e.line("const " + T + " a0 = a[i * " + K + " + kk], a1 = a[i * " + K + " + kk + 1];");
+    e.line("#pragma omp simd");
+    e.open("for (int64_t j = 0; j < " + N + "; ++j) {");
+    e.line("even[j] += b[kk * " + N + " + j] * a0;");
+    e.line("odd[j] += b[(kk + 1) * " + N + " + j] * a1;");
+    e.close();
+    e.close();
+  }
+  if (k % 2 == 1) {
+    const std::string last = std::to_string(k - 1);
+    e.line("#pragma omp simd");
+    e.line("for (int64_t j = 0; j < " + N + "; ++j) even[j] += b[" + last + " * " + N +
+           " + j] * a[i * " + K + " + " + last + "];");
+  }
+  e.line("#pragma omp simd");
+  e.line("for (int64_t j = 0; j < " + N + "; ++j) c[i * " + N + " + j] = even[j] + odd[j];");
+  e.close();
+  e.close();
+  return true;
+}
+
 bool emit_static_matmul(OpEmitter& e) {
   StaticVar x, y, out;
   if (!static_in(e, "X", &x) || !static_in(e, "Y", &y) || !static_out(e, "Out", &out)) return false;
@@ -193,6 +236,7 @@ bool emit_static_matmul(OpEmitter& e) {
   const int64_t m = tx ? x.shape[1] : x.shape[0], kx = tx ? x.shape[0] : x.shape[1];
   const int64_t ky = ty ? y.shape[1] : y.shape[0], n = ty ? y.shape[0] : y.shape[1];
   if (kx != ky || out.shape != Shape{m, n}) return false;
+  if (emit_inline_product(e, x, y, out, m, n, kx, tx, ty)) return true;
   e.include("gemm");
   const std::string problem = e.unique("gemm");
   e.line("static const k::GemmProblem " + problem + " = [] {");
