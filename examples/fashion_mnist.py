@@ -9,11 +9,13 @@ saved program back with skiff.jit.load and reports its test accuracy.
         [--train-samples N] [--test-samples N]
 
 Adam starts at --lr and, with the cosine schedule, anneals to 0 over all the steps
-(stepped after every batch by fit's LRScheduler callback).
+(stepped after every batch by fit's LRScheduler callback). Measured with the defaults:
+test accuracy 0.903-0.905 after 3 epochs (0.901 with a constant rate), about 350 s of
+CPU time on 2 cores.
 
 The data comes from the Debian package dataset-fashion-mnist (/usr/share/datasets/
 fashion-mnist). The program and its parameters go to PREFIX.skmodel and PREFIX.skparams
-(input 'image' float32 [-1, 1, 28, 28]), ready for `skiff run`. Exits with status 1 when
+(one float32 input [-1, 1, 28, 28]), ready for `skiff run`. Exits with status 1 when
 the loaded program's test accuracy is below --min-accuracy. OMP_NUM_THREADS sets the
 number of compute threads. Run from a checkout, skiff is imported from build/python when
 it is not installed.
