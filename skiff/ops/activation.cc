@@ -77,10 +77,6 @@ void activation_grad_kernel(KernelContext& ctx) {
                            params_of<kKind>(ctx));
 }
 
-void infer_same_as_x(ShapeContext& ctx) {
-  ctx.set_output("Out", ctx.in_shape("X"), ctx.in_dtype("X"));
-}
-
 template <Activation kKind>
 void infer_activation_grad(ShapeContext& ctx) {
   const char* slot = saved_slot(kKind);
@@ -112,7 +108,7 @@ void register_activation(OpRegistry& r, const char* formula, const char* derivat
   fwd.doc(std::string(formula) + ", elementwise.")
       .input("X", "any shape; float32 or float64")
       .output("Out", "X's shape and dtype")
-      .infer_shape(infer_same_as_x)
+      .infer_shape(infer_out_like_x)
       .kernel({DType::kF32, DType::kF64}, activation_kernel<kKind>)
       .grad(activation_grad_maker<kKind>);
 

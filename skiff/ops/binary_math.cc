@@ -28,11 +28,6 @@ void infer_binary(ShapeContext& ctx) {
   ctx.set_output("Out", kernels::broadcast_shape(ctx.in_shape("X"), ctx.in_shape("Y")), x);
 }
 
-void infer_binary_grad(ShapeContext& ctx) {
-  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
-  ctx.set_output("Y@GRAD", ctx.in_shape("Y"), ctx.in_dtype("Y"));
-}
-
 template <BinaryMath kF>
 void binary_kernel(KernelContext& ctx) {
   kernels::binary_math(kF, ctx.in("X"), ctx.in("Y"), ctx.out("Out"));
@@ -91,7 +86,7 @@ void register_binary(OpRegistry& r, const char* formula, const char* gradient) {
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X (\"\" when not needed)")
       .output("Y@GRAD", "gradient of Y (\"\" when not needed)")
-      .infer_shape(infer_binary_grad)
+      .infer_shape(infer_x_y_grads_like_x_y)
       .kernel({DType::kF32, DType::kF64}, binary_grad_kernel<kF>)
       .kernel_dtype_from("X");
 }

@@ -57,10 +57,6 @@ void squared_l2_norm_grad_maker(GradContext& g) {
       .set_output("X@GRAD", {g.in_grad("X")});
 }
 
-void infer_squared_l2_norm_grad(ShapeContext& ctx) {
-  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
-}
-
 void squared_l2_norm_grad_kernel(KernelContext& ctx) {
   Tensor* dx = ctx.out("X@GRAD");
   if (!dx) return;
@@ -121,7 +117,7 @@ void register_clip_grad_ops(OpRegistry& r) {
       .input("X", "the forward X (dense)")
       .input("Out@GRAD", "gradient of Out, one element")
       .output("X@GRAD", "gradient of X")
-      .infer_shape(infer_squared_l2_norm_grad)
+      .infer_shape(infer_x_grad_like_x)
       .kernel({DType::kF32, DType::kF64}, squared_l2_norm_grad_kernel)
       .kernel_dtype_from("X");
 

@@ -44,11 +44,6 @@ void infer_binary(ShapeContext& ctx) {
       x);
 }
 
-void infer_binary_grad(ShapeContext& ctx) {
-  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
-  ctx.set_output("Y@GRAD", ctx.in_shape("Y"), ctx.in_dtype("Y"));
-}
-
 // Emits <type>_grad; only div reads the forward output.
 void binary_grad_maker(GradContext& g) {
   if (!g.wants("X") && !g.wants("Y")) return;
@@ -93,7 +88,7 @@ void register_binary(OpRegistry& r, const char* type, const char* formula) {
       .output("X@GRAD", "gradient of X (\"\" when not needed)")
       .output("Y@GRAD", "gradient of Y (\"\" when not needed)")
       .attr("axis", int64_t{-1}, kAxisDoc)
-      .infer_shape(infer_binary_grad)
+      .infer_shape(infer_x_y_grads_like_x_y)
       .kernel({DType::kF32, DType::kF64, DType::kBF16}, binary_grad_kernel<kOp>)
       .kernel_dtype_from("X");
 }
@@ -101,10 +96,6 @@ void register_binary(OpRegistry& r, const char* type, const char* formula) {
 void scale_kernel(KernelContext& ctx) {
   kernels::scale(ctx.in("X"), ctx.attr<double>("scale"), ctx.attr<double>("bias"),
                  ctx.attr<bool>("bias_after_scale"), ctx.out("Out"));
-}
-
-void infer_same_as_x(ShapeContext& ctx) {
-  ctx.set_output("Out", ctx.in_shape("X"), ctx.in_dtype("X"));
 }
 
 // d(scale * X + b)/dX = scale: the gradient is a scale op with the same factor.
@@ -139,7 +130,7 @@ void register_elementwise_ops(OpRegistry& r) {
       .attr("scale", 1.0, "the factor")
       .attr("bias", 0.0, "the offset")
       .attr("bias_after_scale", true, "add bias after scaling (else before)")
-      .infer_shape(infer_same_as_x)
+      .infer_shape(infer_out_like_x)
       .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, scale_kernel)
       .grad(scale_grad_maker);
 }

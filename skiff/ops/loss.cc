@@ -12,14 +12,6 @@ namespace skiff {
 
 namespace {
 
-// True when two build-time shapes can describe the same tensor (-1 matches anything).
-bool shapes_compatible(const Shape& a, const Shape& b) {
-  if (a.rank() != b.rank()) return false;
-  for (int i = 0; i < a.rank(); ++i)
-    if (a[i] >= 0 && b[i] >= 0 && a[i] != b[i]) return false;
-  return true;
-}
-
 // X floating, Label of X's shape and dtype; declares `out_slot` like X.
 void infer_elementwise_loss(ShapeContext& ctx, const char* op, const char* out_slot) {
   const VarDesc& x = ctx.in_var("X");
@@ -87,10 +79,6 @@ void bce_grad_maker(GradContext& g) {
       .set_attr("normalize", fwd.attr<bool>("normalize"));
 }
 
-void infer_bce_grad(ShapeContext& ctx) {
-  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
-}
-
 void bce_grad_kernel(KernelContext& ctx) {
   Tensor* dx = ctx.out("X@GRAD");
   if (!dx) return;
@@ -152,10 +140,6 @@ void nll_grad_maker(GradContext& g) {
   if (!fwd.first_input("Weight").empty()) op.set_input("Weight", {fwd.first_input("Weight")});
 }
 
-void infer_nll_grad(ShapeContext& ctx) {
-  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
-}
-
 void nll_grad_kernel(KernelContext& ctx) {
   Tensor* dx = ctx.out("X@GRAD");
   if (!dx) return;
@@ -212,7 +196,7 @@ void register_loss_ops(OpRegistry& r) {
       .output("X@GRAD", "gradient of X")
       .attr("ignore_index", int64_t{-100}, "as in the forward op")
       .attr("normalize", false, "as in the forward op")
-      .infer_shape(infer_bce_grad)
+      .infer_shape(infer_x_grad_like_x)
       .kernel({DType::kF32, DType::kF64}, bce_grad_kernel)
       .kernel_dtype_from("X");
 
@@ -245,7 +229,7 @@ void register_loss_ops(OpRegistry& r) {
       .output("X@GRAD", "gradient of X")
       .attr("reduction", std::string("mean"), "as in the forward op")
       .attr("ignore_index", int64_t{-100}, "as in the forward op")
-      .infer_shape(infer_nll_grad)
+      .infer_shape(infer_x_grad_like_x)
       .kernel({DType::kF32, DType::kF64}, nll_grad_kernel)
       .kernel_dtype_from("X");
 }

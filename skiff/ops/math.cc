@@ -26,10 +26,6 @@ void infer_numeric_same_as_x(ShapeContext& ctx) {
   ctx.set_output("Out", ctx.in_shape("X"), dtype);
 }
 
-void infer_grad_same_as_x(ShapeContext& ctx) {
-  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
-}
-
 // A grad op reading the forward X and Out@GRAD, carrying the forward attrs `names`.
 void grad_from_x(GradContext& g, std::initializer_list<const char*> names) {
   if (!g.wants("X")) return;
@@ -73,7 +69,7 @@ void register_unary(OpRegistry& r, const std::string& type, const char* formula,
       .input("X", "the forward X")
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X")
-      .infer_shape(infer_grad_same_as_x)
+      .infer_shape(infer_x_grad_like_x)
       .kernel({DType::kF32, DType::kF64}, unary_grad_kernel<kBackward>)
       .kernel_dtype_from("X");
 }
@@ -128,7 +124,7 @@ void register_clip(OpRegistry& r) {
       .output("X@GRAD", "gradient of X")
       .attr("min", -inf, "as in the forward op")
       .attr("max", inf, "as in the forward op")
-      .infer_shape(infer_grad_same_as_x)
+      .infer_shape(infer_x_grad_like_x)
       .kernel({DType::kF32, DType::kF64}, clip_grad_kernel)
       .kernel_dtype_from("X");
 }

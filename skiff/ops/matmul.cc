@@ -47,11 +47,6 @@ void matmul_grad_maker(GradContext& g) {
       .set_attr("trans_y", fwd.attr<bool>("trans_y"));
 }
 
-void infer_matmul_grad(ShapeContext& ctx) {
-  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
-  ctx.set_output("Y@GRAD", ctx.in_shape("Y"), ctx.in_dtype("Y"));
-}
-
 void matmul_grad_kernel(KernelContext& ctx) {
   Tensor* dx = ctx.out("X@GRAD");
   Tensor* dy = ctx.out("Y@GRAD");
@@ -91,7 +86,7 @@ void register_matmul_ops(OpRegistry& r) {
       .output("Y@GRAD", "gradient of Y (\"\" when not needed)")
       .attr("trans_x", false, "as in the forward op")
       .attr("trans_y", false, "as in the forward op")
-      .infer_shape(infer_matmul_grad)
+      .infer_shape(infer_x_y_grads_like_x_y)
       .kernel({DType::kF32, DType::kF64, DType::kBF16}, matmul_grad_kernel)
       .kernel_dtype_from("X");
 }

@@ -11,14 +11,6 @@ namespace skiff {
 
 namespace {
 
-// True when two build-time shapes can describe the same tensor (-1 matches anything).
-bool shapes_compatible(const Shape& a, const Shape& b) {
-  if (a.rank() != b.rank()) return false;
-  for (int i = 0; i < a.rank(); ++i)
-    if (a[i] >= 0 && b[i] >= 0 && a[i] != b[i]) return false;
-  return true;
-}
-
 void check_like_param(ShapeContext& ctx, const char* slot) {
   const VarDesc& p = ctx.in_var("Param");
   const VarDesc& v = ctx.in_var(slot);

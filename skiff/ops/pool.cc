@@ -56,10 +56,6 @@ void pool2d_grad_maker(GradContext& g) {
   copy_pool_attrs(fwd, op);
 }
 
-void infer_pool2d_grad(ShapeContext& ctx) {
-  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
-}
-
 void pool2d_grad_kernel(KernelContext& ctx) {
   Tensor* dx = ctx.out("X@GRAD");
   if (!dx) return;
@@ -113,7 +109,7 @@ void register_pool_ops(OpRegistry& r) {
       .optional_input("Mask", "the forward Mask, when it made one")
       .output("X@GRAD", "gradient of X");
   pool_attrs(bwd)
-      .infer_shape(infer_pool2d_grad)
+      .infer_shape(infer_x_grad_like_x)
       .kernel({DType::kF32, DType::kF64}, pool2d_grad_kernel)
       .kernel_dtype_from("X");
 }

@@ -7,7 +7,7 @@
 //         .doc("Out = tanh(X), elementwise.")
 //         .input("X", "any shape")
 //         .output("Out", "same shape as X")
-//         .infer_shape(infer_same_as_x)
+//         .infer_shape(infer_out_like_x)
 //         .kernel({DType::kF32, DType::kF64}, tanh_kernel)
 //         .grad(tanh_grad_maker);
 //   }

@@ -46,6 +46,26 @@ void infer_op_shape(Program& program, int block_idx, const OpDesc& op) {
   }
 }
 
+void infer_out_like_x(ShapeContext& ctx) {
+  ctx.set_output("Out", ctx.in_shape("X"), ctx.in_dtype("X"));
+}
+
+void infer_x_grad_like_x(ShapeContext& ctx) {
+  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
+}
+
+void infer_x_y_grads_like_x_y(ShapeContext& ctx) {
+  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
+  ctx.set_output("Y@GRAD", ctx.in_shape("Y"), ctx.in_dtype("Y"));
+}
+
+bool shapes_compatible(const Shape& a, const Shape& b) {
+  if (a.rank() != b.rank()) return false;
+  for (int i = 0; i < a.rank(); ++i)
+    if (a[i] >= 0 && b[i] >= 0 && a[i] != b[i]) return false;
+  return true;
+}
+
 void infer_block_shapes(Program& program, int block_idx) {
   // Copy: shape inference may add vars to the block but never ops.
   const std::vector<OpDesc> ops = program.block(block_idx).ops;

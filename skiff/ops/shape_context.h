@@ -46,6 +46,18 @@ class ShapeContext {
   const OpDesc& op_;
 };
 
+// Shape functions that many ops share.
+// Out: X's shape and dtype.
+void infer_out_like_x(ShapeContext& ctx);
+// X@GRAD: X's shape and dtype.
+void infer_x_grad_like_x(ShapeContext& ctx);
+// X@GRAD and Y@GRAD: the shapes and dtypes of X and Y.
+void infer_x_y_grads_like_x_y(ShapeContext& ctx);
+
+// True when two build-time shapes can describe the same tensor: equal ranks, and equal
+// dims wherever both are known (-1 matches anything).
+bool shapes_compatible(const Shape& a, const Shape& b);
+
 // Runs shape inference of every op of block `block_idx` in order (declaring the
 // outputs), recursing into no sub-blocks. Throws for an unknown op.
 void infer_block_shapes(Program& program, int block_idx);

@@ -38,10 +38,6 @@ void reshape_grad_maker(GradContext& g) {
       .set_output("X@GRAD", {g.in_grad("X")});
 }
 
-void infer_reshape_grad(ShapeContext& ctx) {
-  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
-}
-
 void reshape_grad_kernel(KernelContext& ctx) {
   Tensor* dx = ctx.out("X@GRAD");
   if (!dx) return;
@@ -108,7 +104,7 @@ void register_shape_ops(OpRegistry& r) {
       .input("X", "the forward X (for its shape)")
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X")
-      .infer_shape(infer_reshape_grad)
+      .infer_shape(infer_x_grad_like_x)
       .kernel(kShapeOpDTypes, reshape_grad_kernel)
       .kernel_dtype_from("Out@GRAD");
 

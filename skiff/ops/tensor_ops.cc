@@ -52,10 +52,6 @@ void cast_kernel(KernelContext& ctx) {
   kernels::cast(ctx.in("X"), dtype_from_name(ctx.attr<std::string>("out_dtype")), ctx.out("Out"));
 }
 
-void infer_cast_grad(ShapeContext& ctx) {
-  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
-}
-
 void cast_grad_kernel(KernelContext& ctx) {
   Tensor* x_grad = ctx.out("X@GRAD");
   if (!x_grad) return;
@@ -284,7 +280,7 @@ void register_tensor_ops(OpRegistry& r) {
       .input("X", "the forward op's X (gives the dtype)")
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X")
-      .infer_shape(infer_cast_grad)
+      .infer_shape(infer_x_grad_like_x)
       .kernel({DType::kF32, DType::kF64, DType::kBF16}, cast_grad_kernel)
       .kernel_dtype_from("Out@GRAD");
 

@@ -41,10 +41,6 @@ void infer_bool_like_x(ShapeContext& ctx) {
   ctx.set_output("Out", ctx.in_shape("X"), DType::kBool);
 }
 
-void infer_grad_same_as_x(ShapeContext& ctx) {
-  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
-}
-
 template <UnaryMath kF>
 void unary_kernel(KernelContext& ctx) {
   kernels::unary_math(kF, ctx.in("X"), ctx.out("Out"));
@@ -85,7 +81,7 @@ void register_differentiable(OpRegistry& r, const std::string& type, const char*
       .input("X", "the forward X")
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X")
-      .infer_shape(infer_grad_same_as_x)
+      .infer_shape(infer_x_grad_like_x)
       .kernel({DType::kF32, DType::kF64}, unary_grad_kernel<kF>)
       .kernel_dtype_from("X");
 }
