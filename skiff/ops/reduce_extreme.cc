@@ -1,15 +1,11 @@
 // Reductions by value: reduce_max, reduce_min, reduce_prod over a list of dims (with grad
 // ops), argmax and argmin along an axis, and top_k (with its grad op).
 #include <string>
-#include <vector>
 
-#include "skiff/kernels/cpu/reduce.h"
 #include "skiff/kernels/cpu/reduce_extreme.h"
 #include "skiff/kernels/cpu/top_k.h"
-#include "skiff/ops/grad_context.h"
+#include "skiff/ops/dim_reduction.h"
 #include "skiff/ops/kernel_context.h"
-#include "skiff/ops/registry.h"
-#include "skiff/ops/shape_context.h"
 
 namespace skiff {
 
@@ -35,25 +31,17 @@ const char* reduction_name(Reduction kind) {
   return "?";
 }
 
-// The reduced axes of a rank-`rank` input under the op's dim / reduce_all attrs.
-template <typename Ctx>
-uint32_t axes_of(const Ctx& ctx, int rank) {
-  return kernels::reduce_axes(rank, ctx.template attr_ref<std::vector<int64_t>>("dim"),
-                              ctx.template attr<bool>("reduce_all"));
-}
-
 void infer_reduce(ShapeContext& ctx) {
   const Shape x = ctx.in_shape("X");
   const DType dtype = ctx.in_dtype("X");
   SKIFF_CHECK(dtype != DType::kBool, ctx.op().type, ": X must be numeric, got bool", x);
-  ctx.set_output(
-      "Out", kernels::reduced_shape(x, axes_of(ctx, x.rank()), ctx.attr<bool>("keep_dim")), dtype);
+  set_reduced_output(ctx, x, dtype);
 }
 
 template <Reduction kKind>
 void reduce_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.in("X");
-  const uint32_t axes = axes_of(ctx, x.rank());
+  const uint32_t axes = reduced_axes(ctx, x.rank());
   const bool keep_dim = ctx.attr<bool>("keep_dim");
   if (kKind == Reduction::kProd) {
     kernels::reduce_prod(x, axes, keep_dim, ctx.out("Out"));
@@ -66,20 +54,8 @@ void reduce_kernel(KernelContext& ctx) {
 
 template <Reduction kKind>
 void reduce_grad_maker(GradContext& g) {
-  if (!g.wants("X")) return;
-  const OpDesc& fwd = g.fwd();
-  OpDesc& op = g.add(fwd.type + "_grad")
-                   .set_input("X", {fwd.first_input("X")})
-                   .set_input("Out@GRAD", {g.out_grad("Out")})
-                   .set_output("X@GRAD", {g.in_grad("X")})
-                   .set_attr("dim", fwd.attr<std::vector<int64_t>>("dim"))
-                   .set_attr("keep_dim", fwd.attr<bool>("keep_dim"))
-                   .set_attr("reduce_all", fwd.attr<bool>("reduce_all"));
-  if (kKind != Reduction::kProd) op.set_input("Out", {fwd.first_output("Out")});
-}
-
-void infer_reduce_grad(ShapeContext& ctx) {
-  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("X"));
+  OpDesc* op = add_dim_reduction_grad(g);
+  if (op && kKind != Reduction::kProd) op->set_input("Out", {g.fwd().first_output("Out")});
 }
 
 template <Reduction kKind>
@@ -87,7 +63,7 @@ void reduce_grad_kernel(KernelContext& ctx) {
   Tensor* dx = ctx.out("X@GRAD");
   if (!dx) return;
   const Tensor& x = ctx.in("X");
-  const uint32_t axes = axes_of(ctx, x.rank());
+  const uint32_t axes = reduced_axes(ctx, x.rank());
   if (kKind == Reduction::kProd) {
     kernels::reduce_prod_grad(x, ctx.in("Out@GRAD"), axes, dx);
   } else {
@@ -98,28 +74,19 @@ void reduce_grad_kernel(KernelContext& ctx) {
 template <Reduction kKind>
 void register_reduce(OpRegistry& r, const char* what, const char* derivative) {
   const std::string type = reduction_name(kKind);
-  r.add(type)
-      .doc(std::string("Out = the ") + what +
-           " of X over the dims in `dim` (all dims when `dim` is empty or reduce_all). "
-           "Reducing every dim without keep_dim gives a rank-0 Out.")
-      .input("X", "float32, float64, int32 or int64")
-      .output("Out", "X's dtype; X's shape without the reduced dims (1s with keep_dim)")
-      .attr("dim", std::vector<int64_t>{}, "dims to reduce; negative ones count from the back")
-      .attr("keep_dim", false, "keep reduced dims as size 1")
-      .attr("reduce_all", false, "reduce every dim, whatever `dim` says")
+  with_dim_reduction_attrs(
+      r.add(type)
+          .doc(std::string("Out = the ") + what +
+               " of X over the dims in `dim` (all dims when `dim` is empty or reduce_all). "
+               "Reducing every dim without keep_dim gives a rank-0 Out.")
+          .input("X", "float32, float64, int32 or int64"))
       .infer_shape(infer_reduce)
       .kernel(kNumeric, reduce_kernel<kKind>)
       .grad(reduce_grad_maker<kKind>);
 
   OpBuilder grad = r.add(type + "_grad");
-  grad.doc(std::string("X@GRAD = ") + derivative + ".")
-      .input("X", "the forward X")
-      .input("Out@GRAD", "gradient of Out")
-      .output("X@GRAD", "gradient of X")
-      .attr("dim", std::vector<int64_t>{}, "as in the forward op")
-      .attr("keep_dim", false, "as in the forward op")
-      .attr("reduce_all", false, "as in the forward op")
-      .infer_shape(infer_reduce_grad)
+  with_dim_reduction_grad_slots(
+      grad.doc(std::string("X@GRAD = ") + derivative + ".").input("X", "the forward X"))
       .kernel(kFloating, reduce_grad_kernel<kKind>)
       .kernel_dtype_from("X");
   if (kKind != Reduction::kProd) grad.input("Out", "the forward Out");
@@ -218,7 +185,7 @@ void register_top_k(OpRegistry& r) {
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X")
       .attr("axis", int64_t{-1}, "as in the forward op")
-      .infer_shape(infer_reduce_grad)
+      .infer_shape(infer_x_grad_like_x)
       .kernel(kFloating, top_k_grad_kernel)
       .kernel_dtype_from("X");
 }
