@@ -4,12 +4,6 @@
 #include <cmath>
 
 #include "skiff/core/parallel.h"
-// Eigen's vectorised expm1 and pow reach the same _mm512_undefined_* idiom of GCC 12's
-// AVX-512 header that eigen.h describes, reported here as -Wuninitialized: a false
-// positive, silenced for this file before the intrinsics are first included.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
 #include "skiff/kernels/cpu/eigen.h"
 // Vectorised erf (gelu) lives among Eigen's special functions.
 #include <unsupported/Eigen/SpecialFunctions>
@@ -17,11 +11,6 @@
 namespace skiff::kernels {
 
 namespace {
-
-template <typename T>
-using ArrayIn = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ArrayOut = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 // Transcendental functions cost ~10x a memory-bound op per element, so threads pay
 // off on smaller tensors than kParallelGrain.

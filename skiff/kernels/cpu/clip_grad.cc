@@ -13,9 +13,6 @@ namespace skiff::kernels {
 
 namespace {
 
-template <typename T>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
-
 // Elements per chunk of the threaded sum; chunks are added in a fixed order so the
 // result does not depend on the thread count.
 constexpr int64_t kNormChunk = 1 << 14;
@@ -24,13 +21,13 @@ template <typename T>
 double squared_sum(const T* p, int64_t n) {
   const int64_t chunks = (n + kNormChunk - 1) / kNormChunk;
   if (chunks <= 1) {
-    return static_cast<double>(ConstArrayMap<T>(p, n).template cast<double>().square().sum());
+    return static_cast<double>(ArrayIn<T>(p, n).template cast<double>().square().sum());
   }
   std::vector<double> partial(static_cast<size_t>(chunks));
   parallel_for(chunks, 2, [&](int64_t b, int64_t e) {
     for (int64_t c = b; c < e; ++c) {
       const int64_t begin = c * kNormChunk, len = std::min(kNormChunk, n - begin);
-      partial[c] = ConstArrayMap<T>(p + begin, len).template cast<double>().square().sum();
+      partial[c] = ArrayIn<T>(p + begin, len).template cast<double>().square().sum();
     }
   });
   double s = 0;

@@ -10,3 +10,14 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <Eigen/Core>
+
+namespace skiff::kernels {
+
+// n values of a kernel's flat buffer seen as an Eigen array, read-only or writable:
+//   ArrayOut<float>(y, n) = ArrayIn<float>(x, n).tanh();
+template <typename T>
+using ArrayIn = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <typename T>
+using ArrayOut = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+
+}  // namespace skiff::kernels

@@ -12,11 +12,6 @@
 namespace skiff::kernels {
 namespace {
 
-template <typename T>
-using ArrayIn = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ArrayOut = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-
 // An exponential per element: threads pay off earlier than for a memory-bound loop.
 constexpr int64_t kExpGrain = 1 << 13;
 

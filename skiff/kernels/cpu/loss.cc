@@ -10,11 +10,6 @@ namespace skiff::kernels {
 
 namespace {
 
-template <typename T>
-using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
-
 void check_floating(const Tensor& t, const char* op, const char* what) {
   SKIFF_CHECK(is_floating(t.dtype()), op, ": ", what, " must be float32 or float64, got ",
               t.type_str());
@@ -96,8 +91,7 @@ void mse_loss(const Tensor& x, const Tensor& label, Tensor* out) {
     const T* pl = label.data<T>();
     T* po = out->data<T>();
     parallel_for(x.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
-      ArrayMap<T>(po + b, e - b) =
-          (ConstArrayMap<T>(px + b, e - b) - ConstArrayMap<T>(pl + b, e - b)).square();
+      ArrayOut<T>(po + b, e - b) = (ArrayIn<T>(px + b, e - b) - ArrayIn<T>(pl + b, e - b)).square();
     });
   });
 }
@@ -116,10 +110,9 @@ void mse_loss_grad(const Tensor& x, const Tensor& label, const Tensor& out_grad,
     T* dl = label_grad ? label_grad->data<T>() : nullptr;
     parallel_for(x.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
       const int64_t n = e - b;
-      auto d = T(2) * (ConstArrayMap<T>(px + b, n) - ConstArrayMap<T>(pl + b, n)) *
-               ConstArrayMap<T>(pg + b, n);
-      if (dx) ArrayMap<T>(dx + b, n) = d;
-      if (dl) ArrayMap<T>(dl + b, n) = -d;
+      auto d = T(2) * (ArrayIn<T>(px + b, n) - ArrayIn<T>(pl + b, n)) * ArrayIn<T>(pg + b, n);
+      if (dx) ArrayOut<T>(dx + b, n) = d;
+      if (dl) ArrayOut<T>(dl + b, n) = -d;
     });
   });
 }
@@ -137,9 +130,9 @@ void sigmoid_cross_entropy_with_logits(const Tensor& x, const Tensor& label,
     const T scale = bce_scale(pl, x.numel(), opts);
     parallel_for(x.numel(), kParallelGrain / 4, [&](int64_t b, int64_t e) {
       const int64_t n = e - b;
-      ConstArrayMap<T> xs(px + b, n), ls(pl + b, n);
+      ArrayIn<T> xs(px + b, n), ls(pl + b, n);
       auto loss = xs.max(T(0)) - xs * ls + (-xs.abs()).exp().log1p();
-      ArrayMap<T>(po + b, n) = (ls == ignored).select(T(0), scale * loss);
+      ArrayOut<T>(po + b, n) = (ls == ignored).select(T(0), scale * loss);
     });
   });
 }
@@ -160,10 +153,10 @@ void sigmoid_cross_entropy_with_logits_grad(const Tensor& x, const Tensor& label
     const T scale = bce_scale(pl, x.numel(), opts);
     parallel_for(x.numel(), kParallelGrain / 4, [&](int64_t b, int64_t e) {
       const int64_t n = e - b;
-      ConstArrayMap<T> xs(px + b, n), ls(pl + b, n);
+      ArrayIn<T> xs(px + b, n), ls(pl + b, n);
       auto sigmoid = T(1) / (T(1) + (-xs).exp());
-      ArrayMap<T>(dx + b, n) =
-          (ls == ignored).select(T(0), scale * (sigmoid - ls) * ConstArrayMap<T>(pg + b, n));
+      ArrayOut<T>(dx + b, n) =
+          (ls == ignored).select(T(0), scale * (sigmoid - ls) * ArrayIn<T>(pg + b, n));
     });
   });
 }

@@ -11,11 +11,6 @@ namespace skiff::kernels {
 
 namespace {
 
-template <typename T>
-using ArrayIn = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ArrayOut = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-
 // Per-thread buffers kept across calls, so that a step allocates nothing once warm.
 enum Buffer {
   kInputProduct,
