@@ -2,7 +2,7 @@
 // (log_softmax, top_k, argmax) walk `outer` blocks of n rows of `inner` elements.
 //
 //   const AxisBlocks s(x.shape(), /*axis=*/1);   // [2, 3, 4] -> outer 2, n 3, inner 4
-//   x[(o * s.n + i) * s.inner + j]                // element i along the axis
+//   x[s.at(o, i, j)]                              // element i along the axis
 #pragma once
 
 #include <cstdint>
@@ -25,6 +25,8 @@ struct AxisBlocks {
   }
   // Elements per outer block.
   int64_t block() const { return n * inner; }
+  // The flat index of element i along the axis in lane (o, j).
+  int64_t at(int64_t o, int64_t i, int64_t j) const { return (o * n + i) * inner + j; }
 };
 
 }  // namespace skiff::kernels

@@ -5,29 +5,12 @@
 #include <vector>
 
 #include "skiff/core/parallel.h"
+#include "skiff/kernels/cpu/axis_blocks.h"
 #include "skiff/kernels/cpu/eigen.h"
+#include "skiff/kernels/cpu/input_handle.h"
 
 namespace skiff::kernels {
 namespace {
-
-// A tensor seen as [outer, n, inner] around the softmax axis.
-struct AxisSplit {
-  int64_t outer = 1, n = 1, inner = 1;
-
-  AxisSplit(const Shape& s, int axis) {
-    for (int d = 0; d < s.rank(); ++d) {
-      if (d < axis) outer *= s[d];
-      if (d == axis) n = s[d];
-      if (d > axis) inner *= s[d];
-    }
-  }
-  int64_t rows() const { return outer * inner; }
-};
-
-template <typename T>
-using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 // Softmax of one [n, inner] block; lse[j] (when given) gets max + log(sum of exps) of
 // column j. `scratch` holds 2 * inner values when inner > 1. y may be x.
@@ -37,9 +20,9 @@ void softmax_block(const T* x, T* y, int64_t n, int64_t inner, T* lse, T* scratc
     T mx = x[0];
 #pragma omp simd reduction(max : mx)
     for (int64_t i = 1; i < n; ++i) mx = std::max(mx, x[i]);
-    ArrayMap<T>(y, n) = (ConstArrayMap<T>(x, n) - mx).exp();
-    const T sum = ArrayMap<T>(y, n).sum();
-    ArrayMap<T>(y, n) *= T(1) / sum;
+    ArrayOut<T>(y, n) = (ArrayIn<T>(x, n) - mx).exp();
+    const T sum = ArrayOut<T>(y, n).sum();
+    ArrayOut<T>(y, n) *= T(1) / sum;
     if (lse) lse[0] = mx + std::log(sum);
     return;
   }
@@ -53,20 +36,20 @@ void softmax_block(const T* x, T* y, int64_t n, int64_t inner, T* lse, T* scratc
   }
   std::fill(sum, sum + inner, T(0));
   for (int64_t i = 0; i < n; ++i) {
-    ArrayMap<T> row(y + i * inner, inner);
-    row = (ConstArrayMap<T>(x + i * inner, inner) - ConstArrayMap<T>(mx, inner)).exp();
-    ArrayMap<T>(sum, inner) += row;
+    ArrayOut<T> row(y + i * inner, inner);
+    row = (ArrayIn<T>(x + i * inner, inner) - ArrayIn<T>(mx, inner)).exp();
+    ArrayOut<T>(sum, inner) += row;
   }
-  if (lse) ArrayMap<T>(lse, inner) = ConstArrayMap<T>(mx, inner) + ArrayMap<T>(sum, inner).log();
-  ArrayMap<T>(sum, inner) = ArrayMap<T>(sum, inner).inverse();
-  for (int64_t i = 0; i < n; ++i) ArrayMap<T>(y + i * inner, inner) *= ArrayMap<T>(sum, inner);
+  if (lse) ArrayOut<T>(lse, inner) = ArrayIn<T>(mx, inner) + ArrayOut<T>(sum, inner).log();
+  ArrayOut<T>(sum, inner) = ArrayOut<T>(sum, inner).inverse();
+  for (int64_t i = 0; i < n; ++i) ArrayOut<T>(y + i * inner, inner) *= ArrayOut<T>(sum, inner);
 }
 
 // Softmax of every block, split across threads when large; lse: [outer, inner] or null.
 template <typename T>
-void softmax_all(const T* x, T* y, const AxisSplit& s, T* lse) {
+void softmax_all(const T* x, T* y, const AxisBlocks& s, T* lse) {
   if (s.n == 0) return;
-  const int64_t block = s.n * s.inner;
+  const int64_t block = s.block();
   parallel_for(s.outer, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(block, 1)),
                [&](int64_t o0, int64_t o1) {
                  std::vector<T> scratch(s.inner > 1 ? 2 * s.inner : 0);
@@ -78,8 +61,8 @@ void softmax_all(const T* x, T* y, const AxisSplit& s, T* lse) {
 }
 
 template <typename T>
-void softmax_grad_all(const T* y, const T* dy, T* dx, const AxisSplit& s) {
-  const int64_t block = s.n * s.inner;
+void softmax_grad_all(const T* y, const T* dy, T* dx, const AxisBlocks& s) {
+  const int64_t block = s.block();
   parallel_for(s.outer, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(block, 1)),
                [&](int64_t o0, int64_t o1) {
                  std::vector<T> dot(s.inner);
@@ -101,20 +84,6 @@ void softmax_grad_all(const T* y, const T* dy, T* dx, const AxisSplit& s) {
                });
 }
 
-// Writes into `own` instead when `out` is one of the inputs; call finish() at the end.
-struct OutputSlot {
-  Tensor own;
-  Tensor* out;
-  Tensor* dst;
-  OutputSlot(Tensor* out, std::initializer_list<const Tensor*> inputs) : out(out), dst(out) {
-    for (const Tensor* in : inputs)
-      if (in == out) dst = &own;
-  }
-  void finish() {
-    if (dst == &own) *out = own;
-  }
-};
-
 // Labels of one dtype read as int64.
 template <typename L>
 void check_hard_labels(const L* label, int64_t count, int64_t classes, int64_t ignore_index) {
@@ -128,7 +97,8 @@ void check_hard_labels(const L* label, int64_t count, int64_t classes, int64_t i
 
 // loss (holding log-sum-exp per row) -= the logit of the label; 0 on ignored rows.
 template <typename T, typename L>
-void hard_loss(const T* logits, const L* label, const AxisSplit& s, int64_t ignore_index, T* loss) {
+void hard_loss(const T* logits, const L* label, const AxisBlocks& s, int64_t ignore_index,
+               T* loss) {
   for (int64_t o = 0; o < s.outer; ++o) {
     for (int64_t j = 0; j < s.inner; ++j) {
       const int64_t r = o * s.inner + j;
@@ -140,7 +110,7 @@ void hard_loss(const T* logits, const L* label, const AxisSplit& s, int64_t igno
 
 // loss (holding log-sum-exp per row) becomes sum over the axis of label * (lse - logit).
 template <typename T>
-void soft_loss(const T* logits, const T* label, const AxisSplit& s, T* loss) {
+void soft_loss(const T* logits, const T* label, const AxisBlocks& s, T* loss) {
   for (int64_t o = 0; o < s.outer; ++o) {
     for (int64_t j = 0; j < s.inner; ++j) {
       const int64_t r = o * s.inner + j;
@@ -156,7 +126,7 @@ void soft_loss(const T* logits, const T* label, const AxisSplit& s, T* loss) {
 }
 
 template <typename T, typename L>
-void hard_grad(const T* prob, const L* label, const T* dloss, const AxisSplit& s,
+void hard_grad(const T* prob, const L* label, const T* dloss, const AxisBlocks& s,
                int64_t ignore_index, T* dx) {
   for (int64_t o = 0; o < s.outer; ++o) {
     for (int64_t c = 0; c < s.n; ++c) {
@@ -178,7 +148,7 @@ void hard_grad(const T* prob, const L* label, const T* dloss, const AxisSplit& s
 }
 
 template <typename T>
-void soft_grad(const T* prob, const T* label, const T* dloss, const AxisSplit& s, T* dx) {
+void soft_grad(const T* prob, const T* label, const T* dloss, const AxisBlocks& s, T* dx) {
   for (int64_t o = 0; o < s.outer; ++o) {
     for (int64_t j = 0; j < s.inner; ++j) {
       const int64_t r = o * s.inner + j;
@@ -213,7 +183,7 @@ int normalize_axis(const char* op, int64_t axis, int rank) {
 }
 
 void softmax(const Tensor& x, int64_t axis, Tensor* out) {
-  const AxisSplit s(x.shape(), normalize_axis("softmax", axis, x.rank()));
+  const AxisBlocks s(x.shape(), normalize_axis("softmax", axis, x.rank()));
   out->resize(x.shape(), x.dtype());  // element by element, so out may be x
   SKIFF_DISPATCH_FLOATING(x.dtype(), T, softmax_all<T>(x.data<T>(), out->data<T>(), s, nullptr));
 }
@@ -221,13 +191,11 @@ void softmax(const Tensor& x, int64_t axis, Tensor* out) {
 void softmax_grad(const Tensor& out, const Tensor& out_grad, int64_t axis, Tensor* x_grad) {
   SKIFF_CHECK(out.shape() == out_grad.shape() && out.dtype() == out_grad.dtype(),
               "softmax_grad: Out is ", out.type_str(), " but Out@GRAD is ", out_grad.type_str());
-  const AxisSplit s(out.shape(), normalize_axis("softmax_grad", axis, out.rank()));
-  OutputSlot slot(x_grad, {&out, &out_grad});
-  slot.dst->resize(out.shape(), out.dtype());
-  SKIFF_DISPATCH_FLOATING(
-      out.dtype(), T,
-      softmax_grad_all<T>(out.data<T>(), out_grad.data<T>(), slot.dst->data<T>(), s));
-  slot.finish();
+  const AxisBlocks s(out.shape(), normalize_axis("softmax_grad", axis, out.rank()));
+  const Tensor y = input_handle(out), dy = input_handle(out_grad);
+  x_grad->resize(y.shape(), y.dtype());
+  SKIFF_DISPATCH_FLOATING(y.dtype(), T,
+                          softmax_grad_all<T>(y.data<T>(), dy.data<T>(), x_grad->data<T>(), s));
 }
 
 Shape cross_entropy_loss_shape(const Shape& logits, const Shape& label, bool soft_label,
@@ -254,30 +222,27 @@ void softmax_with_cross_entropy(const Tensor& logits, const Tensor& label, bool 
   check_label_dtype(label, logits, soft_label);
   const Shape loss_shape =
       cross_entropy_loss_shape(logits.shape(), label.shape(), soft_label, axis);
-  const AxisSplit s(logits.shape(),
-                    normalize_axis("softmax_with_cross_entropy", axis, logits.rank()));
+  const AxisBlocks s(logits.shape(),
+                     normalize_axis("softmax_with_cross_entropy", axis, logits.rank()));
   if (!soft_label) {
     SKIFF_DISPATCH_NUMERIC(label.dtype(), L,
                            check_hard_labels(label.data<L>(), label.numel(), s.n, ignore_index));
   }
-  OutputSlot prob(softmax, {&logits, &label});
-  OutputSlot out(loss, {&logits, &label});
-  prob.dst->resize(logits.shape(), logits.dtype());
-  out.dst->resize(loss_shape, logits.dtype());
-  SKIFF_DISPATCH_FLOATING(logits.dtype(), T, {
-    const T* x = logits.data<T>();
-    T* l = out.dst->data<T>();
-    softmax_all<T>(x, prob.dst->data<T>(), s, l);
+  const Tensor logits_in = input_handle(logits), label_in = input_handle(label);
+  softmax->resize(logits_in.shape(), logits_in.dtype());
+  loss->resize(loss_shape, logits_in.dtype());
+  SKIFF_DISPATCH_FLOATING(logits_in.dtype(), T, {
+    const T* x = logits_in.data<T>();
+    T* l = loss->data<T>();
+    softmax_all<T>(x, softmax->data<T>(), s, l);
     if (soft_label) {
-      soft_loss<T>(x, label.data<T>(), s, l);
-    } else if (label.dtype() == DType::kI64) {
-      hard_loss<T>(x, label.data<int64_t>(), s, ignore_index, l);
+      soft_loss<T>(x, label_in.data<T>(), s, l);
+    } else if (label_in.dtype() == DType::kI64) {
+      hard_loss<T>(x, label_in.data<int64_t>(), s, ignore_index, l);
     } else {
-      hard_loss<T>(x, label.data<int32_t>(), s, ignore_index, l);
+      hard_loss<T>(x, label_in.data<int32_t>(), s, ignore_index, l);
     }
   });
-  prob.finish();
-  out.finish();
 }
 
 void softmax_with_cross_entropy_grad(const Tensor& label, const Tensor& softmax,
@@ -291,27 +256,27 @@ void softmax_with_cross_entropy_grad(const Tensor& label, const Tensor& softmax,
       cross_entropy_loss_shape(softmax.shape(), label.shape(), soft_label, axis);
   SKIFF_CHECK(loss_grad.shape() == loss_shape, "softmax_with_cross_entropy_grad: Loss@GRAD ",
               loss_grad.shape(), " should be ", loss_shape);
-  const AxisSplit s(softmax.shape(),
-                    normalize_axis("softmax_with_cross_entropy", axis, softmax.rank()));
+  const AxisBlocks s(softmax.shape(),
+                     normalize_axis("softmax_with_cross_entropy", axis, softmax.rank()));
   if (!soft_label) {
     SKIFF_DISPATCH_NUMERIC(label.dtype(), L,
                            check_hard_labels(label.data<L>(), label.numel(), s.n, ignore_index));
   }
-  OutputSlot slot(logits_grad, {&label, &softmax, &loss_grad});
-  slot.dst->resize(softmax.shape(), softmax.dtype());
-  SKIFF_DISPATCH_FLOATING(softmax.dtype(), T, {
-    const T* p = softmax.data<T>();
-    const T* g = loss_grad.data<T>();
-    T* dx = slot.dst->data<T>();
+  const Tensor label_in = input_handle(label), prob = input_handle(softmax),
+               dloss = input_handle(loss_grad);
+  logits_grad->resize(prob.shape(), prob.dtype());
+  SKIFF_DISPATCH_FLOATING(prob.dtype(), T, {
+    const T* p = prob.data<T>();
+    const T* g = dloss.data<T>();
+    T* dx = logits_grad->data<T>();
     if (soft_label) {
-      soft_grad<T>(p, label.data<T>(), g, s, dx);
-    } else if (label.dtype() == DType::kI64) {
-      hard_grad<T>(p, label.data<int64_t>(), g, s, ignore_index, dx);
+      soft_grad<T>(p, label_in.data<T>(), g, s, dx);
+    } else if (label_in.dtype() == DType::kI64) {
+      hard_grad<T>(p, label_in.data<int64_t>(), g, s, ignore_index, dx);
     } else {
-      hard_grad<T>(p, label.data<int32_t>(), g, s, ignore_index, dx);
+      hard_grad<T>(p, label_in.data<int32_t>(), g, s, ignore_index, dx);
     }
   });
-  slot.finish();
 }
 
 }  // namespace skiff::kernels
