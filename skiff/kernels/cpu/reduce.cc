@@ -23,54 +23,13 @@ T contiguous_sum(const T* p, int64_t n) {
   return static_cast<T>(s);
 }
 
-// Adds rows [begin, end) of x into out (accumulating in Acc).
-template <typename T, typename Acc>
-void sum_rows(const T* x, const ReduceLayout& c, Acc* out, int64_t begin, int64_t end) {
-  const int64_t len = c.row_length();
-  if (c.inner_reduced()) {
-    c.walk(begin, end,
-           [&](int64_t row, int64_t o) { out[o] += contiguous_sum(x + row * len, len); });
-  } else {
-    c.walk(begin, end, [&](int64_t row, int64_t o) {
-      const T* __restrict src = x + row * len;
-      Acc* __restrict dst = out + o;
-#pragma omp simd
-      for (int64_t j = 0; j < len; ++j) dst[j] += src[j];
-    });
-  }
-}
-
-// Adds the sums of x into the zeroed out, split across threads where outputs do not
-// collide: per-block partial sums of a full reduction, rows of [kept, reduced], and
-// column ranges of [reduced, kept].
+// Adds the sums of x into the zeroed out (accumulating in Acc) by fold_by_layout.
 template <typename T, typename Acc>
 void sum_into(const T* x, int64_t numel, const ReduceLayout& c, Acc* out) {
-  const bool big = numel >= 2 * kParallelGrain;
-  if (big && c.rank == 1 && c.reduced[0]) {
-    const int64_t blocks = (numel + kParallelGrain - 1) / kParallelGrain;
-    std::vector<Acc> partial(blocks);
-    parallel_for(blocks, 1, [&](int64_t b0, int64_t b1) {
-      for (int64_t b = b0; b < b1; ++b) {
-        const int64_t begin = b * kParallelGrain;
-        partial[b] = contiguous_sum(x + begin, std::min(kParallelGrain, numel - begin));
-      }
-    });
-    out[0] = contiguous_sum(partial.data(), blocks);
-  } else if (big && c.rank == 2 && !c.reduced[0]) {
-    parallel_for(c.rows(), std::max<int64_t>(1, kParallelGrain / c.row_length()),
-                 [&](int64_t r0, int64_t r1) { sum_rows(x, c, out, r0, r1); });
-  } else if (big && c.rank == 2 && c.reduced[0] && c.size[1] >= 64) {
-    const int64_t rows = c.size[0], cols = c.size[1];
-    parallel_for(cols, 32, [&](int64_t j0, int64_t j1) {
-      for (int64_t i = 0; i < rows; ++i) {
-        const T* __restrict src = x + i * cols;
-#pragma omp simd
-        for (int64_t j = j0; j < j1; ++j) out[j] += src[j];
-      }
-    });
-  } else {
-    sum_rows(x, c, out, 0, c.rows());
-  }
+  fold_by_layout(
+      x, numel, c, out, Acc(0),
+      [](const auto* p, int64_t n, Acc acc) -> Acc { return acc + contiguous_sum(p, n); },
+      [](Acc acc, T v) -> Acc { return acc + v; });
 }
 
 // Inputs from this many elements on sum float32 into float64 accumulators (many rows

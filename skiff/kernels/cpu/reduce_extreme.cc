@@ -7,20 +7,12 @@
 #include <vector>
 
 #include "skiff/core/parallel.h"
+#include "skiff/kernels/cpu/nan.h"
 #include "skiff/kernels/cpu/reduce.h"
 #include "skiff/kernels/cpu/reduce_layout.h"
 
 namespace skiff::kernels {
 namespace {
-
-template <typename T>
-bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return std::isnan(v);
-  } else {
-    return false;
-  }
-}
 
 // a and b are the same value (NaN matches NaN).
 template <typename T>
@@ -80,54 +72,12 @@ T fold(const T* p, int64_t n, T acc, Op op) {
   return acc;
 }
 
-// Folds rows [begin, end) of x into out.
-template <typename T, typename Op>
-void reduce_rows(const T* x, const ReduceLayout& c, T* out, int64_t begin, int64_t end, Op op) {
-  const int64_t len = c.row_length();
-  if (c.inner_reduced()) {
-    c.walk(begin, end,
-           [&](int64_t row, int64_t o) { out[o] = fold(x + row * len, len, out[o], op); });
-  } else {
-    c.walk(begin, end, [&](int64_t row, int64_t o) {
-      const T* __restrict src = x + row * len;
-      T* __restrict dst = out + o;
-#pragma omp simd
-      for (int64_t j = 0; j < len; ++j) dst[j] = op(dst[j], src[j]);
-    });
-  }
-}
-
-// Folds x into out (holding the identity), on threads where outputs do not collide:
-// per-block partials of a full reduction, rows of [kept, reduced], and column ranges of
-// [reduced, kept].
+// Folds x into out (holding the identity) by fold_by_layout.
 template <typename T, typename Op>
 void reduce_into(const T* x, int64_t numel, const ReduceLayout& c, T* out, Op op) {
-  const bool big = numel >= 2 * kParallelGrain;
-  if (big && c.rank == 1 && c.reduced[0]) {
-    const int64_t blocks = (numel + kParallelGrain - 1) / kParallelGrain;
-    std::vector<T> partial(blocks, Op::identity());
-    parallel_for(blocks, 1, [&](int64_t b0, int64_t b1) {
-      for (int64_t b = b0; b < b1; ++b) {
-        const int64_t begin = b * kParallelGrain;
-        partial[b] = fold(x + begin, std::min(kParallelGrain, numel - begin), partial[b], op);
-      }
-    });
-    out[0] = fold(partial.data(), blocks, out[0], op);
-  } else if (big && c.rank == 2 && !c.reduced[0]) {
-    parallel_for(c.rows(), std::max<int64_t>(1, kParallelGrain / c.row_length()),
-                 [&](int64_t r0, int64_t r1) { reduce_rows(x, c, out, r0, r1, op); });
-  } else if (big && c.rank == 2 && c.reduced[0] && c.size[1] >= 64) {
-    const int64_t rows = c.size[0], cols = c.size[1];
-    parallel_for(cols, 32, [&](int64_t j0, int64_t j1) {
-      for (int64_t i = 0; i < rows; ++i) {
-        const T* __restrict src = x + i * cols;
-#pragma omp simd
-        for (int64_t j = j0; j < j1; ++j) out[j] = op(out[j], src[j]);
-      }
-    });
-  } else {
-    reduce_rows(x, c, out, 0, c.rows(), op);
-  }
+  fold_by_layout(
+      x, numel, c, out, Op::identity(),
+      [op](const T* p, int64_t n, T acc) { return fold(p, n, acc, op); }, op);
 }
 
 // Names an operation template, so that reduce_with can instantiate it for each dtype.

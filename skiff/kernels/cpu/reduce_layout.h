@@ -1,7 +1,8 @@
 // The layout of a reduction over a set of axes (a bit mask, as reduce.h takes): the
 // shape with size-1 dims dropped and neighbouring dims of the same kind (reduced or
 // kept) merged, walked as rows of row_length() contiguous elements, each with the
-// offset of its first output. Shared by the sum/mean and the max/min/prod kernels.
+// offset of its first output; and fold_by_layout, which runs a reduction over that walk
+// on threads. Shared by the sum/mean and the max/min/prod kernels.
 //
 //   const ReduceLayout c(x.shape(), axes);
 //   c.walk(0, c.rows(), [&](int64_t row, int64_t o) {
@@ -10,8 +11,11 @@
 //   });
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
+#include "skiff/core/parallel.h"
 #include "skiff/core/shape.h"
 
 namespace skiff::kernels {
@@ -73,5 +77,59 @@ struct ReduceLayout {
     }
   }
 };
+
+// Folds rows [begin, end) of x into out: fold_run(p, n, acc) folds n contiguous values
+// into one output, combine(acc, v) one value into one output.
+template <typename T, typename Acc, typename FoldRun, typename Combine>
+void fold_rows(const T* x, const ReduceLayout& c, Acc* out, int64_t begin, int64_t end,
+               FoldRun fold_run, Combine combine) {
+  const int64_t len = c.row_length();
+  if (c.inner_reduced()) {
+    c.walk(begin, end,
+           [&](int64_t row, int64_t o) { out[o] = fold_run(x + row * len, len, out[o]); });
+  } else {
+    c.walk(begin, end, [&](int64_t row, int64_t o) {
+      const T* __restrict src = x + row * len;
+      Acc* __restrict dst = out + o;
+#pragma omp simd
+      for (int64_t j = 0; j < len; ++j) dst[j] = combine(dst[j], src[j]);
+    });
+  }
+}
+
+// Folds the numel elements of x, laid out as c, into out (holding `identity` in every
+// output), on threads where outputs do not collide: per-block partials of a full
+// reduction, rows of [kept, reduced], and column ranges of [reduced, kept]. fold_run
+// takes runs of T and of Acc (the partials); see fold_rows.
+template <typename T, typename Acc, typename FoldRun, typename Combine>
+void fold_by_layout(const T* x, int64_t numel, const ReduceLayout& c, Acc* out, Acc identity,
+                    FoldRun fold_run, Combine combine) {
+  const bool big = numel >= 2 * kParallelGrain;
+  if (big && c.rank == 1 && c.reduced[0]) {
+    const int64_t blocks = (numel + kParallelGrain - 1) / kParallelGrain;
+    std::vector<Acc> partial(blocks, identity);
+    parallel_for(blocks, 1, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        const int64_t begin = b * kParallelGrain;
+        partial[b] = fold_run(x + begin, std::min(kParallelGrain, numel - begin), partial[b]);
+      }
+    });
+    out[0] = fold_run(partial.data(), blocks, out[0]);
+  } else if (big && c.rank == 2 && !c.reduced[0]) {
+    parallel_for(c.rows(), std::max<int64_t>(1, kParallelGrain / c.row_length()),
+                 [&](int64_t r0, int64_t r1) { fold_rows(x, c, out, r0, r1, fold_run, combine); });
+  } else if (big && c.rank == 2 && c.reduced[0] && c.size[1] >= 64) {
+    const int64_t rows = c.size[0], cols = c.size[1];
+    parallel_for(cols, 32, [&](int64_t j0, int64_t j1) {
+      for (int64_t i = 0; i < rows; ++i) {
+        const T* __restrict src = x + i * cols;
+#pragma omp simd
+        for (int64_t j = j0; j < j1; ++j) out[j] = combine(out[j], src[j]);
+      }
+    });
+  } else {
+    fold_rows(x, c, out, 0, c.rows(), fold_run, combine);
+  }
+}
 
 }  // namespace skiff::kernels

@@ -8,19 +8,11 @@
 
 #include "skiff/core/parallel.h"
 #include "skiff/kernels/cpu/axis_blocks.h"
+#include "skiff/kernels/cpu/nan.h"
 #include "skiff/kernels/cpu/softmax.h"
 
 namespace skiff::kernels {
 namespace {
-
-template <typename T>
-bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return std::isnan(v);
-  } else {
-    return false;
-  }
-}
 
 // x ranks above y when values are ordered with NaN above every number.
 template <typename T>
