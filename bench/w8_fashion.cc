@@ -16,34 +16,15 @@
 #include <vector>
 
 #include "bench/workloads.h"
+#include "examples/fashion_mnist_training.h"
 #include "skiff/autodiff/backward.h"
 #include "skiff/autodiff/optimizer.h"
-#include "skiff/data/batch_reader.h"
-#include "skiff/data/idx.h"
-#include "skiff/runtime/executor.h"
 
 using namespace skiff;
 
 namespace {
 
-constexpr int64_t kBatch = 64, kTestChunk = 1000, kWarmupSteps = 20;
-
-// Images [N, 1, 28, 28] and labels [N] of one split.
-std::pair<Tensor, Tensor> load(const std::string& dir, const std::string& prefix) {
-  Tensor x = data::read_idx_images(dir + "/" + prefix + "-images-idx3-ubyte.gz");
-  x.reshape({x.dim(0), 1, 28, 28});
-  return {x, data::read_idx_labels(dir + "/" + prefix + "-labels-idx1-ubyte.gz")};
-}
-
-// Rows [begin, begin + count) of x as a new tensor.
-Tensor rows(const Tensor& x, int64_t begin, int64_t count) {
-  Shape shape = x.shape();
-  shape[0] = count;
-  Tensor out = Tensor::empty(shape, x.dtype());
-  const int64_t row = x.numel() / x.dim(0);
-  std::memcpy(out.data<float>(), x.data<float>() + begin * row, sizeof(float) * count * row);
-  return out;
-}
+constexpr int64_t kBatch = 64, kWarmupSteps = 20;
 
 }  // namespace
 
@@ -79,12 +60,12 @@ int main(int argc, char** argv) {
     Scope scope;
     auto step = exe.prepare(train, {loss});
     auto predict = exe.prepare(infer, {logits});
-    auto [test_x, test_y] = load(dir, "t10k");
+    const examples::LabeledImages test = examples::load_split(dir, "t10k", {1, 28, 28});
 
     auto train_epoch = [&](int64_t max_steps) {
-      auto [train_x, train_y] = load(dir, "train");
+      const examples::LabeledImages train_set = examples::load_split(dir, "train", {1, 28, 28});
       exe.run(startup, &scope);
-      data::BatchReader reader(train_x, train_y, kBatch, /*seed=*/1);
+      data::BatchReader reader(train_set.images, train_set.labels, kBatch, /*seed=*/1);
       reader.start_epoch();
       int64_t steps = 0;
       while (auto batch = reader.next()) {
@@ -95,22 +76,6 @@ int main(int argc, char** argv) {
         if (++steps == max_steps) break;
       }
     };
-    auto test_accuracy = [&] {
-      int64_t correct = 0;
-      for (int64_t begin = 0; begin < test_x.dim(0); begin += kTestChunk) {
-        const int64_t count = std::min(kTestChunk, test_x.dim(0) - begin);
-        feed(infer, &scope, "x", rows(test_x, begin, count));
-        exe.run(*predict, &scope);
-        const Tensor out = fetch(scope, logits);
-        const float* p = out.data<float>();
-        for (int64_t r = 0; r < count; ++r) {
-          const int64_t best = std::max_element(p + r * 10, p + r * 10 + 10) - (p + r * 10);
-          correct += best == test_y.data<int64_t>()[begin + r];
-        }
-      }
-      return static_cast<double>(correct) / static_cast<double>(test_x.dim(0));
-    };
-
     train_epoch(kWarmupSteps);
     std::vector<double> ms, accuracy;
     for (int r = 0; r < reps; ++r) {
@@ -118,7 +83,7 @@ int main(int argc, char** argv) {
       train_epoch(-1);
       auto t1 = std::chrono::steady_clock::now();
       ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-      accuracy.push_back(test_accuracy());
+      accuracy.push_back(examples::test_accuracy(exe, *predict, infer, logits, &scope, test));
       std::printf("  epoch %d: %.1f s, test accuracy %.4f\n", r + 1, ms.back() / 1e3,
                   accuracy.back());
       std::fflush(stdout);
