@@ -11,77 +11,35 @@
 #include "skiff/autodiff/backward.h"
 #include "skiff/autodiff/optimizer.h"
 #include "skiff/runtime/executor.h"
+#include "tests/testing/linear_regression.h"
 
 namespace skiff {
 namespace {
 
-constexpr int kN = 8;
-const char* const kParams[] = {"w1", "w2", "b"};
+using testing::kRegressionParams;
+using testing::RegressionData;
+using testing::RegressionLoss;
+
+constexpr int kN = testing::kRegressionPoints;
 constexpr double kInit = 0.5;  // every parameter's initial value
 
-std::vector<float> x1_values() {
-  std::vector<float> v(kN);
-  for (int i = 0; i < kN; ++i) v[i] = -1.0f + 2.0f * i / (kN - 1);
-  return v;
-}
-std::vector<float> x2_values() {
-  std::vector<float> v(kN);
-  for (int i = 0; i < kN; ++i) v[i] = static_cast<float>(std::cos(1.3 * i));
-  return v;
-}
-// t = 2 x1 - 3 x2 + 0.5 exactly.
-std::vector<float> t_values() {
-  std::vector<float> x1 = x1_values(), x2 = x2_values(), t(kN);
-  for (int i = 0; i < kN; ++i) t[i] = 2 * x1[i] - 3 * x2[i] + 0.5f;
-  return t;
+// The data: x2 = cos(1.3 i).
+const RegressionData& data() {
+  static const RegressionData d = testing::regression_data([](int i) { return std::cos(1.3 * i); });
+  return d;
 }
 
-struct Trainer {
-  Program main, startup;
-  std::string loss;
-  Executor exe;
-  Scope scope;
-  std::shared_ptr<PreparedBlock> step;
-
-  explicit Trainer(const OptimizerConfig& config) {
-    BlockBuilder b(&main);
-    b.data("x1", DType::kF32, {kN});
-    b.data("x2", DType::kF32, {kN});
-    b.data("t", DType::kF32, {kN});
-    for (const char* p : kParams)
-      b.parameter(p, DType::kF32, {1}, &startup, Initializer::constant(kInit));
-    auto mul = [&](const char* x, const char* w) {
-      return b.apply("elementwise_mul", {{"X", {x}}, {"Y", {w}}});
-    };
-    std::string sum =
-        b.apply("elementwise_add", {{"X", {mul("x1", "w1")}}, {"Y", {mul("x2", "w2")}}});
-    std::string pred = b.apply("elementwise_add", {{"X", {sum}}, {"Y", {"b"}}});
-    std::string err = b.apply("mse_loss", {{"X", {pred}}, {"Label", {"t"}}});
-    loss = b.apply("reduce_mean", {{"X", {err}}});
-    append_optimizer(main, startup, append_backward(main, loss), config);
-    exe.run(startup, &scope);
-    feed(main, &scope, "x1", Tensor::from_vector<float>({kN}, x1_values()));
-    feed(main, &scope, "x2", Tensor::from_vector<float>({kN}, x2_values()));
-    feed(main, &scope, "t", Tensor::from_vector<float>({kN}, t_values()));
-    step = exe.prepare(main, {loss});
-  }
-
-  double run_step() {
-    exe.run(*step, &scope);
-    return fetch(scope, loss).item<double>();
-  }
-  double param(const char* name) const { return fetch(scope, name).item<double>(); }
-  // The learning-rate variable the update ops read.
-  std::string lr_var() const {
-    for (const OpDesc& op : main.global_block().ops)
-      if (!op.first_input("Param").empty()) return op.first_input("LearningRate");
-    return "";
-  }
+// The loss: mean(mse_loss(pred, t)).
+struct Trainer : testing::RegressionTrainer {
+  explicit Trainer(const OptimizerConfig& config)
+      : RegressionTrainer(config, data(), RegressionLoss::kMeanMse, kInit) {}
 };
 
 // d loss / d p at w1 = w2 = b = kInit: mean of 2 (pred - t) dpred/dp.
 std::vector<double> initial_gradients() {
-  std::vector<float> x1 = x1_values(), x2 = x2_values(), t = t_values();
+  const std::vector<float>& x1 = data().x1;
+  const std::vector<float>& x2 = data().x2;
+  const std::vector<float>& t = data().t;
   std::vector<double> g(3, 0.0);
   for (int i = 0; i < kN; ++i) {
     const double e = kInit * x1[i] + kInit * x2[i] + kInit - t[i];
@@ -96,8 +54,8 @@ void expect_first_step(const OptimizerConfig& config, const std::vector<double>&
   Trainer tr(config);
   tr.run_step();
   for (int k = 0; k < 3; ++k) {
-    EXPECT_NEAR(tr.param(kParams[k]), want[k], 2e-6 * (1 + std::fabs(want[k])))
-        << config.type << " parameter " << kParams[k];
+    EXPECT_NEAR(tr.param(kRegressionParams[k]), want[k], 2e-6 * (1 + std::fabs(want[k])))
+        << config.type << " parameter " << kRegressionParams[k];
   }
 }
 

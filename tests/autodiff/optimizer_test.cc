@@ -11,77 +11,33 @@
 #include "skiff/api/builder.h"
 #include "skiff/autodiff/backward.h"
 #include "skiff/runtime/executor.h"
+#include "tests/testing/linear_regression.h"
 
 namespace skiff {
 namespace {
 
-constexpr int kN = 8;
-const char* const kParams[] = {"w1", "w2", "b"};
+using testing::kRegressionParams;
+using testing::RegressionData;
+using testing::RegressionLoss;
 
-// The data: t = 2 x1 - 3 x2 + 0.5 exactly, so the loss can reach zero.
-std::vector<float> x1_values() {
-  std::vector<float> v(kN);
-  for (int i = 0; i < kN; ++i) v[i] = -1.0f + 2.0f * i / (kN - 1);
-  return v;
-}
-std::vector<float> x2_values() {
-  std::vector<float> v(kN);
-  for (int i = 0; i < kN; ++i) v[i] = static_cast<float>(std::sin(1.7 * i));
-  return v;
-}
-std::vector<float> t_values() {
-  std::vector<float> x1 = x1_values(), x2 = x2_values(), t(kN);
-  for (int i = 0; i < kN; ++i) t[i] = 2 * x1[i] - 3 * x2[i] + 0.5f;
-  return t;
+// The data: x2 = sin(1.7 i); every parameter starts at 0.
+const RegressionData& data() {
+  static const RegressionData d = testing::regression_data([](int i) { return std::sin(1.7 * i); });
+  return d;
 }
 
-struct Trainer {
-  Program main, startup;
-  std::string loss;  // [kN] squared errors; the loss is their sum
-  Executor exe;
-  Scope scope;
-  std::shared_ptr<PreparedBlock> step;
-
-  explicit Trainer(const OptimizerConfig& config) {
-    BlockBuilder b(&main);
-    b.data("x1", DType::kF32, {kN});
-    b.data("x2", DType::kF32, {kN});
-    b.data("t", DType::kF32, {kN});
-    for (const char* p : kParams)
-      b.parameter(p, DType::kF32, {1}, &startup, Initializer::constant(0.0));
-    std::string pred =
-        b.apply("elementwise_add",
-                {{"X",
-                  {b.apply("elementwise_add",
-                           {{"X", {b.apply("elementwise_mul", {{"X", {"x1"}}, {"Y", {"w1"}}})}},
-                            {"Y", {b.apply("elementwise_mul", {{"X", {"x2"}}, {"Y", {"w2"}}})}}})}},
-                 {"Y", {"b"}}});
-    std::string err = b.apply("elementwise_sub", {{"X", {pred}}, {"Y", {"t"}}});
-    loss = b.apply("elementwise_mul", {{"X", {err}}, {"Y", {err}}});
-    append_optimizer(main, startup, append_backward(main, loss), config);
-
-    exe.run(startup, &scope);
-    feed(main, &scope, "x1", Tensor::from_vector<float>({kN}, x1_values()));
-    feed(main, &scope, "x2", Tensor::from_vector<float>({kN}, x2_values()));
-    feed(main, &scope, "t", Tensor::from_vector<float>({kN}, t_values()));
-    step = exe.prepare(main, {loss});
-  }
-
-  // Runs one training step; returns the loss it computed (before its update).
-  double run_step() {
-    exe.run(*step, &scope);
-    double s = 0;
-    for (float e : fetch(scope, loss).to_vector<float>()) s += e;
-    return s;
-  }
-  float param(const char* name) const { return fetch(scope, name).item<float>(); }
+struct Trainer : testing::RegressionTrainer {
+  explicit Trainer(const OptimizerConfig& config)
+      : RegressionTrainer(config, data(), RegressionLoss::kSumOfSquares, /*init=*/0.0) {}
 };
 
 // Gradients of the loss at w1 = w2 = b = 0: d/dp sum((pred - t)^2) = -2 sum(t * dpred/dp).
 std::vector<double> initial_gradients() {
-  std::vector<float> x1 = x1_values(), x2 = x2_values(), t = t_values();
+  const std::vector<float>& x1 = data().x1;
+  const std::vector<float>& x2 = data().x2;
+  const std::vector<float>& t = data().t;
   std::vector<double> g(3, 0.0);
-  for (int i = 0; i < kN; ++i) {
+  for (int i = 0; i < testing::kRegressionPoints; ++i) {
     g[0] += -2.0 * t[i] * x1[i];
     g[1] += -2.0 * t[i] * x2[i];
     g[2] += -2.0 * t[i];
@@ -93,8 +49,8 @@ void expect_first_step(const OptimizerConfig& config, const std::vector<double>&
   Trainer tr(config);
   tr.run_step();
   for (int k = 0; k < 3; ++k) {
-    EXPECT_NEAR(tr.param(kParams[k]), want[k], 1e-5 * (1 + std::fabs(want[k])))
-        << config.type << " parameter " << kParams[k];
+    EXPECT_NEAR(tr.param(kRegressionParams[k]), want[k], 1e-5 * (1 + std::fabs(want[k])))
+        << config.type << " parameter " << kRegressionParams[k];
   }
 }
 
