@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "skiff/kernels/cpu/axis_blocks.h"
 #include "skiff/kernels/cpu/log_softmax.h"
 #include "tests/testing/op_test.h"
 
@@ -160,11 +161,8 @@ TEST(MathOps, Errors) {
 Tensor reference_log_softmax(const Tensor& x, int axis) {
   const Tensor a = to_f64(x);
   const Shape& s = x.shape();
-  int64_t outer = 1, n = s.rank() ? s[axis] : 1, inner = 1;
-  for (int d = 0; d < s.rank(); ++d) {
-    if (d < axis) outer *= s[d];
-    if (d > axis) inner *= s[d];
-  }
+  const kernels::AxisBlocks layout(s, axis);
+  const int64_t outer = layout.outer, n = layout.n, inner = layout.inner;
   Tensor out = Tensor::empty(s, DType::kF64);
   const double* p = a.data<double>();
   double* q = out.data<double>();

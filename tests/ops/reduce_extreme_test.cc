@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "skiff/kernels/cpu/axis_blocks.h"
 #include "skiff/kernels/cpu/reduce.h"
 #include "skiff/kernels/cpu/top_k.h"
 #include "tests/testing/op_test.h"
@@ -283,11 +284,8 @@ TEST(ReduceExtremeOps, Errors) {
 Tensor reference_arg(const Tensor& x, bool largest, int axis, bool keepdims) {
   const Tensor a = to_f64(x);
   const Shape& s = x.shape();
-  int64_t outer = 1, n = s.rank() ? s[axis] : 1, inner = 1;
-  for (int d = 0; d < s.rank(); ++d) {
-    if (d < axis) outer *= s[d];
-    if (d > axis) inner *= s[d];
-  }
+  const kernels::AxisBlocks layout(s, axis);
+  const int64_t outer = layout.outer, n = layout.n, inner = layout.inner;
   std::vector<int64_t> out;
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t j = 0; j < inner; ++j) {
@@ -373,11 +371,8 @@ std::pair<Tensor, Tensor> reference_top_k(const Tensor& x, int64_t k, int axis, 
                                           bool sorted) {
   const Tensor a = to_f64(x);
   const Shape& s = x.shape();
-  int64_t outer = 1, n = s.rank() ? s[axis] : 1, inner = 1;
-  for (int d = 0; d < s.rank(); ++d) {
-    if (d < axis) outer *= s[d];
-    if (d > axis) inner *= s[d];
-  }
+  const kernels::AxisBlocks layout(s, axis);
+  const int64_t outer = layout.outer, n = layout.n, inner = layout.inner;
   Shape out_shape = s;
   if (s.rank()) out_shape[axis] = k;
   Tensor values = Tensor::empty(out_shape, DType::kF64);

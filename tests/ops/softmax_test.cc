@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "skiff/kernels/cpu/axis_blocks.h"
 #include "tests/testing/op_test.h"
 
 namespace skiff {
@@ -23,27 +24,14 @@ using testing::to_f64;
 
 constexpr DType kFloatTypes[] = {DType::kF32, DType::kF64};
 
-// Index of element (o, c, j) of a tensor seen as [outer, classes, inner] around `axis`.
-struct Layout {
-  int64_t outer = 1, classes = 1, inner = 1;
-  Layout(const Shape& s, int axis) {
-    for (int d = 0; d < s.rank(); ++d) {
-      if (d < axis) outer *= s[d];
-      if (d == axis) classes = s[d];
-      if (d > axis) inner *= s[d];
-    }
-  }
-  int64_t at(int64_t o, int64_t c, int64_t j) const { return (o * classes + c) * inner + j; }
-};
-
 // log(sum(exp(x))) over the axis for every (o, j), in float64.
-std::vector<double> log_sum_exp(const Tensor& x64, const Layout& l) {
+std::vector<double> log_sum_exp(const Tensor& x64, const kernels::AxisBlocks& l) {
   std::vector<double> out;
   for (int64_t o = 0; o < l.outer; ++o) {
     for (int64_t j = 0; j < l.inner; ++j) {
       double mx = -INFINITY, s = 0;
-      for (int64_t c = 0; c < l.classes; ++c) mx = std::max(mx, x64.data<double>()[l.at(o, c, j)]);
-      for (int64_t c = 0; c < l.classes; ++c) s += std::exp(x64.data<double>()[l.at(o, c, j)] - mx);
+      for (int64_t c = 0; c < l.n; ++c) mx = std::max(mx, x64.data<double>()[l.at(o, c, j)]);
+      for (int64_t c = 0; c < l.n; ++c) s += std::exp(x64.data<double>()[l.at(o, c, j)] - mx);
       out.push_back(mx + std::log(s));
     }
   }
@@ -52,11 +40,11 @@ std::vector<double> log_sum_exp(const Tensor& x64, const Layout& l) {
 
 Tensor reference_softmax(const Tensor& x, int axis) {
   const Tensor a = to_f64(x);
-  const Layout l(x.shape(), axis);
+  const kernels::AxisBlocks l(x.shape(), axis);
   const std::vector<double> lse = log_sum_exp(a, l);
   Tensor out = Tensor::empty(x.shape(), DType::kF64);
   for (int64_t o = 0; o < l.outer; ++o) {
-    for (int64_t c = 0; c < l.classes; ++c) {
+    for (int64_t c = 0; c < l.n; ++c) {
       for (int64_t j = 0; j < l.inner; ++j) {
         out.data<double>()[l.at(o, c, j)] =
             std::exp(a.data<double>()[l.at(o, c, j)] - lse[o * l.inner + j]);
@@ -136,7 +124,7 @@ OpTest cross_entropy_op(const Tensor& logits, const Tensor& label, bool soft, in
 // Loss of hard labels: lse - logit of the label, 0 where the label is ignore_index.
 Tensor reference_hard_loss(const Tensor& logits, const Tensor& label, int axis, int64_t ignore) {
   const Tensor a = to_f64(logits);
-  const Layout l(logits.shape(), axis);
+  const kernels::AxisBlocks l(logits.shape(), axis);
   const std::vector<double> lse = log_sum_exp(a, l);
   Shape loss_shape = logits.shape();
   loss_shape[axis] = 1;
@@ -152,13 +140,13 @@ Tensor reference_hard_loss(const Tensor& logits, const Tensor& label, int axis, 
 
 Tensor reference_soft_loss(const Tensor& logits, const Tensor& label, int axis) {
   const Tensor a = to_f64(logits), p = to_f64(label);
-  const Layout l(logits.shape(), axis);
+  const kernels::AxisBlocks l(logits.shape(), axis);
   const std::vector<double> lse = log_sum_exp(a, l);
   Shape loss_shape = logits.shape();
   loss_shape[axis] = 1;
   Tensor out = Tensor::zeros(loss_shape, DType::kF64);
   for (int64_t o = 0; o < l.outer; ++o) {
-    for (int64_t c = 0; c < l.classes; ++c) {
+    for (int64_t c = 0; c < l.n; ++c) {
       for (int64_t j = 0; j < l.inner; ++j) {
         out.data<double>()[o * l.inner + j] +=
             p.data<double>()[l.at(o, c, j)] *
