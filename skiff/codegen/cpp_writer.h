@@ -35,6 +35,8 @@ class CppWriter {
   // Appends `text` as it is (already formatted lines).
   void raw(const std::string& text) { text_ += text; }
   const std::string& str() const { return text_; }
+  // The current nesting level.
+  int indent() const { return indent_; }
 
  private:
   std::string text_;

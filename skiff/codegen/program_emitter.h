@@ -77,6 +77,19 @@ class ProgramEmitter {
   void emit_kept_while(OpEmitter& e);
   void emit_while_grad(OpEmitter& e);
 
+  // Bound loops. A `while` whose body is all static fast paths (rules_static.cc) binds the
+  // data pointers of its variables once, before the loop, so the steps index the buffers
+  // directly. Writes the loop and returns true, or writes nothing and returns false.
+  bool try_emit_bound_loop(OpEmitter& e, int body);
+  // True while a body is emitted for binding: the fast paths then ask bind() for pointers.
+  bool binding() const { return bindings_ != nullptr; }
+  // The pointer variable bound to the Tensor expression `expr` (registered on first use;
+  // `write`: the loop writes it).
+  std::string bind(const std::string& expr, const std::string& cpp_type, const Shape& shape,
+                   bool write);
+  // Called by each fast path that wrote its op.
+  void count_fast_op() { ++fast_ops_; }
+
  private:
   // The block whose variable `name` an op of block `block` refers to.
   int owner_block(int block, const std::string& name) const;
@@ -98,6 +111,15 @@ class ProgramEmitter {
   std::set<int> grad_blocks_;
   // (owner block, name) -> expression, while a loop frame or grad step is being emitted.
   std::map<std::pair<int, std::string>, std::string> overrides_;
+  // A variable of a bound loop: its Tensor expression, pointer name, type and shape.
+  struct Binding {
+    std::string expr, name, cpp_type;
+    Shape shape;
+    bool written = false;
+  };
+  std::vector<Binding>* bindings_ = nullptr;
+  bool binding_failed_ = false;
+  size_t fast_ops_ = 0;
 };
 
 // A C++ identifier made from a variable name ("fc0_w@GRAD" -> "fc0_w_GRAD").

@@ -28,6 +28,7 @@ void emit_while(OpEmitter& e) {
     return;
   }
   const int body = sub_block_of(e);
+  if (e.program_emitter().try_emit_bound_loop(e, body)) return;
   e.open("while (codegen::condition(" + e.in("Condition") + ", " + OpEmitter::lit(e.what()) +
          ")) {");
   e.line("// block " + std::to_string(body));

@@ -3,6 +3,7 @@
 // rule writes the call that the op's kernel wrapper in ops/ makes, with the attributes
 // turned into literals at compile time.
 #include "skiff/codegen/op_rules.h"
+#include "skiff/codegen/program_emitter.h"
 #include "skiff/kernels/cpu/activation.h"
 #include "skiff/kernels/cpu/reduce.h"
 
@@ -38,6 +39,7 @@ void emit_fill_zeros_like(OpEmitter& e) {
 void emit_assign(OpEmitter& e) {
   if (e.same_var("X", "Out")) {
     e.line("// (X and Out are one variable: nothing to copy)");
+    e.program_emitter().count_fast_op();
     return;
   }
   if (emit_static_assign(e)) return;

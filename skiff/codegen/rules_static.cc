@@ -5,6 +5,7 @@
 // loops compute exactly what the kernels compute (same arithmetic in the same dtype); above
 // kMaxElements the kernels (which split large tensors across threads) are called instead.
 #include "skiff/codegen/op_rules.h"
+#include "skiff/codegen/program_emitter.h"
 
 namespace skiff::codegen {
 
@@ -56,11 +57,31 @@ bool static_out(OpEmitter& e, const char* slot, StaticVar* out) {
   return e.has_out(slot) && static_var(e.out_var(slot), e.out_ref(slot), out);
 }
 
+// The data of `v` for reading (`write` false) or writing: a checked access, or inside a
+// loop whose buffers are bound before it (ProgramEmitter::try_emit_bound_loop) the bound
+// pointer.
+std::string ptr_expr(OpEmitter& e, const StaticVar& v, bool write) {
+  ProgramEmitter& pe = e.program_emitter();
+  if (pe.binding()) return pe.bind(v.expr, v.cpp_type, v.shape, write);
+  if (write) {
+    return "codegen::out_data<" + v.cpp_type + ">(&" + v.expr + ", " +
+           OpEmitter::shape_lit(v.shape) + ")";
+  }
+  return "codegen::in_data<" + v.cpp_type + ">(" + v.expr + ", " + std::to_string(v.numel) + ", " +
+         OpEmitter::lit(e.what()) + ")";
+}
+
 std::string in_ptr(OpEmitter& e, const StaticVar& v, const char* name) {
+  if (e.program_emitter().binding()) {
+    return "const " + v.cpp_type + "* " + name + " = " + ptr_expr(e, v, false) + ";";
+  }
   return "const " + v.cpp_type + "* " + name + " = codegen::in_data<" + v.cpp_type + ">(" + v.expr +
          ", " + std::to_string(v.numel) + ", " + OpEmitter::lit(e.what()) + ");";
 }
-std::string out_ptr(const StaticVar& v, const char* name) {
+std::string out_ptr(OpEmitter& e, const StaticVar& v, const char* name) {
+  if (e.program_emitter().binding()) {
+    return v.cpp_type + "* " + name + " = " + ptr_expr(e, v, true) + ";";
+  }
   return v.cpp_type + "* " + name + " = codegen::out_data<" + v.cpp_type + ">(&" + v.expr + ", " +
          OpEmitter::shape_lit(v.shape) + ");";
 }
@@ -89,9 +110,10 @@ bool emit_static_binary(OpEmitter& e, const char* cpp_op) {
   e.open("{");
   e.line(in_ptr(e, x, "x"));
   e.line(in_ptr(e, y, "y"));
-  e.line(out_ptr(out, "out"));
+  e.line(out_ptr(e, out, "out"));
   emit_loop(e, x.numel, std::string("out[j] = x[j] ") + cpp_op + " y[j]");
   e.close();
+  e.program_emitter().count_fast_op();
   return true;
 }
 
@@ -105,9 +127,10 @@ bool emit_static_compare(OpEmitter& e, const char* cpp_op) {
   e.open("{");
   e.line(in_ptr(e, x, "x"));
   e.line(in_ptr(e, y, "y"));
-  e.line(out_ptr(out, "out"));
+  e.line(out_ptr(e, out, "out"));
   emit_loop(e, x.numel, std::string("out[j] = x[j] ") + cpp_op + " y[j]");
   e.close();
+  e.program_emitter().count_fast_op();
   return true;
 }
 
@@ -122,14 +145,15 @@ bool emit_static_increment(OpEmitter& e) {
       integral ? OpEmitter::lit(static_cast<int64_t>(step)) : OpEmitter::lit(step);
   e.open("{");
   if (e.same_var("X", "Out")) {
-    e.line(out_ptr(out, "out"));
+    e.line(out_ptr(e, out, "out"));
     emit_loop(e, x.numel, "out[j] += static_cast<" + x.cpp_type + ">(" + step_lit + ")");
   } else {
     e.line(in_ptr(e, x, "x"));
-    e.line(out_ptr(out, "out"));
+    e.line(out_ptr(e, out, "out"));
     emit_loop(e, x.numel, "out[j] = x[j] + static_cast<" + x.cpp_type + ">(" + step_lit + ")");
   }
   e.close();
+  e.program_emitter().count_fast_op();
   return true;
 }
 
@@ -139,9 +163,10 @@ bool emit_static_assign(OpEmitter& e) {
   if (x.shape != out.shape || x.cpp_type != out.cpp_type) return false;
   e.open("{");
   e.line(in_ptr(e, x, "x"));
-  e.line(out_ptr(out, "out"));
+  e.line(out_ptr(e, out, "out"));
   emit_loop(e, x.numel, "out[j] = x[j]");
   e.close();
+  e.program_emitter().count_fast_op();
   return true;
 }
 
@@ -154,10 +179,11 @@ bool emit_static_relu(OpEmitter& e) {
   }
   e.open("{");
   e.line(in_ptr(e, x, "x"));
-  e.line(out_ptr(out, "out"));
+  e.line(out_ptr(e, out, "out"));
   // As the kernel: x < 0 gives 0, anything else (NaN included) passes through.
   emit_loop(e, x.numel, "out[j] = x[j] < 0 ? " + x.cpp_type + "(0) : x[j]");
   e.close();
+  e.program_emitter().count_fast_op();
   return true;
 }
 
@@ -172,12 +198,13 @@ bool emit_static_eigen_activation(OpEmitter& e, const char* eigen_fn) {
   const std::string array = "Eigen::Array<" + x.cpp_type + ", " + std::to_string(x.numel) + ", 1>";
   e.open("{");
   e.line(in_ptr(e, x, "x"));
-  e.line(out_ptr(out, "out"));
+  e.line(out_ptr(e, out, "out"));
   // The kernel's Eigen expression over a fixed size (inlined, vectorised, same values).
   e.line("Eigen::Map<const " + array + "> x_array(x);");
   e.line("Eigen::Map<" + array + "> out_array(out);");
   e.line(std::string("out_array = x_array.") + eigen_fn + "();");
   e.close();
+  e.program_emitter().count_fast_op();
   return true;
 }
 
@@ -195,7 +222,7 @@ bool emit_inline_product(OpEmitter& e, const StaticVar& x, const StaticVar& y, c
   e.open("{");
   e.line(in_ptr(e, x, "a"));
   e.line(in_ptr(e, y, "b"));
-  e.line(out_ptr(out, "c"));
+  e.line(out_ptr(e, out, "c"));
   e.line("// c = a . b [" + std::to_string(m) + " x " + K + "] . [" + K + " x " + N +
          "] as gemm's direct loop sums it: even and odd k apart.");
   e.open("for (int64_t i = 0; i < " + std::to_string(m) + "; ++i) {");
@@ -221,6 +248,7 @@ bool emit_inline_product(OpEmitter& e, const StaticVar& x, const StaticVar& y, c
   e.line("for (int64_t j = 0; j < " + N + "; ++j) c[i * " + N + " + j] = even[j] + odd[j];");
   e.close();
   e.close();
+  e.program_emitter().count_fast_op();
   return true;
 }
 
@@ -247,12 +275,10 @@ bool emit_static_matmul(OpEmitter& e) {
   e.line("  p.trans_a = " + OpEmitter::lit(tx) + ", p.trans_b = " + OpEmitter::lit(ty) + ";");
   e.line("  return p;");
   e.line("}();");
-  e.line("k::gemm(" + problem + ", codegen::in_data<" + x.cpp_type + ">(" + x.expr + ", " +
-         std::to_string(x.numel) + ", " + OpEmitter::lit(e.what()) + "),");
-  e.line("        codegen::in_data<" + y.cpp_type + ">(" + y.expr + ", " + std::to_string(y.numel) +
-         ", " + OpEmitter::lit(e.what()) + "),");
-  e.line("        codegen::out_data<" + out.cpp_type + ">(&" + out.expr + ", " +
-         OpEmitter::shape_lit(out.shape) + "));");
+  e.line("k::gemm(" + problem + ", " + ptr_expr(e, x, false) + ",");
+  e.line("        " + ptr_expr(e, y, false) + ",");
+  e.line("        " + ptr_expr(e, out, true) + ");");
+  e.program_emitter().count_fast_op();
   return true;
 }
 

@@ -72,6 +72,21 @@ inline T* out_data(Tensor* t, const Shape& shape) {
   return static_cast<T*>(t->raw_data());
 }
 
+// The data of `t` for a loop that reads and writes it in place from step to step: `t` made
+// to hold `shape` in storage of its own, its values kept (a tensor of another dtype or size
+// than the program declares is an error naming `what`); an empty `t` is allocated.
+template <typename T>
+inline T* bind_data(Tensor* t, const Shape& shape, const char* what) {
+  if (t->initialized()) {
+    if (t->dtype() != dtype_of<T> || t->numel() != shape.numel()) {
+      bad_static_input(*t, shape.numel(), dtype_of<T>, what);
+    }
+    if (t->shape() != shape) t->reshape(shape);
+  }
+  t->resize(shape, dtype_of<T>);
+  return static_cast<T*>(t->raw_data());
+}
+
 // Remembers `message` as the calling thread's last error (see skiff_model_last_error).
 void set_last_error(const std::string& message);
 const char* last_error();
