@@ -1,7 +1,9 @@
 #include "skiff/core/allocator.h"
 
 #include <cstdlib>
+#include <mutex>
 #include <new>
+#include <unordered_map>
 #include <vector>
 
 #include "skiff/core/error.h"
@@ -27,6 +29,51 @@ struct SmallBlockCache {
 
 thread_local SmallBlockCache t_cache;
 
+// Larger blocks are kept by exact size in one process-wide cache (up to a bound),
+// as a training step frees and allocates the same sizes again. Handing them back to
+// malloc instead lets the small long-lived allocations made between steps split the
+// freed space, and the heap then grows step after step.
+class LargeBlockCache {
+ public:
+  void* take(size_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = free_.find(bytes);
+    if (it != free_.end() && !it->second.empty()) {
+      void* p = it->second.back();
+      it->second.pop_back();
+      cached_ -= bytes;
+      return p;
+    }
+    if (cached_ > kMaxCached / 2) release_all();  // sizes in use have changed
+    return nullptr;
+  }
+  bool keep(void* p, size_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (cached_ + bytes > kMaxCached) return false;
+    free_[bytes].push_back(p);
+    cached_ += bytes;
+    return true;
+  }
+  ~LargeBlockCache() { release_all(); }
+
+ private:
+  static constexpr size_t kMaxCached = size_t{1} << 30;
+  void release_all() {
+    for (auto& [bytes, list] : free_)
+      for (void* p : list) std::free(p);
+    free_.clear();
+    cached_ = 0;
+  }
+  std::mutex mu_;
+  std::unordered_map<size_t, std::vector<void*>> free_;
+  size_t cached_ = 0;
+};
+
+LargeBlockCache& large_blocks() {
+  static LargeBlockCache* cache = new LargeBlockCache;  // outlives static tensors
+  return *cache;
+}
+
 void* allocate(size_t rounded) {
   if (rounded <= kSmallLimit) {
     auto& list = t_cache.free[rounded / kAlignment - 1];
@@ -35,6 +82,8 @@ void* allocate(size_t rounded) {
       list.pop_back();
       return p;
     }
+  } else if (void* p = large_blocks().take(rounded)) {
+    return p;
   }
   void* p = std::aligned_alloc(kAlignment, rounded);
   if (!p) throw std::bad_alloc();
@@ -48,12 +97,16 @@ void deallocate(void* p, size_t rounded) {
       list.push_back(p);
       return;
     }
+  } else if (large_blocks().keep(p, rounded)) {
+    return;
   }
   std::free(p);
 }
 
 size_t rounded_size(size_t bytes) {
-  size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  // Small sizes by cache line; larger ones by 4 KiB pages, so near sizes share blocks.
+  size_t unit = bytes <= kSmallLimit ? kAlignment : 4096;
+  size_t rounded = (bytes + unit - 1) / unit * unit;
   return rounded == 0 ? kAlignment : rounded;
 }
 
