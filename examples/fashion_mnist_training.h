@@ -23,6 +23,7 @@
 #include "skiff/data/batch_reader.h"
 #include "skiff/data/idx.h"
 #include "skiff/ir/serialize.h"
+#include "skiff/kernels/cpu/random.h"
 #include "skiff/runtime/executor.h"
 #include "skiff/runtime/params_file.h"
 
@@ -37,6 +38,7 @@ struct ExampleFlags {
   std::string dir = "/usr/share/datasets/fashion-mnist";
   std::string save;         // PREFIX of PREFIX.skmodel and PREFIX.skparams
   double min_accuracy = 0;  // exit 1 when the final test accuracy is below
+  uint64_t seed = 1;        // of the parameter initialisation (and dropout, if any)
 };
 
 // Reads "--flag value" pairs: the common ones into the result, every other one through
@@ -58,6 +60,8 @@ inline ExampleFlags read_flags(
       flags.save = value;
     } else if (!std::strcmp(argv[a], "--min-accuracy")) {
       flags.min_accuracy = std::atof(value);
+    } else if (!std::strcmp(argv[a], "--seed")) {
+      flags.seed = std::strtoull(value, nullptr, 10);
     } else if (other) {
       other(argv[a], value);
     }
@@ -181,6 +185,7 @@ inline double train_and_test(const ExamplePrograms& p, Scope* scope, const Label
 inline int run_example(const ExampleFlags& flags, const ExamplePrograms& p,
                        const FashionMnist& data, int64_t batch, const char* input) {
   Scope scope;
+  kernels::set_global_seed(flags.seed);  // the same initial parameters every run
   const double accuracy = train_and_test(p, &scope, data.train, data.test, batch, flags.epochs);
   save_program(p.infer, flags.save + ".skmodel");
   save_persistables(flags.save + ".skparams", p.infer, scope);
