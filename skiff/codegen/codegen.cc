@@ -47,8 +47,8 @@ std::vector<std::string> interface_vars(const ProgramEmitter& emitter, const cha
                                                               : fallback;
   for (const std::string& n : names) {
     const ProgramVar* v = emitter.block0_var(n);
-    SKIFF_CHECK(v && v->desc && v->desc->kind == VarKind::kDenseTensor, "skiff compile: ", what,
-                " '", n, "' is not a dense tensor variable of block 0 that the program uses");
+    SKIFF_CHECK(v && v->desc && v->desc->kind == VarKind::kDenseTensor, what, " '", n,
+                "' is not a dense tensor variable of block 0 that the program uses");
   }
   return names;
 }
@@ -69,7 +69,7 @@ std::string param_arrays_source(const std::vector<const ProgramVar*>& params,
     const Tensor* t = nullptr;
     for (const auto& [name, value] : values)
       if (name == p->name) t = &value;
-    SKIFF_CHECK(t, "skiff compile: no value for parameter '", p->name, "'");
+    SKIFF_CHECK(t, "no value for parameter '", p->name, "'");
     const char* bytes = static_cast<const char*>(t->raw_data());
     const size_t n = t->nbytes();
     out += "\n// " + p->name + ": " + t->type_str() + "\n";
@@ -104,7 +104,7 @@ GeneratedModel generate_model(const Program& program, const NamedTensors& param_
       interface_vars(emitter, "input", options.feeds, program.feed_names, emitter.data_vars());
   g.outputs = interface_vars(emitter, "output", options.fetches, program.fetch_names, {});
   SKIFF_CHECK(!g.outputs.empty(),
-              "skiff compile: the program records no outputs (fetch_names); "
+              "the program records no outputs (fetch_names); "
               "name them (--fetch NAME)");
   g.kernel_families.assign(emitter.kernel_families().begin(), emitter.kernel_families().end());
 
@@ -226,7 +226,7 @@ GeneratedModel generate_model(const Program& program, const NamedTensors& param_
       const Tensor* t = nullptr;
       for (const auto& [name, value] : param_values)
         if (name == p->name) t = &value;
-      SKIFF_CHECK(t, "skiff compile: the program uses the persistable variable '", p->name,
+      SKIFF_CHECK(t, "the program uses the persistable variable '", p->name,
                   "', which is not in the parameters");
       w.line("v." + p->field +
              " = codegen::embedded_tensor(skiff_model_data::" + param_array(p->field) + ", " +

@@ -19,7 +19,7 @@ namespace {
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary);
   f << text;
-  SKIFF_CHECK(f.good(), "skiff compile: cannot write '", path, "'");
+  SKIFF_CHECK(f.good(), "cannot write '", path, "'");
 }
 
 // Every persistable variable the program uses must be in the parameter file, with its
@@ -31,14 +31,13 @@ void check_params(const Program& program, const NamedTensors& params, const std:
     const Tensor* found = nullptr;
     for (const auto& [name, t] : params)
       if (name == v.name) found = &t;
-    SKIFF_CHECK(found, "skiff compile: the program uses the persistable variable '", v.name,
-                "', which is not in ", path.empty() ? "the parameters (no .skparams file)" : path);
+    SKIFF_CHECK(found, "the program uses the persistable variable '", v.name, "', which is not in ",
+                path.empty() ? "the parameters (no .skparams file)" : path);
     bool fits = found->dtype() == v.desc->dtype && found->rank() == v.desc->shape.rank();
     for (int d = 0; fits && d < found->rank(); ++d)
       fits = v.desc->shape[d] < 0 || v.desc->shape[d] == found->dim(d);
-    SKIFF_CHECK(fits, "skiff compile: parameter '", v.name, "' in ", path, " is ",
-                found->type_str(), " but the program declares ", dtype_name(v.desc->dtype),
-                v.desc->shape);
+    SKIFF_CHECK(fits, "parameter '", v.name, "' in ", path, " is ", found->type_str(),
+                " but the program declares ", dtype_name(v.desc->dtype), v.desc->shape);
   }
 }
 
@@ -46,7 +45,7 @@ void check_params(const Program& program, const NamedTensors& params, const std:
 
 CompiledModel compile_model(const Program& program, const std::string& params_path,
                             const CompileOptions& options) {
-  SKIFF_CHECK(!options.out_dir.empty(), "skiff compile: no output folder");
+  SKIFF_CHECK(!options.out_dir.empty(), "no output folder");
   const Target& target = find_target(options.target);
   fs::create_directories(options.out_dir);
   const std::string dir = fs::absolute(options.out_dir).string();
@@ -64,7 +63,7 @@ CompiledModel compile_model(const Program& program, const std::string& params_pa
   if (options.embed_params) {
     write_text(dir + "/model_params.cc", out.generated.model_params);
   } else {
-    SKIFF_CHECK(!params_path.empty(), "skiff compile: --params file needs a .skparams file");
+    SKIFF_CHECK(!params_path.empty(), "--params file needs a .skparams file");
     out.params_file = dir + "/model.skparams";
     if (fs::absolute(params_path) != fs::path(out.params_file))
       fs::copy_file(params_path, out.params_file, fs::copy_options::overwrite_existing);

@@ -40,7 +40,7 @@ bool OpEmitter::has_out(const char* slot, int i) const {
 
 std::string OpEmitter::in(const char* slot, int i) const {
   const std::string name = var_name(op_.inputs, slot, i);
-  SKIFF_CHECK(!name.empty(), "skiff compile: ", what(), " has no input ", slot, "[", i, "]");
+  SKIFF_CHECK(!name.empty(), what(), " has no input ", slot, "[", i, "]");
   return expr_of_(block_idx_, name);
 }
 
@@ -51,7 +51,7 @@ std::string OpEmitter::out(const char* slot, int i) const {
 
 std::string OpEmitter::out_ref(const char* slot, int i) const {
   const std::string name = var_name(op_.outputs, slot, i);
-  SKIFF_CHECK(!name.empty(), "skiff compile: ", what(), " has no output ", slot, "[", i, "]");
+  SKIFF_CHECK(!name.empty(), what(), " has no output ", slot, "[", i, "]");
   return expr_of_(block_idx_, name);
 }
 
@@ -156,6 +156,7 @@ const RuleTable& rule_table() {
     add_control_flow_rules(t);
     add_math_rules(t);
     add_nn_rules(t);
+    add_layer_rules(t);
     return t;
   }();
   return table;

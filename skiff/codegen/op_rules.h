@@ -19,6 +19,8 @@ void add_math_rules(RuleTable& t);
 // softmax, cross-entropy, conv2d, pool2d, reshape / flatten and the optimizer updates
 // (rules_nn.cc).
 void add_nn_rules(RuleTable& t);
+// batch_norm, layer_norm, dropout, transpose, concat (rules_layers.cc).
+void add_layer_rules(RuleTable& t);
 
 // Static-shape fast paths (rules_static.cc): each writes the op as a loop over planned
 // buffers (or a direct gemm call) and returns true when every variable's shape and dtype

@@ -58,7 +58,7 @@ ProgramEmitter::ProgramEmitter(const Program& program) : program_(program) {
         std::string known;
         for (const std::string& t : emitted_op_types()) known += (known.empty() ? "" : ", ") + t;
         const std::string source = op.source();
-        fail("skiff compile: op '", op.type, "' (block ", b, ", op ", i,
+        fail("op '", op.type, "' (block ", b, ", op ", i,
              source.empty() ? std::string() : ", created at " + source,
              ") has no C++ emitter rule; the compiler knows: ", known);
       }
@@ -77,7 +77,7 @@ void ProgramEmitter::find_kept_loops() {
       KeptLoop loop;
       loop.body = op.sub_blocks().at(0);
       loop.scopes_var = op.first_output("StepScopes");
-      SKIFF_CHECK(!loop.scopes_var.empty(), "skiff compile: the while op of block ", loop.body,
+      SKIFF_CHECK(!loop.scopes_var.empty(), "the while op of block ", loop.body,
                   " keeps step scopes but names no StepScopes variable");
       for (const std::string& n : op.output("Out"))
         if (!n.empty()) loop.carried.push_back(n);
@@ -90,13 +90,13 @@ void ProgramEmitter::find_kept_loops() {
   // One level only: a kept loop or a grad step runs no sub-blocks of its own.
   for (const KeptLoop& loop : kept_loops_) {
     for (const OpDesc& op : ops_[loop.body])
-      SKIFF_CHECK(op.sub_blocks().empty(), "skiff compile: ", op.type, " in block ", loop.body,
+      SKIFF_CHECK(op.sub_blocks().empty(), op.type, " in block ", loop.body,
                   " runs a sub-block inside a loop kept for its gradient; compiled programs "
                   "support one level of such loops");
   }
   for (int g : grad_blocks_) {
     for (const OpDesc& op : ops_[g])
-      SKIFF_CHECK(op.sub_blocks().empty(), "skiff compile: ", op.type, " in grad block ", g,
+      SKIFF_CHECK(op.sub_blocks().empty(), op.type, " in grad block ", g,
                   " runs a sub-block; compiled programs support one level of loop gradients");
   }
 }
@@ -151,8 +151,8 @@ void ProgramEmitter::collect(int block, bool in_branch) {
     for (const std::string& n : op.input_names()) note_var(block, n, false, in_branch);
     for (const std::string& n : op.output_names()) note_var(block, n, true, in_branch);
     for (int32_t sub : op.sub_blocks()) {
-      SKIFF_CHECK(sub > 0 && sub < program_.num_blocks(), "skiff compile: op '", op.type,
-                  "' in block ", block, " names block ", sub, ", which does not exist");
+      SKIFF_CHECK(sub > 0 && sub < program_.num_blocks(), "op '", op.type, "' in block ", block,
+                  " names block ", sub, ", which does not exist");
       collect(sub, in_branch || op.type == "conditional_block");
     }
   }
@@ -160,8 +160,7 @@ void ProgramEmitter::collect(int block, bool in_branch) {
 
 const ProgramVar& ProgramEmitter::var_of(int block, const std::string& name) const {
   auto it = index_.find({owner_block(block, name), name});
-  SKIFF_CHECK(it != index_.end(), "skiff compile: variable '", name, "' of block ", block,
-              " was not seen");
+  SKIFF_CHECK(it != index_.end(), "variable '", name, "' of block ", block, " was not seen");
   return vars_[it->second];
 }
 
@@ -221,8 +220,7 @@ namespace skiff::codegen {
 void ProgramEmitter::emit_kept_while(OpEmitter& e) {
   const int body = e.op().sub_blocks().at(0);
   const KeptLoop* loop = loop_of_scopes(e.op().first_output("StepScopes"));
-  SKIFF_CHECK(loop && loop->body == body, "skiff compile: ", e.what(), ": no kept loop for block ",
-              body);
+  SKIFF_CHECK(loop && loop->body == body, e.what(), ": no kept loop for block ", body);
   const std::string frames = e.expr(loop->scopes_var);
   e.line("// Each step keeps its values in a frame, for while_grad.");
   e.line(frames + ".clear();");
@@ -251,7 +249,7 @@ void ProgramEmitter::emit_while_grad(OpEmitter& e) {
   const OpDesc& op = e.op();
   const int grad = op.sub_blocks().at(0);
   const KeptLoop* loop = loop_of_scopes(op.first_input("StepScopes"));
-  SKIFF_CHECK(loop, "skiff compile: ", e.what(), ": its StepScopes '", op.first_input("StepScopes"),
+  SKIFF_CHECK(loop, e.what(), ": its StepScopes '", op.first_input("StepScopes"),
               "' is kept by no compiled while loop");
   e.include("fill");
   e.include("accumulate");

@@ -10,14 +10,13 @@ namespace {
 
 int sub_block_of(OpEmitter& e) {
   const std::vector<int32_t> blocks = e.op().sub_blocks();
-  SKIFF_CHECK(blocks.size() == 1, "skiff compile: ", e.what(), " must run one sub-block, it names ",
-              blocks.size());
+  SKIFF_CHECK(blocks.size() == 1, e.what(), " must run one sub-block, it names ", blocks.size());
   return blocks[0];
 }
 
 // A branch kept for its conditional_block_grad has no compiled form yet: refused by name.
 void check_no_step_scopes(OpEmitter& e) {
-  SKIFF_CHECK(!e.attr_or<bool>("keep_step_scopes", false), "skiff compile: ", e.what(),
+  SKIFF_CHECK(!e.attr_or<bool>("keep_step_scopes", false), e.what(),
               " keeps its scope for a backward pass through the branch "
               "(conditional_block_grad), which compiled programs do not support yet");
 }
@@ -48,7 +47,7 @@ void emit_conditional_block(OpEmitter& e) {
 void emit_select_input(OpEmitter& e) {
   std::string inputs;
   for (int i = 0; i < e.in_count("X"); ++i) {
-    SKIFF_CHECK(e.has_in("X", i), "skiff compile: ", e.what(), ": X[", i, "] is empty");
+    SKIFF_CHECK(e.has_in("X", i), e.what(), ": X[", i, "] is empty");
     inputs += (i ? ", &" : "&") + e.in("X", i);
   }
   e.line(e.out_ref("Out") + ".copy_from(codegen::select_input(" + e.in("Mask") + ", {" + inputs +

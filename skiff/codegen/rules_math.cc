@@ -75,7 +75,7 @@ void emit_sum(OpEmitter& e) {
       terms.push_back(e.in("X", i));
     }
   }
-  SKIFF_CHECK(in_place || !terms.empty(), "skiff compile: ", e.what(), " has no inputs");
+  SKIFF_CHECK(in_place || !terms.empty(), e.what(), " has no inputs");
   size_t first = 0;
   if (!in_place) e.line(out + ".copy_from(" + terms[first++] + ");");
   for (size_t i = first; i < terms.size(); ++i)
@@ -213,7 +213,7 @@ kernels::Activation activation_of(const std::string& op_type) {
     const std::string name = kernels::activation_name(kind);
     if (op_type == name || op_type == name + "_grad") return kind;
   }
-  fail("skiff compile: '", op_type, "' is not an activation");
+  fail("'", op_type, "' is not an activation");
 }
 
 // ", k::ActivationParams{...}" for the parameterised activations, "" for the others.
@@ -281,7 +281,7 @@ void emit_matmul_grad(OpEmitter& e) {
 // The reduced axes as a bit mask, fixed at compile time by X's declared rank.
 std::string reduce_axes_lit(OpEmitter& e) {
   const VarDesc* x = e.in_var("X");
-  SKIFF_CHECK(x, "skiff compile: ", e.what(), ": X is not declared, so its rank is unknown");
+  SKIFF_CHECK(x, e.what(), ": X is not declared, so its rank is unknown");
   const uint32_t axes =
       kernels::reduce_axes(x->shape.rank(), e.attr<Ints>("dim"), e.attr<bool>("reduce_all"));
   return std::to_string(axes) + "u";

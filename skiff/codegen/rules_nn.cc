@@ -50,7 +50,7 @@ void emit_softmax_with_cross_entropy_grad(OpEmitter& e) {
 // Declares the op's ConvParams as a function-local constant; returns its name.
 std::string conv_params(OpEmitter& e) {
   const std::string format = e.attr<std::string>("data_format");
-  SKIFF_CHECK(format == "NCHW", "skiff compile: ", e.what(), ": data_format \"", format,
+  SKIFF_CHECK(format == "NCHW", e.what(), ": data_format \"", format,
               "\" is not supported; only \"NCHW\"");
   const std::string name = e.unique("conv_params");
   e.line("static const k::ConvParams " + name + " = k::conv_params(" +
@@ -70,7 +70,7 @@ void emit_conv2d(OpEmitter& e) {
 
 void emit_conv2d_grad(OpEmitter& e) {
   e.include("conv");
-  SKIFF_CHECK(!e.attr_or<bool>("fuse_relu", false), "skiff compile: ", e.what(),
+  SKIFF_CHECK(!e.attr_or<bool>("fuse_relu", false), e.what(),
               ": conv2d with fuse_relu has no gradient");
   if (!e.has_out("Input@GRAD") && !e.has_out("Filter@GRAD") && !e.has_out("Bias@GRAD")) return;
   const std::string params = conv_params(e);

@@ -68,7 +68,7 @@ const std::multimap<std::string, std::string>& extra_implementations() {
 
 std::string read_text(const std::string& path) {
   std::ifstream f(path);
-  SKIFF_CHECK(f.good(), "skiff compile: cannot read '", path, "'");
+  SKIFF_CHECK(f.good(), "cannot read '", path, "'");
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
@@ -124,7 +124,7 @@ std::string skiff_source_dir() {
 std::string skiff_library_dir() {
   Dl_info info;
   SKIFF_CHECK(dladdr(reinterpret_cast<void*>(&skiff_library_dir), &info) && info.dli_fname,
-              "skiff compile: cannot find the libskiff this process runs");
+              "cannot find the libskiff this process runs");
   return fs::absolute(fs::path(info.dli_fname)).parent_path().string();
 }
 
@@ -159,10 +159,10 @@ void build_model(const Target& target, const std::string& dir,
                  const std::vector<std::string>& kernel_families, bool shared_library, int jobs) {
   const std::string root = skiff_source_dir();
   SKIFF_CHECK(fs::exists(root + "/skiff/codegen/runtime/model_support.cc"),
-              "skiff compile: no skiff source tree at '", root,
+              "no skiff source tree at '", root,
               "' (set SKIFF_SOURCE_DIR to one): generated code builds against its headers");
-  SKIFF_CHECK(on_path(target.compiler), "skiff compile: target ", target.name, " needs ",
-              target.compiler, ", which is not installed",
+  SKIFF_CHECK(on_path(target.compiler), "target ", target.name, " needs ", target.compiler,
+              ", which is not installed",
               target.name == "aarch64" ? " (Debian package g++-aarch64-linux-gnu)" : "");
 
   std::vector<std::string> model_sources = {"model.cc"};
@@ -217,7 +217,7 @@ void build_model(const Target& target, const std::string& dir,
   {
     std::ofstream f(dir + "/Makefile");
     f << mk.str();
-    SKIFF_CHECK(f.good(), "skiff compile: cannot write ", dir, "/Makefile");
+    SKIFF_CHECK(f.good(), "cannot write ", dir, "/Makefile");
   }
   const int n = jobs > 0 ? jobs : std::max(1u, std::thread::hardware_concurrency());
   const std::string command =
@@ -225,8 +225,7 @@ void build_model(const Target& target, const std::string& dir,
   if (std::system(command.c_str()) != 0) {
     std::string log = read_text(dir + "/build.log");
     if (log.size() > 4000) log = "..." + log.substr(log.size() - 4000);
-    fail("skiff compile: building for target ", target.name, " failed (", dir, "/build.log):\n",
-         log);
+    fail("building for target ", target.name, " failed (", dir, "/build.log):\n", log);
   }
 }
 
