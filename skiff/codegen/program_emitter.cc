@@ -73,19 +73,25 @@ ProgramEmitter::ProgramEmitter(const Program& program) : program_(program) {
 void ProgramEmitter::find_kept_loops() {
   for (int b = 0; b < program_.num_blocks(); ++b) {
     for (const OpDesc& op : ops_[b]) {
-      if (op.type != "while" || !op.attr_or<bool>("keep_step_scopes", false)) continue;
+      const bool branch = op.type == "conditional_block";
+      if ((op.type != "while" && !branch) || !op.attr_or<bool>("keep_step_scopes", false)) {
+        continue;
+      }
       KeptLoop loop;
       loop.body = op.sub_blocks().at(0);
-      loop.scopes_var = op.first_output("StepScopes");
-      SKIFF_CHECK(!loop.scopes_var.empty(), "the while op of block ", loop.body,
-                  " keeps step scopes but names no StepScopes variable");
+      loop.branch = branch;
+      loop.scopes_var = op.first_output(branch ? "Scope" : "StepScopes");
+      SKIFF_CHECK(!loop.scopes_var.empty(), "the ", op.type, " op of block ", loop.body,
+                  " keeps its scopes but names no variable for them");
       for (const std::string& n : op.output("Out"))
         if (!n.empty()) loop.carried.push_back(n);
       loop.frame_type = "Frame_b" + std::to_string(loop.body);
       kept_loops_.push_back(loop);
     }
     for (const OpDesc& op : ops_[b])
-      if (op.type == "while_grad") grad_blocks_.insert(op.sub_blocks().at(0));
+      if (op.type == "while_grad" || op.type == "conditional_block_grad") {
+        grad_blocks_.insert(op.sub_blocks().at(0));
+      }
   }
   // One level only: a kept loop or a grad step runs no sub-blocks of its own.
   for (const KeptLoop& loop : kept_loops_) {
@@ -217,15 +223,17 @@ void ProgramEmitter::emit_block(int idx, CppWriter* out) {
 
 namespace skiff::codegen {
 
-void ProgramEmitter::emit_kept_while(OpEmitter& e) {
+void ProgramEmitter::emit_kept_block(OpEmitter& e) {
   const int body = e.op().sub_blocks().at(0);
-  const KeptLoop* loop = loop_of_scopes(e.op().first_output("StepScopes"));
-  SKIFF_CHECK(loop && loop->body == body, e.what(), ": no kept loop for block ", body);
+  const bool branch = e.op().type == "conditional_block";
+  const KeptLoop* loop = loop_of_scopes(e.op().first_output(branch ? "Scope" : "StepScopes"));
+  SKIFF_CHECK(loop && loop->body == body, e.what(), ": no kept block ", body);
   const std::string frames = e.expr(loop->scopes_var);
-  e.line("// Each step keeps its values in a frame, for while_grad.");
+  e.line(branch ? "// The branch keeps its values in a frame when it runs, for its gradient."
+                : "// Each step keeps its values in a frame, for while_grad.");
   e.line(frames + ".clear();");
-  e.open("while (codegen::condition(" + e.in("Condition") + ", " + OpEmitter::lit(e.what()) +
-         ")) {");
+  e.open(std::string(branch ? "if" : "while") + " (codegen::condition(" +
+         e.in(branch ? "Cond" : "Condition") + ", " + OpEmitter::lit(e.what()) + ")) {");
   e.line("// block " + std::to_string(body));
   e.line(loop->frame_type + "& f = " + frames + ".emplace_back();");
   std::vector<std::pair<std::string, std::string>> swaps;  // outer expression, frame field
@@ -245,18 +253,21 @@ void ProgramEmitter::emit_kept_while(OpEmitter& e) {
   e.close();
 }
 
-void ProgramEmitter::emit_while_grad(OpEmitter& e) {
+void ProgramEmitter::emit_block_grad(OpEmitter& e) {
   const OpDesc& op = e.op();
   const int grad = op.sub_blocks().at(0);
-  const KeptLoop* loop = loop_of_scopes(op.first_input("StepScopes"));
-  SKIFF_CHECK(loop, e.what(), ": its StepScopes '", op.first_input("StepScopes"),
-              "' is kept by no compiled while loop");
+  const bool branch = op.type == "conditional_block_grad";
+  const char* scopes_slot = branch ? "Scope" : "StepScopes";
+  const char* in_slot = branch ? "Input" : "X";
+  const KeptLoop* loop = loop_of_scopes(op.first_input(scopes_slot));
+  SKIFF_CHECK(loop, e.what(), ": its ", scopes_slot, " '", op.first_input(scopes_slot),
+              "' is kept by no compiled loop or branch");
   e.include("fill");
   e.include("accumulate");
-  const std::vector<std::string>& xs = op.input("X");
+  const std::vector<std::string>& xs = op.input(in_slot);
   const std::vector<std::string>& outs = op.input("Out");
   const std::vector<std::string>& out_grads = op.input("Out@GRAD");
-  const std::vector<std::string>& x_grads = op.output("X@GRAD");
+  const std::vector<std::string>& x_grads = op.output(std::string(in_slot) + kGradSuffix);
   std::set<std::string> produced;
   for (const OpDesc& g : ops_[grad])
     for (const std::string& n : g.output_names()) produced.insert(n);

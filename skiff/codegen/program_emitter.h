@@ -33,12 +33,13 @@ struct ProgramVar {
   bool written_in_branch = false;  // some op inside a conditional block writes it
 };
 
-// A while loop whose steps are kept for its while_grad (append_backward sets
-// keep_step_scopes): the generated code keeps one frame per step, holding the body's
-// variables and the values the step read of the loop-carried ones.
+// A while loop (or an if branch) whose steps are kept for its grad op (append_backward sets
+// keep_step_scopes): the generated code keeps one frame per step (a branch: one when it
+// ran), holding the body's variables and the values the step read of the carried ones.
 struct KeptLoop {
-  int body = 0;                      // the loop body's block
-  std::string scopes_var;            // its StepScopes variable (a vector of frames)
+  int body = 0;                      // the loop body's (or branch's) block
+  bool branch = false;               // a conditional_block, not a while
+  std::string scopes_var;            // its StepScopes / Scope variable (a vector of frames)
   std::vector<std::string> carried;  // its Out variables
   std::string frame_type;            // "Frame_b1"
 };
@@ -73,9 +74,10 @@ class ProgramEmitter {
   // The loop whose StepScopes variable is `name`, or nullptr.
   const KeptLoop* loop_of_scopes(const std::string& name) const;
 
-  // The rules of `while` (keep_step_scopes) and `while_grad` (rules_control_flow.cc).
-  void emit_kept_while(OpEmitter& e);
-  void emit_while_grad(OpEmitter& e);
+  // The rules of `while` and `conditional_block` with keep_step_scopes, and of their grad
+  // ops `while_grad` and `conditional_block_grad` (rules_control_flow.cc).
+  void emit_kept_block(OpEmitter& e);
+  void emit_block_grad(OpEmitter& e);
 
   // Bound loops. A `while` whose body is all static fast paths (rules_static.cc) binds the
   // data pointers of its variables once, before the loop, so the steps index the buffers

@@ -1,6 +1,7 @@
 // Emitter rules of the ops that run sub-blocks: `while` becomes a C++ while loop and
-// `conditional_block` an if, each with its block's statements inline; select_input (the
-// join of if/else) copies the value of the branch that ran.
+// `conditional_block` an if, each with its block's statements inline (kept for a backward
+// pass: with a frame per step, program_emitter.cc); select_input (the join of if/else)
+// copies the value of the branch that ran, select_input_grad routes the gradient back.
 #include "skiff/codegen/op_rules.h"
 #include "skiff/codegen/program_emitter.h"
 
@@ -14,16 +15,9 @@ int sub_block_of(OpEmitter& e) {
   return blocks[0];
 }
 
-// A branch kept for its conditional_block_grad has no compiled form yet: refused by name.
-void check_no_step_scopes(OpEmitter& e) {
-  SKIFF_CHECK(!e.attr_or<bool>("keep_step_scopes", false), e.what(),
-              " keeps its scope for a backward pass through the branch "
-              "(conditional_block_grad), which compiled programs do not support yet");
-}
-
 void emit_while(OpEmitter& e) {
   if (e.attr_or<bool>("keep_step_scopes", false)) {
-    e.program_emitter().emit_kept_while(e);
+    e.program_emitter().emit_kept_block(e);
     return;
   }
   const int body = sub_block_of(e);
@@ -36,7 +30,10 @@ void emit_while(OpEmitter& e) {
 }
 
 void emit_conditional_block(OpEmitter& e) {
-  check_no_step_scopes(e);
+  if (e.attr_or<bool>("keep_step_scopes", false)) {
+    e.program_emitter().emit_kept_block(e);
+    return;
+  }
   const int branch = sub_block_of(e);
   e.open("if (codegen::condition(" + e.in("Cond") + ", " + OpEmitter::lit(e.what()) + ")) {");
   e.line("// block " + std::to_string(branch));
@@ -54,11 +51,30 @@ void emit_select_input(OpEmitter& e) {
          "}, " + OpEmitter::lit(e.what()) + "));");
 }
 
+// The gradient goes to the input the mask picked; the others get no value.
+void emit_select_input_grad(OpEmitter& e) {
+  const int count = static_cast<int>(e.op().output("X@GRAD").size());
+  e.open("{");
+  e.line("const int64_t picked = " + e.in("Mask") + ".item<int64_t>();");
+  e.line("SKIFF_CHECK(picked >= 0 && picked < " + std::to_string(count) + ", " +
+         OpEmitter::lit(e.what() + ": Mask ") + ", picked, \" is out of range\");");
+  for (int i = 0; i < count; ++i) {
+    if (!e.has_out("X@GRAD", i)) continue;
+    const std::string dst = e.out_ref("X@GRAD", i);
+    e.line("if (picked == " + std::to_string(i) + ") " + dst + ".copy_from(" + e.in("Out@GRAD") +
+           ");");
+    e.line("else " + dst + " = Tensor();");
+  }
+  e.close();
+}
+
 }  // namespace
 
 void add_control_flow_rules(RuleTable& t) {
   t["while"] = emit_while;
-  t["while_grad"] = [](OpEmitter& e) { e.program_emitter().emit_while_grad(e); };
+  t["while_grad"] = [](OpEmitter& e) { e.program_emitter().emit_block_grad(e); };
+  t["conditional_block_grad"] = [](OpEmitter& e) { e.program_emitter().emit_block_grad(e); };
+  t["select_input_grad"] = emit_select_input_grad;
   t["conditional_block"] = emit_conditional_block;
   t["select_input"] = emit_select_input;
 }

@@ -131,6 +131,35 @@ inline TrainingModel w1_training_model(DType dtype, int64_t steps) {
   return t;
 }
 
+// An if/else trained: h = x W, then tanh(h) when sum(h) > 0, else 3 h; loss = mean of the
+// result; backward runs through the branch that ran (conditional_block_grad, select_input
+// gradients summed), then SGD on W.
+inline TrainingModel if_else_training_model(DType dtype) {
+  TrainingModel t;
+  Program startup;
+  BlockBuilder b(&t.model.program);
+  b.data("x", dtype, {2, 3});
+  b.parameter("w", dtype, {3, 3}, &startup, Initializer::constant(0));
+  const std::string h = b.apply("matmul", {{"X", {"x"}}, {"Y", {"w"}}});
+  const std::string total = b.apply("reduce_sum", {{"X", {h}}}, {{"reduce_all", true}});
+  const std::string zero = b.apply("fill_constant", {},
+                                   {{"shape", std::vector<int64_t>{1}},
+                                    {"value", 0.0},
+                                    {"dtype", std::string(dtype_name(dtype))}});
+  const std::string pred = b.apply("greater_than", {{"X", {total}}, {"Y", {zero}}});
+  const std::vector<std::string> outs = b.if_else(
+      pred,
+      [&](BlockBuilder& yes) {
+        return std::vector<std::string>{yes.apply("tanh", {{"X", {h}}})};
+      },
+      [&](BlockBuilder& no) {
+        return std::vector<std::string>{no.apply("scale", {{"X", {h}}}, {{"scale", 3.0}})};
+      });
+  finish_training(&t, &startup, b.apply("reduce_mean", {{"X", {outs[0]}}}, {{"reduce_all", true}}),
+                  OptimizerConfig("sgd", 0.1), dtype);
+  return t;
+}
+
 // Labels (7 r + 3) mod classes as int64 [batch, 1].
 inline Tensor labels(int64_t batch, int64_t classes) {
   Tensor t = Tensor::empty({batch, 1}, DType::kI64);

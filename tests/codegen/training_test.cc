@@ -1,7 +1,7 @@
 // Training programs compiled: N steps of the generated step function give the parameters
 // the interpreter gives after N steps of the same program — identical in float64, within
-// 1e-6 in float32 — for W1 (a while loop, trained through while_grad), W2 (MLP
-// 784-512-512-10, batch 64, Adam) and a CNN with momentum.
+// 1e-6 in float32 — for W1 (a while loop, trained through while_grad), an if/else
+// (conditional_block_grad), W2 (MLP 784-512-512-10, batch 64, Adam) and a CNN with momentum.
 #include "tests/codegen/training_programs.h"
 #include "tests/testing/op_test.h"
 
@@ -54,10 +54,15 @@ void expect_same_training(const TrainingModel& t, const std::map<std::string, Te
     EXPECT_TRUE(all_close(got, want, tol, tol, &why)) << name << ": " << why;
   }
   // The parameters did train.
+  const std::string& trained = t.trainable[0];
   skiff_tensor w;
-  ASSERT_EQ(lib.variable(model, t.model.params[0].first.c_str(), &w), 0);
-  std::string unused;
-  EXPECT_FALSE(all_close(from_c_tensor(w), t.model.params[0].second, 0, 0, &unused));
+  ASSERT_EQ(lib.variable(model, trained.c_str(), &w), 0);
+  for (const auto& [name, initial] : t.model.params) {
+    std::string unused;
+    if (name == trained) {
+      EXPECT_FALSE(all_close(from_c_tensor(w), initial, 0, 0, &unused));
+    }
+  }
   lib.destroy(model);
 }
 
@@ -69,6 +74,18 @@ TEST(TrainingTest, W1WhileLoopSgdFloat64IsIdentical) {
 TEST(TrainingTest, W1WhileLoopSgdFloat32WithinTolerance) {
   const TrainingModel t = w1_training_model(DType::kF32, 10);
   expect_same_training(t, {}, 1e-6);
+}
+
+TEST(TrainingTest, IfElseEachBranchFloat64IsIdentical) {
+  const TrainingModel t = if_else_training_model(DType::kF64);
+  for (double offset : {1.0, -1.0})  // the true branch, then the false one
+    expect_same_training(t, {{"x", wave({2, 3}, DType::kF64, 0.3, 0.2, offset)}}, 0.0);
+}
+
+TEST(TrainingTest, IfElseEachBranchFloat32WithinTolerance) {
+  const TrainingModel t = if_else_training_model(DType::kF32);
+  for (double offset : {1.0, -1.0})
+    expect_same_training(t, {{"x", wave({2, 3}, DType::kF32, 0.3, 0.2, offset)}}, 1e-6);
 }
 
 TEST(TrainingTest, W2MlpAdamFloat64IsIdentical) {
