@@ -1,0 +1,136 @@
+// Loops and branches kept for a backward pass (keep_step_scopes, set by append_backward),
+// and their grad ops. Where the interpreter keeps a scope per step (runtime/control_flow.cc),
+// the generated code keeps a frame: a struct of the body's variables and of the values the
+// step read of the carried (Out) variables, which are swapped out after the step. The grad
+// op runs its block over the frames in reverse, carrying the carried variables' gradients
+// from step to step and summing those of the other inputs.
+#include "skiff/codegen/op_emitter.h"
+#include "skiff/codegen/program_emitter.h"
+#include "skiff/core/error.h"
+
+namespace skiff::codegen {
+
+void ProgramEmitter::emit_kept_block(OpEmitter& e) {
+  const int body = e.op().sub_blocks().at(0);
+  const bool branch = e.op().type == "conditional_block";
+  const KeptLoop* loop = loop_of_scopes(e.op().first_output(branch ? "Scope" : "StepScopes"));
+  SKIFF_CHECK(loop && loop->body == body, e.what(), ": no kept block ", body);
+  const std::string frames = e.expr(loop->scopes_var);
+  e.line(branch ? "// The branch keeps its values in a frame when it runs, for its gradient."
+                : "// Each step keeps its values in a frame, for while_grad.");
+  e.line(frames + ".clear();");
+  e.open(std::string(branch ? "if" : "while") + " (codegen::condition(" +
+         e.in(branch ? "Cond" : "Condition") + ", " + OpEmitter::lit(e.what()) + ")) {");
+  e.line("// block " + std::to_string(body));
+  e.line(loop->frame_type + "& f = " + frames + ".emplace_back();");
+  std::vector<std::pair<std::string, std::string>> swaps;  // outer expression, frame field
+  for (const std::string& c : loop->carried) {
+    const std::string field = "f." + var_of(e.block_idx(), c).field;
+    e.line(field + " = " + e.expr(c) + ";  // the value this step reads");
+    swaps.emplace_back(e.expr(c), field);
+  }
+  for (const std::string& c : loop->carried)
+    overrides_[{owner_block(e.block_idx(), c), c}] = "f." + var_of(e.block_idx(), c).field;
+  for (const ProgramVar& v : vars_)
+    if (v.block == body) overrides_[{body, v.name}] = "f." + v.field;
+  emit_block(body, out_);
+  overrides_.clear();
+  e.line("// The new values go out; the frame keeps those the step read.");
+  for (const auto& [outer, field] : swaps) e.line("std::swap(" + outer + ", " + field + ");");
+  e.close();
+}
+
+void ProgramEmitter::emit_block_grad(OpEmitter& e) {
+  const OpDesc& op = e.op();
+  const int grad = op.sub_blocks().at(0);
+  const bool branch = op.type == "conditional_block_grad";
+  const char* scopes_slot = branch ? "Scope" : "StepScopes";
+  const char* in_slot = branch ? "Input" : "X";
+  const KeptLoop* loop = loop_of_scopes(op.first_input(scopes_slot));
+  SKIFF_CHECK(loop, e.what(), ": its ", scopes_slot, " '", op.first_input(scopes_slot),
+              "' is kept by no compiled loop or branch");
+  e.include("fill");
+  e.include("accumulate");
+  const std::vector<std::string>& xs = op.input(in_slot);
+  const std::vector<std::string>& outs = op.input("Out");
+  const std::vector<std::string>& out_grads = op.input("Out@GRAD");
+  const std::vector<std::string>& x_grads = op.output(std::string(in_slot) + kGradSuffix);
+  std::set<std::string> produced;
+  for (const OpDesc& g : ops_[grad])
+    for (const std::string& n : g.output_names()) produced.insert(n);
+  auto grad_field = [&](const std::string& n) -> const ProgramVar* {
+    auto it = index_.find({grad, grad_name(n)});
+    return it == index_.end() ? nullptr : &vars_[it->second];
+  };
+  auto out_index = [&](const std::string& x) -> int {
+    for (size_t i = 0; i < outs.size(); ++i)
+      if (outs[i] == x) return static_cast<int>(i);
+    return -1;
+  };
+
+  e.open("{");
+  e.line("// The gradient of each loop-carried variable, carried back from step to step.");
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const bool incoming = i < out_grads.size() && !out_grads[i].empty();
+    e.line("Tensor carry_" + std::to_string(i) + (incoming ? " = " + e.expr(out_grads[i]) : "") +
+           ";  // " + grad_name(outs[i]));
+  }
+  std::vector<std::pair<std::string, std::string>> totals;  // x, total variable
+  for (const std::string& x : xs) {
+    if (x.empty() || out_index(x) >= 0 || !produced.count(grad_name(x))) continue;
+    bool seen = false;
+    for (const auto& t : totals) seen = seen || t.first == x;
+    if (seen) continue;
+    totals.emplace_back(x, "total_" + std::to_string(totals.size()));
+    e.line("Tensor " + totals.back().second + ";  // " + grad_name(x) + ", summed over the steps");
+  }
+  const std::string frames = e.expr(loop->scopes_var);
+  e.open("for (auto step = " + frames + ".rbegin(); step != " + frames + ".rend(); ++step) {");
+  e.line("// block " + std::to_string(grad) + ", over the values step *step kept");
+  e.line(loop->frame_type + "& f = *step;");
+  e.line("Grad_b" + std::to_string(grad) + " g;");
+  for (const std::string& c : loop->carried)
+    overrides_[{owner_block(e.block_idx(), c), c}] = "f." + var_of(e.block_idx(), c).field;
+  for (const ProgramVar& v : vars_) {
+    if (v.block == loop->body) overrides_[{loop->body, v.name}] = "f." + v.field;
+    if (v.block == grad) overrides_[{grad, v.name}] = "g." + v.field;
+  }
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const ProgramVar* g = grad_field(outs[i]);
+    if (!g) continue;
+    const std::string carry = "carry_" + std::to_string(i);
+    e.line("if (" + carry + ".initialized()) g." + g->field + " = " + carry + ";");
+    e.line("else k::zeros_like(" + expr_of(grad, outs[i]) + ", &g." + g->field + ");");
+  }
+  emit_block(grad, out_);
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const ProgramVar* g = grad_field(outs[i]);
+    const bool made = g && produced.count(grad_name(outs[i]));
+    e.line("carry_" + std::to_string(i) + " = " + (made ? "g." + g->field : "Tensor()") + ";");
+  }
+  for (const auto& [x, total] : totals) {
+    const std::string g = "g." + grad_field(x)->field;
+    e.line("if (!" + total + ".initialized()) " + total + ".copy_from(" + g + ");");
+    e.line("else k::add_inplace(" + g + ", &" + total + ");");
+  }
+  overrides_.clear();
+  e.close();
+  e.line("// The gradients of the loop's inputs.");
+  for (size_t i = 0; i < xs.size() && i < x_grads.size(); ++i) {
+    if (x_grads[i].empty() || xs[i].empty()) continue;
+    const std::string dst = e.expr(x_grads[i]);
+    std::string source;
+    if (out_index(xs[i]) >= 0) source = "carry_" + std::to_string(out_index(xs[i]));
+    for (const auto& [x, total] : totals)
+      if (x == xs[i]) source = total;
+    if (source.empty()) {
+      e.line("k::zeros_like(" + e.expr(xs[i]) + ", &" + dst + ");");
+      continue;
+    }
+    e.line("if (" + source + ".initialized()) " + dst + " = " + source + ";");
+    e.line("else k::zeros_like(" + e.expr(xs[i]) + ", &" + dst + ");");
+  }
+  e.close();
+}
+
+}  // namespace skiff::codegen
