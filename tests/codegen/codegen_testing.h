@@ -3,6 +3,7 @@
 #pragma once
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
@@ -63,7 +64,9 @@ inline std::map<std::string, Tensor> interpret(const ModelWithParams& m,
 
 // Runs `command`; returns its exit status and puts its output (stdout and stderr) in `output`.
 inline int run_command(const std::string& command, std::string* output) {
-  const std::string log = std::filesystem::temp_directory_path() / "skiff_codegen_command.log";
+  // One log per process: test binaries run in parallel under ctest -j.
+  const std::string log = std::filesystem::temp_directory_path() /
+                          ("skiff_codegen_command_" + std::to_string(::getpid()) + ".log");
   const int status = std::system((command + " > '" + log + "' 2>&1").c_str());
   std::ifstream f(log);
   output->assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
