@@ -24,6 +24,7 @@ std::string ProgramEmitter::bind(const std::string& expr, const std::string& cpp
   b.cpp_type = cpp_type;
   b.shape = shape;
   b.written = write;
+  b.read_first = !write;
   bindings_->push_back(b);
   return b.name;
 }
@@ -59,7 +60,8 @@ bool ProgramEmitter::try_emit_bound_loop(OpEmitter& e, int body) {
   for (const Binding& b : bindings) {
     if (b.written) {
       e.line(b.cpp_type + "* " + b.name + " = codegen::bind_data<" + b.cpp_type + ">(&" + b.expr +
-             ", " + OpEmitter::shape_lit(b.shape) + ", " + OpEmitter::lit(e.what()) + ");");
+             ", " + OpEmitter::shape_lit(b.shape) + ", " + OpEmitter::lit(b.read_first) + ", " +
+             OpEmitter::lit(e.what()) + ");");
     } else {
       e.line("const " + b.cpp_type + "* " + b.name + " = codegen::in_data<" + b.cpp_type + ">(" +
              b.expr + ", " + std::to_string(b.shape.numel()) + ", " + OpEmitter::lit(e.what()) +

@@ -118,6 +118,7 @@ class ProgramEmitter {
     std::string expr, name, cpp_type;
     Shape shape;
     bool written = false;
+    bool read_first = false;  // the loop reads it before writing it: it must hold a value
   };
   std::vector<Binding>* bindings_ = nullptr;
   bool binding_failed_ = false;

@@ -74,10 +74,11 @@ inline T* out_data(Tensor* t, const Shape& shape) {
 
 // The data of `t` for a loop that reads and writes it in place from step to step: `t` made
 // to hold `shape` in storage of its own, its values kept (a tensor of another dtype or size
-// than the program declares is an error naming `what`); an empty `t` is allocated.
+// than the program declares is an error naming `what`, and so is an empty one when
+// `needs_value`: the loop reads it first); an empty `t` is allocated otherwise.
 template <typename T>
-inline T* bind_data(Tensor* t, const Shape& shape, const char* what) {
-  if (t->initialized()) {
+inline T* bind_data(Tensor* t, const Shape& shape, bool needs_value, const char* what) {
+  if (needs_value || t->initialized()) {
     if (t->dtype() != dtype_of<T> || t->numel() != shape.numel()) {
       bad_static_input(*t, shape.numel(), dtype_of<T>, what);
     }
