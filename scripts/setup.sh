@@ -16,7 +16,7 @@ want_bench=0
 packages=(g++ cmake ninja-build ccache pkg-config protobuf-compiler libprotobuf-dev
           libdnnl-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
           python3-venv dataset-fashion-mnist clang clang-format libclang-rt-14-dev
-          g++-aarch64-linux-gnu qemu-user)
+          make g++-aarch64-linux-gnu qemu-user)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
