@@ -1,6 +1,7 @@
 // matmul: values against a float64 reference written here (1-D operands, broadcast batch
-// dims, every transpose combination, tiny / direct / oneDNN / blocked sizes) in f32 and
-// f64; gradients by finite differences; shape inference with unknown dims; errors.
+// dims, every transpose combination, tiny / direct / row-times-matrix / oneDNN / blocked
+// sizes) in f32 and f64; gradients by finite differences; shape inference with unknown dims;
+// errors.
 #include "skiff/kernels/cpu/matmul.h"
 #include "skiff/kernels/cpu/gemm.h"
 
@@ -110,6 +111,10 @@ TEST(MatmulOp, ForwardMatchesReference) {
       {{300, 64}, {300, 100}, true, false},
       {{4, 40, 50}, {1, 50, 60}},  // batched, above the direct threshold
       {{3, 1, 40, 30}, {2, 50, 40}, true, true},
+      {{1, 784}, {784, 512}},                // one row times a matrix (batch-1 inference)
+      {{784}, {784, 1100}},                  // a vector: column blocks and a tail
+      {{300, 1}, {300, 2000}, true, false},  // a transposed column is one row too
+      {{1, 3000}, {3000, 2000}},             // split across threads
   };
   for (DType dtype : kFloatTypes) {
     for (const Case& c : cases) {
