@@ -19,4 +19,5 @@ NB_MODULE(_C, m) {
   skiff::python::define_backward(m);
   skiff::python::define_run_program(m);
   skiff::python::define_onnx(m);
+  skiff::python::define_codegen(m);
 }
