@@ -3,13 +3,16 @@
 namespace skiff {
 
 void BufferPool::recycle(Variable* var) {
-  if (Tensor* t = var->is_tensor() ? var->mutable_tensor() : nullptr) {
+  Tensor* t = nullptr;
+  if (var->is_tensor()) t = var->mutable_tensor();
+  if (var->is_selected_rows()) t = &var->mutable_selected_rows()->value;
+  if (t) {
     if (auto storage = t->take_storage()) free_.push_back(std::move(storage));
   }
   var->clear();
 }
 
-void BufferPool::provide(Variable* var, size_t bytes) {
+void BufferPool::provide(Variable* var, size_t bytes, VarKind kind) {
   if (bytes == 0 || free_.empty()) return;
   size_t best = free_.size();
   for (size_t i = 0; i < free_.size(); ++i) {
@@ -18,7 +21,9 @@ void BufferPool::provide(Variable* var, size_t bytes) {
       best = i;
   }
   if (best == free_.size()) return;
-  var->mutable_tensor()->adopt_storage(std::move(free_[best]));
+  Tensor* t =
+      kind == VarKind::kSelectedRows ? &var->mutable_selected_rows()->value : var->mutable_tensor();
+  t->adopt_storage(std::move(free_[best]));
   free_[best] = std::move(free_.back());
   free_.pop_back();
 }

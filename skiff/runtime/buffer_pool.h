@@ -10,17 +10,19 @@
 
 #include "skiff/core/allocator.h"
 #include "skiff/core/variable.h"
+#include "skiff/ir/program.h"
 
 namespace skiff {
 
 class BufferPool {
  public:
-  // Takes the dead variable's buffer into the pool (when no one else shares it) and
-  // clears the variable.
+  // Takes the dead variable's buffer (its tensor's, or its selected rows' value) into
+  // the pool when no one else shares it, and clears the variable.
   void recycle(Variable* var);
-  // Before a temporary is written: attaches the smallest pooled buffer of at least
-  // `bytes` (what it needed last run), if there is one.
-  void provide(Variable* var, size_t bytes);
+  // Before a temporary of `kind` (a dense tensor or selected rows) is written:
+  // attaches the smallest pooled buffer of at least `bytes` (what it needed last run)
+  // to its tensor or its selected rows' value, if there is one.
+  void provide(Variable* var, size_t bytes, VarKind kind = VarKind::kDenseTensor);
   size_t pooled_bytes() const;
 
  private:

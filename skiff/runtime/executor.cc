@@ -57,7 +57,8 @@ std::shared_ptr<PreparedBlock> prepare_block(const Program& program, int block_i
   if (free_temporaries) {
     // A temporary is a local first written (not read) by an op of this block; it
     // dies after the last instruction that touches it, its buffer going to the pool
-    // for a dense temporary born later (the block's memory plan).
+    // for a dense temporary (or the value of selected rows) born later (the block's
+    // memory plan).
     std::set<std::string> kept(keep.begin(), keep.end());
     std::unordered_map<std::string, size_t> last_use;
     std::set<std::string> read_first, written;
@@ -74,10 +75,12 @@ std::shared_ptr<PreparedBlock> prepare_block(const Program& program, int block_i
       auto it = last_use.find(name);
       if (it == last_use.end() || kept.count(name) || read_first.count(name)) continue;
       pb->instrs[it->second]->dead_after.push_back(name);
-      if (block.vars.at(name).kind != VarKind::kDenseTensor) continue;
+      const VarKind kind = block.vars.at(name).kind;
+      if (kind != VarKind::kDenseTensor && kind != VarKind::kSelectedRows) continue;
       Instruction& birth = *pb->instrs[first_write.at(name)];
       birth.born_here.push_back(name);
       birth.born_bytes.push_back(0);
+      birth.born_kinds.push_back(kind);
     }
   }
   return pb;
@@ -119,7 +122,7 @@ void run_block(PreparedBlock& block, Scope* scope) {
   if (block.bound_scope != scope->id()) block.bind(scope);
   for (auto& instr : block.instrs) {
     for (size_t k = 0; k < instr->born.size(); ++k)
-      block.pool.provide(instr->born[k], instr->born_bytes[k]);
+      block.pool.provide(instr->born[k], instr->born_bytes[k], instr->born_kinds[k]);
     if (instr->kernel) {
       try {
         instr->kernel(*instr->ctx);
@@ -131,8 +134,9 @@ void run_block(PreparedBlock& block, Scope* scope) {
       run_block_op(*instr, scope);
     }
     for (size_t k = 0; k < instr->born.size(); ++k) {
-      const Tensor* t = instr->born[k]->tensor();
-      instr->born_bytes[k] = t ? t->nbytes() : 0;
+      const Variable& v = *instr->born[k];
+      const Tensor* t = v.selected_rows() ? &v.selected_rows()->value : v.tensor();
+      instr->born_bytes[k] = t && t->initialized() ? t->nbytes() : 0;
     }
     for (Variable* v : instr->release) block.pool.recycle(v);
   }

@@ -29,6 +29,7 @@ struct Instruction {
   std::vector<std::string> born_here;   // temporaries this instruction writes first
   std::vector<Variable*> born;          // the same, bound
   std::vector<size_t> born_bytes;       // their sizes in the last run (0: unknown)
+  std::vector<VarKind> born_kinds;      // dense tensors or selected rows
   // Ops that run a sub-block without keeping step scopes reuse one child scope.
   std::unique_ptr<Scope> work_scope;
   uint64_t work_parent = 0;

@@ -5,6 +5,7 @@
 // or mixed with a dense use of the table.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,20 @@ TEST(EmbeddingOp, Int32IdsAndLargeThreadedLookup) {
   t.check_output("Out", from_f64(gather_rows(table, ids, {3000, 64}, -1), DType::kF32), 0, 0);
 }
 
+TEST(EmbeddingOp, CacheLineRowsThreadedWithPadding) {
+  // Rows of 64 bytes (16 floats, 8 doubles) take a fixed-size copy; 6000 ids use threads.
+  std::vector<int64_t> ids(6000);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>((i * 13) % 97);
+  for (DType dtype : kFloatTypes) {
+    const int64_t width = dtype == DType::kF32 ? 16 : 8;
+    Tensor table = random_tensor({97, width}, dtype, 6);
+    OpTest t("embedding");
+    t.input("W", table).input("Ids", Tensor::from_vector<int64_t>({3000, 2}, ids));
+    t.attr("padding_idx", int64_t{5});
+    t.check_output("Out", from_f64(gather_rows(table, ids, {3000, 2, width}, 5), dtype), 0, 0);
+  }
+}
+
 TEST(EmbeddingOp, DenseGradientMatchesFiniteDifferences) {
   OpTest t("embedding");
   t.input("W", random_tensor({5, 3}, DType::kF64, 3))
@@ -79,17 +94,17 @@ struct GradRun {
   const Variable* grad = nullptr;
 };
 void run_embedding_grad(GradRun* run, bool sparse, const Tensor& ids, const Tensor& out_grad,
-                        int64_t padding_idx) {
+                        int64_t padding_idx, const Shape& table = {6, 2}) {
   Program prog;
   BlockBuilder b(&prog);
-  b.data("w", DType::kF64, {6, 2});
+  b.data("w", out_grad.dtype(), table);
   b.data("ids", ids.dtype(), ids.shape());
-  b.data("dout", DType::kF64, out_grad.shape());
+  b.data("dout", out_grad.dtype(), out_grad.shape());
   b.op("embedding_grad", {{"W", {"w"}}, {"Ids", {"ids"}}, {"Out@GRAD", {"dout"}}},
        {{"W@GRAD", {"dw"}}}, {{"is_sparse", sparse}, {"padding_idx", padding_idx}});
   EXPECT_EQ(prog.global_block().find_local_var("dw")->kind,
             sparse ? VarKind::kSelectedRows : VarKind::kDenseTensor);
-  feed(prog, &run->scope, "w", Tensor::zeros({6, 2}, DType::kF64));
+  feed(prog, &run->scope, "w", Tensor::zeros(table, out_grad.dtype()));
   feed(prog, &run->scope, "ids", ids);
   feed(prog, &run->scope, "dout", out_grad);
   Executor exe;
@@ -116,6 +131,46 @@ TEST(EmbeddingOp, SparseGradientHoldsTheTouchedRowsOfTheDenseOne) {
   const double* g = dout.data<double>();
   EXPECT_EQ(d[5 * 2], g[0] + g[2 * 2]);  // id 5 twice: summed
   EXPECT_EQ(d[3 * 2], 0.0);              // the padding row
+}
+
+TEST(EmbeddingOp, LargeSparseGradientEqualsTheDenseOneExactly) {
+  // 24,000 ids into 5,000 rows (most rows several times, in scattered order): grouped by
+  // a radix sort and summed on several threads, each row in the order of its ids.
+  constexpr int64_t kHeight = 5000, kIds = 24000, kPadding = 17;
+  for (DType dtype : kFloatTypes) {
+    for (DType id_type : {DType::kI64, DType::kI32}) {
+      for (int64_t width : {int64_t{16}, int64_t{3}}) {
+        std::vector<int64_t> id_values(kIds);
+        for (int64_t i = 0; i < kIds; ++i) id_values[i] = (i * 7919 + (i % 7) * 131) % kHeight;
+        const std::vector<int32_t> id32(id_values.begin(), id_values.end());
+        const Tensor ids = id_type == DType::kI64
+                               ? Tensor::from_vector<int64_t>({kIds / 8, 8}, id_values)
+                               : Tensor::from_vector<int32_t>({kIds / 8, 8}, id32);
+        const Tensor dout = random_tensor({kIds / 8, 8, width}, dtype, 11);
+        GradRun dense, sparse;
+        run_embedding_grad(&dense, false, ids, dout, kPadding, {kHeight, width});
+        run_embedding_grad(&sparse, true, ids, dout, kPadding, {kHeight, width});
+        const SelectedRows& rows = *sparse.grad->selected_rows();
+        std::vector<int64_t> want_rows;
+        for (int64_t id : id_values)
+          if (id != kPadding) want_rows.push_back(id);
+        std::sort(want_rows.begin(), want_rows.end());
+        want_rows.erase(std::unique(want_rows.begin(), want_rows.end()), want_rows.end());
+        ASSERT_EQ(rows.rows, want_rows);
+        ASSERT_EQ(rows.value.shape(), (Shape{static_cast<int64_t>(want_rows.size()), width}));
+        const Tensor d = to_f64(*dense.grad->tensor()), v = to_f64(rows.value);
+        int64_t mismatches = 0;
+        for (size_t k = 0; k < want_rows.size(); ++k) {
+          for (int64_t j = 0; j < width; ++j) {
+            mismatches +=
+                v.data<double>()[k * width + j] != d.data<double>()[want_rows[k] * width + j];
+          }
+        }
+        EXPECT_EQ(mismatches, 0) << dtype_name(dtype) << " ids " << dtype_name(id_type) << " width "
+                                 << width;
+      }
+    }
+  }
 }
 
 TEST(EmbeddingOp, DenseGradientInFloat32) {

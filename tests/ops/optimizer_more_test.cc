@@ -385,6 +385,9 @@ TEST(OptimizerOps, MoreShapeAndConfigurationErrors) {
   *scope.var("g")->mutable_selected_rows() = {{4}, Tensor::zeros({1, 2}, DType::kF32), 4};
   message = testing::error_of([&] { Executor().run(sparse_rows, &scope); });
   EXPECT_NE(message.find("row 4 is outside"), std::string::npos) << message;
+  *scope.var("g")->mutable_selected_rows() = {{1, -2}, Tensor::zeros({2, 2}, DType::kF32), 4};
+  message = testing::error_of([&] { Executor().run(sparse_rows, &scope); });
+  EXPECT_NE(message.find("row -2 at position 1"), std::string::npos) << message;
 }
 
 }  // namespace

@@ -2,7 +2,11 @@
 // f64, small and large (threaded) tensors, in place, sparse SGD, and shape errors.
 #include <gtest/gtest.h>
 
+#include <omp.h>
+
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "skiff/api/builder.h"
 #include "skiff/runtime/executor.h"
@@ -230,6 +234,57 @@ TEST(SgdOp, SparseGradientUpdatesOnlyItsRows) {
   g->value = Tensor::from_vector<float>({1, 2}, {1, 1});
   EXPECT_THROW(Executor().run(prog, &scope, {{"lr", Tensor::from_vector<float>({1}, {0.5f})}}),
                Error);
+}
+
+// The table after one sparse sgd step on `threads` threads.
+std::vector<float> sparse_sgd_table(const std::vector<int64_t>& rows, int threads) {
+  constexpr int64_t kHeight = 3000, kWidth = 16;
+  Program prog;
+  BlockBuilder b(&prog);
+  b.persistable("table", DType::kF32, {kHeight, kWidth});
+  b.block().add_var(VarDesc("rows_grad", DType::kF32, Shape{-1, kWidth}, VarKind::kSelectedRows));
+  b.data("lr", DType::kF32, {1});
+  b.op("sgd", {{"Param", {"table"}}, {"Grad", {"rows_grad"}}, {"LearningRate", {"lr"}}},
+       {{"ParamOut", {"table"}}});
+  Scope scope;
+  scope.var("table")->set(from_f64(random_tensor({kHeight, kWidth}, DType::kF64, 3), DType::kF32));
+  SelectedRows* g = scope.var("rows_grad")->mutable_selected_rows();
+  g->height = kHeight;
+  g->rows = rows;
+  const int64_t n = static_cast<int64_t>(rows.size());
+  g->value = from_f64(random_tensor({n, kWidth}, DType::kF64, 4), DType::kF32);
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(threads);
+  Executor().run(prog, &scope, {{"lr", Tensor::from_vector<float>({1}, {0.3f})}});
+  omp_set_num_threads(before);
+  return fetch(scope, "table").to_vector<float>();
+}
+
+TEST(SgdOp, LargeSparseGradientOnTwoThreadsEqualsOneThread) {
+  // Rows repeat (each occurrence applies, in order); ascending rows are split by entry,
+  // rows in any order by bands of the table, and the result must not depend on either.
+  std::vector<int64_t> scattered, ascending;
+  for (int64_t i = 0; i < 9000; ++i) scattered.push_back((i * 1237 + (i % 5) * 17) % 2999);
+  ascending = scattered;
+  std::sort(ascending.begin(), ascending.end());
+  for (const auto& rows : {scattered, ascending}) {
+    const std::vector<float> one = sparse_sgd_table(rows, 1), two = sparse_sgd_table(rows, 2);
+    ASSERT_EQ(one.size(), two.size());
+    int64_t mismatches = 0;
+    for (size_t i = 0; i < one.size(); ++i) mismatches += one[i] != two[i];
+    EXPECT_EQ(mismatches, 0);
+    // Against float64: each occurrence of a row subtracts lr * its gradient row.
+    std::vector<double> want =
+        to_f64(from_f64(random_tensor({3000, 16}, DType::kF64, 3), DType::kF32))
+            .to_vector<double>();
+    const std::vector<double> g =
+        to_f64(from_f64(random_tensor({static_cast<int64_t>(rows.size()), 16}, DType::kF64, 4),
+                        DType::kF32))
+            .to_vector<double>();
+    for (size_t k = 0; k < rows.size(); ++k)
+      for (int j = 0; j < 16; ++j) want[rows[k] * 16 + j] -= 0.3 * g[k * 16 + j];
+    for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(two[i], want[i], 1e-5) << i;
+  }
 }
 
 TEST(OptimizerOps, ShapeMismatchesAreErrors) {

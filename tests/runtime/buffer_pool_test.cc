@@ -36,6 +36,24 @@ TEST(BufferPool, SharedBuffersAreNotPooled) {
   EXPECT_TRUE(view.initialized());
 }
 
+TEST(BufferPool, SelectedRowsValuesArePooledAndProvided) {
+  BufferPool pool;
+  Variable a, b;
+  SelectedRows* rows = a.mutable_selected_rows();
+  rows->rows = {1, 4};
+  rows->value = Tensor::zeros({2, 8}, DType::kF32);
+  const void* buffer = rows->value.raw_data();
+  pool.recycle(&a);
+  EXPECT_TRUE(a.empty());
+  EXPECT_GE(pool.pooled_bytes(), 64u);
+  pool.provide(&b, 64, VarKind::kSelectedRows);
+  ASSERT_TRUE(b.is_selected_rows());
+  Tensor& value = b.mutable_selected_rows()->value;
+  value.resize({2, 8}, DType::kF32);
+  EXPECT_EQ(value.raw_data(), buffer);
+  EXPECT_EQ(pool.pooled_bytes(), 0u);
+}
+
 TEST(BufferPool, PreparedBlockStaysCorrectWhileReusingBuffers) {
   // A chain of temporaries, one a reshape view of another, run repeatedly.
   Program p;

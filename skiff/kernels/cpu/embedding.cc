@@ -6,6 +6,7 @@
 
 #include "skiff/core/parallel.h"
 #include "skiff/kernels/cpu/eigen.h"
+#include "skiff/kernels/cpu/row_groups.h"
 
 namespace skiff::kernels {
 
@@ -15,6 +16,10 @@ template <typename T>
 using RowMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
 template <typename T>
 using ConstRowMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+
+// Ids ahead whose table row a lookup prefetches: rows of a large table are random
+// reads that miss every cache.
+constexpr int64_t kRowPrefetch = 8;
 
 void check_table(const Shape& table) {
   SKIFF_CHECK(table.rank() == 2, "embedding: the table W must be [V, D], got shape ", table);
@@ -58,6 +63,30 @@ void check_out_grad(const Tensor& ids, const Tensor& out_grad, int64_t width) {
               ids.type_str(), " with rows of ", width);
 }
 
+// Rows of this many bytes (16 floats, 8 doubles) are copied with one fixed-size move.
+constexpr int64_t kCacheLine = 64;
+
+// dst row i = src row id[i] (zeros for padding_idx), rows of row_bytes bytes (of
+// kBytes when that is not 0: a copy the compiler inlines). Threads past a size.
+template <int64_t kBytes, typename I>
+void copy_rows(const char* src, const I* id, int64_t n, int64_t row_bytes, int64_t padding_idx,
+               char* dst) {
+  const int64_t bytes = kBytes != 0 ? kBytes : row_bytes;
+  const int64_t grain = std::max<int64_t>(1, kParallelGrain * 4 / std::max<int64_t>(bytes, 1));
+  parallel_for(n, grain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      if (i + kRowPrefetch < e)
+        __builtin_prefetch(src + static_cast<int64_t>(id[i + kRowPrefetch]) * bytes);
+      const int64_t r = static_cast<int64_t>(id[i]);
+      if (r == padding_idx) {
+        std::memset(dst + i * bytes, 0, static_cast<size_t>(bytes));
+      } else {
+        std::memcpy(dst + i * bytes, src + r * bytes, static_cast<size_t>(bytes));
+      }
+    }
+  });
+}
+
 }  // namespace
 
 Shape embedding_out_shape(const Shape& ids, const Shape& table) {
@@ -77,22 +106,16 @@ void embedding(const Tensor& table, const Tensor& ids, int64_t padding_idx, Tens
   check_padding(padding_idx, height);
   const int64_t n = ids.numel();
   out->resize(embedding_out_shape(ids.shape(), table.shape()), table.dtype());
-  const size_t row_bytes = static_cast<size_t>(width) * dtype_size(table.dtype());
+  const int64_t row_bytes = width * static_cast<int64_t>(dtype_size(table.dtype()));
   const char* src = static_cast<const char*>(table.raw_data());
   char* dst = static_cast<char*>(out->raw_data());
   with_ids(ids, [&](const auto* id) {
     check_ids(id, n, height);
-    parallel_for(n, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(width, 1)),
-                 [&](int64_t b, int64_t e) {
-                   for (int64_t i = b; i < e; ++i) {
-                     const int64_t r = static_cast<int64_t>(id[i]);
-                     if (r == padding_idx) {
-                       std::memset(dst + i * row_bytes, 0, row_bytes);
-                     } else {
-                       std::memcpy(dst + i * row_bytes, src + r * row_bytes, row_bytes);
-                     }
-                   }
-                 });
+    if (row_bytes == kCacheLine) {
+      copy_rows<kCacheLine>(src, id, n, row_bytes, padding_idx, dst);
+    } else {
+      copy_rows<0>(src, id, n, row_bytes, padding_idx, dst);
+    }
   });
 }
 
@@ -127,31 +150,15 @@ void embedding_grad_rows(const Tensor& ids, const Tensor& out_grad, int64_t heig
   const int64_t width = out_grad.dim(out_grad.rank() - 1);
   check_out_grad(ids, out_grad, width);
   const int64_t n = ids.numel();
-  std::vector<int64_t>& rows = table_grad->rows;
-  rows.clear();
+  // Kept between calls: a training step groups a batch of ids every time.
+  thread_local RowGroups groups;
   with_ids(ids, [&](const auto* id) {
     check_ids(id, n, height);
-    for (int64_t i = 0; i < n; ++i)
-      if (static_cast<int64_t>(id[i]) != padding_idx) rows.push_back(static_cast<int64_t>(id[i]));
+    group_rows(id, n, padding_idx, &table_grad->rows, &groups);
   });
-  std::sort(rows.begin(), rows.end());
-  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
   table_grad->height = height;
-  Tensor& value = table_grad->value;
-  value.resize(Shape{static_cast<int64_t>(rows.size()), width}, out_grad.dtype());
-  SKIFF_DISPATCH_FLOATING(out_grad.dtype(), T, {
-    const T* g = out_grad.data<T>();
-    T* v = value.data<T>();
-    std::fill(v, v + value.numel(), T(0));
-    with_ids(ids, [&](const auto* id) {
-      for (int64_t i = 0; i < n; ++i) {
-        const int64_t r = static_cast<int64_t>(id[i]);
-        if (r == padding_idx) continue;
-        const int64_t k = std::lower_bound(rows.begin(), rows.end(), r) - rows.begin();
-        RowMap<T>(v + k * width, width) += ConstRowMap<T>(g + i * width, width);
-      }
-    });
-  });
+  table_grad->value.resize(Shape{groups.count(), width}, out_grad.dtype());
+  sum_grouped_rows(groups, out_grad, width, &table_grad->value);
 }
 
 }  // namespace skiff::kernels

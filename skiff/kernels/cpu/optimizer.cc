@@ -1,6 +1,7 @@
 #include "skiff/kernels/cpu/optimizer.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 #include "skiff/core/parallel.h"
@@ -46,6 +47,47 @@ void for_pieces(int64_t n, Fn&& fn) {
   parallel_for(n, kUpdateGrain, [&](int64_t b, int64_t e) {
     for (int64_t p = b; p < e; p += kPiece) fn(p, p + kPiece < e ? p + kPiece : e);
   });
+}
+
+// Calls fn(t, nt) on each of `threads` threads (nt: the team's size), or fn(0, 1) on
+// this one without entering a parallel region.
+template <typename Fn>
+void on_threads(int threads, Fn&& fn) {
+  if (threads <= 1) {
+    fn(0, 1);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  fn(omp_get_thread_num(), omp_get_num_threads());
+}
+
+// Rows ahead whose parameter row a sparse update prefetches (random rows of a large
+// table miss every cache).
+constexpr int64_t kRowPrefetch = 8;
+
+// A thread's share of a sparse update: the entries [first, last) whose row lies in
+// [row_begin, row_end).
+struct RowBand {
+  int64_t first, last, row_begin, row_end;
+};
+
+// Share t of nt over ascending rows: about n / nt entries, starting at the first entry
+// of a row, so every entry of a repeated row goes to one thread.
+RowBand ascending_band(const std::vector<int64_t>& rows, int t, int nt) {
+  const int64_t n = static_cast<int64_t>(rows.size());
+  auto start = [&](int k) -> int64_t {
+    if (k <= 0 || n == 0) return 0;
+    if (k >= nt) return n;
+    const int64_t row = rows[static_cast<size_t>(n * k / nt)];
+    return std::lower_bound(rows.begin(), rows.end(), row) - rows.begin();
+  };
+  return {start(t), start(t + 1), INT64_MIN, INT64_MAX};
+}
+
+// Share t of nt over rows in any order: the entries of rows in the t-th slice of the
+// parameter's height (each thread reads every entry and skips the others).
+RowBand height_band(int64_t height, int64_t n, int t, int nt) {
+  return {0, n, height * t / nt, height * (t + 1) / nt};
 }
 
 template <typename T>
@@ -263,23 +305,37 @@ void sgd_update_rows(const Tensor& param, const std::vector<int64_t>& rows, cons
               param.type_str());
   const int64_t height = param.dim(0);
   const int64_t width = height > 0 ? param.numel() / height : 0;
-  SKIFF_CHECK(grad_rows.dtype() == param.dtype() &&
-                  grad_rows.numel() == static_cast<int64_t>(rows.size()) * width,
-              "sparse sgd: gradient rows ", grad_rows.type_str(), " for ", rows.size(),
+  const int64_t n = static_cast<int64_t>(rows.size());
+  SKIFF_CHECK(grad_rows.dtype() == param.dtype() && grad_rows.numel() == n * width,
+              "sparse sgd: gradient rows ", grad_rows.type_str(), " for ", n,
               " rows do not fit the parameter ", param.type_str());
   const double rate = read_scalar(lr, "sparse sgd: the learning rate");
+  bool ascending = true;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t r = rows[static_cast<size_t>(i)];
+    SKIFF_CHECK(r >= 0 && r < height, "sparse sgd: row ", r, " is outside the parameter ",
+                param.type_str());
+    if (i > 0 && r < rows[static_cast<size_t>(i) - 1]) ascending = false;
+  }
   if (param_out != &param) param_out->copy_from(param);
   param_out->resize(param.shape(), param.dtype());  // own the storage before writing
+  const int threads = n * width >= kUpdateGrain ? omp_get_max_threads() : 1;
   SKIFF_DISPATCH_FLOATING(param.dtype(), T, {
     const T lr_t = static_cast<T>(rate);
     const T* g = grad_rows.data<T>();
     T* po = param_out->data<T>();
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const int64_t r = rows[i];
-      SKIFF_CHECK(r >= 0 && r < height, "sparse sgd: row ", r, " is outside the parameter ",
-                  param.type_str());
-      ArrayMap<T>(po + r * width, width) -= lr_t * ConstArrayMap<T>(g + i * width, width);
-    }
+    // Each thread updates one band of parameter rows, applying that band's entries in
+    // their order, so repeated rows are applied in order as on one thread.
+    on_threads(threads, [&](int t, int nt) {
+      const RowBand band = ascending ? ascending_band(rows, t, nt) : height_band(height, n, t, nt);
+      for (int64_t i = band.first; i < band.last; ++i) {
+        if (i + kRowPrefetch < band.last)
+          __builtin_prefetch(po + rows[static_cast<size_t>(i + kRowPrefetch)] * width, 1);
+        const int64_t r = rows[static_cast<size_t>(i)];
+        if (r < band.row_begin || r >= band.row_end) continue;
+        ArrayMap<T>(po + r * width, width) -= lr_t * ConstArrayMap<T>(g + i * width, width);
+      }
+    });
   });
 }
 

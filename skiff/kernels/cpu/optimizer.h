@@ -20,7 +20,8 @@ namespace skiff::kernels {
 void sgd_update(const Tensor& param, const Tensor& grad, const Tensor& lr, Tensor* param_out);
 
 // Sparse SGD: param_out = param, then row rows[i] -= lr * grad_rows[i] (rows may
-// repeat; each occurrence is applied). grad_rows is [rows.size(), param row size...].
+// repeat; each occurrence is applied, in order). grad_rows is [rows.size(), param row
+// size...]. Many rows are split across threads by bands of the parameter's rows.
 void sgd_update_rows(const Tensor& param, const std::vector<int64_t>& rows, const Tensor& grad_rows,
                      const Tensor& lr, Tensor* param_out);
 

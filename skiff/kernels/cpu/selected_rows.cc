@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "skiff/kernels/cpu/eigen.h"
+#include "skiff/kernels/cpu/row_groups.h"
 
 namespace skiff::kernels {
 
@@ -41,25 +42,16 @@ int64_t row_width(const SelectedRows& rows) {
 void merge_rows(const SelectedRows& in, SelectedRows* out) {
   SKIFF_CHECK(out != &in, "merge_rows: the output must differ from the input");
   const int64_t width = row_width(in);
-  std::vector<int64_t> unique = in.rows;
-  std::sort(unique.begin(), unique.end());
-  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  RowGroups groups;
+  group_rows(in.rows.data(), static_cast<int64_t>(in.rows.size()), /*skip=*/-1, &out->rows,
+             &groups);
   out->height = in.height;
-  out->rows = unique;
   if (!in.value.initialized()) {
     out->value = Tensor();
     return;
   }
-  out->value =
-      Tensor::zeros(with_rows(in.value, static_cast<int64_t>(unique.size())), in.value.dtype());
-  SKIFF_DISPATCH_FLOATING(in.value.dtype(), T, {
-    const T* src = in.value.data<T>();
-    T* dst = out->value.data<T>();
-    for (size_t i = 0; i < in.rows.size(); ++i) {
-      const int64_t k = std::lower_bound(unique.begin(), unique.end(), in.rows[i]) - unique.begin();
-      RowMap<T>(dst + k * width, width) += ConstRowMap<T>(src + i * width, width);
-    }
-  });
+  out->value = Tensor::empty(with_rows(in.value, groups.count()), in.value.dtype());
+  sum_grouped_rows(groups, in.value, width, &out->value);
 }
 
 void scatter_add_rows(const SelectedRows& rows, Tensor* dense) {
