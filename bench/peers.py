@@ -329,9 +329,11 @@ def torch_fashion(reps):
 
 # ---- PaddlePaddle --------------------------------------------------------------------------
 
-def paddle_model(workload, params):
-    import paddle
-    from paddle import nn
+def paddle_model(workload, params, paddle=None):
+    """The network in `paddle` (default PaddlePaddle; bench/py runs skiff through it)."""
+    if paddle is None:
+        import paddle
+    nn = paddle.nn
 
     p = dict(params) if params else {}
 
@@ -361,12 +363,14 @@ def paddle_model(workload, params):
     raise ValueError(workload)
 
 
-def run_paddle(workload, reps, memory):
-    import paddle
-    import paddle.nn.functional as F
-
-    if hasattr(paddle.base.core, "set_num_threads"):
-        paddle.base.core.set_num_threads(THREADS)
+def run_paddle(workload, reps, memory, paddle=None):
+    """Paddle's eager training; with `paddle` another module with Paddle's API runs the same
+    code (bench/py/w2_w3.py: skiff; threads from OMP_NUM_THREADS)."""
+    if paddle is None:
+        import paddle
+        if hasattr(paddle.base.core, "set_num_threads"):
+            paddle.base.core.set_num_threads(THREADS)
+    F = paddle.nn.functional
     paddle.set_device("cpu")
     paddle.seed(1)
     base_rss = rss_mb("VmRSS")
@@ -403,7 +407,7 @@ def run_paddle(workload, reps, memory):
             return F.binary_cross_entropy_with_logits(logit, label)
     else:
         params = mlp_params() if workload == "w2" else cnn_params()
-        model = paddle_model(workload, params)
+        model = paddle_model(workload, params, paddle)
         if workload == "w2":
             opt = paddle.optimizer.Adam(learning_rate=1e-3, beta1=0.9, beta2=0.999,
                                         epsilon=1e-8, parameters=model.parameters())

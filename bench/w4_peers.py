@@ -103,14 +103,12 @@ def run_torch(reps, threads):
     return median_ms(step, reps), losses[0], losses[LOSS_STEPS]
 
 
-def run_paddle(reps, threads):
+def paddle_language_model(paddle, v):
+    """Embedding, LSTM and Linear built with `paddle` (PaddlePaddle, or skiff with Paddle's API:
+    bench/py/w4.py) holding the values v, and SGD with global-norm clipping over every
+    parameter but the frozen b_hh."""
     import numpy as np
-    import paddle
 
-    if hasattr(paddle.base.core, "set_num_threads"):
-        paddle.base.core.set_num_threads(threads)
-    paddle.set_device("cpu")
-    v = values()
     emb = paddle.nn.Embedding(VOCAB, EMBED)
     lstm = paddle.nn.LSTM(EMBED, HIDDEN, LAYERS, time_major=True)
     fc = paddle.nn.Linear(HIDDEN, VOCAB)
@@ -130,13 +128,37 @@ def run_paddle(reps, threads):
               if id(p) not in frozen]
     opt = paddle.optimizer.SGD(learning_rate=LR, parameters=params,
                                grad_clip=paddle.nn.ClipGradByGlobalNorm(CLIP))
+    return emb, lstm, fc, opt
+
+
+def language_model_loss(paddle, emb, lstm, fc, ids, labels):
+    """Mean softmax cross-entropy of the next-token logits (Paddle's API)."""
+    out, _ = lstm(emb(ids))
+    logits = fc(paddle.reshape(out, [-1, HIDDEN]))
+    return paddle.nn.functional.cross_entropy(logits, labels)
+
+
+def run_paddle(reps, threads, paddle=None, convert=None):
+    """Paddle's eager training step. With `paddle` another module with Paddle's API runs the
+    same code (threads from OMP_NUM_THREADS); `convert(emb, lstm, fc)` may return the loss
+    function (ids, labels) -> loss to use instead of the eager one (skiff: to_static)."""
+    if paddle is None:
+        import paddle
+        if hasattr(paddle.base.core, "set_num_threads"):
+            paddle.base.core.set_num_threads(threads)
+    paddle.set_device("cpu")
+    v = values()
+    emb, lstm, fc, opt = paddle_language_model(paddle, v)
+    if convert is None:
+        def loss_of(ids, labels):
+            return language_model_loss(paddle, emb, lstm, fc, ids, labels)
+    else:
+        loss_of = convert(emb, lstm, fc)
     ids = paddle.to_tensor(v["ids"])
     labels = paddle.to_tensor(v["labels"].reshape(-1, 1))
 
     def step():
-        out, _ = lstm(emb(ids))
-        logits = fc(paddle.reshape(out, [-1, HIDDEN]))
-        loss = paddle.nn.functional.cross_entropy(logits, labels)
+        loss = loss_of(ids, labels)
         loss.backward()
         opt.step()
         opt.clear_grad()
