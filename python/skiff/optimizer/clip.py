@@ -30,7 +30,8 @@ class ClipGradBase:
         return self._clip(list(params_grads))
 
     def _clip(self, params_grads):
-        raise NotImplementedError
+        """Subclasses (ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue) clip here."""
+        raise NotImplementedError(f"{type(self).__name__} does not define _clip")
 
 
 class ClipGradByGlobalNorm(ClipGradBase):
