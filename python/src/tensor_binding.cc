@@ -71,7 +71,9 @@ using AnyArray = nb::ndarray<nb::device::cpu, nb::c_contig>;
 
 // The value as an ndarray of framework `Framework`, sharing memory.
 template <typename... Framework>
-nb::object view_of(const Tensor& t) {
+nb::object view_of(const Tensor& value) {
+  // The shared zero mapping is read-only: an array that may be written gets its own zeros.
+  const Tensor& t = value.is_zeros_view() ? Tensor::zeros(value.shape(), value.dtype()) : value;
   std::vector<size_t> shape(t.shape().begin(), t.shape().end());
   auto* keep = new std::shared_ptr<Storage>(t.storage());
   nb::capsule owner(keep,
@@ -80,6 +82,14 @@ nb::object view_of(const Tensor& t) {
   return nb::ndarray<Framework...>(data, shape.size(), shape.data(), owner, nullptr,
                                    to_dlpack(t.dtype()))
       .cast();
+}
+
+// The dense value, given memory of its own if it is a zeros view, for callers that
+// hand out its address (numpy, DLPack), which may write through it.
+const Tensor& own_dense(EagerTensor& t) {
+  Tensor& d = t.mutable_dense();
+  if (d.is_zeros_view()) d = Tensor::zeros(d.shape(), d.dtype());
+  return d;
 }
 
 }  // namespace
@@ -150,9 +160,12 @@ void define_tensor(nb::module_& m) {
              t.out_slot = t.out_index = 0;
            })
       .def(
-          "numpy", [](const EagerTensor& t) { return array_from_tensor(dense_view(t.value)); },
+          "numpy",
+          [](EagerTensor& t) {
+            return array_from_tensor(t.value.is_tensor() ? own_dense(t) : dense_view(t.value));
+          },
           "The value as a numpy array sharing its memory (selected rows: a dense copy).")
-      .def("_dlpack_capsule", [](const EagerTensor& t) { return view_of<>(t.dense()); })
+      .def("_dlpack_capsule", [](EagerTensor& t) { return view_of<>(own_dense(t)); })
       .def(
           "_set_value", [](EagerTensor& t, const EagerTensor& src) { t.value = src.value; },
           "Makes this tensor hold `src`'s value (shared, copy-on-write).")
@@ -162,13 +175,20 @@ void define_tensor(nb::module_& m) {
             t.value.mutable_tensor()->copy_from(src.dense());
           },
           "Copies `src`'s value into this tensor's own memory.")
+      .def(
+          "_zero_",
+          [](EagerTensor& t) {
+            const Tensor& d = t.dense();
+            t.value.set(Tensor::zeros_view(d.shape(), d.dtype()));
+          },
+          "Sets the value to zeros without writing memory (Tensor::zeros_view).")
       .def("_share_memory_with",
            [](const EagerTensor& a, const EagerTensor& b) {
              return a.value.is_tensor() && b.value.is_tensor() &&
                     a.value.tensor()->shares_storage(*b.value.tensor());
            })
       .def("_data_ptr",
-           [](const EagerTensor& t) { return reinterpret_cast<uintptr_t>(t.dense().raw_data()); });
+           [](EagerTensor& t) { return reinterpret_cast<uintptr_t>(own_dense(t).raw_data()); });
 
   m.def("set_static_mode", &set_static_mode, nb::arg("on"),
         "Tells Tensor's operators that skiff is (not) in static mode.");

@@ -1,5 +1,7 @@
 #include "skiff/core/allocator.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <mutex>
 #include <new>
@@ -126,6 +128,18 @@ Storage::~Storage() {
   } else {
     deallocate(data_, rounded_size(bytes_));
   }
+}
+
+const std::shared_ptr<Storage>& shared_zero_storage() {
+  // Address space only: untouched pages read as zeros and pages read map the kernel's
+  // one zero page, so even a large mapping costs nothing until it is read.
+  static const std::shared_ptr<Storage> zeros = [] {
+    constexpr size_t kBytes = size_t{1} << 30;
+    void* p = mmap(nullptr, kBytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return std::shared_ptr<Storage>();
+    return std::make_shared<Storage>(p, kBytes, cpu_place(), [p] { munmap(p, kBytes); });
+  }();
+  return zeros;
 }
 
 }  // namespace skiff

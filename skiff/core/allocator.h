@@ -35,4 +35,9 @@ class Storage {
   std::function<void()> release_;  // set for wrapped memory
 };
 
+// One read-only mapping of zero pages, shared by every tensor that Tensor::zeros_view
+// makes: reading it costs no memory, and as this handle always holds a reference, a
+// tensor over it is never written in place (resize copies it first).
+const std::shared_ptr<Storage>& shared_zero_storage();
+
 }  // namespace skiff

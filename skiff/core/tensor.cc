@@ -30,6 +30,13 @@ Tensor Tensor::zeros(const Shape& shape, DType dtype, Place place) {
   return t;
 }
 
+Tensor Tensor::zeros_view(const Shape& shape, DType dtype) {
+  const std::shared_ptr<Storage>& zeros = shared_zero_storage();
+  size_t bytes = static_cast<size_t>(shape.numel()) * dtype_size(dtype);
+  if (!zeros || !shape.known() || bytes > zeros->bytes()) return Tensor::zeros(shape, dtype);
+  return from_storage(zeros, shape, dtype);
+}
+
 Shape Tensor::strides() const {
   Shape s = shape_;
   int64_t acc = 1;

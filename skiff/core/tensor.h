@@ -28,6 +28,13 @@ class Tensor {
   static Tensor empty(const Shape& shape, DType dtype, Place place = cpu_place());
   // Allocates a tensor filled with zeros.
   static Tensor zeros(const Shape& shape, DType dtype, Place place = cpu_place());
+  // Zeros without writing memory: a view of the shared zero mapping (allocator.h),
+  // copied into storage of its own on the first write (as shared storage is). Large
+  // tensors past the mapping get zeros().
+  static Tensor zeros_view(const Shape& shape, DType dtype);
+  bool is_zeros_view() const {
+    return storage_ != nullptr && storage_ == shared_zero_storage();
+  }
   // Copies `values` (numel of `shape` of them) into a new tensor.
   template <typename T>
   static Tensor from_vector(const Shape& shape, const std::vector<T>& values);

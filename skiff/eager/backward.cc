@@ -31,6 +31,10 @@ void accumulate(Variable* into, const Variable& g) {
     SKIFF_CHECK(acc->shape() == g.tensor()->shape() && acc->dtype() == g.tensor()->dtype(),
                 "backward: gradients of one tensor disagree: ", acc->type_str(), " and ",
                 g.tensor()->type_str());
+    if (acc->is_zeros_view()) {  // a gradient cleared to zero: 0 + g is g
+      *acc = *g.tensor();
+      return;
+    }
     acc->resize(acc->shape(), acc->dtype());  // a private copy if shared
     kernels::add_inplace(*g.tensor(), acc);
     return;
@@ -84,7 +88,7 @@ std::vector<Variable> run_node(GradNode& node, std::vector<Variable>& out_grads)
   for (size_t k = 0; k < t.saved.size(); ++k) locals[t.saved[k]] = node.saved[k];
   for (int j : t.out_grads_read) {
     if (out_grads[j].empty())
-      out_grads[j] = filled(node.outputs[j].first, node.outputs[j].second, 0.0);
+      out_grads[j].set(Tensor::zeros_view(node.outputs[j].first, node.outputs[j].second));
     locals[t.out_grad_index(j)] = out_grads[j];
   }
   const std::vector<KernelFn>& kernels = kernels_for(t, locals);

@@ -77,6 +77,28 @@ TEST(EagerTest, GradientsOfSharedInputsAccumulate) {
   EXPECT_EQ(x->grad->dense().to_vector<double>(), (std::vector<double>{5, 9, 13}));
 }
 
+TEST(EagerTest, GradClearedToZerosViewTakesTheNextGradient) {
+  TensorPtr x = leaf(Tensor::from_vector<double>({3}, {1, 2, 3}));
+  EagerOp mul("elementwise_mul", {}), scale("scale", attrs({{"scale", 2.0}}));
+  run_backward({call1(mul, {{x}, {x}})}, {}, false);
+  TensorPtr grad = x->grad;
+  grad->value.set(Tensor::zeros_view({3}, DType::kF64));  // clear_grad(set_to_zero=True)
+  EXPECT_EQ(grad->dense().to_vector<double>(), (std::vector<double>{0, 0, 0}));
+  // An in-place op on the cleared grad writes its own copy, never the zero mapping.
+  scale.call_into({{grad}}, {{grad}});
+  EXPECT_FALSE(grad->dense().is_zeros_view());
+  EXPECT_EQ(grad->dense().to_vector<double>(), (std::vector<double>{0, 0, 0}));
+  EXPECT_EQ(Tensor::zeros_view({4}, DType::kF32).to_vector<float>(),
+            (std::vector<float>{0, 0, 0, 0}));
+  // Backward stores into a cleared grad (same object) instead of adding.
+  grad->value.set(Tensor::zeros_view({3}, DType::kF64));
+  run_backward({call1(mul, {{x}, {x}})}, {}, false);
+  EXPECT_EQ(x->grad, grad);
+  EXPECT_EQ(grad->dense().to_vector<double>(), (std::vector<double>{2, 4, 6}));
+  run_backward({call1(mul, {{x}, {x}})}, {}, false);
+  EXPECT_EQ(grad->dense().to_vector<double>(), (std::vector<double>{4, 8, 12}));
+}
+
 TEST(EagerTest, SecondBackwardNeedsRetainGraph) {
   TensorPtr x = leaf(Tensor::from_vector<double>({2}, {1, 2}));
   EagerOp tanh_op("tanh", {});

@@ -314,14 +314,14 @@ class Optimizer:
                 self._apply_group(params_grads, group)
 
     def clear_grad(self, set_to_zero=True):
-        """Zeroes every parameter's gradient in place (or drops it: set_to_zero=False)."""
+        """Zeroes every parameter's gradient in place (or drops it: set_to_zero=False).
+        Zeroing writes no memory: the next backward stores its gradient instead of adding."""
         for p in self._parameter_list or []:
             grad = p.grad
             if grad is None:
                 continue
             if set_to_zero and not _is_sparse(grad):
-                with no_grad():
-                    apply("fill_any_like", grad, attrs={"value": 0.0, "dtype": ""}, out=[grad])
+                grad._zero_()
             else:
                 p.grad = None
 

@@ -21,8 +21,8 @@ def _backward(self, grad_tensor=None, retain_graph=False):
 
 
 def _clear_grad(self, set_to_zero=False):
-    if set_to_zero and self.grad is not None:
-        self.grad = creation.zeros_like(self.grad)
+    if set_to_zero and self.grad is not None and self.grad._kind == "dense":
+        self.grad._zero_()
     else:
         self.grad = None
 

@@ -148,6 +148,14 @@ def test_clear_grad_zeroes_or_drops():
     assert params[0].grad is grad
     np.testing.assert_array_equal(grad.numpy(), 0.0)
     skiff_loss(params, 1).backward()
+    after_one = params[0].grad.numpy().copy()
+    opt.clear_grad()
+    skiff_loss(params, 1).backward()  # into the cleared grad: equal to a fresh one
+    np.testing.assert_array_equal(params[0].grad.numpy(), after_one)
+    opt.clear_grad()
+    view = params[0].grad.numpy()  # writable memory of its own, zeros
+    view += 1.0
+    np.testing.assert_array_equal(params[0].grad.numpy(), 1.0)
     opt.clear_grad(set_to_zero=False)
     assert params[0].grad is None and params[1].grad is None
 
