@@ -32,9 +32,7 @@ class Tensor {
   // copied into storage of its own on the first write (as shared storage is). Large
   // tensors past the mapping get zeros().
   static Tensor zeros_view(const Shape& shape, DType dtype);
-  bool is_zeros_view() const {
-    return storage_ != nullptr && storage_ == shared_zero_storage();
-  }
+  bool is_zeros_view() const { return storage_ != nullptr && storage_ == shared_zero_storage(); }
   // Copies `values` (numel of `shape` of them) into a new tensor.
   template <typename T>
   static Tensor from_vector(const Shape& shape, const std::vector<T>& values);
