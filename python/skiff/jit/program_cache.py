@@ -81,7 +81,9 @@ class ConcreteProgram:
             if isinstance(value, Tensor) or _is_spec(value):
                 shape = _spec_shape(value) if _is_spec(value) else list(value.shape)
                 dtype = dt.dtype_name(value.dtype) if _is_spec(value) else value._dtype_name
-                name = f"_jst_input_{len(self.input_names)}"
+                name = getattr(value, "name", None) if _is_spec(value) else None
+                if not name or name in self.input_names or name.startswith("_jst_"):
+                    name = f"_jst_input_{len(self.input_names)}"
                 var = static.data(name, shape, dtype)
                 if dtype in ("float32", "float64", "bfloat16"):
                     var.stop_gradient = False

@@ -67,6 +67,22 @@ def test_loaded_layer_trains(tmp_path):
                                    atol=1e-6)
 
 
+def test_feed_names_come_from_the_input_specs(tmp_path):
+    net = nn.Linear(4, 2)
+    path = str(tmp_path / "named")
+    skiff.jit.save(net, path, input_spec=[InputSpec([None, 4], "float32", name="image")])
+    skiff.enable_static()
+    try:
+        exe = skiff.static.Executor()
+        program, feeds, fetches = skiff.static.load_inference_model(path, exe)
+        x = np.ones([2, 4], "float32")
+        out, = exe.run(program, feed={"image": x}, fetch_list=fetches)
+    finally:
+        skiff.disable_static()
+    assert feeds == ["image"]
+    np.testing.assert_allclose(out, net(skiff.to_tensor(x)).numpy(), rtol=1e-6)
+
+
 def test_save_needs_specs(tmp_path):
     with pytest.raises(skiff.Error, match="input_spec"):
         skiff.jit.save(nn.Linear(2, 2), str(tmp_path / "x"))
