@@ -5,6 +5,9 @@ from .optimizer import Optimizer, _as_float
 __all__ = ["Adam"]
 
 
+_ADAM_STATE = ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc")
+
+
 class Adam(Optimizer):
     """Adam. Sparse (selected-rows) gradients update every row as the dense update
     would, or only their rows with ``lazy_mode``. Group options: beta1, beta2,
@@ -39,7 +42,6 @@ class Adam(Optimizer):
                 "epsilon": float(group["epsilon"]), "lazy_mode": bool(group["lazy_mode"])}
 
     def _append_optimize_op(self, param, grad, lr, group):
-        acc = [self._get_accumulator(kind, param)
-               for kind in ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc")]
+        acc = self._accumulators_of(param, _ADAM_STATE)
         self._run_update(self._op_type, [param, grad, *acc, lr], [param, *acc],
                          self._attrs(param, group))

@@ -67,6 +67,8 @@ class Optimizer:
         self._static_lr = {}            # program -> its learning-rate variable
         self._ready = set()             # names of the parameters whose accumulators exist
         self._update_ops = {}           # (type, attrs, output counts) -> eager op
+        self._accumulator_lists = {}    # (param name, kinds) -> [accumulator, ...]
+        self._eager_lr = {}             # (dtype, scale) -> (value, its [1] tensor)
         self._param_groups = []
         self._parameter_list = None
         if parameters is not None:
@@ -149,9 +151,13 @@ class Optimizer:
                     lr = apply("scale", lr, attrs={"scale": scale})
                 if dtype != "float32":
                     lr = apply("cast", lr, attrs={"out_dtype": dtype})
-            else:
-                lr = apply("fill_constant", attrs={"shape": [1], "value": self.get_lr() * scale,
-                                                   "dtype": dtype})
+            else:  # one tensor per value, kept while the rate stays the same
+                value = self.get_lr() * scale
+                held = self._eager_lr.get(key)
+                if held is None or held[0] != value:
+                    held = self._eager_lr[key] = (value, apply(
+                        "fill_constant", attrs={"shape": [1], "value": value, "dtype": dtype}))
+                lr = held[1]
             cache[key] = lr
         return cache[key]
 
@@ -185,6 +191,16 @@ class Optimizer:
 
     def _get_accumulator(self, kind, param):
         return self._accumulators[kind][self._param_name(param)]
+
+    def _accumulators_of(self, param, kinds):
+        """``param``'s accumulators of the given kinds (a tuple), in order; an accumulator
+        keeps its identity once created (loading a state copies into it), so the list is
+        looked up once."""
+        key = (self._param_name(param), kinds)
+        accs = self._accumulator_lists.get(key)
+        if accs is None:
+            accs = self._accumulator_lists[key] = [self._accumulators[k][key[0]] for k in kinds]
+        return accs
 
     def _take_loaded(self, name):
         holder = self._accumulators_holder
