@@ -135,6 +135,22 @@ def fashion(split):
 
 # ---- timing and memory ---------------------------------------------------------------------
 
+def time_training(step, workload, reps, memory, base_rss, out):
+    """Fills `out` for a training `step(i)` (returns step i's loss): the losses of steps 1
+    and LOSS_STEPS, then the peak RSS (memory) or the median ms per step."""
+    counter = iter(range(10**9))
+    losses = [step(next(counter)) for _ in range(LOSS_STEPS)]
+    out["loss"] = (losses[0], losses[-1])
+    if memory:
+        for _ in range(MEMORY_STEPS - LOSS_STEPS):
+            step(next(counter))
+        out["rss"] = (rss_mb("VmHWM"), base_rss)
+        return out
+    n = STEPS[workload]
+    out["ms"] = median_ms(lambda: [step(next(counter)) for _ in range(n)], reps) / n
+    return out
+
+
 def median_ms(fn, reps, warmup=2):
     """Median wall time of `reps` calls of fn after `warmup` calls."""
     for _ in range(warmup):
@@ -265,26 +281,14 @@ def run_torch(workload, reps, memory):
         def loss_of(i):
             return F.cross_entropy(model(x), y)
 
-    counter = [0]
-
-    def step():
+    def step(i):
         opt.zero_grad(set_to_none=True)
-        loss = loss_of(counter[0])
+        loss = loss_of(i)
         loss.backward()
         opt.step()
-        counter[0] += 1
         return float(loss)
 
-    losses = [step() for _ in range(LOSS_STEPS)]
-    out["loss"] = (losses[0], losses[-1])
-    if memory:
-        for _ in range(MEMORY_STEPS - LOSS_STEPS):
-            step()
-        out["rss"] = (rss_mb("VmHWM"), base_rss)
-        return out
-    n = STEPS[workload]
-    out["ms"] = median_ms(lambda: [step() for _ in range(n)], reps) / n
-    return out
+    return time_training(step, workload, reps, memory, base_rss, out)
 
 
 def torch_fashion(reps):
@@ -421,26 +425,14 @@ def run_paddle(workload, reps, memory, paddle=None):
         def loss_of(i):
             return F.cross_entropy(model(x), y)
 
-    counter = [0]
-
-    def step():
-        loss = loss_of(counter[0])
+    def step(i):
+        loss = loss_of(i)
         loss.backward()
         opt.step()
         opt.clear_grad()
-        counter[0] += 1
         return float(loss)
 
-    losses = [step() for _ in range(LOSS_STEPS)]
-    out["loss"] = (losses[0], losses[-1])
-    if memory:
-        for _ in range(MEMORY_STEPS - LOSS_STEPS):
-            step()
-        out["rss"] = (rss_mb("VmHWM"), base_rss)
-        return out
-    n = STEPS[workload]
-    out["ms"] = median_ms(lambda: [step() for _ in range(n)], reps) / n
-    return out
+    return time_training(step, workload, reps, memory, base_rss, out)
 
 
 def paddle_fashion(reps):

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "skiff/api/rnn.h"
 #include "skiff/autodiff/backward.h"
 #include "skiff/autodiff/optimizer.h"
 #include "tests/codegen/programs.h"
@@ -157,6 +158,84 @@ inline TrainingModel if_else_training_model(DType dtype) {
       });
   finish_training(&t, &startup, b.apply("reduce_mean", {{"X", {outs[0]}}}, {{"reduce_all", true}}),
                   OptimizerConfig("sgd", 0.1), dtype);
+  return t;
+}
+
+// An LSTM language model's step on int64 ids [steps, batch]: embedding vocab x width ->
+// lstm_layer (2 layers, hidden `width`, zero initial state; tensor arrays in while loops)
+// -> fc to vocab at every position -> softmax cross-entropy against "labels" [steps *
+// batch, 1], mean; gradients clipped to global norm 0.25, then SGD.
+inline TrainingModel lstm_lm_training_model(DType dtype, int64_t steps, int64_t batch,
+                                            int64_t vocab, int64_t width) {
+  TrainingModel t;
+  Program startup;
+  BlockBuilder b(&t.model.program);
+  b.data("ids", DType::kI64, {steps, batch});
+  b.data("labels", DType::kI64, {steps * batch, 1});
+  const std::string table =
+      b.parameter("embedding", dtype, {vocab, width}, &startup, Initializer::constant(0));
+  const std::string x = b.apply("embedding", {{"W", {table}}, {"Ids", {"ids"}}});
+  RnnOptions o;
+  o.hidden = width;
+  o.num_layers = 2;
+  o.name = "lstm";
+  const std::string h = lstm_layer(b, x, o, &startup).outputs;
+  const std::string flat =
+      b.apply("reshape", {{"X", {h}}}, {{"shape", std::vector<int64_t>{-1, width}}});
+  const std::string w = b.parameter("w_out", dtype, {width, vocab}, &startup);
+  const std::string bias = b.parameter("b_out", dtype, {vocab}, &startup);
+  const std::string logits = b.apply(
+      "elementwise_add", {{"X", {b.apply("matmul", {{"X", {flat}}, {"Y", {w}}})}}, {"Y", {bias}}});
+  const std::string softmax = b.unique_name("softmax"), xent = b.unique_name("xent");
+  b.op("softmax_with_cross_entropy", {{"Logits", {logits}}, {"Label", {"labels"}}},
+       {{"Softmax", {softmax}}, {"Loss", {xent}}});
+  OptimizerConfig sgd("sgd", 1.0);
+  sgd.clip_global_norm = 0.25;
+  finish_training(&t, &startup, b.apply("reduce_mean", {{"X", {xent}}}), sgd, dtype);
+  return t;
+}
+
+// A W5-like sparse CTR step on int64 ids [-1, fields]: embedding rows x dim with a sparse
+// gradient (selected rows), concatenated per example, fc(fields * dim -> 8)-relu-fc(8 -> 1),
+// sigmoid cross-entropy with logits against "click" [-1, 1], mean; `optimizer` applies the
+// table's selected rows.
+inline TrainingModel sparse_ctr_training_model(DType dtype, int64_t fields, int64_t rows,
+                                               int64_t dim, const OptimizerConfig& optimizer) {
+  TrainingModel t;
+  Program startup;
+  BlockBuilder b(&t.model.program);
+  b.data("ids", DType::kI64, {-1, fields});
+  b.data("click", dtype, {-1, 1});
+  const std::string table =
+      b.parameter("table", dtype, {rows, dim}, &startup, Initializer::constant(0));
+  const std::string looked_up = b.unique_name("looked_up");
+  b.op("embedding", {{"W", {table}}, {"Ids", {"ids"}}}, {{"Out", {looked_up}}},
+       {{"is_sparse", true}});
+  std::string h = b.apply("reshape", {{"X", {looked_up}}},
+                          {{"shape", std::vector<int64_t>{-1, fields * dim}}});
+  const std::vector<int64_t> widths = {fields * dim, 8, 1};
+  for (size_t l = 0; l + 1 < widths.size(); ++l) {
+    const std::string prefix = "fc" + std::to_string(l);
+    const std::string w = b.parameter(prefix + "_w", dtype, {widths[l], widths[l + 1]}, &startup,
+                                      Initializer::constant(0));
+    const std::string bias =
+        b.parameter(prefix + "_b", dtype, {widths[l + 1]}, &startup, Initializer::constant(0));
+    h = b.apply("elementwise_add",
+                {{"X", {b.apply("matmul", {{"X", {h}}, {"Y", {w}}})}}, {"Y", {bias}}});
+    if (l + 2 < widths.size()) h = b.apply("relu", {{"X", {h}}});
+  }
+  const std::string xent =
+      b.apply("sigmoid_cross_entropy_with_logits", {{"X", {h}}, {"Label", {"click"}}});
+  finish_training(&t, &startup, b.apply("reduce_mean", {{"X", {xent}}}), optimizer, dtype);
+  return t;
+}
+
+// int64 ids [batch, fields]: (13 e + 7 f + 3 f f) mod rows, so rows repeat across examples.
+inline Tensor ctr_ids(int64_t batch, int64_t fields, int64_t rows) {
+  Tensor t = Tensor::empty({batch, fields}, DType::kI64);
+  for (int64_t e = 0; e < batch; ++e)
+    for (int64_t f = 0; f < fields; ++f)
+      t.data<int64_t>()[e * fields + f] = (13 * e + 7 * f + 3 * f * f) % rows;
   return t;
 }
 
