@@ -10,18 +10,22 @@ from .layers import Layer
 __all__ = ["Conv1D", "Conv1DTranspose", "Conv2D", "Conv2DTranspose"]
 
 
+def _check_channels(where, in_channels, out_channels, groups, padding_mode):
+    if groups <= 0 or in_channels % groups or out_channels % groups:
+        raise ValueError(f"{where}: in_channels ({in_channels}) and out_channels "
+                         f"({out_channels}) must be divisible by groups ({groups})")
+    if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+        raise ValueError(f"{where}: padding_mode must be 'zeros', 'reflect', 'replicate' "
+                         f"or 'circular', got {padding_mode!r}")
+
+
 class _Conv2DBase(Layer):
     def __init__(self, in_channels, out_channels, kernel_size, transposed, stride, padding,
                  output_padding, dilation, groups, padding_mode, weight_attr, bias_attr,
                  data_format):
         super().__init__()
         where = type(self).__name__
-        if groups <= 0 or in_channels % groups or out_channels % groups:
-            raise ValueError(f"{where}: in_channels ({in_channels}) and out_channels "
-                             f"({out_channels}) must be divisible by groups ({groups})")
-        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
-            raise ValueError(f"{where}: padding_mode must be 'zeros', 'reflect', 'replicate' "
-                             f"or 'circular', got {padding_mode!r}")
+        _check_channels(where, in_channels, out_channels, groups, padding_mode)
         if padding_mode != "zeros" and isinstance(padding, str):
             raise ValueError(f"{where}: padding_mode {padding_mode!r} needs numeric padding")
         if data_format not in ("NCHW", "NHWC"):
@@ -102,12 +106,7 @@ class _Conv1DBase(Layer):
                  data_format):
         super().__init__()
         where = type(self).__name__
-        if groups <= 0 or in_channels % groups or out_channels % groups:
-            raise ValueError(f"{where}: in_channels ({in_channels}) and out_channels "
-                             f"({out_channels}) must be divisible by groups ({groups})")
-        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
-            raise ValueError(f"{where}: padding_mode must be 'zeros', 'reflect', 'replicate' "
-                             f"or 'circular', got {padding_mode!r}")
+        _check_channels(where, in_channels, out_channels, groups, padding_mode)
         self._padding_mode = padding_mode
         self._in_channels, self._out_channels = int(in_channels), int(out_channels)
         k = int(kernel_size[0] if isinstance(kernel_size, (list, tuple)) else kernel_size)
