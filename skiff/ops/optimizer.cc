@@ -70,6 +70,13 @@ void infer_adam(ShapeContext& ctx) {
   set_like(ctx, "Moment2Out", "Moment2");
   set_like(ctx, "Beta1PowOut", "Beta1Pow");
   set_like(ctx, "Beta2PowOut", "Beta2Pow");
+  const bool amsgrad = ctx.attr<bool>("amsgrad");
+  SKIFF_CHECK(!amsgrad || (ctx.has_input("Moment2Max") && ctx.has_output("Moment2MaxOut")),
+              "adam: amsgrad needs Moment2Max and Moment2MaxOut");
+  if (amsgrad) {
+    check_like_param(ctx, "Moment2Max");
+    set_like(ctx, "Moment2MaxOut", "Moment2Max");
+  }
 }
 
 void sgd_kernel(KernelContext& ctx) {
@@ -100,10 +107,13 @@ void run_adam(KernelContext& ctx, double decay_coeff) {
   opts.epsilon = ctx.attr<double>("epsilon");
   opts.decay_coeff = decay_coeff;
   opts.lazy_mode = ctx.attr<bool>("lazy_mode");
+  opts.amsgrad = ctx.attr<bool>("amsgrad");
   kernels::AdamState state{&ctx.in("Moment1"), &ctx.in("Moment2"), &ctx.in("Beta1Pow"),
-                           &ctx.in("Beta2Pow")};
-  kernels::AdamOutputs out{ctx.out("ParamOut"), ctx.out("Moment1Out"), ctx.out("Moment2Out"),
-                           ctx.out("Beta1PowOut"), ctx.out("Beta2PowOut")};
+                           &ctx.in("Beta2Pow"), opts.amsgrad ? &ctx.in("Moment2Max") : nullptr};
+  kernels::AdamOutputs out{
+      ctx.out("ParamOut"),    ctx.out("Moment1Out"),
+      ctx.out("Moment2Out"),  ctx.out("Beta1PowOut"),
+      ctx.out("Beta2PowOut"), opts.amsgrad ? ctx.out("Moment2MaxOut") : nullptr};
   const Variable* grad = ctx.in_var("Grad");
   if (grad && grad->selected_rows()) {
     kernels::adam_update_rows(ctx.in("Param"), *grad->selected_rows(), state,
@@ -171,17 +181,22 @@ OpBuilder& adam_slots(OpBuilder& op) {
       .input("Beta1Pow", "beta1^t for the current step t (beta1 at the first step)")
       .input("Beta2Pow", "beta2^t for the current step t (beta2 at the first step)")
       .input("LearningRate", "one-element tensor ([1] or [])")
+      .optional_input("Moment2Max", "amsgrad: the running maximum of Moment2 (zeros at the start)")
       .output("ParamOut", "the updated parameter (usually the same variable as Param)")
       .output("Moment1Out", "the updated first moment")
       .output("Moment2Out", "the updated second moment")
       .output("Beta1PowOut", "Beta1Pow * beta1")
       .output("Beta2PowOut", "Beta2Pow * beta2")
+      .optional_output("Moment2MaxOut", "amsgrad: max(Moment2Max, Moment2Out)")
       .attr("beta1", 0.9, "decay of the first moment")
       .attr("beta2", 0.999, "decay of the second moment")
       .attr("epsilon", 1e-8, "added to the root of the second moment for stability")
       .attr("lazy_mode", false,
             "sparse Grad only: update just its rows (default: every row, as the dense "
             "update with zero gradient rows elsewhere)")
+      .attr("amsgrad", false,
+            "AMSGrad: divide by the square root of the running maximum of Moment2 "
+            "(Moment2Max) instead of Moment2 itself")
       .infer_shape(infer_adam)
       .kernel_dtype_from("Param");
 }

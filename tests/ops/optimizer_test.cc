@@ -105,24 +105,36 @@ TEST(MomentumOp, LargeTensorThreaded) { momentum_steps({200, 300}, DType::kF32, 
 
 // The state of Adam in float64, advanced by the reference update.
 struct AdamRef {
-  Tensor p, m1, m2;
+  Tensor p, m1, m2, m2max;
   double b1p, b2p;
 };
 
-void adam_steps(const Shape& shape, DType dtype, int steps) {
-  const double lr = 0.01, b1 = 0.85, b2 = 0.99, eps = 1e-6;
+// With amsgrad, beta2 is small and the gradients shrink after the first step, so that
+// Moment2 falls below its running maximum.
+void adam_steps(const Shape& shape, DType dtype, int steps, bool amsgrad = false) {
+  const double lr = 0.01, b1 = 0.85, b2 = amsgrad ? 0.5 : 0.99, eps = 1e-6;
   AdamRef st{to_f64(from_f64(random_tensor(shape, DType::kF64, 3), dtype)),
-             Tensor::zeros(shape, DType::kF64), Tensor::zeros(shape, DType::kF64), b1, b2};
+             Tensor::zeros(shape, DType::kF64),
+             Tensor::zeros(shape, DType::kF64),
+             Tensor::zeros(shape, DType::kF64),
+             b1,
+             b2};
   for (int s = 0; s < steps; ++s) {
-    Tensor g = to_f64(from_f64(random_tensor(shape, DType::kF64, 30 + s), dtype));
+    const double scale = amsgrad && s > 0 ? 0.2 : 1.0;
+    const Tensor noise = random_tensor(shape, DType::kF64, 30 + s);
+    Tensor g =
+        to_f64(from_f64(map_f64(shape, [&](int64_t i) { return scale * f64(noise)[i]; }), dtype));
     AdamRef next = st;
     next.m1 = map_f64(shape, [&](int64_t i) { return b1 * f64(st.m1)[i] + (1 - b1) * f64(g)[i]; });
     next.m2 = map_f64(
         shape, [&](int64_t i) { return b2 * f64(st.m2)[i] + (1 - b2) * f64(g)[i] * f64(g)[i]; });
+    next.m2max =
+        map_f64(shape, [&](int64_t i) { return std::max(f64(st.m2max)[i], f64(next.m2)[i]); });
+    const Tensor& denom = amsgrad ? next.m2max : next.m2;
     const double lr_t = lr * std::sqrt(1 - st.b2p) / (1 - st.b1p);
     next.p = map_f64(shape, [&](int64_t i) {
       return f64(st.p)[i] -
-             lr_t * f64(next.m1)[i] / (std::sqrt(f64(next.m2)[i]) + eps * std::sqrt(1 - st.b2p));
+             lr_t * f64(next.m1)[i] / (std::sqrt(f64(denom)[i]) + eps * std::sqrt(1 - st.b2p));
     });
     next.b1p = st.b1p * b1;
     next.b2p = st.b2p * b2;
@@ -143,7 +155,13 @@ void adam_steps(const Shape& shape, DType dtype, int steps) {
         .attr("beta1", b1)
         .attr("beta2", b2)
         .attr("epsilon", eps);
+    if (amsgrad) {
+      t.input("Moment2Max", from_f64(st.m2max, dtype))
+          .output("Moment2MaxOut")
+          .attr("amsgrad", true);
+    }
     const double atol = atol_for(dtype), rtol = rtol_for(dtype);
+    if (amsgrad) t.check_output("Moment2MaxOut", from_f64(next.m2max, dtype), atol, rtol);
     t.check_output("ParamOut", from_f64(next.p, dtype), atol, rtol);
     t.check_output("Moment1Out", from_f64(next.m1, dtype), atol, rtol);
     t.check_output("Moment2Out", from_f64(next.m2, dtype), atol, rtol);
@@ -155,6 +173,7 @@ void adam_steps(const Shape& shape, DType dtype, int steps) {
     st.p = to_f64(from_f64(st.p, dtype));
     st.m1 = to_f64(from_f64(st.m1, dtype));
     st.m2 = to_f64(from_f64(st.m2, dtype));
+    st.m2max = to_f64(from_f64(st.m2max, dtype));
   }
 }
 
@@ -167,6 +186,14 @@ TEST(AdamOp, ThreeStepsMatchReference) {
 }
 
 TEST(AdamOp, LargeTensorThreaded) { adam_steps({256, 130}, DType::kF32, 2); }
+
+TEST(AdamOp, AmsgradDividesByTheLargestSecondMoment) {
+  for (DType dtype : kFloatTypes) {
+    SCOPED_TRACE(dtype_name(dtype));
+    adam_steps({4, 9}, dtype, 3, /*amsgrad=*/true);
+  }
+  adam_steps({256, 130}, DType::kF32, 3, /*amsgrad=*/true);
+}
 
 TEST(AdamOp, UpdatesInPlaceAcrossRuns) {
   // The usual training form: every output names its input variable; the prepared

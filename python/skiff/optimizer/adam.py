@@ -11,21 +11,18 @@ _ADAM_STATE = ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc")
 class Adam(Optimizer):
     """Adam. Sparse (selected-rows) gradients update every row as the dense update
     would, or only their rows with ``lazy_mode``. Group options: beta1, beta2,
-    epsilon, lazy_mode."""
+    epsilon, lazy_mode, amsgrad (divide by the running maximum of the second moment)."""
 
     _op_type = "adam"
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  parameters=None, weight_decay=None, grad_clip=None, lazy_mode=False,
                  multi_precision=False, use_multi_tensor=False, amsgrad=False, name=None):
-        if amsgrad:
-            raise ValueError(f"{type(self).__name__}: amsgrad=True is not supported by skiff's "
-                             f"adam op")
         self._defaults = dict(getattr(self, "_defaults", {}))
         self._defaults.update({"beta1": _as_float(beta1, "beta1"),
                                "beta2": _as_float(beta2, "beta2"),
                                "epsilon": _as_float(epsilon, "epsilon"),
-                               "lazy_mode": bool(lazy_mode)})
+                               "lazy_mode": bool(lazy_mode), "amsgrad": bool(amsgrad)})
         for key in ("beta1", "beta2"):
             if not 0 <= self._defaults[key] < 1:
                 raise ValueError(f"{key} must be in [0, 1), got {self._defaults[key]}")
@@ -36,12 +33,17 @@ class Adam(Optimizer):
         self._add_accumulator("moment2", param)
         self._add_accumulator("beta1_pow_acc", param, float(group["beta1"]), shape=[1])
         self._add_accumulator("beta2_pow_acc", param, float(group["beta2"]), shape=[1])
+        if group["amsgrad"]:
+            self._add_accumulator("moment2_max", param)
 
     def _attrs(self, param, group):
         return {"beta1": float(group["beta1"]), "beta2": float(group["beta2"]),
-                "epsilon": float(group["epsilon"]), "lazy_mode": bool(group["lazy_mode"])}
+                "epsilon": float(group["epsilon"]), "lazy_mode": bool(group["lazy_mode"]),
+                "amsgrad": bool(group["amsgrad"])}
 
     def _append_optimize_op(self, param, grad, lr, group):
         acc = self._accumulators_of(param, _ADAM_STATE)
-        self._run_update(self._op_type, [param, grad, *acc, lr], [param, *acc],
-                         self._attrs(param, group))
+        attrs = self._attrs(param, group)
+        top = self._accumulators_of(param, ("moment2_max",))[0] if attrs["amsgrad"] else None
+        self._run_update(self._op_type, [param, grad, *acc, lr, top], [param, *acc, top], attrs,
+                         output_counts=[1, 1, 1, 1, 1, 1 if top is not None else 0])

@@ -142,37 +142,56 @@ struct AdamStep {
         decay(static_cast<T>(1 - lr * opts.decay_coeff)) {}
 };
 
-// Adam over n consecutive elements.
+// The data of Adam's tensors, each pointer `offset` elements in.
 template <typename T>
-void adam_piece(const AdamStep<T>& c, const T* p, const T* g, const T* m1, const T* m2, T* po,
-                T* m1o, T* m2o, int64_t n) {
+struct AdamData {
+  const T *p, *m1, *m2, *m2max;  // m2max: nullptr without amsgrad
+  T *po, *m1o, *m2o, *m2maxo;
+
+  AdamData(const Tensor& param, const AdamState& state, const AdamOutputs& out)
+      : p(param.data<T>()),
+        m1(state.moment1->data<T>()),
+        m2(state.moment2->data<T>()),
+        m2max(out.moment2_max ? state.moment2_max->data<T>() : nullptr),
+        po(out.param->data<T>()),
+        m1o(out.moment1->data<T>()),
+        m2o(out.moment2->data<T>()),
+        m2maxo(out.moment2_max ? out.moment2_max->data<T>() : nullptr) {}
+};
+
+// Adam over the n elements from `o` on, with gradient g (n values).
+template <typename T>
+void adam_piece(const AdamStep<T>& c, const AdamData<T>& d, int64_t o, const T* g, int64_t n) {
   ConstArrayMap<T> gb(g, n);
-  ArrayMap<T> m1b(m1o, n), m2b(m2o, n);
-  m1b = c.b1 * ConstArrayMap<T>(m1, n) + (1 - c.b1) * gb;
-  m2b = c.b2 * ConstArrayMap<T>(m2, n) + (1 - c.b2) * gb.square();
-  ArrayMap<T>(po, n) = c.decay * ConstArrayMap<T>(p, n) - c.lr_t * m1b / (m2b.sqrt() + c.eps_hat);
+  ArrayMap<T> m1b(d.m1o + o, n), m2b(d.m2o + o, n);
+  m1b = c.b1 * ConstArrayMap<T>(d.m1 + o, n) + (1 - c.b1) * gb;
+  m2b = c.b2 * ConstArrayMap<T>(d.m2 + o, n) + (1 - c.b2) * gb.square();
+  ArrayMap<T> pb(d.po + o, n);
+  ConstArrayMap<T> p(d.p + o, n);
+  if (d.m2max) {
+    ArrayMap<T> vb(d.m2maxo + o, n);
+    vb = ConstArrayMap<T>(d.m2max + o, n).max(m2b);
+    pb = c.decay * p - c.lr_t * m1b / (vb.sqrt() + c.eps_hat);
+  } else {
+    pb = c.decay * p - c.lr_t * m1b / (m2b.sqrt() + c.eps_hat);
+  }
 }
 
 void resize_adam_outputs(const Tensor& param, const AdamState& state, const AdamOutputs& out) {
   out.param->resize(param.shape(), param.dtype());
   out.moment1->resize(state.moment1->shape(), state.moment1->dtype());
   out.moment2->resize(state.moment2->shape(), state.moment2->dtype());
+  if (out.moment2_max)
+    out.moment2_max->resize(state.moment2_max->shape(), state.moment2_max->dtype());
 }
 
 template <typename T>
 void adam_typed(const Tensor& param, const Tensor& grad, const AdamState& state,
                 const AdamStep<T>& c, const AdamOutputs& out) {
   resize_adam_outputs(param, state, out);
-  const T* p = param.data<T>();
+  const AdamData<T> d(param, state, out);
   const T* g = grad.data<T>();
-  const T* m1 = state.moment1->data<T>();
-  const T* m2 = state.moment2->data<T>();
-  T* po = out.param->data<T>();
-  T* m1o = out.moment1->data<T>();
-  T* m2o = out.moment2->data<T>();
-  for_pieces(param.numel(), [&](int64_t b, int64_t e) {
-    adam_piece(c, p + b, g + b, m1 + b, m2 + b, po + b, m1o + b, m2o + b, e - b);
-  });
+  for_pieces(param.numel(), [&](int64_t b, int64_t e) { adam_piece(c, d, b, g + b, e - b); });
 }
 
 // Sparse Adam over merged rows (ascending, unique): every row, or only those rows.
@@ -185,22 +204,17 @@ void adam_rows_typed(const Tensor& param, const SelectedRows& merged, const Adam
     if (out.param != &param) out.param->copy_from(param);
     if (out.moment1 != state.moment1) out.moment1->copy_from(*state.moment1);
     if (out.moment2 != state.moment2) out.moment2->copy_from(*state.moment2);
+    if (out.moment2_max && out.moment2_max != state.moment2_max)
+      out.moment2_max->copy_from(*state.moment2_max);
   }
   resize_adam_outputs(param, state, out);
   const int64_t height = param.dim(0), width = height > 0 ? param.numel() / height : 0;
-  const T* p = param.data<T>();
+  const AdamData<T> d(param, state, out);
   const T* g = merged.value.data<T>();
-  const T* m1 = state.moment1->data<T>();
-  const T* m2 = state.moment2->data<T>();
-  T* po = out.param->data<T>();
-  T* m1o = out.moment1->data<T>();
-  T* m2o = out.moment2->data<T>();
   const std::vector<int64_t>& rows = merged.rows;
   if (lazy) {
-    for (size_t k = 0; k < rows.size(); ++k) {
-      const int64_t o = rows[k] * width;
-      adam_piece(c, p + o, g + k * width, m1 + o, m2 + o, po + o, m1o + o, m2o + o, width);
-    }
+    for (size_t k = 0; k < rows.size(); ++k)
+      adam_piece(c, d, rows[k] * width, g + k * width, width);
     return;
   }
   // Every element, in the same pieces as the dense update, each piece's gradient
@@ -216,7 +230,7 @@ void adam_rows_typed(const Tensor& param, const SelectedRows& merged, const Adam
       std::copy(g + k * width + (row_begin - rows[k] * width),
                 g + k * width + (row_end - rows[k] * width), piece_grad + (row_begin - b));
     }
-    adam_piece(c, p + b, piece_grad, m1 + b, m2 + b, po + b, m1o + b, m2o + b, e - b);
+    adam_piece(c, d, b, piece_grad, e - b);
   });
 }
 
@@ -277,6 +291,18 @@ void adagrad_typed(const Tensor& param, const Tensor& grad, const Tensor& moment
 struct AdamScalars {
   double lr, beta1_pow, beta2_pow;
 };
+void check_adam_state(const Tensor& param, const AdamState& state, const AdamOptions& opts,
+                      const AdamOutputs& out) {
+  check_like_param(param, *state.moment1, "adam: the first moment");
+  check_like_param(param, *state.moment2, "adam: the second moment");
+  SKIFF_CHECK(opts.amsgrad == (state.moment2_max != nullptr) &&
+                  opts.amsgrad == (out.moment2_max != nullptr),
+              opts.amsgrad ? "adam with amsgrad needs the running maximum of the second moment "
+                             "(Moment2Max) as input and output"
+                           : "adam without amsgrad takes no Moment2Max");
+  if (opts.amsgrad) check_like_param(param, *state.moment2_max, "adam: Moment2Max");
+}
+
 AdamScalars adam_scalars(const AdamState& state, const Tensor& lr, const AdamOptions& opts,
                          const AdamOutputs& out) {
   const AdamScalars s{read_scalar(lr, "adam: the learning rate"),
@@ -353,8 +379,7 @@ void momentum_update(const Tensor& param, const Tensor& grad, const Tensor& velo
 void adam_update(const Tensor& param, const Tensor& grad, const AdamState& state, const Tensor& lr,
                  const AdamOptions& opts, const AdamOutputs& out) {
   check_like_param(param, grad, "adam: the gradient");
-  check_like_param(param, *state.moment1, "adam: the first moment");
-  check_like_param(param, *state.moment2, "adam: the second moment");
+  check_adam_state(param, state, opts, out);
   const AdamScalars s = adam_scalars(state, lr, opts, out);
   SKIFF_DISPATCH_FLOATING(
       param.dtype(), T,
@@ -365,8 +390,7 @@ void adam_update_rows(const Tensor& param, const SelectedRows& grad, const AdamS
                       const Tensor& lr, const AdamOptions& opts, const AdamOutputs& out) {
   SKIFF_CHECK(param.rank() >= 1, "sparse adam: the parameter must have rows, got ",
               param.type_str());
-  check_like_param(param, *state.moment1, "adam: the first moment");
-  check_like_param(param, *state.moment2, "adam: the second moment");
+  check_adam_state(param, state, opts, out);
   const int64_t height = param.dim(0), width = height > 0 ? param.numel() / height : 0;
   SelectedRows merged;
   merge_rows(grad, &merged);

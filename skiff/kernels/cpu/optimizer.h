@@ -45,6 +45,8 @@ struct AdamOptions {
   double decay_coeff = 0.0;
   // Sparse gradients only: update just the given rows (else every row, as dense).
   bool lazy_mode = false;
+  // AMSGrad: the step divides by the running maximum of m2 (state.moment2_max).
+  bool amsgrad = false;
 };
 
 // Adam with bias correction folded into the step size; beta1_pow / beta2_pow hold
@@ -52,19 +54,22 @@ struct AdamOptions {
 //   m1 = b1*m1 + (1-b1)*g;  m2 = b2*m2 + (1-b2)*g*g
 //   lr_t = lr * sqrt(1 - b2pow) / (1 - b1pow)
 //   param -= lr_t * m1 / (sqrt(m2) + eps * sqrt(1 - b2pow))
-// With opts.decay_coeff (AdamW) param is first scaled by (1 - lr * decay_coeff).
+// With opts.decay_coeff (AdamW) param is first scaled by (1 - lr * decay_coeff). With
+// opts.amsgrad, m2max = max(m2max, m2) and the step divides by sqrt(m2max) instead.
 struct AdamState {
   const Tensor* moment1;
   const Tensor* moment2;
   const Tensor* beta1_pow;
   const Tensor* beta2_pow;
+  const Tensor* moment2_max = nullptr;  // amsgrad only
 };
 struct AdamOutputs {
   Tensor* param;
   Tensor* moment1;
   Tensor* moment2;
-  Tensor* beta1_pow;  // may be nullptr: the power is not advanced
-  Tensor* beta2_pow;  // may be nullptr
+  Tensor* beta1_pow;              // may be nullptr: the power is not advanced
+  Tensor* beta2_pow;              // may be nullptr
+  Tensor* moment2_max = nullptr;  // amsgrad only
 };
 void adam_update(const Tensor& param, const Tensor& grad, const AdamState& state, const Tensor& lr,
                  const AdamOptions& opts, const AdamOutputs& out);

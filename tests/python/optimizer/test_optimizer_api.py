@@ -200,5 +200,3 @@ def test_constructor_errors():
         opt_mod.Adam(0.1, parameters=[{"params": params}, {"params": [params[0]]}])
     with pytest.raises(TypeError, match="learning_rate"):
         opt_mod.SGD("fast", parameters=params)
-    with pytest.raises(ValueError, match="amsgrad"):
-        opt_mod.Adam(0.1, parameters=params, amsgrad=True)

@@ -30,6 +30,13 @@ CASES = {
                 lambda ps: torch.optim.Adam(ps, lr=0.02, weight_decay=0.1)),
     "adamw": (lambda ps: opt_mod.AdamW(0.02, parameters=ps, weight_decay=0.2),
               lambda ps: torch.optim.AdamW(ps, lr=0.02, weight_decay=0.2)),
+    # beta2 0.5: the second moment falls below its running maximum within a few steps
+    "adam_amsgrad": (lambda ps: opt_mod.Adam(0.02, beta2=0.5, parameters=ps, amsgrad=True),
+                     lambda ps: torch.optim.Adam(ps, lr=0.02, betas=(0.9, 0.5), amsgrad=True)),
+    "adamw_amsgrad": (lambda ps: opt_mod.AdamW(0.02, beta2=0.5, parameters=ps,
+                                               weight_decay=0.2, amsgrad=True),
+                      lambda ps: torch.optim.AdamW(ps, lr=0.02, betas=(0.9, 0.5),
+                                                   weight_decay=0.2, amsgrad=True)),
     "adagrad": (lambda ps: opt_mod.Adagrad(0.1, epsilon=1e-10, parameters=ps),
                 lambda ps: torch.optim.Adagrad(ps, lr=0.1, eps=1e-10)),
     "adagrad_init": (lambda ps: opt_mod.Adagrad(0.1, epsilon=1e-10, parameters=ps,
@@ -44,6 +51,12 @@ def test_trajectory_matches_torch(case):
     make_skiff, make_torch = CASES[case]
     got, _ = run_skiff(make_skiff, steps=6)
     assert_same(got, run_torch(make_torch, steps=6))
+
+
+def test_amsgrad_changes_the_trajectory():
+    plain, _ = run_skiff(lambda ps: opt_mod.Adam(0.02, beta2=0.5, parameters=ps))
+    ams, _ = run_skiff(lambda ps: opt_mod.Adam(0.02, beta2=0.5, parameters=ps, amsgrad=True))
+    assert not all(np.allclose(a, b) for a, b in zip(plain, ams))
 
 
 def test_trajectory_in_float32_matches_torch():
