@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "skiff/kernels/cpu/copy.h"
-#include "skiff/kernels/cpu/fill.h"
+#include "skiff/kernels/cpu/tensor_array.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
@@ -16,8 +16,6 @@ namespace {
 
 constexpr std::initializer_list<DType> kAllDTypes = {DType::kF32, DType::kF64, DType::kI32,
                                                      DType::kI64, DType::kBool};
-// Guards against a corrupt index allocating without bound.
-constexpr int64_t kMaxArrayLength = int64_t{1} << 24;
 
 // The array a variable holds; an empty array for a variable holding nothing.
 const TensorArray& array_of(const Variable* v, const char* slot) {
@@ -31,13 +29,6 @@ TensorArray* mutable_array_of(Variable* v, const char* slot) {
   SKIFF_CHECK(!(v->is_tensor() && v->tensor()->initialized()) && !v->is_selected_rows(), slot,
               " must hold a tensor array, not a dense tensor");
   return v->mutable_array();
-}
-
-// The index held by a one-element integer tensor.
-int64_t read_index(const Tensor& i) {
-  SKIFF_CHECK(i.numel() == 1 && (i.dtype() == DType::kI64 || i.dtype() == DType::kI32),
-              "the index I must be one int64 (or int32) element, got ", i.type_str());
-  return i.item<int64_t>();
 }
 
 void check_array_var(const ShapeContext& ctx, const char* slot) {
@@ -113,13 +104,7 @@ void infer_write_to_array(ShapeContext& ctx) {
 }
 
 void write_to_array_kernel(KernelContext& ctx) {
-  const Tensor& x = ctx.in("X");
-  const int64_t i = read_index(ctx.in("I"));
-  SKIFF_CHECK(i >= 0 && i < kMaxArrayLength, "write_to_array: index ", i, " is out of range (0 to ",
-              kMaxArrayLength - 1, ")");
-  TensorArray* arr = mutable_array_of(ctx.out_var("Out"), "Out");
-  if (static_cast<int64_t>(arr->size()) <= i) arr->resize(i + 1);
-  (*arr)[i].copy_from(x);
+  kernels::write_to_array(ctx.in("X"), ctx.in("I"), mutable_array_of(ctx.out_var("Out"), "Out"));
 }
 
 void infer_write_to_array_grad(ShapeContext& ctx) {
@@ -129,25 +114,17 @@ void infer_write_to_array_grad(ShapeContext& ctx) {
 }
 
 void write_to_array_grad_kernel(KernelContext& ctx) {
-  const Tensor& x = ctx.in("X");
-  const int64_t i = read_index(ctx.in("I"));
   const Variable* grad_var = ctx.in_var("Out@GRAD");
   const TensorArray& grads = array_of(grad_var, "Out@GRAD");
-  const bool has_entry = i >= 0 && i < static_cast<int64_t>(grads.size()) && grads[i].initialized();
-  if (Tensor* x_grad = ctx.out("X@GRAD")) {
-    if (has_entry) {
-      SKIFF_CHECK(grads[i].shape() == x.shape(), "entry ", i, " of Out@GRAD is ",
-                  grads[i].type_str(), " but X is ", x.type_str());
-      x_grad->copy_from(grads[i]);
-    } else {
-      kernels::zeros_like(x, x_grad);
-    }
-  }
-  // The array before this write did not hold X at entry i: its gradient there is none.
   Variable* back = ctx.out_var("Array@GRAD");
-  if (!back) return;
-  if (back != grad_var) kernels::copy_array(grads, mutable_array_of(back, "Array@GRAD"));
-  if (has_entry) (*mutable_array_of(back, "Array@GRAD"))[i] = Tensor();
+  TensorArray* array_grad = nullptr;
+  if (back && back == grad_var) {
+    // Array@GRAD names Out@GRAD: its entry is cleared in place (when it holds an array).
+    if (back->is_array()) array_grad = back->mutable_array();
+  } else if (back) {
+    array_grad = mutable_array_of(back, "Array@GRAD");
+  }
+  kernels::write_to_array_grad(ctx.in("X"), ctx.in("I"), grads, ctx.out("X@GRAD"), array_grad);
 }
 
 void write_to_array_grad_maker(GradContext& g) {
@@ -167,13 +144,7 @@ void infer_read_from_array(ShapeContext& ctx) {
 }
 
 void read_from_array_kernel(KernelContext& ctx) {
-  const TensorArray& arr = array_of(ctx.in_var("X"), "X");
-  const int64_t i = read_index(ctx.in("I"));
-  SKIFF_CHECK(i >= 0 && i < static_cast<int64_t>(arr.size()), "read_from_array: index ", i,
-              " is out of range for a tensor array of length ", arr.size());
-  SKIFF_CHECK(arr[i].initialized(), "read_from_array: entry ", i, " of the tensor array (length ",
-              arr.size(), ") was never written");
-  ctx.out("Out")->copy_from(arr[i]);
+  kernels::read_from_array(array_of(ctx.in_var("X"), "X"), ctx.in("I"), ctx.out("Out"));
 }
 
 void infer_read_from_array_grad(ShapeContext& ctx) {
@@ -184,15 +155,8 @@ void infer_read_from_array_grad(ShapeContext& ctx) {
 void read_from_array_grad_kernel(KernelContext& ctx) {
   Variable* x_grad = ctx.out_var("X@GRAD");
   if (!x_grad) return;
-  const int64_t i = read_index(ctx.in("I"));
-  SKIFF_CHECK(i >= 0 && i < kMaxArrayLength, "read_from_array_grad: index ", i, " is out of range");
-  const size_t length = std::max(array_of(ctx.in_var("X"), "X").size(), static_cast<size_t>(i) + 1);
-  const Tensor& g = ctx.in("Out@GRAD");
-  TensorArray* out = mutable_array_of(x_grad, "X@GRAD");
-  out->resize(length);
-  for (size_t j = 0; j < length; ++j)
-    if (static_cast<int64_t>(j) != i) (*out)[j] = Tensor();
-  (*out)[i].copy_from(g);
+  kernels::read_from_array_grad(array_of(ctx.in_var("X"), "X"), ctx.in("I"), ctx.in("Out@GRAD"),
+                                mutable_array_of(x_grad, "X@GRAD"));
 }
 
 void read_from_array_grad_maker(GradContext& g) {
@@ -213,10 +177,7 @@ void infer_array_length(ShapeContext& ctx) {
 }
 
 void array_length_kernel(KernelContext& ctx) {
-  const size_t n = array_of(ctx.in_var("X"), "X").size();
-  Tensor* out = ctx.out("Out");
-  out->resize(Shape{1}, DType::kI64);
-  *out->data<int64_t>() = static_cast<int64_t>(n);
+  kernels::array_length(array_of(ctx.in_var("X"), "X"), ctx.out("Out"));
 }
 
 }  // namespace

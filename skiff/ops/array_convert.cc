@@ -1,8 +1,7 @@
 // Values that programs built from Python need as tensors: `shape` (a tensor's dims at
 // run time, for dims unknown when the program is built) and tensor_array_to_tensor
 // (the entries of a tensor array stacked or concatenated, with its gradient).
-#include "skiff/kernels/cpu/fill.h"
-#include "skiff/kernels/cpu/join.h"
+#include "skiff/kernels/cpu/tensor_array.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
@@ -33,13 +32,8 @@ void shape_kernel(KernelContext& ctx) {
 
 const TensorArray& entries_of(const Variable* v) {
   SKIFF_CHECK(v && (v->is_array() || v->empty()), "X must hold a tensor array");
-  SKIFF_CHECK(v->is_array() && !v->array()->empty(),
-              "tensor_array_to_tensor: the tensor array is empty");
-  const TensorArray& arr = *v->array();
-  for (size_t i = 0; i < arr.size(); ++i)
-    SKIFF_CHECK(arr[i].initialized(), "tensor_array_to_tensor: entry ", i, " of ", arr.size(),
-                " was never written");
-  return arr;
+  static const TensorArray kEmpty;
+  return v->is_array() ? *v->array() : kEmpty;
 }
 
 void infer_array_to_tensor(ShapeContext& ctx) {
@@ -62,18 +56,9 @@ void infer_array_to_tensor(ShapeContext& ctx) {
   ctx.set_output("Out", out, x.dtype);
 }
 
-int64_t resolve(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
-
 void array_to_tensor_kernel(KernelContext& ctx) {
-  const TensorArray& arr = entries_of(ctx.in_var("X"));
-  const bool stack = ctx.attr<bool>("use_stack");
-  const int64_t axis = ctx.attr<int64_t>("axis");
-  std::vector<Tensor> parts(arr.begin(), arr.end());
-  if (stack) {
-    kernels::stack(parts, axis, ctx.out("Out"));
-  } else {
-    kernels::concat(parts, axis, ctx.out("Out"));
-  }
+  kernels::array_to_tensor(entries_of(ctx.in_var("X")), ctx.attr<int64_t>("axis"),
+                           ctx.attr<bool>("use_stack"), ctx.out("Out"));
 }
 
 void infer_array_to_tensor_grad(ShapeContext& ctx) {
@@ -84,21 +69,9 @@ void infer_array_to_tensor_grad(ShapeContext& ctx) {
 void array_to_tensor_grad_kernel(KernelContext& ctx) {
   Variable* x_grad = ctx.out_var("X@GRAD");
   if (!x_grad) return;
-  const TensorArray& arr = entries_of(ctx.in_var("X"));
-  const Tensor& g = ctx.in("Out@GRAD");
-  const bool stack = ctx.attr<bool>("use_stack");
-  TensorArray* out = x_grad->mutable_array();
-  out->assign(arr.size(), Tensor());
-  std::vector<Tensor*> targets;
-  for (Tensor& t : *out) targets.push_back(&t);
-  if (stack) {
-    kernels::unstack(g, ctx.attr<int64_t>("axis"), targets);
-    return;
-  }
-  const int64_t axis = resolve(ctx.attr<int64_t>("axis"), g.rank());
-  std::vector<int64_t> sizes;
-  for (const Tensor& t : arr) sizes.push_back(t.shape()[axis]);
-  kernels::split(g, axis, sizes, targets);
+  kernels::array_to_tensor_grad(entries_of(ctx.in_var("X")), ctx.in("Out@GRAD"),
+                                ctx.attr<int64_t>("axis"), ctx.attr<bool>("use_stack"),
+                                x_grad->mutable_array());
 }
 
 void array_to_tensor_grad_maker(GradContext& g) {

@@ -81,24 +81,22 @@ void infer_clip_by_global_norm(ShapeContext& ctx) {
 }
 
 void clip_by_global_norm_kernel(KernelContext& ctx) {
-  const int n = ctx.in_count("X");
-  double squared = 0;
-  for (int i = 0; i < n; ++i) squared += squared_norm_of(ctx.in_var("X", i));
-  const double scale = kernels::global_norm_scale(squared, ctx.attr<double>("clip_norm"));
-  DType norm_dtype = DType::kF32;
-  for (int i = 0; i < n; ++i) {
+  std::vector<kernels::ClippedGradient> grads(static_cast<size_t>(ctx.in_count("X")));
+  for (int i = 0; i < ctx.in_count("X"); ++i) {
     const Variable* x = ctx.in_var("X", i);
     Variable* out = ctx.out_var("Out", i);
-    if (!x || x->empty() || !out) continue;
+    if (!x || x->empty()) continue;
+    SKIFF_CHECK(x->selected_rows() || x->tensor(),
+                "clip_by_global_norm: X holds neither a tensor nor selected rows");
     if (const SelectedRows* rows = x->selected_rows()) {
-      kernels::scale_gradient(*rows, scale, out->mutable_selected_rows());
-      if (i == 0) norm_dtype = rows->value.dtype();
-    } else if (x->tensor() && x->tensor()->initialized()) {
-      kernels::scale_gradient(*x->tensor(), scale, out->mutable_tensor());
-      if (i == 0) norm_dtype = x->tensor()->dtype();
+      grads[i].rows = rows;
+      grads[i].rows_out = out ? out->mutable_selected_rows() : nullptr;
+    } else if (x->tensor()->initialized()) {
+      grads[i].tensor = x->tensor();
+      grads[i].tensor_out = out ? out->mutable_tensor() : nullptr;
     }
   }
-  if (Tensor* norm = ctx.out("GlobalNorm")) write_scalar(std::sqrt(squared), norm_dtype, norm);
+  kernels::clip_by_global_norm(grads, ctx.attr<double>("clip_norm"), ctx.out("GlobalNorm"));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "skiff/kernels/cpu/cast.h"
 #include "skiff/kernels/cpu/copy.h"
 #include "skiff/kernels/cpu/selected_rows.h"
+#include "skiff/kernels/cpu/tensor_array.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
@@ -149,36 +150,15 @@ void accumulate_into(const Tensor& src, Tensor* acc, bool* have) {
 }
 
 void sum_arrays(KernelContext& ctx, Variable* out) {
-  const int n = ctx.in_count("X");
-  int base = -1;  // the input that is also the output: its entries are the start
-  size_t length = 0;
-  for (int i = 0; i < n; ++i) {
+  std::vector<const TensorArray*> terms;
+  for (int i = 0; i < ctx.in_count("X"); ++i) {
     const Variable* v = ctx.in_var("X", i);
     check_summable(v, i);
     if (!v || v->empty() || (v->is_tensor() && !v->tensor()->initialized())) continue;
     SKIFF_CHECK(v->is_array(), "sum: X[", i, "] is a dense tensor but other inputs are arrays");
-    length = std::max(length, v->array()->size());
-    if (v == out) base = i;
+    terms.push_back(v->array());
   }
-  TensorArray* acc = out->mutable_array();
-  std::vector<char> have(length, 0);
-  if (base >= 0) {
-    for (size_t j = 0; j < acc->size(); ++j) have[j] = (*acc)[j].initialized();
-  }
-  acc->resize(length);
-  for (int i = 0; i < n; ++i) {
-    const Variable* v = ctx.in_var("X", i);
-    if (i == base || !v || !v->is_array()) continue;
-    const TensorArray& src = *v->array();
-    for (size_t j = 0; j < src.size(); ++j) {
-      if (!src[j].initialized()) continue;
-      bool h = have[j];
-      accumulate_into(src[j], &(*acc)[j], &h);
-      have[j] = h;
-    }
-  }
-  for (size_t j = 0; j < length; ++j)
-    if (!have[j]) (*acc)[j] = Tensor();
+  kernels::sum_arrays(terms, out->mutable_array());
 }
 
 // Selected rows alone: their entries concatenated (repeated rows add up when applied).

@@ -74,6 +74,31 @@ void scale_gradient(const SelectedRows& x, double scale, SelectedRows* out) {
   scale_gradient(x.value, scale, &out->value);
 }
 
+void clip_by_global_norm(const std::vector<ClippedGradient>& grads, double clip_norm,
+                         Tensor* global_norm) {
+  double squared = 0;
+  for (const ClippedGradient& g : grads) {
+    if (g.rows) squared += squared_l2_norm(*g.rows);
+    if (g.tensor && g.tensor->initialized()) squared += squared_l2_norm(*g.tensor);
+  }
+  const double scale = global_norm_scale(squared, clip_norm);
+  DType norm_dtype = DType::kF32;
+  for (size_t i = 0; i < grads.size(); ++i) {
+    const ClippedGradient& g = grads[i];
+    if (g.rows) {
+      if (g.rows_out) scale_gradient(*g.rows, scale, g.rows_out);
+      if (i == 0 && g.rows->value.initialized()) norm_dtype = g.rows->value.dtype();
+    } else if (g.tensor && g.tensor->initialized()) {
+      if (g.tensor_out) scale_gradient(*g.tensor, scale, g.tensor_out);
+      if (i == 0) norm_dtype = g.tensor->dtype();
+    }
+  }
+  if (!global_norm) return;
+  global_norm->resize(Shape{1}, norm_dtype);
+  SKIFF_DISPATCH_FLOATING(norm_dtype, T,
+                          *global_norm->data<T>() = static_cast<T>(std::sqrt(squared)));
+}
+
 void squared_l2_norm_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad) {
   SKIFF_CHECK(out_grad.numel() == 1, "squared_l2_norm_grad: Out@GRAD must have one element, got ",
               out_grad.type_str());

@@ -14,6 +14,13 @@ void copy_array(const TensorArray& src, TensorArray* dst) {
   }
 }
 
+void copy_rows(const SelectedRows& src, SelectedRows* dst) {
+  if (&src == dst) return;
+  dst->rows = src.rows;
+  dst->height = src.height;
+  dst->value.copy_from(src.value);
+}
+
 void copy_variable(const Variable& src, Variable* dst) {
   if (&src == dst) return;
   if (const Tensor* t = src.tensor(); t && t->initialized()) {
@@ -21,10 +28,7 @@ void copy_variable(const Variable& src, Variable* dst) {
   } else if (const TensorArray* a = src.array()) {
     copy_array(*a, dst->mutable_array());
   } else if (const SelectedRows* rows = src.selected_rows()) {
-    SelectedRows* out = dst->mutable_selected_rows();
-    out->rows = rows->rows;
-    out->height = rows->height;
-    out->value.copy_from(rows->value);
+    copy_rows(*rows, dst->mutable_selected_rows());
   } else {
     fail("the source variable has no value to copy");
   }
