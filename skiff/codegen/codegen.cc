@@ -152,7 +152,7 @@ GeneratedModel generate_model(const Program& program, const NamedTensors& param_
     std::string note = type_str(v.desc);
     if (v.desc && v.desc->persistable) note += ", persistable";
     if (v.field != v.name) note += ", \"" + v.name + "\"";
-    w.line("Tensor " + v.field + ";  // " + note);
+    w.line(std::string(cpp_type(v.kind)) + " " + v.field + ";  // " + note);
   };
   for (const KeptLoop& loop : emitter.kept_loops()) {
     w.line("// What one step of the loop of block " + std::to_string(loop.body) +
@@ -256,14 +256,14 @@ GeneratedModel generate_model(const Program& program, const NamedTensors& param_
   io_table("kInputs", g.inputs);
   io_table("kOutputs", g.outputs);
   w.line("");
-  w.line("// Variables of block 0 that skiff_model_variable can read, by name.");
+  w.line("// Dense variables of block 0 that skiff_model_variable can read, by name.");
   w.line("struct NamedVar {");
   w.line("  const char* name;");
   w.line("  Tensor Vars::*field;");
   w.line("};");
   w.open("const NamedVar kNamedVars[] = {");
   for (const ProgramVar& v : emitter.vars())
-    if (v.block == 0 && emitter.in_vars(v))
+    if (v.block == 0 && emitter.in_vars(v) && v.kind == VarKind::kDenseTensor)
       w.line("{" + OpEmitter::lit(v.name) + ", &Vars::" + v.field + "},");
   w.line("{nullptr, nullptr},  // end");
   w.close("};");

@@ -51,6 +51,7 @@ void ProgramEmitter::emit_block_grad(OpEmitter& e) {
               "' is kept by no compiled loop or branch");
   e.include("fill");
   e.include("accumulate");
+  e.include("tensor_array");
   const std::vector<std::string>& xs = op.input(in_slot);
   const std::vector<std::string>& outs = op.input("Out");
   const std::vector<std::string>& out_grads = op.input("Out@GRAD");
@@ -68,11 +69,24 @@ void ProgramEmitter::emit_block_grad(OpEmitter& e) {
     return -1;
   };
 
+  // The C++ type of the gradient of `x` (a tensor or a tensor array, as x is).
+  auto grad_type = [&](const std::string& x) -> std::string {
+    const VarKind kind = kind_of(e.block_idx(), x);
+    SKIFF_CHECK(kind == VarKind::kDenseTensor || kind == VarKind::kTensorArray, e.what(), ": '", x,
+                "' is a ", var_kind_name(kind),
+                "; compiled loop gradients carry and sum tensors and tensor arrays only");
+    return cpp_type(kind);
+  };
+
   e.open("{");
   e.line("// The gradient of each loop-carried variable, carried back from step to step.");
   for (size_t i = 0; i < outs.size(); ++i) {
     const bool incoming = i < out_grads.size() && !out_grads[i].empty();
-    e.line("Tensor carry_" + std::to_string(i) + (incoming ? " = " + e.expr(out_grads[i]) : "") +
+    const std::string type = grad_type(outs[i]);
+    SKIFF_CHECK(
+        !incoming || kind_of(e.block_idx(), out_grads[i]) == kind_of(e.block_idx(), outs[i]),
+        e.what(), ": the gradient '", out_grads[i], "' of '", outs[i], "' is not of its kind");
+    e.line(type + " carry_" + std::to_string(i) + (incoming ? " = " + e.expr(out_grads[i]) : "") +
            ";  // " + grad_name(outs[i]));
   }
   std::vector<std::pair<std::string, std::string>> totals;  // x, total variable
@@ -82,7 +96,8 @@ void ProgramEmitter::emit_block_grad(OpEmitter& e) {
     for (const auto& t : totals) seen = seen || t.first == x;
     if (seen) continue;
     totals.emplace_back(x, "total_" + std::to_string(totals.size()));
-    e.line("Tensor " + totals.back().second + ";  // " + grad_name(x) + ", summed over the steps");
+    e.line(grad_type(x) + " " + totals.back().second + ";  // " + grad_name(x) +
+           ", summed over the steps");
   }
   const std::string frames = e.expr(loop->scopes_var);
   e.open("for (auto step = " + frames + ".rbegin(); step != " + frames + ".rend(); ++step) {");
@@ -99,17 +114,24 @@ void ProgramEmitter::emit_block_grad(OpEmitter& e) {
     const ProgramVar* g = grad_field(outs[i]);
     if (!g) continue;
     const std::string carry = "carry_" + std::to_string(i);
-    e.line("if (" + carry + ".initialized()) g." + g->field + " = " + carry + ";");
+    e.line("if (codegen::has_value(" + carry + ")) g." + g->field + " = " + carry + ";");
     e.line("else k::zeros_like(" + expr_of(grad, outs[i]) + ", &g." + g->field + ");");
   }
   emit_block(grad, out_);
   for (size_t i = 0; i < outs.size(); ++i) {
     const ProgramVar* g = grad_field(outs[i]);
     const bool made = g && produced.count(grad_name(outs[i]));
-    e.line("carry_" + std::to_string(i) + " = " + (made ? "g." + g->field : "Tensor()") + ";");
+    e.line(
+        "carry_" + std::to_string(i) + " = " +
+        (made ? "g." + g->field : std::string(cpp_type(kind_of(e.block_idx(), outs[i]))) + "()") +
+        ";");
   }
   for (const auto& [x, total] : totals) {
     const std::string g = "g." + grad_field(x)->field;
+    if (kind_of(e.block_idx(), x) == VarKind::kTensorArray) {
+      e.line("k::sum_arrays({&" + g + ", &" + total + "}, &" + total + ");");
+      continue;
+    }
     e.line("if (!" + total + ".initialized()) " + total + ".copy_from(" + g + ");");
     e.line("else k::add_inplace(" + g + ", &" + total + ");");
   }
@@ -127,7 +149,7 @@ void ProgramEmitter::emit_block_grad(OpEmitter& e) {
       e.line("k::zeros_like(" + e.expr(xs[i]) + ", &" + dst + ");");
       continue;
     }
-    e.line("if (" + source + ".initialized()) " + dst + " = " + source + ";");
+    e.line("if (codegen::has_value(" + source + ")) " + dst + " = " + source + ";");
     e.line("else k::zeros_like(" + e.expr(xs[i]) + ", &" + dst + ");");
   }
   e.close();

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "skiff/codegen/op_rules.h"
+#include "skiff/codegen/program_emitter.h"
 #include "skiff/core/error.h"
 
 namespace skiff::codegen {
@@ -38,21 +39,61 @@ bool OpEmitter::has_out(const char* slot, int i) const {
   return !var_name(op_.outputs, slot, i).empty();
 }
 
-std::string OpEmitter::in(const char* slot, int i) const {
+VarKind OpEmitter::in_kind(const char* slot, int i) const {
   const std::string name = var_name(op_.inputs, slot, i);
-  SKIFF_CHECK(!name.empty(), what(), " has no input ", slot, "[", i, "]");
+  return name.empty() ? VarKind::kDenseTensor : program_emitter_->kind_of(block_idx_, name);
+}
+
+VarKind OpEmitter::out_kind(const char* slot, int i) const {
+  const std::string name = var_name(op_.outputs, slot, i);
+  return name.empty() ? VarKind::kDenseTensor : program_emitter_->kind_of(block_idx_, name);
+}
+
+std::string OpEmitter::typed(bool input, const char* slot, int i, VarKind kind) const {
+  const std::string name = var_name(input ? op_.inputs : op_.outputs, slot, i);
+  const char* role = input ? "input " : "output ";
+  SKIFF_CHECK(!name.empty(), what(), " has no ", role, slot, "[", i, "]");
+  const VarKind actual = program_emitter_->kind_of(block_idx_, name);
+  SKIFF_CHECK(actual == kind, what(), ": ", role, slot, "[", i, "] '", name, "' is a ",
+              var_kind_name(actual), "; the compiler's rule for ", op_.type, " takes a ",
+              var_kind_name(kind), " there");
   return expr_of_(block_idx_, name);
+}
+
+std::string OpEmitter::in(const char* slot, int i) const {
+  return typed(true, slot, i, VarKind::kDenseTensor);
 }
 
 std::string OpEmitter::out(const char* slot, int i) const {
-  const std::string name = var_name(op_.outputs, slot, i);
-  return name.empty() ? "nullptr" : "&" + expr_of_(block_idx_, name);
+  return has_out(slot, i) ? "&" + typed(false, slot, i, VarKind::kDenseTensor) : "nullptr";
 }
 
 std::string OpEmitter::out_ref(const char* slot, int i) const {
-  const std::string name = var_name(op_.outputs, slot, i);
-  SKIFF_CHECK(!name.empty(), what(), " has no output ", slot, "[", i, "]");
-  return expr_of_(block_idx_, name);
+  return typed(false, slot, i, VarKind::kDenseTensor);
+}
+
+std::string OpEmitter::in_array(const char* slot, int i) const {
+  return typed(true, slot, i, VarKind::kTensorArray);
+}
+
+std::string OpEmitter::out_array(const char* slot, int i) const {
+  return has_out(slot, i) ? "&" + typed(false, slot, i, VarKind::kTensorArray) : "nullptr";
+}
+
+std::string OpEmitter::in_rows(const char* slot, int i) const {
+  return typed(true, slot, i, VarKind::kSelectedRows);
+}
+
+std::string OpEmitter::out_rows(const char* slot, int i) const {
+  return has_out(slot, i) ? "&" + typed(false, slot, i, VarKind::kSelectedRows) : "nullptr";
+}
+
+std::string OpEmitter::in_value(const char* slot, int i) const {
+  return typed(true, slot, i, in_kind(slot, i));
+}
+
+std::string OpEmitter::out_value(const char* slot, int i) const {
+  return typed(false, slot, i, out_kind(slot, i));
 }
 
 const VarDesc* OpEmitter::in_var(const char* slot, int i) const {
@@ -157,6 +198,7 @@ const RuleTable& rule_table() {
     add_math_rules(t);
     add_nn_rules(t);
     add_layer_rules(t);
+    add_recurrent_rules(t);
     return t;
   }();
   return table;

@@ -39,12 +39,27 @@ class OpEmitter {
   int in_count(const char* slot) const { return static_cast<int>(op_.input(slot).size()); }
   bool has_in(const char* slot, int i = 0) const;
   bool has_out(const char* slot, int i = 0) const;
-  // The input as a `const Tensor&` expression, e.g. "v.h"; throws when absent.
+  // The kind of an input or output variable (dense for an absent one). A variable's C++
+  // type follows its kind (cpp_type in program_emitter.h).
+  VarKind in_kind(const char* slot, int i = 0) const;
+  VarKind out_kind(const char* slot, int i = 0) const;
+  // The dense input as a `const Tensor&` expression, e.g. "v.h"; throws when absent or
+  // of another kind (naming the op, the slot and the kind).
   std::string in(const char* slot, int i = 0) const;
-  // The output as a `Tensor*` expression, e.g. "&v.h", or "nullptr" when absent.
+  // The dense output as a `Tensor*` expression, e.g. "&v.h", or "nullptr" when absent.
   std::string out(const char* slot, int i = 0) const;
-  // The output's tensor expression ("v.h"); throws when absent.
+  // The dense output's tensor expression ("v.h"); throws when absent.
   std::string out_ref(const char* slot, int i = 0) const;
+  // The same for tensor arrays (`const TensorArray&`, `TensorArray*`) and selected rows
+  // (`const SelectedRows&`, `SelectedRows*`).
+  std::string in_array(const char* slot, int i = 0) const;
+  std::string out_array(const char* slot, int i = 0) const;
+  std::string in_rows(const char* slot, int i = 0) const;
+  std::string out_rows(const char* slot, int i = 0) const;
+  // An input or output of any kind, as the expression of its value ("v.h"); throws when
+  // absent. For rules that take several kinds (in_kind / out_kind tell which).
+  std::string in_value(const char* slot, int i = 0) const;
+  std::string out_value(const char* slot, int i = 0) const;
   // The declaration of an input or output variable, or nullptr when none is declared.
   const VarDesc* in_var(const char* slot, int i = 0) const;
   const VarDesc* out_var(const char* slot, int i = 0) const;
@@ -87,6 +102,8 @@ class OpEmitter {
 
  private:
   std::string var_name(const std::vector<Slot>& slots, const char* slot, int i) const;
+  // The expression of a slot's variable after checking that it is present and of `kind`.
+  std::string typed(bool input, const char* slot, int i, VarKind kind) const;
 
   const Program& program_;
   int block_idx_, op_idx_;

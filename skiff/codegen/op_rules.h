@@ -16,11 +16,13 @@ void add_control_flow_rules(RuleTable& t);
 // Creation, copies, casts, comparisons, elementwise arithmetic, activations, matmul and
 // reductions, with their grad ops (rules_math.cc).
 void add_math_rules(RuleTable& t);
-// softmax, cross-entropy, conv2d, pool2d, reshape / flatten and the optimizer updates
-// (rules_nn.cc).
+// softmax, cross-entropy, conv2d, pool2d, reshape / flatten, embedding, the optimizer
+// updates and global-norm clipping (rules_nn.cc).
 void add_nn_rules(RuleTable& t);
-// batch_norm, layer_norm, dropout, transpose, concat (rules_layers.cc).
+// batch_norm, layer_norm, dropout, transpose, concat, split, stack (rules_layers.cc).
 void add_layer_rules(RuleTable& t);
+// Tensor arrays and the fused LSTM / GRU cells, with their grad ops (rules_recurrent.cc).
+void add_recurrent_rules(RuleTable& t);
 
 // Static-shape fast paths (rules_static.cc): each writes the op as a loop over planned
 // buffers (or a direct gemm call) and returns true when every variable's shape and dtype

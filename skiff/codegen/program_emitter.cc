@@ -38,6 +38,20 @@ std::string slots_str(const std::vector<Slot>& slots) {
 
 }  // namespace
 
+const char* cpp_type(VarKind kind) {
+  switch (kind) {
+    case VarKind::kDenseTensor:
+      return "Tensor";
+    case VarKind::kTensorArray:
+      return "TensorArray";
+    case VarKind::kSelectedRows:
+      return "SelectedRows";
+    case VarKind::kStepScopes:
+      break;
+  }
+  fail("a variable of kind ", var_kind_name(kind), " has no C++ value type");
+}
+
 std::string cpp_identifier(const std::string& name) {
   std::string out;
   for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
@@ -138,6 +152,7 @@ void ProgramEmitter::note_var(int block, const std::string& name, bool written, 
     v.name = name;
     v.block = owner;
     v.desc = program_.block(owner).find_local_var(name);
+    if (v.desc) v.kind = v.desc->kind;
     std::string field = cpp_identifier(name);
     if (fields_.count(field)) field += "_b" + std::to_string(owner);
     for (int n = 2; fields_.count(field); ++n)
@@ -174,6 +189,10 @@ std::string ProgramEmitter::expr_of(int block, const std::string& name) const {
   auto it = overrides_.find({owner_block(block, name), name});
   if (it != overrides_.end()) return it->second;
   return "v." + var_of(block, name).field;
+}
+
+VarKind ProgramEmitter::kind_of(int block, const std::string& name) const {
+  return var_of(block, name).kind;
 }
 
 const ProgramVar* ProgramEmitter::block0_var(const std::string& name) const {

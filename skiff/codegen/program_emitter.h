@@ -1,8 +1,9 @@
 // The visitor at the heart of the generator: walks a program's blocks and ops and writes
 // one C++ statement group per op through the op's emitter rule (op_emitter.h), with
 // `while` and `conditional_block` as native loops and branches around their sub-blocks.
-// Every variable of every block becomes one Tensor field of a `Vars` struct (one per
-// context), so loop bodies reuse their buffers from step to step.
+// Every variable of every block becomes one field of a `Vars` struct (one per context), so
+// loop bodies reuse their buffers from step to step; the field's C++ type follows the
+// variable's kind: Tensor, TensorArray or SelectedRows (cpp_type).
 //
 //   ProgramEmitter emitter(program);
 //   CppWriter body;
@@ -25,12 +26,13 @@ class OpEmitter;
 
 // A variable of the program as the generated code holds it.
 struct ProgramVar {
-  std::string name;                // the program's name
-  int block = 0;                   // the block that declares it (or first uses it, if undeclared)
-  std::string field;               // the C++ field of Vars
-  const VarDesc* desc = nullptr;   // its declaration, when there is one
-  bool written = false;            // some op writes it
-  bool written_in_branch = false;  // some op inside a conditional block writes it
+  std::string name;               // the program's name
+  int block = 0;                  // the block that declares it (or first uses it, if undeclared)
+  std::string field;              // the C++ field of Vars
+  const VarDesc* desc = nullptr;  // its declaration, when there is one
+  VarKind kind = VarKind::kDenseTensor;  // declared kind (dense when undeclared)
+  bool written = false;                  // some op writes it
+  bool written_in_branch = false;        // some op inside a conditional block writes it
 };
 
 // A while loop (or an if branch) whose steps are kept for its grad op (append_backward sets
@@ -68,7 +70,9 @@ class ProgramEmitter {
   // Loops kept for a backward pass, and the grad blocks of their while_grad ops.
   const std::vector<KeptLoop>& kept_loops() const { return kept_loops_; }
   const std::set<int>& grad_blocks() const { return grad_blocks_; }
-  // True when `v` is a Tensor field of Vars (not of a loop frame or a grad step, and not a
+  // The kind of variable `name` as an op of `block` sees it.
+  VarKind kind_of(int block, const std::string& name) const;
+  // True when `v` is a field of Vars (not of a loop frame or a grad step, and not a
   // step-scopes variable).
   bool in_vars(const ProgramVar& v) const;
   // The loop whose StepScopes variable is `name`, or nullptr.
@@ -124,6 +128,10 @@ class ProgramEmitter {
   bool binding_failed_ = false;
   size_t fast_ops_ = 0;
 };
+
+// The C++ type that holds a variable of `kind`: "Tensor", "TensorArray" or
+// "SelectedRows"; throws for step scopes (a kept loop's vector of frames).
+const char* cpp_type(VarKind kind);
 
 // A C++ identifier made from a variable name ("fc0_w@GRAD" -> "fc0_w_GRAD").
 std::string cpp_identifier(const std::string& name);

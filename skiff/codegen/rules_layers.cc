@@ -98,6 +98,43 @@ void emit_concat(OpEmitter& e) {
          e.out("Out") + ");");
 }
 
+// {&v.a, nullptr, &v.c}: a slot's outputs as the Tensor* list the join kernels take
+// (absent ones are skipped).
+std::string output_list(OpEmitter& e, const char* slot) {
+  std::string outs;
+  const int n = static_cast<int>(e.op().output(slot).size());
+  for (int i = 0; i < n; ++i) outs += (i ? ", " : "") + e.out(slot, i);
+  return "{" + outs + "}";
+}
+
+void emit_split(OpEmitter& e) {
+  e.include("join");
+  const std::string sections = e.unique("split_sections");
+  e.line("static const std::vector<int64_t> " + sections + " = " +
+         OpEmitter::lit(e.attr<std::vector<int64_t>>("sections")) + ";");
+  const std::string axis = OpEmitter::lit(e.attr<int64_t>("axis"));
+  e.line("k::split(" + e.in("X") + ", " + axis + ", k::split_sizes(" + e.in("X") + ".shape(), " +
+         axis + ", " + OpEmitter::lit(e.attr<int64_t>("num")) + ", " + sections + "), " +
+         output_list(e, "Out") + ");");
+}
+
+void emit_stack(OpEmitter& e) {
+  e.include("join");
+  std::string xs;
+  for (int i = 0; i < e.in_count("X"); ++i) {
+    SKIFF_CHECK(e.has_in("X", i), e.what(), ": X[", i, "] is empty");
+    xs += (i ? ", " : "") + e.in("X", i);
+  }
+  e.line("k::stack({" + xs + "}, " + OpEmitter::lit(e.attr<int64_t>("axis")) + ", " + e.out("Y") +
+         ");");
+}
+
+void emit_stack_grad(OpEmitter& e) {
+  e.include("join");
+  e.line("k::unstack(" + e.in("Y@GRAD") + ", " + OpEmitter::lit(e.attr<int64_t>("axis")) + ", " +
+         output_list(e, "X@GRAD") + ");");
+}
+
 }  // namespace
 
 void add_layer_rules(RuleTable& t) {
@@ -109,6 +146,9 @@ void add_layer_rules(RuleTable& t) {
   t["transpose"] = emit_transpose;
   t["transpose_grad"] = emit_transpose_grad;
   t["concat"] = emit_concat;
+  t["split"] = emit_split;
+  t["stack"] = emit_stack;
+  t["stack_grad"] = emit_stack_grad;
 }
 
 }  // namespace skiff::codegen

@@ -31,15 +31,31 @@ void emit_fill_any_like(OpEmitter& e) {
          OpEmitter::lit(e.attr<double>("value")) + ", " + e.out("Out") + ");");
 }
 
+// A tensor, or a tensor array (an array of zeros entry by entry).
 void emit_fill_zeros_like(OpEmitter& e) {
   e.include("fill");
+  if (e.in_kind("X") == VarKind::kTensorArray) {
+    e.line("k::zeros_like(" + e.in_array("X") + ", " + e.out_array("Out") + ");");
+    return;
+  }
   e.line("k::zeros_like(" + e.in("X") + ", " + e.out("Out") + ");");
 }
 
+// A copy of a tensor, a tensor array or selected rows.
 void emit_assign(OpEmitter& e) {
   if (e.same_var("X", "Out")) {
     e.line("// (X and Out are one variable: nothing to copy)");
     e.program_emitter().count_fast_op();
+    return;
+  }
+  if (e.in_kind("X") == VarKind::kTensorArray) {
+    e.include("copy");
+    e.line("k::copy_array(" + e.in_array("X") + ", " + e.out_array("Out") + ");");
+    return;
+  }
+  if (e.in_kind("X") == VarKind::kSelectedRows) {
+    e.include("copy");
+    e.line("k::copy_rows(" + e.in_rows("X") + ", " + e.out_rows("Out") + ");");
     return;
   }
   if (emit_static_assign(e)) return;
@@ -60,22 +76,71 @@ void emit_increment(OpEmitter& e) {
          e.out("Out") + ");");
 }
 
-// sum of dense tensors (gradient accumulation): Out = X[0] + X[1] + ...; when Out is one of
-// the inputs the others are added into it.
+// The present X of a sum, as the expressions `in` gives for their kind.
+std::vector<std::string> sum_terms(OpEmitter& e, VarKind kind) {
+  std::vector<std::string> terms;
+  for (int i = 0; i < e.in_count("X"); ++i) {
+    if (!e.has_in("X", i) || e.in_kind("X", i) != kind) continue;
+    terms.push_back(kind == VarKind::kTensorArray    ? e.in_array("X", i)
+                    : kind == VarKind::kSelectedRows ? e.in_rows("X", i)
+                                                     : e.in("X", i));
+  }
+  return terms;
+}
+
+// "{&a, &b}"
+std::string address_list(const std::vector<std::string>& exprs) {
+  std::string out;
+  for (const std::string& x : exprs) out += (out.empty() ? "&" : ", &") + x;
+  return "{" + out + "}";
+}
+
+// sum (gradient accumulation). Dense tensors: Out = X[0] + X[1] + ...; when Out is one of
+// the inputs the others are added into it. Tensor arrays: entry by entry. Selected rows:
+// their entries concatenated; with dense tensors, added into the dense sum.
 void emit_sum(OpEmitter& e) {
   e.include("accumulate");
+  const std::vector<std::string> arrays = sum_terms(e, VarKind::kTensorArray);
+  const std::vector<std::string> rows = sum_terms(e, VarKind::kSelectedRows);
+  const std::vector<std::string> dense = sum_terms(e, VarKind::kDenseTensor);
+  if (!arrays.empty()) {
+    SKIFF_CHECK(rows.empty() && dense.empty(), e.what(),
+                ": tensor arrays add only to tensor arrays");
+    e.include("tensor_array");
+    e.line("k::sum_arrays(" + address_list(arrays) + ", " + e.out_array("Out") + ");");
+    return;
+  }
+  if (!rows.empty() && dense.empty()) {
+    e.include("selected_rows");
+    e.line("k::concat_rows(" + address_list(rows) + ", " + e.out_rows("Out") + ");");
+    return;
+  }
   const std::string out = e.out_ref("Out");
   std::vector<std::string> terms;
   bool in_place = false;
-  for (int i = 0; i < e.in_count("X"); ++i) {
-    if (!e.has_in("X", i)) continue;
-    if (e.in("X", i) == out) {
+  for (const std::string& x : dense) {
+    if (x == out) {
       in_place = true;
     } else {
-      terms.push_back(e.in("X", i));
+      terms.push_back(x);
     }
   }
   SKIFF_CHECK(in_place || !terms.empty(), e.what(), " has no inputs");
+  if (!rows.empty()) {
+    // Selected rows into a dense sum: accumulated apart when Out is an input, as the
+    // kernel wrapper does.
+    e.include("selected_rows");
+    e.open("{");
+    const std::string acc = in_place ? "sum_dense" : out;
+    if (in_place) e.line("Tensor sum_dense;");
+    e.line(acc + ".copy_from(" + dense[0] + ");");
+    for (size_t i = 1; i < dense.size(); ++i)
+      e.line("k::add_inplace(" + dense[i] + ", &" + acc + ");");
+    for (const std::string& r : rows) e.line("k::scatter_add_rows(" + r + ", &" + acc + ");");
+    if (in_place) e.line(out + " = std::move(sum_dense);");
+    e.close();
+    return;
+  }
   size_t first = 0;
   if (!in_place) e.line(out + ".copy_from(" + terms[first++] + ");");
   for (size_t i = first; i < terms.size(); ++i)

@@ -1,7 +1,8 @@
-// Emitter rules of the network families: softmax and cross-entropy, conv2d, pool2d,
-// reshape and the views (flatten, squeeze, unsqueeze), the optimizer updates, and their
-// grad ops. Attributes that the kernels take as structs (ConvParams, Pool2dOptions) become
-// function-local constants made once.
+// Emitter rules of the network families: softmax and cross-entropy, sigmoid
+// cross-entropy, conv2d, pool2d, reshape and the views (flatten, squeeze, unsqueeze),
+// embedding (its gradient dense or selected rows), the optimizer updates (dense or
+// selected-rows gradients), global-norm clipping, and their grad ops. Attributes that the kernels
+// take as structs (ConvParams, Pool2dOptions) become function-local constants made once.
 #include "skiff/codegen/op_rules.h"
 
 namespace skiff::codegen {
@@ -43,6 +44,47 @@ void emit_softmax_with_cross_entropy_grad(OpEmitter& e) {
   if (!e.has_out("Logits@GRAD")) return;
   e.line("k::softmax_with_cross_entropy_grad(" + e.in("Label") + ", " + e.in("Softmax") + ", " +
          e.in("Loss@GRAD") + ", " + cross_entropy_attrs(e) + ", " + e.out("Logits@GRAD") + ");");
+}
+
+// k::SigmoidCrossEntropyOptions{ignore_index, normalize}
+std::string bce_options(OpEmitter& e) {
+  return "k::SigmoidCrossEntropyOptions{" + OpEmitter::lit(e.attr<int64_t>("ignore_index")) + ", " +
+         OpEmitter::lit(e.attr<bool>("normalize")) + "}";
+}
+
+void emit_sigmoid_cross_entropy_with_logits(OpEmitter& e) {
+  e.include("loss");
+  e.line("k::sigmoid_cross_entropy_with_logits(" + e.in("X") + ", " + e.in("Label") + ", " +
+         bce_options(e) + ", " + e.out("Out") + ");");
+}
+
+void emit_sigmoid_cross_entropy_with_logits_grad(OpEmitter& e) {
+  e.include("loss");
+  if (!e.has_out("X@GRAD")) return;
+  e.line("k::sigmoid_cross_entropy_with_logits_grad(" + e.in("X") + ", " + e.in("Label") + ", " +
+         e.in("Out@GRAD") + ", " + bce_options(e) + ", " + e.out("X@GRAD") + ");");
+}
+
+// ---- embedding
+
+void emit_embedding(OpEmitter& e) {
+  e.include("embedding");
+  e.line("k::embedding(" + e.in("W") + ", " + e.in("Ids") + ", " +
+         OpEmitter::lit(e.attr<int64_t>("padding_idx")) + ", " + e.out("Out") + ");");
+}
+
+// With is_sparse, W@GRAD is selected rows holding the looked-up rows only.
+void emit_embedding_grad(OpEmitter& e) {
+  e.include("embedding");
+  if (!e.has_out("W@GRAD")) return;
+  const std::string padding = OpEmitter::lit(e.attr<int64_t>("padding_idx"));
+  if (e.attr<bool>("is_sparse")) {
+    e.line("k::embedding_grad_rows(" + e.in("Ids") + ", " + e.in("Out@GRAD") + ", " + e.in("W") +
+           ".dim(0), " + padding + ", " + e.out_rows("W@GRAD") + ");");
+    return;
+  }
+  e.line("k::embedding_grad(" + e.in("Ids") + ", " + e.in("Out@GRAD") + ", " + e.in("W") +
+         ".shape(), " + padding + ", " + e.out("W@GRAD") + ");");
 }
 
 // ---- conv2d and pool2d
@@ -151,6 +193,12 @@ void emit_squeeze(OpEmitter& e) {
 
 void emit_sgd(OpEmitter& e) {
   e.include("optimizer");
+  if (e.in_kind("Grad") == VarKind::kSelectedRows) {
+    const std::string grad = e.in_rows("Grad");
+    e.line("k::sgd_update_rows(" + e.in("Param") + ", " + grad + ".rows, " + grad + ".value, " +
+           e.in("LearningRate") + ", " + e.out("ParamOut") + ");");
+    return;
+  }
   e.line("k::sgd_update(" + e.in("Param") + ", " + e.in("Grad") + ", " + e.in("LearningRate") +
          ", " + e.out("ParamOut") + ");");
 }
@@ -167,15 +215,43 @@ void emit_momentum(OpEmitter& e) {
 void emit_adam(OpEmitter& e) {
   e.include("optimizer");
   const double decay = e.op().type == "adamw" ? e.attr<double>("coeff") : 0.0;
-  e.line("k::adam_update(" + e.in("Param") + ", " + e.in("Grad") + ",");
+  const bool sparse = e.in_kind("Grad") == VarKind::kSelectedRows;
+  e.line(std::string(sparse ? "k::adam_update_rows(" : "k::adam_update(") + e.in("Param") + ", " +
+         (sparse ? e.in_rows("Grad") : e.in("Grad")) + ",");
+  const bool amsgrad = e.attr<bool>("amsgrad");
   e.line("               k::AdamState{&" + e.in("Moment1") + ", &" + e.in("Moment2") + ", &" +
-         e.in("Beta1Pow") + ", &" + e.in("Beta2Pow") + "}, " + e.in("LearningRate") + ",");
+         e.in("Beta1Pow") + ", &" + e.in("Beta2Pow") + ", " +
+         (amsgrad ? "&" + e.in("Moment2Max") : std::string("nullptr")) + "}, " +
+         e.in("LearningRate") + ",");
   e.line("               k::AdamOptions{" + OpEmitter::lit(e.attr<double>("beta1")) + ", " +
          OpEmitter::lit(e.attr<double>("beta2")) + ", " +
          OpEmitter::lit(e.attr<double>("epsilon")) + ", " + OpEmitter::lit(decay) + ", " +
-         OpEmitter::lit(e.attr<bool>("lazy_mode")) + "},");
+         OpEmitter::lit(e.attr<bool>("lazy_mode")) + ", " + OpEmitter::lit(amsgrad) + "},");
   e.line("               k::AdamOutputs{" + e.out("ParamOut") + ", " + e.out("Moment1Out") + ", " +
-         e.out("Moment2Out") + ", " + e.out("Beta1PowOut") + ", " + e.out("Beta2PowOut") + "});");
+         e.out("Moment2Out") + ", " + e.out("Beta1PowOut") + ", " + e.out("Beta2PowOut") + ", " +
+         (amsgrad ? e.out("Moment2MaxOut") : std::string("nullptr")) + "});");
+}
+
+// ---- clipping
+
+// Every gradient (dense or selected rows) scaled in place by one factor from their joint
+// norm: k::ClippedGradient{tensor, tensor_out, rows, rows_out} per gradient.
+void emit_clip_by_global_norm(OpEmitter& e) {
+  e.include("clip_grad");
+  SKIFF_CHECK(e.op().output("Out").size() == static_cast<size_t>(e.in_count("X")), e.what(),
+              ": X and Out differ in length");
+  e.line("k::clip_by_global_norm({");
+  for (int i = 0; i < e.in_count("X"); ++i) {
+    if (!e.has_in("X", i)) continue;
+    if (e.in_kind("X", i) == VarKind::kSelectedRows) {
+      e.line("    k::ClippedGradient{nullptr, nullptr, &" + e.in_rows("X", i) + ", " +
+             e.out_rows("Out", i) + "},");
+    } else {
+      e.line("    k::ClippedGradient{&" + e.in("X", i) + ", " + e.out("Out", i) +
+             ", nullptr, nullptr},");
+    }
+  }
+  e.line("}, " + OpEmitter::lit(e.attr<double>("clip_norm")) + ", " + e.out("GlobalNorm") + ");");
 }
 
 }  // namespace
@@ -194,6 +270,11 @@ void add_nn_rules(RuleTable& t) {
   t["flatten"] = emit_flatten;
   t["squeeze"] = emit_squeeze<true>;
   t["unsqueeze"] = emit_squeeze<false>;
+  t["sigmoid_cross_entropy_with_logits"] = emit_sigmoid_cross_entropy_with_logits;
+  t["sigmoid_cross_entropy_with_logits_grad"] = emit_sigmoid_cross_entropy_with_logits_grad;
+  t["embedding"] = emit_embedding;
+  t["embedding_grad"] = emit_embedding_grad;
+  t["clip_by_global_norm"] = emit_clip_by_global_norm;
   t["sgd"] = emit_sgd;
   t["momentum"] = emit_momentum;
   t["adam"] = emit_adam;

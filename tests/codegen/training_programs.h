@@ -162,11 +162,11 @@ inline TrainingModel if_else_training_model(DType dtype) {
 }
 
 // An LSTM language model's step on int64 ids [steps, batch]: embedding vocab x width ->
-// lstm_layer (2 layers, hidden `width`, zero initial state; tensor arrays in while loops)
-// -> fc to vocab at every position -> softmax cross-entropy against "labels" [steps *
-// batch, 1], mean; gradients clipped to global norm 0.25, then SGD.
+// lstm_layer (2 layers, hidden `width`, zero initial state; tensor arrays in while loops;
+// gru_layer instead when !lstm) -> fc to vocab at every position -> softmax cross-entropy
+// against "labels" [steps * batch, 1], mean; gradients clipped to global norm 0.25, then SGD.
 inline TrainingModel lstm_lm_training_model(DType dtype, int64_t steps, int64_t batch,
-                                            int64_t vocab, int64_t width) {
+                                            int64_t vocab, int64_t width, bool lstm = true) {
   TrainingModel t;
   Program startup;
   BlockBuilder b(&t.model.program);
@@ -178,8 +178,9 @@ inline TrainingModel lstm_lm_training_model(DType dtype, int64_t steps, int64_t 
   RnnOptions o;
   o.hidden = width;
   o.num_layers = 2;
-  o.name = "lstm";
-  const std::string h = lstm_layer(b, x, o, &startup).outputs;
+  o.name = lstm ? "lstm" : "gru";
+  const std::string h =
+      (lstm ? lstm_layer(b, x, o, &startup) : gru_layer(b, x, o, &startup)).outputs;
   const std::string flat =
       b.apply("reshape", {{"X", {h}}}, {{"shape", std::vector<int64_t>{-1, width}}});
   const std::string w = b.parameter("w_out", dtype, {width, vocab}, &startup);
@@ -198,9 +199,11 @@ inline TrainingModel lstm_lm_training_model(DType dtype, int64_t steps, int64_t 
 // A W5-like sparse CTR step on int64 ids [-1, fields]: embedding rows x dim with a sparse
 // gradient (selected rows), concatenated per example, fc(fields * dim -> 8)-relu-fc(8 -> 1),
 // sigmoid cross-entropy with logits against "click" [-1, 1], mean; `optimizer` applies the
-// table's selected rows.
+// table's selected rows. With lookups = 2 the ids are looked up twice and the features
+// added, so the two sparse gradients are summed.
 inline TrainingModel sparse_ctr_training_model(DType dtype, int64_t fields, int64_t rows,
-                                               int64_t dim, const OptimizerConfig& optimizer) {
+                                               int64_t dim, int lookups,
+                                               const OptimizerConfig& optimizer) {
   TrainingModel t;
   Program startup;
   BlockBuilder b(&t.model.program);
@@ -208,11 +211,15 @@ inline TrainingModel sparse_ctr_training_model(DType dtype, int64_t fields, int6
   b.data("click", dtype, {-1, 1});
   const std::string table =
       b.parameter("table", dtype, {rows, dim}, &startup, Initializer::constant(0));
-  const std::string looked_up = b.unique_name("looked_up");
-  b.op("embedding", {{"W", {table}}, {"Ids", {"ids"}}}, {{"Out", {looked_up}}},
-       {{"is_sparse", true}});
-  std::string h = b.apply("reshape", {{"X", {looked_up}}},
-                          {{"shape", std::vector<int64_t>{-1, fields * dim}}});
+  std::string h;
+  for (int l = 0; l < lookups; ++l) {
+    const std::string looked_up = b.unique_name("looked_up");
+    b.op("embedding", {{"W", {table}}, {"Ids", {"ids"}}}, {{"Out", {looked_up}}},
+         {{"is_sparse", true}});
+    const std::string features = b.apply("reshape", {{"X", {looked_up}}},
+                                         {{"shape", std::vector<int64_t>{-1, fields * dim}}});
+    h = h.empty() ? features : b.apply("elementwise_add", {{"X", {h}}, {"Y", {features}}});
+  }
   const std::vector<int64_t> widths = {fields * dim, 8, 1};
   for (size_t l = 0; l + 1 < widths.size(); ++l) {
     const std::string prefix = "fc" + std::to_string(l);

@@ -17,6 +17,7 @@
 
 #include "skiff/codegen/runtime/model_api.h"
 #include "skiff/core/tensor.h"
+#include "skiff/core/variable.h"
 
 namespace skiff::codegen {
 
@@ -52,6 +53,11 @@ inline bool condition(const Tensor& cond, const char* what) {
 // the mask is out of range or the picked input holds no value.
 const Tensor& select_input(const Tensor& mask, std::initializer_list<const Tensor*> inputs,
                            const char* what);
+
+// Whether a variable holds a value, as the interpreter's Variable::empty() tells: a tensor
+// that was written, a tensor array with entries.
+inline bool has_value(const Tensor& t) { return t.initialized(); }
+inline bool has_value(const TensorArray& a) { return !a.empty(); }
 
 // Static-shape fast paths. The program fixes the shape and dtype of these variables at
 // compile time, so generated loops index their data directly. in_data checks the dtype
