@@ -31,6 +31,9 @@ void set_static_mode(bool on);
 
 // The Python type of skiff::Error (skiff.Error).
 PyObject* error_type();
+// Raises `e` as skiff.Error from an eager op call, its message followed by the user's
+// line that made the call ("(at FILE:LINE)": the innermost frame outside skiff).
+void raise_eager_error(const Error& e);
 
 // numpy <-> skiff values (tensor_binding.cc).
 // A tensor over `array`'s memory when its dtype is skiff's and it is C-contiguous

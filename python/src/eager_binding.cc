@@ -90,7 +90,7 @@ PyObject* call_op(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
   } catch (const Error& e) {
     for (auto& slot : inputs) slot.clear();
     outputs.clear();
-    PyErr_SetString(error_type(), e.what());
+    raise_eager_error(e);
   } catch (nb::python_error& e) {
     e.restore();
   } catch (const std::exception& e) {

@@ -78,7 +78,7 @@ PyObject* binary(PyObject* a, PyObject* b, Binary kind) noexcept {
     outputs.clear();
     return nb::cast(std::move(out)).release().ptr();
   } catch (const Error& e) {
-    PyErr_SetString(error_type(), e.what());
+    raise_eager_error(e);
   } catch (nb::python_error& e) {
     e.restore();
   } catch (const std::exception& e) {

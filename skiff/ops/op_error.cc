@@ -20,7 +20,8 @@ std::string list_slots(const std::vector<Slot>& slots, Describe describe) {
     for (size_t i = 0; i < names.size(); ++i) {
       if (names[i].empty()) continue;
       if (!s.empty()) s += ", ";
-      s += slot + "=" + names[i] + " " + describe(names[i], i, slot);
+      // (eager ops name their inputs after their slots: "X", not "X=X")
+      s += (names[i] == slot ? slot : slot + "=" + names[i]) + " " + describe(names[i], i, slot);
     }
   }
   return s.empty() ? "none" : s;
@@ -43,8 +44,8 @@ std::string describe_op_error(const Program& program, int block_idx, const OpDes
     if (!v) return "(undeclared)";
     return std::string(dtype_name(v->dtype)) + v->shape.str();
   };
-  return header(op) + " in block " + std::to_string(block_idx) +
-         ", inputs: " + list_slots(op.inputs, describe) + ": " + what;
+  const std::string where = block_idx > 0 ? " in block " + std::to_string(block_idx) : "";
+  return header(op) + where + ", inputs: " + list_slots(op.inputs, describe) + ": " + what;
 }
 
 std::string describe_kernel_error(const KernelContext& ctx, const std::string& what) {

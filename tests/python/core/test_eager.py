@@ -1,5 +1,7 @@
 """Eager mode core: tensors share memory with numpy and torch, ops run the C++
 kernels, backward matches PyTorch's gradients, errors are skiff.Error."""
+import sys
+
 import numpy as np
 import pytest
 
@@ -90,3 +92,16 @@ def test_errors_name_op_and_shapes():
         a @ b
     with pytest.raises(skiff.Error, match="no attribute"):
         skiff.framework.core.eager_op("matmul", {"bogus": 1})
+
+
+def test_errors_point_at_the_calling_line():
+    a = skiff.to_tensor(np.zeros((2, 3), np.float32))
+    b = skiff.to_tensor(np.zeros((4, 3), np.float32))
+    line = sys._getframe().f_lineno + 2
+    with pytest.raises(skiff.Error) as operator_error:
+        a @ b
+    with pytest.raises(skiff.Error) as function_error:
+        skiff.reshape(a, [4, 4])
+    assert f"(at {__file__}:{line})" in str(operator_error.value)
+    assert f"(at {__file__}:{line + 2})" in str(function_error.value)
+    assert "X float32[2, 3], Y float32[4, 3]" in str(operator_error.value)
