@@ -1,8 +1,8 @@
 // Tensor arrays compiled (TensorArray fields of Vars): a 2-layer LSTM stack and a GRU
 // built by api/rnn.h (while loops over the fused cells writing the hidden states to an
 // array) give the interpreter's outputs within 1e-6, and so does a list grown in a loop
-// and read back whole (array_length, tensor_array_to_tensor). An array where a rule takes
-// a dense tensor is an error naming the op.
+// and read back whole (array_length, tensor_array_to_tensor); the LSTM also on the portable
+// target. An array where a rule takes a dense tensor is an error naming the op.
 #include "skiff/api/rnn.h"
 #include "tests/codegen/programs.h"
 #include "tests/testing/op_test.h"
@@ -12,9 +12,11 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-codegen::CompiledModel compile(const ModelWithParams& m, const std::string& dir) {
+codegen::CompiledModel compile(const ModelWithParams& m, const std::string& dir,
+                               const std::string& target = "x86-64") {
   codegen::CompileOptions o;
   o.out_dir = dir + "/out";
+  o.target = target;
   o.jobs = 2;
   return codegen::compile_model_file(save_model(m, dir), o);
 }
@@ -52,8 +54,9 @@ ModelWithParams rnn_model(bool lstm, int64_t steps, int64_t batch, int64_t input
   return m;
 }
 
-void expect_rnn_matches(const ModelWithParams& m, const Shape& x_shape) {
-  const codegen::CompiledModel c = compile(m, scratch_dir());
+void expect_rnn_matches(const ModelWithParams& m, const Shape& x_shape,
+                        const std::string& target = "x86-64") {
+  const codegen::CompiledModel c = compile(m, scratch_dir(), target);
   // The arrays are fields of their own type; the loops call the array kernels.
   EXPECT_NE(c.generated.model_cc.find("TensorArray rnn_hidden"), std::string::npos);
   EXPECT_NE(c.generated.model_cc.find("k::write_to_array("), std::string::npos);
@@ -68,6 +71,11 @@ TEST(RecurrentTest, LstmStackMatchesInterpreter) {
 
 TEST(RecurrentTest, GruMatchesInterpreter) {
   expect_rnn_matches(rnn_model(false, 6, 2, 4, 5, 1), {6, 2, 4});
+}
+
+TEST(RecurrentTest, LstmOnThePortableTargetMatchesInterpreter) {
+  // The array and cell kernels compiled in from source, without oneDNN.
+  expect_rnn_matches(rnn_model(true, 4, 2, 3, 5, 1), {4, 2, 3}, "portable");
 }
 
 // A list grown in a loop, as Python's to_static makes one: entry i = tanh(x * (i + 1))
