@@ -1,7 +1,8 @@
 // Emitter rules of the ops that run sub-blocks: `while` becomes a C++ while loop and
 // `conditional_block` an if, each with its block's statements inline (kept for a backward
-// pass: with a frame per step, program_emitter.cc); select_input (the join of if/else)
-// copies the value of the branch that ran, select_input_grad routes the gradient back.
+// pass: with a frame per step, kept_blocks.cc); select_input (the join of if/else) copies
+// the value (a tensor or a tensor array) of the branch that ran, select_input_grad routes
+// the gradient back.
 #include "skiff/codegen/op_rules.h"
 #include "skiff/codegen/program_emitter.h"
 
@@ -41,25 +42,41 @@ void emit_conditional_block(OpEmitter& e) {
   e.close();
 }
 
+// The candidates are tensors or tensor arrays (lists that both branches wrote).
 void emit_select_input(OpEmitter& e) {
+  const bool arrays = e.in_kind("X") == VarKind::kTensorArray;
   std::string inputs;
   for (int i = 0; i < e.in_count("X"); ++i) {
     SKIFF_CHECK(e.has_in("X", i), e.what(), ": X[", i, "] is empty");
-    inputs += (i ? ", &" : "&") + e.in("X", i);
+    inputs += (i ? ", &" : "&") + (arrays ? e.in_array("X", i) : e.in("X", i));
   }
-  e.line(e.out_ref("Out") + ".copy_from(codegen::select_input(" + e.in("Mask") + ", {" + inputs +
-         "}, " + OpEmitter::lit(e.what()) + "));");
+  const std::string picked = "codegen::select_input(" + e.in("Mask") + ", {" + inputs + "}, " +
+                             OpEmitter::lit(e.what()) + ")";
+  if (arrays) {
+    e.include("copy");
+    e.line("k::copy_array(" + picked + ", " + e.out_array("Out") + ");");
+    return;
+  }
+  e.line(e.out_ref("Out") + ".copy_from(" + picked + ");");
 }
 
 // The gradient goes to the input the mask picked; the others get no value.
 void emit_select_input_grad(OpEmitter& e) {
+  const bool arrays = e.in_kind("Out@GRAD") == VarKind::kTensorArray;
   const int count = static_cast<int>(e.op().output("X@GRAD").size());
   e.open("{");
-  e.line("const int64_t picked = " + e.in("Mask") + ".item<int64_t>();");
-  e.line("SKIFF_CHECK(picked >= 0 && picked < " + std::to_string(count) + ", " +
-         OpEmitter::lit(e.what() + ": Mask ") + ", picked, \" is out of range\");");
+  e.line("const int64_t picked = codegen::select_index(" + e.in("Mask") + ", " +
+         std::to_string(count) + ", " + OpEmitter::lit(e.what()) + ");");
+  if (arrays) e.include("copy");
   for (int i = 0; i < count; ++i) {
     if (!e.has_out("X@GRAD", i)) continue;
+    if (arrays) {
+      const std::string dst = e.out_array("X@GRAD", i);
+      e.line("if (picked == " + std::to_string(i) + ") k::copy_array(" + e.in_array("Out@GRAD") +
+             ", " + dst + ");");
+      e.line("else *" + dst + " = TensorArray();");
+      continue;
+    }
     const std::string dst = e.out_ref("X@GRAD", i);
     e.line("if (picked == " + std::to_string(i) + ") " + dst + ".copy_from(" + e.in("Out@GRAD") +
            ");");

@@ -2,7 +2,8 @@
 // built by api/rnn.h (while loops over the fused cells writing the hidden states to an
 // array) give the interpreter's outputs within 1e-6, and so does a list grown in a loop
 // and read back whole (array_length, tensor_array_to_tensor); the LSTM also on the portable
-// target. An array where a rule takes a dense tensor is an error naming the op.
+// target; select_input picks one of two arrays. An array where a rule takes a dense tensor
+// is an error naming the op.
 #include "skiff/api/rnn.h"
 #include "tests/codegen/programs.h"
 #include "tests/testing/op_test.h"
@@ -119,23 +120,48 @@ TEST(RecurrentTest, ListGrownInALoopMatchesInterpreter) {
   }
 }
 
-TEST(RecurrentTest, ArrayWhereARuleTakesATensorIsNamed) {
-  // select_input joins dense tensors in compiled programs; given arrays it is refused.
+// Two lists, one per branch's value, joined by select_input as if/else joins them.
+TEST(RecurrentTest, SelectInputPicksAnArrayAsTheInterpreter) {
   ModelWithParams m;
   BlockBuilder b(&m.program);
   b.data("x", DType::kF32, {2, 3});
   b.data("mask", DType::kI32, {1});
+  for (const char* list : {"plain", "squashed"})
+    b.block().add_var(VarDesc(list, DType::kF32, Shape{2, 3}, VarKind::kTensorArray));
+  b.op("fill_constant", {}, {{"Out", {"i"}}},
+       {{"shape", Ints{1}}, {"value", 0.0}, {"dtype", std::string("int64")}});
+  b.op("write_to_array", {{"X", {"x"}}, {"I", {"i"}}}, {{"Out", {"plain"}}});
+  const std::string squashed = b.apply("tanh", {{"X", {"x"}}});
+  b.op("write_to_array", {{"X", {squashed}}, {"I", {"i"}}}, {{"Out", {"squashed"}}});
+  const std::string picked =
+      b.apply("select_input", {{"X", {"plain", "squashed"}}, {"Mask", {"mask"}}});
+  m.program.feed_names = {"x", "mask"};
+  m.program.fetch_names = {b.apply("read_from_array", {{"X", {picked}}, {"I", {"i"}}})};
+  const codegen::CompiledModel c = compile(m, scratch_dir());
+  const Tensor x = wave({2, 3}, DType::kF32, 1.2, 0.5);
+  for (int32_t pick : {0, 1}) {
+    const Tensor mask = Tensor::from_vector<int32_t>({1}, {pick});
+    const std::map<std::string, Tensor> feeds = {{"x", x}, {"mask", mask}};
+    expect_same(run_executable(c.executable, feeds, m.program.fetch_names),
+                interpret(m, feeds, m.program.fetch_names), 1e-6);
+  }
+}
+
+TEST(RecurrentTest, ArrayWhereARuleTakesATensorIsNamed) {
+  // relu takes a dense tensor in compiled programs; given an array it is refused.
+  ModelWithParams m;
+  BlockBuilder b(&m.program);
+  b.data("x", DType::kF32, {2, 3});
   b.block().add_var(VarDesc("list", DType::kF32, Shape{2, 3}, VarKind::kTensorArray));
   b.op("fill_constant", {}, {{"Out", {"i"}}},
        {{"shape", Ints{1}}, {"value", 0.0}, {"dtype", std::string("int64")}});
   b.op("write_to_array", {{"X", {"x"}}, {"I", {"i"}}}, {{"Out", {"list"}}});
-  const std::string picked = b.apply("select_input", {{"X", {"list", "list"}}, {"Mask", {"mask"}}});
-  m.program.fetch_names = {b.apply("read_from_array", {{"X", {picked}}, {"I", {"i"}}})};
+  m.program.fetch_names = {b.apply("relu", {{"X", {"list"}}})};
   const std::string dir = scratch_dir();
   const std::string message = error_of([&] { compile(m, dir); });
-  EXPECT_NE(message.find("select_input at "), std::string::npos) << message;
+  EXPECT_NE(message.find("relu at "), std::string::npos) << message;
   EXPECT_NE(message.find("recurrent_test.cc:"), std::string::npos) << message;
-  EXPECT_NE(message.find("'list' is a tensor_array"), std::string::npos) << message;
+  EXPECT_NE(message.find("input X[0] 'list' is a tensor_array"), std::string::npos) << message;
 }
 
 }  // namespace

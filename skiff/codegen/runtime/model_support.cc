@@ -167,15 +167,26 @@ void bad_static_input(const Tensor& t, int64_t numel, DType dtype, const char* w
        " holds ", t.initialized() ? t.type_str() : std::string("no value"));
 }
 
-const Tensor& select_input(const Tensor& mask, std::initializer_list<const Tensor*> inputs,
-                           const char* what) {
+int64_t select_index(const Tensor& mask, size_t count, const char* what) {
   SKIFF_CHECK(mask.initialized() && mask.numel() == 1, what, ": Mask must hold one element");
   const int64_t k = mask.item<int64_t>();
-  SKIFF_CHECK(k >= 0 && k < static_cast<int64_t>(inputs.size()), what, ": Mask ", k,
-              " is out of range for ", inputs.size(), " inputs");
+  SKIFF_CHECK(k >= 0 && k < static_cast<int64_t>(count), what, ": Mask ", k,
+              " is out of range for ", count, " inputs");
+  return k;
+}
+
+const Tensor& select_input(const Tensor& mask, std::initializer_list<const Tensor*> inputs,
+                           const char* what) {
+  const int64_t k = select_index(mask, inputs.size(), what);
   const Tensor& chosen = *inputs.begin()[k];
   SKIFF_CHECK(chosen.initialized(), what, ": X[", k, "], selected by Mask, has no value");
   return chosen;
+}
+
+const TensorArray& select_input(const Tensor& mask,
+                                std::initializer_list<const TensorArray*> inputs,
+                                const char* what) {
+  return *inputs.begin()[select_index(mask, inputs.size(), what)];
 }
 
 namespace {

@@ -53,6 +53,11 @@ inline bool condition(const Tensor& cond, const char* what) {
 // the mask is out of range or the picked input holds no value.
 const Tensor& select_input(const Tensor& mask, std::initializer_list<const Tensor*> inputs,
                            const char* what);
+// The same over tensor arrays (an array without entries is a value).
+const TensorArray& select_input(const Tensor& mask,
+                                std::initializer_list<const TensorArray*> inputs, const char* what);
+// The input index that `mask` picks among `count`; throws naming `what` when out of range.
+int64_t select_index(const Tensor& mask, size_t count, const char* what);
 
 // Whether a variable holds a value, as the interpreter's Variable::empty() tells: a tensor
 // that was written, a tensor array with entries.
