@@ -9,9 +9,10 @@
 //
 // generate_model writes the C++ alone: one translation unit (model.cc) whose run_program
 // calls the kernel library (skiff/kernels/cpu) op by op, with loops and branches as C++
-// while / if, the variables as Tensor fields of one struct per context, buffers of
-// statically shaped variables allocated once when a context is made, and the C interface
-// of skiff/codegen/runtime/model_api.h. build_model (target.h) compiles it.
+// while / if, the variables as fields of one struct per context (Tensor, TensorArray or
+// SelectedRows, by the variable's kind), buffers of statically shaped variables allocated
+// once when a context is made, and the C interface of skiff/codegen/runtime/model_api.h.
+// build_model (target.h) compiles it.
 #pragma once
 
 #include <string>

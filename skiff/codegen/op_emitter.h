@@ -24,7 +24,7 @@ class ProgramEmitter;
 class OpEmitter {
  public:
   // `expr_of` maps a variable name (as seen from a block) to the C++ expression of its
-  // Tensor ("v.h"); `emit_block` writes a sub-block's statements inline at the current
+  // value ("v.h"); `emit_block` writes a sub-block's statements inline at the current
   // indentation; `program_emitter` serves the rules of ops that run sub-blocks.
   OpEmitter(const Program& program, int block_idx, int op_idx, const OpDesc& op, CppWriter* out,
             std::set<std::string>* kernel_headers,
@@ -63,7 +63,7 @@ class OpEmitter {
   // The declaration of an input or output variable, or nullptr when none is declared.
   const VarDesc* in_var(const char* slot, int i = 0) const;
   const VarDesc* out_var(const char* slot, int i = 0) const;
-  // The Tensor expression of any variable `name` as this op's block sees it.
+  // The expression of any variable `name` (of any kind) as this op's block sees it.
   std::string expr(const std::string& name) const;
   ProgramEmitter& program_emitter() const { return *program_emitter_; }
   // True when the input and output name the same variable (an in-place op).

@@ -100,7 +100,7 @@ class ProgramEmitter {
   // The block whose variable `name` an op of block `block` refers to.
   int owner_block(int block, const std::string& name) const;
   const ProgramVar& var_of(int block, const std::string& name) const;
-  // The C++ Tensor expression of `name` in `block`: "v.<field>", or a frame's field.
+  // The C++ expression of `name` in `block`: "v.<field>", or a frame's field.
   std::string expr_of(int block, const std::string& name) const;
   void find_kept_loops();
   void note_var(int block, const std::string& name, bool written, bool in_branch);
