@@ -367,6 +367,17 @@ def paddle_model(workload, params, paddle=None):
     raise ValueError(workload)
 
 
+IMAGE_SHAPES = {"w2": [64, 784], "w3": [64, 1, 28, 28]}
+
+
+def paddle_optimizer(workload, paddle, parameters=None):
+    """W2's Adam or W3's momentum SGD in `paddle` (parameters None: a static program's)."""
+    if workload == "w2":
+        return paddle.optimizer.Adam(learning_rate=1e-3, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                                     parameters=parameters)
+    return paddle.optimizer.Momentum(learning_rate=0.01, momentum=0.9, parameters=parameters)
+
+
 def run_paddle(workload, reps, memory, paddle=None):
     """Paddle's eager training; with `paddle` another module with Paddle's API runs the same
     code (bench/py/w2_w3.py: skiff; threads from OMP_NUM_THREADS)."""
@@ -412,15 +423,8 @@ def run_paddle(workload, reps, memory, paddle=None):
     else:
         params = mlp_params() if workload == "w2" else cnn_params()
         model = paddle_model(workload, params, paddle)
-        if workload == "w2":
-            opt = paddle.optimizer.Adam(learning_rate=1e-3, beta1=0.9, beta2=0.999,
-                                        epsilon=1e-8, parameters=model.parameters())
-            xv, yv = image_batch([64, 784])
-        else:
-            opt = paddle.optimizer.Momentum(learning_rate=0.01, momentum=0.9,
-                                            parameters=model.parameters())
-            xv, yv = image_batch([64, 1, 28, 28])
-        x, y = paddle.to_tensor(xv), paddle.to_tensor(yv)
+        opt = paddle_optimizer(workload, paddle, model.parameters())
+        x, y = (paddle.to_tensor(v) for v in image_batch(IMAGE_SHAPES[workload]))
 
         def loss_of(i):
             return F.cross_entropy(model(x), y)

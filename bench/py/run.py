@@ -51,16 +51,20 @@ WORKLOADS = {
     "w2": dict(
         title="W2 MLP 784-512-512-10, b64, Adam", unit="ms/step", check="loss",
         commands=lambda b, reps: [
-            [PY, os.path.join(harness.PY_DIR, "w2_w3.py"), "--workload", "w2", "--reps", reps],
+            [PY, os.path.join(harness.PY_DIR, "w2_w3.py"), "--workload", "w2", "--reps", reps,
+             "--same-process"],
             [os.path.join(b, "bench", "w2_mlp"), reps],
             [PY, os.path.join(harness.BENCH_DIR, "peers.py"), "--workload", "w2", "--reps",
              reps]],
         cpp_key="skiff",
         rows=[("skiff_py", "skiff eager Python"), ("skiff", "skiff C++-built program"),
-              ("torch", "PyTorch eager"), ("paddle", "Paddle eager")],
+              ("torch", "PyTorch eager"), ("paddle", "Paddle eager"),
+              ("skiff_py_alternating", "skiff eager, alternating in one process"),
+              ("skiff_py_program", "  with the same network as a program")],
         bases=["skiff_py"],
         targets=[("skiff_py", "skiff", 1 / 1.15), ("skiff_py", "torch", 1.0),
-                 ("skiff_py", "paddle", 1.0)]),
+                 ("skiff_py", "paddle", 1.0),
+                 ("skiff_py_alternating", "skiff_py_program", 1 / 1.15)]),
     "w4": dict(
         title="W4 LSTM LM, b20 x 35, SGD, clip", unit="ms/step", check="loss",
         commands=lambda b, reps: [
@@ -77,7 +81,8 @@ WORKLOADS = {
 WORKLOADS["w3"] = dict(
     WORKLOADS["w2"], title="W3 CNN, b64, SGD momentum",
     commands=lambda b, reps: [
-        [PY, os.path.join(harness.PY_DIR, "w2_w3.py"), "--workload", "w3", "--reps", reps],
+        [PY, os.path.join(harness.PY_DIR, "w2_w3.py"), "--workload", "w3", "--reps", reps,
+         "--same-process"],
         [os.path.join(b, "bench", "w3_cnn"), reps],
         [PY, os.path.join(harness.BENCH_DIR, "peers.py"), "--workload", "w3", "--reps", reps]])
 
