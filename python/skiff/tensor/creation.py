@@ -1,11 +1,14 @@
 """Making tensors: from Python data and numpy (sharing memory where it can), filled
 and random tensors."""
+import numbers
+
 import numpy as np
 
 from .. import _C
 from .._C import Tensor
 from ..framework import dtype as dt
 from ..framework.core import apply
+from ..framework.mode import mode
 
 __all__ = ["to_tensor", "from_dlpack", "to_dlpack", "zeros", "ones", "full", "zeros_like",
            "ones_like", "full_like", "empty", "empty_like", "arange", "linspace", "eye", "tril",
@@ -105,12 +108,31 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
     """Values from ``start`` up to ``end`` (exclusive) by ``step``."""
     if end is None:
         start, end = 0, start
-    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    bounds = (start, end, step)
+    if mode.static:
+        return _arange_in_program(bounds, dtype)
+    vals = [v.item() if isinstance(v, Tensor) else v for v in bounds]
     if dtype is None:
         dtype = "int64" if all(isinstance(v, (int, np.integer)) for v in vals) else _default_float
     return apply("arange", None, None, None,
                  attrs={"start": float(vals[0]), "end": float(vals[1]), "step": float(vals[2]),
                         "dtype": dt.dtype_name(dtype)})
+
+
+def _arange_in_program(bounds, dtype):
+    """arange while a program is built: bounds that are variables become the op's inputs
+    (their values come when it runs); numbers stay attributes."""
+    inputs = [None if isinstance(b, numbers.Number) else b for b in bounds]
+    if dtype is None:
+        integral = all(isinstance(b, numbers.Integral) if i is None
+                       else dt.dtype_name(b.dtype) in ("int32", "int64")
+                       for b, i in zip(bounds, inputs))
+        dtype = "int64" if integral else _default_float
+    attrs = {key: float(b) if i is None else 0.0
+             for key, b, i in zip(("start", "end", "step"), bounds, inputs)}
+    if inputs[2] is not None:
+        attrs["step"] = 1.0  # the input overrides it; the attr only has to be valid
+    return apply("arange", *inputs, attrs=dict(attrs, dtype=dt.dtype_name(dtype)))
 
 
 def linspace(start, stop, num, dtype=None, name=None):

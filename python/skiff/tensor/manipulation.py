@@ -11,7 +11,7 @@ __all__ = ["reshape", "reshape_", "transpose", "flatten", "squeeze", "unsqueeze"
            "split", "chunk", "stack", "unstack", "unbind", "expand", "expand_as", "broadcast_to",
            "tile", "gather", "gather_nd", "scatter", "index_select", "slice", "strided_slice",
            "flip", "squeeze_", "unsqueeze_", "roll", "moveaxis", "take_along_axis", "masked_fill",
-           "flatten_", "rank", "diag", "trace"]
+           "flatten_", "rank", "shape", "diag", "trace"]
 
 
 def _ints(v):
@@ -257,6 +257,12 @@ def rank(input):
     """The number of dims of ``input``, as a 0-d int32 tensor."""
     from .creation import full
     return full([], len(input.shape), "int32")
+
+
+def shape(input):
+    """The dims of ``input`` as a 1-D int64 tensor (in a program: its dims when it runs,
+    for dims unknown while building)."""
+    return apply("shape", input)
 
 
 def diag(x, offset=0, padding_value=0, name=None):

@@ -90,7 +90,7 @@ def _invert(self):
 
 # Functions whose first argument is the tensor: installed as methods of the same name.
 _METHOD_MODULES = (math, reduction, inplace, manipulation, logic, search, stat, linalg)
-_SKIP = {"is_tensor", "meshgrid"}
+_SKIP = {"is_tensor", "meshgrid", "shape"}  # Tensor.shape is the property (a list)
 
 
 def _install():

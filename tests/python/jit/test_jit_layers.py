@@ -118,6 +118,48 @@ def test_rnn_loop_over_unknown_length():
     assert "while" in {op.type for op in program.global_block().ops}
 
 
+class Recurrent(nn.Layer):
+    """A library recurrent layer (batch-major input) and a head over its outputs."""
+
+    def __init__(self, layer, with_lengths=False):
+        super().__init__()
+        self.rnn, self.with_lengths = layer, with_lengths
+        self.head = nn.Linear(layer.hidden_size * layer.num_directions, 2)
+
+    def forward(self, x):
+        lengths = None
+        if self.with_lengths:  # every other sequence one step shorter
+            batch, steps = skiff.shape(x)[0], skiff.shape(x)[1]
+            lengths = steps - skiff.arange(0, batch, dtype="int64") % 2
+        out, _ = self.rnn(x, sequence_length=lengths)
+        return self.head(out)
+
+
+def test_library_rnns_loop_over_unknown_lengths():
+    """nn.LSTM / GRU / SimpleRNN traced with an unknown number of steps: a while op over
+    time (not an unrolled loop), equal to eager for any length, gradients included."""
+    for make, with_lengths in ((lambda: nn.LSTM(5, 6), True),
+                               (lambda: nn.GRU(5, 4, direction="bidirect"), False),
+                               (lambda: nn.SimpleRNN(5, 3, num_layers=2), False)):
+        skiff.seed(5)
+        eager, static = Recurrent(make(), with_lengths), Recurrent(make(), with_lengths)
+        copy_weights(static, eager)
+        static = to_static(static, input_spec=[InputSpec([None, None, 5], "float32")])
+        for steps in (1, 3, 6):
+            x = data(2, steps, 5, seed=steps)
+            for layer in (eager, static):
+                layer.clear_gradients()
+                layer(x).sum().backward()
+            np.testing.assert_allclose(static(x).numpy(), eager(x).numpy(), rtol=1e-5,
+                                       atol=1e-6)
+            ge, gs = grads(eager), grads(static)
+            for name in ge:
+                np.testing.assert_allclose(gs[name], ge[name], rtol=1e-4, atol=1e-6)
+        assert len(static.forward.program_cache) == 1
+        program = list(static.forward.program_cache.values())[0].program
+        assert "while" in {op.type for op in program.global_block().ops}
+
+
 class Normed(nn.Layer):
     def __init__(self):
         super().__init__()

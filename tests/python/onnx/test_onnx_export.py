@@ -150,6 +150,16 @@ def test_lstm_and_gru(tmp_path):
     outputs_match(gru, session, rand(2, 4, 6))
 
 
+def test_lstm_over_sequences_of_any_length(tmp_path):
+    """An unknown number of steps: the time loop is a while op, exported as a Loop."""
+    lstm = nn.LSTM(8, 6, num_layers=2)
+    lstm.eval()
+    model, session = export(lstm, tmp_path, [InputSpec([None, None, 8])], name="lstm_any")
+    assert "Loop" in op_types(model.graph)
+    for steps in (1, 4, 9):
+        outputs_match(lstm, session, rand(3, steps, 8, seed=steps))
+
+
 @skiff.jit.to_static
 def doubling_loop(x):
     steps = skiff.zeros([1], "int64")

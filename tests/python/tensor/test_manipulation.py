@@ -93,6 +93,20 @@ def test_scatter_overwrites_or_adds():
                                   [[0, 0], [4, 4], [0, 0], [2, 2]])
 
 
+def test_shape_and_arange_of_runtime_dims():
+    x = skiff.ones([2, 3])
+    shape = skiff.shape(x)
+    assert shape.dtype == skiff.int64 and shape.tolist() == [2, 3]
+    assert x.shape == [2, 3]  # the method stays the list property
+
+    @skiff.jit.to_static(input_spec=[skiff.static.InputSpec([None, None], "float32")])
+    def positions(x):  # arange up to a dim known only when the program runs
+        return skiff.arange(1, skiff.shape(x)[1] + 1) * 2
+
+    assert positions(skiff.ones([4, 5])).tolist() == [2, 4, 6, 8, 10]
+    assert positions(skiff.ones([1, 2])).tolist() == [2, 4]
+
+
 def test_errors_name_the_op():
     x = skiff.ones([2, 3])
     with pytest.raises(skiff.Error, match="reshape"):

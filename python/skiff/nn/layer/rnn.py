@@ -1,8 +1,11 @@
 """Recurrent layers (paddle.nn.RNN, BiRNN, SimpleRNN, LSTM, GRU): a cell looped over
-the time steps in Python (in a static program: unrolled over the known length). Input
-gates of every step come from one matmul; each step is then one fused cell op."""
+the time steps in Python; in a static program (skiff.static, to_static, jit.save) unrolled
+over a known number of steps, or a `while` op over the steps when the number is known only
+at run time. Input gates of every step come from one matmul; each step is then one fused
+cell op."""
 from ... import _C
 from ...framework.core import apply
+from ...framework.mode import mode
 from .. import functional as F
 from ..functional import tensor_ops as T
 from .container import LayerList
@@ -36,9 +39,9 @@ def run_cell(cell, inputs, states, sequence_length, is_reverse, time_major, **kw
         raise _C.Error(f"{type(cell).__name__} over a sequence: expected an input [batch, "
                        f"time, input_size] (time_major: [time, batch, ...]), got shape {shape}")
     steps = int(shape[time_axis])
-    if steps < 0:
-        raise _C.Error(f"{type(cell).__name__}: the number of time steps must be known to "
-                       f"unroll the loop (input shape {shape})")
+    if steps < 0 and mode.static:
+        return _run_cell_while(cell, inputs, states, sequence_length, is_reverse, time_major,
+                               **kwargs)
     fused = hasattr(cell, "_step")
     seq = cell._input_gates(inputs) if fused else inputs
     pieces = [seq] if steps == 1 else T.split(seq, steps, time_axis)
@@ -63,6 +66,54 @@ def run_cell(cell, inputs, states, sequence_length, is_reverse, time_major, **kw
         outputs[t] = out
         states = new_states
     return T.stack(outputs, time_axis), states
+
+
+def _run_cell_while(cell, inputs, states, sequence_length, is_reverse, time_major, **kwargs):
+    """run_cell when the number of steps is known only at run time (static mode): a while
+    op over the time axis whose steps write their outputs to a tensor array."""
+    from ...jit import static_control as sc
+    from ...static.nn import while_loop
+    fused = hasattr(cell, "_step")
+    if states is None and not fused:
+        raise _C.Error(f"{type(cell).__name__} over a sequence of unknown length: pass "
+                       f"initial_states (its batch size is not known while building)")
+    seq = cell._input_gates(inputs) if fused else inputs
+    if not time_major:  # to [time, batch, ...]
+        seq = T.transpose(seq, [1, 0] + list(range(2, len(seq.shape))))
+    steps = sc.dim(seq, 0)
+    prepared = cell._prepare() if fused else None
+    if states is None:
+        states = cell._initial(T.squeeze(T.slice(seq, [0], [0], [1]), [0]))
+    dtype = T.dtype_name(seq)
+    lengths = None if sequence_length is None else T.cast(sequence_length, "int64")
+    one = sc.constant(1, "int64")
+
+    def step_of(i):
+        return T.sub(T.sub(steps, one), i) if is_reverse else i
+
+    outputs = sc.new_array(dtype)  # written in place by the steps, not a loop variable
+
+    def body(i, states):
+        t = step_of(i)
+        piece = apply("gather", seq, t, attrs={"axis": 0})
+        if fused:
+            out, new_states = cell._step(piece, states, prepared)
+        else:
+            out, new_states = cell(piece, states, **kwargs)
+        if lengths is not None:  # steps past a sequence's length leave its state alone
+            m = T.unsqueeze(T.cast(apply("less_than", t, lengths), dtype), [1])
+            out = T.mul(out, m)
+            new_states = _zip_states(lambda new, old: T.add(old, T.mul(m, T.sub(new, old))),
+                                     new_states, states)
+        sc.array_write(outputs, t, out)
+        return T.add(i, one), new_states
+
+    _, states = while_loop(lambda i, s: apply("less_than", i, steps), body,
+                           [sc.constant(0, "int64"), states])
+    out = sc.array_to_tensor(outputs, 0, True)
+    if not time_major:
+        out = T.transpose(out, [1, 0] + list(range(2, len(out.shape))))
+    return out, states
 
 
 class RNN(Layer):
