@@ -8,6 +8,9 @@
 #include <cstring>
 #include <fstream>
 
+#include "skiff/api/rnn.h"
+#include "skiff/autodiff/backward.h"
+#include "skiff/autodiff/optimizer.h"
 #include "skiff/core/error.h"
 #include "skiff/runtime/executor.h"
 
@@ -139,6 +142,91 @@ std::vector<ParamValue> ctr_params() {
   };
 }
 
+Tensor sine_grid(int64_t rows, int64_t cols, double scale, double a, double b, double phase) {
+  Tensor t = Tensor::empty({rows, cols}, DType::kF32);
+  float* p = t.data<float>();
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      p[r * cols + c] = static_cast<float>(scale * std::sin(a * r + b * c + phase));
+  return t;
+}
+
+namespace {
+
+// sine_grid's single row as a vector [cols].
+Tensor sine_row(int64_t cols, double scale, double b, double phase) {
+  Tensor t = sine_grid(1, cols, scale, 0.0, b, phase);
+  t.reshape({cols});
+  return t;
+}
+
+}  // namespace
+
+Tensor lstm_tokens(int64_t first_step, const Shape& shape) {
+  Tensor t = Tensor::empty(shape, DType::kI64);
+  int64_t* p = t.data<int64_t>();
+  for (int64_t s = 0; s < kLstmSeq; ++s)
+    for (int64_t b = 0; b < kLstmBatch; ++b)
+      p[s * kLstmBatch + b] = ((s + first_step) * 131 + b * 977 + 7) % kLstmVocab;
+  return t;
+}
+
+std::string lstm_stack(BlockBuilder& b, const std::string& x, Program* startup) {
+  RnnOptions o;
+  o.hidden = kLstmHidden;
+  o.num_layers = kLstmLayers;
+  o.name = "lstm";
+  return lstm_layer(b, x, o, startup).outputs;
+}
+
+std::string lstm_output_loss(BlockBuilder& b, const std::string& h, Program* startup) {
+  b.data("labels", DType::kI64, {kLstmSeq * kLstmBatch, 1});
+  std::string flat = b.apply("reshape", {{"X", {h}}}, {{"shape", Ints{-1, kLstmHidden}}});
+  std::string w_out = b.parameter("w_out", DType::kF32, {kLstmHidden, kLstmVocab}, startup);
+  std::string b_out = b.parameter("b_out", DType::kF32, {kLstmVocab}, startup);
+  std::string logits =
+      b.apply("elementwise_add",
+              {{"X", {b.apply("matmul", {{"X", {flat}}, {"Y", {w_out}}})}}, {"Y", {b_out}}});
+  std::string softmax = b.unique_name("softmax"), losses = b.unique_name("losses");
+  b.op("softmax_with_cross_entropy", {{"Logits", {logits}}, {"Label", {"labels"}}},
+       {{"Softmax", {softmax}}, {"Loss", {losses}}});
+  return b.apply("reduce_mean", {{"X", {losses}}});
+}
+
+ModelProgram lstm_lm_model(bool train) {
+  ModelProgram m;
+  BlockBuilder b(&m.main);
+  b.data("ids", DType::kI64, {kLstmSeq, kLstmBatch});
+  std::string table = b.parameter("embedding", DType::kF32, {kLstmVocab, kLstmEmbed}, &m.startup);
+  std::string x = b.apply("embedding", {{"W", {table}}, {"Ids", {"ids"}}});
+  m.loss = lstm_output_loss(b, lstm_stack(b, x, &m.startup), &m.startup);
+  if (!train) return m;
+  auto param_grads = append_backward(m.main, m.loss);
+  std::vector<std::string> grads;
+  for (const auto& pg : param_grads) grads.push_back(pg.second);
+  b.op("clip_by_global_norm", {{"X", grads}}, {{"Out", grads}}, {{"clip_norm", 0.25}});
+  OptimizerConfig sgd;
+  sgd.learning_rate = 1.0;
+  append_optimizer(m.main, m.startup, param_grads, sgd);
+  return m;
+}
+
+std::vector<ParamValue> lstm_lm_params() {
+  std::vector<ParamValue> out;
+  out.push_back({"embedding", sine_grid(kLstmVocab, kLstmEmbed, 0.1, 0.37, 0.11, 0.05)});
+  for (int l = 0; l < kLstmLayers; ++l) {
+    const std::string p = "lstm_l" + std::to_string(l) + "_";
+    out.push_back(
+        {p + "weight_ih", sine_grid(kLstmEmbed, 4 * kLstmHidden, 0.07, 0.71, 1.31, 0.2 * l + 0.1)});
+    out.push_back({p + "weight_hh",
+                   sine_grid(kLstmHidden, 4 * kLstmHidden, 0.07, 1.17, 0.53, 0.2 * l + 0.3)});
+    out.push_back({p + "bias", sine_row(4 * kLstmHidden, 0.05, 0.29, 0.2 * l)});
+  }
+  out.push_back({"w_out", sine_grid(kLstmHidden, kLstmVocab, 0.07, 0.43, 0.97, 0.4)});
+  out.push_back({"b_out", sine_row(kLstmVocab, 0.01, 0.13, 0.0)});
+  return out;
+}
+
 std::string append_softmax_loss(BlockBuilder& b, const std::string& logits,
                                 const std::string& label) {
   std::string softmax = b.unique_name("softmax"), xent = b.unique_name("xent");
@@ -204,6 +292,75 @@ double status_field_mb(const char* field) {
 
 double peak_rss_mb() { return status_field_mb("VmHWM"); }
 double current_rss_mb() { return status_field_mb("VmRSS"); }
+
+TrainingBench mlp_training() {
+  TrainingBench w2;
+  w2.title = "W2 MLP 784-512-512-10, batch 64, Adam: training step";
+  BlockBuilder b(&w2.main);
+  b.data("x", DType::kF32, {-1, 784});
+  b.data("label", DType::kI64, {-1, 1});
+  std::string logits = mlp_network(b, "x", &w2.startup);
+  w2.loss = append_softmax_loss(b, logits, "label");
+  OptimizerConfig adam;
+  adam.type = "adam";
+  adam.learning_rate = 1e-3;
+  append_optimizer(w2.main, w2.startup, append_backward(w2.main, w2.loss), adam);
+  w2.params = mlp_params();
+  const Tensor x = image_batch({64, 784}), label = image_labels(64);
+  w2.feed_step = [x, label](const Program& main, Scope* scope, int64_t) {
+    feed(main, scope, "x", x);
+    feed(main, scope, "label", label);
+  };
+  w2.steps_per_rep = 20;
+  return w2;
+}
+
+TrainingBench lstm_lm_training() {
+  TrainingBench w4;
+  w4.title = "W4 LSTM language model (V 10k, embed/hidden 200, 2 layers, seq 35, batch 20), SGD";
+  ModelProgram m = lstm_lm_model(true);
+  w4.main = std::move(m.main);
+  w4.startup = std::move(m.startup);
+  w4.loss = m.loss;
+  w4.params = lstm_lm_params();
+  const Tensor ids = lstm_tokens(0, {kLstmSeq, kLstmBatch});
+  const Tensor labels = lstm_tokens(1, {kLstmSeq * kLstmBatch, 1});
+  w4.feed_step = [ids, labels](const Program& main, Scope* scope, int64_t) {
+    feed(main, scope, "ids", ids);
+    feed(main, scope, "labels", labels);
+  };
+  w4.steps_per_rep = 2;
+  return w4;
+}
+
+TrainingBench ctr_training() {
+  TrainingBench w5;
+  w5.title = "W5 sparse CTR, 26 ids per example, 1M x 16 table, batch 512, SGD: training step";
+  BlockBuilder b(&w5.main);
+  b.data("ids", DType::kI64, {-1, kCtrFields});
+  b.data("click", DType::kF32, {-1, 1});
+  std::string logit = ctr_network(b, "ids", &w5.startup);
+  std::string xent =
+      b.apply("sigmoid_cross_entropy_with_logits", {{"X", {logit}}, {"Label", {"click"}}});
+  w5.loss = b.apply("reduce_mean", {{"X", {xent}}});
+  OptimizerConfig sgd;
+  sgd.type = "sgd";
+  sgd.learning_rate = 0.01;
+  append_optimizer(w5.main, w5.startup, append_backward(w5.main, w5.loss), sgd);
+  w5.params = ctr_params();
+  constexpr int kBatches = 8;
+  std::vector<Tensor> ids, clicks;
+  for (int s = 0; s < kBatches; ++s) {
+    ids.push_back(ctr_ids(s));
+    clicks.push_back(ctr_labels(s));
+  }
+  w5.feed_step = [ids, clicks](const Program& main, Scope* scope, int64_t step) {
+    feed(main, scope, "ids", ids[step % kBatches]);
+    feed(main, scope, "click", clicks[step % kBatches]);
+  };
+  w5.steps_per_rep = 20;
+  return w5;
+}
 
 BenchOptions parse_options(int argc, char** argv) {
   BenchOptions o;

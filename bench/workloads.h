@@ -1,13 +1,14 @@
-// What the workload programs of bench/ share: the networks of W2, W3/W8 and W5 built as
-// skiff programs, the fixed parameter values and inputs that bench/peers.py computes the
-// same way (so the first losses can be compared across frameworks), the timing loop and
-// the process's resident set size.
+// What the workload programs of bench/ share: the networks of W2, W3/W8, W4 and W5 built
+// as skiff programs (and the W2, W4 and W5 training steps whole), the fixed parameter values
+// and inputs that bench/peers.py and bench/w4_peers.py compute the same way (so the first
+// losses can be compared across frameworks), the timing loop and the process's resident
+// set size.
 //
 //   Program main, startup;
 //   BlockBuilder b(&main);
 //   b.data("x", DType::kF32, {-1, 784});
 //   std::string logits = mlp_network(b, "x", &startup);
-//   TrainingBench bench{...};
+//   TrainingBench bench{...};               // or: TrainingBench bench = mlp_training();
 //   return run_training_bench(bench, options);
 #pragma once
 
@@ -58,6 +59,35 @@ constexpr int64_t kCtrRows = 1000000, kCtrDim = 16, kCtrFields = 26, kCtrBatch =
 std::string ctr_network(BlockBuilder& b, const std::string& ids, Program* startup);
 std::vector<ParamValue> ctr_params();
 
+// W4, an LSTM language model: ids int64 [35, 20] -> embedding 10k x 200 -> 2-layer LSTM
+// (hidden 200, zero initial state; skiff/api/rnn.h: while loops over the fused lstm_cell)
+// -> linear 200 -> 10k -> softmax_with_cross_entropy against the next tokens -> mean.
+constexpr int64_t kLstmVocab = 10000, kLstmEmbed = 200, kLstmHidden = 200, kLstmLayers = 2,
+                  kLstmSeq = 35, kLstmBatch = 20;
+// [rows, cols] float32 with w[r][c] = scale * sin(a r + b c + phase) (bench/w4_peers.py:
+// values()).
+Tensor sine_grid(int64_t rows, int64_t cols, double scale, double a, double b, double phase);
+// Token t of sequence b is ((t + first_step) * 131 + b * 977 + 7) mod V, laid out [T, B]
+// (shape [35, 20] or [700, 1]): first_step 0 gives the ids, 1 their labels.
+Tensor lstm_tokens(int64_t first_step, const Shape& shape);
+// The 2-layer LSTM over x [T, B, E] (parameters "lstm_l<layer>_weight_ih", ...); returns its
+// outputs [T, B, H].
+std::string lstm_stack(BlockBuilder& b, const std::string& x, Program* startup);
+// Declares the data variable "labels" int64 [700, 1]; appends the linear 200 -> 10k over
+// every position of h [T, B, H] (parameters "w_out", "b_out"), softmax cross-entropy against
+// "labels" and the mean; returns the loss.
+std::string lstm_output_loss(BlockBuilder& b, const std::string& h, Program* startup);
+
+// A program computing `loss` and the program that initializes its parameters.
+struct ModelProgram {
+  Program main, startup;
+  std::string loss;
+};
+// W4 on the data variables "ids" and "labels"; with `train` also its backward,
+// clip_by_global_norm 0.25 over the gradients and SGD (lr 1).
+ModelProgram lstm_lm_model(bool train);
+std::vector<ParamValue> lstm_lm_params();
+
 // Appends softmax cross-entropy of `logits` against int64 `label` [N, 1], averaged over
 // the batch; returns the loss variable.
 std::string append_softmax_loss(BlockBuilder& b, const std::string& logits,
@@ -86,6 +116,13 @@ struct TrainingBench {
   std::function<void(const Program&, Scope*, int64_t step)> feed_step;
   int steps_per_rep = 10;
 };
+
+// The training steps of W2 (Adam, lr 1e-3; x [64, 784], label [64, 1]), W4 (the fixed
+// batch of ids and labels every step) and W5 (SGD, lr 0.01, on the data variables "ids" and
+// "click"; 8 batches in turn), with the parameter values and inputs the peers use.
+TrainingBench mlp_training();
+TrainingBench lstm_lm_training();
+TrainingBench ctr_training();
 
 struct BenchOptions {
   int reps = 7;
