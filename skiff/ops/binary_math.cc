@@ -1,6 +1,6 @@
-// Broadcast elementwise power, floored remainder and floored division
-// (elementwise_pow, elementwise_mod, elementwise_floordiv), the grad ops of the first
-// two; floordiv's gradients are zeros.
+// Broadcast elementwise power, floored remainder, floored division and the two-argument
+// arctangent (elementwise_pow, elementwise_mod, elementwise_floordiv, atan2), the grad ops
+// of all but floordiv, whose gradients are zeros.
 #include <string>
 
 #include "skiff/kernels/cpu/binary_math.h"
@@ -25,6 +25,8 @@ void infer_binary(ShapeContext& ctx) {
               "; both need the same dtype");
   SKIFF_CHECK(x != DType::kBool && x != DType::kBF16, ctx.op().type,
               ": X and Y must be float32, float64, int32 or int64, got ", dtype_name(x));
+  SKIFF_CHECK(ctx.op().type != "atan2" || x == DType::kF32 || x == DType::kF64,
+              "atan2: X and Y must be float32 or float64, got ", dtype_name(x));
   ctx.set_output("Out", kernels::broadcast_shape(ctx.in_shape("X"), ctx.in_shape("Y")), x);
 }
 
@@ -66,13 +68,19 @@ void zero_grad_maker(GradContext& g) {
 template <BinaryMath kF>
 void register_binary(OpRegistry& r, const char* formula, const char* gradient) {
   const std::string type = kernels::binary_math_op(kF);
+  const bool floats_only = kF == BinaryMath::kAtan2;
   OpBuilder op = r.add(type);
   op.doc(std::string(formula) + ", elementwise with numpy broadcasting.")
-      .input("X", "any shape; float32, float64, int32 or int64")
+      .input("X", floats_only ? "any shape; float32 or float64"
+                              : "any shape; float32, float64, int32 or int64")
       .input("Y", "broadcastable with X; X's dtype")
       .output("Out", "the broadcast shape of X and Y, their dtype")
-      .infer_shape(infer_binary)
-      .kernel(kNumeric, binary_kernel<kF>);
+      .infer_shape(infer_binary);
+  if (floats_only) {
+    op.kernel({DType::kF32, DType::kF64}, binary_kernel<kF>);
+  } else {
+    op.kernel(kNumeric, binary_kernel<kF>);
+  }
   if (!gradient) {
     op.grad(zero_grad_maker);
     return;
@@ -102,6 +110,9 @@ void register_binary_math_ops(OpRegistry& r) {
       "X@GRAD = Out@GRAD, Y@GRAD = -floor(X / Y) * Out@GRAD");
   register_binary<BinaryMath::kFloorDiv>(
       r, "Out = floor(X / Y) like Python's // (integers: Y != 0); zero gradients", nullptr);
+  register_binary<BinaryMath::kAtan2>(
+      r, "Out = atan2(X, Y): the angle of the point (Y, X), in (-pi, pi]",
+      "X@GRAD = Y / (X^2 + Y^2) * Out@GRAD, Y@GRAD = -X / (X^2 + Y^2) * Out@GRAD");
 }
 
 }  // namespace skiff

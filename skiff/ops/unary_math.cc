@@ -1,5 +1,6 @@
-// Elementwise math ops: sin, cos, log1p, floor, ceil, round, sign (piecewise constant:
-// zero gradients) and isnan, isinf, isfinite.
+// Elementwise math ops: the trigonometric and hyperbolic functions and their inverses,
+// log1p, expm1, erf, erfinv, lgamma, digamma (each with its grad op), floor, ceil, round,
+// sign (piecewise constant: zero gradients) and isnan, isinf, isfinite.
 #include <string>
 
 #include "skiff/kernels/cpu/unary_math.h"
@@ -67,8 +68,8 @@ void grad_from_x(GradContext& g) {
 }
 
 template <UnaryMath kF>
-void register_differentiable(OpRegistry& r, const std::string& type, const char* formula,
-                             const char* derivative) {
+void register_differentiable(OpRegistry& r, const char* formula, const char* derivative) {
+  const std::string type = kernels::unary_math_op(kF);
   r.add(type)
       .doc(std::string(formula) + ", elementwise.")
       .input("X", "any shape; float32 or float64")
@@ -121,10 +122,36 @@ void register_classifier(OpRegistry& r, const char* type, const char* formula) {
 }  // namespace
 
 void register_unary_math_ops(OpRegistry& r) {
-  register_differentiable<UnaryMath::kSin>(r, "sin", "Out = sin(X)", "cos(X) * Out@GRAD");
-  register_differentiable<UnaryMath::kCos>(r, "cos", "Out = cos(X)", "-sin(X) * Out@GRAD");
-  register_differentiable<UnaryMath::kLog1p>(r, "log1p", "Out = log(1 + X), accurate near 0",
+  register_differentiable<UnaryMath::kSin>(r, "Out = sin(X)", "cos(X) * Out@GRAD");
+  register_differentiable<UnaryMath::kCos>(r, "Out = cos(X)", "-sin(X) * Out@GRAD");
+  register_differentiable<UnaryMath::kTan>(r, "Out = tan(X)", "Out@GRAD / cos(X)^2");
+  register_differentiable<UnaryMath::kAsin>(r, "Out = arcsin(X), in [-pi/2, pi/2]",
+                                            "Out@GRAD / sqrt(1 - X^2)");
+  register_differentiable<UnaryMath::kAcos>(r, "Out = arccos(X), in [0, pi]",
+                                            "-Out@GRAD / sqrt(1 - X^2)");
+  register_differentiable<UnaryMath::kAtan>(r, "Out = arctan(X), in (-pi/2, pi/2)",
+                                            "Out@GRAD / (1 + X^2)");
+  register_differentiable<UnaryMath::kSinh>(r, "Out = sinh(X)", "cosh(X) * Out@GRAD");
+  register_differentiable<UnaryMath::kCosh>(r, "Out = cosh(X)", "sinh(X) * Out@GRAD");
+  register_differentiable<UnaryMath::kAsinh>(r, "Out = arsinh(X)", "Out@GRAD / sqrt(X^2 + 1)");
+  register_differentiable<UnaryMath::kAcosh>(r, "Out = arcosh(X) (NaN below 1)",
+                                             "Out@GRAD / sqrt(X^2 - 1)");
+  register_differentiable<UnaryMath::kAtanh>(r, "Out = artanh(X) (+-inf at +-1)",
+                                             "Out@GRAD / (1 - X^2)");
+  register_differentiable<UnaryMath::kLog1p>(r, "Out = log(1 + X), accurate near 0",
                                              "Out@GRAD / (1 + X)");
+  register_differentiable<UnaryMath::kExpm1>(r, "Out = exp(X) - 1, accurate near 0",
+                                             "exp(X) * Out@GRAD");
+  register_differentiable<UnaryMath::kErf>(r, "Out = erf(X), the error function",
+                                           "2 / sqrt(pi) * exp(-X^2) * Out@GRAD");
+  register_differentiable<UnaryMath::kErfinv>(
+      r, "Out = erfinv(X): erf(Out) = X; +-inf at +-1, NaN outside [-1, 1]",
+      "sqrt(pi) / 2 * exp(erfinv(X)^2) * Out@GRAD");
+  register_differentiable<UnaryMath::kLgamma>(r, "Out = log|gamma(X)| (+inf at 0, -1, -2, ...)",
+                                              "digamma(X) * Out@GRAD");
+  register_differentiable<UnaryMath::kDigamma>(
+      r, "Out = digamma(X) = d/dX lgamma(X) (-inf at 0, NaN at negative integers)",
+      "trigamma(X) * Out@GRAD");
   register_piecewise_constant<UnaryMath::kFloor>(r, "floor", "Out = the largest integer <= X");
   register_piecewise_constant<UnaryMath::kCeil>(r, "ceil", "Out = the smallest integer >= X");
   register_piecewise_constant<UnaryMath::kRound>(

@@ -1,7 +1,7 @@
 // elementwise_pow, elementwise_mod and elementwise_floordiv: Python's semantics for
 // floats and integers (signs of remainders, floors of negative quotients), numpy
-// broadcasting, gradients of pow and mod, and errors (zero divisors, negative integer
-// powers, mixed dtypes).
+// broadcasting, gradients of pow and mod; atan2 over all four quadrants; and errors (zero
+// divisors, negative integer powers, mixed dtypes, integer atan2).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -74,6 +74,28 @@ TEST(BinaryMathOp, Gradients) {
       .check_grad({"X", "Y"});
 }
 
+TEST(BinaryMathOp, Atan2CoversEveryQuadrant) {
+  for (DType dt : {DType::kF32, DType::kF64}) {
+    SCOPED_TRACE(dtype_name(dt));
+    const Tensor x = random_tensor({4, 50}, dt, 7, -3, 3), y = random_tensor({50}, dt, 8, -3, 3);
+    const auto xv = testing::to_f64(x).to_vector<double>(),
+               yv = testing::to_f64(y).to_vector<double>();
+    std::vector<double> want;
+    for (int i = 0; i < 200; ++i) want.push_back(std::atan2(xv[i], yv[i % 50]));
+    binary("atan2", x, y).check_output("Out", values({4, 50}, want, dt), 1e-6, 1e-6);
+  }
+  // the axes: (0, 1) -> 0, (1, 0) -> pi/2, (0, -1) -> pi, (-1, 0) -> -pi/2
+  const double pi = 3.14159265358979323846;
+  binary("atan2", values({4}, {0, 1, 0, -1}, DType::kF64), values({4}, {1, 0, -1, 0}, DType::kF64))
+      .check_output("Out", values({4}, {0, pi / 2, pi, -pi / 2}, DType::kF64), 0, 1e-15);
+  binary("atan2", random_tensor({3, 4}, DType::kF64, 9, -2, 2),
+         random_tensor({3, 1}, DType::kF64, 10, 0.5, 2))
+      .check_grad({"X", "Y"});
+  binary("atan2", random_tensor({4}, DType::kF64, 11, -2, 2),
+         random_tensor({2, 4}, DType::kF64, 12, -2, -0.5))
+      .check_grad({"X", "Y"});
+}
+
 TEST(BinaryMathOp, Errors) {
   const Tensor i = values({2}, {4, 5}, DType::kI64);
   expect_error(binary("elementwise_mod", i, values({2}, {1, 0}, DType::kI64)),
@@ -85,6 +107,7 @@ TEST(BinaryMathOp, Errors) {
   expect_error(binary("elementwise_pow", i, values({2}, {1, 2}, DType::kF32)),
                {"elementwise_pow", "int64", "float32"});
   expect_error(binary("elementwise_mod", i, values({3}, {1, 2, 3}, DType::kI64)), {"[2]", "[3]"});
+  expect_error(binary("atan2", i, i), {"atan2", "float32 or float64", "int64"});
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
-// sin, cos, log1p (values against <cmath>, gradients by finite differences), floor,
-// ceil, round, sign over floats and integers, and isnan / isinf / isfinite.
+// The smooth functions (trigonometric, hyperbolic and their inverses, log1p, expm1, erf,
+// erfinv, lgamma, digamma: values against <cmath> or tabulated values, gradients by finite
+// differences), floor, ceil, round, sign over floats and integers, and isnan / isinf /
+// isfinite.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -56,6 +58,92 @@ TEST(UnaryMathOp, SmoothFunctionGradients) {
   }
 }
 
+struct SmoothCase {
+  const char* type;
+  double (*f)(double);
+  double lo, hi;  // a domain where f and its derivative are finite
+};
+
+const SmoothCase kSmoothCases[] = {
+    {"tan", [](double v) { return std::tan(v); }, -1.2, 1.2},
+    {"atan", [](double v) { return std::atan(v); }, -4, 4},
+    {"asin", [](double v) { return std::asin(v); }, -0.95, 0.95},
+    {"acos", [](double v) { return std::acos(v); }, -0.95, 0.95},
+    {"sinh", [](double v) { return std::sinh(v); }, -3, 3},
+    {"cosh", [](double v) { return std::cosh(v); }, -3, 3},
+    {"asinh", [](double v) { return std::asinh(v); }, -4, 4},
+    {"acosh", [](double v) { return std::acosh(v); }, 1.05, 5},
+    {"atanh", [](double v) { return std::atanh(v); }, -0.95, 0.95},
+    {"erf", [](double v) { return std::erf(v); }, -2.5, 2.5},
+    {"expm1", [](double v) { return std::expm1(v); }, -2, 2},
+    {"lgamma", [](double v) { return std::lgamma(v); }, 0.2, 6},
+};
+
+TEST(UnaryMathOp, MoreSmoothFunctionsMatchCmath) {
+  for (const SmoothCase& c : kSmoothCases) {
+    SCOPED_TRACE(c.type);
+    for (DType dt : {DType::kF32, DType::kF64}) {
+      const Tensor x = random_tensor({5, 211}, dt, 3, c.lo, c.hi);
+      unary(c.type, x).check_output("Out", mapped(x, c.f), 1e-6, dt == DType::kF32 ? 1e-5 : 1e-12);
+    }
+    unary(c.type, random_tensor({2, 3}, DType::kF64, 4, c.lo, c.hi)).check_grad({"X"});
+  }
+  // expm1 keeps precision where exp(x) - 1 would lose it
+  unary("expm1", values({1}, {1e-12}, DType::kF64))
+      .check_output("Out", values({1}, {std::expm1(1e-12)}, DType::kF64), 0, 1e-15);
+}
+
+TEST(UnaryMathOp, ErfinvInvertsErf) {
+  // tabulated: erfinv(0.5), erfinv(-0.9), erfinv(0.999999)
+  const Tensor y = values({4}, {0.5, -0.9, 0.999999, 0}, DType::kF64);
+  unary("erfinv", y)
+      .check_output("Out",
+                    values({4}, {0.47693627620446987, -1.1630871536766743, 3.4589107372754988, 0},
+                           DType::kF64),
+                    0, 1e-13);
+  for (DType dt : {DType::kF32, DType::kF64}) {
+    // erfinv(erf(x)) == x where erf(x) is far enough from +-1 to keep x's precision
+    const Tensor inner = random_tensor({4, 250}, dt, 5, -2, 2);
+    unary("erfinv", mapped(inner, [](double v) { return std::erf(v); }))
+        .check_output("Out", inner, 1e-6, dt == DType::kF32 ? 1e-5 : 1e-12);
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  const Tensor out = unary("erfinv", values({4}, {1, -1, 1.5, -2}, DType::kF32)).run()["Out"][0];
+  const std::vector<double> v = to_f64(out).to_vector<double>();
+  EXPECT_EQ(v[0], inf);
+  EXPECT_EQ(v[1], -inf);
+  EXPECT_TRUE(std::isnan(v[2]) && std::isnan(v[3]));
+  unary("erfinv", random_tensor({2, 3}, DType::kF64, 6, -0.95, 0.95)).check_grad({"X"});
+}
+
+TEST(UnaryMathOp, DigammaMatchesTabulatedValues) {
+  // psi(1) = -euler_gamma, psi(0.5) = -euler_gamma - 2 log 2, psi(-2.5) by reflection,
+  // psi(25.5) through the asymptotic series alone
+  const double g = 0.57721566490153286;
+  for (DType dt : {DType::kF32, DType::kF64}) {
+    unary("digamma", values({5}, {1, 0.5, -2.5, 25.5, 3}, dt))
+        .check_output(
+            "Out",
+            values({5},
+                   {-g, -g - 2 * std::log(2.0), 1.1031566406452432, 3.2189424728839198, 1.5 - g},
+                   dt),
+            1e-7, dt == DType::kF32 ? 1e-6 : 1e-13);
+  }
+  // the derivative of lgamma, within finite differences of std::lgamma
+  const Tensor x = random_tensor({3, 40}, DType::kF64, 7, -4.9, 8);
+  std::vector<double> want = x.to_vector<double>();
+  for (double& v : want) v = (std::lgamma(v + 1e-6) - std::lgamma(v - 1e-6)) / 2e-6;
+  unary("digamma", x).check_output("Out", values({3, 40}, want, DType::kF64), 1e-6, 1e-6);
+  const std::vector<double> poles =
+      to_f64(unary("digamma", values({2}, {0, -3}, DType::kF64)).run()["Out"][0])
+          .to_vector<double>();
+  EXPECT_EQ(poles[0], -std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(poles[1]));
+  // its gradient is trigamma: the reflection and the series both checked
+  unary("digamma", values({4}, {0.3, 2.2, 13.5, -1.4}, DType::kF64)).check_grad({"X"});
+  unary("lgamma", values({3}, {-2.3, 0.7, 11.2}, DType::kF64)).check_grad({"X"});
+}
+
 TEST(UnaryMathOp, RoundingAndSign) {
   const std::vector<double> v = {-2.5, -1.5, -0.4, 0, 0.5, 1.5, 2.7};
   for (DType dt : {DType::kF32, DType::kF64}) {
@@ -99,6 +187,8 @@ TEST(UnaryMathOp, Errors) {
   expect_error(unary("sin", values({2}, {1, 2}, DType::kI64)),
                {"sin", "float32 or float64", "int64"});
   expect_error(unary("floor", values({2}, {1, 0}, DType::kBool)), {"floor", "bool"});
+  expect_error(unary("erfinv", values({2}, {1, 2}, DType::kI32)),
+               {"erfinv", "float32 or float64", "int32"});
 }
 
 }  // namespace

@@ -17,9 +17,12 @@ const std::map<std::string, const char*> kBinary = {
     {"logical_and", "And"},        {"logical_or", "Or"},        {"logical_xor", "Xor"}};
 
 const std::map<std::string, const char*> kUnary = {
-    {"relu", "Relu"}, {"tanh", "Tanh"}, {"sigmoid", "Sigmoid"}, {"exp", "Exp"},   {"log", "Log"},
-    {"sqrt", "Sqrt"}, {"abs", "Abs"},   {"floor", "Floor"},     {"ceil", "Ceil"}, {"sin", "Sin"},
-    {"cos", "Cos"},   {"sign", "Sign"}, {"logical_not", "Not"}};
+    {"relu", "Relu"},       {"tanh", "Tanh"},   {"sigmoid", "Sigmoid"}, {"exp", "Exp"},
+    {"log", "Log"},         {"sqrt", "Sqrt"},   {"abs", "Abs"},         {"floor", "Floor"},
+    {"ceil", "Ceil"},       {"sin", "Sin"},     {"cos", "Cos"},         {"sign", "Sign"},
+    {"logical_not", "Not"}, {"tan", "Tan"},     {"atan", "Atan"},       {"asin", "Asin"},
+    {"acos", "Acos"},       {"sinh", "Sinh"},   {"cosh", "Cosh"},       {"asinh", "Asinh"},
+    {"acosh", "Acosh"},     {"atanh", "Atanh"}, {"erf", "Erf"}};
 
 bool is_float(DType t) { return t == DType::kF32 || t == DType::kF64; }
 
@@ -171,6 +174,11 @@ void log1p(GraphEmitter& g, const OpDesc& op) {
   g.node("Log", {g.apply("Add", {x, g.scalar(1, g.dtype(op, "X"))})}, {g.out(op, "Out")});
 }
 
+void expm1(GraphEmitter& g, const OpDesc& op) {
+  const std::string x = g.in(op, "X");
+  g.node("Sub", {g.apply("Exp", {x}), g.scalar(1, g.dtype(op, "X"))}, {g.out(op, "Out")});
+}
+
 // Halves away from zero (ONNX Round rounds them to even): sign(x) floor(|x| + 0.5).
 void round(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X");
@@ -300,6 +308,7 @@ void add_math_rules(RuleTable& t) {
   t["square"] = square;
   t["rsqrt"] = rsqrt;
   t["log1p"] = log1p;
+  t["expm1"] = expm1;
   t["round"] = round;
   t["isnan"] = isnan;
   t["isinf"] = isinf;

@@ -18,6 +18,8 @@ const char* binary_math_op(BinaryMath f) {
       return "elementwise_mod";
     case BinaryMath::kFloorDiv:
       return "elementwise_floordiv";
+    case BinaryMath::kAtan2:
+      return "atan2";
   }
   return "?";
 }
@@ -99,6 +101,9 @@ T compute(BinaryMath f, T a, T b) {
       return floored_mod(a, b);
     case BinaryMath::kFloorDiv:
       return floored_div(a, b);
+    case BinaryMath::kAtan2:
+      if constexpr (std::is_floating_point_v<T>) return std::atan2(a, b);
+      break;
   }
   return T(0);
 }
@@ -108,6 +113,8 @@ T compute(BinaryMath f, T a, T b) {
 void binary_math(BinaryMath f, const Tensor& x, const Tensor& y, Tensor* out) {
   SKIFF_CHECK(x.dtype() == y.dtype(), binary_math_op(f), ": X is ", x.type_str(), " but Y is ",
               y.type_str(), "; both need the same dtype");
+  SKIFF_CHECK(f != BinaryMath::kAtan2 || x.dtype() == DType::kF32 || x.dtype() == DType::kF64,
+              "atan2: X and Y must be float32 or float64, got ", x.type_str());
   const Shape shape = broadcast_shape(x.shape(), y.shape());
   const Tensor a = input_handle(x), b = input_handle(y);
   out->resize(shape, a.dtype());
@@ -153,6 +160,10 @@ void binary_math_grad(BinaryMath f, const Tensor& x, const Tensor& y, const Tens
         if (f == BinaryMath::kPow) {
           if (gx) gx[ia] += g[o] * (b == T(0) ? T(0) : b * std::pow(a, b - T(1)));
           if (gy) gy[ib] += g[o] * (a == T(0) && b >= T(0) ? T(0) : po[o] * std::log(a));
+        } else if (f == BinaryMath::kAtan2) {
+          const T scale = g[o] / (a * a + b * b);
+          if (gx) gx[ia] += b * scale;
+          if (gy) gy[ib] -= a * scale;
         } else {
           if (gx) gx[ia] += g[o];
           if (gy) gy[ib] -= g[o] * std::floor(a / b);

@@ -5,6 +5,7 @@
 
 #include "skiff/core/parallel.h"
 #include "skiff/kernels/cpu/input_handle.h"
+#include "skiff/kernels/cpu/special_functions.h"
 
 namespace skiff::kernels {
 namespace {
@@ -26,27 +27,170 @@ T sign_of(T v) {
   return static_cast<T>((v > T(0)) - (v < T(0)));
 }
 
+// f at one float value (floor, ceil, round and sign included).
 template <typename T>
-void apply_float(UnaryMath f, const T* x, T* o, int64_t n) {
+T value_of(UnaryMath f, T v) {
   switch (f) {
     case UnaryMath::kSin:
-      return map(x, o, n, [](T v) { return std::sin(v); });
+      return std::sin(v);
     case UnaryMath::kCos:
-      return map(x, o, n, [](T v) { return std::cos(v); });
+      return std::cos(v);
     case UnaryMath::kLog1p:
-      return map(x, o, n, [](T v) { return std::log1p(v); });
+      return std::log1p(v);
+    case UnaryMath::kTan:
+      return std::tan(v);
+    case UnaryMath::kAtan:
+      return std::atan(v);
+    case UnaryMath::kAsin:
+      return std::asin(v);
+    case UnaryMath::kAcos:
+      return std::acos(v);
+    case UnaryMath::kSinh:
+      return std::sinh(v);
+    case UnaryMath::kCosh:
+      return std::cosh(v);
+    case UnaryMath::kAsinh:
+      return std::asinh(v);
+    case UnaryMath::kAcosh:
+      return std::acosh(v);
+    case UnaryMath::kAtanh:
+      return std::atanh(v);
+    case UnaryMath::kErf:
+      return std::erf(v);
+    case UnaryMath::kErfinv:
+      return static_cast<T>(erfinv(static_cast<double>(v)));
+    case UnaryMath::kExpm1:
+      return std::expm1(v);
+    case UnaryMath::kLgamma: {
+      int sign;  // the reentrant form: plain lgamma writes the global signgam
+      if constexpr (std::is_same_v<T, float>) {
+        return ::lgammaf_r(v, &sign);
+      } else {
+        return ::lgamma_r(v, &sign);
+      }
+    }
+    case UnaryMath::kDigamma:
+      return static_cast<T>(digamma(static_cast<double>(v)));
     case UnaryMath::kFloor:
-      return map(x, o, n, [](T v) { return std::floor(v); });
+      return std::floor(v);
     case UnaryMath::kCeil:
-      return map(x, o, n, [](T v) { return std::ceil(v); });
+      return std::ceil(v);
     case UnaryMath::kRound:
-      return map(x, o, n, [](T v) { return std::round(v); });
+      return std::round(v);
     case UnaryMath::kSign:
-      return map(x, o, n, [](T v) { return sign_of(v); });
+      return sign_of(v);
+  }
+  return v;
+}
+
+// f'(v) for the smooth functions (0 for the piecewise-constant ones).
+template <typename T>
+T derivative_of(UnaryMath f, T v) {
+  switch (f) {
+    case UnaryMath::kSin:
+      return std::cos(v);
+    case UnaryMath::kCos:
+      return -std::sin(v);
+    case UnaryMath::kLog1p:
+      return T(1) / (T(1) + v);
+    case UnaryMath::kTan: {
+      const T c = std::cos(v);
+      return T(1) / (c * c);
+    }
+    case UnaryMath::kAtan:
+      return T(1) / (T(1) + v * v);
+    case UnaryMath::kAsin:
+      return T(1) / std::sqrt(T(1) - v * v);
+    case UnaryMath::kAcos:
+      return T(-1) / std::sqrt(T(1) - v * v);
+    case UnaryMath::kSinh:
+      return std::cosh(v);
+    case UnaryMath::kCosh:
+      return std::sinh(v);
+    case UnaryMath::kAsinh:
+      return T(1) / std::sqrt(v * v + T(1));
+    case UnaryMath::kAcosh:
+      return T(1) / std::sqrt(v * v - T(1));
+    case UnaryMath::kAtanh:
+      return T(1) / (T(1) - v * v);
+    case UnaryMath::kErf:  // 2 / sqrt(pi) exp(-x^2)
+      return T(1.1283791670955126) * std::exp(-v * v);
+    case UnaryMath::kErfinv: {  // sqrt(pi) / 2 exp(erfinv(x)^2)
+      const double y = erfinv(static_cast<double>(v));
+      return static_cast<T>(0.88622692545275801 * std::exp(y * y));
+    }
+    case UnaryMath::kExpm1:
+      return std::exp(v);
+    case UnaryMath::kLgamma:
+      return static_cast<T>(digamma(static_cast<double>(v)));
+    case UnaryMath::kDigamma:
+      return static_cast<T>(trigamma(static_cast<double>(v)));
+    default:
+      return T(0);
   }
 }
 
-const char* name_of(UnaryMath f) {
+// One loop per f (f a compile-time constant in each), so each can be vectorised where
+// the function has a vector form.
+#define SKIFF_UNARY_MATH_CASES(X) \
+  X(kSin)                         \
+  X(kCos)                         \
+  X(kLog1p)                       \
+  X(kTan)                         \
+  X(kAtan)                        \
+  X(kAsin)                        \
+  X(kAcos)                        \
+  X(kSinh)                        \
+  X(kCosh)                        \
+  X(kAsinh)                       \
+  X(kAcosh)                       \
+  X(kAtanh)                       \
+  X(kErf)                         \
+  X(kErfinv)                      \
+  X(kExpm1)                       \
+  X(kLgamma)                      \
+  X(kDigamma)
+
+template <typename T>
+void apply_float(UnaryMath f, const T* x, T* o, int64_t n) {
+  switch (f) {
+#define SKIFF_VALUE_CASE(kF) \
+  case UnaryMath::kF:        \
+    return map(x, o, n, [](T v) { return value_of(UnaryMath::kF, v); });
+    SKIFF_UNARY_MATH_CASES(SKIFF_VALUE_CASE)
+    SKIFF_VALUE_CASE(kFloor)
+    SKIFF_VALUE_CASE(kCeil)
+    SKIFF_VALUE_CASE(kRound)
+    SKIFF_VALUE_CASE(kSign)
+#undef SKIFF_VALUE_CASE
+  }
+}
+
+// o = f'(x) * g over n elements, threaded past the grain.
+template <typename T>
+void grad_float(UnaryMath f, const T* x, const T* g, T* o, int64_t n) {
+  parallel_for(n, kParallelGrain, [&](int64_t b, int64_t e) {
+    switch (f) {
+#define SKIFF_GRAD_CASE(kF)                                                           \
+  case UnaryMath::kF:                                                                 \
+    for (int64_t i = b; i < e; ++i) o[i] = derivative_of(UnaryMath::kF, x[i]) * g[i]; \
+    break;
+      SKIFF_UNARY_MATH_CASES(SKIFF_GRAD_CASE)
+#undef SKIFF_GRAD_CASE
+      default:
+        break;
+    }
+  });
+}
+
+bool is_piecewise_constant(UnaryMath f) {
+  return f == UnaryMath::kFloor || f == UnaryMath::kCeil || f == UnaryMath::kRound ||
+         f == UnaryMath::kSign;
+}
+
+}  // namespace
+
+const char* unary_math_op(UnaryMath f) {
   switch (f) {
     case UnaryMath::kSin:
       return "sin";
@@ -54,6 +198,34 @@ const char* name_of(UnaryMath f) {
       return "cos";
     case UnaryMath::kLog1p:
       return "log1p";
+    case UnaryMath::kTan:
+      return "tan";
+    case UnaryMath::kAtan:
+      return "atan";
+    case UnaryMath::kAsin:
+      return "asin";
+    case UnaryMath::kAcos:
+      return "acos";
+    case UnaryMath::kSinh:
+      return "sinh";
+    case UnaryMath::kCosh:
+      return "cosh";
+    case UnaryMath::kAsinh:
+      return "asinh";
+    case UnaryMath::kAcosh:
+      return "acosh";
+    case UnaryMath::kAtanh:
+      return "atanh";
+    case UnaryMath::kErf:
+      return "erf";
+    case UnaryMath::kErfinv:
+      return "erfinv";
+    case UnaryMath::kExpm1:
+      return "expm1";
+    case UnaryMath::kLgamma:
+      return "lgamma";
+    case UnaryMath::kDigamma:
+      return "digamma";
     case UnaryMath::kFloor:
       return "floor";
     case UnaryMath::kCeil:
@@ -66,15 +238,12 @@ const char* name_of(UnaryMath f) {
   return "?";
 }
 
-}  // namespace
-
 void unary_math(UnaryMath f, const Tensor& x, Tensor* out) {
   const Tensor src = input_handle(x);
-  const bool exact_on_ints = f == UnaryMath::kFloor || f == UnaryMath::kCeil ||
-                             f == UnaryMath::kRound || f == UnaryMath::kSign;
+  const bool exact_on_ints = is_piecewise_constant(f);
   SKIFF_CHECK(src.dtype() == DType::kF32 || src.dtype() == DType::kF64 ||
                   (exact_on_ints && (src.dtype() == DType::kI32 || src.dtype() == DType::kI64)),
-              name_of(f), ": X must be float32 or float64",
+              unary_math_op(f), ": X must be float32 or float64",
               exact_on_ints ? " (or int32/int64)" : "", ", got ", src.type_str());
   out->resize(src.shape(), src.dtype());
   const int64_t n = src.numel();
@@ -97,31 +266,14 @@ void unary_math(UnaryMath f, const Tensor& x, Tensor* out) {
 }
 
 void unary_math_grad(UnaryMath f, const Tensor& x, const Tensor& dout, Tensor* dx) {
-  SKIFF_CHECK(x.shape() == dout.shape(), name_of(f), "_grad: X ", x.type_str(), " and Out@GRAD ",
-              dout.type_str(), " differ");
+  SKIFF_CHECK(x.shape() == dout.shape(), unary_math_op(f), "_grad: X ", x.type_str(),
+              " and Out@GRAD ", dout.type_str(), " differ");
   const Tensor src = input_handle(x), g = input_handle(dout);
   dx->resize(src.shape(), src.dtype());
   const int64_t n = src.numel();
-  SKIFF_DISPATCH_FLOATING(src.dtype(), T, {
-    const T* a = src.data<T>();
-    const T* gd = g.data<T>();
-    T* o = dx->data<T>();
-    parallel_for(n, kParallelGrain, [&](int64_t b, int64_t e) {
-      switch (f) {
-        case UnaryMath::kSin:
-          for (int64_t i = b; i < e; ++i) o[i] = std::cos(a[i]) * gd[i];
-          break;
-        case UnaryMath::kCos:
-          for (int64_t i = b; i < e; ++i) o[i] = -std::sin(a[i]) * gd[i];
-          break;
-        case UnaryMath::kLog1p:
-          for (int64_t i = b; i < e; ++i) o[i] = gd[i] / (T(1) + a[i]);
-          break;
-        default:
-          fail(name_of(f), " has no gradient kernel");
-      }
-    });
-  });
+  SKIFF_CHECK(!is_piecewise_constant(f), unary_math_op(f), " has no gradient kernel");
+  SKIFF_DISPATCH_FLOATING(src.dtype(), T,
+                          { grad_float(f, src.data<T>(), g.data<T>(), dx->data<T>(), n); });
 }
 
 void classify(FloatClass c, const Tensor& x, Tensor* out) {

@@ -1,4 +1,5 @@
-// Elementwise math outside the activations: sin, cos, log1p (with gradients), the
+// Elementwise math outside the activations: the trigonometric and hyperbolic functions and
+// their inverses, log1p, expm1, erf, erfinv, lgamma and digamma (with gradients), the
 // rounding family floor/ceil/round and sign, and the float classifiers isnan, isinf,
 // isfinite (bool results).
 //
@@ -15,16 +16,34 @@ enum class UnaryMath {
   kSin,
   kCos,
   kLog1p,  // log(1 + x), accurate near 0
+  kTan,
+  kAtan,
+  kAsin,
+  kAcos,
+  kSinh,
+  kCosh,
+  kAsinh,
+  kAcosh,
+  kAtanh,
+  kErf,
+  kErfinv,   // y with erf(y) = x; +-inf at +-1
+  kExpm1,    // exp(x) - 1, accurate near 0
+  kLgamma,   // log|gamma(x)|
+  kDigamma,  // d/dx lgamma(x); -inf at 0, NaN at negative integers
   kFloor,
   kCeil,
   kRound,  // to the nearest integer, halves away from zero
   kSign,   // -1, 0 or 1 (NaN stays NaN)
 };
 
+// The op type of f ("sin", "erfinv", ...).
+const char* unary_math_op(UnaryMath f);
+
 // out = f(x), x's shape and dtype; float32/float64 (floor, ceil, round and sign take
 // int32/int64 too, where they are exact). `out` may be x.
 void unary_math(UnaryMath f, const Tensor& x, Tensor* out);
-// dx = f'(x) * dout for sin, cos and log1p (float32/float64).
+// dx = f'(x) * dout for the smooth functions (all but floor, ceil, round, sign);
+// float32/float64.
 void unary_math_grad(UnaryMath f, const Tensor& x, const Tensor& dout, Tensor* dx);
 
 enum class FloatClass { kNan, kInf, kFinite };
