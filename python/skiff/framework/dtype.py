@@ -85,3 +85,72 @@ def numpy_dtype(dtype):
     if name == "bfloat16":
         raise ValueError("bfloat16 has no numpy dtype; cast to float32 first")
     return np.dtype(name)
+
+
+# Aliases Paddle has at top level: paddle.float is float32, paddle.int is int32.
+float_ = float32
+double = float64
+half = float16
+long = int64
+int_ = int32
+
+_default_float = ["float32"]
+
+
+def set_default_dtype(d):
+    """Makes ``d`` (float32 or float64) the dtype of tensors made from Python floats and
+    of float tensors created without a dtype."""
+    name = dtype_name(d)
+    if name not in ("float32", "float64"):
+        raise TypeError(f"set_default_dtype: only float32 and float64 can be the default "
+                        f"float dtype, got {d!r}")
+    _default_float[0] = name
+
+
+def get_default_dtype():
+    """The name of the default float dtype ('float32' unless set_default_dtype changed it)."""
+    return _default_float[0]
+
+
+class iinfo:
+    """Limits of an integer dtype: bits, min, max and dtype (its name)."""
+
+    def __init__(self, dtype):
+        name = dtype_name(dtype)
+        if name not in ("int32", "int64"):
+            raise TypeError(f"iinfo: {name} is not an integer dtype (skiff has int32, int64)")
+        info = np.iinfo(name)
+        self.bits, self.min, self.max, self.dtype = info.bits, int(info.min), int(info.max), name
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, bits={self.bits}, dtype={self.dtype})"
+
+
+# bfloat16: 8 exponent bits like float32, 8 significand bits (7 stored).
+_BF16 = dict(bits=16, eps=2.0**-7, min=-3.3895313892515355e38, max=3.3895313892515355e38,
+             tiny=2.0**-126, resolution=0.01)
+
+
+class finfo:
+    """Limits of a float dtype: bits, min, max, eps, tiny (= smallest_normal), resolution
+    and dtype (its name)."""
+
+    def __init__(self, dtype):
+        name = dtype_name(dtype)
+        if name == "bfloat16":
+            v = _BF16
+        elif name in ("float32", "float64"):
+            info = np.finfo(name)
+            v = dict(bits=info.bits, eps=float(info.eps), min=float(info.min),
+                     max=float(info.max), tiny=float(info.tiny),
+                     resolution=10.0 ** -int(info.precision))
+        else:
+            raise TypeError(f"finfo: {name} is not a float dtype (skiff has float32, "
+                            f"float64, bfloat16)")
+        self.bits, self.eps, self.min, self.max = v["bits"], v["eps"], v["min"], v["max"]
+        self.tiny = self.smallest_normal = v["tiny"]
+        self.resolution, self.dtype = v["resolution"], name
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution}, min={self.min}, max={self.max}, "
+                f"eps={self.eps}, tiny={self.tiny}, bits={self.bits}, dtype={self.dtype})")

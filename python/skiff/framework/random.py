@@ -7,3 +7,6 @@ def seed(s):
     """Restarts the generator of skiff's random ops (and returns ``s``)."""
     _C.set_global_seed(int(s))
     return s
+
+
+manual_seed = seed

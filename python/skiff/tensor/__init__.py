@@ -11,4 +11,10 @@ from .logic import *  # noqa: F401,F403
 from .search import *  # noqa: F401,F403
 from .stat import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
+from .axes import *  # noqa: F401,F403
+from .joining import *  # noqa: F401,F403
+from .scattering import *  # noqa: F401,F403
+from .numeric import *  # noqa: F401,F403
+from .products import *  # noqa: F401,F403
+from .einsum import *  # noqa: F401,F403
 from . import methods  # noqa: F401  (installs Tensor's methods and operators)

@@ -12,10 +12,8 @@ from ..framework.mode import mode
 
 __all__ = ["to_tensor", "from_dlpack", "to_dlpack", "zeros", "ones", "full", "zeros_like",
            "ones_like", "full_like", "empty", "empty_like", "arange", "linspace", "eye", "tril",
-           "triu", "meshgrid", "assign", "clone"]
-
-_default_float = "float32"
-
+           "triu", "meshgrid", "assign", "clone", "logspace", "tril_indices", "triu_indices",
+           "as_tensor", "from_numpy"]
 
 def _as_array(data, dtype):
     if dtype is not None:
@@ -24,7 +22,7 @@ def _as_array(data, dtype):
         return arr if arr.dtype == want else arr.astype(want)
     arr = np.asarray(data)
     if arr.dtype.kind == "f" and not isinstance(data, np.ndarray) and arr.dtype != np.float32:
-        return arr.astype(_default_float)  # Python floats: the default float dtype
+        return arr.astype(dt.get_default_dtype())  # Python floats: the default float dtype
     name = dt.dtype_name(arr.dtype)
     return arr if arr.dtype == np.dtype(name) else arr.astype(name)
 
@@ -68,18 +66,18 @@ def full(shape, fill_value, dtype=None, name=None):
     """A tensor of ``shape`` filled with ``fill_value``."""
     if dtype is None:
         dtype = "bool" if isinstance(fill_value, bool) else (
-            "int64" if isinstance(fill_value, (int, np.integer)) else _default_float)
+            "int64" if isinstance(fill_value, (int, np.integer)) else dt.get_default_dtype())
     return apply("fill_constant", attrs={"shape": _shape_list(shape),
                                          "value": float(fill_value),
                                          "dtype": dt.dtype_name(dtype)})
 
 
 def zeros(shape, dtype=None, name=None):
-    return full(shape, 0.0, dtype or _default_float)
+    return full(shape, 0.0, dtype or dt.get_default_dtype())
 
 
 def ones(shape, dtype=None, name=None):
-    return full(shape, 1.0, dtype or _default_float)
+    return full(shape, 1.0, dtype or dt.get_default_dtype())
 
 
 def empty(shape, dtype=None, name=None):
@@ -113,7 +111,8 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
         return _arange_in_program(bounds, dtype)
     vals = [v.item() if isinstance(v, Tensor) else v for v in bounds]
     if dtype is None:
-        dtype = "int64" if all(isinstance(v, (int, np.integer)) for v in vals) else _default_float
+        integral = all(isinstance(v, (int, np.integer)) for v in vals)
+        dtype = "int64" if integral else dt.get_default_dtype()
     return apply("arange", None, None, None,
                  attrs={"start": float(vals[0]), "end": float(vals[1]), "step": float(vals[2]),
                         "dtype": dt.dtype_name(dtype)})
@@ -127,7 +126,7 @@ def _arange_in_program(bounds, dtype):
         integral = all(isinstance(b, numbers.Integral) if i is None
                        else dt.dtype_name(b.dtype) in ("int32", "int64")
                        for b, i in zip(bounds, inputs))
-        dtype = "int64" if integral else _default_float
+        dtype = "int64" if integral else dt.get_default_dtype()
     attrs = {key: float(b) if i is None else 0.0
              for key, b, i in zip(("start", "end", "step"), bounds, inputs)}
     if inputs[2] is not None:
@@ -139,7 +138,7 @@ def linspace(start, stop, num, dtype=None, name=None):
     """``num`` evenly spaced values from ``start`` to ``stop`` (both included)."""
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, stop, num)]
     start, stop, num = float(vals[0]), float(vals[1]), int(vals[2])
-    name = dt.dtype_name(dtype or _default_float)
+    name = dt.dtype_name(dtype or dt.get_default_dtype())
     if num == 1:
         return full([1], start, name)
     step = (stop - start) / (num - 1)
@@ -157,8 +156,8 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
     rows = int(num_rows)
     cols = rows if num_columns is None else int(num_columns)
     on_diagonal = apply("equal", _positions(rows, [-1, 1]), _positions(cols, [1, -1]))
-    return apply("cast", on_diagonal, attrs={"out_dtype": dt.dtype_name(dtype or
-                                                                         _default_float)})
+    name = dt.dtype_name(dtype or dt.get_default_dtype())
+    return apply("cast", on_diagonal, attrs={"out_dtype": name})
 
 
 def tril(x, diagonal=0, name=None):
@@ -200,3 +199,52 @@ def assign(x, output=None):
 
 def clone(x, name=None):
     return apply("assign", x)
+
+
+def logspace(start, stop, num, base=10.0, dtype=None, name=None):
+    """``num`` values base**e for e evenly spaced from ``start`` to ``stop``."""
+    base = base.item() if isinstance(base, Tensor) else float(base)
+    name = dt.dtype_name(dtype or dt.get_default_dtype())
+    exps = linspace(start, stop, num, "float64")
+    out = apply("elementwise_pow", full([], base, "float64"), exps)
+    if name in ("int32", "int64"):
+        out = apply("round", out)
+    return out if name == "float64" else apply("cast", out, attrs={"out_dtype": name})
+
+
+def _triangle_indices(fn, row, col, offset, dtype, lower):
+    row, col = int(row), int(row if col is None else col)
+    if row < 0 or col < 0:
+        raise ValueError(f"{fn}: row and col must be >= 0, got {row} and {col}")
+    # column - row <= offset below (and on) the diagonal, >= offset above
+    gap = apply("elementwise_sub", _positions(col, [1, -1]), _positions(row, [-1, 1]))
+    keep = apply("less_equal" if lower else "greater_equal", gap,
+                 full([], int(offset), "int64"))
+    idx = apply("transpose", apply("where_index", keep), attrs={"axis": [1, 0]})
+    name = dt.dtype_name(dtype)
+    return idx if name == "int64" else apply("cast", idx, attrs={"out_dtype": name})
+
+
+def tril_indices(row, col, offset=0, dtype="int64"):
+    """The [2, n] (row, column) indices of the lower triangle of a row x col matrix, on
+    and below the ``offset``-th diagonal, in row-major order."""
+    return _triangle_indices("tril_indices", row, col, offset, dtype, True)
+
+
+def triu_indices(row, col=None, offset=0, dtype="int64"):
+    """The [2, n] indices of the upper triangle (on and above the ``offset``-th
+    diagonal) of a row x col matrix (col defaults to row)."""
+    return _triangle_indices("triu_indices", row, col, offset, dtype, False)
+
+
+def as_tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """to_tensor with torch's argument names (requires_grad: not stop_gradient)."""
+    return to_tensor(data, dtype, stop_gradient=not requires_grad)
+
+
+def from_numpy(ndarray):
+    """A Tensor over a numpy array, sharing its memory when it is C-contiguous and of a
+    skiff dtype."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"from_numpy: expected a numpy.ndarray, got {type(ndarray).__name__}")
+    return to_tensor(ndarray)

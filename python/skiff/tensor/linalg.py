@@ -3,7 +3,7 @@ from ..framework.core import apply, eager_op
 from ..framework.mode import mode
 from .scalars import is_tensor
 
-__all__ = ["matmul", "mm", "bmm", "dot", "t", "outer", "mv", "norm"]
+__all__ = ["matmul", "mm", "bmm", "dot", "t", "outer", "mv", "norm", "dist", "cdist"]
 
 _matmul = eager_op("matmul")
 
@@ -79,3 +79,37 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
     if p == 1.0:
         return apply("reduce_sum", abs(x), attrs=attrs)
     return pow(apply("reduce_sum", pow(abs(x), p), attrs=attrs), 1.0 / p)
+
+
+def _p_norm_all(d, p, axis):
+    """The p-norm of d over ``axis`` (all dims when None), p = 0 counting nonzeros."""
+    from .math import abs
+    if p == 0:
+        nonzero = apply("cast", apply("not_equal", d, apply("fill_any_like", d, attrs={
+            "value": 0.0})), attrs={"out_dtype": d.dtype.name})
+        dims = [] if axis is None else [axis]
+        return apply("reduce_sum", nonzero, attrs={"dim": dims, "keep_dim": False,
+                                                   "reduce_all": axis is None})
+    if p == float("inf") or p == float("-inf"):
+        return norm(d, p, axis)
+    if p == 1:
+        return norm(abs(d), 1.0, axis)
+    return norm(d, 2 if p == 2 else p, axis)
+
+
+def dist(x, y, p=2, name=None):
+    """The p-norm of x - y (broadcast) over all its entries, as a 0-d tensor: p = 0
+    counts nonzeros, inf/-inf give the largest/smallest magnitude."""
+    return _p_norm_all(apply("elementwise_sub", x, y), float(p), None)
+
+
+def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=None):
+    """The p-norm distances between the rows of x [..., P, M] and of y [..., R, M]:
+    [..., P, R] (batch dims broadcast)."""
+    if len(x.shape) < 2 or len(y.shape) < 2 or x.shape[-1] != y.shape[-1]:
+        from .._C import Error
+        raise Error(f"cdist: x and y must be [..., P, M] and [..., R, M], got "
+                    f"{list(x.shape)} and {list(y.shape)}")
+    rows = apply("unsqueeze", x, attrs={"axes": [len(x.shape) - 1]})
+    cols = apply("unsqueeze", y, attrs={"axes": [len(y.shape) - 2]})
+    return _p_norm_all(apply("elementwise_sub", rows, cols), float(p), -1)

@@ -5,7 +5,11 @@ from .scalars import as_operands, dtype_name_of, is_tensor
 
 __all__ = ["equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal",
            "logical_and", "logical_or", "logical_not", "logical_xor", "equal_all", "allclose",
-           "isclose", "is_tensor", "is_empty"]
+           "isclose", "is_tensor", "is_empty", "gt", "ge", "lt", "le", "eq", "ne", "less",
+           "greater", "equal_", "not_equal_", "less_than_", "less_equal_", "greater_than_",
+           "greater_equal_", "less_", "logical_and_", "logical_or_", "logical_xor_",
+           "logical_not_", "isin", "isneginf", "isposinf", "isreal", "is_floating_point",
+           "is_integer", "is_complex"]
 
 
 def _compare(op):
@@ -23,6 +27,9 @@ less_than = _compare("less_than")
 less_equal = _compare("less_equal")
 greater_than = _compare("greater_than")
 greater_equal = _compare("greater_equal")
+gt, ge, lt, le, eq, ne = (greater_than, greater_equal, less_than, less_equal, equal,
+                          not_equal)
+less, greater = less_than, greater_than
 
 
 def _as_bool(x):
@@ -79,3 +86,79 @@ def is_empty(x, name=None):
     """A 0-d bool tensor: x has no elements."""
     from .creation import full
     return full([], any(d == 0 for d in x.shape), "bool")
+
+
+def _in_place(fn):
+    def f(x, *args, name=None):
+        return apply("assign", fn(x, *args), out=[x])
+
+    f.__name__ = fn.__name__ + "_"
+    f.__doc__ = f"{fn.__name__}, written into x (which becomes a bool tensor)."
+    return f
+
+
+equal_ = _in_place(equal)
+not_equal_ = _in_place(not_equal)
+less_than_ = less_ = _in_place(less_than)
+less_equal_ = _in_place(less_equal)
+greater_than_ = _in_place(greater_than)
+greater_equal_ = _in_place(greater_equal)
+logical_and_ = _in_place(logical_and)
+logical_or_ = _in_place(logical_or)
+logical_xor_ = _in_place(logical_xor)
+logical_not_ = _in_place(logical_not)
+
+
+def isin(x, test_x, assume_unique=False, invert=False, name=None):
+    """A bool tensor shaped like x: whether each element of x is among test_x's
+    (negated with invert)."""
+    if not is_tensor(test_x):
+        from .creation import to_tensor
+        test_x = to_tensor(test_x, dtype=dtype_name_of(x))
+    rank = len(x.shape)
+    col = apply("unsqueeze", x, attrs={"axes": [rank]})
+    row = apply("reshape", test_x, attrs={"shape": [-1]})
+    hits = apply("equal", col, row)
+    found = apply("reduce_max", apply("cast", hits, attrs={"out_dtype": "int32"}),
+                  attrs={"dim": [rank], "keep_dim": False, "reduce_all": False})
+    return apply("equal" if not invert else "not_equal", found,
+                 apply("fill_constant", attrs={"shape": [], "value": 1.0, "dtype": "int32"}))
+
+
+def _signed_inf(x, positive):
+    if dtype_name_of(x) not in ("float32", "float64", "bfloat16"):
+        return apply("fill_any_like", x, attrs={"value": 0.0, "dtype": "bool"})
+    side = greater_than(x, 0) if positive else less_than(x, 0)
+    return apply("logical_and", apply("isinf", x), side)
+
+
+def isposinf(x, name=None):
+    """Whether each element of x is +inf (a bool tensor)."""
+    return _signed_inf(x, True)
+
+
+def isneginf(x, name=None):
+    """Whether each element of x is -inf (a bool tensor)."""
+    return _signed_inf(x, False)
+
+
+def isreal(x, name=None):
+    """Whether each element of x is real: all True, skiff has no complex dtypes."""
+    return apply("fill_any_like", x, attrs={"value": 1.0, "dtype": "bool"})
+
+
+def is_floating_point(x):
+    """True when x holds floats."""
+    return dtype_name_of(x) in ("float32", "float64", "bfloat16")
+
+
+def is_integer(x):
+    """True when x holds integers (bool is not an integer dtype)."""
+    return dtype_name_of(x) in ("int32", "int64")
+
+
+def is_complex(x):
+    """False: skiff has no complex dtypes."""
+    if not is_tensor(x):
+        raise TypeError(f"is_complex: x must be a Tensor, got {type(x).__name__}")
+    return False

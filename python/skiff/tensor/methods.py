@@ -6,8 +6,8 @@ import numpy as np
 from .. import _C
 from .._C import Tensor
 from ..framework import dtype as dt
-from . import (creation, indexing, inplace, linalg, logic, manipulation, math, random, reduction,
-               search, stat)
+from . import (axes, creation, indexing, inplace, joining, linalg, logic, manipulation, math,
+               numeric, products, random, reduction, scattering, search, stat)
 from .scalars import dtype_name_of
 
 
@@ -89,8 +89,12 @@ def _invert(self):
 
 
 # Functions whose first argument is the tensor: installed as methods of the same name.
-_METHOD_MODULES = (math, reduction, inplace, manipulation, logic, search, stat, linalg)
-_SKIP = {"is_tensor", "meshgrid", "shape"}  # Tensor.shape is the property (a list)
+_METHOD_MODULES = (math, reduction, inplace, manipulation, logic, search, stat, linalg, axes,
+                   joining, scattering, numeric, products)
+# Tensor.shape is the property (a list); the rest take lists or shapes, not a tensor.
+_SKIP = {"is_tensor", "meshgrid", "shape", "hstack", "vstack", "dstack", "column_stack",
+         "row_stack", "broadcast_tensors", "broadcast_shape", "broadcast_shapes", "atleast_1d",
+         "atleast_2d", "atleast_3d", "cat", "concatenate"}
 
 
 def _install():
@@ -110,7 +114,6 @@ def _install():
     T.clear_grad = _clear_grad
     T.clear_gradient = _clear_grad
     T.item = _item
-    T.tolist = lambda self: self.numpy().tolist()
     T.__repr__ = _repr
     T.__str__ = _repr
     T.__len__ = lambda self: self.shape[0]
@@ -134,6 +137,7 @@ def _install():
     T.numel = lambda self: self.size
     T.tril = creation.tril
     T.triu = creation.triu
+    T.bernoulli_ = random.bernoulli_
     T.uniform_ = lambda self, min=-1.0, max=1.0, seed=0, name=None: inplace.inplace(
         "assign", self, random.uniform(self.shape, self.dtype, min, max, seed))
 

@@ -3,17 +3,21 @@ generator (seed 0) that skiff.seed(n) restarts, so a script repeats its draws af
 seeding; a nonzero ``seed`` argument gives the same values every time."""
 from ..framework import dtype as dt
 from ..framework.core import apply
-from .creation import _default_float, _shape_list
+from .creation import _shape_list
 
 __all__ = ["uniform", "rand", "randn", "standard_normal", "normal", "randint", "randint_like",
-           "randperm"]
+           "randperm", "rand_like", "randn_like", "bernoulli", "bernoulli_", "multinomial"]
+
+
+def _float_name(dtype):
+    return dt.dtype_name(dtype or dt.get_default_dtype())
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
     """Uniform samples in [min, max); a nonzero ``seed`` gives the same values every time."""
     return apply("uniform_random", attrs={"shape": _shape_list(shape), "min": float(min),
                                           "max": float(max), "seed": int(seed),
-                                          "dtype": dt.dtype_name(dtype or _default_float)})
+                                          "dtype": _float_name(dtype)})
 
 
 def rand(shape, dtype=None, name=None):
@@ -25,7 +29,7 @@ def randn(shape, dtype=None, name=None):
     """Standard normal samples."""
     return apply("gaussian_random", attrs={"shape": _shape_list(shape), "mean": 0.0,
                                            "std": 1.0, "seed": 0,
-                                           "dtype": dt.dtype_name(dtype or _default_float)})
+                                           "dtype": _float_name(dtype)})
 
 
 standard_normal = randn
@@ -43,7 +47,7 @@ def normal(mean=0.0, std=1.0, shape=None, name=None):
         return add(multiply(z, std), mean)
     return apply("gaussian_random", attrs={"shape": _shape_list(shape), "mean": float(mean),
                                            "std": float(std), "seed": 0,
-                                           "dtype": _default_float})
+                                           "dtype": dt.get_default_dtype()})
 
 
 def randint(low=0, high=None, shape=[1], dtype=None, name=None):
@@ -75,3 +79,68 @@ def randperm(n, dtype="int64", name=None):
                                        "sorted": True})[1]
     name = dt.dtype_name(dtype)
     return perm if name == "int64" else apply("cast", perm, attrs={"out_dtype": name})
+
+
+def rand_like(input, name=None, *, dtype=None, device=None, requires_grad=False):
+    """Uniform samples in [0, 1) shaped like ``input`` (its dtype unless given)."""
+    out = uniform(list(input.shape), dtype or input.dtype, 0.0, 1.0)
+    out.stop_gradient = not requires_grad
+    return out
+
+
+def randn_like(x, dtype=None, name=None, *, device=None, requires_grad=False):
+    """Standard normal samples shaped like ``x`` (its dtype unless given)."""
+    out = randn(list(x.shape), dtype or x.dtype)
+    out.stop_gradient = not requires_grad
+    return out
+
+
+def _draw_below(shape, p, like):
+    """1 where a uniform draw falls below the probability ``p`` (a tensor or a number),
+    else 0, in ``like``'s dtype."""
+    name = like.dtype.name
+    u = uniform(shape, "float64" if name == "float64" else "float32", 0.0, 1.0)
+    if not hasattr(p, "shape"):
+        from .scalars import constant
+        p = constant(float(p), u.dtype.name)
+    elif p.dtype.name != u.dtype.name:
+        p = apply("cast", p, attrs={"out_dtype": u.dtype.name})
+    return apply("cast", apply("less_than", u, p), attrs={"out_dtype": name})
+
+
+def bernoulli(x, p=None, name=None):
+    """0/1 samples shaped like x, 1 with probability x (or with ``p`` when given)."""
+    return _draw_below(list(x.shape), x if p is None else p, x)
+
+
+def bernoulli_(x, p=0.5, name=None):
+    """x filled, in place, with 0/1 samples that are 1 with probability p."""
+    return apply("assign", _draw_below(list(x.shape), p, x), out=[x])
+
+
+def multinomial(x, num_samples=1, replacement=False, name=None):
+    """``num_samples`` category indices drawn for each row of the weights x ([C] or
+    [N, C]): independently when ``replacement``, else distinct."""
+    from .._C import Error
+    if len(x.shape) not in (1, 2):
+        raise Error(f"multinomial: x must be 1-D or 2-D, got {list(x.shape)}")
+    k = int(num_samples)
+    c = x.shape[-1]
+    w = x if x.dtype.name == "float64" else apply("cast", x, attrs={"out_dtype": "float64"})
+    rows = list(x.shape[:-1])
+    if not replacement:
+        if k > c:
+            raise Error(f"multinomial: {k} samples without replacement from {c} categories")
+        # weighted sampling without replacement: the k largest log(u) / w
+        keys = apply("elementwise_div", apply("log", uniform(rows + [c], "float64", 0.0, 1.0)),
+                     w)
+        return apply("top_k", keys, attrs={"k": k, "axis": -1, "largest": True,
+                                           "sorted": True})[1]
+    total = apply("reduce_sum", w, attrs={"dim": [-1], "keep_dim": True, "reduce_all": False})
+    cdf = apply("elementwise_div", apply("cumsum", w, attrs={"axis": -1}), total)
+    u = apply("unsqueeze", uniform(rows + [k], "float64", 0.0, 1.0), attrs={"axes": [-1]})
+    below = apply("less_equal", apply("unsqueeze", cdf, attrs={"axes": [-2]}), u)
+    count = apply("reduce_sum", apply("cast", below, attrs={"out_dtype": "int64"}),
+                  attrs={"dim": [-1], "keep_dim": False, "reduce_all": False})
+    return apply("elementwise_min", count, apply("fill_constant", attrs={
+        "shape": [], "value": float(c - 1), "dtype": "int64"}))

@@ -1,0 +1,136 @@
+"""Reordering, viewing and reading out axes (Paddle's aliases and views): permute,
+swapaxes, matrix_transpose, diagonal, unflatten, view, ravel, atleast_Nd, reverse."""
+from .. import _C
+from ..framework import dtype as dt
+from ..framework.core import apply
+from .manipulation import _ints, concat, flatten, flip, reshape, transpose
+from .scalars import dtype_name_of, is_tensor
+
+__all__ = ["cat", "concatenate", "permute", "swapaxes", "swapdims", "matrix_transpose",
+           "transpose_", "diagonal", "unflatten", "view", "view_as", "ravel", "atleast_1d",
+           "atleast_2d", "atleast_3d", "reverse", "tolist"]
+
+cat = concatenate = concat
+reverse = flip
+
+
+def permute(input, *dims):
+    """input with its axes permuted (dims as a list or as separate ints)."""
+    if len(dims) == 1 and not isinstance(dims[0], int):
+        dims = dims[0]
+    return transpose(input, list(dims))
+
+
+def swapaxes(x, perm, name=None):
+    """x with two axes exchanged: swapaxes(x, axis0, axis1); a full permutation list
+    permutes as transpose does."""
+    if isinstance(perm, int) and isinstance(name, int):
+        rank = len(x.shape)
+        order = list(range(rank))
+        a, b = perm % rank, name % rank
+        order[a], order[b] = order[b], order[a]
+        return transpose(x, order)
+    return transpose(x, perm)
+
+
+swapdims = swapaxes
+
+
+def matrix_transpose(x, name=None):
+    """x with its last two axes exchanged."""
+    rank = len(x.shape)
+    if rank < 2:
+        raise _C.Error(f"matrix_transpose: x must have at least 2 dims, got {list(x.shape)}")
+    return transpose(x, list(range(rank - 2)) + [rank - 1, rank - 2])
+
+
+def transpose_(x, perm, name=None):
+    """transpose, in place: x takes the permuted value."""
+    return apply("transpose", x, attrs={"axis": _ints(perm)}, out=[x])
+
+
+def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
+    """The ``offset``-th diagonal of the matrices spanned by axis1 and axis2: those axes
+    are dropped and the diagonal becomes the last axis."""
+    rank = len(x.shape)
+    a1, a2 = axis1 % rank, axis2 % rank
+    if a1 == a2:
+        raise _C.Error(f"diagonal: axis1 and axis2 must differ, got {axis1} and {axis2}")
+    rest = [d for d in range(rank) if d not in (a1, a2)]
+    n1, n2 = x.shape[a1], x.shape[a2]
+    r0, c0 = (0, offset) if offset >= 0 else (-offset, 0)
+    count = max(0, min(n1 - r0, n2 - c0))
+    moved = transpose(x, rest + [a1, a2])
+    flat = reshape(moved, [x.shape[d] for d in rest] + [n1 * n2])
+    from .creation import arange
+    pos = apply("scale", arange(0, count, 1, "int64"),
+                attrs={"scale": float(n2 + 1), "bias": float(r0 * n2 + c0)})
+    return apply("gather", flat, pos, attrs={"axis": len(rest)})
+
+
+def unflatten(x, axis, shape, name=None):
+    """x with dim ``axis`` split into ``shape`` (one entry may be -1)."""
+    rank = len(x.shape)
+    axis = int(axis) % rank
+    dims = list(x.shape)
+    return reshape(x, dims[:axis] + _ints(shape) + dims[axis + 1:])
+
+
+def view(x, shape_or_dtype, name=None):
+    """x with a new shape (reshape's rules). A dtype is accepted only when it is x's
+    own: skiff has no bit-reinterpreting cast."""
+    if isinstance(shape_or_dtype, (list, tuple)) or is_tensor(shape_or_dtype):
+        return reshape(x, shape_or_dtype)
+    name = dt.dtype_name(shape_or_dtype)
+    if name != dtype_name_of(x):
+        raise _C.Error(f"view: reinterpreting {dtype_name_of(x)} bits as {name} is not "
+                       f"supported; use astype/cast to convert values")
+    return reshape(x, list(x.shape))
+
+
+def view_as(x, other, name=None):
+    """x with ``other``'s shape."""
+    return reshape(x, list(other.shape))
+
+
+def ravel(input):
+    """input flattened to 1-D."""
+    return flatten(input)
+
+
+def _atleast(n, inputs):
+    def widen(t):
+        if not is_tensor(t):
+            from .creation import to_tensor
+            t = to_tensor(t)
+        shape = list(t.shape)
+        if len(shape) >= n:
+            return t
+        if n == 3 and len(shape) == 2:
+            return reshape(t, shape + [1])
+        if n == 3 and len(shape) == 1:
+            return reshape(t, [1] + shape + [1])
+        return reshape(t, [1] * (n - len(shape)) + shape)
+
+    out = [widen(t) for t in inputs]
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_1d(*inputs, name=None):
+    """Each input with at least 1 dim (a tensor for one input, else a list)."""
+    return _atleast(1, inputs)
+
+
+def atleast_2d(*inputs, name=None):
+    """Each input with at least 2 dims (1-D [n] becomes [1, n])."""
+    return _atleast(2, inputs)
+
+
+def atleast_3d(*inputs, name=None):
+    """Each input with at least 3 dims ([n] becomes [1, n, 1], [m, n] becomes [m, n, 1])."""
+    return _atleast(3, inputs)
+
+
+def tolist(x):
+    """x's values as (nested) Python lists."""
+    return x.numpy().tolist()
