@@ -33,6 +33,7 @@ void register_index_ops(OpRegistry& r);
 void register_join_ops(OpRegistry& r);
 void register_shape_edit_ops(OpRegistry& r);
 void register_optimizer_ops(OpRegistry& r);
+void register_optimizer_more_ops(OpRegistry& r);
 void register_math_ops(OpRegistry& r);
 void register_reduce_extreme_ops(OpRegistry& r);
 void register_unary_math_ops(OpRegistry& r);
@@ -74,6 +75,7 @@ void register_all_ops(OpRegistry& r) {
   register_join_ops(r);
   register_shape_edit_ops(r);
   register_optimizer_ops(r);
+  register_optimizer_more_ops(r);
   register_math_ops(r);
   register_reduce_extreme_ops(r);
   register_unary_math_ops(r);

@@ -1,0 +1,251 @@
+// Further optimizer ops: adamax, adadelta, nadam, radam, lamb (PaddlePaddle semantics).
+// Like the ops of optimizer.cc they update their parameter and accumulators in place
+// (each output names the same variable as its input) and are not differentiable.
+#include "skiff/kernels/cpu/optimizer_more.h"
+#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/registry.h"
+#include "skiff/ops/shape_context.h"
+
+namespace skiff {
+
+namespace {
+
+void check_like_param(ShapeContext& ctx, const char* slot) {
+  const VarDesc& p = ctx.in_var("Param");
+  const VarDesc& v = ctx.in_var(slot);
+  SKIFF_CHECK(v.kind != VarKind::kSelectedRows, ctx.op().type, ": ", slot, " ('", v.name,
+              "') holds selected rows; this optimizer takes dense tensors only");
+  SKIFF_CHECK(shapes_compatible(p.shape, v.shape) && p.dtype == v.dtype, slot, " ('", v.name, "', ",
+              dtype_name(v.dtype), v.shape, ") does not match Param ('", p.name, "', ",
+              dtype_name(p.dtype), p.shape, ")");
+}
+
+void check_one_element(ShapeContext& ctx, const char* slot) {
+  const VarDesc& v = ctx.in_var(slot);
+  SKIFF_CHECK(is_floating(v.dtype) && (!v.shape.known() || v.shape.numel() == 1), slot, " ('",
+              v.name, "') must be a one-element floating tensor, got ", dtype_name(v.dtype),
+              v.shape);
+}
+
+// A per-step value: a floating tensor of any non-empty shape, every element equal.
+void check_step_value(ShapeContext& ctx, const char* slot) {
+  const VarDesc& v = ctx.in_var(slot);
+  SKIFF_CHECK(is_floating(v.dtype) && (!v.shape.known() || v.shape.numel() >= 1), slot, " ('",
+              v.name, "') must be a non-empty floating tensor, got ", dtype_name(v.dtype), v.shape);
+}
+
+void set_like(ShapeContext& ctx, const char* out_slot, const char* in_slot) {
+  ctx.set_output(out_slot, ctx.in_shape(in_slot), ctx.in_dtype(in_slot));
+}
+
+// Checks the slots shaped like Param and the per-step values, and declares each
+// "<slot>Out" like its "<slot>" (ParamOut included).
+void infer_update(ShapeContext& ctx, std::initializer_list<const char*> like_param,
+                  std::initializer_list<const char*> step_values) {
+  check_like_param(ctx, "Grad");
+  check_one_element(ctx, "LearningRate");
+  set_like(ctx, "ParamOut", "Param");
+  for (const char* slot : like_param) {
+    check_like_param(ctx, slot);
+    set_like(ctx, (std::string(slot) + "Out").c_str(), slot);
+  }
+  for (const char* slot : step_values) {
+    check_step_value(ctx, slot);
+    const std::string out = std::string(slot) + "Out";
+    if (ctx.has_output(out.c_str())) set_like(ctx, out.c_str(), slot);
+  }
+}
+
+void infer_adamax(ShapeContext& ctx) { infer_update(ctx, {"Moment", "InfNorm"}, {"Beta1Pow"}); }
+
+void infer_adadelta(ShapeContext& ctx) {
+  infer_update(ctx, {"AvgSquaredGrad", "AvgSquaredUpdate"}, {});
+}
+
+void infer_nadam(ShapeContext& ctx) {
+  infer_update(ctx, {"Moment1", "Moment2"}, {"MomentumDecayPow", "Beta2Pow", "MuProduct"});
+}
+
+void infer_radam(ShapeContext& ctx) {
+  infer_update(ctx, {"Moment1", "Moment2"}, {"Beta1Pow", "Beta2Pow", "Rho"});
+}
+
+void infer_lamb(ShapeContext& ctx) {
+  infer_update(ctx, {"Moment1", "Moment2"}, {"Beta1Pow", "Beta2Pow"});
+}
+
+void adamax_kernel(KernelContext& ctx) {
+  const kernels::AdamaxOptions opts{ctx.attr<double>("beta1"), ctx.attr<double>("beta2"),
+                                    ctx.attr<double>("epsilon")};
+  kernels::adamax_update(
+      ctx.in("Param"), ctx.in("Grad"),
+      kernels::AdamaxState{&ctx.in("Moment"), &ctx.in("InfNorm"), &ctx.in("Beta1Pow")},
+      ctx.in("LearningRate"), opts,
+      kernels::AdamaxOutputs{ctx.out("ParamOut"), ctx.out("MomentOut"), ctx.out("InfNormOut"),
+                             ctx.out("Beta1PowOut")});
+}
+
+void adadelta_kernel(KernelContext& ctx) {
+  const kernels::AdadeltaOptions opts{ctx.attr<double>("rho"), ctx.attr<double>("epsilon")};
+  kernels::adadelta_update(
+      ctx.in("Param"), ctx.in("Grad"), ctx.in("AvgSquaredGrad"), ctx.in("AvgSquaredUpdate"),
+      ctx.in("LearningRate"), opts,
+      kernels::AdadeltaOutputs{ctx.out("ParamOut"), ctx.out("AvgSquaredGradOut"),
+                               ctx.out("AvgSquaredUpdateOut")});
+}
+
+void nadam_kernel(KernelContext& ctx) {
+  const kernels::NadamOptions opts{ctx.attr<double>("beta1"), ctx.attr<double>("beta2"),
+                                   ctx.attr<double>("epsilon"), ctx.attr<double>("momentum_decay")};
+  const kernels::NadamState state{&ctx.in("MomentumDecayPow"), &ctx.in("Beta2Pow"),
+                                  &ctx.in("MuProduct"), &ctx.in("Moment1"), &ctx.in("Moment2")};
+  const kernels::NadamOutputs out{ctx.out("ParamOut"),    ctx.out("MomentumDecayPowOut"),
+                                  ctx.out("Beta2PowOut"), ctx.out("MuProductOut"),
+                                  ctx.out("Moment1Out"),  ctx.out("Moment2Out")};
+  kernels::nadam_update(ctx.in("Param"), ctx.in("Grad"), state, ctx.in("LearningRate"), opts, out);
+}
+
+void radam_kernel(KernelContext& ctx) {
+  const kernels::RadamOptions opts{ctx.attr<double>("beta1"), ctx.attr<double>("beta2"),
+                                   ctx.attr<double>("epsilon")};
+  const kernels::RadamState state{&ctx.in("Beta1Pow"), &ctx.in("Beta2Pow"), &ctx.in("Rho"),
+                                  &ctx.in("Moment1"), &ctx.in("Moment2")};
+  const kernels::RadamOutputs out{ctx.out("ParamOut"),    ctx.out("Beta1PowOut"),
+                                  ctx.out("Beta2PowOut"), ctx.out("RhoOut"),
+                                  ctx.out("Moment1Out"),  ctx.out("Moment2Out")};
+  kernels::radam_update(ctx.in("Param"), ctx.in("Grad"), state, ctx.in("LearningRate"), opts, out);
+}
+
+void lamb_kernel(KernelContext& ctx) {
+  const kernels::LambOptions opts{ctx.attr<double>("beta1"), ctx.attr<double>("beta2"),
+                                  ctx.attr<double>("epsilon"), ctx.attr<double>("weight_decay"),
+                                  ctx.attr<bool>("always_adapt")};
+  const kernels::LambState state{&ctx.in("Moment1"), &ctx.in("Moment2"), &ctx.in("Beta1Pow"),
+                                 &ctx.in("Beta2Pow")};
+  const kernels::LambOutputs out{ctx.out("ParamOut"), ctx.out("Moment1Out"), ctx.out("Moment2Out"),
+                                 ctx.out("Beta1PowOut"), ctx.out("Beta2PowOut")};
+  kernels::lamb_update(ctx.in("Param"), ctx.in("Grad"), state, ctx.in("LearningRate"), opts, out);
+}
+
+// The leading slots every update shares.
+OpBuilder& param_slots(OpBuilder& op) {
+  return op.input("Param", "the parameter")
+      .input("Grad", "its gradient, same shape")
+      .input("LearningRate", "one-element tensor ([1] or [])")
+      .output("ParamOut", "the updated parameter (usually the same variable as Param)");
+}
+
+const char* const kStepValueNote =
+    " (a tensor of any shape with every element equal; PaddlePaddle keeps it shaped like "
+    "Param)";
+
+}  // namespace
+
+void register_optimizer_more_ops(OpRegistry& r) {
+  param_slots(r.add("adamax").doc(
+                  "Adamax: MomentOut = beta1*Moment + (1-beta1)*Grad; InfNormOut = max(|Grad|, "
+                  "beta2*InfNorm + epsilon); ParamOut = Param - LearningRate/(1-Beta1Pow) * "
+                  "MomentOut/InfNormOut; Beta1PowOut (optional) = Beta1Pow*beta1."))
+      .input("Moment", "first moment, same shape as Param (zeros at the start)")
+      .input("InfNorm", "exponentially weighted infinity norm, same shape (zeros at the start)")
+      .input("Beta1Pow", "beta1^t for the current step t (beta1 at the first step)")
+      .output("MomentOut", "the updated Moment")
+      .output("InfNormOut", "the updated InfNorm")
+      .optional_output("Beta1PowOut", "Beta1Pow * beta1 (PaddlePaddle scales it separately)")
+      .attr("beta1", 0.9, "decay of the first moment")
+      .attr("beta2", 0.999, "decay of the infinity norm")
+      .attr("epsilon", 1e-8, "added to the decayed infinity norm")
+      .infer_shape(infer_adamax)
+      .kernel({DType::kF32, DType::kF64}, adamax_kernel)
+      .kernel_dtype_from("Param");
+
+  param_slots(r.add("adadelta")
+                  .doc("Adadelta: AvgSquaredGradOut = rho*AvgSquaredGrad + (1-rho)*Grad^2; d = "
+                       "-sqrt(AvgSquaredUpdate + epsilon)/sqrt(AvgSquaredGradOut + epsilon)*Grad; "
+                       "ParamOut = Param + LearningRate*d; AvgSquaredUpdateOut = "
+                       "rho*AvgSquaredUpdate + (1-rho)*d^2."))
+      .input("AvgSquaredGrad", "running mean of Grad^2, same shape (zeros at the start)")
+      .input("AvgSquaredUpdate", "running mean of d^2, same shape (zeros at the start)")
+      .output("AvgSquaredGradOut", "the updated AvgSquaredGrad")
+      .output("AvgSquaredUpdateOut", "the updated AvgSquaredUpdate")
+      .attr("rho", 0.95, "decay of the running means")
+      .attr("epsilon", 1e-6, "added under both roots")
+      .infer_shape(infer_adadelta)
+      .kernel({DType::kF32, DType::kF64}, adadelta_kernel)
+      .kernel_dtype_from("Param");
+
+  param_slots(r.add("nadam").doc(
+                  "NAdam (Adam with Nesterov momentum): d = 0.96*MomentumDecayPow, mu_t = "
+                  "beta1*(1 - d^momentum_decay/2), mu_next = beta1*(1 - "
+                  "(0.96*d)^momentum_decay/2), P = MuProduct*mu_t; moments as in adam; "
+                  "ParamOut = Param - LearningRate*(mu_next*Moment1Out/(1 - P*mu_next) + "
+                  "(1-mu_t)*Grad/(1-P)) / (sqrt(Moment2Out/(1 - Beta2Pow*beta2)) + epsilon)."))
+      .input("MomentumDecayPow", std::string("0.96^(t-1), 1 at the start") + kStepValueNote)
+      .input("Beta2Pow", std::string("beta2^(t-1), 1 at the start") + kStepValueNote)
+      .input("MuProduct", std::string("mu_1*...*mu_(t-1), 1 at the start") + kStepValueNote)
+      .input("Moment1", "first moment, same shape as Param (zeros at the start)")
+      .input("Moment2", "second moment, same shape (zeros at the start)")
+      .output("MomentumDecayPowOut", "MomentumDecayPow * 0.96")
+      .output("Beta2PowOut", "Beta2Pow * beta2")
+      .output("MuProductOut", "MuProduct * mu_t")
+      .output("Moment1Out", "the updated first moment")
+      .output("Moment2Out", "the updated second moment")
+      .attr("beta1", 0.9, "decay of the first moment")
+      .attr("beta2", 0.999, "decay of the second moment")
+      .attr("epsilon", 1e-8, "added to the root of the corrected second moment")
+      .attr("momentum_decay", 0.004, "psi: how fast the momentum schedule decays")
+      .infer_shape(infer_nadam)
+      .kernel({DType::kF32, DType::kF64}, nadam_kernel)
+      .kernel_dtype_from("Param");
+
+  param_slots(r.add("radam").doc(
+                  "RAdam (rectified Adam): with b1t = Beta1Pow*beta1, b2t = Beta2Pow*beta2, "
+                  "RhoOut = (Rho*(beta2-b2t) + b2t)/(1-b2t) (= t*b2t/(1-b2t)), rho_inf = "
+                  "2/(1-beta2) - 1, rho_t = rho_inf - 2*RhoOut; moments as in adam; if rho_t > "
+                  "5: ParamOut = Param - LearningRate*Moment1Out/(1-b1t) * r_t * "
+                  "sqrt(1-b2t)/(sqrt(Moment2Out) + epsilon) with r_t = "
+                  "sqrt((rho_t-4)(rho_t-2)rho_inf/((rho_inf-4)(rho_inf-2)rho_t)), else "
+                  "ParamOut = Param - LearningRate*Moment1Out/(1-b1t)."))
+      .input("Beta1Pow", std::string("beta1^(t-1), 1 at the start") + kStepValueNote)
+      .input("Beta2Pow", std::string("beta2^(t-1), 1 at the start") + kStepValueNote)
+      .input("Rho", std::string("(t-1)*beta2^(t-1)/(1-beta2^(t-1)), any value at the start") +
+                        kStepValueNote)
+      .input("Moment1", "first moment, same shape as Param (zeros at the start)")
+      .input("Moment2", "second moment, same shape (zeros at the start)")
+      .output("Beta1PowOut", "Beta1Pow * beta1")
+      .output("Beta2PowOut", "Beta2Pow * beta2")
+      .output("RhoOut", "the updated Rho")
+      .output("Moment1Out", "the updated first moment")
+      .output("Moment2Out", "the updated second moment")
+      .attr("beta1", 0.9, "decay of the first moment")
+      .attr("beta2", 0.999, "decay of the second moment")
+      .attr("epsilon", 1e-8, "added to the root of the second moment")
+      .infer_shape(infer_radam)
+      .kernel({DType::kF32, DType::kF64}, radam_kernel)
+      .kernel_dtype_from("Param");
+
+  param_slots(r.add("lamb").doc(
+                  "LAMB: moments as in adam; r = (Moment1Out/(1-Beta1Pow)) / "
+                  "(sqrt(Moment2Out/(1-Beta2Pow)) + epsilon) + weight_decay*Param; ratio = "
+                  "||Param|| / ||r|| when weight_decay > 0 or always_adapt and both norms are "
+                  "positive, else 1; ParamOut = Param - LearningRate*ratio*r; the powers are "
+                  "then multiplied by the betas."))
+      .input("Moment1", "first moment, same shape as Param (zeros at the start)")
+      .input("Moment2", "second moment, same shape (zeros at the start)")
+      .input("Beta1Pow", "beta1^t for the current step t (beta1 at the first step)")
+      .input("Beta2Pow", "beta2^t for the current step t (beta2 at the first step)")
+      .output("Moment1Out", "the updated first moment")
+      .output("Moment2Out", "the updated second moment")
+      .optional_output("Beta1PowOut", "Beta1Pow * beta1")
+      .optional_output("Beta2PowOut", "Beta2Pow * beta2")
+      .attr("beta1", 0.9, "decay of the first moment")
+      .attr("beta2", 0.999, "decay of the second moment")
+      .attr("epsilon", 1e-6, "added to the root of the corrected second moment")
+      .attr("weight_decay", 0.01, "decoupled weight decay inside the trust-ratio direction")
+      .attr("always_adapt", false, "apply the trust ratio even when weight_decay is 0")
+      .infer_shape(infer_lamb)
+      .kernel({DType::kF32, DType::kF64}, lamb_kernel)
+      .kernel_dtype_from("Param");
+}
+
+}  // namespace skiff
