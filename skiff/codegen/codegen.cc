@@ -149,28 +149,44 @@ GeneratedModel generate_model(const Program& program, const NamedTensors& param_
   w.line("[[maybe_unused]] const Tensor kNoTensor;");
   w.line("");
   auto field_line = [&](const ProgramVar& v) {
+    if (const KeptLoop* loop = emitter.loop_of_scopes(v)) {
+      w.line("std::vector<" + loop->frame_type + "> " + v.field + ";  // the steps of block " +
+             std::to_string(loop->body));
+      return;
+    }
+    if (v.kind == VarKind::kStepScopes) return;  // a block not kept: nothing to hold
     std::string note = type_str(v.desc);
     if (v.desc && v.desc->persistable) note += ", persistable";
     if (v.field != v.name) note += ", \"" + v.name + "\"";
     w.line(std::string(cpp_type(v.kind)) + " " + v.field + ";  // " + note);
   };
-  for (const KeptLoop& loop : emitter.kept_loops()) {
-    w.line("// What one step of the loop of block " + std::to_string(loop.body) +
-           " keeps for its gradient: the");
-    w.line("// values it read of the loop-carried variables, and the body's variables.");
-    w.open("struct " + loop.frame_type + " {");
-    for (const std::string& c : loop.carried)
-      if (const ProgramVar* v = emitter.block0_var(c)) field_line(*v);
+  // The frames and backward steps, deepest block first: a frame holds the vectors of frames
+  // of the kept blocks nested in its body, whose types must come before it.
+  auto depth = [&](int block) {
+    int d = 0;
+    for (int b = block; b > 0; b = program.block(b).parent_idx) ++d;
+    return d;
+  };
+  std::vector<std::pair<int, int>> frame_structs;  // (block, kept loop index or -1: grad)
+  for (size_t i = 0; i < emitter.kept_loops().size(); ++i)
+    frame_structs.emplace_back(emitter.kept_loops()[i].body, static_cast<int>(i));
+  for (int g : emitter.grad_blocks()) frame_structs.emplace_back(g, -1);
+  std::stable_sort(frame_structs.begin(), frame_structs.end(),
+                   [&](const auto& a, const auto& b) { return depth(a.first) > depth(b.first); });
+  for (const auto& [block, loop_index] : frame_structs) {
+    if (loop_index < 0) {
+      w.line("// The variables of one backward step (block " + std::to_string(block) + ").");
+      w.open("struct Grad_b" + std::to_string(block) + " {");
+    } else {
+      const KeptLoop& loop = emitter.kept_loops()[static_cast<size_t>(loop_index)];
+      w.line("// What one step of the " + std::string(loop.branch ? "branch" : "loop") +
+             " of block " + std::to_string(loop.body) + " keeps for its gradient: the");
+      w.line("// values it read of the loop-carried variables, and the body's variables.");
+      w.open("struct " + loop.frame_type + " {");
+      for (const std::string& c : loop.carried) field_line(emitter.var_of(loop.block, c));
+    }
     for (const ProgramVar& v : emitter.vars())
-      if (v.block == loop.body) field_line(v);
-    w.close("};");
-    w.line("");
-  }
-  for (int g : emitter.grad_blocks()) {
-    w.line("// The variables of one backward step (block " + std::to_string(g) + ").");
-    w.open("struct Grad_b" + std::to_string(g) + " {");
-    for (const ProgramVar& v : emitter.vars())
-      if (v.block == g) field_line(v);
+      if (v.block == block) field_line(v);
     w.close("};");
     w.line("");
   }
@@ -178,12 +194,7 @@ GeneratedModel generate_model(const Program& program, const NamedTensors& param_
   w.open("struct Vars {");
   int last_block = -1;
   for (const ProgramVar& v : emitter.vars()) {
-    if (const KeptLoop* loop = emitter.loop_of_scopes(v.name)) {
-      w.line("std::vector<" + loop->frame_type + "> " + v.field + ";  // the steps of block " +
-             std::to_string(loop->body));
-      continue;
-    }
-    if (!emitter.in_vars(v)) continue;
+    if (emitter.frame_block(v.block)) continue;
     if (v.block != last_block) {
       w.line("// block " + std::to_string(v.block));
       last_block = v.block;

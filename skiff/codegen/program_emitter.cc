@@ -92,14 +92,17 @@ void ProgramEmitter::find_kept_loops() {
         continue;
       }
       KeptLoop loop;
+      loop.block = b;
       loop.body = op.sub_blocks().at(0);
       loop.branch = branch;
       loop.scopes_var = op.first_output(branch ? "Scope" : "StepScopes");
       SKIFF_CHECK(!loop.scopes_var.empty(), "the ", op.type, " op of block ", loop.body,
                   " keeps its scopes but names no variable for them");
+      loop.scopes_block = owner_block(b, loop.scopes_var);
       for (const std::string& n : op.output("Out"))
         if (!n.empty()) loop.carried.push_back(n);
       loop.frame_type = "Frame_b" + std::to_string(loop.body);
+      loop.frame_var = "f_b" + std::to_string(loop.body);
       kept_loops_.push_back(loop);
     }
     for (const OpDesc& op : ops_[b])
@@ -107,31 +110,36 @@ void ProgramEmitter::find_kept_loops() {
         grad_blocks_.insert(op.sub_blocks().at(0));
       }
   }
-  // One level only: a kept loop or a grad step runs no sub-blocks of its own.
   for (const KeptLoop& loop : kept_loops_) {
-    for (const OpDesc& op : ops_[loop.body])
-      SKIFF_CHECK(op.sub_blocks().empty(), op.type, " in block ", loop.body,
-                  " runs a sub-block inside a loop kept for its gradient; compiled programs "
-                  "support one level of such loops");
+    for (const KeptLoop& other : kept_loops_)
+      SKIFF_CHECK(&other == &loop || other.body != loop.body, "block ", loop.body,
+                  " is the body of two kept loops or branches");
+    SKIFF_CHECK(!grad_blocks_.count(loop.body), "block ", loop.body,
+                " is both a kept body and a grad block");
   }
-  for (int g : grad_blocks_) {
-    for (const OpDesc& op : ops_[g])
-      SKIFF_CHECK(op.sub_blocks().empty(), op.type, " in grad block ", g,
-                  " runs a sub-block; compiled programs support one level of loop gradients");
-  }
+}
+
+bool ProgramEmitter::frame_block(int block) const {
+  if (grad_blocks_.count(block)) return true;
+  for (const KeptLoop& loop : kept_loops_)
+    if (loop.body == block) return true;
+  return false;
 }
 
 bool ProgramEmitter::in_vars(const ProgramVar& v) const {
   if (v.desc && v.desc->kind == VarKind::kStepScopes) return false;
-  if (grad_blocks_.count(v.block)) return false;
-  for (const KeptLoop& loop : kept_loops_)
-    if (loop.body == v.block) return false;
-  return true;
+  return !frame_block(v.block);
 }
 
-const KeptLoop* ProgramEmitter::loop_of_scopes(const std::string& name) const {
+const KeptLoop* ProgramEmitter::loop_of_scopes(const ProgramVar& v) const {
   for (const KeptLoop& loop : kept_loops_)
-    if (loop.scopes_var == name) return &loop;
+    if (loop.scopes_var == v.name && loop.scopes_block == v.block) return &loop;
+  return nullptr;
+}
+
+const KeptLoop* ProgramEmitter::loop_of_scopes(int block, const std::string& name) const {
+  for (const KeptLoop& loop : kept_loops_)
+    if (loop.scopes_var == name && loop.scopes_block == owner_block(block, name)) return &loop;
   return nullptr;
 }
 
@@ -188,7 +196,13 @@ const ProgramVar& ProgramEmitter::var_of(int block, const std::string& name) con
 std::string ProgramEmitter::expr_of(int block, const std::string& name) const {
   auto it = overrides_.find({owner_block(block, name), name});
   if (it != overrides_.end()) return it->second;
-  return "v." + var_of(block, name).field;
+  const ProgramVar& v = var_of(block, name);
+  // Variables of a kept body or grad block exist only inside its frames or backward steps.
+  SKIFF_CHECK(!frame_block(v.block), "variable '", name, "' of block ", v.block,
+              " lives in the frames of a kept loop (or the steps of a loop gradient), but an op "
+              "of block ",
+              block, " reads it outside them");
+  return "v." + v.field;
 }
 
 VarKind ProgramEmitter::kind_of(int block, const std::string& name) const {

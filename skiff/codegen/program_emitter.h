@@ -38,12 +38,18 @@ struct ProgramVar {
 // A while loop (or an if branch) whose steps are kept for its grad op (append_backward sets
 // keep_step_scopes): the generated code keeps one frame per step (a branch: one when it
 // ran), holding the body's variables and the values the step read of the carried ones.
+// Kept blocks nest: a kept loop inside a kept body keeps its vector of frames in the outer
+// step's frame (its StepScopes variable belongs to the outer body), so each outer step
+// holds the inner steps it ran, and the outer grad step replays them from there.
 struct KeptLoop {
+  int block = 0;                     // the block of the while / conditional_block op
   int body = 0;                      // the loop body's (or branch's) block
   bool branch = false;               // a conditional_block, not a while
   std::string scopes_var;            // its StepScopes / Scope variable (a vector of frames)
-  std::vector<std::string> carried;  // its Out variables
+  int scopes_block = 0;              // the block that owns scopes_var
+  std::vector<std::string> carried;  // its Out variables (variables of `block`'s view)
   std::string frame_type;            // "Frame_b1"
+  std::string frame_var;             // "f_b1": the frame being written or replayed
 };
 
 class ProgramEmitter {
@@ -75,8 +81,13 @@ class ProgramEmitter {
   // True when `v` is a field of Vars (not of a loop frame or a grad step, and not a
   // step-scopes variable).
   bool in_vars(const ProgramVar& v) const;
-  // The loop whose StepScopes variable is `name`, or nullptr.
-  const KeptLoop* loop_of_scopes(const std::string& name) const;
+  // True when the variables of `block` live in a frame (a kept body) or in a backward step
+  // (a grad block), not in Vars.
+  bool frame_block(int block) const;
+  // The kept loop whose StepScopes (or Scope) variable is `v`, or nullptr.
+  const KeptLoop* loop_of_scopes(const ProgramVar& v) const;
+  // The variable `name` as an op of `block` sees it; throws when it was not seen.
+  const ProgramVar& var_of(int block, const std::string& name) const;
 
   // The rules of `while` and `conditional_block` with keep_step_scopes, and of their grad
   // ops `while_grad` and `conditional_block_grad` (rules_control_flow.cc).
@@ -99,7 +110,8 @@ class ProgramEmitter {
  private:
   // The block whose variable `name` an op of block `block` refers to.
   int owner_block(int block, const std::string& name) const;
-  const ProgramVar& var_of(int block, const std::string& name) const;
+  // The kept loop whose StepScopes variable is `name` as `block` sees it, or nullptr.
+  const KeptLoop* loop_of_scopes(int block, const std::string& name) const;
   // The C++ expression of `name` in `block`: "v.<field>", or a frame's field.
   std::string expr_of(int block, const std::string& name) const;
   void find_kept_loops();
@@ -115,7 +127,9 @@ class ProgramEmitter {
   CppWriter* out_ = nullptr;
   std::vector<KeptLoop> kept_loops_;
   std::set<int> grad_blocks_;
-  // (owner block, name) -> expression, while a loop frame or grad step is being emitted.
+  // (owner block, name) -> expression, while loop frames or grad steps are being emitted:
+  // the variables of each kept body and grad block being written, and the carried values
+  // of each frame, innermost last (a nested block adds its own and restores the map).
   std::map<std::pair<int, std::string>, std::string> overrides_;
   // A variable of a bound loop: its Tensor expression, pointer name, type and shape.
   struct Binding {
