@@ -12,6 +12,8 @@
 #include <set>
 
 #include "skiff/kernels/cpu/accumulate.h"
+#include "skiff/kernels/cpu/fill.h"
+#include "skiff/kernels/cpu/tensor_array.h"
 #include "skiff/runtime/prepared_block.h"
 
 namespace skiff {
@@ -108,7 +110,8 @@ std::set<std::string> produced_names(const PreparedBlock& grad_block) {
   return out;
 }
 
-// Adds `src` (a tensor or a tensor array) into `acc`, elementwise.
+// Adds `src` (a tensor or a tensor array) into `acc`, elementwise (an array entry by
+// entry, with kernels::sum_arrays).
 void accumulate(Variable* acc, const Variable& src) {
   if (const Tensor* t = src.tensor()) {
     if (!t->initialized()) return;
@@ -120,28 +123,16 @@ void accumulate(Variable* acc, const Variable& src) {
     }
   } else if (const TensorArray* arr = src.array()) {
     TensorArray* a = acc->mutable_array();
-    if (a->size() < arr->size()) a->resize(arr->size());
-    for (size_t i = 0; i < arr->size(); ++i) {
-      if (!(*arr)[i].initialized()) continue;
-      if (!(*a)[i].initialized()) {
-        (*a)[i] = (*arr)[i].clone();
-      } else {
-        kernels::add_inplace((*arr)[i], &(*a)[i]);
-      }
-    }
+    kernels::sum_arrays({a, arr}, a);
   }
 }
 
-// A gradient of zeros shaped like the value of `like` (tensor or array).
+// A gradient of zeros shaped like the value of `like` (tensor or array; kernels::zeros_like).
 void set_zeros_like(Variable* out, const Variable* like) {
   if (like && like->tensor() && like->tensor()->initialized()) {
-    const Tensor& t = *like->tensor();
-    out->set(Tensor::zeros(t.shape(), t.dtype()));
+    kernels::zeros_like(*like->tensor(), out->mutable_tensor());
   } else if (like && like->array()) {
-    TensorArray zeros;
-    for (const Tensor& t : *like->array())
-      zeros.push_back(t.initialized() ? Tensor::zeros(t.shape(), t.dtype()) : Tensor());
-    *out->mutable_array() = std::move(zeros);
+    kernels::zeros_like(*like->array(), out->mutable_array());
   } else {
     out->clear();
   }
