@@ -151,8 +151,8 @@ class Resize(BaseTransform):
         return F.resize(image, self.size, self.interpolation)
 
 
-class RandomHorizontalFlip(BaseTransform):
-    """Mirrors the image left to right with probability `prob` (drawn with `random.random()`)."""
+class _RandomFlip(BaseTransform):
+    """Flips with probability `prob`, drawn once per call with `random.random()`."""
 
     def __init__(self, prob=0.5, keys=None):
         super().__init__(keys)
@@ -161,8 +161,19 @@ class RandomHorizontalFlip(BaseTransform):
     def _get_params(self, inputs):
         return random.random() < self.prob
 
+
+class RandomHorizontalFlip(_RandomFlip):
+    """Mirrors the image left to right with probability `prob` (drawn with `random.random()`)."""
+
     def _apply_image(self, image):
         return F.hflip(image) if self.params else _unchanged(image)
+
+
+class RandomVerticalFlip(_RandomFlip):
+    """Mirrors the image top to bottom with probability `prob` (drawn with `random.random()`)."""
+
+    def _apply_image(self, image):
+        return F.vflip(image) if self.params else _unchanged(image)
 
 
 class Transpose(BaseTransform):
@@ -179,13 +190,6 @@ class Transpose(BaseTransform):
         if arr.ndim == 2:
             arr = arr[:, :, None]
         return arr.transpose(self.order)
-
-
-class RandomVerticalFlip(RandomHorizontalFlip):
-    """Mirrors the image top to bottom with probability `prob` (drawn with `random.random()`)."""
-
-    def _apply_image(self, image):
-        return F.vflip(image) if self.params else _unchanged(image)
 
 
 class CenterCrop(BaseTransform):
