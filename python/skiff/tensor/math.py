@@ -1,5 +1,6 @@
-"""Elementwise arithmetic (tensors with tensors or Python numbers), unary math,
-clipping and casts."""
+"""Elementwise arithmetic (tensors with tensors or Python numbers) and its Paddle
+aliases, unary math, clipping and casts; the special functions (special.py) and the
+composed elementwise functions (composite.py) join this module's names."""
 import atexit
 import math as _math
 
@@ -16,7 +17,8 @@ __all__ = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder",
            "floor_mod", "scale", "pow", "neg", "exp", "log", "log1p", "sin", "cos", "tanh",
            "sigmoid", "sqrt", "rsqrt", "abs", "square", "reciprocal", "sign", "floor", "ceil",
            "round", "isnan", "isinf", "isfinite", "maximum", "minimum", "clip", "cast",
-           "increment", "log2", "log10", "trunc", "add_n", "logaddexp", "nan_to_num", "clamp"]
+           "increment", "log2", "log10", "trunc", "add_n", "logaddexp", "nan_to_num", "clamp",
+           "div", "sub", "mul", "true_divide", "negative", "positive", "neg_", "div_", "sub_"]
 
 # Hot ops hold their _C.Op: an eager call is then one C++ call.
 _add = eager_op("elementwise_add")
@@ -146,7 +148,74 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
 
 
 def neg(x, name=None):
+    """-x elementwise."""
     return _scaled(x, -1, 0)
+
+
+def negative(x, name=None):
+    """-x elementwise (the same as neg)."""
+    return neg(x)
+
+
+def positive(x, name=None):
+    """x itself (+x); bool tensors are refused, as Paddle."""
+    if dtype_name_of(x) == "bool":
+        raise TypeError("positive: the + operator does not apply to a bool tensor")
+    return x
+
+
+def mul(x, y, name=None):
+    """x * y with broadcasting (the same as multiply)."""
+    return multiply(x, y)
+
+
+def sub(x, y, name=None, *, alpha=1):
+    """x - alpha * y with broadcasting."""
+    return subtract(x, y if alpha == 1 else multiply(y, alpha))
+
+
+def div(x, y, name=None, *, rounding_mode=None):
+    """x / y; rounding_mode None: true division, "trunc": rounded toward zero, "floor":
+    rounded toward -inf (integers stay integers under both)."""
+    if rounding_mode is None:
+        return divide(x, y)
+    if rounding_mode == "floor":
+        return floor_divide(x, y)
+    if rounding_mode != "trunc":
+        raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got "
+                         f"{rounding_mode!r}")
+    x, y = as_operands(x, y)
+    if is_float(x):
+        return trunc(divide(x, y))
+    wide = trunc(divide(cast(x, "float64"), cast(y, "float64")))  # exact below 2**53
+    return cast(wide, dtype_name_of(x))
+
+
+def true_divide(input, other, name=None):
+    """input / other (true division)."""
+    return divide(input, other)
+
+
+def _write(x, value, fn):
+    if dtype_name_of(value) != dtype_name_of(x):
+        raise TypeError(f"{fn}: the result is {dtype_name_of(value)} but x is "
+                        f"{dtype_name_of(x)}; it cannot be written into x")
+    return apply("assign", value, out=[x])
+
+
+def neg_(x, name=None):
+    """-x, written into x."""
+    return _write(x, neg(x), "neg_")
+
+
+def sub_(x, y, name=None, *, alpha=1):
+    """x - alpha * y, written into x."""
+    return _write(x, sub(x, y, alpha=alpha), "sub_")
+
+
+def div_(x, y, name=None, *, rounding_mode=None):
+    """div(x, y, rounding_mode), written into x."""
+    return _write(x, div(x, y, rounding_mode=rounding_mode), "div_")
 
 
 def pow(x, y, name=None):
@@ -290,3 +359,12 @@ def cast(x, dtype):
 def increment(x, value=1.0, name=None):
     """x += value, in place (a loop counter)."""
     return apply("increment", x, attrs={"step": float(value)}, out=[x])
+
+
+# The special functions and the composed ones are math too (their modules import this
+# one, so they come last).
+from . import composite as _composite, special as _special  # noqa: E402
+from .composite import *  # noqa: E402,F401,F403
+from .special import *  # noqa: E402,F401,F403
+
+__all__ += _special.__all__ + _composite.__all__
