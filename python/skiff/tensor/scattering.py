@@ -38,9 +38,18 @@ def _flat_positions(shape, idx, axis):
     return reshape(pos, [-1])
 
 
+def _filled_like(x, value):
+    """A constant tensor shaped like x, built from x's shape (not from x itself, so no
+    gradient path runs through it) when every dim is known."""
+    if all(d >= 0 for d in x.shape):
+        return apply("fill_constant", attrs={"shape": list(x.shape), "value": float(value),
+                                             "dtype": dtype_name_of(x)})
+    return apply("fill_any_like", x, attrs={"value": float(value)})
+
+
 def _scatter_sum(like, pos, vals):
     """A tensor shaped like the 1-D ``like`` holding the sum of vals at each position."""
-    zeros = apply("fill_any_like", like, attrs={"value": 0.0})
+    zeros = _filled_like(like, 0.0)
     return apply("scatter", zeros, pos, vals, attrs={"overwrite": False})
 
 
@@ -83,7 +92,7 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
 
 def _scatter_mean(flat, pos, vals, include_self):
     sums = _scatter_sum(flat, pos, vals)
-    counts = _scatter_sum(flat, pos, apply("fill_any_like", vals, attrs={"value": 1.0}))
+    counts = _scatter_sum(flat, pos, _filled_like(vals, 1.0))
     if include_self:
         one = constant(1, dtype_name_of(flat))
         return apply("elementwise_div", apply("elementwise_add", flat, sums),
@@ -141,7 +150,7 @@ def index_add(x, index, axis, value, alpha=1, name=None):
         value = apply("scale", value, attrs={"scale": float(alpha)})
     front = moveaxis(x, axis, 0) if axis else x
     vals = moveaxis(value, axis, 0) if axis else value
-    added = apply("scatter", apply("fill_any_like", front, attrs={"value": 0.0}),
+    added = apply("scatter", _filled_like(front, 0.0),
                   _index_tensor(index), vals, attrs={"overwrite": False})
     out = apply("elementwise_add", front, added)
     return moveaxis(out, 0, axis) if axis else out
