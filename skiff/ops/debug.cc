@@ -1,7 +1,10 @@
 // Debugging ops: print (skiff.static.Print) shows a tensor when the program runs,
 // and its grad op shows the gradient flowing back through it.
 #include <cstdio>
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
 
 #include "skiff/kernels/cpu/print.h"
 #include "skiff/ops/grad_context.h"
@@ -38,6 +41,20 @@ void emit(const std::string& text) {
   std::fflush(stdout);
 }
 
+// Whether this run of a print op (forward, or its gradient) prints: with first_n >= 0,
+// only the first first_n runs in this process of the ops sharing its print_id do.
+bool within_first_n(const KernelContext& ctx, bool gradient) {
+  const int64_t first_n = ctx.attr<int64_t>("first_n");
+  if (first_n < 0) return true;
+  static std::mutex mu;
+  static std::map<std::pair<int64_t, bool>, int64_t> printed;
+  std::lock_guard<std::mutex> lock(mu);
+  int64_t& n = printed[{ctx.attr<int64_t>("print_id"), gradient}];
+  if (n >= first_n) return false;
+  ++n;
+  return true;
+}
+
 // Out shares X's value (copy-on-write keeps either side safe from later writes).
 void pass_through(const Tensor& x, Tensor* out) {
   if (out) *out = x;
@@ -53,7 +70,7 @@ void infer_print(ShapeContext& ctx) {
 void print_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.in("In");
   const std::string phase = ctx.attr<std::string>("print_phase");
-  if (phase != "backward")
+  if (phase != "backward" && within_first_n(ctx, false))
     emit(kernels::format_tensor(x, ctx.op().first_input("In"), print_options(ctx)));
   pass_through(x, ctx.out("Out"));
 }
@@ -64,7 +81,7 @@ void print_grad_maker(GradContext& g) {
   OpDesc& op = g.add("print_grad");
   op.set_input("Out@GRAD", {g.out_grad("Out")}).set_output("In@GRAD", {in_grad});
   for (const char* name : {"message", "summarize", "print_tensor_name", "print_tensor_type",
-                           "print_tensor_shape", "print_phase"}) {
+                           "print_tensor_shape", "print_phase", "first_n", "print_id"}) {
     if (const Attr* a = g.fwd().attrs.find(name)) op.set_attr(name, *a);
   }
 }
@@ -78,7 +95,7 @@ void infer_print_grad(ShapeContext& ctx) {
 void print_grad_kernel(KernelContext& ctx) {
   const Tensor& dout = ctx.in("Out@GRAD");
   const std::string phase = ctx.attr<std::string>("print_phase");
-  if (phase != "forward") {
+  if (phase != "forward" && within_first_n(ctx, true)) {
     std::string name = ctx.op().first_output("In@GRAD");
     emit(kernels::format_tensor(dout, name.empty() ? ctx.op().first_input("Out@GRAD") : name,
                                 print_options(ctx)));
@@ -93,7 +110,11 @@ void add_print_attrs(OpBuilder& b) {
       .attr("print_tensor_type", true, "print the dtype")
       .attr("print_tensor_shape", true, "print the shape")
       .attr("print_phase", std::string("both"),
-            "when to print: 'forward' (the value), 'backward' (its gradient) or 'both'");
+            "when to print: 'forward' (the value), 'backward' (its gradient) or 'both'")
+      .attr("first_n", int64_t{-1},
+            "print only the first first_n runs (each direction counted on its own; -1: every run)")
+      .attr("print_id", int64_t{0},
+            "identifies the op for first_n: ops with the same id share their counts");
 }
 
 }  // namespace

@@ -42,7 +42,25 @@ def test_print_phases_and_eager_use(static, capfd):
     assert out.count("fwd only Variable: x") == 1 and "@GRAD" not in out
     assert "  - data: [1 2 3]" in out
     with pytest.raises(skiff.Error, match="first_n"):
-        static.Print(x, first_n=2)
+        static.Print(x, first_n=-2)
+
+
+def test_print_first_n_runs_only(static, capfd):
+    x = static.data("x", [2])
+    w = static.create_parameter([2], "float32",
+                                default_initializer=skiff.nn.initializer.Constant(3.0))
+    twice = static.Print(x * w, first_n=2, message="twice")
+    once = static.Print(x + w, first_n=1, message="once", print_phase="forward")
+    static.append_backward(skiff.sum(twice * once))
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    for _ in range(4):
+        exe.run(feed={"x": np.array([1.0, 2.0], np.float32)}, fetch_list=[twice])
+    out = capfd.readouterr().out
+    assert out.count("once Variable: ") == 1
+    forward = [b for b in out.split("twice Variable: ")[1:] if "@GRAD" not in b.split("\n")[0]]
+    backward = [b for b in out.split("twice Variable: ")[1:] if "@GRAD" in b.split("\n")[0]]
+    assert len(forward) == 2 and len(backward) == 2  # value and gradient counted apart
 
 
 def test_check_nan_inf_names_the_op_output_and_line(static):
