@@ -7,3 +7,9 @@ from .norm import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .conv1d import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
+from .activation_inplace import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
+from .shuffle import *  # noqa: F401,F403
+from .loss_likelihood import *  # noqa: F401,F403
+from .loss_margin import *  # noqa: F401,F403

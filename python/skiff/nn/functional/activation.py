@@ -7,7 +7,8 @@ from . import tensor_ops as T
 __all__ = ["relu", "relu_", "relu6", "sigmoid", "tanh", "gelu", "leaky_relu", "elu", "silu",
            "swish", "softplus", "softmax", "log_softmax", "hardswish", "hardsigmoid",
            "hardtanh", "mish", "softsign", "tanhshrink", "prelu", "log_sigmoid", "selu", "celu",
-           "softshrink", "hardshrink", "thresholded_relu", "glu"]
+           "softshrink", "hardshrink", "thresholded_relu", "glu", "logsigmoid", "maxout",
+           "gumbel_softmax"]
 
 
 def _unary(op, doc):
@@ -97,6 +98,11 @@ def log_sigmoid(x, name=None):
     return T.scale(softplus(T.scale(x, -1.0)), -1.0)
 
 
+def logsigmoid(x, name=None):
+    """log(sigmoid(x)) (the same as log_sigmoid)."""
+    return log_sigmoid(x)
+
+
 def prelu(x, weight, data_format="NCHW", name=None):
     """x where x > 0, else weight * x; ``weight`` has 1 entry or one per channel."""
     w = weight
@@ -144,10 +150,10 @@ def softshrink(x, threshold=0.5, name=None):
     return T.sub(x, hardtanh(x, -threshold, threshold))
 
 
-def _where_above(x, magnitude, threshold):
-    """x where ``magnitude`` > threshold, else 0."""
+def _where_above(x, magnitude, threshold, value=0.0, out=None):
+    """x where ``magnitude`` > threshold, else ``value`` (written into ``out`` if given)."""
     keep = apply("greater_than", magnitude, T.full_like(magnitude, threshold))
-    return apply("where", keep, x, T.full_like(x, 0.0))
+    return apply("where", keep, x, T.full_like(x, value), out=out)
 
 
 def hardshrink(x, threshold=0.5, name=None):
@@ -155,12 +161,55 @@ def hardshrink(x, threshold=0.5, name=None):
     return _where_above(x, apply("abs", x), threshold)
 
 
-def thresholded_relu(x, threshold=1.0, name=None):
-    """x where x > threshold, else 0."""
-    return _where_above(x, x, threshold)
+def thresholded_relu(x, threshold=1.0, value=0.0, name=None):
+    """x where x > threshold, else ``value``."""
+    return _where_above(x, x, threshold, value)
 
 
 def glu(x, axis=-1, name=None):
     """a * sigmoid(b) for the two halves a, b of x along ``axis``."""
     a, b = T.split(x, 2, axis)
     return T.mul(a, sigmoid(b))
+
+
+def maxout(x, groups, axis=1, name=None):
+    """The largest of each run of ``groups`` consecutive channels along ``axis`` (1, or
+    -1 / 3 for channel-last 4-D input): [N, C, H, W] -> [N, C / groups, H, W]."""
+    shape = [int(s) for s in x.shape]
+    rank = len(shape)
+    if rank != 4:
+        raise ValueError(f"maxout: expected a 4-D input, got shape {shape}")
+    if axis not in (1, -1, 3):
+        raise ValueError(f"maxout: axis must be 1, -1 or 3, got {axis}")
+    axis = axis % rank
+    channels = shape[axis]
+    if groups <= 0 or channels % groups:
+        raise ValueError(f"maxout: the {channels} channels of axis {axis} are not divisible "
+                         f"by groups = {groups}")
+    split = [0 if s < 0 else s for s in shape]
+    split[axis:axis + 1] = [channels // groups, groups]
+    return T.reduce("max", T.reshape(x, split), [axis + 1])
+
+
+def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
+    """softmax((x + g) / temperature) along ``axis`` with Gumbel(0, 1) noise g; ``hard``
+    returns the one-hot of its argmax, differentiated as the soft sample."""
+    shape = [int(s) for s in x.shape]
+    if any(s < 0 for s in shape):
+        raise ValueError(f"gumbel_softmax: the input's dims must be known, got {shape}")
+    if temperature <= 0:
+        raise ValueError(f"gumbel_softmax: temperature must be positive, got {temperature}")
+    dtype = T.dtype_name(x)
+    u = apply("uniform_random", attrs={"shape": shape, "min": 1e-20, "max": 1.0, "seed": 0,
+                                        "dtype": dtype})
+    gumbel = T.scale(apply("log", T.scale(apply("log", u), -1.0)), -1.0)
+    y = softmax(T.scale(T.add(x, gumbel), 1.0 / temperature), axis)
+    if not hard:
+        return y
+    rank = len(shape)
+    axis = axis % rank
+    index = apply("argmax", y, attrs={"axis": axis})
+    one_hot = apply("one_hot", index, attrs={"depth": shape[axis], "dtype": dtype})
+    if axis != rank - 1:
+        one_hot = T.transpose(one_hot, list(range(axis)) + [rank - 1] + list(range(axis, rank - 1)))
+    return T.add(T.sub(one_hot, y.detach()), y)

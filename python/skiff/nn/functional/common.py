@@ -7,7 +7,8 @@ from ...framework.mode import mode as _mode
 from . import tensor_ops as T
 
 __all__ = ["linear", "dropout", "embedding", "one_hot", "flatten", "alpha_dropout",
-           "label_smooth", "cosine_similarity", "pixel_shuffle", "dropout2d", "dropout3d"]
+           "label_smooth", "cosine_similarity", "pixel_shuffle", "dropout2d", "dropout3d",
+           "dropout1d", "bilinear"]
 
 
 def linear(x, weight, bias=None, name=None):
@@ -55,6 +56,16 @@ def _dropout_along(x, p, axis, mode):
     mask = _dropout_op(ones, {"dropout_prob": float(p), "is_test": False,
                               "dropout_implementation": mode})
     return T.mul(x, mask)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of [N, C, L] (or [C, L]) inputs with probability ``p`` (scaled
+    by 1 / (1 - p) in training; identity at inference)."""
+    rank = len(input.shape)
+    if rank not in (2, 3):
+        raise ValueError(f"dropout1d: expected a 2-D or 3-D input, got shape "
+                         f"{list(input.shape)}")
+    return dropout(input, p, [0, 1] if rank == 3 else [0], training)
 
 
 def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None):
@@ -148,3 +159,18 @@ def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
     y = T.reshape(T.transpose(y, [0, 1, 4, 2, 5, 3]), [0 if n < 0 else n, c // (r * r), h * r,
                                                       w * r])
     return T.transpose(y, [0, 2, 3, 1]) if data_format == "NHWC" else y
+
+
+def bilinear(x1, x2, weight, bias=None, name=None):
+    """out[n, o] = x1[n] · weight[o] · x2[n] + bias[o] with x1 [N, in1], x2 [N, in2],
+    weight [out, in1, in2] and bias [1, out]."""
+    s1, s2, sw = list(x1.shape), list(x2.shape), [int(s) for s in weight.shape]
+    if len(s1) != 2 or len(s2) != 2 or len(sw) != 3 or sw[1] != int(s1[1]) or \
+            sw[2] != int(s2[1]):
+        raise ValueError(f"bilinear: expected x1 [N, in1], x2 [N, in2] and weight [out, in1, "
+                         f"in2], got {s1}, {s2} and {sw}")
+    out_features, in1, in2 = sw
+    w = T.reshape(T.transpose(weight, [1, 0, 2]), [in1, out_features * in2])
+    left = T.reshape(T.matmul(x1, w), [0, out_features, in2])
+    out = T.reduce("sum", T.mul(left, T.unsqueeze(x2, [1])), [2])
+    return out if bias is None else T.add(out, bias)

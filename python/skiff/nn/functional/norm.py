@@ -4,7 +4,8 @@ from ..._C import Tensor
 from ...framework.core import apply
 from . import tensor_ops as T
 
-__all__ = ["batch_norm", "layer_norm", "normalize", "group_norm", "instance_norm"]
+__all__ = ["batch_norm", "layer_norm", "normalize", "group_norm", "instance_norm", "rms_norm",
+           "local_response_norm"]
 
 _CHANNEL_LAST = {"NHWC": [0, 3, 1, 2], "NLC": [0, 2, 1], "NDHWC": [0, 4, 1, 2, 3]}
 
@@ -134,3 +135,56 @@ def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None
     y = _normalize_rows(xin, [0, int(xin.shape[1]), -1], eps)
     y = _channel_affine(y, weight, bias, len(xin.shape))
     return y if back is None else T.transpose(y, back)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=1e-05, name=None):
+    """(out, invvar): out = input / sqrt(mean(input^2) + eps) * weight over the trailing
+    dims ``normalized_shape``; invvar [rows] (float32) is 1 / sqrt(mean(input^2) + eps)."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = [normalized_shape]
+    normalized_shape = [int(s) for s in normalized_shape]
+    shape = [int(s) for s in input.shape]
+    n = len(normalized_shape)
+    if n == 0 or n > len(shape) or any(
+            a >= 0 and a != b for a, b in zip(shape[len(shape) - n:], normalized_shape)):
+        raise ValueError(f"rms_norm: normalized_shape {normalized_shape} does not match the "
+                         f"trailing dims of the input shape {shape}")
+    axes = list(range(len(shape) - n, len(shape)))
+    mean_square = T.reduce("mean", apply("square", input), axes, True)
+    inv = apply("rsqrt", T.scale(mean_square, 1.0, float(eps)))
+    out = T.mul(input, inv)
+    if weight is not None:
+        out = T.mul(out, weight)
+    invvar = T.reshape(inv, [-1])
+    if T.dtype_name(invvar) != "float32":
+        invvar = T.cast(invvar, "float32")
+    return out, invvar
+
+
+_LRN_FORMATS = ("NCL", "NLC", "NCHW", "NHWC", "NCDHW", "NDHWC")
+
+
+def local_response_norm(x, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW",
+                        name=None):
+    """x / (k + alpha * avg(x^2))^beta, the average taken over a window of ``size``
+    channels around each channel (zeros beyond the edges count)."""
+    if data_format not in _LRN_FORMATS:
+        raise ValueError(f"local_response_norm: data_format must be one of {_LRN_FORMATS}, "
+                         f"got {data_format!r}")
+    rank = len(x.shape)
+    if rank < 3:
+        raise ValueError(f"local_response_norm: expected an input of 3 or more dims, got shape "
+                         f"{list(x.shape)}")
+    axis = rank - 1 if data_format[-1] == "C" else 1
+    channels = int(x.shape[axis])
+    pads = [0] * (2 * rank)
+    pads[2 * axis], pads[2 * axis + 1] = size // 2, (size - 1) // 2
+    from .padding import pad
+    squares = pad(apply("square", x), pads, "constant", 0.0)
+    window = None
+    for i in range(size):
+        part = T.slice(squares, [axis], [i], [i + channels])
+        window = part if window is None else T.add(window, part)
+    denom = apply("pow", T.scale(window, float(alpha) / size, float(k)),
+                  attrs={"factor": float(beta)})
+    return T.div(x, denom)

@@ -86,7 +86,12 @@ def fill(shape, value, dtype):
 
 
 def full_like(x, value):
-    return apply("fill_any_like", x, attrs={"value": float(value), "dtype": ""})
+    """A constant of x's shape and dtype; no gradient flows through it."""
+    if mode.static and not x.stop_gradient:
+        x = x.detach()  # (a program's backward must not meet fill_any_like on a grad path)
+    out = apply("fill_any_like", x, attrs={"value": float(value), "dtype": ""})
+    out.stop_gradient = True
+    return out
 
 
 def dtype_name(x):

@@ -12,3 +12,7 @@ from .rnn_cells import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
 from .transformer_decoder import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
+from .loss_likelihood import *  # noqa: F401,F403
+from .loss_margin import *  # noqa: F401,F403
+from .rearrange import *  # noqa: F401,F403

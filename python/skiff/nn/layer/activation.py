@@ -7,7 +7,7 @@ from .layers import Layer
 __all__ = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "LeakyReLU", "ELU", "SiLU", "Swish",
            "Softplus", "Softmax", "LogSoftmax", "Hardswish", "Hardsigmoid", "Hardtanh", "Mish",
            "Softsign", "Tanhshrink", "LogSigmoid", "PReLU", "SELU", "CELU", "Softshrink",
-           "Hardshrink", "ThresholdedReLU", "GLU"]
+           "Hardshrink", "ThresholdedReLU", "GLU", "Silu", "Softmax2D", "Maxout"]
 
 
 def _simple(name, fn, doc):
@@ -63,9 +63,21 @@ Softshrink = _with_setting("Softshrink", F.softshrink, "threshold", 0.5,
                            "x shrunk towards 0 by threshold (0 within it).")
 Hardshrink = _with_setting("Hardshrink", F.hardshrink, "threshold", 0.5,
                            "x where |x| > threshold, else 0.")
-ThresholdedReLU = _with_setting("ThresholdedReLU", F.thresholded_relu, "threshold", 1.0,
-                                "x where x > threshold, else 0.")
 GLU = _with_setting("GLU", F.glu, "axis", -1, "a * sigmoid(b) for the halves of x along axis.")
+
+
+class ThresholdedReLU(Layer):
+    """x where x > threshold, else ``value``."""
+
+    def __init__(self, threshold=1.0, value=0.0, name=None):
+        super().__init__()
+        self._threshold, self._value = threshold, value
+
+    def forward(self, x):
+        return F.thresholded_relu(x, self._threshold, self._value)
+
+    def extra_repr(self):
+        return f"threshold={self._threshold}, value={self._value}"
 
 
 class GELU(Layer):
@@ -186,3 +198,34 @@ class PReLU(Layer):
     def extra_repr(self):
         return f"num_parameters={self._num_parameters}, data_format={self._data_format}, " \
                f"init={self._init}, dtype={self._dtype}"
+
+
+Silu = SiLU
+
+
+class Softmax2D(Layer):
+    """Softmax over the channels of [C, H, W] or [N, C, H, W] inputs (axis -3)."""
+
+    def __init__(self, name=None):
+        super().__init__()
+        self._name = name
+
+    def forward(self, x):
+        if len(x.shape) not in (3, 4):
+            raise ValueError(f"Softmax2D: expected a 3-D or 4-D input, got shape "
+                             f"{list(x.shape)}")
+        return F.softmax(x, -3)
+
+
+class Maxout(Layer):
+    """The largest of each run of ``groups`` consecutive channels (see F.maxout)."""
+
+    def __init__(self, groups, axis=1, name=None):
+        super().__init__()
+        self._groups, self._axis = groups, axis
+
+    def forward(self, x):
+        return F.maxout(x, self._groups, self._axis)
+
+    def extra_repr(self):
+        return f"groups={self._groups}, axis={self._axis}"

@@ -8,7 +8,7 @@ from ..functional import tensor_ops as T
 from .layers import Layer
 
 __all__ = ["Linear", "Dropout", "Dropout2D", "Dropout3D", "AlphaDropout", "Embedding", "Flatten",
-           "Identity", "CosineSimilarity", "PixelShuffle"]
+           "Identity", "CosineSimilarity", "PixelShuffle", "Bilinear"]
 
 
 class Linear(Layer):
@@ -173,3 +173,22 @@ class PixelShuffle(Layer):
 
     def extra_repr(self):
         return f"upscale_factor={self._upscale_factor}"
+
+
+class Bilinear(Layer):
+    """out[n, o] = x1[n] · weight[o] · x2[n] + bias[o] with weight [out_features,
+    in1_features, in2_features] and bias [1, out_features] (bias_attr=False: none)."""
+
+    def __init__(self, in1_features, in2_features, out_features, weight_attr=None,
+                 bias_attr=None, name=None):
+        super().__init__()
+        self._in1, self._in2, self._out = int(in1_features), int(in2_features), int(out_features)
+        self.weight = self.create_parameter([self._out, self._in1, self._in2], weight_attr)
+        self.bias = self.create_parameter([1, self._out], bias_attr, is_bias=True)
+
+    def forward(self, x1, x2):
+        return F.bilinear(x1, x2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self._in1}, in2_features={self._in2}, "
+                f"out_features={self._out}, dtype={self._dtype}")

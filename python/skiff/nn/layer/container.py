@@ -1,11 +1,12 @@
-"""Containers of layers and parameters: Sequential, LayerList, LayerDict and
-ParameterList (paddle.nn)."""
+"""Containers of layers and parameters: Sequential, LayerList, LayerDict,
+ParameterList and ParameterDict (paddle.nn)."""
 import collections
+import collections.abc
 
 from ...framework.param import is_parameter
 from .layers import Layer
 
-__all__ = ["Sequential", "LayerList", "LayerDict", "ParameterList"]
+__all__ = ["Sequential", "LayerList", "LayerDict", "ParameterList", "ParameterDict"]
 
 
 def _index(i, n, what):
@@ -188,3 +189,52 @@ class ParameterList(Layer):
                             f"{type(parameter).__name__}")
         self.add_parameter(str(len(self)), parameter)
         return self
+
+
+class ParameterDict(Layer):
+    """Parameters registered under string keys, in insertion order; built from a mapping
+    or from (key, parameter) pairs."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return self._parameters[key]
+
+    def __setitem__(self, key, param):
+        if not is_parameter(param):
+            raise TypeError(f"ParameterDict: expected a Parameter for key {key!r}, got "
+                            f"{type(param).__name__}")
+        self.add_parameter(key, param)
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters)
+
+    def update(self, parameters):
+        """Adds (or replaces) the parameters of a mapping or of (key, parameter) pairs."""
+        if isinstance(parameters, (collections.abc.Mapping, ParameterDict)):
+            items = list(parameters.items())
+        elif isinstance(parameters, collections.abc.Iterable):
+            items = list(parameters)
+        else:
+            raise TypeError(f"ParameterDict.update: expected a mapping or (key, parameter) "
+                            f"pairs, got {type(parameters).__name__}")
+        for i, kv in enumerate(items):
+            if len(kv) != 2:
+                raise ValueError(f"ParameterDict.update: entry {i} has {len(kv)} elements, "
+                                 f"not a (key, parameter) pair")
+            self[kv[0]] = kv[1]
+
+    def items(self):
+        return self._parameters.items()
+
+    def keys(self):
+        return self._parameters.keys()
+
+    def values(self):
+        return self._parameters.values()

@@ -12,7 +12,7 @@ from ..initializer import Constant
 from .layers import Layer
 
 __all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "LayerNorm", "GroupNorm",
-           "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D"]
+           "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D", "LocalResponseNorm"]
 
 
 def _running_stat(layer, shape, value, name):
@@ -224,3 +224,20 @@ class InstanceNorm2D(_InstanceNormBase):
 class InstanceNorm3D(_InstanceNormBase):
     """Instance norm of [N, C, D, H, W] inputs (learned scale and bias per channel)."""
     _rank = 5
+
+
+class LocalResponseNorm(Layer):
+    """x / (k + alpha * avg(x^2))^beta over windows of ``size`` channels."""
+
+    def __init__(self, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW", name=None):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+        self.data_format, self.name = data_format, name
+
+    def forward(self, x):
+        return F.local_response_norm(x, self.size, self.alpha, self.beta, self.k,
+                                     self.data_format)
+
+    def extra_repr(self):
+        return (f"size={self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}, "
+                f"data_format={self.data_format}")

@@ -1,0 +1,40 @@
+"""In-place activations (paddle.nn.functional.relu_, elu_, leaky_relu_, tanh_, softmax_,
+hardtanh_, thresholded_relu_): the result is written back into the input tensor, which
+is returned; gradients flow as through the out-of-place functions."""
+from ...framework.core import apply
+from . import tensor_ops as T
+from .activation import _name, _where_above
+
+__all__ = ["elu_", "leaky_relu_", "tanh_", "softmax_", "hardtanh_", "thresholded_relu_"]
+
+
+def elu_(x, alpha=1.0, name=None):
+    """elu written back into ``x``."""
+    return apply("elu", x, attrs={"alpha": float(alpha)}, out=[x])
+
+
+def leaky_relu_(x, negative_slope=0.01, name=None):
+    """leaky_relu written back into ``x``."""
+    return apply("leaky_relu", x, attrs={"alpha": float(negative_slope)}, out=[x])
+
+
+def tanh_(x, name=None):
+    """tanh written back into ``x``."""
+    return apply("tanh", x, out=[x])
+
+
+def hardtanh_(x, min=-1.0, max=1.0, name=None):
+    """x clipped to [min, max] in place."""
+    return apply("clip", x, attrs={"min": float(min), "max": float(max)}, out=[x])
+
+
+def softmax_(x, axis=-1, dtype=None, name=None):
+    """softmax along ``axis`` written back into ``x`` (into its cast copy with ``dtype``)."""
+    if dtype is not None and _name(dtype) != T.dtype_name(x):
+        x = T.cast(x, _name(dtype))
+    return apply("softmax", x, attrs={"axis": int(axis)}, out=[x])
+
+
+def thresholded_relu_(x, threshold=1.0, value=0.0, name=None):
+    """thresholded_relu written back into ``x``."""
+    return _where_above(x, x, threshold, value, out=[x])

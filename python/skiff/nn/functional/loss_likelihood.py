@@ -1,0 +1,109 @@
+"""Likelihood and overlap losses (paddle.nn.functional): poisson_nll_loss,
+gaussian_nll_loss, sigmoid_focal_loss and dice_loss."""
+import math
+
+from ... import _C
+from ...framework.core import apply
+from ...framework.mode import mode
+from . import tensor_ops as T
+from .activation import sigmoid
+
+__all__ = ["poisson_nll_loss", "gaussian_nll_loss", "sigmoid_focal_loss", "dice_loss"]
+
+
+def _check_reduction(reduction, where):
+    if reduction not in ("none", "sum", "mean"):
+        raise ValueError(f"{where}: reduction must be 'none', 'sum' or 'mean', got "
+                         f"{reduction!r}")
+
+
+def poisson_nll_loss(input, label, log_input=True, full=False, epsilon=1e-8, reduction="mean",
+                     name=None):
+    """Poisson negative log-likelihood: exp(input) - label * input (log_input), else
+    input - label * log(input + epsilon); ``full`` adds the Stirling term where label > 1."""
+    if epsilon <= 0:
+        raise ValueError(f"poisson_nll_loss: epsilon must be positive, got {epsilon}")
+    _check_reduction(reduction, "poisson_nll_loss")
+    if list(input.shape) != list(label.shape):
+        raise ValueError(f"poisson_nll_loss: input {list(input.shape)} and label "
+                         f"{list(label.shape)} must have the same shape")
+    if log_input:
+        loss = T.sub(apply("exp", input), T.mul(label, input))
+    else:
+        loss = T.sub(input, T.mul(label, apply("log", T.scale(input, 1.0, float(epsilon)))))
+    if full:
+        big = apply("greater_than", label, T.full_like(label, 1.0))
+        safe = apply("where", big, label, T.full_like(label, 1.0))
+        log_safe = apply("log", safe)
+        stirling = T.add(T.sub(T.mul(safe, log_safe), safe),
+                         T.scale(log_safe, 0.5, 0.5 * math.log(2 * math.pi)))
+        loss = T.add(loss, apply("where", big, stirling, T.full_like(stirling, 0.0)))
+    return T.reduce_loss(loss, reduction, "poisson_nll_loss")
+
+
+def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reduction="mean",
+                      name=None):
+    """0.5 * (log(var) + (input - label)^2 / var) (+ 0.5 log(2 pi) with ``full``), var =
+    max(variance, epsilon); variance has input's shape, or it without (or with size 1 at)
+    the last dim."""
+    _check_reduction(reduction, "gaussian_nll_loss")
+    in_shape, var_shape = list(input.shape), list(variance.shape)
+    if var_shape != in_shape:
+        if var_shape == in_shape[:-1]:
+            variance = T.unsqueeze(variance, [-1])
+        elif not (var_shape[:-1] == in_shape[:-1] and var_shape[-1] == 1):
+            raise ValueError(f"gaussian_nll_loss: variance {var_shape} does not fit input "
+                             f"{in_shape}")
+    for what, t in (("input", input), ("label", label), ("variance", variance)):
+        if T.dtype_name(t) not in ("float32", "float64"):
+            raise ValueError(f"gaussian_nll_loss: {what} must be float32 or float64, got "
+                             f"{T.dtype_name(t)}")
+    if not mode.static and (variance.numpy() < 0).any():
+        raise ValueError("gaussian_nll_loss: variance has negative entries")
+    var = apply("clip", variance, attrs={"min": float(epsilon)})
+    loss = T.scale(T.add(apply("log", var), T.div(apply("square", T.sub(input, label)), var)),
+                   0.5, 0.5 * math.log(2 * math.pi) if full else 0.0)
+    return T.reduce_loss(loss, reduction, "gaussian_nll_loss")
+
+
+def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, reduction="sum",
+                       name=None):
+    """Focal loss alpha_t * (1 - p_t)^gamma * bce(logit, label), p = sigmoid(logit),
+    divided by ``normalizer`` (a one-element tensor) when given, then reduced."""
+    _check_reduction(reduction, "sigmoid_focal_loss")
+    if normalizer is not None and len(normalizer.shape) > 1:
+        raise ValueError(f"sigmoid_focal_loss: normalizer must have 0 or 1 dims, got shape "
+                         f"{list(normalizer.shape)}")
+    if list(logit.shape) != list(label.shape):
+        raise _C.Error(f"sigmoid_focal_loss: logit {list(logit.shape)} and label "
+                       f"{list(label.shape)} must have the same shape")
+    bce = apply("sigmoid_cross_entropy_with_logits", logit, label,
+                attrs={"ignore_index": -100, "normalize": False})
+    p = sigmoid(logit)
+    one_minus_p, one_minus_y = T.scale(p, -1.0, 1.0), T.scale(label, -1.0, 1.0)
+    p_t = T.add(T.mul(p, label), T.mul(one_minus_p, one_minus_y))
+    alpha_t = T.scale(label, 2.0 * alpha - 1.0, 1.0 - alpha)  # alpha y + (1 - alpha)(1 - y)
+    modulation = apply("pow", T.scale(p_t, -1.0, 1.0), attrs={"factor": float(gamma)})
+    loss = T.mul(T.mul(alpha_t, modulation), bce)
+    if normalizer is not None:
+        loss = T.div(loss, normalizer)
+    return T.reduce_loss(loss, reduction, "sigmoid_focal_loss")
+
+
+def dice_loss(input, label, epsilon=1e-05, name=None):
+    """1 - 2 |input ∩ label| / (|input| + |label| + epsilon) per sample, averaged; input
+    [N, ..., C] probabilities, label [N, ..., 1] class ids."""
+    in_shape, label_shape = list(input.shape), list(label.shape)
+    if len(in_shape) < 2 or len(in_shape) != len(label_shape) or label_shape[-1] != 1 or any(
+            a >= 0 and b >= 0 and a != b for a, b in zip(in_shape[:-1], label_shape)):
+        raise ValueError(f"dice_loss: expected input [N, ..., C] and label [N, ..., 1], got "
+                         f"{in_shape} and {label_shape}")
+    if T.dtype_name(label) not in ("int32", "int64"):
+        raise ValueError(f"dice_loss: label must be int32 or int64, got {T.dtype_name(label)}")
+    hot = apply("one_hot", T.squeeze(label, [-1]),
+                attrs={"depth": int(in_shape[-1]), "dtype": T.dtype_name(input)})
+    axes = list(range(1, len(in_shape)))
+    inter = T.reduce("sum", T.mul(input, hot), axes)
+    denom = T.add(T.reduce("sum", input, axes), T.reduce("sum", hot, axes))
+    score = T.scale(T.div(inter, T.scale(denom, 1.0, float(epsilon))), -2.0, 1.0)
+    return T.reduce("mean", score)

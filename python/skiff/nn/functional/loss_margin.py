@@ -1,0 +1,129 @@
+"""Margin and embedding losses (paddle.nn.functional): soft_margin_loss,
+multi_label_soft_margin_loss, multi_margin_loss, cosine_embedding_loss,
+triplet_margin_loss and triplet_margin_with_distance_loss."""
+from ...framework.core import apply
+from . import tensor_ops as T
+from .activation import log_sigmoid, relu, softplus
+from .distance import pairwise_distance
+
+__all__ = ["soft_margin_loss", "multi_label_soft_margin_loss", "multi_margin_loss",
+           "cosine_embedding_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss"]
+
+
+def _check_reduction(reduction, where):
+    if reduction not in ("none", "sum", "mean"):
+        raise ValueError(f"{where}: reduction must be 'none', 'sum' or 'mean', got "
+                         f"{reduction!r}")
+
+
+def _check_same(a, b, where, names=("input", "label")):
+    if list(a.shape) != list(b.shape):
+        raise ValueError(f"{where}: {names[0]} {list(a.shape)} and {names[1]} "
+                         f"{list(b.shape)} must have the same shape")
+
+
+def soft_margin_loss(input, label, reduction="mean", name=None):
+    """log(1 + exp(-label * input)) for labels 1 / -1, reduced."""
+    _check_reduction(reduction, "soft_margin_loss")
+    _check_same(input, label, "soft_margin_loss")
+    label = T.cast(label, T.dtype_name(input))
+    loss = softplus(T.scale(T.mul(label, input), -1.0))
+    return T.reduce_loss(loss, reduction, "soft_margin_loss")
+
+
+def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", name=None):
+    """-(label log sigmoid(input) + (1 - label) log sigmoid(-input)) (times ``weight``),
+    averaged over the classes (last axis), then reduced over the samples."""
+    _check_reduction(reduction, "multi_label_soft_margin_loss")
+    _check_same(input, label, "multi_label_soft_margin_loss")
+    pos = log_sigmoid(input)
+    neg = log_sigmoid(T.scale(input, -1.0))
+    loss = T.scale(T.add(T.mul(label, T.sub(pos, neg)), neg), -1.0)
+    if weight is not None:
+        loss = T.mul(loss, weight)
+    return T.reduce_loss(T.reduce("mean", loss, [-1]), reduction,
+                         "multi_label_soft_margin_loss")
+
+
+def multi_margin_loss(input, label, p=1, margin=1.0, weight=None, reduction="mean", name=None):
+    """Multi-class hinge loss of scores [N, C] at labels [N]: the sum over classes i !=
+    label of weight[label] * max(0, margin - input[label] + input[i])^p, divided by C."""
+    _check_reduction(reduction, "multi_margin_loss")
+    shape = [int(s) for s in input.shape]
+    if len(shape) != 2 or int(label.shape[0]) != shape[0] and shape[0] >= 0:
+        raise ValueError(f"multi_margin_loss: expected input [N, C] and label [N], got "
+                         f"{shape} and {list(label.shape)}")
+    classes = shape[1]
+    label = T.reshape(label, [-1])
+    hot = apply("one_hot", label, attrs={"depth": classes, "dtype": T.dtype_name(input)})
+    picked = T.reduce("sum", T.mul(input, hot), [1], True)
+    hinge = relu(T.add(T.scale(picked, -1.0, float(margin)), input))
+    if p != 1:
+        hinge = apply("pow", hinge, attrs={"factor": float(p)})
+    # the label's own term is max(0, margin)^p: take it out of the mean
+    loss = T.scale(T.reduce("mean", hinge, [1]), 1.0, -(max(margin, 0.0) ** p) / classes)
+    if weight is not None:
+        if int(weight.shape[0]) != classes:
+            raise ValueError(f"multi_margin_loss: weight has {int(weight.shape[0])} entries "
+                             f"for {classes} classes")
+        loss = T.mul(loss, apply("gather", weight, label, attrs={"axis": 0}))
+    return T.reduce_loss(loss, reduction, "multi_margin_loss")
+
+
+def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", name=None):
+    """1 - cos(input1, input2) where label is 1, max(0, cos - margin) where it is -1
+    (cosine along the last axis of [N, D] or [D] inputs), reduced."""
+    _check_reduction(reduction, "cosine_embedding_loss")
+    if len(label.shape) != 1:
+        raise ValueError(f"cosine_embedding_loss: label must be 1-D, got shape "
+                         f"{list(label.shape)}")
+    _check_same(input1, input2, "cosine_embedding_loss", ("input1", "input2"))
+    if len(input1.shape) > 2:
+        raise ValueError(f"cosine_embedding_loss: inputs must be 1-D or 2-D, got shape "
+                         f"{list(input1.shape)}")
+    dot = T.reduce("sum", T.mul(input1, input2), [-1])
+    sq1 = T.scale(T.reduce("sum", apply("square", input1), [-1]), 1.0, 1e-11)
+    sq2 = T.scale(T.reduce("sum", apply("square", input2), [-1]), 1.0, 1e-11)
+    cos = T.div(dot, apply("sqrt", T.mul(sq1, sq2)))
+    label = T.cast(label, T.dtype_name(cos))
+    zeros = T.full_like(cos, 0.0)
+    pos = apply("where", apply("equal", label, T.full_like(label, 1.0)),
+                T.scale(cos, -1.0, 1.0), zeros)
+    neg = apply("where", apply("equal", label, T.full_like(label, -1.0)),
+                relu(T.scale(cos, 1.0, -float(margin))), zeros)
+    return T.reduce_loss(T.add(pos, neg), reduction, "cosine_embedding_loss")
+
+
+def _triplet(input, positive, negative, distance, margin, swap, reduction, where):
+    _check_reduction(reduction, where)
+    if margin < 0:
+        raise ValueError(f"{where}: margin must not be negative, got {margin}")
+    if not list(input.shape) == list(positive.shape) == list(negative.shape):
+        raise ValueError(f"{where}: input {list(input.shape)}, positive "
+                         f"{list(positive.shape)} and negative {list(negative.shape)} must "
+                         f"have the same shape")
+    pos = distance(input, positive)
+    neg = distance(input, negative)
+    if swap:
+        neg = apply("elementwise_min", neg, distance(positive, negative))
+    loss = relu(T.scale(T.sub(pos, neg), 1.0, float(margin)))
+    return T.reduce_loss(loss, reduction, where)
+
+
+def triplet_margin_loss(input, positive, negative, margin=1.0, p=2, epsilon=1e-6, swap=False,
+                        reduction="mean", name=None):
+    """max(0, d(input, positive) - d(input, negative) + margin) with the pairwise p-norm
+    distance d; ``swap`` uses min(d(a, n), d(p, n)) as the negative distance."""
+    def distance(a, b):
+        return pairwise_distance(a, b, p, epsilon)
+    return _triplet(input, positive, negative, distance, margin, swap, reduction,
+                    "triplet_margin_loss")
+
+
+def triplet_margin_with_distance_loss(input, positive, negative, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean", name=None):
+    """triplet_margin_loss with any ``distance_function(a, b)`` (default: the pairwise
+    2-norm distance)."""
+    distance = distance_function or (lambda a, b: pairwise_distance(a, b, 2.0))
+    return _triplet(input, positive, negative, distance, margin, swap, reduction,
+                    "triplet_margin_with_distance_loss")
