@@ -184,7 +184,7 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
     for s in shape:
         if s < 0:
             raise _C.Error(f"create_parameter: every dim must be known and >= 0, got {shape}")
-    dtype = dt.dtype_name(dtype or "float32")
+    dtype = dt.dtype_name(dtype or dt.get_default_dtype())
     init = _initializer(attr, is_bias, default_initializer)
     if name is None:
         name = attr.name
