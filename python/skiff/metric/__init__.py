@@ -1,5 +1,8 @@
-"""Metrics in Paddle's `paddle.metric` API: Metric, Accuracy, Precision, Recall (numpy based)."""
+"""Metrics in Paddle's `paddle.metric` API: Metric, Accuracy, Precision, Recall, Auc (numpy
+based) and the functional accuracy (an op)."""
 
+from .auc import Auc
+from .functional import accuracy
 from .metrics import Accuracy, Metric, Precision, Recall
 
-__all__ = ["Accuracy", "Metric", "Precision", "Recall"]
+__all__ = ["Accuracy", "Auc", "Metric", "Precision", "Recall", "accuracy"]
