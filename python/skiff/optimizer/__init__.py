@@ -1,13 +1,20 @@
-"""Optimizers (Paddle's paddle.optimizer): SGD, Momentum, Adam, AdamW, RMSProp, Adagrad
-over the registered update ops, and the learning-rate schedules in ``lr``."""
+"""Optimizers (Paddle's paddle.optimizer): SGD, Momentum, Adam, AdamW, RMSProp, Adagrad,
+Adamax, Adadelta, NAdam, RAdam, Lamb over the registered update ops, and the
+learning-rate schedules in ``lr``."""
 from . import lr
+from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
+from .adamax import Adamax
 from .adamw import AdamW
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
+from .lamb import Lamb
 from .momentum import Momentum
+from .nadam import NAdam
 from .optimizer import Optimizer
+from .radam import RAdam
 from .rmsprop import RMSProp
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "RMSProp", "Adagrad", "lr"]
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "RMSProp", "Adagrad", "Adamax",
+           "Adadelta", "NAdam", "RAdam", "Lamb", "lr"]
