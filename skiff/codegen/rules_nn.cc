@@ -232,6 +232,68 @@ void emit_adam(OpEmitter& e) {
          (amsgrad ? e.out("Moment2MaxOut") : std::string("nullptr")) + "});");
 }
 
+// The further optimizers (kernels/cpu/optimizer_more.h): options and state as the
+// kernels' aggregate structs, outputs in the ops' slot order.
+void emit_adamax(OpEmitter& e) {
+  e.include("optimizer_more");
+  e.line("k::adamax_update(" + e.in("Param") + ", " + e.in("Grad") + ", k::AdamaxState{&" +
+         e.in("Moment") + ", &" + e.in("InfNorm") + ", &" + e.in("Beta1Pow") + "}, " +
+         e.in("LearningRate") + ",");
+  e.line("                 k::AdamaxOptions{" + OpEmitter::lit(e.attr<double>("beta1")) + ", " +
+         OpEmitter::lit(e.attr<double>("beta2")) + ", " +
+         OpEmitter::lit(e.attr<double>("epsilon")) + "}, k::AdamaxOutputs{" + e.out("ParamOut") +
+         ", " + e.out("MomentOut") + ", " + e.out("InfNormOut") + ", " + e.out("Beta1PowOut") +
+         "});");
+}
+
+void emit_adadelta(OpEmitter& e) {
+  e.include("optimizer_more");
+  e.line("k::adadelta_update(" + e.in("Param") + ", " + e.in("Grad") + ", " +
+         e.in("AvgSquaredGrad") + ", " + e.in("AvgSquaredUpdate") + ", " + e.in("LearningRate") +
+         ",");
+  e.line("                   k::AdadeltaOptions{" + OpEmitter::lit(e.attr<double>("rho")) + ", " +
+         OpEmitter::lit(e.attr<double>("epsilon")) + "}, k::AdadeltaOutputs{" + e.out("ParamOut") +
+         ", " + e.out("AvgSquaredGradOut") + ", " + e.out("AvgSquaredUpdateOut") + "});");
+}
+
+// nadam and radam: five state inputs (three per-step values, two moments), outputs alike.
+void emit_nadam_or_radam(OpEmitter& e) {
+  e.include("optimizer_more");
+  const bool nadam = e.op().type == "nadam";
+  const std::vector<const char*> state =
+      nadam ? std::vector<const char*>{"MomentumDecayPow", "Beta2Pow", "MuProduct", "Moment1",
+                                       "Moment2"}
+            : std::vector<const char*>{"Beta1Pow", "Beta2Pow", "Rho", "Moment1", "Moment2"};
+  std::string ins, outs = e.out("ParamOut");
+  for (const char* slot : state) {
+    ins += std::string(ins.empty() ? "&" : ", &") + e.in(slot);
+    outs += ", " + e.out((std::string(slot) + "Out").c_str());
+  }
+  const std::string kind = nadam ? "Nadam" : "Radam";
+  std::string opts = OpEmitter::lit(e.attr<double>("beta1")) + ", " +
+                     OpEmitter::lit(e.attr<double>("beta2")) + ", " +
+                     OpEmitter::lit(e.attr<double>("epsilon"));
+  if (nadam) opts += ", " + OpEmitter::lit(e.attr<double>("momentum_decay"));
+  e.line(std::string(nadam ? "k::nadam_update(" : "k::radam_update(") + e.in("Param") + ", " +
+         e.in("Grad") + ", k::" + kind + "State{" + ins + "},");
+  e.line("                " + e.in("LearningRate") + ", k::" + kind + "Options{" + opts +
+         "}, k::" + kind + "Outputs{" + outs + "});");
+}
+
+void emit_lamb(OpEmitter& e) {
+  e.include("optimizer_more");
+  e.line("k::lamb_update(" + e.in("Param") + ", " + e.in("Grad") + ", k::LambState{&" +
+         e.in("Moment1") + ", &" + e.in("Moment2") + ", &" + e.in("Beta1Pow") + ", &" +
+         e.in("Beta2Pow") + "}, " + e.in("LearningRate") + ",");
+  e.line("               k::LambOptions{" + OpEmitter::lit(e.attr<double>("beta1")) + ", " +
+         OpEmitter::lit(e.attr<double>("beta2")) + ", " +
+         OpEmitter::lit(e.attr<double>("epsilon")) + ", " +
+         OpEmitter::lit(e.attr<double>("weight_decay")) + ", " +
+         OpEmitter::lit(e.attr<bool>("always_adapt")) + "},");
+  e.line("               k::LambOutputs{" + e.out("ParamOut") + ", " + e.out("Moment1Out") + ", " +
+         e.out("Moment2Out") + ", " + e.out("Beta1PowOut") + ", " + e.out("Beta2PowOut") + "});");
+}
+
 // ---- clipping
 
 // Every gradient (dense or selected rows) scaled in place by one factor from their joint
@@ -279,6 +341,11 @@ void add_nn_rules(RuleTable& t) {
   t["momentum"] = emit_momentum;
   t["adam"] = emit_adam;
   t["adamw"] = emit_adam;
+  t["adamax"] = emit_adamax;
+  t["adadelta"] = emit_adadelta;
+  t["nadam"] = emit_nadam_or_radam;
+  t["radam"] = emit_nadam_or_radam;
+  t["lamb"] = emit_lamb;
 }
 
 }  // namespace skiff::codegen
