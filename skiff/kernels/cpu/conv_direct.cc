@@ -14,6 +14,18 @@ namespace {
 // Rows of the column matrix per group: (c / groups) * kh * kw.
 int64_t col_rows_per_group(const ConvGeometry& g) { return (g.c / g.groups) * g.kh * g.kw; }
 
+// One product per image, batched over the groups.
+GemmProblem group_problem(const ConvGeometry& g, int64_t m, int64_t n, int64_t k) {
+  GemmProblem p;
+  p.a_batch = p.b_batch = p.c_batch = Shape{g.groups};
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  return p;
+}
+
+}  // namespace
+
 // col[(ci * kh + ki) * kw + kj][oy * ow + ox] = src[ci][iy][ix] (0 outside the image), with
 // iy = oy * stride_h - pad_top + ki * dilation_h and ix alike.
 template <typename T>
@@ -66,17 +78,10 @@ void col2im_add(const ConvGeometry& g, const T* col, T* src) {
   }
 }
 
-// One product per image, batched over the groups.
-GemmProblem group_problem(const ConvGeometry& g, int64_t m, int64_t n, int64_t k) {
-  GemmProblem p;
-  p.a_batch = p.b_batch = p.c_batch = Shape{g.groups};
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  return p;
-}
-
-}  // namespace
+template void im2col(const ConvGeometry&, const float*, float*);
+template void im2col(const ConvGeometry&, const double*, double*);
+template void col2im_add(const ConvGeometry&, const float*, float*);
+template void col2im_add(const ConvGeometry&, const double*, double*);
 
 template <typename T>
 void conv_bias_grad(const ConvGeometry& g, const T* dst_grad, T* bias_grad) {

@@ -1,8 +1,8 @@
 // The shapes of one 2-D convolution (NCHW input, OIHW filter, NCHW output) and the three
 // computations over it that conv2d and conv2d_transpose are made of: forward, backward
 // data and backward weights. float32 and bfloat16 run oneDNN (conv_onednn.cc), float64
-// skiff's own im2col + gemm loops (conv_direct.cc). Used by conv.cc and conv_transpose.cc
-// only.
+// skiff's own im2col + gemm loops (conv_direct.cc). Used by conv.cc, conv_transpose.cc and
+// unfold.cc (im2col / col2im_add).
 //
 //   ConvGeometry g = ...;                          // src [n, c, h, w] -> dst [n, m, oh, ow]
 //   conv_forward(g, src, weights, bias, /*relu=*/false, dst);
@@ -101,6 +101,15 @@ bool conv_backward_weights(const ConvGeometry& g, const bfloat16* src, const bfl
 // bias_grad[m] = dst_grad summed over n, oh, ow (overwritten).
 template <typename T>
 void conv_bias_grad(const ConvGeometry& g, const T* dst_grad, T* bias_grad);
+
+// The columns of one image src [c, h, w] (groups ignored): col[(ci * kh + ki) * kw + kj]
+// [oy * ow + ox] = src[ci][oy * stride_h - pad_top + ki * dilation_h][ox alike], 0 outside
+// the image. Also unfold's kernel.
+template <typename T>
+void im2col(const ConvGeometry& g, const T* src, T* col);
+// The adjoint of im2col: adds each column entry into the src cell it was read from.
+template <typename T>
+void col2im_add(const ConvGeometry& g, const T* col, T* src);
 
 // The im2col + gemm implementations behind the float64 overloads above (float or double),
 // also float32's path for degenerate geometries.
