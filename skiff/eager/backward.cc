@@ -145,10 +145,10 @@ void walk(const std::vector<TensorPtr>& roots, const std::vector<TensorPtr>& gra
   while (!stack.empty()) {
     GradNode* node = stack.back();
     stack.pop_back();
-    for (const TensorPtr& t : node->inputs) {
-      if (!t || !t->grad_node) continue;
-      visit(t->grad_node.get());
-      states[t->grad_node.get()].pending++;
+    for (const Edge& e : node->inputs) {
+      if (!e.node) continue;
+      visit(e.node.get());
+      states[e.node.get()].pending++;
     }
   }
 
@@ -185,17 +185,18 @@ void walk(const std::vector<TensorPtr>& roots, const std::vector<TensorPtr>& gra
     on_ready(node, st.out_grads);
     std::vector<Variable> in_grads = run_node(*node, st.out_grads);
     for (size_t i = 0; i < node->inputs.size(); ++i) {
-      const TensorPtr& t = node->inputs[i];
-      if (!t) continue;
-      if (!t->grad_node) {
-        if (!in_grads[i].empty()) leaf_sink(t, in_grads[i]);
+      const Edge& e = node->inputs[i];
+      if (!e.tensor) continue;
+      if (!e.node) {
+        if (!in_grads[i].empty()) leaf_sink(e.tensor, in_grads[i]);
         continue;
       }
-      if (t->retain_grad && !in_grads[i].empty()) retained_sink(t, in_grads[i]);
-      NodeState& producer = states[t->grad_node.get()];
-      accumulate(&producer.out_grads[t->grad_node->flat_output(t->out_slot, t->out_index)],
-                 in_grads[i]);
-      if (--producer.pending == 0) ready.push_back(t->grad_node.get());
+      // (a tensor written since keeps its retained gradient for its newer history)
+      if (e.tensor->retain_grad && e.tensor->grad_node == e.node && !in_grads[i].empty())
+        retained_sink(e.tensor, in_grads[i]);
+      NodeState& producer = states[e.node.get()];
+      accumulate(&producer.out_grads[e.node->flat_output(e.slot, e.index)], in_grads[i]);
+      if (--producer.pending == 0) ready.push_back(e.node.get());
     }
     st.out_grads.clear();
     if (!retain_graph) {

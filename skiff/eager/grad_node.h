@@ -39,11 +39,22 @@ std::shared_ptr<GradTemplate> make_grad_template(std::shared_ptr<const OpDesc> f
                                                  const OpInfo& info,
                                                  const std::vector<bool>& wants);
 
+struct GradNode;
+
+// Where the gradient of a recorded op's input goes: the tensor and, as they were when
+// the op ran, the node that produced it and which of its outputs it was. A later write
+// into the tensor (an op's `out`) gives the tensor a new history without changing this.
+struct Edge {
+  TensorPtr tensor;                // nullptr: the input wants no gradient
+  std::shared_ptr<GradNode> node;  // nullptr: a leaf, whose gradient goes to tensor->grad
+  int slot = 0;
+  int index = 0;
+};
+
 struct GradNode {
   std::shared_ptr<GradTemplate> grad;
   std::vector<Variable> saved;  // parallel to grad->saved
-  // Per flat input: the tensor when it wants a gradient, else nullptr.
-  std::vector<TensorPtr> inputs;
+  std::vector<Edge> inputs;     // per flat input
   // Per flat output: its shape and dtype (a gradient nobody sent is zeros of it).
   std::vector<std::pair<Shape, DType>> outputs;
   std::vector<int> out_offsets;  // first flat output of each output slot

@@ -271,7 +271,8 @@ void EagerOp::run(const SlotTensors& given, const SlotTensors& outputs, SlotTens
   std::vector<const Variable*> fwd_values;
   for (const auto& slot : inputs)
     for (const TensorPtr& t : slot) {
-      node->inputs.push_back(wants[flat++] ? t : nullptr);
+      node->inputs.push_back(wants[flat++] ? Edge{t, t->grad_node, t->out_slot, t->out_index}
+                                           : Edge{});
       fwd_values.push_back(&t->value);
     }
   for (const auto& slot : result)

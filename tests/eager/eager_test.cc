@@ -177,6 +177,22 @@ TEST(EagerTest, InPlaceUpdateKeepsTheHistoryBeforeIt) {
   EXPECT_NE(why.find("leaf tensor"), std::string::npos) << why;
 }
 
+TEST(EagerTest, WritingIntoATensorGivesItANewHistoryOnly) {
+  // y = 2a; z = 3y; y = 5z written into y (not an input of that op): d sum(y^2)/da =
+  // 2 * 30a * 30, and the record of z = 3y still reaches a through y's old history.
+  TensorPtr a = leaf(Tensor::from_vector<double>({2}, {1, 2}));
+  EagerOp twice("scale", attrs({{"scale", 2.0}})), thrice("scale", attrs({{"scale", 3.0}})),
+      five("scale", attrs({{"scale", 5.0}})), mul("elementwise_mul", {});
+  EagerOp sum("reduce_sum", attrs({{"reduce_all", true}}));
+  TensorPtr y = call1(twice, {{a}});
+  TensorPtr z = call1(thrice, {{y}});
+  five.call_into({{z}}, {{y}});
+  EXPECT_EQ(y->dense().to_vector<double>(), (std::vector<double>{30, 60}));
+  run_backward({call1(sum, {{call1(mul, {{y}, {y}})}})}, {}, false);
+  ASSERT_TRUE(a->grad);
+  EXPECT_EQ(a->grad->dense().to_vector<double>(), (std::vector<double>{1800, 3600}));
+}
+
 TEST(EagerTest, ErrorsNameTheOpAndShapes) {
   EagerOp matmul("matmul", {});
   TensorPtr a = make_tensor(Tensor::zeros({2, 3}, DType::kF32));
