@@ -13,3 +13,4 @@ from .distance import *  # noqa: F401,F403
 from .shuffle import *  # noqa: F401,F403
 from .loss_likelihood import *  # noqa: F401,F403
 from .loss_margin import *  # noqa: F401,F403
+from .resample import *  # noqa: F401,F403
