@@ -199,6 +199,7 @@ const RuleTable& rule_table() {
     add_nn_rules(t);
     add_layer_rules(t);
     add_recurrent_rules(t);
+    add_resample_rules(t);
     return t;
   }();
   return table;

@@ -23,6 +23,8 @@ void add_nn_rules(RuleTable& t);
 void add_layer_rules(RuleTable& t);
 // Tensor arrays and the fused LSTM / GRU cells, with their grad ops (rules_recurrent.cc).
 void add_recurrent_rules(RuleTable& t);
+// The *_interp_v2 resizes, unfold and fold, with their grad ops (rules_resample.cc).
+void add_resample_rules(RuleTable& t);
 
 // Static-shape fast paths (rules_static.cc): each writes the op as a loop over planned
 // buffers (or a direct gemm call) and returns true when every variable's shape and dtype

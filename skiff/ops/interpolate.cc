@@ -1,8 +1,6 @@
 // Paddle's interp_v2 family: linear_interp_v2 (NCW), bilinear_interp_v2 and
 // bicubic_interp_v2 (NCHW), trilinear_interp_v2 (NCDHW), nearest_interp_v2 (any of the
 // three), and their grad ops. One schema for all; the op type names the method.
-#include <cstring>
-
 #include "skiff/kernels/cpu/interpolate.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/kernel_context.h"
@@ -30,35 +28,11 @@ kernels::InterpOptions options_of(const Ctx& ctx, int spatial_rank) {
       static_cast<int>(ctx.template attr<int64_t>("align_mode")));
 }
 
-// The values of a small int32 / int64 / float tensor as doubles.
-std::vector<double> values_of(const Tensor& t) {
-  std::vector<double> v(t.numel());
-  SKIFF_DISPATCH_NUMERIC(t.dtype(), T, {
-    const T* p = t.data<T>();
-    for (int64_t i = 0; i < t.numel(); ++i) v[i] = static_cast<double>(p[i]);
-  });
-  return v;
-}
-
 // The options with the OutSize and Scale inputs, when given, in place of the attributes.
 kernels::InterpOptions run_options(const KernelContext& ctx, int spatial_rank) {
-  kernels::InterpOptions o = options_of(ctx, spatial_rank);
-  if (ctx.has_in("Scale")) {
-    const std::vector<double> s = values_of(ctx.in("Scale"));
-    SKIFF_CHECK(s.size() == 1 || static_cast<int>(s.size()) == spatial_rank, ctx.op().type,
-                ": Scale must hold 1 or ", spatial_rank, " values, got ", s.size());
-    for (int i = 0; i < spatial_rank; ++i) o.scale[i] = s.size() == 1 ? s[0] : s[i];
-  }
-  if (ctx.has_in("OutSize")) {
-    const std::vector<double> s = values_of(ctx.in("OutSize"));
-    SKIFF_CHECK(static_cast<int>(s.size()) == spatial_rank, ctx.op().type, ": OutSize must hold ",
-                spatial_rank, " sizes, got ", s.size());
-    for (int i = 0; i < spatial_rank; ++i) {
-      SKIFF_CHECK(s[i] > 0, ctx.op().type, ": OutSize must be positive, got ", s[i]);
-      o.out_size[i] = static_cast<int64_t>(s[i]);
-    }
-  }
-  return o;
+  return kernels::with_size_inputs(options_of(ctx, spatial_rank),
+                                   ctx.has_in("OutSize") ? &ctx.in("OutSize") : nullptr,
+                                   ctx.has_in("Scale") ? &ctx.in("Scale") : nullptr);
 }
 
 void infer_interp(ShapeContext& ctx) {

@@ -156,6 +156,16 @@ void resize_adjoint(const ResizePlan& p, const T* dy, T* dx) {
   });
 }
 
+// The values of a small numeric tensor as doubles.
+std::vector<double> values_of(const Tensor& t) {
+  std::vector<double> v(t.numel());
+  SKIFF_DISPATCH_NUMERIC(t.dtype(), T, {
+    const T* p = t.data<T>();
+    for (int64_t i = 0; i < t.numel(); ++i) v[i] = static_cast<double>(p[i]);
+  });
+  return v;
+}
+
 void check_rank(const Shape& x, const InterpOptions& o) {
   SKIFF_CHECK(x.rank() == o.spatial_rank + 2, "interpolate: X must be ", o.spatial_rank + 2,
               "-D (N, C and ", o.spatial_rank, " spatial dims) for this mode, got ", x);
@@ -195,6 +205,26 @@ InterpOptions interp_options(const std::string& method, int spatial_rank,
   for (int i = 0; i < spatial_rank; ++i) {
     o.out_size[i] = out_dhw[3 - spatial_rank + i];
     if (!scale.empty()) o.scale[i] = scale.size() == 1 ? scale[0] : scale[i];
+  }
+  return o;
+}
+
+InterpOptions with_size_inputs(InterpOptions o, const Tensor* out_size, const Tensor* scale) {
+  const int r = o.spatial_rank;
+  if (scale) {
+    const std::vector<double> s = values_of(*scale);
+    SKIFF_CHECK(s.size() == 1 || static_cast<int>(s.size()) == r,
+                "interpolate: Scale must hold 1 or ", r, " values, got ", s.size());
+    for (int i = 0; i < r; ++i) o.scale[i] = s.size() == 1 ? s[0] : s[i];
+  }
+  if (out_size) {
+    const std::vector<double> s = values_of(*out_size);
+    SKIFF_CHECK(static_cast<int>(s.size()) == r, "interpolate: OutSize must hold ", r,
+                " sizes, got ", s.size());
+    for (int i = 0; i < r; ++i) {
+      SKIFF_CHECK(s[i] > 0, "interpolate: OutSize must be positive, got ", s[i]);
+      o.out_size[i] = static_cast<int64_t>(s[i]);
+    }
   }
   return o;
 }

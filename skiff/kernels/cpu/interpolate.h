@@ -41,6 +41,11 @@ InterpOptions interp_options(const std::string& method, int spatial_rank,
                              const std::vector<int64_t>& out_dhw, const std::vector<double>& scale,
                              bool align_corners, int align_mode);
 
+// `o` with the output sizes held by `out_size` (int32 / int64 [spatial_rank]) and the scales
+// held by `scale` ([1] or [spatial_rank], any numeric dtype) in place of its own; either may
+// be nullptr. Throws naming a wrong count or a size that is not positive.
+InterpOptions with_size_inputs(InterpOptions o, const Tensor* out_size, const Tensor* scale);
+
 // The output shape for input `x` ([N, C] + spatial_rank dims); -1 dims of x propagate to
 // axes sized by scale. Throws naming the shape when the rank is wrong or an axis has
 // neither a positive size nor a scale, or when a computed size is not positive.
