@@ -43,6 +43,7 @@ void register_where_index_ops(OpRegistry& r);
 void register_triangular_ops(OpRegistry& r);
 void register_debug_ops(OpRegistry& r);
 void register_array_convert_ops(OpRegistry& r);
+void register_unique_ops(OpRegistry& r);
 void register_interpolate_ops(OpRegistry& r);
 void register_unfold_ops(OpRegistry& r);
 // Defined with the runtime (its kernels run programs): runtime/run_program_op.cc.
@@ -87,6 +88,7 @@ void register_all_ops(OpRegistry& r) {
   register_triangular_ops(r);
   register_debug_ops(r);
   register_array_convert_ops(r);
+  register_unique_ops(r);
   register_interpolate_ops(r);
   register_unfold_ops(r);
   register_run_program_ops(r);

@@ -1,4 +1,5 @@
-// Running sums and ranges: cumsum (gradient: a cumsum the other way) and arange.
+// Running reductions along an axis and ranges: cumsum (gradient: a cumsum the other way),
+// cumprod, logcumsumexp, cummax / cummin (gradient: top_k_grad's scatter) and arange.
 #include <cmath>
 #include <string>
 
@@ -35,6 +36,128 @@ void cumsum_grad_maker(GradContext& g) {
       .set_attr("axis", fwd.attr<int64_t>("axis"))
       .set_attr("exclusive", fwd.attr<bool>("exclusive"))
       .set_attr("reverse", !fwd.attr<bool>("reverse"));
+}
+
+// ---- cumprod, logcumsumexp, cummax, cummin ----
+
+void infer_numeric_like_x(ShapeContext& ctx) {
+  SKIFF_CHECK(ctx.in_dtype("X") != DType::kBool, ctx.op().type, ": X must be numeric, got bool");
+  ctx.set_output("Out", ctx.in_shape("X"), ctx.in_dtype("X"));
+}
+
+void infer_logcumsumexp(ShapeContext& ctx) {
+  SKIFF_CHECK(is_floating(ctx.in_dtype("X")), "logcumsumexp: X must be float32 or float64, got ",
+              dtype_name(ctx.in_dtype("X")));
+  ctx.set_output("Out", ctx.in_shape("X"), ctx.in_dtype("X"));
+}
+
+void infer_cum_extreme(ShapeContext& ctx) {
+  infer_numeric_like_x(ctx);
+  ctx.set_output("Indices", ctx.in_shape("X"), DType::kI64);
+}
+
+void cumprod_kernel(KernelContext& ctx) {
+  kernels::cumprod(ctx.in("X"), ctx.attr<int64_t>("axis"), ctx.out("Out"));
+}
+
+void logcumsumexp_kernel(KernelContext& ctx) {
+  kernels::logcumsumexp(ctx.in("X"), ctx.attr<int64_t>("axis"), ctx.out("Out"));
+}
+
+template <bool kLargest>
+void cum_extreme_kernel(KernelContext& ctx) {
+  kernels::cum_extreme(ctx.in("X"), ctx.attr<int64_t>("axis"), kLargest, ctx.out("Out"),
+                       ctx.out("Indices"));
+}
+
+void cumprod_grad_kernel(KernelContext& ctx) {
+  Tensor* dx = ctx.out("X@GRAD");
+  if (!dx) return;
+  kernels::cumprod_grad(ctx.in("X"), ctx.in("Out"), ctx.in("Out@GRAD"), ctx.attr<int64_t>("axis"),
+                        dx);
+}
+
+void logcumsumexp_grad_kernel(KernelContext& ctx) {
+  Tensor* dx = ctx.out("X@GRAD");
+  if (!dx) return;
+  kernels::logcumsumexp_grad(ctx.in("X"), ctx.in("Out"), ctx.in("Out@GRAD"),
+                             ctx.attr<int64_t>("axis"), dx);
+}
+
+// cumprod and logcumsumexp: "<op>_grad" reads X, Out and Out@GRAD.
+void scan_grad_maker(GradContext& g) {
+  if (!g.wants("X")) return;
+  const OpDesc& fwd = g.fwd();
+  g.add(fwd.type + "_grad")
+      .set_input("X", {fwd.first_input("X")})
+      .set_input("Out", {fwd.first_output("Out")})
+      .set_input("Out@GRAD", {g.out_grad("Out")})
+      .set_output("X@GRAD", {g.in_grad("X")})
+      .set_attr("axis", fwd.attr<int64_t>("axis"));
+}
+
+// Out[i] is X[Indices[i]], so each Out@GRAD[i] goes to X@GRAD[Indices[i]]: top_k's scatter.
+void cum_extreme_grad_maker(GradContext& g) {
+  if (!g.wants("X")) return;
+  const OpDesc& fwd = g.fwd();
+  g.add("top_k_grad")
+      .set_input("X", {fwd.first_input("X")})
+      .set_input("Indices", {fwd.first_output("Indices")})
+      .set_input("Out@GRAD", {g.out_grad("Out")})
+      .set_output("X@GRAD", {g.in_grad("X")})
+      .set_attr("axis", fwd.attr<int64_t>("axis"));
+}
+
+void register_scan_grad(OpRegistry& r, const std::string& type, KernelFn kernel) {
+  r.add(type + "_grad")
+      .doc("X@GRAD = the gradient of " + type + " through Out for Out@GRAD.")
+      .input("X", "the forward X")
+      .input("Out", "the forward Out")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X")
+      .attr("axis", int64_t{-1}, "as in the forward op")
+      .infer_shape(infer_x_grad_like_x)
+      .kernel({DType::kF32, DType::kF64}, kernel)
+      .kernel_dtype_from("X");
+}
+
+void register_cumulative_ops(OpRegistry& r) {
+  r.add("cumprod")
+      .doc("Out[i] = X[0] * ... * X[i] along `axis`; the gradient is exact where X has zeros.")
+      .input("X", "any shape; float32, float64, int32 or int64")
+      .output("Out", "X's shape and dtype")
+      .attr("axis", int64_t{-1}, "the multiplied axis (negative: from the back)")
+      .infer_shape(infer_numeric_like_x)
+      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, cumprod_kernel)
+      .grad(scan_grad_maker);
+  register_scan_grad(r, "cumprod", cumprod_grad_kernel);
+
+  r.add("logcumsumexp")
+      .doc("Out[i] = log(exp(X[0]) + ... + exp(X[i])) along `axis`, computed stably.")
+      .input("X", "any shape; float32 or float64")
+      .output("Out", "X's shape and dtype")
+      .attr("axis", int64_t{-1}, "the accumulated axis (negative: from the back)")
+      .infer_shape(infer_logcumsumexp)
+      .kernel({DType::kF32, DType::kF64}, logcumsumexp_kernel)
+      .grad(scan_grad_maker);
+  register_scan_grad(r, "logcumsumexp", logcumsumexp_grad_kernel);
+
+  for (const bool largest : {true, false}) {
+    const std::string type = largest ? "cummax" : "cummin";
+    r.add(type)
+        .doc(std::string("Out[i] = the ") + (largest ? "largest" : "smallest") +
+             " of X[0..i] along `axis`, Indices[i] its position (the last one on ties; NaN "
+             "wins and stays).")
+        .input("X", "any shape; float32, float64, int32 or int64")
+        .output("Out", "X's shape and dtype")
+        .output("Indices", "int64; X's shape")
+        .attr("axis", int64_t{-1}, "the scanned axis (negative: from the back)")
+        .infer_shape(infer_cum_extreme)
+        .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64},
+                largest ? cum_extreme_kernel<true> : cum_extreme_kernel<false>)
+        .kernel_dtype_from("X")
+        .grad(cum_extreme_grad_maker);
+  }
 }
 
 // ---- arange ----
@@ -82,6 +205,7 @@ void arange_kernel(KernelContext& ctx) {
 }  // namespace
 
 void register_sequence_math_ops(OpRegistry& r) {
+  register_cumulative_ops(r);
   r.add("cumsum")
       .doc(
           "Out[i] = X[0] + ... + X[i] along `axis`; exclusive leaves out X[i] itself, reverse "
