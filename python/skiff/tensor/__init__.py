@@ -17,4 +17,5 @@ from .scattering import *  # noqa: F401,F403
 from .numeric import *  # noqa: F401,F403
 from .products import *  # noqa: F401,F403
 from .einsum import *  # noqa: F401,F403
+from .ordering import *  # noqa: F401,F403
 from . import methods  # noqa: F401  (installs Tensor's methods and operators)

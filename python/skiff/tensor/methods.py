@@ -7,7 +7,7 @@ from .. import _C
 from .._C import Tensor
 from ..framework import dtype as dt
 from . import (axes, creation, indexing, inplace, joining, linalg, logic, manipulation, math,
-               numeric, products, random, reduction, scattering, search, stat)
+               numeric, ordering, products, random, reduction, scattering, search, stat)
 from .scalars import dtype_name_of
 
 
@@ -90,7 +90,7 @@ def _invert(self):
 
 # Functions whose first argument is the tensor: installed as methods of the same name.
 _METHOD_MODULES = (math, reduction, inplace, manipulation, logic, search, stat, linalg, axes,
-                   joining, scattering, numeric, products)
+                   joining, scattering, numeric, products, ordering)
 # Tensor.shape is the property (a list); the rest take lists or shapes, not a tensor.
 _SKIP = {"is_tensor", "meshgrid", "shape", "hstack", "vstack", "dstack", "column_stack",
          "row_stack", "broadcast_tensors", "broadcast_shape", "broadcast_shapes", "atleast_1d",
