@@ -418,6 +418,50 @@ void emit_reduce_grad(OpEmitter& e) {
          ", " + e.in("X") + ".shape(), " + reduce_axes_lit(e) + ", " + e.out("X@GRAD") + ");");
 }
 
+// ---- running reductions (sequence_math) and the scatter of cummax / cummin gradients
+
+void emit_cumsum(OpEmitter& e) {
+  e.include("sequence_math");
+  e.line("k::cumsum(" + e.in("X") + ", " + OpEmitter::lit(e.attr<int64_t>("axis")) + ", " +
+         OpEmitter::lit(e.attr<bool>("exclusive")) + ", " +
+         OpEmitter::lit(e.attr<bool>("reverse")) + ", " + e.out("Out") + ");");
+}
+
+// cumprod, logcumsumexp: k::<op>(X, axis, Out).
+template <const char* kKernel>
+void emit_scan(OpEmitter& e) {
+  e.include("sequence_math");
+  e.line(std::string("k::") + kKernel + "(" + e.in("X") + ", " +
+         OpEmitter::lit(e.attr<int64_t>("axis")) + ", " + e.out("Out") + ");");
+}
+
+// cumprod_grad, logcumsumexp_grad: k::<op>_grad(X, Out, Out@GRAD, axis, X@GRAD).
+template <const char* kKernel>
+void emit_scan_grad(OpEmitter& e) {
+  e.include("sequence_math");
+  if (!e.has_out("X@GRAD")) return;
+  e.line(std::string("k::") + kKernel + "_grad(" + e.in("X") + ", " + e.in("Out") + ", " +
+         e.in("Out@GRAD") + ", " + OpEmitter::lit(e.attr<int64_t>("axis")) + ", " +
+         e.out("X@GRAD") + ");");
+}
+
+template <bool kLargest>
+void emit_cum_extreme(OpEmitter& e) {
+  e.include("sequence_math");
+  e.line("k::cum_extreme(" + e.in("X") + ", " + OpEmitter::lit(e.attr<int64_t>("axis")) + ", " +
+         OpEmitter::lit(kLargest) + ", " + e.out("Out") + ", " + e.out("Indices") + ");");
+}
+
+void emit_top_k_grad(OpEmitter& e) {
+  e.include("top_k");
+  if (!e.has_out("X@GRAD")) return;
+  e.line("k::top_k_grad(" + e.in("Indices") + ", " + e.in("Out@GRAD") + ", " + e.in("X") +
+         ".shape(), " + OpEmitter::lit(e.attr<int64_t>("axis")) + ", " + e.out("X@GRAD") + ");");
+}
+
+constexpr char kCumprod[] = "cumprod";
+constexpr char kLogcumsumexp[] = "logcumsumexp";
+
 }  // namespace
 
 void add_math_rules(RuleTable& t) {
@@ -474,6 +518,14 @@ void add_math_rules(RuleTable& t) {
   t["reduce_sum"] = emit_reduce<false>;
   t["reduce_mean_grad"] = emit_reduce_grad<true>;
   t["reduce_sum_grad"] = emit_reduce_grad<false>;
+  t["cumsum"] = emit_cumsum;
+  t["cumprod"] = emit_scan<kCumprod>;
+  t["cumprod_grad"] = emit_scan_grad<kCumprod>;
+  t["logcumsumexp"] = emit_scan<kLogcumsumexp>;
+  t["logcumsumexp_grad"] = emit_scan_grad<kLogcumsumexp>;
+  t["cummax"] = emit_cum_extreme<true>;
+  t["cummin"] = emit_cum_extreme<false>;
+  t["top_k_grad"] = emit_top_k_grad;
 }
 
 }  // namespace skiff::codegen
