@@ -16,6 +16,7 @@ const RuleTable& onnx_rules() {
     add_if_else_rules(t);
     add_loss_rules(t);
     add_index_rules(t);
+    add_resample_rules(t);
     return t;
   }();
   return table;

@@ -31,6 +31,7 @@ void add_control_flow_rules(RuleTable& table);  // rules_control_flow.cc: while,
 void add_if_else_rules(RuleTable& table);       // rules_if_else.cc: conditional_block
 void add_loss_rules(RuleTable& table);          // rules_loss.cc: losses
 void add_index_rules(RuleTable& table);         // rules_index.cc: scatter, nonzero, trilu
+void add_resample_rules(RuleTable& table);      // rules_resample.cc: the interp_v2 resizes
 
 // --- shared by the rules ---
 // `axis` (negative counts from the back) as an index in [0, rank); throws if outside.

@@ -225,3 +225,37 @@ def test_errors_name_the_argument():
         F.fold(tensor(rand(1, 8, 6)), [3, 4, 5], 2)
     with pytest.raises(skiff.Error, match="holds 6 windows"):
         F.fold(tensor(rand(1, 8, 6)), [4, 4], 2)
+
+
+class _Resizes(skiff.nn.Layer):
+    """Every Resize mapping on one input: nearest, bilinear (each alignment), bicubic."""
+
+    def forward(self, x):
+        outs = [F.interpolate(x, size=[7, 9]), F.interpolate(x, scale_factor=[2.0, 1.5])]
+        for ac, am in _ALIGNS:
+            outs.append(F.interpolate(x, size=[7, 3], mode="bilinear", align_corners=ac,
+                                      align_mode=am))
+            outs.append(F.interpolate(x, scale_factor=1.5, mode="bilinear", align_corners=ac,
+                                      align_mode=am))
+        outs.append(F.interpolate(x, size=[6, 8], mode="bicubic"))
+        outs.append(F.interpolate(x, size=[6, 8], mode="bicubic", align_corners=True))
+        return outs
+
+
+def test_onnx_export_matches_onnxruntime(tmp_path):
+    import onnx
+    import onnxruntime as ort
+    from skiff.static import InputSpec
+    layer = _Resizes()
+    path = skiff.onnx.export(layer, str(tmp_path / "resize"),
+                             input_spec=[InputSpec([None, 3, 4, 5], "float32", "x")])
+    model = onnx.load(path)
+    onnx.checker.check_model(model, full_check=True)
+    assert {n.op_type for n in model.graph.node} >= {"Resize"}
+    session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    x = rand(2, 3, 4, 5, dtype="float32", seed=12)
+    got = session.run(None, {session.get_inputs()[0].name: x})
+    want = layer(tensor(x))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w.numpy(), rtol=1e-5, atol=1e-5)
