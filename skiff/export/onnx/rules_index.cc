@@ -1,5 +1,5 @@
 // ONNX rules for ops that place or find elements by position: scatter (ScatterND),
-// where_index (NonZero), tril_triu (Trilu, opset 14 on).
+// where_index (NonZero), tril_triu (Trilu, opset 14 on), unique (Unique, opset 11 on).
 #include "skiff/export/onnx/onnx_rules.h"
 
 namespace skiff::onnx_export {
@@ -41,11 +41,35 @@ void tril_triu(GraphEmitter& g, const OpDesc& op) {
   g.node("Trilu", {x, k}, {g.out(op, "Out")}).i("upper", !op.attr_or<bool>("lower", true));
 }
 
+// Unique (opset 11) computes every output in int64; skiff's int32 outputs get a Cast.
+void unique(GraphEmitter& g, const OpDesc& op) {
+  SKIFF_CHECK(g.opset() >= 11, "unique needs opset 11 (Unique)");
+  const DType index = dtype_from_name(op.attr_or<std::string>("dtype", "int64"));
+  std::vector<std::string> outs = {g.out(op, "Out")};
+  std::vector<std::pair<std::string, std::string>> casts;  // (int64 value, skiff output)
+  for (const char* slot : {"Indices", "Index", "Counts"}) {
+    if (!g.has_out(op, slot)) {
+      outs.push_back(g.temp("unused"));
+    } else if (index == DType::kI64) {
+      outs.push_back(g.out(op, slot));
+    } else {
+      outs.push_back(g.temp("index"));
+      casts.push_back({outs.back(), g.out(op, slot)});
+    }
+  }
+  const std::vector<int64_t> axis = op.attr_or<std::vector<int64_t>>("axis", {});
+  NodeWriter node = g.node("Unique", {g.in(op, "X")}, outs).i("sorted", 1);
+  if (!axis.empty()) node.i("axis", axis[0]);
+  for (const auto& [wide, out] : casts)
+    g.node("Cast", {wide}, {out}).i("to", onnx_elem_type(index));
+}
+
 }  // namespace
 
 void add_index_rules(RuleTable& t) {
   t["scatter"] = scatter;
   t["where_index"] = where_index;
+  t["unique"] = unique;
   t["tril_triu"] = tril_triu;
 }
 

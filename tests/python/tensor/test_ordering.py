@@ -299,3 +299,29 @@ def test_errors_name_the_function_and_argument():
         skiff.nanmedian(x, mode="max")
     with pytest.raises(TypeError, match="logcumsumexp: x must be a Tensor"):
         skiff.logcumsumexp([1.0, 2.0])
+
+
+# ---- ONNX export ----
+
+def test_unique_exports_to_onnx(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    from skiff.static import InputSpec
+
+    class Distinct(skiff.nn.Layer):
+        def forward(self, x):
+            values, first, inverse, counts = skiff.unique(
+                x, return_index=True, return_inverse=True, return_counts=True, dtype="int32")
+            return values, first, inverse, counts, skiff.unique(x, axis=0)
+
+    path = skiff.onnx.export(Distinct(), str(tmp_path / "unique"),
+                             input_spec=[InputSpec([4, 3], "float32", "x")], opset_version=17)
+    onnx.checker.check_model(onnx.load(path), full_check=True)
+    session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    a = np.array([[2, 3, 3], [1, 5, 3], [2, 3, 3], [0, 0, 9]], "float32")
+    got = session.run(None, {session.get_inputs()[0].name: a})
+    want = Distinct()(skiff.to_tensor(a))
+    assert len(got) == len(want) == 5
+    for g, w in zip(got, want):
+        assert g.dtype == w.numpy().dtype
+        np.testing.assert_array_equal(g, w.numpy())
