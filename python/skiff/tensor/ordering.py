@@ -105,7 +105,8 @@ def _distinct(op, x, wanted, axis, dtype):
 def unique(x, return_index=False, return_inverse=False, return_counts=False, axis=None,
            dtype="int64", sorted=True, name=None):
     """The sorted distinct elements of x (flattened when ``axis`` is None, else distinct
-    slices along it), with first positions, the inverse map and counts when asked."""
+    slices along it), with first positions, the inverse map and counts when asked; the
+    output is sorted whatever ``sorted`` says (as Paddle's CPU kernel)."""
     return _distinct("unique", x, (return_index, return_inverse, return_counts), axis, dtype)
 
 
@@ -149,8 +150,10 @@ def _q_values(q, dtype, fn):
     if is_tensor(q):
         if len(q.shape) > 1:
             raise ValueError(f"{fn}: q must be a 0-D or 1-D tensor, got shape {list(q.shape)}")
-        if not _mode.static and q.numpy().size and not ((q.numpy() >= 0) & (q.numpy() <= 1)).all():
-            raise ValueError(f"{fn}: q should be in range [0, 1]")
+        if not _mode.static:
+            values = q.numpy()
+            if not ((values >= 0) & (values <= 1)).all():
+                raise ValueError(f"{fn}: q should be in range [0, 1]")
         scalar = len(q.shape) == 0
         q = cast(q, dtype)
         return (reshape(q, [1]) if scalar else q), scalar
