@@ -14,3 +14,7 @@ from .shuffle import *  # noqa: F401,F403
 from .loss_likelihood import *  # noqa: F401,F403
 from .loss_margin import *  # noqa: F401,F403
 from .resample import *  # noqa: F401,F403
+from .pooling_lp import *  # noqa: F401,F403
+from .unpool import *  # noqa: F401,F403
+from .stochastic import *  # noqa: F401,F403
+from .loss_multilabel import *  # noqa: F401,F403

@@ -17,3 +17,9 @@ from .loss_likelihood import *  # noqa: F401,F403
 from .loss_margin import *  # noqa: F401,F403
 from .rearrange import *  # noqa: F401,F403
 from .resample import *  # noqa: F401,F403
+from .pooling_lp import *  # noqa: F401,F403
+from .stochastic import *  # noqa: F401,F403
+from .loss_multilabel import *  # noqa: F401,F403
+from .norm_sync import *  # noqa: F401,F403
+from .norm_spectral import *  # noqa: F401,F403
+from .aliases import *  # noqa: F401,F403
