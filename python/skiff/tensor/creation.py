@@ -1,5 +1,6 @@
 """Making tensors: from Python data and numpy (sharing memory where it can), filled
 and random tensors."""
+import math as _math
 import numbers
 
 import numpy as np
@@ -13,7 +14,12 @@ from ..framework.mode import mode
 __all__ = ["to_tensor", "from_dlpack", "to_dlpack", "zeros", "ones", "full", "zeros_like",
            "ones_like", "full_like", "empty", "empty_like", "arange", "linspace", "eye", "tril",
            "triu", "meshgrid", "assign", "clone", "logspace", "tril_indices", "triu_indices",
-           "as_tensor", "from_numpy"]
+           "as_tensor", "from_numpy", "range", "pi", "e", "inf", "nan"]
+
+pi = _math.pi
+e = _math.e
+inf = float("inf")
+nan = float("nan")
 
 def _as_array(data, dtype):
     if dtype is not None:
@@ -248,3 +254,27 @@ def from_numpy(ndarray):
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"from_numpy: expected a numpy.ndarray, got {type(ndarray).__name__}")
     return to_tensor(ndarray)
+
+
+def range(start=0, end=None, step=1, dtype=None, *, out=None, device=None,
+          requires_grad=False, name=None):
+    """Values start, start + step, ... up to and including ``end`` (Paddle's deprecated
+    range: floor((end - start) / step) + 1 values, the default float dtype unless given)."""
+    if end is None:
+        start, end = 0, start
+    if mode.static and any(isinstance(v, Tensor) or hasattr(v, "block")
+                           for v in (start, end, step)):
+        raise _C.Error("range: in a program start, end and step must be Python numbers "
+                       "(use arange for bounds known only when the program runs)")
+    start, end, step = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if step == 0:
+        raise ValueError("range: step must not be 0")
+    count = max(int(_math.floor((end - start) / step)) + 1, 0)
+    name_ = dt.dtype_name(dtype or dt.get_default_dtype())
+    wide = apply("scale", arange(0, count, 1, "float64"),
+                 attrs={"scale": float(step), "bias": float(start)})
+    result = wide if name_ == "float64" else apply("cast", wide, attrs={"out_dtype": name_})
+    if out is not None:
+        return apply("assign", result, out=[out])
+    result.stop_gradient = not requires_grad
+    return result

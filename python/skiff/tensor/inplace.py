@@ -3,7 +3,10 @@ from ..framework.core import apply
 from .math import _clip_attrs
 from .scalars import as_operands
 
-__all__ = ["add_", "subtract_", "multiply_", "scale_", "clip_", "zero_", "fill_", "exp_", "tanh_"]
+__all__ = ["add_", "subtract_", "multiply_", "scale_", "clip_", "zero_", "fill_", "exp_", "tanh_",
+           "sin_", "cos_", "abs_", "square_", "log_", "log2_", "log10_", "pow_", "tril_",
+           "triu_", "cast_", "where_", "cumsum_", "floor_divide_", "remainder_", "mod_",
+           "floor_mod_", "divide_"]
 
 
 def inplace(type, x, *inputs, attrs=None):
@@ -49,3 +52,92 @@ def fill_(x, value):
 
 def zero_(x):
     return fill_(x, 0.0)
+
+
+def write(x, value):
+    """``value`` written into x, which takes its shape, dtype and history (Paddle's
+    in-place functions may change both, as int x.divide_(y) becoming float does)."""
+    return apply("assign", value, out=[x])
+
+
+def _unary_in_place(op):
+    def f(x, name=None):
+        return inplace(op, x, x)
+
+    f.__name__ = op + "_"
+    f.__doc__ = f"{op}(x), written into x."
+    return f
+
+
+sin_, cos_, abs_, square_, log_ = [_unary_in_place(op) for op in ("sin", "cos", "abs",
+                                                                  "square", "log")]
+
+
+def log2_(x, name=None):
+    """log2(x), written into x."""
+    from .math import log2
+    return write(x, log2(x))
+
+
+def log10_(x, name=None):
+    """log10(x), written into x."""
+    from .math import log10
+    return write(x, log10(x))
+
+
+def pow_(x, y, name=None):
+    """x ** y (a number or a tensor), written into x."""
+    from .math import pow
+    return write(x, pow(x, y))
+
+
+def tril_(x, diagonal=0, name=None):
+    """tril(x, diagonal), written into x."""
+    return inplace("tril_triu", x, x, attrs={"diagonal": int(diagonal), "lower": True})
+
+
+def triu_(x, diagonal=0, name=None):
+    """triu(x, diagonal), written into x."""
+    return inplace("tril_triu", x, x, attrs={"diagonal": int(diagonal), "lower": False})
+
+
+def cast_(x, dtype):
+    """x converted to ``dtype`` in place: x takes the new dtype."""
+    from .math import cast
+    return write(x, cast(x, dtype))
+
+
+def where_(condition, x=None, y=None, name=None):
+    """where(condition, x, y), written into x."""
+    from .search import where
+    if x is None or y is None:
+        raise TypeError("where_: x and y must both be given")
+    return write(x, where(condition, x, y))
+
+
+def cumsum_(x, axis=None, dtype=None, name=None):
+    """cumsum(x, axis, dtype), written into x (axis None: x becomes the 1-D running sums)."""
+    from .reduction import cumsum
+    return write(x, cumsum(x, axis, dtype))
+
+
+def floor_divide_(x, y, name=None):
+    """floor_divide(x, y), written into x."""
+    from .math import floor_divide
+    return write(x, floor_divide(x, y))
+
+
+def remainder_(x, y, name=None):
+    """remainder(x, y) (the sign of y), written into x."""
+    from .math import remainder
+    return write(x, remainder(x, y))
+
+
+mod_ = floor_mod_ = remainder_
+
+
+def divide_(x, y, name=None, *, rounding_mode=None):
+    """div(x, y, rounding_mode), written into x (integer x becomes float under true
+    division, as Paddle)."""
+    from .math import div
+    return write(x, div(x, y, rounding_mode=rounding_mode))

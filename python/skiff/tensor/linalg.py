@@ -1,9 +1,11 @@
-"""Matrix products and transposes (Paddle's paddle.tensor.linalg)."""
+"""Matrix products, transposes and norms (Paddle's paddle.tensor.linalg), and matrices
+built around diagonals and powers: diag_embed, diagflat, block_diag, vander; renorm."""
 from ..framework.core import apply, eager_op
 from ..framework.mode import mode
 from .scalars import is_tensor
 
-__all__ = ["matmul", "mm", "bmm", "dot", "t", "outer", "mv", "norm", "dist", "cdist"]
+__all__ = ["matmul", "mm", "bmm", "dot", "t", "outer", "mv", "norm", "dist", "cdist",
+           "diag_embed", "diagflat", "block_diag", "vander", "renorm", "renorm_"]
 
 _matmul = eager_op("matmul")
 
@@ -113,3 +115,121 @@ def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=
     rows = apply("unsqueeze", x, attrs={"axes": [len(x.shape) - 1]})
     cols = apply("unsqueeze", y, attrs={"axes": [len(y.shape) - 2]})
     return _p_norm_all(apply("elementwise_sub", rows, cols), float(p), -1)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Matrices whose ``offset``-th diagonals hold input's last dim, in the output dims
+    dim1 and dim2 (zeros elsewhere)."""
+    from .creation import _positions
+    from .scalars import constant, dtype_name_of
+    rank_out = len(input.shape) + 1
+    d1, d2 = int(dim1), int(dim2)
+    if not (-rank_out <= d1 < rank_out and -rank_out <= d2 < rank_out):
+        raise ValueError(f"diag_embed: dim1 {dim1} and dim2 {dim2} must be dims of the "
+                         f"rank-{rank_out} output")
+    d1, d2 = d1 % rank_out, d2 % rank_out
+    if d1 == d2:
+        raise ValueError(f"diag_embed: dim1 and dim2 must differ, got {dim1} and {dim2}")
+    k = int(offset)
+    n = input.shape[-1]
+    m = n + abs(k)
+    name = dtype_name_of(input)
+    values = input
+    if k:
+        pad = apply("fill_constant", attrs={"shape": list(input.shape[:-1]) + [abs(k)],
+                                            "value": 0.0, "dtype": name})
+        values = apply("concat", [input, pad], attrs={"axis": -1})
+    # entry (i, i + k) holds input[i] above the main diagonal, (j - k, j) input[j] below
+    values = apply("unsqueeze", values, attrs={"axes": [rank_out - 1 if k >= 0 else
+                                                         rank_out - 2]})
+    on = apply("equal", apply("elementwise_sub", _positions(m, [1, -1]),
+                              _positions(m, [-1, 1])), constant(k, "int64"))
+    square = apply("where", on, values, constant(0, name))
+    batch = iter(range(rank_out - 2))
+    perm = [rank_out - 2 if j == d1 else rank_out - 1 if j == d2 else next(batch)
+            for j in range(rank_out)]
+    if perm == list(range(rank_out)):
+        return square
+    return apply("transpose", square, attrs={"axis": perm})
+
+
+def diagflat(x, offset=0, name=None):
+    """A square matrix with the flattened x on its ``offset``-th diagonal."""
+    from .manipulation import diag
+    return diag(apply("reshape", x, attrs={"shape": [-1]}), offset)
+
+
+def block_diag(inputs, name=None):
+    """The tensors of ``inputs`` (0-d: [1, 1], 1-D: one row, 2-D) placed along the
+    diagonal of one matrix, zeros elsewhere; all of one dtype."""
+    from .scalars import dtype_name_of
+    blocks = []
+    for i, t in enumerate(inputs):
+        if len(t.shape) > 2:
+            raise ValueError(f"block_diag: inputs[{i}] must have at most 2 dims, got "
+                             f"{list(t.shape)}")
+        blocks.append(t if len(t.shape) == 2 else
+                      apply("reshape", t, attrs={"shape": [1, -1]}))
+    if not blocks:
+        raise ValueError("block_diag: inputs must hold at least one tensor")
+    name = dtype_name_of(blocks[0])
+    if any(dtype_name_of(b) != name for b in blocks):
+        raise TypeError(f"block_diag: inputs must share one dtype, got "
+                        f"{[dtype_name_of(b) for b in blocks]}")
+    width = sum(b.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        r, c = b.shape
+        parts = [apply("fill_constant", attrs={"shape": [r, n], "value": 0.0, "dtype": name})
+                 if n else None for n in (left, width - left - c)]
+        row = [p for p in (parts[0], b, parts[1]) if p is not None]
+        rows.append(row[0] if len(row) == 1 else apply("concat", row, attrs={"axis": 1}))
+        left += c
+    return rows[0] if len(rows) == 1 else apply("concat", rows, attrs={"axis": 0})
+
+
+def vander(x, n=None, increasing=False, name=None):
+    """The Vandermonde matrix of 1-D x: column j holds x ** (n - 1 - j), or x ** j when
+    increasing (n defaults to len(x)); built by repeated products, exact for integers."""
+    from .scalars import dtype_name_of
+    if len(x.shape) != 1:
+        raise ValueError(f"vander: x must be 1-D, got {list(x.shape)}")
+    n = x.shape[0] if n is None else int(n)
+    if n < 0:
+        raise ValueError(f"vander: n must be >= 0, got {n}")
+    name_ = dtype_name_of(x)
+    if name_ == "bool":
+        raise TypeError("vander: x must be a number tensor, got bool")
+    if n == 0:
+        return apply("fill_constant", attrs={"shape": [x.shape[0], 0], "value": 0.0,
+                                             "dtype": name_})
+    columns = [apply("fill_any_like", x, attrs={"value": 1.0})]
+    for _ in range(n - 1):
+        columns.append(apply("elementwise_mul", columns[-1], x))
+    if not increasing:
+        columns.reverse()
+    return apply("stack", columns, attrs={"axis": 1})
+
+
+def renorm(x, p, axis, max_norm):
+    """x with each slice along ``axis`` whose p-norm (over the other dims) exceeds
+    max_norm scaled down to norm max_norm (by max_norm / (norm + 1e-7))."""
+    rank = len(x.shape)
+    if not -rank <= int(axis) < rank:
+        raise ValueError(f"renorm: axis {axis} is out of range for x {list(x.shape)}")
+    axis = int(axis) % rank
+    others = [d for d in range(rank) if d != axis]
+    norms = norm(x, float(p), others, keepdim=True) if others else \
+        apply("abs", x)
+    factor = apply("elementwise_div", apply("fill_any_like", norms,
+                                            attrs={"value": float(max_norm)}),
+                   apply("scale", norms, attrs={"scale": 1.0, "bias": 1e-7}))
+    over = apply("greater_than", norms, apply("fill_any_like", norms,
+                                              attrs={"value": float(max_norm)}))
+    ones = apply("fill_any_like", norms, attrs={"value": 1.0})
+    return apply("elementwise_mul", x, apply("where", over, factor, ones))
+
+
+def renorm_(x, p, axis, max_norm):
+    """renorm, written into x."""
+    return apply("assign", renorm(x, p, axis, max_norm), out=[x])

@@ -3,6 +3,7 @@ paddle.tensor.manipulation)."""
 import numbers
 
 from ..framework.core import apply
+from ..framework.mode import mode as _mode
 from .inplace import inplace
 from .math import run_cached
 from .scalars import is_tensor
@@ -11,7 +12,8 @@ __all__ = ["reshape", "reshape_", "transpose", "flatten", "squeeze", "unsqueeze"
            "split", "chunk", "stack", "unstack", "unbind", "expand", "expand_as", "broadcast_to",
            "tile", "gather", "gather_nd", "scatter", "index_select", "slice", "strided_slice",
            "flip", "squeeze_", "unsqueeze_", "roll", "moveaxis", "take_along_axis", "masked_fill",
-           "flatten_", "rank", "shape", "diag", "trace"]
+           "flatten_", "rank", "shape", "diag", "trace", "narrow", "crop", "take",
+           "index_sample", "rot90"]
 
 
 def _ints(v):
@@ -293,3 +295,102 @@ def trace(x, offset=0, axis1=0, axis2=1, name=None):
     """The sum of the ``offset``-th diagonal of a matrix."""
     return apply("reduce_sum", diag(x, offset), attrs={"dim": [], "keep_dim": False,
                                                        "reduce_all": True})
+
+
+def narrow(input, dim, start, length):
+    """input[start:start + length] along ``dim`` (a negative start counts from the end)."""
+    rank = len(input.shape)
+    dim = _axis(dim)
+    if not -rank <= dim < rank:
+        raise ValueError(f"narrow: dim {dim} is out of range for shape {list(input.shape)}")
+    dim %= rank
+    n = input.shape[dim]
+    start = _axis(start)
+    if start < 0:
+        start += n
+    length = int(length)
+    if start < 0 or length < 0 or start + length > n:
+        raise ValueError(f"narrow: start {start} and length {length} do not fit dim {dim} "
+                         f"of size {n}")
+    return apply("slice", input, attrs={"axes": [dim], "starts": [start],
+                                        "ends": [start + length]})
+
+
+def crop(x, shape=None, offsets=None, name=None):
+    """The box of x of size ``shape`` (-1: to the end of that dim) starting at ``offsets``
+    (zeros by default)."""
+    dims = list(x.shape)
+    sizes = dims if shape is None else _ints(shape)
+    starts = [0] * len(dims) if offsets is None else _ints(offsets)
+    if len(sizes) != len(dims) or len(starts) != len(dims):
+        raise ValueError(f"crop: shape {sizes} and offsets {starts} must have x's rank "
+                         f"{len(dims)}")
+    ends = []
+    for d, (n, size, start) in enumerate(zip(dims, sizes, starts)):
+        end = n if size == -1 else start + size
+        if start < 0 or size < -1 or (n >= 0 and end > n):
+            raise ValueError(f"crop: offsets[{d}] = {start} and shape[{d}] = {size} do not "
+                             f"fit dim {d} of size {n}")
+        ends.append(end)
+    return apply("slice", x, attrs={"axes": list(range(len(dims))), "starts": starts,
+                                    "ends": ends})
+
+
+def take(x, index, mode="raise", name=None):
+    """The entries of the flattened x at ``index`` (shaped like index). mode 'raise':
+    indices in [-n, n) (negative ones wrap), 'wrap': taken modulo n, 'clip': clamped to
+    [0, n - 1]."""
+    from .scalars import constant, dtype_name_of
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    index = _index_tensor(index)
+    if dtype_name_of(index) not in ("int32", "int64"):
+        raise TypeError(f"take: index must be an int32 or int64 tensor, got "
+                        f"{dtype_name_of(index)}")
+    flat = flatten(x)
+    n = flat.shape[0]
+    idx = apply("cast", reshape(index, [-1]), attrs={"out_dtype": "int64"})
+    if mode == "clip":
+        idx = apply("clip", idx, attrs={"min": 0.0, "max": float(n - 1)})
+    else:
+        if mode == "raise" and not _mode.static and idx.shape[0]:
+            low = apply("reduce_min", idx, attrs={"reduce_all": True}).item()
+            high = apply("reduce_max", idx, attrs={"reduce_all": True}).item()
+            if low < -n or high >= n:
+                raise ValueError(f"take: index {low if low < -n else high} is out of range "
+                                 f"for x with {n} elements (mode='raise')")
+        idx = apply("elementwise_mod", idx, constant(n, "int64"))
+    return reshape(apply("gather", flat, idx, attrs={"axis": 0}), list(index.shape))
+
+
+def index_sample(x, index):
+    """out[i, j] = x[i, index[i, j]] for 2-D x [N, M] and index [N, K]."""
+    if len(x.shape) != 2 or len(index.shape) != 2:
+        raise ValueError(f"index_sample: x and index must be 2-D, got {list(x.shape)} and "
+                         f"{list(index.shape)}")
+    if x.shape[0] != index.shape[0]:
+        raise ValueError(f"index_sample: index must have x's {x.shape[0]} rows, got "
+                         f"{index.shape[0]}")
+    return take_along_axis(x, index, 1)
+
+
+def rot90(x, k=1, axes=[0, 1], name=None):  # noqa: B006 (Paddle's signature)
+    """x rotated by k * 90 degrees in the plane of ``axes``, from axes[0] toward axes[1]."""
+    rank = len(x.shape)
+    axes = _ints(axes)
+    if len(axes) != 2:
+        raise ValueError(f"rot90: axes must hold 2 axes, got {axes}")
+    if rank < 2:
+        raise ValueError(f"rot90: x must have at least 2 dims, got {list(x.shape)}")
+    if not all(-rank <= a < rank for a in axes) or axes[0] % rank == axes[1] % rank:
+        raise ValueError(f"rot90: axes {axes} must be two different axes of a rank-{rank} "
+                         f"tensor")
+    a, b = axes[0] % rank, axes[1] % rank
+    k = int(k) % 4
+    if k == 0:
+        return apply("assign", x)
+    if k == 2:
+        return flip(x, [a, b])
+    perm = list(range(rank))
+    perm[a], perm[b] = perm[b], perm[a]
+    return transpose(flip(x, [b if k == 1 else a]), perm)

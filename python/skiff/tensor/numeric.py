@@ -1,11 +1,12 @@
-"""Value clean-up and differences: nan_to_num and diff (Paddle's paddle.tensor.math)."""
+"""Value clean-up, differences and integrals: nan_to_num, diff, trapezoid and
+cumulative_trapezoid (Paddle's paddle.tensor.math)."""
 from .. import _C
 from ..framework import dtype as dt
 from ..framework.core import apply
 from .manipulation import concat
 from .scalars import constant, dtype_name_of, is_tensor
 
-__all__ = ["nan_to_num", "nan_to_num_", "diff"]
+__all__ = ["nan_to_num", "nan_to_num_", "diff", "trapezoid", "cumulative_trapezoid"]
 
 
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
@@ -53,3 +54,56 @@ def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
                                         "ends": [max(size - 1, 0)]})
         x = apply("logical_xor" if is_bool else "elementwise_sub", head, tail)
     return x
+
+
+def _trapezoids(fn, y, x, dx, axis):
+    """The areas of the trapezoids under y along ``axis`` (the spacing from x, dx or 1)
+    and that axis."""
+    if not is_tensor(y) or dtype_name_of(y) not in ("float32", "float64"):
+        raise TypeError(f"{fn}: y must be a float32 or float64 tensor")
+    if x is not None and dx is not None:
+        raise ValueError(f"{fn}: give x or dx, not both")
+    rank = len(y.shape)
+    if not -rank <= int(axis) < rank:
+        raise ValueError(f"{fn}: axis {axis} is out of range for y {list(y.shape)}")
+    axis = int(axis) % rank
+    n = y.shape[axis]
+
+    def cut(t, start, end, ax):
+        return apply("slice", t, attrs={"axes": [ax], "starts": [start], "ends": [end]})
+
+    mean = apply("scale", apply("elementwise_add", cut(y, 1, n, axis),
+                                cut(y, 0, max(n - 1, 0), axis)), attrs={"scale": 0.5})
+    if x is None:
+        return apply("scale", mean, attrs={"scale": 1.0 if dx is None else float(dx)}), axis
+    if len(x.shape) == 1:
+        if x.shape[0] != n:
+            raise ValueError(f"{fn}: 1-D x must have y's {n} entries along axis {axis}, got "
+                             f"{x.shape[0]}")
+        step = diff(x)
+        view = [1] * rank
+        view[axis] = max(n - 1, 0)
+        step = apply("reshape", step, attrs={"shape": view})
+    else:
+        if list(x.shape) != list(y.shape):
+            raise ValueError(f"{fn}: x must be 1-D or have y's shape {list(y.shape)}, got "
+                             f"{list(x.shape)}")
+        step = diff(x, axis=axis)
+    return apply("elementwise_mul", mean, step), axis
+
+
+def trapezoid(y, x=None, dx=None, axis=-1, name=None):
+    """The integral of y along ``axis`` by the trapezoid rule, with sample points x (1-D
+    or y's shape) or spacing dx (1 by default)."""
+    areas, axis = _trapezoids("trapezoid", y, x, dx, axis)
+    return apply("reduce_sum", areas, attrs={"dim": [axis], "keep_dim": False,
+                                             "reduce_all": False})
+
+
+def cumulative_trapezoid(y, x=None, dx=None, axis=-1, name=None):
+    """The running trapezoid-rule integrals of y along ``axis`` (one entry fewer than y
+    along it)."""
+    areas, axis = _trapezoids("cumulative_trapezoid", y, x, dx, axis)
+    if areas.shape[axis] == 0:
+        return areas
+    return apply("cumsum", areas, attrs={"axis": axis})

@@ -1,5 +1,7 @@
-"""Tensor products built on matmul and broadcasting: kron, inner, ger, tensordot, vecdot
-(Paddle's paddle.tensor.linalg and math)."""
+"""Tensor products built on matmul and broadcasting: kron, inner, ger, tensordot, vecdot,
+addmm, baddbmm, cross, and the index products cartesian_prod and combinations (Paddle's
+paddle.tensor.linalg and math)."""
+import itertools
 import numbers
 
 from .. import _C
@@ -8,7 +10,8 @@ from .linalg import matmul, outer
 from .manipulation import _ints, reshape, transpose
 from .scalars import is_tensor
 
-__all__ = ["kron", "inner", "ger", "tensordot", "vecdot"]
+__all__ = ["kron", "inner", "ger", "tensordot", "vecdot", "addmm", "addmm_", "baddbmm",
+           "baddbmm_", "cross", "cartesian_prod", "combinations"]
 
 ger = outer
 
@@ -78,3 +81,114 @@ def vecdot(x, y, axis=-1, name=None):
     """The dot products of x and y (broadcast) along ``axis``."""
     return apply("reduce_sum", apply("elementwise_mul", x, y),
                  attrs={"dim": [int(axis)], "keep_dim": False, "reduce_all": False})
+
+
+def _scaled_sum(fn, input, product, beta, alpha):
+    """beta * input + alpha * product (input broadcast to the product's shape)."""
+    from .joining import broadcast_shapes
+    try:
+        broadcast_shapes(input.shape, product.shape)
+    except ValueError:
+        raise ValueError(f"{fn}: input {list(input.shape)} does not broadcast to the "
+                         f"product's shape {list(product.shape)}") from None
+    scaled = apply("scale", product, attrs={"scale": float(alpha)}) if alpha != 1 else product
+    base = apply("scale", input, attrs={"scale": float(beta)}) if beta != 1 else input
+    return apply("elementwise_add", base, scaled)
+
+
+def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):
+    """beta * input + alpha * (x @ y) for matrices x [M, K] and y [K, N] (input
+    broadcast to [M, N])."""
+    if len(x.shape) != 2 or len(y.shape) != 2:
+        raise ValueError(f"addmm: x and y must be 2-D, got {list(x.shape)} and "
+                         f"{list(y.shape)}")
+    if x.shape[1] != y.shape[0]:
+        raise ValueError(f"addmm: x {list(x.shape)} and y {list(y.shape)} do not multiply")
+    return _scaled_sum("addmm", input, matmul(x, y), beta, alpha)
+
+
+def addmm_(input, x, y, beta=1.0, alpha=1.0, name=None):
+    """addmm, written into input."""
+    return apply("assign", addmm(input, x, y, beta, alpha), out=[input])
+
+
+def baddbmm(input, x, y, beta=1.0, alpha=1.0, name=None):
+    """beta * input + alpha * (x @ y) for batches x [B, M, K] and y [B, K, N] (input
+    broadcast to [B, M, N])."""
+    if len(x.shape) != 3 or len(y.shape) != 3:
+        raise ValueError(f"baddbmm: x and y must be 3-D, got {list(x.shape)} and "
+                         f"{list(y.shape)}")
+    if x.shape[0] != y.shape[0] or x.shape[2] != y.shape[1]:
+        raise ValueError(f"baddbmm: x {list(x.shape)} and y {list(y.shape)} do not "
+                         f"multiply batch by batch")
+    return _scaled_sum("baddbmm", input, matmul(x, y), beta, alpha)
+
+
+def baddbmm_(input, x, y, beta=1.0, alpha=1.0, name=None):
+    """baddbmm, written into input."""
+    return apply("assign", baddbmm(input, x, y, beta, alpha), out=[input])
+
+
+def cross(x, y, axis=9, name=None):
+    """The cross product of 3-vectors along ``axis`` of x and y (one shape); the default
+    9 picks the first dim of size 3."""
+    if list(x.shape) != list(y.shape):
+        raise ValueError(f"cross: x {list(x.shape)} and y {list(y.shape)} must have one "
+                         f"shape")
+    rank = len(x.shape)
+    if axis == 9:
+        axis = next((d for d, n in enumerate(x.shape) if n == 3), None)
+        if axis is None:
+            raise ValueError(f"cross: no dim of x {list(x.shape)} has size 3")
+    elif not -rank <= axis < rank or x.shape[axis] != 3:
+        raise ValueError(f"cross: axis {axis} of x {list(x.shape)} must exist and have "
+                         f"size 3")
+    axis %= rank
+
+    def part(t, i):
+        return apply("slice", t, attrs={"axes": [axis], "starts": [i], "ends": [i + 1]})
+
+    def term(i, j):
+        return apply("elementwise_sub", apply("elementwise_mul", part(x, i), part(y, j)),
+                     apply("elementwise_mul", part(x, j), part(y, i)))
+
+    return apply("concat", [term(1, 2), term(2, 0), term(0, 1)], attrs={"axis": axis})
+
+
+def _rows_of(x, rows, width):
+    """The [len(rows), width] tensor whose rows are x's entries at the index tuples
+    ``rows``."""
+    if not rows:
+        empty = apply("slice", x, attrs={"axes": [0], "starts": [0], "ends": [0]})
+        return reshape(empty, [-1, width])
+    from .creation import to_tensor
+    idx = to_tensor([i for row in rows for i in row], dtype="int64")
+    return reshape(apply("gather", x, idx, attrs={"axis": 0}), [len(rows), width])
+
+
+def cartesian_prod(x, name=None):
+    """All tuples (a, b, ...) with a from x[0], b from x[1], ... (1-D tensors), as the
+    rows of a [n0 * n1 * ..., len(x)] tensor; a single tensor is returned as is."""
+    x = list(x)
+    if not x or any(len(t.shape) != 1 for t in x):
+        raise ValueError(f"cartesian_prod: x must be a non-empty list of 1-D tensors, got "
+                         f"shapes {[list(t.shape) for t in x]}")
+    if len(x) == 1:
+        return x[0]
+    from .creation import meshgrid
+    grids = meshgrid(*x)
+    return apply("stack", [reshape(g, [-1]) for g in grids], attrs={"axis": 1})
+
+
+def combinations(x, r=2, with_replacement=False, name=None):
+    """The length-r combinations of the entries of 1-D x (itertools' order), as the rows
+    of a [count, r] tensor; with_replacement lets an entry repeat."""
+    if len(x.shape) != 1:
+        raise ValueError(f"combinations: x must be 1-D, got {list(x.shape)}")
+    if not isinstance(r, numbers.Integral) or r < 0:
+        raise ValueError(f"combinations: r must be a non-negative int, got {r!r}")
+    if r == 0:
+        return apply("slice", x, attrs={"axes": [0], "starts": [0], "ends": [0]})
+    pick = itertools.combinations_with_replacement if with_replacement \
+        else itertools.combinations
+    return _rows_of(x, list(pick(range(x.shape[0]), int(r))), int(r))

@@ -1,5 +1,7 @@
 """Writing into tensors at indices (Paddle's put_along_axis, scatter_add, index_add,
-index_fill and their in-place forms), built on the scatter op over the flattened tensor."""
+index_fill, index_put, scatter_nd, masked_scatter and their in-place forms), built on the
+scatter op over the flattened tensor; and writing into slices and diagonals
+(slice_scatter, select_scatter, diagonal_scatter) on set_value and scatter."""
 from .. import _C
 from ..framework.core import apply
 from .manipulation import _index_tensor, masked_fill, moveaxis, reshape, scatter, take_along_axis
@@ -7,7 +9,9 @@ from .scalars import constant, dtype_name_of, is_tensor
 from .search import nonzero
 
 __all__ = ["take_along_dim", "put_along_axis", "scatter_add", "scatter_add_", "scatter_",
-           "index_add", "index_add_", "index_fill", "index_fill_", "masked_fill_", "argwhere"]
+           "index_add", "index_add_", "index_fill", "index_fill_", "masked_fill_", "argwhere",
+           "index_put", "index_put_", "scatter_nd", "scatter_nd_add", "masked_scatter",
+           "masked_scatter_", "slice_scatter", "select_scatter", "diagonal_scatter"]
 
 take_along_dim = take_along_axis
 
@@ -194,3 +198,215 @@ def masked_fill_(x, mask, value, name=None):
 def argwhere(input):
     """The indices of input's nonzero entries, int64 [n, rank]."""
     return nonzero(input)
+
+
+def _cast_to(value, x):
+    name = dtype_name_of(x)
+    return value if dtype_name_of(value) == name else apply("cast", value,
+                                                            attrs={"out_dtype": name})
+
+
+def _put(fn, x, columns, value, accumulate):
+    """x with ``value`` written (or added) at x[columns[0], ..., columns[k-1]]: the int64
+    index tensors broadcast together to B; value broadcasts to B + x.shape[k:]."""
+    from .creation import arange
+    from .joining import broadcast_shapes
+    shape = list(x.shape)
+    k = len(columns)
+    if k > len(shape):
+        raise ValueError(f"{fn}: {k} indices for x of rank {len(shape)}")
+    try:
+        batch = broadcast_shapes(*[c.shape for c in columns])
+    except ValueError:
+        raise ValueError(f"{fn}: the index shapes {[list(c.shape) for c in columns]} do not "
+                         f"broadcast") from None
+    trailing = shape[k:]
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+    pos = None
+    for d, col in enumerate(columns):
+        col = apply("elementwise_mod", apply("cast", col, attrs={"out_dtype": "int64"}),
+                    constant(shape[d], "int64"))
+        term = apply("scale", col, attrs={"scale": float(strides[d])})
+        pos = term if pos is None else apply("elementwise_add", pos, term)
+    if list(pos.shape) != batch:
+        pos = apply("expand", pos, attrs={"shape": batch})
+    inner = 1
+    for n in trailing:
+        inner *= n
+    if inner != 1:
+        pos = apply("elementwise_add", apply("unsqueeze", pos, attrs={"axes": [len(batch)]}),
+                    reshape(arange(0, inner, 1, "int64"), [1] * len(batch) + [inner]))
+    value = value if is_tensor(value) else constant(value, dtype_name_of(x))
+    target = batch + trailing
+    try:
+        broadcast_shapes(value.shape, target)
+    except ValueError:
+        raise ValueError(f"{fn}: value {list(value.shape)} does not broadcast to the indexed "
+                         f"shape {target}") from None
+    value = _cast_to(value, x)
+    if list(value.shape) != target:
+        value = apply("expand", value, attrs={"shape": target})
+    flat, pos, vals = reshape(x, [-1]), reshape(pos, [-1]), reshape(value, [-1])
+    if accumulate:
+        out = apply("elementwise_add", flat, _scatter_sum(flat, pos, vals))
+    else:
+        out = scatter(flat, pos, vals, overwrite=True)
+    return reshape(out, shape)
+
+
+def _index_columns(fn, indices):
+    """The int index tensors of ``indices``, a bool mask standing for the int columns of
+    its nonzero entries (one per mask dim)."""
+    columns = []
+    for i, t in enumerate(indices):
+        t = _index_tensor(t)
+        name = dtype_name_of(t)
+        if name == "bool":
+            nz = nonzero(t)
+            columns += [apply("slice", nz, attrs={"axes": [1], "starts": [d], "ends": [d + 1],
+                                                  "decrease_axis": [1]})
+                        for d in range(len(t.shape))]
+        elif name in ("int32", "int64"):
+            columns.append(t)
+        else:
+            raise TypeError(f"{fn}: indices[{i}] must be an int or bool tensor, got {name}")
+    return columns
+
+
+def index_put(x, indices, value, accumulate=False, name=None):
+    """x with x[indices] = value (numpy's advanced indexing by the tuple of index
+    tensors), or x[indices] += value with accumulate (repeated places add up)."""
+    if not isinstance(indices, (list, tuple)):
+        raise TypeError(f"index_put: indices must be a tuple or list of tensors, got "
+                        f"{type(indices).__name__}")
+    return _put("index_put", x, _index_columns("index_put", indices), value, accumulate)
+
+
+def index_put_(x, indices, value, accumulate=False, name=None):
+    """index_put, written into x."""
+    return _write(x, index_put(x, indices, value, accumulate))
+
+
+def scatter_nd_add(x, index, updates, name=None):
+    """x with updates[i] added at x[index[i]] (index [..., k] picks a slice of x's
+    trailing dims; repeated places add up); updates: index.shape[:-1] + x.shape[k:]."""
+    index = _index_tensor(index)
+    if not index.shape:
+        raise ValueError("scatter_nd_add: index must have at least 1 dim")
+    k = index.shape[-1]
+    want = list(index.shape[:-1]) + list(x.shape[k:])
+    if list(updates.shape) != want:
+        raise ValueError(f"scatter_nd_add: updates must be {want} for index "
+                         f"{list(index.shape)} and x {list(x.shape)}, got "
+                         f"{list(updates.shape)}")
+    columns = [apply("slice", index, attrs={"axes": [-1], "starts": [d], "ends": [d + 1],
+                                            "decrease_axis": [len(index.shape) - 1]})
+               for d in range(k)]
+    return _put("scatter_nd_add", x, columns, updates, True)
+
+
+def scatter_nd(index, updates, shape, name=None):
+    """A zero tensor of ``shape`` (updates' dtype) with updates added at index, as
+    scatter_nd_add."""
+    from .manipulation import _ints
+    zeros = apply("fill_constant", attrs={"shape": _ints(shape), "value": 0.0,
+                                          "dtype": dtype_name_of(updates)})
+    return scatter_nd_add(zeros, index, updates)
+
+
+def masked_scatter(x, mask, value, name=None):
+    """x (broadcast with mask) with the places where mask holds filled, in row-major
+    order, by value's leading entries."""
+    from .joining import broadcast_tensors
+    if dtype_name_of(mask) != "bool":
+        raise TypeError(f"masked_scatter: mask must be a bool tensor, got "
+                        f"{dtype_name_of(mask)}")
+    if dtype_name_of(value) != dtype_name_of(x):
+        raise TypeError(f"masked_scatter: value ({dtype_name_of(value)}) must have x's dtype "
+                        f"({dtype_name_of(x)})")
+    x, mask = broadcast_tensors([x, mask])
+    flat_mask = reshape(mask, [-1])
+    order = apply("cumsum", apply("cast", flat_mask, attrs={"out_dtype": "int64"}),
+                  attrs={"axis": 0, "exclusive": True})
+    source = reshape(value, [-1])
+    order = apply("clip", order, attrs={"min": 0.0, "max": float(source.shape[0] - 1)})
+    picked = apply("gather", source, order, attrs={"axis": 0})
+    return reshape(apply("where", flat_mask, picked, reshape(x, [-1])), list(x.shape))
+
+
+def masked_scatter_(x, mask, value, name=None):
+    """masked_scatter, written into x."""
+    out = masked_scatter(x, mask, value)
+    if list(out.shape) != list(x.shape):
+        raise ValueError(f"masked_scatter_: mask {list(mask.shape)} would broadcast x "
+                         f"{list(x.shape)} to {list(out.shape)}")
+    return _write(x, out)
+
+
+def slice_scatter(x, value, axes, starts, ends, strides, name=None):
+    """x with the slice x[starts:ends:strides] (along each of ``axes``) replaced by value
+    (broadcast to the slice)."""
+    from .manipulation import _ints
+    axes, starts, ends, strides = [_ints(v) for v in (axes, starts, ends, strides)]
+    if not len(axes) == len(starts) == len(ends) == len(strides):
+        raise ValueError(f"slice_scatter: axes, starts, ends and strides must have one "
+                         f"length, got {axes}, {starts}, {ends}, {strides}")
+    if any(s == 0 for s in strides):
+        raise ValueError(f"slice_scatter: strides must be non-zero, got {strides}")
+    return apply("set_value", x, _cast_to(value, x), attrs={
+        "axes": axes, "starts": starts, "ends": ends, "steps": strides})
+
+
+def select_scatter(x, values, axis, index, name=None):
+    """x with its entry ``index`` along ``axis`` (a slice of x without that axis)
+    replaced by values."""
+    rank = len(x.shape)
+    if not -rank <= int(axis) < rank:
+        raise ValueError(f"select_scatter: axis {axis} is out of range for x {list(x.shape)}")
+    axis = int(axis) % rank
+    n = x.shape[axis]
+    index = int(index)
+    if not -n <= index < n:
+        raise ValueError(f"select_scatter: index {index} is out of range for axis {axis} of "
+                         f"size {n}")
+    index %= n
+    return apply("set_value", x, _cast_to(values, x), attrs={
+        "axes": [axis], "starts": [index], "ends": [index + 1], "steps": [1],
+        "decrease_axes": [axis]})
+
+
+def diagonal_scatter(x, y, offset=0, axis1=0, axis2=1, name=None):
+    """x with its ``offset``-th diagonal in the plane of axis1 and axis2 replaced by y
+    (shaped as diagonal(x, offset, axis1, axis2): the other dims, then the diagonal)."""
+    from .axes import diagonal
+    from .creation import arange
+    rank = len(x.shape)
+    if rank < 2:
+        raise ValueError(f"diagonal_scatter: x must have at least 2 dims, got "
+                         f"{list(x.shape)}")
+    a1, a2 = int(axis1) % rank, int(axis2) % rank
+    if a1 == a2:
+        raise ValueError(f"diagonal_scatter: axis1 and axis2 must differ, got {axis1} and "
+                         f"{axis2}")
+    want = list(diagonal(x, offset, a1, a2).shape)
+    if list(y.shape) != want:
+        raise ValueError(f"diagonal_scatter: y must have the diagonal's shape {want}, got "
+                         f"{list(y.shape)}")
+    rest = [d for d in range(rank) if d not in (a1, a2)]
+    n1, n2 = x.shape[a1], x.shape[a2]
+    count = want[-1]
+    if count == 0:
+        return apply("assign", x)
+    r0, c0 = (0, offset) if offset >= 0 else (-offset, 0)
+    # the plane's entries as rows, the other dims as columns; the diagonal's rows replaced
+    perm = [a1, a2] + rest
+    rows = reshape(apply("transpose", x, attrs={"axis": perm}), [n1 * n2, -1])
+    pos = apply("scale", arange(0, count, 1, "int64"),
+                attrs={"scale": float(n2 + 1), "bias": float(r0 * n2 + c0)})
+    updates = reshape(moveaxis(_cast_to(y, x), -1, 0), [count, -1])
+    out = reshape(scatter(rows, pos, updates, overwrite=True),
+                  [n1, n2] + [x.shape[d] for d in rest])
+    inverse = [perm.index(d) for d in range(rank)]
+    return apply("transpose", out, attrs={"axis": inverse})

@@ -1,10 +1,12 @@
 """Searching and sorting (Paddle's paddle.tensor.search): argmax/argmin, topk, sort,
-argsort, where, nonzero, masked_select."""
+argsort, msort, kthvalue, mode, searchsorted, bucketize, where, multiplex, nonzero,
+masked_select."""
 from ..framework import dtype as dt
 from ..framework.core import apply
 from .scalars import as_operands, constant, dtype_name_of, is_tensor
 
-__all__ = ["argmax", "argmin", "topk", "sort", "argsort", "where", "nonzero", "masked_select"]
+__all__ = ["argmax", "argmin", "topk", "sort", "argsort", "where", "nonzero", "masked_select",
+           "msort", "kthvalue", "mode", "searchsorted", "bucketize", "multiplex"]
 
 
 def _arg_extreme(op, x, axis, keepdim, dtype):
@@ -93,3 +95,134 @@ def masked_select(x, mask, name=None):
     if list(mask.shape) != list(x.shape):
         mask = apply("expand", mask, attrs={"shape": list(x.shape)})
     return apply("gather_nd", x, nonzero(mask))
+
+
+def _out(result, out):
+    return result if out is None else apply("assign", result, out=[out])
+
+
+def msort(input, *, out=None):
+    """input sorted along its first axis."""
+    return _out(sort(input, 0), out)
+
+
+def _axis_of(fn, x, axis):
+    rank = max(len(x.shape), 1)
+    if not -rank <= int(axis) < rank:
+        raise ValueError(f"{fn}: axis {axis} is out of range for x {list(x.shape)}")
+    return int(axis) % rank
+
+
+def _picked(x, idx, axis, keepdim):
+    """(x's entries at idx along axis, idx), both without that axis unless keepdim."""
+    from .manipulation import take_along_axis
+    values = take_along_axis(x, idx, axis)
+    if keepdim:
+        return values, idx
+    return tuple(apply("squeeze", t, attrs={"axes": [axis]}) for t in (values, idx))
+
+
+def kthvalue(x, k, axis=None, keepdim=False, name=None):
+    """(values, indices) of the k-th smallest entries along ``axis`` (the last when
+    None); equal entries rank by position."""
+    if not x.shape:
+        raise ValueError("kthvalue: x must have at least 1 dim")
+    axis = _axis_of("kthvalue", x, -1 if axis is None else axis)
+    n = x.shape[axis]
+    k = int(k.item()) if is_tensor(k) else int(k)
+    if not 1 <= k <= n:
+        raise ValueError(f"kthvalue: k must be in [1, {n}] for axis {axis} of x "
+                         f"{list(x.shape)}, got {k}")
+    order = apply("top_k", x, attrs={"k": k, "axis": axis, "largest": False,
+                                     "sorted": True})[1]
+    idx = apply("slice", order, attrs={"axes": [axis], "starts": [k - 1], "ends": [k]})
+    return _picked(x, idx, axis, keepdim)
+
+
+def mode(x, axis=-1, keepdim=False, name=None):
+    """(values, indices): the most frequent entry along ``axis`` (the smallest among
+    equally frequent ones) and the position of its last occurrence."""
+    from .creation import arange
+    if not x.shape:
+        raise ValueError("mode: x must have at least 1 dim")
+    axis = _axis_of("mode", x, axis)
+    rank = len(x.shape)
+    n = x.shape[axis]
+    name_ = dtype_name_of(x)
+    a = apply("unsqueeze", x, attrs={"axes": [axis + 1]})
+    b = apply("unsqueeze", x, attrs={"axes": [axis]})
+    same = apply("cast", apply("equal", a, b), attrs={"out_dtype": "int64"})
+    counts = apply("reduce_sum", same, attrs={"dim": [axis + 1], "keep_dim": False,
+                                              "reduce_all": False})
+    most = apply("equal", counts, apply("reduce_max", counts, attrs={
+        "dim": [axis], "keep_dim": True, "reduce_all": False}))
+    top = dt.finfo(name_).max if name_ in ("float32", "float64") else dt.iinfo(name_).max
+    value = apply("reduce_min", apply("where", most, x, constant(top, name_)),
+                  attrs={"dim": [axis], "keep_dim": True, "reduce_all": False})
+    view = [1] * rank
+    view[axis] = n
+    pos = apply("reshape", arange(0, n, 1, "int64"), attrs={"shape": view})
+    at = apply("where", apply("equal", x, value), pos, constant(-1, "int64"))
+    idx = apply("reduce_max", at, attrs={"dim": [axis], "keep_dim": True,
+                                         "reduce_all": False})
+    return _picked(x, idx, axis, keepdim)
+
+
+def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=None, *,
+                 side=None, out=None, sorter=None):
+    """For each of ``values``, the index where it would go in ``sorted_sequence`` (sorted
+    along its last dim; leading dims match values'): before equal entries, or after them
+    with right=True / side='right'."""
+    if side is not None:
+        if side not in ("left", "right"):
+            raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+        if right and side == "left":
+            raise ValueError("searchsorted: right=True contradicts side='left'")
+        right = side == "right"
+    seq = sorted_sequence
+    if sorter is not None:
+        from .manipulation import take_along_axis
+        seq = take_along_axis(seq, sorter, -1)
+    if len(seq.shape) > 1 and list(seq.shape[:-1]) != list(values.shape[:-1]):
+        raise ValueError(f"searchsorted: sorted_sequence {list(seq.shape)} and values "
+                         f"{list(values.shape)} must have the same leading dims")
+    if dtype_name_of(seq) != dtype_name_of(values):
+        raise TypeError(f"searchsorted: sorted_sequence ({dtype_name_of(seq)}) and values "
+                        f"({dtype_name_of(values)}) must have one dtype")
+    rank = len(values.shape)
+    v = apply("unsqueeze", values, attrs={"axes": [rank]})
+    s = apply("unsqueeze", seq, attrs={"axes": [len(seq.shape) - 1]}) \
+        if len(seq.shape) > 1 else seq
+    before = apply("less_equal" if right else "less_than", s, v)
+    count = apply("reduce_sum", apply("cast", before, attrs={"out_dtype": "int64"}),
+                  attrs={"dim": [-1], "keep_dim": False, "reduce_all": False})
+    if out_int32:
+        count = apply("cast", count, attrs={"out_dtype": "int32"})
+    return _out(count, out)
+
+
+def bucketize(x, sorted_sequence, out_int32=False, right=False, name=None, *, out=None):
+    """searchsorted over a 1-D ``sorted_sequence`` for every entry of x."""
+    if len(sorted_sequence.shape) != 1:
+        raise ValueError(f"bucketize: sorted_sequence must be 1-D, got "
+                         f"{list(sorted_sequence.shape)}")
+    return searchsorted(sorted_sequence, x, out_int32, right, out=out)
+
+
+def multiplex(inputs, index, name=None):
+    """Row i of the result is row i of inputs[index[i]] (inputs: tensors [M, ...] of one
+    shape; index: int [M, 1])."""
+    from .creation import arange
+    inputs = list(inputs)
+    if len(inputs) < 2:
+        raise ValueError("multiplex: inputs must hold at least 2 tensors")
+    if dtype_name_of(index) not in ("int32", "int64"):
+        raise TypeError(f"multiplex: index must be int32 or int64, got "
+                        f"{dtype_name_of(index)}")
+    m = inputs[0].shape[0]
+    if list(index.shape) != [m, 1]:
+        raise ValueError(f"multiplex: index must be [{m}, 1], got {list(index.shape)}")
+    stacked = apply("stack", inputs, attrs={"axis": 0})
+    rows = apply("reshape", arange(0, m, 1, "int64"), attrs={"shape": [m, 1]})
+    which = apply("cast", index, attrs={"out_dtype": "int64"})
+    return apply("gather_nd", stacked, apply("concat", [which, rows], attrs={"axis": 1}))

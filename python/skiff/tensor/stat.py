@@ -1,10 +1,15 @@
-"""Statistics over tensors (Paddle's paddle.tensor.stat): mean, var, std, numel."""
+"""Statistics over tensors (Paddle's paddle.tensor.stat and linalg): mean, var, std, numel,
+median, and the counts bincount, histogram and histogram_bin_edges."""
+from .. import _C
+from ..framework import dtype as dt
 from ..framework.core import apply
+from ..framework.mode import mode as _mode
 from .math import multiply, square, subtract
 from .reduction import _axes, _reduce, sum
-from .scalars import dtype_name_of
+from .scalars import constant, dtype_name_of, is_tensor
 
-__all__ = ["mean", "var", "std", "numel", "median"]
+__all__ = ["mean", "var", "std", "numel", "median", "bincount", "histogram",
+           "histogram_bin_edges"]
 
 
 def mean(x, axis=None, keepdim=False, name=None):
@@ -73,3 +78,136 @@ def median(x, axis=None, keepdim=False, name=None):
     mid = apply("slice", s, attrs={"axes": [axis], "starts": [lo], "ends": [hi + 1]})
     return apply("reduce_mean", mid, attrs={"dim": [axis], "keep_dim": bool(keepdim),
                                             "reduce_all": False})
+
+
+def _scatter_sum(size, pos, vals):
+    """A [size] tensor holding, at each position, the sum of the vals sent there."""
+    zeros = apply("fill_constant", attrs={"shape": [size], "value": 0.0,
+                                          "dtype": dtype_name_of(vals)})
+    return apply("scatter", zeros, pos, vals, attrs={"overwrite": False})
+
+
+def bincount(x, weights=None, minlength=0, name=None):
+    """out[i] = the number of times i occurs in the 1-D non-negative integer x (or the
+    sum of the weights at those places); length max(max(x) + 1, minlength). Counts are
+    int64; int weights sum as float64, float ones in their dtype (as Paddle)."""
+    if not is_tensor(x) or dtype_name_of(x) not in ("int32", "int64"):
+        raise TypeError("bincount: x must be an int32 or int64 tensor")
+    if len(x.shape) != 1:
+        raise ValueError(f"bincount: x must be 1-D, got {list(x.shape)}")
+    if int(minlength) < 0:
+        raise ValueError(f"bincount: minlength must be >= 0, got {minlength}")
+    if _mode.static:
+        raise _C.Error("bincount: the length of the result depends on x's values, which a "
+                       "program does not know while it is built; run it eagerly")
+    length = int(minlength)
+    if x.shape[0]:
+        low = int(apply("reduce_min", x, attrs={"reduce_all": True}).item())
+        if low < 0:
+            raise ValueError(f"bincount: x must hold non-negative ints, got {low}")
+        length = max(length, int(apply("reduce_max", x, attrs={"reduce_all": True}).item()) + 1)
+    if weights is None:
+        vals = apply("fill_any_like", x, attrs={"value": 1.0, "dtype": "int64"})
+    else:
+        if list(weights.shape) != list(x.shape):
+            raise ValueError(f"bincount: weights must have x's shape {list(x.shape)}, got "
+                             f"{list(weights.shape)}")
+        vals = weights if dtype_name_of(weights) in ("float32", "float64") else \
+            apply("cast", weights, attrs={"out_dtype": "float64"})
+    if length == 0:
+        return apply("fill_constant", attrs={"shape": [0], "value": 0.0,
+                                             "dtype": dtype_name_of(vals)})
+    return _scatter_sum(length, x, vals)
+
+
+def _range_of(input, lo, hi, fn):
+    """The histogram range [lo, hi] as 0-d tensors of input's float dtype: the given
+    bounds, or input's extremes when they are equal."""
+    if float(hi) < float(lo):
+        raise ValueError(f"{fn}: max must be >= min, got min={lo} and max={hi}")
+    name = dtype_name_of(input)
+    if float(lo) != float(hi):
+        return constant(float(lo), name), constant(float(hi), name)
+    return (apply("reduce_min", input, attrs={"reduce_all": True}),
+            apply("reduce_max", input, attrs={"reduce_all": True}))
+
+
+def _floating(input, fn):
+    if not is_tensor(input) or dtype_name_of(input) not in ("float32", "float64", "int32",
+                                                            "int64"):
+        raise TypeError(f"{fn}: input must be a float32, float64, int32 or int64 tensor")
+    if int(input.shape[0] if input.shape else 1) == 0:
+        raise ValueError(f"{fn}: input is empty")
+    flat = apply("reshape", input, attrs={"shape": [-1]})
+    if dtype_name_of(flat) in ("int32", "int64"):
+        flat = apply("cast", flat, attrs={"out_dtype": "float64"})
+    return flat
+
+
+def _widened(lo, hi, by):
+    """(lo - by, hi + by) where lo == hi, else (lo, hi)."""
+    same = apply("equal", lo, hi)
+    return (apply("where", same, apply("scale", lo, attrs={"scale": 1.0, "bias": -by}), lo),
+            apply("where", same, apply("scale", hi, attrs={"scale": 1.0, "bias": by}), hi))
+
+
+def histogram(input, bins=100, min=0.0, max=0.0, weight=None, density=False, name=None):
+    """Counts of input's entries in ``bins`` equal bins over [min, max] (input's extremes
+    when min == max; entries outside are left out): int64, the weight's dtype with a
+    weight, float32 densities with density (the weight's dtype with both)."""
+    if int(bins) < 1:
+        raise ValueError(f"histogram: bins must be >= 1, got {bins}")
+    bins = int(bins)
+    flat = _floating(input, "histogram")
+    lo, hi = _widened(*_range_of(flat, min, max, "histogram"), 1.0)
+    # bin = floor((x - min) * bins / (max - min)), with x == max in the last bin
+    scaled = apply("elementwise_div", apply("scale", apply("elementwise_sub", flat, lo),
+                                             attrs={"scale": float(bins)}),
+                   apply("elementwise_sub", hi, lo))
+    bin_ = apply("clip", apply("floor", scaled), attrs={"min": 0.0, "max": float(bins - 1)})
+    inside = apply("logical_and", apply("greater_equal", flat, lo),
+                   apply("less_equal", flat, hi))
+    # entries outside the range go to an extra bin, dropped at the end
+    pos = apply("cast", apply("where", inside, bin_, constant(float(bins), dtype_name_of(
+        flat))), attrs={"out_dtype": "int64"})
+    if weight is None:
+        vals = apply("fill_any_like", flat, attrs={"value": 1.0, "dtype": "int64"})
+    else:
+        if list(weight.shape) != list(input.shape):
+            raise ValueError(f"histogram: weight must have input's shape "
+                             f"{list(input.shape)}, got {list(weight.shape)}")
+        vals = apply("reshape", weight, attrs={"shape": [-1]})
+    counts = apply("slice", _scatter_sum(bins + 1, pos, vals),
+                   attrs={"axes": [0], "starts": [0], "ends": [bins]})
+    if not density:
+        return counts
+    out = dtype_name_of(vals) if weight is not None else "float32"
+    counts = apply("cast", counts, attrs={"out_dtype": out}) if dtype_name_of(counts) != out \
+        else counts
+    width = apply("cast", apply("scale", apply("elementwise_sub", hi, lo),
+                                attrs={"scale": 1.0 / bins}), attrs={"out_dtype": out})
+    total = apply("reduce_sum", counts, attrs={"reduce_all": True})
+    return apply("elementwise_div", counts, apply("elementwise_mul", total, width))
+
+
+def histogram_bin_edges(input, bins=100, min=0.0, max=0.0, name=None):
+    """The bins + 1 float32 edges of histogram's bins: evenly spaced over [min, max]
+    (input's extremes when both are 0; widened by 0.5 each way when they are equal)."""
+    if int(bins) < 1:
+        raise ValueError(f"histogram_bin_edges: bins must be >= 1, got {bins}")
+    bins = int(bins)
+    flat = _floating(input, "histogram_bin_edges")
+    if float(min) == 0.0 and float(max) == 0.0:
+        lo, hi = _range_of(flat, 0.0, 0.0, "histogram_bin_edges")
+    else:
+        if float(max) < float(min):
+            raise ValueError(f"histogram_bin_edges: max must be >= min, got min={min} and "
+                             f"max={max}")
+        lo, hi = constant(float(min), "float64"), constant(float(max), "float64")
+    lo, hi = [apply("cast", t, attrs={"out_dtype": "float64"}) for t in (lo, hi)]
+    lo, hi = _widened(lo, hi, 0.5)
+    from .creation import arange
+    steps = apply("scale", arange(0, bins + 1, 1, "float64"), attrs={"scale": 1.0 / bins})
+    edges = apply("elementwise_add", lo, apply("elementwise_mul", steps,
+                                               apply("elementwise_sub", hi, lo)))
+    return apply("cast", edges, attrs={"out_dtype": dt.get_default_dtype()})
