@@ -225,7 +225,7 @@ std::string GraphEmitter::value(const std::string& var) {
   const VarDesc& d = var_desc(var);
   if (d.persistable) return model_->parameter(var);
   if (d.kind == VarKind::kTensorArray) {
-    const std::string empty = placeholder(var);
+    const std::string empty = stand_in(var);
     bind(var, empty);
     return empty;
   }
@@ -350,7 +350,7 @@ void GraphEmitter::add_graph_output(const std::string& value, const VarDesc& des
   set_value_info(graph_->add_output(), name, desc, DimStyle::kRankOnly);
 }
 
-std::string GraphEmitter::placeholder(const std::string& var) {
+std::string GraphEmitter::stand_in(const std::string& var) {
   const VarDesc& d = var_desc(var);
   if (d.kind == VarKind::kTensorArray) {
     const std::string empty = temp(var + "_empty");

@@ -153,7 +153,7 @@ class GraphEmitter {
   void add_graph_output(const std::string& value, const VarDesc& desc);
   // An empty tensor of `var`'s dtype and rank (or an empty sequence for a tensor
   // array): the stand-in a branch or loop gives for a variable that has no value yet.
-  std::string placeholder(const std::string& var);
+  std::string stand_in(const std::string& var);
 
  private:
   const std::string* find(const std::string& var) const;

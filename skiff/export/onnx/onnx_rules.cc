@@ -65,8 +65,8 @@ bool read_elsewhere(const Program& program, const std::string& var,
   return false;
 }
 
-std::string value_or_placeholder(GraphEmitter& g, const std::string& var) {
-  return g.has_value(var) ? g.value(var) : g.placeholder(var);
+std::string value_or_stand_in(GraphEmitter& g, const std::string& var) {
+  return g.has_value(var) ? g.value(var) : g.stand_in(var);
 }
 
 std::string as_bool(GraphEmitter& g, const std::string& value, DType dtype) {

@@ -49,7 +49,7 @@ bool contains(const std::vector<std::string>& names, const std::string& name);
 bool read_elsewhere(const Program& program, const std::string& var,
                     const std::vector<const OpDesc*>& except);
 // The value of `var` in `g`, or a stand-in of its type when it has none yet.
-std::string value_or_placeholder(GraphEmitter& g, const std::string& var);
+std::string value_or_stand_in(GraphEmitter& g, const std::string& var);
 // A bool condition from a bool or integer tensor value.
 std::string as_bool(GraphEmitter& g, const std::string& value, DType dtype);
 // The dims of `x` from `begin` to `end` (an int64 vector), known dims as a constant.

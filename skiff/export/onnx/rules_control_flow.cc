@@ -18,7 +18,7 @@ void while_loop(GraphEmitter& g, const OpDesc& op) {
     if (v != cond_var) carried.push_back(v);
 
   std::vector<std::string> inputs = {"", g.value(cond_var)};  // no trip count
-  for (const std::string& v : carried) inputs.push_back(value_or_placeholder(g, v));
+  for (const std::string& v : carried) inputs.push_back(value_or_stand_in(g, v));
 
   pb::GraphProto body;
   body.set_name(g.model().fresh_name("loop_body"));

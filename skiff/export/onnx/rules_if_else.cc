@@ -81,8 +81,8 @@ void fused_if_else(GraphEmitter& g, const OpDesc& op, const IfElse& m) {
   for (const std::string& v : written) {
     if (!read_elsewhere(g.program(), v, selects)) continue;
     const VarDesc& d = g.var_desc(v);
-    then_branch.add_graph_output(value_or_placeholder(then_branch, v), d);
-    else_branch.add_graph_output(value_or_placeholder(else_branch, v), d);
+    then_branch.add_graph_output(value_or_stand_in(then_branch, v), d);
+    else_branch.add_graph_output(value_or_stand_in(else_branch, v), d);
     outputs.emplace_back(v, contains(false_writes, v) ? m.false_block : g.op_index());
   }
   std::vector<std::string> names;
@@ -114,8 +114,8 @@ void conditional_block(GraphEmitter& g, const OpDesc& op) {
   GraphEmitter else_branch(&g.model(), &else_graph, &g, g.block_idx());
   for (const std::string& v : written) {
     const VarDesc& d = g.var_desc(v);
-    then_branch.add_graph_output(value_or_placeholder(then_branch, v), d);
-    else_branch.add_graph_output(value_or_placeholder(else_branch, v), d);
+    then_branch.add_graph_output(value_or_stand_in(then_branch, v), d);
+    else_branch.add_graph_output(value_or_stand_in(else_branch, v), d);
   }
   std::vector<std::string> outputs;
   for (const std::string& v : written) outputs.push_back(g.define(v));
@@ -135,8 +135,8 @@ void select_input(GraphEmitter& g, const OpDesc& op) {
   else_graph.set_name(g.model().fresh_name("select_false"));
   GraphEmitter then_branch(&g.model(), &then_graph, &g, g.block_idx());
   GraphEmitter else_branch(&g.model(), &else_graph, &g, g.block_idx());
-  then_branch.add_graph_output(value_or_placeholder(then_branch, xs[1]), out_desc);
-  else_branch.add_graph_output(value_or_placeholder(else_branch, xs[0]), out_desc);
+  then_branch.add_graph_output(value_or_stand_in(then_branch, xs[1]), out_desc);
+  else_branch.add_graph_output(value_or_stand_in(else_branch, xs[0]), out_desc);
   g.node("If", {mask}, {g.out(op, "Out")})
       .g("then_branch", std::move(then_graph))
       .g("else_branch", std::move(else_graph));
