@@ -26,13 +26,23 @@ from .io import deserialize_program, load, load_inference_model, normalize_progr
 from .program import Block, Operator, Program, default_main_program, \
     default_startup_program, program_guard
 from .variable import Parameter, Variable, install_tensor_methods
+from .name_scope import name_scope
+from .places import cuda_places, device_guard, xpu_places
+from .metrics import accuracy, auc
+from .io_state import deserialize_persistables, load_from_file, load_program_state, \
+    save_to_file, serialize_persistables, set_program_state
+from .ema import ExponentialMovingAverage
 
 __all__ = ["Program", "Block", "Operator", "Variable", "Parameter", "program_guard",
            "default_main_program", "default_startup_program", "data", "InputSpec",
            "Executor", "global_scope", "scope_guard", "Scope", "CPUPlace", "append_backward",
            "gradients", "nn", "Print", "save_inference_model", "load_inference_model",
            "save", "load", "serialize_program", "deserialize_program", "normalize_program",
-           "create_global_var", "create_parameter", "CompiledProgram", "cpu_places"]
+           "create_global_var", "create_parameter", "CompiledProgram", "cpu_places",
+           "name_scope", "device_guard", "cuda_places", "xpu_places", "accuracy", "auc",
+           "save_to_file", "load_from_file", "serialize_persistables",
+           "deserialize_persistables", "load_program_state", "set_program_state",
+           "ExponentialMovingAverage"]
 
 
 class CompiledProgram:

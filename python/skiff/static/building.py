@@ -5,6 +5,7 @@ from .. import _C
 from .._C import Tensor
 from ..framework import core
 from ..framework import dtype as dt
+from .name_scope import record as record_namescope
 from .program import default_main_program, default_startup_program, program_guard
 from .source import user_source
 from .variable import Parameter, Variable
@@ -77,7 +78,8 @@ def static_apply(type, inputs, attrs, output_counts, out):
         given.append(target is not None)
         if names:
             outs[slot["name"]] = names
-    program.desc.append_op(block.idx, type, ins, outs, attrs or None, user_source())
+    index = program.desc.append_op(block.idx, type, ins, outs, attrs or None, user_source())
+    record_namescope(program, block.idx, index)
 
     results = []
     for k, slot in enumerate(out_slots):

@@ -6,6 +6,8 @@ import contextlib
 
 from .. import _C
 from ..framework import dtype as dt
+from .name_scope import NAMESCOPE_ATTR
+from .name_scope import lookup as lookup_namescope
 from .source import user_source
 
 __all__ = ["Program", "Block", "Operator", "default_main_program", "default_startup_program",
@@ -47,17 +49,19 @@ class Operator:
         return list(self.desc.output_names)
 
     def attr(self, name):
+        if name == NAMESCOPE_ATTR:
+            return lookup_namescope(self.block.program, self.block.idx, self.desc)
         return self.desc.attr(name)
 
     def has_attr(self, name):
-        return self.desc.has_attr(name)
+        return name == NAMESCOPE_ATTR or self.desc.has_attr(name)
 
     @property
     def attr_names(self):
-        return list(self.desc.attr_names)
+        return list(self.desc.attr_names) + [NAMESCOPE_ATTR]
 
     def all_attrs(self):
-        return {n: self.desc.attr(n) for n in self.desc.attr_names}
+        return {n: self.attr(n) for n in self.attr_names}
 
     def _set_attr(self, name, value):
         self.block.program.desc.set_op_attr(self.block.idx, self.idx, name, value)
@@ -169,6 +173,7 @@ class Program:
         self._data_sources = {}    # data variable -> "file:line" that declared it
         self._captured = {}        # variable name -> the eager Tensor it stands for
         self._captured_ids = {}    # id(tensor) -> variable name
+        self._op_namescopes = {}   # (block, first output) -> name_scope path
         self.random_seed = 0
         self.lr_scheduler = None
 
@@ -243,6 +248,7 @@ class Program:
         p._data_sources = dict(self._data_sources)
         p._captured = dict(self._captured)
         p._captured_ids = dict(self._captured_ids)
+        p._op_namescopes = dict(self._op_namescopes)
         p.random_seed = self.random_seed
         p.lr_scheduler = self.lr_scheduler
         if for_test:

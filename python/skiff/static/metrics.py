@@ -1,0 +1,82 @@
+"""Metrics as program variables (paddle.static.accuracy, paddle.static.auc): auc keeps
+its positive / negative counts per score bucket in persistable variables that every
+run of the program adds the batch to."""
+from .. import _C
+from ..framework.core import apply
+from ..framework.mode import mode
+from ..metric.functional import accuracy as _accuracy
+from ..nn.functional import tensor_ops as T
+from .building import create_global_var
+
+__all__ = ["accuracy", "auc"]
+
+
+def accuracy(input, label, k=1, correct=None, total=None):
+    """Top-k accuracy of the batch (a float32 variable); ``correct`` / ``total`` (int32
+    variables), when given, receive the counts."""
+    return _accuracy(input, label, k, correct, total)
+
+
+def _auc_from(pos, neg):
+    """ROC AUC from per-bucket counts (float64 [B], bucket order = rising score): the
+    trapezoids of the curve walked from the highest bucket down."""
+    above_pos = apply("cumsum", pos, attrs={"axis": 0, "reverse": True})
+    above_neg = apply("cumsum", neg, attrs={"axis": 0, "reverse": True})
+    # each bucket's trapezoid: neg[i] * (pos above and at i + pos strictly above) / 2
+    area = T.reduce("sum", T.mul(neg, T.sub(above_pos, T.scale(pos, 0.5))))
+    tot = T.mul(T.slice(above_pos, [0], [0], [1]), T.slice(above_neg, [0], [0], [1]))
+    tot = T.reshape(tot, [])
+    has_both = apply("greater_than", tot, T.full_like(tot, 0.0))
+    safe = apply("where", has_both, tot, T.full_like(tot, 1.0))
+    return apply("where", has_both, T.div(area, safe), T.full_like(tot, 0.0))
+
+
+def _accumulate(var, value):
+    apply("elementwise_add", var, value, out=[var])
+    return var
+
+
+def auc(input, label, curve="ROC", num_thresholds=4095, topk=1, slide_steps=1,
+        ins_tag_weight=None):
+    """ROC AUC of the positive-class scores input[:, 1] against 0/1 labels, in static
+    programs: returns (auc over every run so far, auc over the last ``slide_steps``
+    batches (0: every run), [batch_stat_pos, batch_stat_neg, stat_pos, stat_neg])."""
+    if not mode.static:
+        raise _C.Error("static.auc builds program variables: call it after "
+                       "skiff.enable_static() (eager code uses skiff.metric.Auc)")
+    if curve != "ROC":
+        raise ValueError(f"auc: curve must be 'ROC', got {curve!r}")
+    if int(num_thresholds) < 1:
+        raise ValueError(f"auc: num_thresholds must be positive, got {num_thresholds}")
+    if int(slide_steps) < 0:
+        raise ValueError(f"auc: slide_steps must be >= 0, got {slide_steps}")
+    if ins_tag_weight is not None:
+        raise _C.Error("auc: ins_tag_weight is not supported")
+    if len(input.shape) != 2 or int(input.shape[1]) != 2:
+        raise ValueError(f"auc: input must be [N, 2] (negative and positive scores), got "
+                         f"shape {list(input.shape)}")
+    buckets, steps = int(num_thresholds) + 1, int(slide_steps)
+    score = T.reshape(T.slice(T.cast(input, "float64"), [1], [1], [2]), [-1])
+    index = T.cast(apply("floor", T.scale(score, float(num_thresholds))), "int64")
+    hot = apply("one_hot", index, attrs={"depth": buckets, "dtype": "float64",
+                                         "allow_out_of_range": True})
+    positive = T.reshape(T.cast(label, "float64"), [-1, 1])
+    batch_pos = T.reduce("sum", T.mul(hot, positive), [0])
+    batch_neg = T.reduce("sum", T.mul(hot, T.scale(positive, -1.0, 1.0)), [0])
+    stat_pos = create_global_var([buckets], 0, "float64", persistable=True)
+    stat_neg = create_global_var([buckets], 0, "float64", persistable=True)
+    _accumulate(stat_pos, batch_pos)
+    _accumulate(stat_neg, batch_neg)
+    if steps == 0:
+        window_pos, window_neg = stat_pos, stat_neg
+    else:
+        window_pos = create_global_var([steps, buckets], 0, "float64", persistable=True)
+        window_neg = create_global_var([steps, buckets], 0, "float64", persistable=True)
+        for window, batch in ((window_pos, batch_pos), (window_neg, batch_neg)):
+            recent = T.concat([T.slice(window, [0], [1], [steps]),
+                               T.unsqueeze(batch, [0])], 0)
+            apply("assign", recent, out=[window])
+    batch_auc = _auc_from(T.reduce("sum", window_pos, [0]) if steps else window_pos,
+                          T.reduce("sum", window_neg, [0]) if steps else window_neg)
+    return _auc_from(stat_pos, stat_neg), batch_auc, [window_pos, window_neg, stat_pos,
+                                                       stat_neg]
