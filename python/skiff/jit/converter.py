@@ -11,7 +11,7 @@ import weakref
 
 from .. import _C
 from . import ast_lowering as lowering
-from . import convert_ops
+from . import config, convert_ops
 from .ast_convert import BlockConverter, ConversionError
 
 _converted = {}  # code object -> (converted code, or an Error to raise)
@@ -82,13 +82,21 @@ def _declared_outer(fdef):
     return names
 
 
-def transform(fdef, filename, class_name=None):
-    """Runs every pass over ``fdef`` (in place); returns it."""
+def _show(stage, fdef, body, qualname):
+    if qualname is not None:
+        fdef.body = body
+        config.show_code(stage, ast.fix_missing_locations(fdef), qualname)
+
+
+def transform(fdef, filename, class_name=None, qualname=None):
+    """Runs every pass over ``fdef`` (in place); returns it. With ``qualname``, the code
+    after each stage goes to jit.set_code_level's output."""
     fdef.decorator_list = []
     first = fdef.args.posonlyargs + fdef.args.args
     _Rewrite(class_name, first[0].arg if first else None).visit(fdef)
     counter = lowering.Counter()
     body = lowering.lower_for(fdef.body, counter)
+    _show(1, fdef, body, qualname)
     body = lowering.lower_loop_returns(body)
     if lowering.needs_return_flag(body):
         body.insert(0, lowering._assign(lowering.RETURN_FLAG, ast.Constant(False)))
@@ -96,8 +104,10 @@ def transform(fdef, filename, class_name=None):
     body = lowering.restructure_returns(body)
     if lowering.has_inner_return(body):
         body = lowering.single_exit(body)
+    _show(2, fdef, body, qualname)
     fdef.body = BlockConverter(filename, counter, _declared_outer(fdef)).block(body, set())
     ast.fix_missing_locations(fdef)
+    _show(3, fdef, fdef.body, qualname)
     return fdef
 
 
@@ -109,8 +119,10 @@ def _class_name(fn):
 def _compile(fn):
     code = fn.__code__
     fdef = _parse(fn)
+    config.log(1, f"converting {fn.__qualname__} ({code.co_filename}:"
+                  f"{code.co_firstlineno})")
     try:
-        transform(fdef, code.co_filename, _class_name(fn))
+        transform(fdef, code.co_filename, _class_name(fn), fn.__qualname__)
     except ConversionError as e:
         raise _C.Error(f"{code.co_filename}:{e.lineno}: to_static: {e}") from None
     freevars = list(code.co_freevars)
@@ -198,7 +210,8 @@ def convert_callee(fn):
         return fn
     forward = getattr(type(fn), "forward", None)
     if forward is not None and callable(fn) and hasattr(fn, "_sub_layers") \
-            and isinstance(forward, types.FunctionType) and _is_user_code(forward):
+            and isinstance(forward, types.FunctionType) and _is_user_code(forward) \
+            and not config.is_ignored(forward):
         return layer_call(fn)
     return fn
 
@@ -221,6 +234,9 @@ def _array_aware():
 
 
 def _try_convert(fn):
+    if config.is_ignored(fn):
+        config.log(2, f"{fn.__qualname__} runs as written (its module is ignored)")
+        return fn
     if not _is_user_code(fn):
         return fn
     try:
