@@ -203,7 +203,8 @@ def vander(x, n=None, increasing=False, name=None):
     if n == 0:
         return apply("fill_constant", attrs={"shape": [x.shape[0], 0], "value": 0.0,
                                              "dtype": name_})
-    columns = [apply("fill_any_like", x, attrs={"value": 1.0})]
+    columns = [apply("fill_constant", attrs={"shape": list(x.shape), "value": 1.0,
+                                             "dtype": name_})]
     for _ in range(n - 1):
         columns.append(apply("elementwise_mul", columns[-1], x))
     if not increasing:
@@ -214,6 +215,7 @@ def vander(x, n=None, increasing=False, name=None):
 def renorm(x, p, axis, max_norm):
     """x with each slice along ``axis`` whose p-norm (over the other dims) exceeds
     max_norm scaled down to norm max_norm (by max_norm / (norm + 1e-7))."""
+    from .scalars import constant, dtype_name_of
     rank = len(x.shape)
     if not -rank <= int(axis) < rank:
         raise ValueError(f"renorm: axis {axis} is out of range for x {list(x.shape)}")
@@ -221,13 +223,12 @@ def renorm(x, p, axis, max_norm):
     others = [d for d in range(rank) if d != axis]
     norms = norm(x, float(p), others, keepdim=True) if others else \
         apply("abs", x)
-    factor = apply("elementwise_div", apply("fill_any_like", norms,
-                                            attrs={"value": float(max_norm)}),
+    name = dtype_name_of(x)
+    limit = constant(float(max_norm), name)
+    factor = apply("elementwise_div", limit,
                    apply("scale", norms, attrs={"scale": 1.0, "bias": 1e-7}))
-    over = apply("greater_than", norms, apply("fill_any_like", norms,
-                                              attrs={"value": float(max_norm)}))
-    ones = apply("fill_any_like", norms, attrs={"value": 1.0})
-    return apply("elementwise_mul", x, apply("where", over, factor, ones))
+    over = apply("greater_than", norms, limit)
+    return apply("elementwise_mul", x, apply("where", over, factor, constant(1.0, name)))
 
 
 def renorm_(x, p, axis, max_norm):

@@ -148,7 +148,6 @@ def mode(x, axis=-1, keepdim=False, name=None):
     axis = _axis_of("mode", x, axis)
     rank = len(x.shape)
     n = x.shape[axis]
-    name_ = dtype_name_of(x)
     a = apply("unsqueeze", x, attrs={"axes": [axis + 1]})
     b = apply("unsqueeze", x, attrs={"axes": [axis]})
     same = apply("cast", apply("equal", a, b), attrs={"out_dtype": "int64"})
@@ -156,8 +155,8 @@ def mode(x, axis=-1, keepdim=False, name=None):
                                               "reduce_all": False})
     most = apply("equal", counts, apply("reduce_max", counts, attrs={
         "dim": [axis], "keep_dim": True, "reduce_all": False}))
-    top = dt.finfo(name_).max if name_ in ("float32", "float64") else dt.iinfo(name_).max
-    value = apply("reduce_min", apply("where", most, x, constant(top, name_)),
+    top = apply("reduce_max", x, attrs={"dim": [axis], "keep_dim": True, "reduce_all": False})
+    value = apply("reduce_min", apply("where", most, x, top),
                   attrs={"dim": [axis], "keep_dim": True, "reduce_all": False})
     view = [1] * rank
     view[axis] = n

@@ -1,0 +1,143 @@
+"""scatter_nd, scatter_nd_add, masked_scatter, diagonal_scatter, select_scatter,
+slice_scatter and index_put (with their in-place forms) against PaddlePaddle 3.3 and
+torch (values and gradients)."""
+import numpy as np
+import paddle
+import pytest
+import torch
+
+import skiff
+from helpers import check_grad, rand
+
+
+def test_scatter_nd_and_add_match_paddle():
+    idx = np.array([[1], [3], [1]])
+    up = rand((3, 2), seed=1)
+    got = skiff.scatter_nd(skiff.to_tensor(idx), skiff.to_tensor(up), [4, 2])
+    want = paddle.scatter_nd(paddle.to_tensor(idx), paddle.to_tensor(up), [4, 2])
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    x = rand((3, 4, 2), seed=2)
+    idx2 = np.array([[[0, 1], [2, 3]], [[0, 1], [1, -1]]])
+    up2 = rand((2, 2, 2), seed=3)
+    got = skiff.scatter_nd_add(skiff.to_tensor(x), skiff.to_tensor(idx2), skiff.to_tensor(up2))
+    want = paddle.scatter_nd_add(paddle.to_tensor(x), paddle.to_tensor(idx2),
+                                 paddle.to_tensor(up2))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+
+    def torch_add(t, u):
+        flat = idx2.reshape(-1, 2) % np.array([3, 4])
+        return t.index_put((torch.tensor(flat[:, 0]), torch.tensor(flat[:, 1])),
+                           u.reshape(-1, 2), accumulate=True)
+
+    check_grad(lambda t, u: skiff.scatter_nd_add(t, skiff.to_tensor(idx2), u), torch_add,
+               x, up2)
+    with pytest.raises(ValueError, match="scatter_nd_add: updates must be"):
+        skiff.scatter_nd_add(skiff.to_tensor(x), skiff.to_tensor(idx2), skiff.ones([2, 2]))
+
+
+@pytest.mark.parametrize("mask_shape", [(2, 3), (3,), (2, 1)])
+def test_masked_scatter_matches_paddle_and_torch(mask_shape):
+    rng = np.random.default_rng(4)
+    x = rand((2, 3), seed=1)
+    mask = rng.random(mask_shape) > 0.4
+    value = rand((7,), seed=2)
+    got = check_grad(lambda t, v: skiff.masked_scatter(t, skiff.to_tensor(mask), v),
+                     lambda t, v: t.masked_scatter(torch.tensor(mask), v), x, value)
+    want = paddle.masked_scatter(paddle.to_tensor(x), paddle.to_tensor(mask),
+                                 paddle.to_tensor(value))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    t = skiff.to_tensor(x.copy())
+    assert skiff.masked_scatter_(t, skiff.to_tensor(mask), skiff.to_tensor(value)) is t
+    np.testing.assert_array_equal(t.numpy(), got.numpy())
+
+
+def test_masked_scatter_errors():
+    with pytest.raises(TypeError, match="masked_scatter: mask must be a bool"):
+        skiff.masked_scatter(skiff.ones([2]), skiff.ones([2]), skiff.ones([2]))
+    with pytest.raises(TypeError, match="masked_scatter: value"):
+        skiff.masked_scatter(skiff.ones([2]), skiff.to_tensor([True, False]),
+                             skiff.to_tensor([1, 2]))
+    with pytest.raises(ValueError, match="masked_scatter_: mask"):
+        skiff.masked_scatter_(skiff.ones([3]), skiff.to_tensor([[True], [False]]),
+                              skiff.ones([6]))
+
+
+@pytest.mark.parametrize("offset,axis1,axis2", [(0, 0, 1), (1, 1, 2), (-1, 2, 0), (2, -1, -2)])
+def test_diagonal_scatter(offset, axis1, axis2):
+    x = rand((3, 4, 5), seed=1)
+    y_shape = torch.diagonal(torch.tensor(x), offset, axis1, axis2).shape
+    y = rand(tuple(y_shape), seed=2)
+    got = check_grad(lambda a, b: skiff.diagonal_scatter(a, b, offset, axis1, axis2),
+                     lambda a, b: torch.diagonal_scatter(a, b, offset, axis1, axis2), x, y)
+    want = paddle.diagonal_scatter(paddle.to_tensor(x), paddle.to_tensor(y), offset, axis1,
+                                   axis2)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    with pytest.raises(ValueError, match="diagonal_scatter: y must have"):
+        skiff.diagonal_scatter(skiff.to_tensor(x), skiff.ones([2]), offset, axis1, axis2)
+
+
+def test_select_and_slice_scatter():
+    x = rand((3, 4, 5), seed=1)
+    for axis, index in [(0, 1), (1, -1), (2, 0)]:
+        shape = list(x.shape)
+        del shape[axis]
+        v = rand(tuple(shape), seed=2)
+        got = check_grad(lambda a, b: skiff.select_scatter(a, b, axis, index),
+                         lambda a, b: torch.select_scatter(a, b, axis, index), x, v)
+        want = paddle.select_scatter(paddle.to_tensor(x), paddle.to_tensor(v), axis, index)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    with pytest.raises(ValueError, match="select_scatter: index 4"):
+        skiff.select_scatter(skiff.to_tensor(x), skiff.ones([3, 5]), 1, 4)
+    v = rand((3, 2, 2), seed=3)
+    got = check_grad(lambda a, b: skiff.slice_scatter(a, b, [1, 2], [0, 1], [4, 5], [2, 3]),
+                     _torch_slice_scatter, x, v)
+    want = paddle.slice_scatter(paddle.to_tensor(x), paddle.to_tensor(v), [1, 2], [0, 1],
+                                [4, 5], [2, 3])
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    with pytest.raises(ValueError, match="slice_scatter: strides must be non-zero"):
+        skiff.slice_scatter(skiff.to_tensor(x), skiff.to_tensor(v), [1], [0], [4], [0])
+
+
+def _torch_slice_scatter(a, b):
+    out = a.clone()
+    out[:, 0:4:2, 1:5:3] = b
+    return out
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_index_put_matches_torch_and_paddle(accumulate):
+    x = rand((3, 4, 2), seed=1)
+    i0, i1 = np.array([0, 2, -1]), np.array([1, 3, 1])
+    if accumulate:
+        i0, i1 = np.array([0, 2, 0]), np.array([1, 3, 1])  # a repeated place adds up
+    v = rand((3, 2), seed=2)
+    got = check_grad(
+        lambda a, b: skiff.index_put(a, (skiff.to_tensor(i0), skiff.to_tensor(i1)), b,
+                                     accumulate),
+        lambda a, b: a.index_put((torch.tensor(i0), torch.tensor(i1)), b, accumulate), x, v)
+    want = paddle.index_put(paddle.to_tensor(x), (paddle.to_tensor(i0), paddle.to_tensor(i1)),
+                            paddle.to_tensor(v), accumulate)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    t = skiff.to_tensor(x.copy())
+    skiff.index_put_(t, (skiff.to_tensor(i0), skiff.to_tensor(i1)), skiff.to_tensor(v),
+                     accumulate)
+    np.testing.assert_allclose(t.numpy(), got.numpy())
+
+
+def test_index_put_masks_broadcasting_and_errors():
+    x = rand((3, 3))
+    mask = np.array([[True, False, True], [False, False, False], [True, True, False]])
+    for indices, value in [((mask,), np.float32(5.0)), ((mask[0],), rand((3,), seed=3)),
+                           ((np.array([[0], [2]]), np.array([1, 2])), rand((2, 2), seed=4))]:
+        got = skiff.index_put(skiff.to_tensor(x), tuple(skiff.to_tensor(i) for i in indices),
+                              skiff.to_tensor(value))
+        want = paddle.index_put(paddle.to_tensor(x),
+                                tuple(paddle.to_tensor(i) for i in indices),
+                                paddle.to_tensor(value))
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    with pytest.raises(TypeError, match="index_put: indices must be a tuple"):
+        skiff.index_put(skiff.to_tensor(x), skiff.to_tensor([0]), skiff.ones([3]))
+    with pytest.raises(ValueError, match="index_put: value"):
+        skiff.index_put(skiff.to_tensor(x), (skiff.to_tensor([0, 1]),), skiff.ones([2, 2]))
+    with pytest.raises(TypeError, match=r"index_put: indices\[0\]"):
+        skiff.index_put(skiff.to_tensor(x), (skiff.ones([2]),), skiff.ones([3]))
