@@ -104,8 +104,9 @@ def test_spectral_norm_gradient_is_the_derivative_of_its_forward():
         uu = uu / (np.linalg.norm(uu) + 1e-12)
     u, v = uu, vv
     s = sigma(w)
-    expected = g / s - np.moveaxis(np.outer(u, v).reshape(
-        [shape[dim]] + [n for i, n in enumerate(shape) if i != dim]), 0, dim) * (g * w).sum() / s ** 2
+    rest = [n for i, n in enumerate(shape) if i != dim]
+    outer = np.moveaxis(np.outer(u, v).reshape([shape[dim]] + rest), 0, dim)
+    expected = g / s - outer * (g * w).sum() / s ** 2
     np.testing.assert_allclose(t.grad.numpy(), expected, rtol=1e-9)
 
 

@@ -54,8 +54,9 @@ def _unpool(x, indices, spatial_out, where):
     for s in spatial_out:
         plane_out *= s
     idx = T.cast(T.reshape(indices, [planes, plane_in]), "int64")
-    offsets = apply("arange", None, None, None, attrs={"start": 0.0, "end": float(planes * plane_out),
-                                     "step": float(plane_out), "dtype": "int64"})
+    offsets = apply("arange", None, None, None,
+                    attrs={"start": 0.0, "end": float(planes * plane_out),
+                           "step": float(plane_out), "dtype": "int64"})
     flat_idx = T.reshape(T.add(idx, T.reshape(offsets, [planes, 1])), [-1])
     values = T.reshape(x, [-1, 1])
     zeros = T.fill([planes * plane_out, 1], 0.0, T.dtype_name(x))
