@@ -94,7 +94,8 @@ _METHOD_MODULES = (math, reduction, inplace, manipulation, logic, search, stat, 
 # Tensor.shape is the property (a list); the rest take lists or shapes, not a tensor.
 _SKIP = {"is_tensor", "meshgrid", "shape", "hstack", "vstack", "dstack", "column_stack",
          "row_stack", "broadcast_tensors", "broadcast_shape", "broadcast_shapes", "atleast_1d",
-         "atleast_2d", "atleast_3d", "cat", "concatenate"}
+         "atleast_2d", "atleast_3d", "cat", "concatenate", "crop", "cartesian_prod",
+         "searchsorted"}  # functions of lists or shapes, or not methods in Paddle
 
 
 def _install():
