@@ -128,6 +128,12 @@ def test_mse_l1_smooth_l1(reduction, paddle):
     xt = torch_tensor(a * 3, True)
     ref = 0.7 * TF.smooth_l1_loss(xt, torch.tensor(b), reduction=reduction, beta=0.7)
     _check(got, ref, [xs], [xt])
+    # is_huber=False is PyTorch's smooth_l1 itself; HuberLoss is the same class
+    assert nn.HuberLoss is nn.SmoothL1Loss
+    xs, xt = tensor(a * 3, True), torch_tensor(a * 3, True)
+    got = nn.SmoothL1Loss(reduction, delta=0.7, is_huber=False)(xs, ys)
+    ref = TF.smooth_l1_loss(xt, torch.tensor(b), reduction=reduction, beta=0.7)
+    _check(got, ref, [xs], [xt])
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)

@@ -161,15 +161,20 @@ def l1_loss(input, label, reduction="mean", name=None):
     return T.reduce_loss(apply("abs", T.sub(input, label)), reduction, "l1_loss")
 
 
-def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):
-    """Huber loss: 0.5 d^2 where |d| < delta, else delta * (|d| - 0.5 delta), d = input -
-    label (Paddle's definition)."""
+def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, name=None):
+    """Huber loss (Paddle's default): 0.5 d^2 where |d| < delta, else delta * (|d| - 0.5
+    delta), d = input - label; with is_huber=False the smooth L1 loss, that divided by delta
+    (torch's smooth_l1_loss with beta = delta)."""
     _check_reduction(reduction, "smooth_l1_loss")
     _check_same_shape(input, label, "smooth_l1_loss")
+    if float(delta) <= 0.0:
+        raise ValueError(f"smooth_l1_loss: delta must be positive, got {delta}")
     d = apply("abs", T.sub(input, label))
     small = apply("clip", d, attrs={"max": float(delta)})  # min(|d|, delta)
     # 0.5 small^2 + delta * (|d| - small): equals both branches.
     loss = T.add(T.scale(apply("square", small), 0.5), T.scale(T.sub(d, small), float(delta)))
+    if not is_huber:
+        loss = T.scale(loss, 1.0 / float(delta))
     return T.reduce_loss(loss, reduction, "smooth_l1_loss")
 
 

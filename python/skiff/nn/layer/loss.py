@@ -4,7 +4,7 @@ from .. import functional as F
 from .layers import Layer
 
 __all__ = ["CrossEntropyLoss", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss",
-           "SmoothL1Loss", "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss"]
+           "SmoothL1Loss", "HuberLoss", "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss"]
 
 
 def _check(reduction, where):
@@ -54,14 +54,19 @@ class L1Loss(Layer):
 
 
 class SmoothL1Loss(Layer):
-    """Huber loss with threshold ``delta``."""
+    """Huber loss with threshold ``delta`` (is_huber=False: the smooth L1 loss, divided
+    by delta); nn.HuberLoss is this class, as in Paddle."""
 
-    def __init__(self, reduction="mean", delta=1.0, name=None):
+    def __init__(self, reduction="mean", delta=1.0, is_huber=True, name=None):
         super().__init__()
         self.reduction, self.delta = _check(reduction, "SmoothL1Loss"), delta
+        self.is_huber = is_huber
 
     def forward(self, input, label):
-        return F.smooth_l1_loss(input, label, self.reduction, self.delta)
+        return F.smooth_l1_loss(input, label, self.reduction, self.delta, self.is_huber)
+
+
+HuberLoss = SmoothL1Loss
 
 
 class BCELoss(Layer):
