@@ -3,6 +3,7 @@
 // (each output names the same variable as its input) and are not differentiable.
 #include "skiff/kernels/cpu/optimizer_more.h"
 #include "skiff/ops/kernel_context.h"
+#include "skiff/ops/optimizer_shapes.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -10,22 +11,10 @@ namespace skiff {
 
 namespace {
 
-void check_like_param(ShapeContext& ctx, const char* slot) {
-  const VarDesc& p = ctx.in_var("Param");
-  const VarDesc& v = ctx.in_var(slot);
-  SKIFF_CHECK(v.kind != VarKind::kSelectedRows, ctx.op().type, ": ", slot, " ('", v.name,
-              "') holds selected rows; this optimizer takes dense tensors only");
-  SKIFF_CHECK(shapes_compatible(p.shape, v.shape) && p.dtype == v.dtype, slot, " ('", v.name, "', ",
-              dtype_name(v.dtype), v.shape, ") does not match Param ('", p.name, "', ",
-              dtype_name(p.dtype), p.shape, ")");
-}
-
-void check_one_element(ShapeContext& ctx, const char* slot) {
-  const VarDesc& v = ctx.in_var(slot);
-  SKIFF_CHECK(is_floating(v.dtype) && (!v.shape.known() || v.shape.numel() == 1), slot, " ('",
-              v.name, "') must be a one-element floating tensor, got ", dtype_name(v.dtype),
-              v.shape);
-}
+using optimizer_shapes::check_grad;
+using optimizer_shapes::check_like_param;
+using optimizer_shapes::check_one_element;
+using optimizer_shapes::set_like;
 
 // A per-step value: a floating tensor of any non-empty shape, every element equal.
 void check_step_value(ShapeContext& ctx, const char* slot) {
@@ -34,15 +23,11 @@ void check_step_value(ShapeContext& ctx, const char* slot) {
               v.name, "') must be a non-empty floating tensor, got ", dtype_name(v.dtype), v.shape);
 }
 
-void set_like(ShapeContext& ctx, const char* out_slot, const char* in_slot) {
-  ctx.set_output(out_slot, ctx.in_shape(in_slot), ctx.in_dtype(in_slot));
-}
-
 // Checks the slots shaped like Param and the per-step values, and declares each
 // "<slot>Out" like its "<slot>" (ParamOut included).
 void infer_update(ShapeContext& ctx, std::initializer_list<const char*> like_param,
                   std::initializer_list<const char*> step_values) {
-  check_like_param(ctx, "Grad");
+  check_grad(ctx, /*sparse_ok=*/false);
   check_one_element(ctx, "LearningRate");
   set_like(ctx, "ParamOut", "Param");
   for (const char* slot : like_param) {
