@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import skiff
+from helpers import check_static_matches_eager
 
 st = pytest.importorskip("skiff.static")
 
@@ -29,32 +30,9 @@ EXPRESSIONS = {
 }
 
 
-def _run_static(expr):
-    main, startup = st.Program(), st.Program()
-    skiff.enable_static()
-    try:
-        with st.program_guard(main, startup), st.scope_guard(st.Scope()):
-            x = st.data("x", list(A.shape), "float32")
-            x.stop_gradient = False
-            out = expr(x)
-            loss = skiff.sum(out * out)
-            grads = st.gradients([loss], [x])
-            exe = st.Executor(skiff.CPUPlace())
-            exe.run(startup)
-            return exe.run(main, feed={"x": A}, fetch_list=[out, grads[0]])
-    finally:
-        skiff.disable_static()
-
-
 @pytest.mark.parametrize("name", sorted(EXPRESSIONS))
 def test_static_matches_eager(name):
-    expr = EXPRESSIONS[name]
-    x = skiff.to_tensor(A, stop_gradient=False)
-    out = expr(x)
-    (out * out).sum().backward()
-    got, grad = _run_static(expr)
-    np.testing.assert_allclose(got, out.numpy(), rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(grad, x.grad.numpy(), rtol=1e-4, atol=1e-4)
+    check_static_matches_eager(EXPRESSIONS[name], A)
 
 
 def test_static_setitem_and_mask_select():
