@@ -18,3 +18,4 @@ from .pooling_lp import *  # noqa: F401,F403
 from .unpool import *  # noqa: F401,F403
 from .stochastic import *  # noqa: F401,F403
 from .loss_multilabel import *  # noqa: F401,F403
+from .gated import *  # noqa: F401,F403
