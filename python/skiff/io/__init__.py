@@ -6,6 +6,7 @@ when the compiled module skiff._C can be imported (otherwise batches stay numpy 
 
 from .collate import default_collate_fn, default_convert_fn
 from .dataloader import DataLoader
+from .distributed_sampler import DistributedBatchSampler
 from .dataset import (
     ChainDataset,
     ComposeDataset,
@@ -32,6 +33,7 @@ __all__ = [
     "ComposeDataset",
     "ConcatDataset",
     "DataLoader",
+    "DistributedBatchSampler",
     "Dataset",
     "IterableDataset",
     "RandomSampler",
