@@ -1,6 +1,7 @@
 // Broadcast elementwise power, floored remainder, floored division and the two-argument
 // arctangent (elementwise_pow, elementwise_mod, elementwise_floordiv, atan2), the grad ops
-// of all but floordiv, whose gradients are zeros.
+// of all but floordiv, whose gradients are zeros; and the integer ops bitwise_and/or/xor/not,
+// bitwise_left_shift/right_shift, gcd and lcm (no gradients).
 #include <string>
 
 #include "skiff/kernels/cpu/binary_math.h"
@@ -99,6 +100,78 @@ void register_binary(OpRegistry& r, const char* formula, const char* gradient) {
       .kernel_dtype_from("X");
 }
 
+void infer_integer(ShapeContext& ctx) {
+  const std::string& type = ctx.op().type;
+  const DType x = ctx.in_dtype("X"), y = ctx.in_dtype("Y");
+  SKIFF_CHECK(x == y, type, ": X is ", dtype_name(x), " but Y is ", dtype_name(y),
+              "; both need the same dtype");
+  const bool bool_ok = type == "bitwise_and" || type == "bitwise_or" || type == "bitwise_xor";
+  SKIFF_CHECK(x == DType::kI32 || x == DType::kI64 || (bool_ok && x == DType::kBool), type,
+              ": X and Y must be int32 or int64", bool_ok ? " or bool" : "", ", got ",
+              dtype_name(x));
+  ctx.set_output("Out", kernels::broadcast_shape(ctx.in_shape("X"), ctx.in_shape("Y")), x);
+}
+
+void right_shift_kernel(KernelContext& ctx) {
+  kernels::binary_math(
+      ctx.attr<bool>("is_arithmetic") ? BinaryMath::kShiftRight : BinaryMath::kShiftRightLogical,
+      ctx.in("X"), ctx.in("Y"), ctx.out("Out"));
+}
+
+void bitwise_not_kernel(KernelContext& ctx) { kernels::bitwise_not(ctx.in("X"), ctx.out("Out")); }
+
+void infer_bitwise_not(ShapeContext& ctx) {
+  const DType x = ctx.in_dtype("X");
+  SKIFF_CHECK(x == DType::kI32 || x == DType::kI64 || x == DType::kBool,
+              "bitwise_not: X must be int32, int64 or bool, got ", dtype_name(x));
+  ctx.set_output("Out", ctx.in_shape("X"), x);
+}
+
+// One integer op: slots, shape inference, kernels; no grad maker (integers have none).
+OpBuilder register_integer(OpRegistry& r, BinaryMath f, const char* formula, KernelFn kernel) {
+  const bool with_bool =
+      f == BinaryMath::kBitAnd || f == BinaryMath::kBitOr || f == BinaryMath::kBitXor;
+  OpBuilder op = r.add(kernels::binary_math_op(f));
+  op.doc(std::string(formula) + ", elementwise with numpy broadcasting; no gradient.")
+      .input("X", with_bool ? "any shape; int32, int64 or bool" : "any shape; int32 or int64")
+      .input("Y", "broadcastable with X; X's dtype")
+      .output("Out", "the broadcast shape of X and Y, their dtype")
+      .infer_shape(infer_integer);
+  if (with_bool) {
+    op.kernel({DType::kI32, DType::kI64, DType::kBool}, kernel);
+  } else {
+    op.kernel({DType::kI32, DType::kI64}, kernel);
+  }
+  return op;
+}
+
+void register_integer_ops(OpRegistry& r) {
+  register_integer(r, BinaryMath::kBitAnd, "Out = X & Y (bool: logical and)",
+                   binary_kernel<BinaryMath::kBitAnd>);
+  register_integer(r, BinaryMath::kBitOr, "Out = X | Y (bool: logical or)",
+                   binary_kernel<BinaryMath::kBitOr>);
+  register_integer(r, BinaryMath::kBitXor, "Out = X ^ Y (bool: logical xor)",
+                   binary_kernel<BinaryMath::kBitXor>);
+  register_integer(r, BinaryMath::kShiftLeft, "Out = X << Y; 0 where Y < 0 or Y >= the bit width",
+                   binary_kernel<BinaryMath::kShiftLeft>)
+      .attr("is_arithmetic", true, "accepted for symmetry: left shifts are the same either way");
+  register_integer(r, BinaryMath::kShiftRight,
+                   "Out = X >> Y, keeping the sign (is_arithmetic) or as unsigned bits; "
+                   "where Y < 0 or Y >= the bit width: -1 for negative X when arithmetic, else 0",
+                   right_shift_kernel)
+      .attr("is_arithmetic", true, "true: sign-extending shift; false: zeros shifted in");
+  register_integer(r, BinaryMath::kGcd, "Out = the greatest common divisor of |X| and |Y|",
+                   binary_kernel<BinaryMath::kGcd>);
+  register_integer(r, BinaryMath::kLcm, "Out = |X * Y| / gcd(X, Y), 0 where X or Y is 0",
+                   binary_kernel<BinaryMath::kLcm>);
+  r.add("bitwise_not")
+      .doc("Out = ~X (bool: logical not), elementwise; no gradient.")
+      .input("X", "any shape; int32, int64 or bool")
+      .output("Out", "X's shape and dtype")
+      .infer_shape(infer_bitwise_not)
+      .kernel({DType::kI32, DType::kI64, DType::kBool}, bitwise_not_kernel);
+}
+
 }  // namespace
 
 void register_binary_math_ops(OpRegistry& r) {
@@ -113,6 +186,7 @@ void register_binary_math_ops(OpRegistry& r) {
   register_binary<BinaryMath::kAtan2>(
       r, "Out = atan2(X, Y): the angle of the point (Y, X), in (-pi, pi]",
       "X@GRAD = Y / (X^2 + Y^2) * Out@GRAD, Y@GRAD = -X / (X^2 + Y^2) * Out@GRAD");
+  register_integer_ops(r);
 }
 
 }  // namespace skiff

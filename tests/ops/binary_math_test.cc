@@ -1,7 +1,8 @@
 // elementwise_pow, elementwise_mod and elementwise_floordiv: Python's semantics for
 // floats and integers (signs of remainders, floors of negative quotients), numpy
 // broadcasting, gradients of pow and mod; atan2 over all four quadrants; and errors (zero
-// divisors, negative integer powers, mixed dtypes, integer atan2).
+// divisors, negative integer powers, mixed dtypes, integer atan2); the integer ops
+// (bitwise and/or/xor/not, shifts past the bit width, gcd and lcm of signed values).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -96,6 +97,58 @@ TEST(BinaryMathOp, Atan2CoversEveryQuadrant) {
       .check_grad({"X", "Y"});
 }
 
+TEST(BinaryMathOp, BitwiseOpsOnIntegersAndBools) {
+  for (DType dt : {DType::kI32, DType::kI64}) {
+    SCOPED_TRACE(dtype_name(dt));
+    // 12 = 0b1100, 10 = 0b1010; -1 is all ones; broadcast [2, 1] against [2]
+    const Tensor x = values({2, 1}, {12, -1}, dt), y = values({2}, {10, 5}, dt);
+    binary("bitwise_and", x, y).check_output("Out", values({2, 2}, {8, 4, 10, 5}, dt), 0, 0);
+    binary("bitwise_or", x, y).check_output("Out", values({2, 2}, {14, 13, -1, -1}, dt), 0, 0);
+    binary("bitwise_xor", x, y).check_output("Out", values({2, 2}, {6, 9, -11, -6}, dt), 0, 0);
+    OpTest bnot("bitwise_not");
+    bnot.input("X", values({3}, {0, 5, -6}, dt))
+        .check_output("Out", values({3}, {-1, -6, 5}, dt), 0, 0);
+  }
+  const Tensor p = values({4}, {1, 1, 0, 0}, DType::kBool),
+               q = values({4}, {1, 0, 1, 0}, DType::kBool);
+  binary("bitwise_and", p, q).check_output("Out", values({4}, {1, 0, 0, 0}, DType::kBool), 0, 0);
+  binary("bitwise_or", p, q).check_output("Out", values({4}, {1, 1, 1, 0}, DType::kBool), 0, 0);
+  binary("bitwise_xor", p, q).check_output("Out", values({4}, {0, 1, 1, 0}, DType::kBool), 0, 0);
+  OpTest bnot("bitwise_not");
+  bnot.input("X", p).check_output("Out", values({4}, {0, 0, 1, 1}, DType::kBool), 0, 0);
+}
+
+TEST(BinaryMathOp, ShiftsPastTheWidth) {
+  // int32: -8 << 1 = -16, 5 << 2 = 20; shifts by 40 or -1 give 0 (left), sign (right)
+  const Tensor x = values({4}, {-8, 5, 127, -1}, DType::kI32);
+  const Tensor y = values({4}, {1, 2, 40, -1}, DType::kI32);
+  binary("bitwise_left_shift", x, y)
+      .check_output("Out", values({4}, {-16, 20, 0, 0}, DType::kI32), 0, 0);
+  binary("bitwise_right_shift", x, y)
+      .check_output("Out", values({4}, {-4, 1, 0, -1}, DType::kI32), 0, 0);
+  binary("bitwise_right_shift", x, y)
+      .attr("is_arithmetic", false)
+      .check_output("Out", values({4}, {2147483644, 1, 0, 0}, DType::kI32), 0, 0);
+  // int64: 1 << 62, -2^40 >> 3 logically fills with zeros: 2^61 - 2^37
+  const Tensor big = values({2}, {1, -1099511627776.0}, DType::kI64);
+  binary("bitwise_left_shift", big, values({1}, {62}, DType::kI64))
+      .check_output("Out", values({2}, {4611686018427387904.0, 0}, DType::kI64), 0, 0);
+  binary("bitwise_right_shift", big, values({1}, {3}, DType::kI64))
+      .attr("is_arithmetic", false)
+      .check_output("Out", values({2}, {0, 2305842871774740480.0}, DType::kI64), 0, 0);
+}
+
+TEST(BinaryMathOp, GcdAndLcmOfSignedValues) {
+  for (DType dt : {DType::kI32, DType::kI64}) {
+    SCOPED_TRACE(dtype_name(dt));
+    const Tensor x = values({5}, {-12, 0, 0, 7, 21}, dt), y = values({5}, {18, 0, -5, 13, -6}, dt);
+    binary("gcd", x, y).check_output("Out", values({5}, {6, 0, 5, 1, 3}, dt), 0, 0);
+    binary("lcm", x, y).check_output("Out", values({5}, {36, 0, 0, 91, 42}, dt), 0, 0);
+    binary("gcd", values({2, 1}, {4, 9}, dt), values({3}, {6, 3, 8}, dt))
+        .check_output("Out", values({2, 3}, {2, 1, 4, 3, 3, 1}, dt), 0, 0);
+  }
+}
+
 TEST(BinaryMathOp, Errors) {
   const Tensor i = values({2}, {4, 5}, DType::kI64);
   expect_error(binary("elementwise_mod", i, values({2}, {1, 0}, DType::kI64)),
@@ -108,6 +161,13 @@ TEST(BinaryMathOp, Errors) {
                {"elementwise_pow", "int64", "float32"});
   expect_error(binary("elementwise_mod", i, values({3}, {1, 2, 3}, DType::kI64)), {"[2]", "[3]"});
   expect_error(binary("atan2", i, i), {"atan2", "float32 or float64", "int64"});
+  const Tensor f = values({2}, {1, 2}, DType::kF32), b = values({2}, {1, 0}, DType::kBool);
+  expect_error(binary("bitwise_and", f, f), {"bitwise_and", "int32 or int64 or bool", "float32"});
+  expect_error(binary("gcd", b, b), {"gcd", "int32 or int64", "bool"});
+  expect_error(binary("bitwise_left_shift", b, b), {"bitwise_left_shift", "bool"});
+  expect_error(binary("bitwise_xor", i, values({2}, {1, 2}, DType::kI32)), {"int64", "int32"});
+  OpTest bnot("bitwise_not");
+  expect_error(bnot.input("X", f), {"bitwise_not", "float32"});
 }
 
 }  // namespace

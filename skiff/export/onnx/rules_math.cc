@@ -55,6 +55,25 @@ void not_equal(GraphEmitter& g, const OpDesc& op) {
   g.node("Not", {eq}, {g.out(op, "Out")});
 }
 
+// bitwise_and/or/xor/not: ONNX's Bitwise* (opset 18) on integers, And/Or/Xor/Not on bools.
+void bitwise(GraphEmitter& g, const OpDesc& op) {
+  const bool is_bool = g.dtype(op, "X") == DType::kBool;
+  if (op.type == "bitwise_not") {
+    SKIFF_CHECK(is_bool || g.opset() >= 18, "bitwise_not on integers needs opset 18, got ",
+                g.opset());
+    g.node(is_bool ? "Not" : "BitwiseNot", {g.in(op, "X")}, {g.out(op, "Out")});
+    return;
+  }
+  static const std::map<std::string, std::pair<const char*, const char*>> kOps = {
+      {"bitwise_and", {"And", "BitwiseAnd"}},
+      {"bitwise_or", {"Or", "BitwiseOr"}},
+      {"bitwise_xor", {"Xor", "BitwiseXor"}}};
+  const auto& [logical, bitwise_op] = kOps.at(op.type);
+  SKIFF_CHECK(is_bool || g.opset() >= 18, op.type, " on integers needs opset 18, got ", g.opset());
+  auto [x, y] = aligned_operands(g, op);
+  g.node(is_bool ? logical : bitwise_op, {x, y}, {g.out(op, "Out")});
+}
+
 // Python's floor division: floats floor the quotient; integers correct the
 // truncated quotient where the remainder is nonzero and the signs differ.
 void floordiv(GraphEmitter& g, const OpDesc& op) {
@@ -298,6 +317,8 @@ void add_math_rules(RuleTable& t) {
   t["not_equal"] = not_equal;
   t["elementwise_floordiv"] = floordiv;
   t["elementwise_mod"] = mod;
+  for (const char* type : {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"})
+    t[type] = bitwise;
   t["assign"] = assign;
   t["print"] = print;
   t["gelu"] = gelu;

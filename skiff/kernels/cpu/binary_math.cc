@@ -20,8 +20,28 @@ const char* binary_math_op(BinaryMath f) {
       return "elementwise_floordiv";
     case BinaryMath::kAtan2:
       return "atan2";
+    case BinaryMath::kBitAnd:
+      return "bitwise_and";
+    case BinaryMath::kBitOr:
+      return "bitwise_or";
+    case BinaryMath::kBitXor:
+      return "bitwise_xor";
+    case BinaryMath::kShiftLeft:
+      return "bitwise_left_shift";
+    case BinaryMath::kShiftRight:
+    case BinaryMath::kShiftRightLogical:
+      return "bitwise_right_shift";
+    case BinaryMath::kGcd:
+      return "gcd";
+    case BinaryMath::kLcm:
+      return "lcm";
   }
   return "?";
+}
+
+bool is_integer_math(BinaryMath f) {
+  return f != BinaryMath::kPow && f != BinaryMath::kMod && f != BinaryMath::kFloorDiv &&
+         f != BinaryMath::kAtan2;
 }
 
 namespace {
@@ -104,11 +124,141 @@ T compute(BinaryMath f, T a, T b) {
     case BinaryMath::kAtan2:
       if constexpr (std::is_floating_point_v<T>) return std::atan2(a, b);
       break;
+    default:
+      break;
   }
   return T(0);
 }
 
+// Shifts go through the unsigned type: defined for negative x and for bits shifted out.
+template <typename T>
+T shift(BinaryMath f, T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  constexpr T kBits = static_cast<T>(sizeof(T) * 8);
+  const bool inside = b >= 0 && b < kBits;
+  switch (f) {
+    case BinaryMath::kShiftLeft:
+      return inside ? static_cast<T>(static_cast<U>(a) << b) : T(0);
+    case BinaryMath::kShiftRight:
+      return inside ? static_cast<T>(a >> b) : static_cast<T>(a < 0 ? -1 : 0);
+    default:
+      return inside ? static_cast<T>(static_cast<U>(a) >> b) : T(0);
+  }
+}
+
+template <typename T>
+T gcd_of(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  U x = a < 0 ? U(0) - static_cast<U>(a) : static_cast<U>(a);
+  U y = b < 0 ? U(0) - static_cast<U>(b) : static_cast<U>(b);
+  while (y != 0) {
+    const U r = x % y;
+    x = y;
+    y = r;
+  }
+  return static_cast<T>(x);
+}
+
+template <typename T>
+T integer_compute(BinaryMath f, T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return f == BinaryMath::kBitAnd ? (a && b) : f == BinaryMath::kBitOr ? (a || b) : (a != b);
+  } else {
+    switch (f) {
+      case BinaryMath::kBitAnd:
+        return a & b;
+      case BinaryMath::kBitOr:
+        return a | b;
+      case BinaryMath::kBitXor:
+        return a ^ b;
+      case BinaryMath::kGcd:
+        return gcd_of(a, b);
+      case BinaryMath::kLcm: {
+        if (a == 0 || b == 0) return T(0);
+        const T g = gcd_of(a, b);
+        const T m = static_cast<T>((a < 0 ? -a : a) / g * (b < 0 ? -b : b));
+        return m;
+      }
+      default:
+        return shift(f, a, b);
+    }
+  }
+}
+
+// out = fn(a[i], b[i]) over the broadcast walk (operands 0 and 1), threaded past the grain.
+template <typename T, typename Fn>
+void broadcast_apply(const Tensor& a, const Tensor& b, Tensor* out, Fn fn) {
+  const Shape& shape = out->shape();
+  const StridedWalk<2> w = binary_walk(a.shape(), b.shape(), shape);
+  const int64_t len = w.row_length(), as = w.inner_stride(0), bs = w.inner_stride(1);
+  const T* pa = a.data<T>();
+  const T* pb = b.data<T>();
+  T* o = out->data<T>();
+  parallel_for(w.rows(), std::max<int64_t>(1, kParallelGrain / len), [&](int64_t lo, int64_t hi) {
+    walk_rows(w, lo, hi, [&](int64_t row, const int64_t* off) {
+      const T* ra = pa + off[0];
+      const T* rb = pb + off[1];
+      T* ro = o + row * len;
+      for (int64_t i = 0; i < len; ++i) ro[i] = fn(ra[i * as], rb[i * bs]);
+    });
+  });
+}
+
+// The integer ops: int32/int64 for all, bool for and/or/xor.
+void integer_math(BinaryMath f, const Tensor& a, const Tensor& b, Tensor* out) {
+  const bool bool_ok =
+      f == BinaryMath::kBitAnd || f == BinaryMath::kBitOr || f == BinaryMath::kBitXor;
+  switch (a.dtype()) {
+    case DType::kI32:
+      broadcast_apply<int32_t>(a, b, out,
+                               [f](int32_t u, int32_t v) { return integer_compute(f, u, v); });
+      return;
+    case DType::kI64:
+      broadcast_apply<int64_t>(a, b, out,
+                               [f](int64_t u, int64_t v) { return integer_compute(f, u, v); });
+      return;
+    case DType::kBool:
+      if (bool_ok) {
+        broadcast_apply<bool>(a, b, out, [f](bool u, bool v) { return integer_compute(f, u, v); });
+        return;
+      }
+      break;
+    default:
+      break;
+  }
+  fail(binary_math_op(f), ": X and Y must be int32 or int64", bool_ok ? " or bool" : "", ", got ",
+       a.type_str());
+}
+
 }  // namespace
+
+void bitwise_not(const Tensor& x, Tensor* out) {
+  const Tensor a = input_handle(x);
+  out->resize(a.shape(), a.dtype());
+  const int64_t n = a.numel();
+  switch (a.dtype()) {
+    case DType::kI32: {
+      const int32_t* p = a.data<int32_t>();
+      int32_t* o = out->data<int32_t>();
+      for (int64_t i = 0; i < n; ++i) o[i] = ~p[i];
+      return;
+    }
+    case DType::kI64: {
+      const int64_t* p = a.data<int64_t>();
+      int64_t* o = out->data<int64_t>();
+      for (int64_t i = 0; i < n; ++i) o[i] = ~p[i];
+      return;
+    }
+    case DType::kBool: {
+      const bool* p = a.data<bool>();
+      bool* o = out->data<bool>();
+      for (int64_t i = 0; i < n; ++i) o[i] = !p[i];
+      return;
+    }
+    default:
+      fail("bitwise_not: X must be int32, int64 or bool, got ", a.type_str());
+  }
+}
 
 void binary_math(BinaryMath f, const Tensor& x, const Tensor& y, Tensor* out) {
   SKIFF_CHECK(x.dtype() == y.dtype(), binary_math_op(f), ": X is ", x.type_str(), " but Y is ",
@@ -119,21 +269,10 @@ void binary_math(BinaryMath f, const Tensor& x, const Tensor& y, Tensor* out) {
   const Tensor a = input_handle(x), b = input_handle(y);
   out->resize(shape, a.dtype());
   if (shape.numel() == 0) return;
-  const StridedWalk<2> w = binary_walk(a.shape(), b.shape(), shape);
-  const int64_t len = w.row_length(), as = w.inner_stride(0), bs = w.inner_stride(1);
+  if (is_integer_math(f)) return integer_math(f, a, b, out);
   SKIFF_DISPATCH_NUMERIC(a.dtype(), T, {
-    const T* pa = a.data<T>();
-    const T* pb = b.data<T>();
     check_int_operand<T>(f, b);
-    T* o = out->data<T>();
-    parallel_for(w.rows(), std::max<int64_t>(1, kParallelGrain / len), [&](int64_t lo, int64_t hi) {
-      walk_rows(w, lo, hi, [&](int64_t row, const int64_t* off) {
-        const T* ra = pa + off[0];
-        const T* rb = pb + off[1];
-        T* ro = o + row * len;
-        for (int64_t i = 0; i < len; ++i) ro[i] = compute<T>(f, ra[i * as], rb[i * bs]);
-      });
-    });
+    broadcast_apply<T>(a, b, out, [f](T u, T v) { return compute<T>(f, u, v); });
   });
 }
 

@@ -15,15 +15,32 @@ enum class BinaryMath {
   kMod,       // x - floor(x / y) * y: the sign of y, as Python's %
   kFloorDiv,  // floor(x / y), as Python's //
   kAtan2,     // the angle of the point (y, x) in (-pi, pi]: atan(x / y) by quadrant; floats
+  // Integer ops (int32/int64; the first three also bool), no gradients:
+  kBitAnd,             // x & y
+  kBitOr,              // x | y
+  kBitXor,             // x ^ y
+  kShiftLeft,          // x << y; 0 when y < 0 or y >= the bit width
+  kShiftRight,         // x >> y keeping the sign; past the width: -1 (x < 0) or 0
+  kShiftRightLogical,  // x >> y as unsigned bits (zeros shifted in); past the width: 0
+  kGcd,                // the greatest common divisor of |x| and |y| (gcd(0, 0) = 0)
+  kLcm,                // |x * y| / gcd(x, y); 0 when either is 0
 };
 
-// "elementwise_pow", "elementwise_mod", "elementwise_floordiv", "atan2".
+// True for the integer ops above (kBitAnd .. kLcm).
+bool is_integer_math(BinaryMath f);
+
+// "elementwise_pow", "elementwise_mod", "elementwise_floordiv", "atan2", "bitwise_and",
+// "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift" (both kShiftRight
+// kinds), "gcd", "lcm".
 const char* binary_math_op(BinaryMath f);
 
 // out = f(x, y) broadcast (numpy rule); x and y share a dtype among float32, float64,
-// int32 and int64 (kAtan2: float32 or float64). Integer division or remainder by zero
-// throws.
+// int32 and int64 (kAtan2: float32 or float64; the integer ops: int32 or int64, bitwise
+// and/or/xor also bool). Integer division or remainder by zero throws.
 void binary_math(BinaryMath f, const Tensor& x, const Tensor& y, Tensor* out);
+
+// out = ~x (int32/int64), or logical not for bool.
+void bitwise_not(const Tensor& x, Tensor* out);
 
 // Gradients (float32/float64) of kPow (dx = y x^(y-1) dout, dy = out log(x) dout), kMod
 // (dx = dout, dy = -floor(x / y) dout) and kAtan2 (dx = y / (x^2 + y^2) dout,
