@@ -7,6 +7,7 @@ from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
+from .asgd import ASGD
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from .lamb import Lamb
 from .momentum import Momentum
@@ -14,7 +15,8 @@ from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
 from .rmsprop import RMSProp
+from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "RMSProp", "Adagrad", "Adamax",
-           "Adadelta", "NAdam", "RAdam", "Lamb", "lr"]
+           "Adadelta", "NAdam", "RAdam", "Lamb", "Rprop", "ASGD", "lr"]
