@@ -10,6 +10,7 @@ from .adamw import AdamW
 from .asgd import ASGD
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from .lamb import Lamb
+from .lbfgs import LBFGS
 from .momentum import Momentum
 from .nadam import NAdam
 from .optimizer import Optimizer
@@ -19,4 +20,4 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "RMSProp", "Adagrad", "Adamax",
-           "Adadelta", "NAdam", "RAdam", "Lamb", "Rprop", "ASGD", "lr"]
+           "Adadelta", "NAdam", "RAdam", "Lamb", "Rprop", "ASGD", "LBFGS", "lr"]
