@@ -1,4 +1,5 @@
-// conv2d and conv2d_transpose (PaddlePaddle semantics, NCHW) and their grad ops.
+// conv2d and conv2d_transpose (PaddlePaddle semantics, NCHW), conv3d (NCDHW) and their grad
+// ops.
 #include "skiff/kernels/cpu/conv.h"
 
 #include <string>
@@ -16,15 +17,24 @@ namespace {
 using Ints = std::vector<int64_t>;
 
 template <typename Ctx>
-void check_data_format(const Ctx& ctx) {
+void check_data_format(const Ctx& ctx, const char* layout = "NCHW") {
   const std::string& format = ctx.template attr_ref<std::string>("data_format");
-  SKIFF_CHECK(format == "NCHW", "data_format \"", format, "\" is not supported; only \"NCHW\"");
+  SKIFF_CHECK(format == layout, "data_format \"", format, "\" is not supported; only \"", layout,
+              "\"");
 }
 
 template <typename Ctx>
 kernels::ConvParams conv_params_of(const Ctx& ctx) {
   check_data_format(ctx);
   return kernels::conv_params(
+      ctx.template attr_ref<Ints>("strides"), ctx.template attr_ref<Ints>("paddings"),
+      ctx.template attr_ref<Ints>("dilations"), ctx.template attr<int64_t>("groups"));
+}
+
+template <typename Ctx>
+kernels::ConvParams conv3d_params_of(const Ctx& ctx) {
+  check_data_format(ctx, "NCDHW");
+  return kernels::conv3d_params(
       ctx.template attr_ref<Ints>("strides"), ctx.template attr_ref<Ints>("paddings"),
       ctx.template attr_ref<Ints>("dilations"), ctx.template attr<int64_t>("groups"));
 }
@@ -76,11 +86,12 @@ void conv2d_kernel(KernelContext& ctx) {
                   conv_params_of(ctx), ctx.attr<bool>("fuse_relu"), ctx.out("Output"));
 }
 
+// conv2d's and conv3d's grad maker.
 void conv2d_grad_maker(GradContext& g) {
   if (!g.wants("Input") && !g.wants("Filter") && !g.wants("Bias")) return;
   const OpDesc& fwd = g.fwd();
   SKIFF_CHECK(!fwd.attr<bool>("fuse_relu"), kFusedReluHasNoGrad);
-  OpDesc& op = g.add("conv2d_grad");
+  OpDesc& op = g.add(fwd.type + "_grad");  // conv2d_grad or conv3d_grad
   op.set_input("Input", {fwd.first_input("Input")})
       .set_input("Filter", {fwd.first_input("Filter")})
       .set_input("Output@GRAD", {g.out_grad("Output")})
@@ -117,6 +128,38 @@ void conv2d_grad_kernel(KernelContext& ctx) {
   kernels::conv2d_grad(ctx.in("Input"), ctx.in("Filter"), ctx.in("Output@GRAD"),
                        conv_params_of(ctx), dx, dw, db);
   if (db && ctx.has_in("Bias")) db->reshape(ctx.in("Bias").shape());  // [1, M, 1, 1] Bias
+}
+
+// ---------------------------------------------------------------- conv3d
+
+void infer_conv3d(ShapeContext& ctx) {
+  const bool with_bias = ctx.has_input("Bias");
+  const DType dtype = infer_conv_dtype(ctx, with_bias);
+  const Shape out =
+      kernels::conv3d_shape(ctx.in_shape("Input"), ctx.in_shape("Filter"), conv3d_params_of(ctx));
+  if (with_bias) {
+    const Shape bias = ctx.in_shape("Bias");
+    SKIFF_CHECK(kernels::conv3d_bias_shape_ok(bias, out[1]), "Bias must be [", out[1], "] or [1, ",
+                out[1], ", 1, 1, 1] (one value per output channel of Filter ",
+                ctx.in_shape("Filter"), "), got ", bias);
+  }
+  ctx.set_output("Output", out, dtype);
+}
+
+void conv3d_kernel(KernelContext& ctx) {
+  kernels::conv3d(ctx.in("Input"), ctx.in("Filter"), ctx.has_in("Bias") ? &ctx.in("Bias") : nullptr,
+                  conv3d_params_of(ctx), ctx.attr<bool>("fuse_relu"), ctx.out("Output"));
+}
+
+void conv3d_grad_kernel(KernelContext& ctx) {
+  SKIFF_CHECK(!ctx.op().attr_or<bool>("fuse_relu", false), kFusedReluHasNoGrad);
+  Tensor* dx = ctx.out("Input@GRAD");
+  Tensor* dw = ctx.out("Filter@GRAD");
+  Tensor* db = ctx.out("Bias@GRAD");
+  if (!dx && !dw && !db) return;
+  kernels::conv3d_grad(ctx.in("Input"), ctx.in("Filter"), ctx.in("Output@GRAD"),
+                       conv3d_params_of(ctx), dx, dw, db);
+  if (db && ctx.has_in("Bias")) db->reshape(ctx.in("Bias").shape());  // [1, M, 1, 1, 1] Bias
 }
 
 // ---------------------------------------------------------------- conv2d_transpose
@@ -176,9 +219,58 @@ void add_conv_attrs(OpBuilder& b) {
       .attr("data_format", std::string("NCHW"), "layout of Input and Output; only \"NCHW\"");
 }
 
+// conv3d's attributes (and its grad op's).
+void add_conv3d_attrs(OpBuilder& b) {
+  b.attr("strides", Ints{1, 1, 1}, "[stride_d, stride_h, stride_w]")
+      .attr("paddings", Ints{0, 0, 0},
+            "zero padding: [pad_d, pad_h, pad_w] on both sides, or [front, back, top, bottom, "
+            "left, right]")
+      .attr("dilations", Ints{1, 1, 1}, "[dilation_d, dilation_h, dilation_w]; 1 is dense")
+      .attr("groups", int64_t{1},
+            "channel groups: input and output channels split into this many independent "
+            "convolutions")
+      .attr("data_format", std::string("NCDHW"), "layout of Input and Output; only \"NCDHW\"")
+      .attr("fuse_relu", false, "apply relu to the output (such an op has no gradient)");
+}
+
+void register_conv3d(OpRegistry& r) {
+  OpBuilder conv = r.add("conv3d");
+  conv.doc(
+          "3-D convolution (cross-correlation, as in PaddlePaddle) over NCDHW: Output[n, m] = "
+          "sum over the input channels of m's group of Input[n, c] * Filter[m, c], with "
+          "strides, zero padding, dilations and groups; plus Bias[m] when given. float32 and "
+          "bfloat16 run oneDNN, float64 im2col + gemm loops.")
+      .input("Input", "[N, C, D, H, W], float32, float64 or bfloat16")
+      .input("Filter", "[M, C / groups, KD, KH, KW], Input's dtype")
+      .optional_input("Bias", "[M] or [1, M, 1, 1, 1], added per output channel")
+      .output("Output",
+              "[N, M, OD, OH, OW], OD = (D + pad_front + pad_back - dilation_d * (KD - 1) - 1) "
+              "/ stride_d + 1 (OH, OW alike)");
+  add_conv3d_attrs(conv);
+  conv.infer_shape(infer_conv3d)
+      .kernel({DType::kF32, DType::kF64, DType::kBF16}, conv3d_kernel)
+      .kernel_dtype_from("Input")
+      .grad(conv2d_grad_maker);
+
+  OpBuilder conv_grad = r.add("conv3d_grad");
+  conv_grad.doc("Gradients of conv3d.")
+      .input("Input", "the forward Input")
+      .input("Filter", "the forward Filter")
+      .input("Output@GRAD", "gradient of Output")
+      .optional_input("Bias", "the forward Bias, when present (gives Bias@GRAD its shape)")
+      .output("Input@GRAD", "gradient of Input (\"\" when not needed)")
+      .output("Filter@GRAD", "gradient of Filter (\"\" when not needed)")
+      .optional_output("Bias@GRAD", "gradient of Bias: Output@GRAD summed over N, OD, OH, OW");
+  add_conv3d_attrs(conv_grad);
+  conv_grad.infer_shape(infer_conv2d_grad)
+      .kernel({DType::kF32, DType::kF64, DType::kBF16}, conv3d_grad_kernel)
+      .kernel_dtype_from("Input");
+}
+
 }  // namespace
 
 void register_conv_ops(OpRegistry& r) {
+  register_conv3d(r);
   OpBuilder conv = r.add("conv2d");
   conv.doc(
           "2-D convolution (cross-correlation, as in PaddlePaddle): Output[n, m] = sum over the "

@@ -1,6 +1,6 @@
 // Convolution by im2col + gemm (float64's implementation; float32 takes it for degenerate
 // geometries): each image's receptive fields are laid out as
-// columns ([c * kh * kw, oh * ow], group after group), so the convolution is one batched
+// columns ([c * kd * kh * kw, od * oh * ow], group after group), so the convolution is one batched
 // product per image with the groups as the batch.
 #include <algorithm>
 #include <vector>
@@ -11,8 +11,8 @@
 namespace skiff::kernels {
 namespace {
 
-// Rows of the column matrix per group: (c / groups) * kh * kw.
-int64_t col_rows_per_group(const ConvGeometry& g) { return (g.c / g.groups) * g.kh * g.kw; }
+// Rows of the column matrix per group: (c / groups) * kd * kh * kw.
+int64_t col_rows_per_group(const ConvGeometry& g) { return (g.c / g.groups) * g.kernel_volume(); }
 
 // One product per image, batched over the groups.
 GemmProblem group_problem(const ConvGeometry& g, int64_t m, int64_t n, int64_t k) {
@@ -26,27 +26,39 @@ GemmProblem group_problem(const ConvGeometry& g, int64_t m, int64_t n, int64_t k
 
 }  // namespace
 
-// col[(ci * kh + ki) * kw + kj][oy * ow + ox] = src[ci][iy][ix] (0 outside the image), with
-// iy = oy * stride_h - pad_top + ki * dilation_h and ix alike.
+// col[((ci * kd + kz) * kh + ki) * kw + kj][(oz * oh + oy) * ow + ox] = src[ci][iz][iy][ix]
+// (0 outside the image), with iz = oz * stride_d - pad_front + kz * dilation_d, iy and ix
+// alike. A 2-D geometry has one plane (d = od = kd = 1, no depth padding).
 template <typename T>
 void im2col(const ConvGeometry& g, const T* src, T* col) {
-  const int64_t out_hw = g.oh * g.ow;
+  const int64_t out_spatial = g.dst_spatial(), out_hw = g.oh * g.ow, in_hw = g.h * g.w;
   for (int64_t ci = 0; ci < g.c; ++ci) {
-    const T* plane = src + ci * g.h * g.w;
-    for (int64_t ki = 0; ki < g.kh; ++ki) {
-      for (int64_t kj = 0; kj < g.kw; ++kj) {
-        T* row = col + ((ci * g.kh + ki) * g.kw + kj) * out_hw;
-        for (int64_t oy = 0; oy < g.oh; ++oy) {
-          T* out = row + oy * g.ow;
-          const int64_t iy = oy * g.stride_h - g.pad_top + ki * g.dilation_h;
-          if (iy < 0 || iy >= g.h) {
-            std::fill(out, out + g.ow, T(0));
-            continue;
-          }
-          const T* line = plane + iy * g.w;
-          for (int64_t ox = 0; ox < g.ow; ++ox) {
-            const int64_t ix = ox * g.stride_w - g.pad_left + kj * g.dilation_w;
-            out[ox] = ix >= 0 && ix < g.w ? line[ix] : T(0);
+    const T* volume = src + ci * g.src_spatial();
+    for (int64_t kz = 0; kz < g.kd; ++kz) {
+      for (int64_t ki = 0; ki < g.kh; ++ki) {
+        for (int64_t kj = 0; kj < g.kw; ++kj) {
+          T* row = col + (((ci * g.kd + kz) * g.kh + ki) * g.kw + kj) * out_spatial;
+          for (int64_t oz = 0; oz < g.od; ++oz) {
+            T* slab = row + oz * out_hw;
+            const int64_t iz = oz * g.stride_d - g.pad_front + kz * g.dilation_d;
+            if (iz < 0 || iz >= g.d) {
+              std::fill(slab, slab + out_hw, T(0));
+              continue;
+            }
+            const T* plane = volume + iz * in_hw;
+            for (int64_t oy = 0; oy < g.oh; ++oy) {
+              T* out = slab + oy * g.ow;
+              const int64_t iy = oy * g.stride_h - g.pad_top + ki * g.dilation_h;
+              if (iy < 0 || iy >= g.h) {
+                std::fill(out, out + g.ow, T(0));
+                continue;
+              }
+              const T* line = plane + iy * g.w;
+              for (int64_t ox = 0; ox < g.ow; ++ox) {
+                const int64_t ix = ox * g.stride_w - g.pad_left + kj * g.dilation_w;
+                out[ox] = ix >= 0 && ix < g.w ? line[ix] : T(0);
+              }
+            }
           }
         }
       }
@@ -54,23 +66,31 @@ void im2col(const ConvGeometry& g, const T* src, T* col) {
   }
 }
 
-// The adjoint of im2col: src[ci][iy][ix] += every column entry that im2col read from it.
+// The adjoint of im2col: src[ci][iz][iy][ix] += every column entry that im2col read from it.
 template <typename T>
 void col2im_add(const ConvGeometry& g, const T* col, T* src) {
-  const int64_t out_hw = g.oh * g.ow;
+  const int64_t out_spatial = g.dst_spatial(), out_hw = g.oh * g.ow, in_hw = g.h * g.w;
   for (int64_t ci = 0; ci < g.c; ++ci) {
-    T* plane = src + ci * g.h * g.w;
-    for (int64_t ki = 0; ki < g.kh; ++ki) {
-      for (int64_t kj = 0; kj < g.kw; ++kj) {
-        const T* row = col + ((ci * g.kh + ki) * g.kw + kj) * out_hw;
-        for (int64_t oy = 0; oy < g.oh; ++oy) {
-          const int64_t iy = oy * g.stride_h - g.pad_top + ki * g.dilation_h;
-          if (iy < 0 || iy >= g.h) continue;
-          T* line = plane + iy * g.w;
-          const T* in = row + oy * g.ow;
-          for (int64_t ox = 0; ox < g.ow; ++ox) {
-            const int64_t ix = ox * g.stride_w - g.pad_left + kj * g.dilation_w;
-            if (ix >= 0 && ix < g.w) line[ix] += in[ox];
+    T* volume = src + ci * g.src_spatial();
+    for (int64_t kz = 0; kz < g.kd; ++kz) {
+      for (int64_t ki = 0; ki < g.kh; ++ki) {
+        for (int64_t kj = 0; kj < g.kw; ++kj) {
+          const T* row = col + (((ci * g.kd + kz) * g.kh + ki) * g.kw + kj) * out_spatial;
+          for (int64_t oz = 0; oz < g.od; ++oz) {
+            const int64_t iz = oz * g.stride_d - g.pad_front + kz * g.dilation_d;
+            if (iz < 0 || iz >= g.d) continue;
+            T* plane = volume + iz * in_hw;
+            const T* slab = row + oz * out_hw;
+            for (int64_t oy = 0; oy < g.oh; ++oy) {
+              const int64_t iy = oy * g.stride_h - g.pad_top + ki * g.dilation_h;
+              if (iy < 0 || iy >= g.h) continue;
+              T* line = plane + iy * g.w;
+              const T* in = slab + oy * g.ow;
+              for (int64_t ox = 0; ox < g.ow; ++ox) {
+                const int64_t ix = ox * g.stride_w - g.pad_left + kj * g.dilation_w;
+                if (ix >= 0 && ix < g.w) line[ix] += in[ox];
+              }
+            }
           }
         }
       }
@@ -85,7 +105,7 @@ template void col2im_add(const ConvGeometry&, const double*, double*);
 
 template <typename T>
 void conv_bias_grad(const ConvGeometry& g, const T* dst_grad, T* bias_grad) {
-  const int64_t out_hw = g.oh * g.ow;
+  const int64_t out_hw = g.dst_spatial();
   std::fill(bias_grad, bias_grad + g.m, T(0));
   for (int64_t b = 0; b < g.n; ++b) {
     for (int64_t mi = 0; mi < g.m; ++mi) {
@@ -103,12 +123,12 @@ template void conv_bias_grad(const ConvGeometry&, const double*, double*);
 template <typename T>
 void direct_conv_forward(const ConvGeometry& g, const T* src, const T* weights, const T* bias,
                          bool relu, T* dst) {
-  const int64_t out_hw = g.oh * g.ow, k = col_rows_per_group(g);
-  std::vector<T> col(static_cast<size_t>(g.c * g.kh * g.kw * out_hw));
+  const int64_t out_hw = g.dst_spatial(), k = col_rows_per_group(g);
+  std::vector<T> col(static_cast<size_t>(g.c * g.kernel_volume() * out_hw));
   const GemmProblem p = group_problem(g, g.m / g.groups, out_hw, k);
   for (int64_t b = 0; b < g.n; ++b) {
     T* out = dst + b * g.m * out_hw;
-    im2col(g, src + b * g.c * g.h * g.w, col.data());
+    im2col(g, src + b * g.c * g.src_spatial(), col.data());
     gemm(p, weights, col.data(), out);
     if (!bias && !relu) continue;
     for (int64_t mi = 0; mi < g.m; ++mi) {
@@ -125,29 +145,29 @@ void direct_conv_forward(const ConvGeometry& g, const T* src, const T* weights, 
 template <typename T>
 void direct_conv_backward_data(const ConvGeometry& g, const T* weights, const T* dst_grad,
                                T* src_grad) {
-  const int64_t out_hw = g.oh * g.ow, k = col_rows_per_group(g);
+  const int64_t out_hw = g.dst_spatial(), k = col_rows_per_group(g);
   std::fill(src_grad, src_grad + g.src_numel(), T(0));
-  std::vector<T> col(static_cast<size_t>(g.c * g.kh * g.kw * out_hw));
+  std::vector<T> col(static_cast<size_t>(g.c * g.kernel_volume() * out_hw));
   GemmProblem p = group_problem(g, k, out_hw, g.m / g.groups);
   p.trans_a = true;  // weights stored [groups, m / groups, k]
   for (int64_t b = 0; b < g.n; ++b) {
     gemm(p, weights, dst_grad + b * g.m * out_hw, col.data());
-    col2im_add(g, col.data(), src_grad + b * g.c * g.h * g.w);
+    col2im_add(g, col.data(), src_grad + b * g.c * g.src_spatial());
   }
 }
 
 template <typename T>
 void direct_conv_backward_weights(const ConvGeometry& g, const T* src, const T* dst_grad,
                                   T* weights_grad, T* bias_grad) {
-  const int64_t out_hw = g.oh * g.ow, k = col_rows_per_group(g);
+  const int64_t out_hw = g.dst_spatial(), k = col_rows_per_group(g);
   const int64_t count = g.weights_numel();
   std::fill(weights_grad, weights_grad + count, T(0));
-  std::vector<T> col(static_cast<size_t>(g.c * g.kh * g.kw * out_hw));
+  std::vector<T> col(static_cast<size_t>(g.c * g.kernel_volume() * out_hw));
   std::vector<T> image_grad(static_cast<size_t>(count));
   GemmProblem p = group_problem(g, g.m / g.groups, k, out_hw);
   p.trans_b = true;  // columns stored [groups, k, oh * ow]
   for (int64_t b = 0; b < g.n; ++b) {
-    im2col(g, src + b * g.c * g.h * g.w, col.data());
+    im2col(g, src + b * g.c * g.src_spatial(), col.data());
     gemm(p, dst_grad + b * g.m * out_hw, col.data(), image_grad.data());
     for (int64_t i = 0; i < count; ++i) weights_grad[i] += image_grad[i];
   }

@@ -1,4 +1,4 @@
-// The shapes of one 2-D convolution (NCHW input, OIHW filter, NCHW output) and the three
+// The shapes of one 2-D or 3-D convolution (NCHW / NCDHW input, OIHW / OIDHW filter) and the three
 // computations over it that conv2d and conv2d_transpose are made of: forward, backward
 // data and backward weights. float32 and bfloat16 run oneDNN (conv_onednn.cc), float64
 // skiff's own im2col + gemm loops (conv_direct.cc). Used by conv.cc, conv_transpose.cc and
@@ -16,29 +16,36 @@
 
 namespace skiff::kernels {
 
-// Filter [m, c / groups, kh, kw]; dilation 1 is a dense kernel (PaddlePaddle's rule).
-// pad_bottom / pad_right may be negative (a transposed convolution's output padding):
-// then the last rows / columns of src feed no output.
+// Filter [m, c / groups, (kd,) kh, kw]; dilation 1 is a dense kernel (PaddlePaddle's rule).
+// pad_back / pad_bottom / pad_right may be negative (a transposed convolution's output
+// padding): then the last planes / rows / columns of src feed no output. A 2-D convolution
+// (spatial_rank 2) keeps the depth fields at their defaults (one plane, no padding).
 struct ConvGeometry {
-  int64_t n = 0, c = 0, h = 0, w = 0;  // src
-  int64_t m = 0, oh = 0, ow = 0;       // dst channels and spatial size
-  int64_t kh = 0, kw = 0;
+  int spatial_rank = 2;                       // 2: NCHW, 3: NCDHW
+  int64_t n = 0, c = 0, d = 1, h = 0, w = 0;  // src
+  int64_t m = 0, od = 1, oh = 0, ow = 0;      // dst channels and spatial size
+  int64_t kd = 1, kh = 0, kw = 0;
   int64_t groups = 1;
-  int64_t stride_h = 1, stride_w = 1;
+  int64_t stride_d = 1, stride_h = 1, stride_w = 1;
+  int64_t pad_front = 0, pad_back = 0;
   int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
-  int64_t dilation_h = 1, dilation_w = 1;
+  int64_t dilation_d = 1, dilation_h = 1, dilation_w = 1;
 
-  int64_t src_numel() const { return n * c * h * w; }
-  int64_t dst_numel() const { return n * m * oh * ow; }
-  int64_t weights_numel() const { return m * (c / groups) * kh * kw; }
+  int64_t src_spatial() const { return d * h * w; }
+  int64_t dst_spatial() const { return od * oh * ow; }
+  int64_t kernel_volume() const { return kd * kh * kw; }
+  int64_t src_numel() const { return n * c * src_spatial(); }
+  int64_t dst_numel() const { return n * m * dst_spatial(); }
+  int64_t weights_numel() const { return m * (c / groups) * kernel_volume(); }
   // True when some dim is 0 (the result is the bias, or zeros).
   bool degenerate() const {
-    return n == 0 || c == 0 || h == 0 || w == 0 || m == 0 || oh == 0 || ow == 0;
+    return n == 0 || c == 0 || src_spatial() == 0 || m == 0 || dst_spatial() == 0;
   }
 };
 
-// The geometry of src [n, c, h, w] * weights [m, c / groups, kh, kw] -> dst [n, m, oh, ow]
-// with the strides, paddings, dilations and groups of `p` (shapes already checked).
+// The geometry of src [n, c, (d,) h, w] * weights [m, c / groups, (kd,) kh, kw] ->
+// dst [n, m, (od,) oh, ow] with the strides, paddings, dilations and groups of `p` (shapes
+// already checked; their rank, 4 or 5, gives the spatial rank).
 ConvGeometry make_conv_geometry(const Shape& src, const Shape& weights, const Shape& dst,
                                 const ConvParams& p);
 
@@ -98,13 +105,14 @@ bool conv_backward_data(const ConvGeometry& g, const bfloat16* weights, const bf
 bool conv_backward_weights(const ConvGeometry& g, const bfloat16* src, const bfloat16* dst_grad,
                            bfloat16* weights_grad, bfloat16* bias_grad);
 
-// bias_grad[m] = dst_grad summed over n, oh, ow (overwritten).
+// bias_grad[m] = dst_grad summed over n and the output's spatial dims (overwritten).
 template <typename T>
 void conv_bias_grad(const ConvGeometry& g, const T* dst_grad, T* bias_grad);
 
-// The columns of one image src [c, h, w] (groups ignored): col[(ci * kh + ki) * kw + kj]
-// [oy * ow + ox] = src[ci][oy * stride_h - pad_top + ki * dilation_h][ox alike], 0 outside
-// the image. Also unfold's kernel.
+// The columns of one image src [c, (d,) h, w] (groups ignored):
+// col[((ci * kd + kz) * kh + ki) * kw + kj][(oz * oh + oy) * ow + ox] =
+// src[ci][oz * stride_d - pad_front + kz * dilation_d][oy alike][ox alike], 0 outside the
+// image. Also unfold's kernel.
 template <typename T>
 void im2col(const ConvGeometry& g, const T* src, T* col);
 // The adjoint of im2col: adds each column entry into the src cell it was read from.

@@ -1,9 +1,9 @@
 // float32 and bfloat16 convolution through oneDNN: forward (with bias and relu fused as a
 // post-op), backward data and backward weights (with the bias gradient). Primitives are
-// cached per thread by geometry and data type; skiff's tensors stay NCHW / OIHW, and when
-// the chosen primitive wants another layout the cache entry owns a buffer in that layout and
-// the reorders to and from it. bfloat16 primitives take and give bfloat16 (float32
-// accumulation inside); where oneDNN has none on this CPU the bf16 entry points say so.
+// cached per thread by geometry and data type; skiff's tensors stay NCHW / OIHW (NCDHW /
+// OIDHW in 3-D), and when the chosen primitive wants another layout the cache entry owns a
+// buffer in that layout and the reorders to and from it. bfloat16 primitives take and give bfloat16
+// (float32 accumulation inside); where oneDNN has none on this CPU the bf16 entry points say so.
 #include <unordered_map>
 
 #include "skiff/core/error.h"
@@ -78,13 +78,21 @@ struct ConvDescs {
 ConvDescs make_descs(const ConvGeometry& g, ConvPass pass, DataType type) {
   const bool blocked = use_blocked_layouts(g, pass);
   ConvDescs d;
-  const memory::dims src_dims{g.n, g.c, g.h, g.w}, dst_dims{g.n, g.m, g.oh, g.ow};
-  const memory::dims w_dims =
-      g.groups == 1 ? memory::dims{g.m, g.c, g.kh, g.kw}
-                    : memory::dims{g.groups, g.m / g.groups, g.c / g.groups, g.kh, g.kw};
-  d.src = memory::desc(src_dims, type, Tag::nchw);
-  d.dst = memory::desc(dst_dims, type, Tag::nchw);
-  d.weights = memory::desc(w_dims, type, g.groups == 1 ? Tag::oihw : Tag::goihw);
+  const bool vol = g.spatial_rank == 3;
+  const memory::dims src_dims =
+      vol ? memory::dims{g.n, g.c, g.d, g.h, g.w} : memory::dims{g.n, g.c, g.h, g.w};
+  const memory::dims dst_dims =
+      vol ? memory::dims{g.n, g.m, g.od, g.oh, g.ow} : memory::dims{g.n, g.m, g.oh, g.ow};
+  memory::dims w_dims{g.m, g.c / g.groups};
+  if (g.groups > 1) w_dims = {g.groups, g.m / g.groups, g.c / g.groups};
+  if (vol) w_dims.push_back(g.kd);
+  w_dims.push_back(g.kh);
+  w_dims.push_back(g.kw);
+  const Tag w_tag =
+      g.groups == 1 ? (vol ? Tag::oidhw : Tag::oihw) : (vol ? Tag::goidhw : Tag::goihw);
+  d.src = memory::desc(src_dims, type, vol ? Tag::ncdhw : Tag::nchw);
+  d.dst = memory::desc(dst_dims, type, vol ? Tag::ncdhw : Tag::nchw);
+  d.weights = memory::desc(w_dims, type, w_tag);
   d.bias = memory::desc({g.m}, type, Tag::x);
   d.src_any = blocked ? memory::desc(src_dims, type, Tag::any) : d.src;
   d.dst_any = blocked ? memory::desc(dst_dims, type, Tag::any) : d.dst;
@@ -93,6 +101,12 @@ ConvDescs make_descs(const ConvGeometry& g, ConvPass pass, DataType type) {
   d.dilates = {g.dilation_h - 1, g.dilation_w - 1};  // oneDNN counts the holes
   d.pad_l = {g.pad_top, g.pad_left};
   d.pad_r = {g.pad_bottom, g.pad_right};
+  if (vol) {
+    d.strides.insert(d.strides.begin(), g.stride_d);
+    d.dilates.insert(d.dilates.begin(), g.dilation_d - 1);
+    d.pad_l.insert(d.pad_l.begin(), g.pad_front);
+    d.pad_r.insert(d.pad_r.begin(), g.pad_back);
+  }
   return d;
 }
 
@@ -111,6 +125,8 @@ OnednnKey geometry_key(int64_t tag, const ConvGeometry& g, DataType type) {
   key.add(g.n).add(g.c).add(g.h).add(g.w).add(g.m).add(g.oh).add(g.ow).add(g.kh).add(g.kw);
   key.add(g.groups).add(g.stride_h).add(g.stride_w).add(g.pad_top).add(g.pad_bottom);
   key.add(g.pad_left).add(g.pad_right).add(g.dilation_h).add(g.dilation_w);
+  key.add(g.spatial_rank).add(g.d).add(g.od).add(g.kd).add(g.stride_d).add(g.pad_front);
+  key.add(g.pad_back).add(g.dilation_d);
   return key;
 }
 
@@ -121,9 +137,10 @@ bool unavailable(DataType type, const dnnl::error& e) {
 }
 
 [[noreturn]] void onednn_failed(const char* what, const ConvGeometry& g, const dnnl::error& e) {
-  fail("oneDNN could not make a convolution ", what, " for input [", g.n, ", ", g.c, ", ", g.h,
-       ", ", g.w, "], filter [", g.m, ", ", g.c / g.groups, ", ", g.kh, ", ", g.kw, "], groups ",
-       g.groups, ", output [", g.n, ", ", g.m, ", ", g.oh, ", ", g.ow, "]: ", e.what());
+  fail("oneDNN could not make a ", g.spatial_rank, "-D convolution ", what, " for input [", g.n,
+       ", ", g.c, ", ", g.d, ", ", g.h, ", ", g.w, "], filter [", g.m, ", ", g.c / g.groups, ", ",
+       g.kd, ", ", g.kh, ", ", g.kw, "], groups ", g.groups, ", output [", g.n, ", ", g.m, ", ",
+       g.od, ", ", g.oh, ", ", g.ow, "] (depth 1 in 2-D): ", e.what());
 }
 
 // ---------------------------------------------------------------- forward
@@ -257,7 +274,7 @@ BackwardWeightsEntry make_backward_weights(const ConvGeometry& g, bool with_bias
 // oneDNN rejects empty dims and negative padding (a transposed convolution's output padding
 // beyond its stride); those take the direct loops.
 bool onednn_supports(const ConvGeometry& g) {
-  return !g.degenerate() && g.pad_bottom >= 0 && g.pad_right >= 0;
+  return !g.degenerate() && g.pad_back >= 0 && g.pad_bottom >= 0 && g.pad_right >= 0;
 }
 
 constexpr int64_t kForwardTag = 0x636f6e7666;          // "convf"

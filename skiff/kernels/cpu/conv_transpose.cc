@@ -27,6 +27,7 @@ ConvGeometry transposed_geometry(const Shape& input, const Shape& filter, const 
                                  const ConvParams& p) {
   ConvParams conv = p;
   // The output padding rows are beyond the last window of the adjoint convolution.
+  conv.pad_back -= p.output_pad_d;
   conv.pad_bottom -= p.output_pad_h;
   conv.pad_right -= p.output_pad_w;
   return make_conv_geometry(output, filter, input, conv);
