@@ -19,3 +19,4 @@ from .unpool import *  # noqa: F401,F403
 from .stochastic import *  # noqa: F401,F403
 from .loss_multilabel import *  # noqa: F401,F403
 from .gated import *  # noqa: F401,F403
+from .hsigmoid import *  # noqa: F401,F403

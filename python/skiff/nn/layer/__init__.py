@@ -23,3 +23,4 @@ from .loss_multilabel import *  # noqa: F401,F403
 from .norm_sync import *  # noqa: F401,F403
 from .norm_spectral import *  # noqa: F401,F403
 from .aliases import *  # noqa: F401,F403
+from .hsigmoid import *  # noqa: F401,F403

@@ -1,0 +1,63 @@
+"""Hierarchical sigmoid loss (paddle.nn.functional.hsigmoid_loss): binary logistic losses
+along a class's path in a tree of classifiers, composed of gather, reduce_sum, clip and
+softplus ops. The default tree's paths are computed from the labels with integer ops."""
+from ...framework.core import apply
+from . import tensor_ops as T
+
+__all__ = ["hsigmoid_loss"]
+
+
+def _int_const(like, value):
+    return apply("fill_any_like", like, attrs={"value": float(value), "dtype": ""})
+
+
+def _default_paths(label, num_classes):
+    """The complete binary tree over num_classes leaves (Paddle's default): leaf c is heap
+    node v = c + num_classes; step j visits node (v >> (j + 1)) - 1 with target bit
+    (v >> j) & 1 while v >> (j + 1) >= 1. Returns (node ids, bits, valid), each [N, L]."""
+    length = (num_classes - 1).bit_length()
+    v = T.scale(label, 1.0, float(num_classes))
+    nodes, bits, valid = [], [], []
+    for j in range(length):
+        above = apply("elementwise_floordiv", v, _int_const(v, 2 ** (j + 1)))
+        nodes.append(T.scale(above, 1.0, -1.0))
+        here = apply("elementwise_floordiv", v, _int_const(v, 2 ** j))
+        bits.append(apply("elementwise_mod", here, _int_const(v, 2)))
+        valid.append(apply("greater_equal", above, _int_const(v, 1)))
+    return T.stack(nodes, 1), T.stack(bits, 1), T.stack(valid, 1)
+
+
+def hsigmoid_loss(input, label, num_classes, weight, bias=None, path_table=None,
+                  path_code=None, is_sparse=False, name=None):
+    """Sum over the nodes of each sample's path of softplus(z) - bit * z, z = weight[node]
+    · input + bias[node] clipped to [-40, 40]; [N, 1]. Without path_table/path_code the
+    default tree over num_classes (weight [num_classes - 1, D]); with them, path_table
+    [N, L] holds node ids (negative: past the path's end) and path_code [N, L] the bits.
+    As in Paddle, every unused path slot adds log(2)."""
+    if (path_table is None) != (path_code is None):
+        raise ValueError("hsigmoid_loss: path_table and path_code must be given together")
+    if path_table is None and int(num_classes) < 2:
+        raise ValueError(f"hsigmoid_loss: num_classes must be at least 2 with the default "
+                         f"tree, got {num_classes}")
+    if len(input.shape) != 2:
+        raise ValueError(f"hsigmoid_loss: input must be [N, D], got shape {list(input.shape)}")
+    if len(weight.shape) != 2 or (weight.shape[1] != input.shape[1] and input.shape[1] >= 0):
+        raise ValueError(f"hsigmoid_loss: weight must be [num_nodes, {input.shape[1]}], got "
+                         f"shape {list(weight.shape)}")
+    dtype = T.dtype_name(input)
+    if path_table is None:
+        nodes, bits, valid = _default_paths(T.reshape(label, [-1]), int(num_classes))
+    else:
+        nodes, bits = path_table, path_code
+        valid = apply("greater_equal", nodes, _int_const(nodes, 0))
+        nodes = apply("clip", nodes, attrs={"min": 0.0})
+    length = int(nodes.shape[1])
+    flat = T.reshape(nodes, [-1])
+    rows = T.reshape(apply("gather", weight, flat), [-1, length, int(weight.shape[1])])
+    z = T.reduce("sum", T.mul(rows, T.unsqueeze(input, [1])), [2])
+    if bias is not None:
+        z = T.add(z, T.reshape(apply("gather", T.reshape(bias, [-1]), flat), [-1, length]))
+    z = T.mul(z, T.cast(valid, dtype))
+    z = apply("clip", z, attrs={"min": -40.0, "max": 40.0})
+    terms = T.sub(apply("softplus", z, attrs={"threshold": 100.0}), T.mul(T.cast(bits, dtype), z))
+    return T.reduce("sum", terms, [1], keepdim=True)
