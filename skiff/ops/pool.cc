@@ -1,5 +1,6 @@
-// pool2d (max or average, fixed, adaptive or global windows) and pool2d_grad.
+// pool2d and pool3d (max or average, fixed, adaptive or global windows) and their grad ops.
 #include "skiff/kernels/cpu/pool.h"
+#include "skiff/kernels/cpu/pool3d.h"
 
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/kernel_context.h"
@@ -18,6 +19,39 @@ kernels::Pool2dOptions options_of(const Ctx& ctx) {
       ctx.template attr_ref<Ints>("strides"), ctx.template attr_ref<Ints>("paddings"),
       ctx.template attr<bool>("global_pooling"), ctx.template attr<bool>("adaptive"),
       ctx.template attr<bool>("exclusive"), ctx.template attr<bool>("ceil_mode"));
+}
+
+template <typename Ctx>
+kernels::Pool3dOptions options3d_of(const Ctx& ctx) {
+  using Ints = std::vector<int64_t>;
+  return kernels::pool3d_options(
+      ctx.template attr_ref<std::string>("pooling_type"), ctx.template attr_ref<Ints>("ksize"),
+      ctx.template attr_ref<Ints>("strides"), ctx.template attr_ref<Ints>("paddings"),
+      ctx.template attr<bool>("global_pooling"), ctx.template attr<bool>("adaptive"),
+      ctx.template attr<bool>("exclusive"), ctx.template attr<bool>("ceil_mode"));
+}
+
+void infer_pool3d(ShapeContext& ctx) {
+  const DType dtype = ctx.in_dtype("X");
+  SKIFF_CHECK(dtype == DType::kF32 || dtype == DType::kF64,
+              "pool3d: X must be float32 or float64, got ", dtype_name(dtype), ctx.in_shape("X"));
+  const kernels::Pool3dOptions o = options3d_of(ctx);
+  const Shape out = kernels::pool3d_output_shape(ctx.in_shape("X"), o);
+  SKIFF_CHECK(o.max || !ctx.has_output("Mask"),
+              "pool3d: Mask (argmax indices) is only made by max pooling");
+  ctx.set_output("Out", out, dtype);
+  ctx.set_output("Mask", out, DType::kI32);
+}
+
+void pool3d_kernel(KernelContext& ctx) {
+  kernels::pool3d(ctx.in("X"), options3d_of(ctx), ctx.out("Out"), ctx.out("Mask"));
+}
+
+void pool3d_grad_kernel(KernelContext& ctx) {
+  Tensor* dx = ctx.out("X@GRAD");
+  if (!dx) return;
+  const Tensor* mask = ctx.has_in("Mask") ? &ctx.in("Mask") : nullptr;
+  kernels::pool3d_grad(ctx.in("X"), ctx.in("Out@GRAD"), mask, options3d_of(ctx), dx);
 }
 
 void infer_pool2d(ShapeContext& ctx) {
@@ -46,7 +80,7 @@ void copy_pool_attrs(const OpDesc& fwd, OpDesc& grad) {
 void pool2d_grad_maker(GradContext& g) {
   if (!g.wants("X")) return;
   const OpDesc& fwd = g.fwd();
-  OpDesc& op = g.add("pool2d_grad")
+  OpDesc& op = g.add(fwd.type + "_grad")  // pool2d_grad or pool3d_grad
                    .set_input("X", {fwd.first_input("X")})
                    .set_input("Out", {fwd.first_output("Out")})
                    .set_input("Out@GRAD", {g.out_grad("Out")})
@@ -63,16 +97,22 @@ void pool2d_grad_kernel(KernelContext& ctx) {
   kernels::pool2d_grad(ctx.in("X"), ctx.in("Out@GRAD"), mask, options_of(ctx), dx);
 }
 
-// The attributes pool2d and pool2d_grad share.
-OpBuilder& pool_attrs(OpBuilder& b) {
+// The attributes pool2d, pool3d and their grad ops share (`volume`: pool3d's).
+OpBuilder& pool_attrs(OpBuilder& b, bool volume = false) {
+  using Ints = std::vector<int64_t>;
   return b.attr("pooling_type", std::string("max"), "\"max\" or \"avg\"")
       .required_attr("ksize", AttrType::kInts,
-                     "window (H, W); with adaptive, the output size (OH, OW)")
-      .attr("strides", std::vector<int64_t>{1, 1}, "window strides (H, W)")
-      .attr("paddings", std::vector<int64_t>{0, 0},
-            "zero padding: (H, W) on both sides, or (top, bottom, left, right); each smaller "
-            "than the window")
-      .attr("global_pooling", false, "one window over each whole plane (ksize, paddings ignored)")
+                     volume ? "window (D, H, W); with adaptive, the output size (OD, OH, OW)"
+                            : "window (H, W); with adaptive, the output size (OH, OW)")
+      .attr("strides", volume ? Ints{1, 1, 1} : Ints{1, 1},
+            volume ? "window strides (D, H, W)" : "window strides (H, W)")
+      .attr("paddings", volume ? Ints{0, 0, 0} : Ints{0, 0},
+            volume ? "zero padding: (D, H, W) on both sides, or (front, back, top, bottom, left, "
+                     "right); each smaller than the window"
+                   : "zero padding: (H, W) on both sides, or (top, bottom, left, right); each "
+                     "smaller than the window")
+      .attr("global_pooling", false,
+            "one window over each whole plane / volume (ksize, paddings ignored)")
       .attr("adaptive", false,
             "ksize is the output size; output cell i covers [floor(i*H/OH), ceil((i+1)*H/OH))")
       .attr("exclusive", true,
@@ -83,9 +123,39 @@ OpBuilder& pool_attrs(OpBuilder& b) {
             "padding) is dropped");
 }
 
+void register_pool3d(OpRegistry& r) {
+  OpBuilder fwd = r.add("pool3d");
+  fwd.doc("Out = max or average of X over 3-D windows, per volume of NCDHW X (Paddle's pool3d).")
+      .input("X", "float32 or float64 [N, C, D, H, W]")
+      .output("Out", "[N, C, OD, OH, OW], X's dtype")
+      .optional_output("Mask",
+                       "max pooling only: int32 [N, C, OD, OH, OW], the argmax (d * H + h) * W + "
+                       "w in its volume (first in (d, h, w) order)");
+  pool_attrs(fwd, /*volume=*/true)
+      .infer_shape(infer_pool3d)
+      .kernel({DType::kF32, DType::kF64}, pool3d_kernel)
+      .kernel_dtype_from("X")
+      .grad(pool2d_grad_maker);
+
+  OpBuilder bwd = r.add("pool3d_grad");
+  bwd.doc(
+         "X@GRAD of pool3d: max pooling routes Out@GRAD to each window's argmax (from Mask when "
+         "given), average pooling spreads it over the window like the forward.")
+      .input("X", "the forward X")
+      .input("Out", "the forward Out")
+      .input("Out@GRAD", "gradient of Out")
+      .optional_input("Mask", "the forward Mask, when it made one")
+      .output("X@GRAD", "gradient of X");
+  pool_attrs(bwd, /*volume=*/true)
+      .infer_shape(infer_x_grad_like_x)
+      .kernel({DType::kF32, DType::kF64}, pool3d_grad_kernel)
+      .kernel_dtype_from("X");
+}
+
 }  // namespace
 
 void register_pool_ops(OpRegistry& r) {
+  register_pool3d(r);
   OpBuilder fwd = r.add("pool2d");
   fwd.doc("Out = max or average of X over 2-D windows, per plane of NCHW X (Paddle's pool2d).")
       .input("X", "float32 or float64 [N, C, H, W]")

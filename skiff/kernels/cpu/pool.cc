@@ -11,20 +11,6 @@
 namespace skiff::kernels {
 namespace {
 
-// Output extent of one spatial dim; `in` >= 0 is known.
-int64_t pooled_extent(const char* dim, int64_t in, int64_t k, int64_t s, int64_t pad_begin,
-                      int64_t pad_end, bool ceil_mode) {
-  SKIFF_CHECK(pad_begin < k && pad_end < k, "pool2d: paddings (", pad_begin, ", ", pad_end,
-              ") along ", dim, " must be smaller than the window ", k);
-  const int64_t padded = in + pad_begin + pad_end;
-  SKIFF_CHECK(padded >= k, "pool2d: the window ", k, " along ", dim,
-              " is larger than the padded input (", in, " + ", pad_begin, " + ", pad_end, ")");
-  int64_t n = (padded - k + (ceil_mode ? s - 1 : 0)) / s + 1;
-  // Ceil mode must not add a window that starts in the end padding (it would hold no input).
-  if (ceil_mode && (n - 1) * s >= in + pad_begin) --n;
-  return n;
-}
-
 // The geometry of one call, from the (known) input shape.
 PoolGeometry geometry(const Shape& x, const Pool2dOptions& o) {
   const Shape out = pool2d_output_shape(x, o);
@@ -207,9 +193,10 @@ Shape pool2d_output_shape(const Shape& x, const Pool2dOptions& o) {
     if (o.adaptive) {
       out[2 + d] = o.ksize[d];
     } else {
-      out[2 + d] = in < 0 ? -1
-                          : pooled_extent(d == 0 ? "H" : "W", in, o.ksize[d], o.strides[d],
-                                          o.paddings[2 * d], o.paddings[2 * d + 1], o.ceil_mode);
+      out[2 + d] = in < 0
+                       ? -1
+                       : pooled_extent("pool2d", d == 0 ? "H" : "W", in, o.ksize[d], o.strides[d],
+                                       o.paddings[2 * d], o.paddings[2 * d + 1], o.ceil_mode);
     }
   }
   return out;

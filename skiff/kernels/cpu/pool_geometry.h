@@ -1,11 +1,52 @@
 // The windows of a pool2d call, shared by pool.cc (options, oneDNN) and pool_planes.cc
-// (the direct loops). Internal to the pooling kernels.
+// (the direct loops), and the per-axis window rules pool3d.cc uses too. Internal to the
+// pooling kernels.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 
+#include "skiff/core/error.h"
+
 namespace skiff::kernels {
+
+// Output extent of one spatial dim of `op` (pool2d, pool3d); `in` >= 0 is known. Ceil mode
+// rounds up but drops a last window that would start in the end padding. Throws naming
+// `dim` when a padding is not below the window or the window exceeds the padded input.
+inline int64_t pooled_extent(const char* op, const char* dim, int64_t in, int64_t k, int64_t s,
+                             int64_t pad_begin, int64_t pad_end, bool ceil_mode) {
+  SKIFF_CHECK(pad_begin < k && pad_end < k, op, ": paddings (", pad_begin, ", ", pad_end,
+              ") along ", dim, " must be smaller than the window ", k);
+  const int64_t padded = in + pad_begin + pad_end;
+  SKIFF_CHECK(padded >= k, op, ": the window ", k, " along ", dim,
+              " is larger than the padded input (", in, " + ", pad_begin, " + ", pad_end, ")");
+  int64_t n = (padded - k + (ceil_mode ? s - 1 : 0)) / s + 1;
+  if (ceil_mode && (n - 1) * s >= in + pad_begin) --n;
+  return n;
+}
+
+// The input cells [*b, *e) of output cell i along one axis of extent `in` (`out` outputs),
+// clipped to the input: adaptive bins [floor(i*in/out), ceil((i+1)*in/out)), or windows of
+// k at stride s after `pad` leading padding cells.
+inline void pool_window(int64_t i, int64_t in, int64_t out, int64_t k, int64_t s, int64_t pad,
+                        bool adaptive, int64_t* b, int64_t* e) {
+  if (adaptive) {
+    *b = i * in / out;
+    *e = ((i + 1) * in + out - 1) / out;
+    return;
+  }
+  const int64_t start = i * s - pad;
+  *b = std::max<int64_t>(start, 0);
+  *e = std::min(start + k, in);
+}
+
+// Output cell i's window length counting padding but not what lies past the end padding
+// (the divisor of an inclusive average).
+inline int64_t pool_padded_window(int64_t i, int64_t in, int64_t k, int64_t s, int64_t pad_begin,
+                                  int64_t pad_end) {
+  const int64_t start = i * s - pad_begin;
+  return std::min(start + k, in + pad_end) - start;
+}
 
 // The windows of one call on a known input shape.
 struct PoolGeometry {
@@ -36,19 +77,11 @@ struct PoolGeometry {
  private:
   void span(int64_t i, int64_t in, int64_t out, int64_t k, int64_t s, int64_t pad, int64_t* b,
             int64_t* e) const {
-    if (adaptive) {
-      *b = i * in / out;
-      *e = ((i + 1) * in + out - 1) / out;
-      return;
-    }
-    const int64_t start = i * s - pad;
-    *b = std::max<int64_t>(start, 0);
-    *e = std::min(start + k, in);
+    pool_window(i, in, out, k, s, pad, adaptive, b, e);
   }
   static int64_t padded_span(int64_t i, int64_t in, int64_t k, int64_t s, int64_t pad_begin,
                              int64_t pad_end) {
-    const int64_t start = i * s - pad_begin;
-    return std::min(start + k, in + pad_end) - start;
+    return pool_padded_window(i, in, k, s, pad_begin, pad_end);
   }
 };
 
