@@ -1,5 +1,6 @@
 """skiff.seed: restarts the process-wide generator that random ops draw from (those
-called with seed 0, the default), so a script repeats its draws after skiff.seed(n)."""
+called with seed 0, the default), so a script repeats its draws after skiff.seed(n);
+get_rng_state / set_rng_state save and restore its point (Paddle's names)."""
 from .. import _C
 
 
@@ -10,3 +11,55 @@ def seed(s):
 
 
 manual_seed = seed
+
+
+class GeneratorState:
+    """A saved point of the process-wide generator (the seed it was restarted from)."""
+
+    __slots__ = ("seed",)
+
+    def __init__(self, seed):
+        self.seed = int(seed)
+
+    def __repr__(self):
+        return f"GeneratorState(seed={self.seed})"
+
+    def __eq__(self, other):
+        return isinstance(other, GeneratorState) and other.seed == self.seed
+
+    def __hash__(self):
+        return hash(self.seed)
+
+
+def _check_device(fn, device):
+    if device is not None and str(device).lower() != "cpu":
+        raise ValueError(f"{fn}: device must be None or 'cpu' (skiff runs on the CPU), "
+                         f"got {device!r}")
+
+
+def get_rng_state(device=None):
+    """[GeneratorState]: the generator's current point; set_rng_state(it) returns there.
+    (Taking it restarts the generator from a seed drawn from it, which names that point.)"""
+    _check_device("get_rng_state", device)
+    return [GeneratorState(_C.reseed_global_generator())]
+
+
+def set_rng_state(state_list, device=None):
+    """Returns the generator to a point get_rng_state saved (a list of one state)."""
+    _check_device("set_rng_state", device)
+    states = list(state_list) if isinstance(state_list, (list, tuple)) else None
+    if not states or not isinstance(states[0], GeneratorState):
+        raise TypeError("set_rng_state: state_list must be the list get_rng_state returned, "
+                        f"got {state_list!r}")
+    _C.set_global_seed(states[0].seed)
+
+
+def get_cuda_rng_state():
+    """[]: skiff has no CUDA generators (as a CPU-only Paddle build)."""
+    return []
+
+
+def set_cuda_rng_state(state_list):
+    """Does nothing: skiff has no CUDA generators (as a CPU-only Paddle build)."""
+    if not isinstance(state_list, (list, tuple)):
+        raise TypeError(f"set_cuda_rng_state: state_list must be a list, got {state_list!r}")

@@ -162,3 +162,14 @@ def is_complex(x):
     if not is_tensor(x):
         raise TypeError(f"is_complex: x must be a Tensor, got {type(x).__name__}")
     return False
+
+
+from . import bitwise as _bitwise  # noqa: E402
+from .bitwise import *  # noqa: E402,F401,F403
+
+__all__ += _bitwise.__all__
+
+from . import random_fill as _random_fill  # noqa: E402
+from .random_fill import *  # noqa: E402,F401,F403
+
+__all__ += _random_fill.__all__

@@ -8,7 +8,6 @@ from .._C import Tensor
 from ..framework import dtype as dt
 from . import (axes, creation, indexing, inplace, joining, linalg, logic, manipulation, math,
                numeric, ordering, products, random, reduction, scattering, search, stat)
-from .scalars import dtype_name_of
 
 
 def _dtype(self):
@@ -63,15 +62,6 @@ def _iter(self):
         yield indexing.getitem(self, i)
 
 
-def _bool_op(fn, symbol):
-    def op(self, other):
-        if dtype_name_of(self) != "bool":
-            raise _C.Error(f"operator {symbol}: skiff has no bitwise ops; it applies to bool "
-                           f"tensors only, got {dtype_name_of(self)}")
-        return fn(self, other)
-    return op
-
-
 def _comparison(fn):
     def op(self, other):
         if other is None or isinstance(other, (str, list, tuple, dict)):
@@ -79,13 +69,6 @@ def _comparison(fn):
         return fn(self, other)
     op.__name__ = fn.__name__
     return op
-
-
-def _invert(self):
-    if dtype_name_of(self) != "bool":
-        raise _C.Error(f"operator ~: skiff has no bitwise ops; it applies to bool tensors "
-                       f"only, got {dtype_name_of(self)}")
-    return logic.logical_not(self)
 
 
 # Functions whose first argument is the tensor: installed as methods of the same name.
@@ -159,10 +142,17 @@ def _install():
     T.__le__ = _comparison(logic.less_equal)
     T.__gt__ = _comparison(logic.greater_than)
     T.__ge__ = _comparison(logic.greater_equal)
-    T.__and__ = _bool_op(logic.logical_and, "&")
-    T.__or__ = _bool_op(logic.logical_or, "|")
-    T.__xor__ = _bool_op(logic.logical_xor, "^")
-    T.__invert__ = _invert
+    T.__and__ = logic.bitwise_and
+    T.__rand__ = _r(logic.bitwise_and)
+    T.__or__ = logic.bitwise_or
+    T.__ror__ = _r(logic.bitwise_or)
+    T.__xor__ = logic.bitwise_xor
+    T.__rxor__ = _r(logic.bitwise_xor)
+    T.__invert__ = logic.bitwise_not
+    T.__lshift__ = logic.bitwise_left_shift
+    T.__rlshift__ = _r(logic.bitwise_left_shift)
+    T.__rshift__ = logic.bitwise_right_shift
+    T.__rrshift__ = _r(logic.bitwise_right_shift)
 
 
 _install()

@@ -1,0 +1,112 @@
+"""Bitwise operators, shifts, gcd and lcm (Paddle's paddle.tensor.math / logic integer
+functions): int32/int64 tensors (and/or/xor/not also bool), numpy broadcasting, Python
+integers allowed on either side; no gradients."""
+from ..framework.core import apply
+from .scalars import as_operands, is_tensor
+
+__all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_invert",
+           "bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm", "bitwise_and_",
+           "bitwise_or_", "bitwise_xor_", "bitwise_not_", "bitwise_invert_",
+           "bitwise_left_shift_", "bitwise_right_shift_", "gcd_", "lcm_"]
+
+
+def _out(out):
+    return None if out is None else [out]
+
+
+def _check_tensor(fn, name, x):
+    if not is_tensor(x):
+        raise TypeError(f"{fn}: {name} must be a Tensor, got {type(x).__name__}")
+
+
+def _check_operands(fn, x, y):
+    """One of x and y is a tensor, the other a tensor or a Python int or bool."""
+    if not (is_tensor(x) or is_tensor(y)):
+        raise TypeError(f"{fn}: x must be a Tensor, got {type(x).__name__}")
+    for name, v in (("x", x), ("y", y)):
+        if not is_tensor(v) and not isinstance(v, int):
+            raise TypeError(f"{fn}: {name} must be a Tensor or an int, got {type(v).__name__}")
+
+
+def _binary(op, doc):
+    def f(x, y, out=None, name=None):
+        _check_operands(op, x, y)
+        return apply(op, *as_operands(x, y), out=_out(out))
+
+    f.__name__ = op
+    f.__doc__ = doc
+    return f
+
+
+bitwise_and = _binary("bitwise_and", "Elementwise x & y (int32/int64/bool, broadcast).")
+bitwise_or = _binary("bitwise_or", "Elementwise x | y (int32/int64/bool, broadcast).")
+bitwise_xor = _binary("bitwise_xor", "Elementwise x ^ y (int32/int64/bool, broadcast).")
+
+
+def bitwise_not(x, out=None, name=None):
+    """Elementwise ~x (int32/int64), logical not for bool."""
+    _check_tensor("bitwise_not", "x", x)
+    return apply("bitwise_not", x, out=_out(out))
+
+
+bitwise_invert = bitwise_not
+
+
+def bitwise_left_shift(x, y, is_arithmetic=True, out=None, name=None):
+    """Elementwise x << y (int32/int64); 0 where y is negative or not below the bit width."""
+    _check_operands("bitwise_left_shift", x, y)
+    return apply("bitwise_left_shift", *as_operands(x, y),
+                 attrs={"is_arithmetic": bool(is_arithmetic)}, out=_out(out))
+
+
+def bitwise_right_shift(x, y, is_arithmetic=True, out=None, name=None):
+    """Elementwise x >> y (int32/int64): sign-extending when ``is_arithmetic``, else the
+    bits read as unsigned (zeros shifted in)."""
+    _check_operands("bitwise_right_shift", x, y)
+    return apply("bitwise_right_shift", *as_operands(x, y),
+                 attrs={"is_arithmetic": bool(is_arithmetic)}, out=_out(out))
+
+
+def gcd(x, y, name=None):
+    """Elementwise greatest common divisor of |x| and |y| (int32/int64; gcd(0, 0) = 0)."""
+    _check_operands("gcd", x, y)
+    return apply("gcd", *as_operands(x, y))
+
+
+def lcm(x, y, name=None):
+    """Elementwise least common multiple |x * y| / gcd(x, y) (int32/int64; 0 where x or y
+    is 0)."""
+    _check_operands("lcm", x, y)
+    return apply("lcm", *as_operands(x, y))
+
+
+def _in_place(fn):
+    def f(x, y, *args, name=None, **kwargs):
+        _check_tensor(fn.__name__ + "_", "x", x)
+        result = fn(x, y, *args, **kwargs)
+        if list(result.shape) != list(x.shape):
+            raise ValueError(f"{fn.__name__}_: the broadcast shape {list(result.shape)} "
+                             f"differs from x's shape {list(x.shape)}")
+        return apply("assign", result, out=[x])
+
+    f.__name__ = fn.__name__ + "_"
+    f.__doc__ = f"{fn.__name__}, written into x."
+    return f
+
+
+bitwise_and_ = _in_place(bitwise_and)
+bitwise_or_ = _in_place(bitwise_or)
+bitwise_xor_ = _in_place(bitwise_xor)
+bitwise_left_shift_ = _in_place(bitwise_left_shift)
+bitwise_right_shift_ = _in_place(bitwise_right_shift)
+gcd_ = _in_place(gcd)
+lcm_ = _in_place(lcm)
+
+
+def bitwise_not_(x, name=None):
+    """bitwise_not, written into x."""
+    _check_tensor("bitwise_not_", "x", x)
+    return apply("bitwise_not", x, out=[x])
+
+
+bitwise_invert_ = bitwise_not_
