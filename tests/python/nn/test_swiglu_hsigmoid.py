@@ -125,6 +125,11 @@ def test_hsigmoid_layer_matches_paddle(paddle):
     ours, ref = nn.HSigmoidLoss(4, 6), paddle.nn.HSigmoidLoss(4, 6)
     assert list(ours.weight.shape) == [5, 4] and list(ours.bias.shape) == [5, 1]
     assert list(nn.HSigmoidLoss(4, 6, is_custom=True).weight.shape) == [6, 4]
+    skiff.set_default_dtype("float64")
+    try:
+        assert nn.HSigmoidLoss(4, 6).weight.numpy().dtype == np.float64  # as Paddle
+    finally:
+        skiff.set_default_dtype("float32")
     ours.weight.set_value(ref.weight.numpy())
     ours.bias.set_value(ref.bias.numpy() + 0.25)
     ref.bias.set_value(ref.bias.numpy() + 0.25)

@@ -20,3 +20,4 @@ from .stochastic import *  # noqa: F401,F403
 from .loss_multilabel import *  # noqa: F401,F403
 from .gated import *  # noqa: F401,F403
 from .hsigmoid import *  # noqa: F401,F403
+from .adaptive_softmax import *  # noqa: F401,F403

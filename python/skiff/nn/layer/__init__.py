@@ -24,3 +24,4 @@ from .norm_sync import *  # noqa: F401,F403
 from .norm_spectral import *  # noqa: F401,F403
 from .aliases import *  # noqa: F401,F403
 from .hsigmoid import *  # noqa: F401,F403
+from .adaptive_softmax import *  # noqa: F401,F403

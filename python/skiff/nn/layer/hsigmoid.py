@@ -1,5 +1,6 @@
 """HSigmoidLoss (paddle.nn.HSigmoidLoss): the hierarchical sigmoid loss with its node
 classifiers as parameters."""
+from ...framework.dtype import get_default_dtype
 from .. import functional as F
 from .layers import Layer
 
@@ -12,7 +13,7 @@ class HSigmoidLoss(Layer):
 
     def __init__(self, feature_size, num_classes, weight_attr=None, bias_attr=None,
                  is_custom=False, is_sparse=False, name=None):
-        super().__init__()
+        super().__init__(dtype=get_default_dtype())
         if num_classes < 2 and not is_custom:
             raise ValueError(f"HSigmoidLoss: num_classes must be at least 2 with the default "
                              f"tree, got {num_classes}")
