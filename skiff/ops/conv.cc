@@ -40,6 +40,15 @@ kernels::ConvParams conv3d_params_of(const Ctx& ctx) {
 }
 
 template <typename Ctx>
+kernels::ConvParams transpose3d_params_of(const Ctx& ctx) {
+  check_data_format(ctx, "NCDHW");
+  return kernels::conv3d_params(
+      ctx.template attr_ref<Ints>("strides"), ctx.template attr_ref<Ints>("paddings"),
+      ctx.template attr_ref<Ints>("dilations"), ctx.template attr<int64_t>("groups"),
+      ctx.template attr_ref<Ints>("output_padding"));
+}
+
+template <typename Ctx>
 kernels::ConvParams transpose_params_of(const Ctx& ctx) {
   check_data_format(ctx);
   return kernels::conv_params(
@@ -180,7 +189,7 @@ void conv2d_transpose_kernel(KernelContext& ctx) {
 void conv2d_transpose_grad_maker(GradContext& g) {
   if (!g.wants("Input") && !g.wants("Filter")) return;
   const OpDesc& fwd = g.fwd();
-  OpDesc& op = g.add("conv2d_transpose_grad");
+  OpDesc& op = g.add(fwd.type + "_grad");  // conv2d_transpose_grad or conv3d_transpose_grad
   op.set_input("Input", {fwd.first_input("Input")})
       .set_input("Filter", {fwd.first_input("Filter")})
       .set_input("Output@GRAD", {g.out_grad("Output")})
@@ -207,6 +216,29 @@ void conv2d_transpose_grad_kernel(KernelContext& ctx) {
                                  transpose_params_of(ctx), dx, dw);
 }
 
+// ---------------------------------------------------------------- conv3d_transpose
+
+void infer_conv3d_transpose(ShapeContext& ctx) {
+  const DType dtype = infer_conv_dtype(ctx, false);
+  ctx.set_output("Output",
+                 kernels::conv3d_transpose_shape(ctx.in_shape("Input"), ctx.in_shape("Filter"),
+                                                 transpose3d_params_of(ctx)),
+                 dtype);
+}
+
+void conv3d_transpose_kernel(KernelContext& ctx) {
+  kernels::conv3d_transpose(ctx.in("Input"), ctx.in("Filter"), transpose3d_params_of(ctx),
+                            ctx.out("Output"));
+}
+
+void conv3d_transpose_grad_kernel(KernelContext& ctx) {
+  Tensor* dx = ctx.out("Input@GRAD");
+  Tensor* dw = ctx.out("Filter@GRAD");
+  if (!dx && !dw) return;
+  kernels::conv3d_transpose_grad(ctx.in("Input"), ctx.in("Filter"), ctx.in("Output@GRAD"),
+                                 transpose3d_params_of(ctx), dx, dw);
+}
+
 // The attributes conv2d and conv2d_transpose share (and their grad ops repeat).
 void add_conv_attrs(OpBuilder& b) {
   b.attr("strides", Ints{1, 1}, "[stride_h, stride_w]")
@@ -229,8 +261,7 @@ void add_conv3d_attrs(OpBuilder& b) {
       .attr("groups", int64_t{1},
             "channel groups: input and output channels split into this many independent "
             "convolutions")
-      .attr("data_format", std::string("NCDHW"), "layout of Input and Output; only \"NCDHW\"")
-      .attr("fuse_relu", false, "apply relu to the output (such an op has no gradient)");
+      .attr("data_format", std::string("NCDHW"), "layout of Input and Output; only \"NCDHW\"");
 }
 
 void register_conv3d(OpRegistry& r) {
@@ -247,7 +278,8 @@ void register_conv3d(OpRegistry& r) {
               "[N, M, OD, OH, OW], OD = (D + pad_front + pad_back - dilation_d * (KD - 1) - 1) "
               "/ stride_d + 1 (OH, OW alike)");
   add_conv3d_attrs(conv);
-  conv.infer_shape(infer_conv3d)
+  conv.attr("fuse_relu", false, "apply relu to the output (such an op has no gradient)")
+      .infer_shape(infer_conv3d)
       .kernel({DType::kF32, DType::kF64, DType::kBF16}, conv3d_kernel)
       .kernel_dtype_from("Input")
       .grad(conv2d_grad_maker);
@@ -262,8 +294,43 @@ void register_conv3d(OpRegistry& r) {
       .output("Filter@GRAD", "gradient of Filter (\"\" when not needed)")
       .optional_output("Bias@GRAD", "gradient of Bias: Output@GRAD summed over N, OD, OH, OW");
   add_conv3d_attrs(conv_grad);
-  conv_grad.infer_shape(infer_conv2d_grad)
+  conv_grad.attr("fuse_relu", false, "must be false: a fused relu has no gradient")
+      .infer_shape(infer_conv2d_grad)
       .kernel({DType::kF32, DType::kF64, DType::kBF16}, conv3d_grad_kernel)
+      .kernel_dtype_from("Input");
+
+  OpBuilder transpose = r.add("conv3d_transpose");
+  transpose
+      .doc(
+          "3-D transposed convolution (PaddlePaddle conv3d_transpose) over NCDHW: the adjoint "
+          "of conv3d with the same attributes. float32 runs oneDNN, float64 gemm + col2im "
+          "loops.")
+      .input("Input", "[N, C, D, H, W], float32 or float64")
+      .input("Filter", "[C, M / groups, KD, KH, KW], Input's dtype")
+      .output("Output",
+              "[N, M, OD, OH, OW], OD = (D - 1) * stride_d - pad_front - pad_back + dilation_d "
+              "* (KD - 1) + 1 + output_padding_d (OH, OW alike)");
+  add_conv3d_attrs(transpose);
+  transpose
+      .attr("output_padding", Ints{},
+            "[extra_d, extra_h, extra_w] added at the back / bottom / right of Output, each "
+            "below the stride or the dilation (empty: none)")
+      .infer_shape(infer_conv3d_transpose)
+      .kernel({DType::kF32, DType::kF64}, conv3d_transpose_kernel)
+      .kernel_dtype_from("Input")
+      .grad(conv2d_transpose_grad_maker);
+
+  OpBuilder transpose_grad = r.add("conv3d_transpose_grad");
+  transpose_grad.doc("Gradients of conv3d_transpose.")
+      .input("Input", "the forward Input")
+      .input("Filter", "the forward Filter")
+      .input("Output@GRAD", "gradient of Output")
+      .output("Input@GRAD", "gradient of Input (\"\" when not needed)")
+      .output("Filter@GRAD", "gradient of Filter (\"\" when not needed)");
+  add_conv3d_attrs(transpose_grad);
+  transpose_grad.attr("output_padding", Ints{}, "as in the forward op")
+      .infer_shape(infer_conv2d_transpose_grad)
+      .kernel({DType::kF32, DType::kF64}, conv3d_transpose_grad_kernel)
       .kernel_dtype_from("Input");
 }
 

@@ -1,6 +1,7 @@
-// conv3d: values against a float64 loop written here (strides, asymmetric padding,
-// dilation, groups, bias) in f32 and f64; gradients by finite differences; the f32 grad
-// kernels (oneDNN) against the f64 ones; shape inference with unknown dims; errors.
+// conv3d and conv3d_transpose: values against float64 loops written here (strides,
+// asymmetric padding, dilation, groups, bias, output padding) in f32 and f64 (conv3d also
+// bf16); gradients by finite differences; the f32 grad kernels (oneDNN) against the f64
+// ones; shape inference with unknown dims; errors.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -23,6 +24,7 @@ struct Case {
   Shape x, w;
   Ints strides{1, 1, 1}, paddings{0, 0, 0}, dilations{1, 1, 1};
   int64_t groups = 1;
+  Ints output_padding{};  // conv3d_transpose only
 };
 
 std::string describe(const Case& c) {
@@ -79,10 +81,53 @@ Tensor reference_conv3d(const Tensor& input, const Tensor& filter, const Tensor*
   return result;
 }
 
+// conv3d_transpose in float64 from the definition: each Input cell scatters Filter into
+// Output, then the output padding cells are added and the paddings cropped.
+Tensor reference_conv3d_transpose(const Tensor& input, const Tensor& filter, const Case& c) {
+  const Tensor x = to_f64(input), w = to_f64(filter);
+  const Ints pad = six_pads(c.paddings);
+  const int64_t n = x.dim(0), ch = x.dim(1), mg = w.dim(1), m = mg * c.groups;
+  const int64_t cg = ch / c.groups;
+  int64_t in[3], k[3], out[3];
+  for (int i = 0; i < 3; ++i) {
+    in[i] = x.dim(2 + i);
+    k[i] = w.dim(2 + i);
+    out[i] = (in[i] - 1) * c.strides[i] - pad[2 * i] - pad[2 * i + 1] +
+             c.dilations[i] * (k[i] - 1) + 1 + (c.output_padding.empty() ? 0 : c.output_padding[i]);
+  }
+  Tensor result = Tensor::zeros({n, m, out[0], out[1], out[2]}, DType::kF64);
+  const double* xp = x.data<double>();
+  const double* wp = w.data<double>();
+  double* op = result.data<double>();
+  const int64_t in_vol = in[0] * in[1] * in[2], k_vol = k[0] * k[1] * k[2];
+  const int64_t out_vol = out[0] * out[1] * out[2];
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ci = 0; ci < ch; ++ci)
+      for (int64_t cell = 0; cell < in_vol; ++cell) {
+        const int64_t ix = cell % in[2], iy = cell / in[2] % in[1], iz = cell / (in[2] * in[1]);
+        const double v = xp[(b * ch + ci) * in_vol + cell];
+        for (int64_t mo = 0; mo < mg; ++mo)
+          for (int64_t kk = 0; kk < k_vol; ++kk) {
+            const int64_t kx = kk % k[2], ky = kk / k[2] % k[1], kz = kk / (k[2] * k[1]);
+            const int64_t oz = iz * c.strides[0] - pad[0] + kz * c.dilations[0];
+            const int64_t oy = iy * c.strides[1] - pad[2] + ky * c.dilations[1];
+            const int64_t ox = ix * c.strides[2] - pad[4] + kx * c.dilations[2];
+            if (oz < 0 || oz >= out[0] || oy < 0 || oy >= out[1] || ox < 0 || ox >= out[2]) {
+              continue;
+            }
+            const int64_t mc = (ci / cg) * mg + mo;
+            op[(b * m + mc) * out_vol + (oz * out[1] + oy) * out[2] + ox] +=
+                v * wp[(ci * mg + mo) * k_vol + kk];
+          }
+      }
+  return result;
+}
+
 OpTest conv3d_op(const std::string& type, const Tensor& x, const Tensor& w, const Case& c) {
   OpTest t(type);
   t.input("Input", x).input("Filter", w);
-  if (type == "conv3d") t.output("Output");
+  if (type.find("_grad") == std::string::npos) t.output("Output");
+  if (type == "conv3d_transpose") t.attr("output_padding", c.output_padding);
   t.attr("strides", c.strides)
       .attr("paddings", c.paddings)
       .attr("dilations", c.dilations)
@@ -177,6 +222,58 @@ TEST(Conv3dOp, Bfloat16MatchesReferenceOnItsValues) {
         << why;
     t.check_grad_in_dtype({"Input", "Filter", "Bias"}, 5e-2, 1.0 / 64, "Output");
   }
+}
+
+std::vector<Case> transpose_cases() {
+  return {
+      {{2, 3, 3, 4, 4}, {3, 4, 3, 3, 3}},
+      {{1, 2, 3, 4, 3}, {2, 3, 2, 3, 2}, {2, 1, 2}, {1, 0, 0, 1, 1, 0}, {1, 1, 1}, 1, {1, 0, 1}},
+      {{1, 2, 3, 3, 3}, {2, 2, 2, 2, 2}, {1, 2, 1}, {1, 1, 1}, {2, 1, 2}},
+      {{2, 4, 3, 3, 3}, {4, 3, 3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, 2, {1, 1, 0}},
+      {{1, 16, 3, 4, 4}, {16, 16, 3, 3, 3}, {1, 1, 1}, {1, 1, 1}},  // oneDNN's blocked layouts
+  };
+}
+
+TEST(Conv3dTransposeOp, MatchesReferenceLoop) {
+  for (const Case& c : transpose_cases()) {
+    for (DType dtype : {DType::kF32, DType::kF64}) {
+      SCOPED_TRACE(describe(c) + " " + dtype_name(dtype));
+      Tensor x = random_tensor(c.x, dtype, 16), w = random_tensor(c.w, dtype, 17);
+      OpTest t = conv3d_op("conv3d_transpose", x, w, c);
+      const Tensor want = from_f64(reference_conv3d_transpose(x, w, c), dtype);
+      if (dtype == DType::kF32) {
+        t.check_output("Output", want, 1e-5, 1e-4);
+      } else {
+        t.check_output("Output", want, 1e-12, 1e-12);
+      }
+    }
+  }
+}
+
+TEST(Conv3dTransposeOp, GradientsMatchFiniteDifferences) {
+  const std::vector<Case> cases = transpose_cases();
+  for (size_t i = 0; i + 1 < cases.size(); ++i) {
+    const Case& c = cases[i];
+    SCOPED_TRACE(describe(c));
+    conv3d_op("conv3d_transpose", random_tensor(c.x, DType::kF64, 18),
+              random_tensor(c.w, DType::kF64, 19), c)
+        .check_grad({"Input", "Filter"}, "Output");
+  }
+}
+
+TEST(Conv3dTransposeOp, ShapesAndErrors) {
+  const auto p = kernels::conv3d_params({2, 2, 2}, {1, 1, 1}, {1, 1, 1}, 1, {1, 0, 1});
+  EXPECT_EQ(kernels::conv3d_transpose_shape({-1, 3, 4, 5, -1}, {3, 2, 3, 3, 3}, p),
+            Shape({-1, 2, 8, 9, -1}));
+  Case big_extra{{1, 3, 3, 3, 3}, {3, 2, 3, 3, 3}};
+  big_extra.output_padding = {0, 1, 0};
+  expect_error(conv3d_op("conv3d_transpose", random_tensor(big_extra.x, DType::kF32, 1),
+                         random_tensor(big_extra.w, DType::kF32, 2), big_extra),
+               {"conv3d_transpose", "output_padding", "stride"});
+  Case channels{{1, 4, 3, 3, 3}, {3, 2, 3, 3, 3}};
+  expect_error(conv3d_op("conv3d_transpose", random_tensor(channels.x, DType::kF32, 1),
+                         random_tensor(channels.w, DType::kF32, 2), channels),
+               {"[1, 4, 3, 3, 3]", "[3, 2, 3, 3, 3]", "channels"});
 }
 
 TEST(Conv3dOp, ShapeInferenceWithUnknownDims) {

@@ -1,8 +1,8 @@
 // 2-D convolution and transposed convolution over NCHW tensors with PaddlePaddle's
-// conv2d / conv2d_transpose semantics, 3-D convolution over NCDHW (conv3d), and their
-// gradients. float32 runs oneDNN (cached
-// primitives), float64 skiff's own im2col + gemm loops; conv2d and its gradients also take
-// bfloat16 (oneDNN's bf16 primitives, float32 accumulation, results rounded once).
+// conv2d / conv2d_transpose semantics, their 3-D forms over NCDHW (conv3d,
+// conv3d_transpose), and their gradients. float32 runs oneDNN (cached primitives), float64
+// skiff's own im2col + gemm loops; conv2d, conv3d and their gradients also take bfloat16 (oneDNN's
+// bf16 primitives, float32 accumulation, results rounded once).
 //
 //   ConvParams p = conv_params(/*strides=*/{1, 1}, /*paddings=*/{1, 1}, /*dilations=*/{1, 1},
 //                              /*groups=*/1);
@@ -95,5 +95,16 @@ void conv3d(const Tensor& input, const Tensor& filter, const Tensor* bias, const
 // Gradients of conv3d: input_grad, filter_grad, bias_grad ([M]); any may be nullptr.
 void conv3d_grad(const Tensor& input, const Tensor& filter, const Tensor& out_grad,
                  const ConvParams& p, Tensor* input_grad, Tensor* filter_grad, Tensor* bias_grad);
+
+// conv3d_transpose's output shape [N, M, OD, OH, OW] for Input [N, C, D, H, W] and Filter
+// [C, M / groups, KD, KH, KW], each axis as conv2d_transpose_shape's.
+Shape conv3d_transpose_shape(const Shape& input, const Shape& filter, const ConvParams& p);
+
+// out = conv3d_transpose(input, filter): the adjoint of conv3d. float32 or float64.
+void conv3d_transpose(const Tensor& input, const Tensor& filter, const ConvParams& p, Tensor* out);
+
+// Gradients of conv3d_transpose: input_grad, filter_grad (either may be nullptr).
+void conv3d_transpose_grad(const Tensor& input, const Tensor& filter, const Tensor& out_grad,
+                           const ConvParams& p, Tensor* input_grad, Tensor* filter_grad);
 
 }  // namespace skiff::kernels
