@@ -78,7 +78,8 @@ _METHOD_MODULES = (math, reduction, inplace, manipulation, logic, search, stat, 
 _SKIP = {"is_tensor", "meshgrid", "shape", "hstack", "vstack", "dstack", "column_stack",
          "row_stack", "broadcast_tensors", "broadcast_shape", "broadcast_shapes", "atleast_1d",
          "atleast_2d", "atleast_3d", "cat", "concatenate", "crop", "cartesian_prod",
-         "searchsorted"}  # functions of lists or shapes, or not methods in Paddle
+         "searchsorted", "get_rng_state", "set_rng_state", "get_cuda_rng_state",
+         "set_cuda_rng_state", "log_normal"}  # functions of lists or shapes, or not methods in Paddle
 
 
 def _install():
