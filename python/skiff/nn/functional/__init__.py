@@ -21,3 +21,5 @@ from .loss_multilabel import *  # noqa: F401,F403
 from .gated import *  # noqa: F401,F403
 from .hsigmoid import *  # noqa: F401,F403
 from .adaptive_softmax import *  # noqa: F401,F403
+from .conv3d import *  # noqa: F401,F403
+from .pool3d import *  # noqa: F401,F403

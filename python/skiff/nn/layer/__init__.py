@@ -25,3 +25,5 @@ from .norm_spectral import *  # noqa: F401,F403
 from .aliases import *  # noqa: F401,F403
 from .hsigmoid import *  # noqa: F401,F403
 from .adaptive_softmax import *  # noqa: F401,F403
+from .conv3d import *  # noqa: F401,F403
+from .pool3d import *  # noqa: F401,F403
