@@ -95,6 +95,25 @@ def test_strong_wolfe_reaches_the_quadratic_minimum():
     np.testing.assert_allclose(got[-1][0], np.linalg.solve(A, B), rtol=1e-4, atol=1e-6)
 
 
+def rosenbrock_skiff(p):
+    x, y = p[0:1], p[1:2]
+    return skiff.sum((1 - x) ** 2 + 100 * (y - x * x) ** 2)
+
+
+def rosenbrock_torch(p):
+    return (1 - p[0]) ** 2 + 100 * (p[1] - p[0] ** 2) ** 2
+
+
+@pytest.mark.parametrize("learning_rate", [1.0, 3.0])
+def test_rosenbrock_line_search_matches_torch(learning_rate):
+    """The curved valley makes the line search bracket, extrapolate and zoom."""
+    kwargs = dict(learning_rate=learning_rate, max_iter=10, line_search_fn="strong_wolfe")
+    start = [np.array([-1.5, 2.0])]
+    got, _ = run_skiff(rosenbrock_skiff, start, 3, **kwargs)
+    want, _ = run_torch(rosenbrock_torch, start, 3, **kwargs)
+    assert_same_trail(got, want, rtol=1e-9, atol=1e-10)
+
+
 MLP_RNG = np.random.RandomState(5)
 MLP_VALUES = [MLP_RNG.uniform(-0.8, 0.8, (3, 4)), MLP_RNG.uniform(-0.2, 0.2, 4),
               MLP_RNG.uniform(-0.8, 0.8, (4, 1)), MLP_RNG.uniform(-0.2, 0.2, 1)]
