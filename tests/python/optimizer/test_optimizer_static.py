@@ -153,3 +153,25 @@ def test_minimize_only_the_given_parameters(static):
     scope = static.global_scope()
     np.testing.assert_array_equal(np.array(scope.find_var("b").get_tensor()), B0)
     assert not np.allclose(np.array(scope.find_var("w").get_tensor()), W0)
+
+
+def check_static_matches_eager(st, make):
+    """make(scheduler, params) trained by minimize in a program, with a step-decay schedule,
+    gives the parameters of the same optimizer trained eagerly."""
+    def sched():
+        return opt_mod.lr.StepDecay(0.5, step_size=2, gamma=0.5)
+    want = _eager(make, sched)
+    got = _static(st, make, sched)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-12, atol=1e-14)
+
+
+def check_float32_follows_float64(make, names):
+    """Each optimizer make(name, params) keeps float32 parameters on its float64 trajectory."""
+    from optim_common import assert_same, initial_values, run_skiff
+    values = initial_values(dtype="float32")
+    for name in names:
+        got, _ = run_skiff(lambda ps: make(name, ps), values=values)
+        want, _ = run_skiff(lambda ps: make(name, ps), values=[v.astype("float64") for v in values])
+        assert got[0].dtype == np.float32
+        assert_same(got, want, rtol=2e-4, atol=2e-5)

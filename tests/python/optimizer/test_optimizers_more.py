@@ -12,7 +12,8 @@ from skiff import optimizer as opt_mod
 
 from optim_common import SHAPES, assert_same, initial_values, paddle_params, run_paddle, run_skiff, \
     run_torch, skiff_loss, skiff_params, step_data
-from test_optimizer_static import _eager, _static, static  # noqa: F401 (a fixture)
+from test_optimizer_static import check_float32_follows_float64, check_static_matches_eager, \
+    static  # noqa: F401 (a fixture)
 
 torch = pytest.importorskip("torch")
 
@@ -250,23 +251,11 @@ STATIC_CASES = {
 
 @pytest.mark.parametrize("case", sorted(STATIC_CASES))
 def test_static_minimize_matches_eager(static, case):  # noqa: F811 (the fixture)
-    def sched():
-        return opt_mod.lr.StepDecay(0.5, step_size=2, gamma=0.5)
-    make = STATIC_CASES[case]
-    want = _eager(make, sched)
-    got = _static(static, make, sched)
-    np.testing.assert_allclose(got[0], want[0], rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(got[1], want[1], rtol=1e-12, atol=1e-14)
+    check_static_matches_eager(static, STATIC_CASES[case])
 
 
 def test_float32_parameters_follow_the_float64_trajectory():
-    values = initial_values(dtype="float32")
-    for name in sorted(MAKERS):
-        got, _ = run_skiff(lambda ps: MAKERS[name](skiff, ps), values=values)
-        want, _ = run_skiff(lambda ps: MAKERS[name](skiff, ps),
-                            values=[v.astype("float64") for v in values])
-        assert got[0].dtype == np.float32
-        assert_same(got, want, rtol=2e-4, atol=2e-5)
+    check_float32_follows_float64(lambda name, ps: MAKERS[name](skiff, ps), sorted(MAKERS))
 
 
 def test_constructor_errors():
