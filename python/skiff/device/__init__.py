@@ -1,0 +1,119 @@
+"""Devices (Paddle's paddle.device): skiff runs on the CPU only, so the queries answer as
+Paddle's CPU build does — one device "cpu", no CUDA/ROCm/XPU/IPU/CINN, no custom devices."""
+import re
+
+from ..static.executor import CPUPlace
+from . import cuda
+
+__all__ = ["set_device", "get_device", "get_all_device_type", "get_all_custom_device_type",
+           "get_available_device", "get_available_custom_device", "device_count",
+           "is_available", "is_compiled_with_cuda", "is_compiled_with_rocm",
+           "is_compiled_with_xpu", "is_compiled_with_ipu", "is_compiled_with_cinn",
+           "is_compiled_with_distribute", "is_compiled_with_custom_device",
+           "is_bf16_supported", "synchronize", "current_device", "cuda"]
+
+_ACCELERATOR = re.compile(r"^(gpu|dcu|xpu|npu|ipu)(:\d+)?$")
+
+
+def set_device(device):
+    """Selects the device for new tensors; only "cpu" exists here. Returns the Place."""
+    if not isinstance(device, str):
+        raise ValueError(f"set_device: device must be a string such as 'cpu', got {device!r}")
+    name = device.strip().lower()
+    if name == "cpu":
+        return CPUPlace()
+    if _ACCELERATOR.match(name):
+        raise ValueError(f"set_device: the device should not be {device!r}, since skiff is "
+                         "built for the CPU only")
+    raise ValueError(f"set_device: the device must be a string like 'cpu', 'gpu', 'gpu:x', "
+                     f"'xpu', 'xpu:x', 'npu', 'npu:x', got {device!r}")
+
+
+def get_device():
+    """The current device's name: always "cpu"."""
+    return "cpu"
+
+
+def current_device():
+    """The index of the current device (0)."""
+    return 0
+
+
+def get_all_device_type():
+    """Accelerator device types this build knows (none: the CPU is not listed, as in Paddle)."""
+    return []
+
+
+def get_all_custom_device_type():
+    """Custom (plug-in) device types: none."""
+    return []
+
+
+def get_available_device():
+    """Accelerator devices available, such as "gpu:0" (none)."""
+    return []
+
+
+def get_available_custom_device():
+    """Custom devices available (none)."""
+    return []
+
+
+def device_count(device_type=None):
+    """Number of accelerator devices (0, as in Paddle's CPU build)."""
+    return 0
+
+
+def is_available():
+    """Whether an accelerator is available (False)."""
+    return False
+
+
+def is_compiled_with_cuda():
+    """False: skiff has no CUDA kernels."""
+    return False
+
+
+def is_compiled_with_rocm():
+    """False: skiff has no ROCm kernels."""
+    return False
+
+
+def is_compiled_with_xpu():
+    """False: skiff has no XPU kernels."""
+    return False
+
+
+def is_compiled_with_ipu():
+    """False: skiff has no IPU support."""
+    return False
+
+
+def is_compiled_with_cinn():
+    """False: skiff compiles programs with its own code generator, not CINN."""
+    return False
+
+
+def is_compiled_with_distribute():
+    """False: skiff has no multi-process training."""
+    return False
+
+
+def is_compiled_with_custom_device(device_type):
+    """False for every custom device type."""
+    return False
+
+
+def is_bf16_supported(including_emulation=True):
+    """True: matmul and conv2d take bfloat16 inputs on the CPU (float32 accumulation)."""
+    return True
+
+
+def synchronize(device=None):
+    """Waits for the device's work to finish; CPU kernels finish before returning, so there is
+    nothing to wait for. Raises TypeError for an accelerator device, as Paddle's CPU build."""
+    if device is not None and not str(device).startswith("cpu") \
+            and not isinstance(device, CPUPlace):
+        raise TypeError(f"synchronize: device should be gpu or xpu, and skiff has neither; "
+                        f"got {device!r}")
+    return None
