@@ -21,7 +21,7 @@ from . import static
 from . import jit
 from . import onnx
 from .static import CPUPlace, get_flags, set_flags
-from . import device, utils
+from . import amp, device, utils
 
 __version__ = "0.1.0"
 

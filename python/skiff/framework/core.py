@@ -5,6 +5,9 @@ from .. import _C
 from .mode import mode
 
 _ops = {}
+# Set by skiff.amp.auto_cast while it is active: amp_hook(type, inputs, attrs,
+# output_counts, out) runs the op in place of apply (casting the inputs it must).
+amp_hook = None
 # Ops are cached per attribute values; a bound keeps value-dependent attrs (shapes,
 # scalars) from growing the cache without limit.
 _MAX_CACHED_OPS = 8192
@@ -39,6 +42,8 @@ def apply(type, *inputs, attrs=None, output_counts=None, out=None):
     single output, or a tuple over output slots. ``out`` (one entry per output slot: a
     Tensor / static Variable, a list of them, or None) names existing tensors to write,
     for in-place updates such as optimizer steps (ParamOut = Param)."""
+    if amp_hook is not None:
+        return amp_hook(type, inputs, attrs, output_counts, out)
     if mode.static:
         return mode.static_apply(type, inputs, attrs or {}, output_counts, out)
     op = eager_op(type, attrs, output_counts)

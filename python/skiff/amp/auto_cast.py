@@ -1,0 +1,158 @@
+"""auto_cast: inside it, ops of the white list (matmul, conv2d) run on bfloat16 inputs with
+float32 accumulation and return float32 (Paddle returns bfloat16; skiff's other kernels
+mostly lack bfloat16, so the result comes back as float32). Every other op is unchanged.
+It works through ``skiff.framework.core.amp_hook``, a hook that costs one check when off."""
+import contextlib
+
+from .. import _C
+from ..framework import core
+from ..framework import dtype as dt
+from ..framework.mode import mode
+
+__all__ = ["auto_cast", "autocast", "amp_guard", "is_autocast_enabled", "get_autocast_dtype",
+           "white_list", "black_list"]
+
+# Paddle's op names map to skiff's where they differ.
+_ALIASES = {"matmul_v2": "matmul", "mul": "matmul", "conv2d_fusion": "conv2d"}
+_WHITE = {"matmul", "conv2d"}
+
+
+def white_list():
+    """The ops auto_cast runs in bfloat16 by default (as {dtype: {level: set}})."""
+    return {"bfloat16": {"OD": set(_WHITE), "O1": set(_WHITE), "O2": set(_WHITE)}}
+
+
+def black_list():
+    """The ops auto_cast keeps in float32 by default: all but the white list."""
+    return {"bfloat16": {"OD": set(), "O1": set(), "O2": set()}}
+
+
+class _State:
+    """The active auto_cast: the ops run in bfloat16."""
+
+    def __init__(self, white):
+        self.white = white
+
+
+_state = None
+
+
+def is_autocast_enabled():
+    """Whether an enabled auto_cast is active."""
+    return _state is not None
+
+
+def get_autocast_dtype():
+    """The dtype auto_cast casts to (bfloat16 while one is active, else float32)."""
+    return dt.bfloat16 if _state is not None else dt.float32
+
+
+def _cast(x, name):
+    attrs = {"out_dtype": name}
+    if mode.static:
+        return mode.static_apply("cast", (x,), attrs, None, None)
+    return core.eager_op("cast", attrs)(x)
+
+
+def _to(x, src, name):
+    if isinstance(x, (list, tuple)):
+        return [_to(v, src, name) for v in x]
+    if x is not None and getattr(x, "dtype", None) == src:
+        return _cast(x, name)
+    return x
+
+
+def _run(type, inputs, attrs, output_counts, out):
+    if mode.static:
+        return mode.static_apply(type, inputs, attrs or {}, output_counts, out)
+    op = core.eager_op(type, attrs, output_counts)
+    return op(*inputs) if out is None else op.call_into(list(inputs), list(out))
+
+
+def _hook(type, inputs, attrs, output_counts, out):
+    """Runs a white-list op on bfloat16 inputs with float32 outputs; others unchanged."""
+    if type not in _state.white or out is not None:
+        return _run(type, inputs, attrs, output_counts, out)
+    inputs = tuple(_to(x, dt.float32, "bfloat16") for x in inputs)
+    if type == "matmul":
+        return _run(type, inputs, dict(attrs or {}, out_dtype="float32"), output_counts, None)
+    result = _run(type, inputs, attrs, output_counts, None)
+    if isinstance(result, tuple):
+        return tuple(_to(r, dt.bfloat16, "float32") for r in result)
+    return _to(result, dt.bfloat16, "float32")
+
+
+def _routed_matmul(x, y):
+    return core.apply("matmul", x, y)
+
+
+# Eager fast paths that call the matmul kernel without going through apply; auto_cast
+# points them at apply while it is active.
+_FAST_PATHS = (("skiff.nn.functional.tensor_ops", "_matmul"), ("skiff.tensor.linalg", "_matmul"))
+
+
+def _swap_fast_paths(replacement):
+    import sys
+    saved = []
+    for module, attr in _FAST_PATHS:
+        m = sys.modules.get(module)
+        if m is not None and hasattr(m, attr):
+            saved.append((m, attr, getattr(m, attr)))
+            setattr(m, attr, replacement)
+    return saved
+
+
+def _names(ops, arg):
+    if ops is None:
+        return set()
+    if isinstance(ops, str) or not all(isinstance(o, str) for o in ops):
+        raise TypeError(f"auto_cast: {arg} must be a list or set of op names, got {ops!r}")
+    return {_ALIASES.get(o, o) for o in ops}
+
+
+@contextlib.contextmanager
+def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level="O1",
+              dtype="float16", use_promote=True):
+    """Within it, white-list ops (matmul, conv2d and custom_white_list, less
+    custom_black_list) run on bfloat16 inputs, other ops on float32. Only dtype='bfloat16'
+    is supported (skiff has no float16 kernels); level 'O2' needs bfloat16 kernels for
+    every op and raises; 'O0' disables casting."""
+    global _state
+    if level not in ("O0", "OD", "O1", "O2"):
+        raise ValueError(f"auto_cast: level should be O0, OD, O1 or O2, got {level!r}")
+    if dtype not in ("float16", "bfloat16"):
+        raise ValueError(f"auto_cast: dtype should be 'float16' or 'bfloat16', got {dtype!r}")
+    white = _names(custom_white_list, "custom_white_list")
+    black = _names(custom_black_list, "custom_black_list")
+    if white & black:
+        raise ValueError(f"auto_cast: custom_white_list and custom_black_list overlap on "
+                         f"{sorted(white & black)}")
+    active = enable and level != "O0"
+    if active and dtype == "float16":
+        raise _C.Error("auto_cast: dtype='float16' is not supported: skiff's CPU kernels "
+                       "take bfloat16 only; use dtype='bfloat16'")
+    if active and level == "O2":
+        raise _C.Error("auto_cast: level='O2' is not supported: most skiff ops have no "
+                       "bfloat16 kernels; use level='O1'")
+    if not active:
+        saved_state, saved_hook = _state, core.amp_hook
+        _state, core.amp_hook = None, None
+        try:
+            yield
+        finally:
+            _state, core.amp_hook = saved_state, saved_hook
+        return
+    saved_state, saved_hook = _state, core.amp_hook
+    _state = _State((_WHITE | white) - black)
+    core.amp_hook = _hook
+    saved_paths = _swap_fast_paths(_routed_matmul)
+    try:
+        yield
+    finally:
+        for m, attr, fn in saved_paths:
+            setattr(m, attr, fn)
+        _state, core.amp_hook = saved_state, saved_hook
+
+
+autocast = auto_cast
+amp_guard = auto_cast
