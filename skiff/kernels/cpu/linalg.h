@@ -1,0 +1,66 @@
+// Dense linear algebra over the matrices in a tensor's last two dims (leading dims are a
+// batch), float32 or float64, through Eigen: inverse, determinant, slogdet, solve,
+// triangular_solve, cholesky, and the gradients of each.
+//
+//   kernels::inverse("inverse", x, &out);          // x [..., n, n]
+//   kernels::solve(a, b, &out);                    // a [..., n, n], b [..., n, k]
+//
+// A singular or non-positive-definite matrix is a skiff::Error naming the op and the
+// batch index of the matrix.
+#pragma once
+
+#include "skiff/core/tensor.h"
+
+namespace skiff::kernels {
+
+// Checks that `x` is a batch of square matrices for `op`; returns n.
+int64_t square_matrix_size(const char* op, const Shape& x);
+
+// out = x^-1 per matrix.
+void inverse(const Tensor& x, Tensor* out);
+// dx = -out^T dout out^T per matrix (out the forward inverse).
+void inverse_grad(const Tensor& out, const Tensor& dout, Tensor* dx);
+
+// out[...] = det(x[...]); a singular matrix gives 0.
+void determinant(const Tensor& x, Tensor* out);
+// dx = dout * det * x^-T per matrix; 0 where det is 0.
+void determinant_grad(const Tensor& x, const Tensor& out, const Tensor& dout, Tensor* dx);
+
+// sign[...] = sign(det x), logabsdet[...] = log|det x| (0 and -inf when singular).
+void slogdet(const Tensor& x, Tensor* sign, Tensor* logabsdet);
+// dx = dlogabsdet * x^-T per matrix.
+void slogdet_grad(const Tensor& x, const Tensor& dlogabsdet, Tensor* dx);
+
+// out = a^-1 b per matrix: a [..., n, n], b [..., n, k] with the same batch dims.
+void solve(const Tensor& a, const Tensor& b, Tensor* out);
+// db = a^-T dout, da = -db out^T; either output may be null.
+void solve_grad(const Tensor& a, const Tensor& out, const Tensor& dout, Tensor* da, Tensor* db);
+
+// How triangular_solve reads its matrix: the triangle used, whether op(a) is a or a^T,
+// and whether the diagonal is taken as ones.
+struct TriangularMode {
+  bool upper = true;
+  bool transpose = false;
+  bool unitriangular = false;
+};
+// out = op(a)^-1 b per matrix, reading only a's triangle named by `mode`.
+void triangular_solve(const Tensor& a, const Tensor& b, TriangularMode mode, Tensor* out);
+// db = op(a)^-T dout; da = the triangle of -(db out^T) (transposed for transpose mode)
+// that the forward read; either output may be null.
+void triangular_solve_grad(const Tensor& a, const Tensor& out, const Tensor& dout,
+                           TriangularMode mode, Tensor* da, Tensor* db);
+
+// out = L (lower) or L^T (upper) with x = L L^T, reading x's lower triangle.
+void cholesky(const Tensor& x, bool upper, Tensor* out);
+// The symmetric gradient of x from the factor `out` and its gradient.
+void cholesky_grad(const Tensor& out, const Tensor& dout, bool upper, Tensor* dx);
+
+// The eigenvalues (ascending, [..., n]) and eigenvectors (columns, [..., n, n]) of the
+// symmetric matrices whose lower (or upper) triangle x holds.
+void eigh(const Tensor& x, bool lower, Tensor* values, Tensor* vectors);
+// dx = V (diag(dvalues) + F o (V^T dV - dV^T V) / 2) V^T, F_ij = 1 / (w_j - w_i);
+// either gradient may be null (taken as zero).
+void eigh_grad(const Tensor& values, const Tensor& vectors, const Tensor* dvalues,
+               const Tensor* dvectors, Tensor* dx);
+
+}  // namespace skiff::kernels

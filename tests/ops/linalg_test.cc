@@ -1,0 +1,274 @@
+// inverse, determinant, slogdet, solve, triangular_solve, cholesky, eigh: values against
+// float64 references (identities checked in double, hand-computed determinants) in f32 and
+// f64, gradients by finite differences (symmetric perturbations for the ops that read one
+// triangle of a symmetric matrix), and the singular / non-positive-definite errors.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "skiff/kernels/cpu/eigen.h"
+#include "tests/testing/op_test.h"
+
+namespace skiff {
+namespace {
+
+using testing::expect_error;
+using testing::from_f64;
+using testing::OpTest;
+using testing::random_tensor;
+using testing::to_f64;
+
+using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+constexpr DType kFloatTypes[] = {DType::kF32, DType::kF64};
+
+// Matrix b of a float64 tensor [..., r, c].
+Mat matrix(const Tensor& t, int64_t b) {
+  const int64_t r = t.dim(-2), c = t.dim(-1);
+  return Eigen::Map<const Mat>(t.data<double>() + b * r * c, r, c);
+}
+
+// A well-conditioned batch [batch..., n, n]: random plus n on the diagonal.
+Tensor well_conditioned(Shape shape, uint64_t seed) {
+  Tensor t = random_tensor(shape, DType::kF64, seed);
+  const int64_t n = shape.dim(-1);
+  for (int64_t b = 0; b < t.numel() / (n * n); ++b) {
+    for (int64_t i = 0; i < n; ++i) t.data<double>()[b * n * n + i * n + i] += n;
+  }
+  return t;
+}
+
+// A symmetric positive definite batch: M M^T + n I.
+Tensor spd(Shape shape, uint64_t seed) {
+  Tensor m = random_tensor(shape, DType::kF64, seed);
+  Tensor out = Tensor::empty(shape, DType::kF64);
+  const int64_t n = shape.dim(-1);
+  for (int64_t b = 0; b < m.numel() / (n * n); ++b) {
+    const Mat a = matrix(m, b);
+    Eigen::Map<Mat>(out.data<double>() + b * n * n, n, n) =
+        a * a.transpose() + double(n) * Mat::Identity(n, n);
+  }
+  return out;
+}
+
+Tensor output_f64(const OpTest& t, const std::string& slot) { return to_f64(t.run().at(slot)[0]); }
+
+double tol(DType dt) { return dt == DType::kF32 ? 2e-4 : 1e-10; }
+
+TEST(Inverse, TimesXIsIdentityAndTwoByTwoByHand) {
+  for (DType dt : kFloatTypes) {
+    const Tensor x = from_f64(well_conditioned({2, 3, 4, 4}, 1), dt);
+    const Tensor inv = output_f64(OpTest("inverse").input("X", x), "Out");
+    const Tensor xd = to_f64(x);
+    for (int64_t b = 0; b < 6; ++b) {
+      EXPECT_TRUE((matrix(xd, b) * matrix(inv, b)).isApprox(Mat::Identity(4, 4), tol(dt)));
+    }
+    const Tensor m = from_f64(Tensor::from_vector<double>({2, 2}, {4, 7, 2, 6}), dt);
+    OpTest("inverse").input("X", m).check_output(
+        "Out", from_f64(Tensor::from_vector<double>({2, 2}, {0.6, -0.7, -0.2, 0.4}), dt), 1e-6);
+  }
+  OpTest("inverse").input("X", well_conditioned({2, 3, 3}, 2)).check_grad({"X"});
+}
+
+TEST(Inverse, SingularMatrixNamesTheBatchIndex) {
+  Tensor x = well_conditioned({3, 2, 2}, 3);
+  for (int i = 0; i < 4; ++i) x.data<double>()[8 + i] = 1.0;  // batch 2: all ones
+  expect_error(OpTest("inverse").input("X", x), {"inverse", "batch index 2", "singular"});
+  expect_error(OpTest("inverse").input("X", random_tensor({2, 3}, DType::kF64, 1)),
+               {"inverse", "square"});
+}
+
+TEST(Determinant, ByHandAndGradients) {
+  for (DType dt : kFloatTypes) {
+    const Tensor x =
+        from_f64(Tensor::from_vector<double>({2, 3, 3}, {2, 0, 1, 1, 3, 2, 1, 1, 2,    // det 6
+                                                         1, 2, 3, 4, 5, 6, 7, 8, 9}),  // det 0
+                 dt);
+    OpTest("determinant")
+        .input("X", x)
+        .check_output("Out", from_f64(Tensor::from_vector<double>({2}, {6, 0}), dt), 1e-5);
+  }
+  OpTest("determinant").input("X", well_conditioned({2, 3, 3}, 4)).check_grad({"X"});
+}
+
+TEST(Slogdet, SignAndLogAbsOfANegativeDeterminant) {
+  for (DType dt : kFloatTypes) {
+    // det [[0, 2], [3, 1]] = -6; det of a singular matrix: sign 0, log -inf.
+    const Tensor x = from_f64(Tensor::from_vector<double>({2, 2, 2}, {0, 2, 3, 1, 1, 2, 2, 4}), dt);
+    OpTest t("slogdet");
+    t.input("X", x).output("Sign").output("LogAbsDet");
+    const Tensor sign = output_f64(t, "Sign"), log_abs = output_f64(t, "LogAbsDet");
+    EXPECT_EQ(sign.data<double>()[0], -1.0);
+    EXPECT_NEAR(log_abs.data<double>()[0], std::log(6.0), 1e-6);
+    EXPECT_EQ(sign.data<double>()[1], 0.0);
+    EXPECT_TRUE(std::isinf(log_abs.data<double>()[1]) && log_abs.data<double>()[1] < 0);
+  }
+  OpTest t("slogdet");
+  t.input("X", well_conditioned({3, 3, 3}, 5)).output("Sign").output("LogAbsDet");
+  t.check_grad({"X"}, "LogAbsDet");
+}
+
+TEST(Solve, XTimesOutIsYAndGradients) {
+  for (DType dt : kFloatTypes) {
+    const Tensor x = from_f64(well_conditioned({2, 4, 4}, 6), dt);
+    const Tensor y = from_f64(random_tensor({2, 4, 3}, DType::kF64, 7), dt);
+    const Tensor out = output_f64(OpTest("solve").input("X", x).input("Y", y), "Out");
+    for (int64_t b = 0; b < 2; ++b) {
+      EXPECT_TRUE((matrix(to_f64(x), b) * matrix(out, b)).isApprox(matrix(to_f64(y), b), tol(dt)));
+    }
+  }
+  OpTest("solve")
+      .input("X", well_conditioned({2, 3, 3}, 8))
+      .input("Y", random_tensor({2, 3, 2}, DType::kF64, 9))
+      .check_grad({"X", "Y"});
+  Tensor singular = Tensor::zeros({2, 2}, DType::kF64);
+  expect_error(
+      OpTest("solve").input("X", singular).input("Y", random_tensor({2, 1}, DType::kF64, 1)),
+      {"solve", "batch index 0", "singular"});
+  expect_error(
+      OpTest("solve").input("X", singular).input("Y", random_tensor({3, 1}, DType::kF64, 1)),
+      {"solve", "[3, 1]"});
+}
+
+TEST(TriangularSolve, EveryModeAgainstDenseSolveAndGradients) {
+  for (bool upper : {true, false}) {
+    for (bool transpose : {false, true}) {
+      for (bool unit : {false, true}) {
+        const Tensor x = well_conditioned({2, 4, 4}, 10);
+        const Tensor y = random_tensor({2, 4, 2}, DType::kF64, 11);
+        OpTest t("triangular_solve");
+        t.input("X", x)
+            .input("Y", y)
+            .attr("upper", upper)
+            .attr("transpose", transpose)
+            .attr("unitriangular", unit);
+        const Tensor out = output_f64(t, "Out");
+        for (int64_t b = 0; b < 2; ++b) {
+          Mat a = upper ? Mat(matrix(x, b).triangularView<Eigen::Upper>())
+                        : Mat(matrix(x, b).triangularView<Eigen::Lower>());
+          if (unit) a.diagonal().setOnes();
+          if (transpose) a.transposeInPlace();
+          EXPECT_TRUE((a * matrix(out, b)).isApprox(matrix(y, b), 1e-10))
+              << upper << transpose << unit;
+        }
+        t.check_grad({"X", "Y"});
+      }
+    }
+  }
+  OpTest f32("triangular_solve");
+  f32.input("X", from_f64(well_conditioned({3, 3}, 12), DType::kF32))
+      .input("Y", from_f64(random_tensor({3, 1}, DType::kF64, 13), DType::kF32));
+  EXPECT_EQ(f32.run().at("Out")[0].dtype(), DType::kF32);
+  expect_error(OpTest("triangular_solve")
+                   .input("X", Tensor::zeros({2, 2, 2}, DType::kF64))
+                   .input("Y", random_tensor({2, 2, 1}, DType::kF64, 1)),
+               {"triangular_solve", "batch index 0", "singular"});
+}
+
+// Checks grad_op's X@GRAD, from `slot` = op(a) and the cotangent w, against central
+// differences of <w, op(a)> along symmetric perturbations of the symmetric a (the op reads
+// one triangle). With align_columns, output columns are sign-aligned before differencing.
+void check_symmetric_grad(const OpTest& fwd, const std::string& slot, const Tensor& a, OpTest grad,
+                          bool align_columns = false) {
+  const int64_t n = a.dim(-1);
+  const Tensor base = output_f64(OpTest(fwd).input("X", a), slot);
+  const Tensor w = random_tensor(base.shape(), DType::kF64, 99);
+  const Tensor g = output_f64(grad.input(slot + "@GRAD", w).output("X@GRAD"), "X@GRAD");
+  const double eps = 1e-6;
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j <= i; ++j) {
+      double side[2];
+      for (int s = 0; s < 2; ++s) {
+        Tensor p = Tensor::empty(a.shape(), DType::kF64);
+        std::copy(a.data<double>(), a.data<double>() + a.numel(), p.data<double>());
+        p.data<double>()[i * n + j] += s ? -eps : eps;
+        if (i != j) p.data<double>()[j * n + i] += s ? -eps : eps;
+        const Tensor o = output_f64(OpTest(fwd).input("X", p), slot);
+        double dot = 0;
+        const int64_t cols = o.dim(-1), rows = o.numel() / cols;
+        for (int64_t c = 0; c < cols; ++c) {
+          double align = 0;
+          for (int64_t r = 0; r < rows; ++r) {
+            align += o.data<double>()[r * cols + c] * base.data<double>()[r * cols + c];
+          }
+          const double sign = align_columns && align < 0 ? -1.0 : 1.0;
+          for (int64_t r = 0; r < rows; ++r) {
+            dot += sign * o.data<double>()[r * cols + c] * w.data<double>()[r * cols + c];
+          }
+        }
+        side[s] = dot;
+      }
+      const double fd = (side[0] - side[1]) / (2 * eps);
+      const double analytic =
+          g.data<double>()[i * n + j] + (i != j ? g.data<double>()[j * n + i] : 0);
+      EXPECT_NEAR(analytic, fd, 1e-6 + 1e-5 * std::abs(fd))
+          << slot << " (" << i << ", " << j << ")";
+    }
+  }
+}
+
+TEST(Cholesky, FactorsAndSymmetricGradients) {
+  for (DType dt : kFloatTypes) {
+    for (bool upper : {false, true}) {
+      const Tensor a = from_f64(spd({2, 4, 4}, 14), dt);
+      const Tensor l = output_f64(OpTest("cholesky").input("X", a).attr("upper", upper), "Out");
+      for (int64_t b = 0; b < 2; ++b) {
+        const Mat f = matrix(l, b);
+        const Mat rebuilt = upper ? Mat(f.transpose() * f) : Mat(f * f.transpose());
+        EXPECT_TRUE(rebuilt.isApprox(matrix(to_f64(a), b), tol(dt)));
+        const Mat lower_part = upper ? Mat(f.transpose()) : f;
+        EXPECT_TRUE(lower_part.isApprox(Mat(lower_part.triangularView<Eigen::Lower>())));
+      }
+    }
+  }
+  for (bool upper : {false, true}) {
+    const Tensor a = spd({4, 4}, 15);
+    const Tensor l = output_f64(OpTest("cholesky").input("X", a).attr("upper", upper), "Out");
+    check_symmetric_grad(OpTest("cholesky").attr("upper", upper), "Out", a,
+                         OpTest("cholesky_grad").input("Out", l).attr("upper", upper));
+  }
+  Tensor bad = spd({3, 3, 3}, 16);
+  bad.data<double>()[9] = -1.0;  // batch 1 gets a negative leading entry
+  expect_error(OpTest("cholesky").input("X", bad),
+               {"cholesky", "batch index 1", "not positive definite"});
+}
+
+TEST(Eigh, DecompositionAndGradients) {
+  for (DType dt : kFloatTypes) {
+    for (const char* uplo : {"L", "U"}) {
+      const Tensor a = from_f64(spd({2, 4, 4}, 17), dt);
+      OpTest t("eigh");
+      t.input("X", a).attr("UPLO", std::string(uplo)).output("Eigenvalues").output("Eigenvectors");
+      const Tensor w = output_f64(t, "Eigenvalues"), v = output_f64(t, "Eigenvectors");
+      ASSERT_EQ(w.shape(), Shape({2, 4}));
+      for (int64_t b = 0; b < 2; ++b) {
+        const Mat vb = matrix(v, b);
+        const Eigen::Map<const Eigen::VectorXd> wb(w.data<double>() + b * 4, 4);
+        EXPECT_TRUE((matrix(to_f64(a), b) * vb).isApprox(vb * wb.asDiagonal(), tol(dt)));
+        for (int i = 0; i + 1 < 4; ++i) EXPECT_LE(wb[i], wb[i + 1]);
+      }
+    }
+  }
+  const Tensor a = spd({4, 4}, 18);
+  OpTest fwd("eigh");
+  fwd.output("Eigenvalues").output("Eigenvectors");
+  const auto outs = OpTest(fwd).input("X", a).run();
+  const Tensor w = outs.at("Eigenvalues")[0], v = outs.at("Eigenvectors")[0];
+  check_symmetric_grad(fwd, "Eigenvalues", a,
+                       OpTest("eigh_grad")
+                           .input("Eigenvalues", w)
+                           .input("Eigenvectors", v)
+                           .input("Eigenvectors@GRAD", Tensor::zeros({4, 4}, DType::kF64)));
+  check_symmetric_grad(fwd, "Eigenvectors", a,
+                       OpTest("eigh_grad")
+                           .input("Eigenvalues", w)
+                           .input("Eigenvectors", v)
+                           .input("Eigenvalues@GRAD", Tensor::zeros({4}, DType::kF64)),
+                       /*align_columns=*/true);
+}
+
+}  // namespace
+}  // namespace skiff
