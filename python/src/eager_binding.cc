@@ -1,5 +1,5 @@
-// Eager op calls and the tape: skiff._C.Op (eager/op_call.h) and backward / grad
-// (eager/backward.h).
+// Eager op calls and the tape: skiff._C.Op (eager/op_call.h), backward / grad
+// (eager/backward.h) and tape nodes whose backward is a Python callable (PyLayer).
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -7,6 +7,7 @@
 #include "python/src/attr_convert.h"
 #include "python/src/bindings.h"
 #include "skiff/eager/backward.h"
+#include "skiff/eager/grad_node.h"
 #include "skiff/eager/op_call.h"
 
 namespace skiff::python {
@@ -109,6 +110,55 @@ std::vector<TensorPtr> tensors_or_none(nb::handle seq) {
   return out;
 }
 
+// A Python callable kept by a tape node; its reference is dropped with the GIL held,
+// whichever thread releases the node.
+class PyCallable {
+ public:
+  explicit PyCallable(nb::handle fn) : fn_(fn.inc_ref().ptr()) {}
+  ~PyCallable() { drop(); }
+  PyCallable(const PyCallable&) = delete;
+  PyCallable& operator=(const PyCallable&) = delete;
+
+  void drop() {
+    if (!fn_) return;
+    nb::gil_scoped_acquire gil;
+    Py_DECREF(fn_);
+    fn_ = nullptr;
+  }
+
+  // fn(grads) with one Tensor or None per output gradient; returns one gradient per
+  // input (None: none). Python exceptions propagate as themselves.
+  std::vector<Variable> operator()(const std::vector<Variable>& grads) {
+    nb::gil_scoped_acquire gil;
+    SKIFF_CHECK(fn_, "the backward callable was released");
+    nb::list args;
+    for (const Variable& g : grads) {
+      if (g.empty()) {
+        args.append(nb::none());
+      } else {
+        args.append(nb::cast(eager::make_tensor(g)));
+      }
+    }
+    nb::object result = nb::borrow(fn_)(args);
+    std::vector<Variable> out;
+    for (nb::handle h : result) {
+      if (h.is_none()) {
+        out.emplace_back();
+        continue;
+      }
+      if (!nb::isinstance<EagerTensor>(h))
+        fail("a backward callable returned ",
+             nb::str(nb::handle(h.type()).attr("__name__")).c_str(),
+             " where a Tensor or None was due");
+      out.push_back(nb::cast<TensorPtr>(h)->value);
+    }
+    return out;
+  }
+
+ private:
+  PyObject* fn_;
+};
+
 }  // namespace
 
 void define_eager(nb::module_& m) {
@@ -148,6 +198,21 @@ void define_eager(nb::module_& m) {
       },
       nb::arg("outputs"), nb::arg("inputs"), nb::arg("grads").none() = nb::none(),
       nb::arg("retain_graph") = false, nb::arg("allow_unused") = false);
+  m.def(
+      "record_callback_node",
+      [](std::vector<TensorPtr> inputs, std::vector<TensorPtr> outputs, nb::handle backward,
+         std::string label) {
+        auto fn = std::make_shared<PyCallable>(backward);
+        auto callback = std::make_shared<eager::GradCallback>();
+        callback->run = [fn](const std::vector<Variable>& grads) { return (*fn)(grads); };
+        callback->release = [fn] { fn->drop(); };
+        callback->label = std::move(label);
+        eager::record_callback_node(inputs, outputs, std::move(callback));
+      },
+      nb::arg("inputs"), nb::arg("outputs"), nb::arg("backward"), nb::arg("label"),
+      "Makes `outputs` (floating ones) the results of a tape node whose backward is "
+      "backward([grad or None per output]) -> [grad or None per input]; gradients reach "
+      "the inputs that want one.");
   m.def("is_grad_enabled", &eager::grad_enabled);
   m.def("set_grad_enabled", &eager::set_grad_enabled, nb::arg("on"));
 }

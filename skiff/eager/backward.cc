@@ -79,11 +79,28 @@ const std::vector<KernelFn>& kernels_for(GradTemplate& t, const std::vector<Vari
 
 // Runs one node's grad ops; returns the gradient of each flat input (empty where
 // none is wanted or produced).
+std::vector<Variable> run_callback(GradNode& node, std::vector<Variable>& out_grads) {
+  std::vector<Variable> in_grads = node.callback->run(out_grads);
+  SKIFF_CHECK(in_grads.size() == node.inputs.size(), "backward of ", node.label(), ": returned ",
+              in_grads.size(), " gradients for ", node.inputs.size(), " inputs");
+  for (size_t i = 0; i < in_grads.size(); ++i) {
+    const Edge& e = node.inputs[i];
+    if (!e.tensor || in_grads[i].empty() || !in_grads[i].is_tensor()) continue;
+    const Tensor& want = e.tensor->dense();
+    const Tensor& got = *in_grads[i].tensor();
+    SKIFF_CHECK(got.shape() == want.shape() && got.dtype() == want.dtype(), "backward of ",
+                node.label(), ": the gradient of input ", i, " is ", got.type_str(),
+                ", but the input is ", want.type_str());
+  }
+  return in_grads;
+}
+
 std::vector<Variable> run_node(GradNode& node, std::vector<Variable>& out_grads) {
-  GradTemplate& t = *node.grad;
-  SKIFF_CHECK(!node.released, "backward through op '", t.fwd->type,
-              "' a second time: the first backward freed the values it saved (pass "
+  SKIFF_CHECK(!node.released, "backward through ", node.label(),
+              " a second time: the first backward freed the values it saved (pass "
               "retain_graph=True to the first backward to keep them)");
+  if (node.callback) return run_callback(node, out_grads);
+  GradTemplate& t = *node.grad;
   std::vector<Variable> locals(t.names.size());
   for (size_t k = 0; k < t.saved.size(); ++k) locals[t.saved[k]] = node.saved[k];
   for (int j : t.out_grads_read) {
@@ -202,6 +219,7 @@ void walk(const std::vector<TensorPtr>& roots, const std::vector<TensorPtr>& gra
     if (!retain_graph) {
       node->saved.clear();
       node->released = true;
+      if (node->callback && node->callback->release) node->callback->release();
     }
   }
 }

@@ -63,4 +63,36 @@ std::shared_ptr<GradTemplate> make_grad_template(std::shared_ptr<const OpDesc> f
   return t;
 }
 
+std::string GradNode::label() const {
+  if (callback) return callback->label;
+  return "op '" + grad->fwd->type + "'";
+}
+
+std::shared_ptr<GradNode> record_callback_node(const std::vector<TensorPtr>& inputs,
+                                               const std::vector<TensorPtr>& outputs,
+                                               std::shared_ptr<GradCallback> callback) {
+  SKIFF_CHECK(callback && callback->run, "record_callback_node: no callback given");
+  auto node = std::make_shared<GradNode>();
+  node->callback = std::move(callback);
+  node->out_offsets = {0};
+  for (const TensorPtr& t : inputs) {
+    SKIFF_CHECK(t, node->label(), ": an input is null");
+    const Tensor* d = t->value.tensor();
+    bool wants = !t->stop_gradient && d && is_floating(d->dtype());
+    node->inputs.push_back(wants ? Edge{t, t->grad_node, t->out_slot, t->out_index} : Edge{});
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const TensorPtr& t = outputs[i];
+    SKIFF_CHECK(t, node->label(), ": output ", i, " is null");
+    const Tensor* d = t->value.tensor();
+    node->outputs.emplace_back(d ? d->shape() : Shape{}, d ? d->dtype() : DType::kF32);
+    if (!d || !is_floating(d->dtype())) continue;
+    t->stop_gradient = false;
+    t->grad_node = node;
+    t->out_slot = 0;
+    t->out_index = static_cast<int>(i);
+  }
+  return node;
+}
+
 }  // namespace skiff::eager

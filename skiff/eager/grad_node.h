@@ -1,8 +1,10 @@
 // The tape's records: for each eagerly called op that an input wanted a gradient
 // through, the grad ops its grad maker made (one GradTemplate per op form and set of
 // wanted inputs, shared by every call) and the values they read (one GradNode per call).
+// A node may instead hold a callback (a user-defined backward, e.g. a Python PyLayer).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -51,8 +53,18 @@ struct Edge {
   int index = 0;
 };
 
+// A user-defined backward: given the gradient of each flat output (empty where none
+// arrived), returns one gradient per flat input (empty: none). It may keep what it
+// needs; `release` (optional) drops that after a backward without retain_graph.
+struct GradCallback {
+  std::function<std::vector<Variable>(const std::vector<Variable>& out_grads)> run;
+  std::function<void()> release;
+  std::string label;  // names the node in errors, e.g. "PyLayer 'Exp'"
+};
+
 struct GradNode {
-  std::shared_ptr<GradTemplate> grad;
+  std::shared_ptr<GradTemplate> grad;  // nullptr for a callback node
+  std::shared_ptr<GradCallback> callback;
   std::vector<Variable> saved;  // parallel to grad->saved
   std::vector<Edge> inputs;     // per flat input
   // Per flat output: its shape and dtype (a gradient nobody sent is zeros of it).
@@ -61,6 +73,15 @@ struct GradNode {
   bool released = false;         // saved values dropped after a backward
 
   int flat_output(int slot, int index) const { return out_offsets[slot] + index; }
+  // The forward op's type, or the callback's label.
+  std::string label() const;
 };
+
+// Records a callback node: `outputs` (one slot) get it as their history, and their
+// gradients reach those of `inputs` that want one (not stop_gradient, floating).
+// Outputs that are not floating stay without history. Returns the node.
+std::shared_ptr<GradNode> record_callback_node(const std::vector<TensorPtr>& inputs,
+                                               const std::vector<TensorPtr>& outputs,
+                                               std::shared_ptr<GradCallback> callback);
 
 }  // namespace skiff::eager

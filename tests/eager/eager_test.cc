@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "skiff/eager/backward.h"
+#include "skiff/eager/grad_node.h"
 #include "skiff/eager/op_call.h"
 #include "tests/testing/op_test.h"
 
@@ -204,6 +205,74 @@ TEST(EagerTest, ErrorsNameTheOpAndShapes) {
   EXPECT_NE(why.find("transpose_q"), std::string::npos) << why;
   why = testing::error_of([&] { matmul.call({{a}}); });
   EXPECT_NE(why.find("input slots"), std::string::npos) << why;
+}
+
+// A callback node standing for out0 = 3 * a, out1 = 2 * b: its backward scales the
+// output gradients the same way.
+struct ScaleCallback {
+  int runs = 0;
+  bool released = false;
+  std::shared_ptr<GradCallback> make(int returned = 2) {
+    auto cb = std::make_shared<GradCallback>();
+    cb->label = "PyLayer 'Scale'";
+    cb->run = [this, returned](const std::vector<Variable>& grads) {
+      ++runs;
+      EagerOp by3("scale", attrs({{"scale", 3.0}})), by2("scale", attrs({{"scale", 2.0}}));
+      std::vector<Variable> out(static_cast<size_t>(returned));
+      if (!grads[0].empty()) out[0] = call1(by3, {{make_tensor(grads[0])}})->value;
+      if (returned > 1 && !grads[1].empty()) out[1] = call1(by2, {{make_tensor(grads[1])}})->value;
+      return out;
+    };
+    cb->release = [this] { released = true; };
+    return cb;
+  }
+};
+
+TEST(EagerTest, CallbackNodeRunsInTheWalk) {
+  TensorPtr x = leaf(Tensor::from_vector<double>({2}, {1, 2}));
+  TensorPtr w = leaf(Tensor::from_vector<double>({2}, {0.5, -0.25}));
+  EagerOp tanh_op("tanh", {}), add("elementwise_add", {}),
+      sum("reduce_sum", attrs({{"reduce_all", true}})), by3("scale", attrs({{"scale", 3.0}})),
+      by2("scale", attrs({{"scale", 2.0}}));
+  TensorPtr t = call1(tanh_op, {{w}});
+  TensorPtr o0, o1;
+  {
+    NoGradGuard no_grad;
+    o0 = call1(by3, {{x}});
+    o1 = call1(by2, {{t}});
+  }
+  ScaleCallback scale;
+  record_callback_node({x, t}, {o0, o1}, scale.make());
+  EXPECT_FALSE(o0->stop_gradient);
+  EXPECT_EQ(o1->out_index, 1);
+  // x feeds the node twice over: directly and through the second use of o0.
+  TensorPtr loss = call1(sum, {{call1(add, {{call1(add, {{o0}, {o1}})}, {o0}})}});
+  std::vector<TensorPtr> g = compute_grads({loss}, {x, w}, {}, true, false);
+  EXPECT_EQ(g[0]->dense().to_vector<double>(), (std::vector<double>{6, 6}));
+  run_backward({loss}, {}, false);
+  EXPECT_EQ(scale.runs, 2);
+  EXPECT_TRUE(scale.released);
+  EXPECT_EQ(x->grad->dense().to_vector<double>(), (std::vector<double>{6, 6}));
+  for (int i = 0; i < 2; ++i) {
+    double th = std::tanh(w->dense().data<double>()[i]);
+    EXPECT_NEAR(w->grad->dense().data<double>()[i], 2 * (1 - th * th), 1e-12);
+    EXPECT_NEAR(g[1]->dense().data<double>()[i], 2 * (1 - th * th), 1e-12);
+  }
+  std::string again = testing::error_of([&] { run_backward({o0}, {}, false); });
+  EXPECT_NE(again.find("PyLayer 'Scale' a second time"), std::string::npos) << again;
+}
+
+TEST(EagerTest, CallbackNodeErrorsNameIt) {
+  TensorPtr x = leaf(Tensor::from_vector<double>({2}, {1, 2}));
+  TensorPtr y = leaf(Tensor::from_vector<double>({2}, {3, 4}));
+  EagerOp sum("reduce_sum", attrs({{"reduce_all", true}}));
+  ScaleCallback scale;
+  TensorPtr o0 = make_tensor(x->dense().clone()), o1 = make_tensor(y->dense().clone());
+  record_callback_node({x, y}, {o0, o1}, scale.make(1));
+  std::string err = testing::error_of([&] { run_backward({call1(sum, {{o0}})}, {}, false); });
+  EXPECT_NE(err.find("backward of PyLayer 'Scale': returned 1 gradients for 2 inputs"),
+            std::string::npos)
+      << err;
 }
 
 }  // namespace
