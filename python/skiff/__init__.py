@@ -20,6 +20,7 @@ from .hapi import Model, callbacks, summary
 from . import static
 from . import jit
 from . import onnx
+from .linalg import cholesky, eigvalsh, inverse  # also binds skiff.linalg
 from .static import CPUPlace, get_flags, set_flags
 from . import amp, device, utils
 

@@ -1,0 +1,12 @@
+"""skiff.linalg (Paddle's paddle.linalg): inverses, determinants, solves, Cholesky and
+symmetric eigen decompositions over batches of matrices, and matrix products."""
+from ..tensor.axes import matrix_transpose
+from ..tensor.linalg import matmul, norm
+from ..tensor.products import cross, vecdot
+from .decompositions import (cholesky, cholesky_solve, det, eigh, eigvalsh, inv, inverse,
+                             slogdet, solve, triangular_solve)
+from .products import matrix_power, multi_dot
+
+__all__ = ["cholesky", "cholesky_solve", "cross", "det", "eigh", "eigvalsh", "inv",
+           "matmul", "matrix_power", "matrix_transpose", "multi_dot", "norm", "slogdet",
+           "solve", "triangular_solve", "vecdot"]

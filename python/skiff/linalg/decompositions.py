@@ -1,0 +1,113 @@
+"""Matrix inverses, determinants, solves and factorisations over the last two dims
+(Paddle's paddle.linalg): inv, det, slogdet, solve, triangular_solve, cholesky,
+cholesky_solve, eigh, eigvalsh."""
+from .._C import Error
+from ..framework.core import apply
+from ..tensor.joining import broadcast_shape
+from ..tensor.manipulation import expand, stack, unsqueeze, squeeze
+
+__all__ = ["inv", "inverse", "det", "slogdet", "solve", "triangular_solve", "cholesky",
+           "cholesky_solve", "eigh", "eigvalsh"]
+
+
+def _check_square(fn, x):
+    shape = list(x.shape)
+    if len(shape) < 2 or (shape[-1] >= 0 and shape[-2] >= 0 and shape[-1] != shape[-2]):
+        raise Error(f"{fn}: x must be a batch of square matrices [..., n, n], got {shape}")
+
+
+def inv(x, name=None):
+    """The inverse of each square matrix of x; a singular matrix is an error."""
+    _check_square("inv", x)
+    return apply("inverse", x)
+
+
+inverse = inv
+
+
+def det(x, name=None):
+    """The determinant of each square matrix of x: shape x.shape[:-2]."""
+    _check_square("det", x)
+    return apply("determinant", x)
+
+
+def slogdet(x, name=None):
+    """sign and log|det| of each square matrix of x, stacked: shape [2, *x.shape[:-2]]."""
+    _check_square("slogdet", x)
+    sign, log_abs = apply("slogdet", x)
+    return stack([sign, log_abs], axis=0)
+
+
+def _broadcast_batches(fn, x, y):
+    """x [..., n, n] and y [..., n, k] expanded to one batch shape."""
+    if len(x.shape) == len(y.shape) and list(x.shape[:-2]) == list(y.shape[:-2]):
+        return x, y
+    try:
+        batch = broadcast_shape(list(x.shape[:-2]), list(y.shape[:-2]))
+    except Exception as e:
+        raise Error(f"{fn}: the batch dims of x {list(x.shape)} and y {list(y.shape)} "
+                    f"do not broadcast") from e
+    return (expand(x, list(batch) + list(x.shape[-2:])),
+            expand(y, list(batch) + list(y.shape[-2:])))
+
+
+def _solve_with(fn, op, x, y, attrs):
+    _check_square(fn, x)
+    vector = len(y.shape) == 1 or (len(y.shape) == len(x.shape) - 1 and
+                                   list(y.shape) == list(x.shape[:-1]))
+    if vector:
+        y = unsqueeze(y, -1)
+    if y.shape[-2] >= 0 and x.shape[-1] >= 0 and y.shape[-2] != x.shape[-1]:
+        raise Error(f"{fn}: y must have {x.shape[-1]} rows to match x {list(x.shape)}, "
+                    f"got {list(y.shape)}")
+    x, y = _broadcast_batches(fn, x, y)
+    out = apply(op, x, y, attrs=attrs)
+    return squeeze(out, -1) if vector else out
+
+
+def solve(x, y, left=True, name=None):
+    """The solution of x @ out = y (left) or out @ x = y (left=False) per matrix; y may
+    be a vector per batch; batch dims broadcast."""
+    if left:
+        return _solve_with("solve", "solve", x, y, None)
+    from ..tensor.axes import matrix_transpose
+    return matrix_transpose(solve(matrix_transpose(x), matrix_transpose(y)))
+
+
+def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, name=None):
+    """The solution of op(x) @ out = y reading x's upper (or lower) triangle only;
+    op(x) = x^T with transpose, a unit diagonal with unitriangular."""
+    return _solve_with("triangular_solve", "triangular_solve", x, y,
+                       {"upper": bool(upper), "transpose": bool(transpose),
+                        "unitriangular": bool(unitriangular)})
+
+
+def cholesky(x, upper=False, name=None):
+    """The Cholesky factor L (x = L L^T; U = L^T with upper) of each symmetric positive
+    definite matrix of x, read from its lower triangle."""
+    _check_square("cholesky", x)
+    return apply("cholesky", x, attrs={"upper": bool(upper)})
+
+
+def cholesky_solve(x, y, upper=False, name=None):
+    """The solution of A @ out = x where y is A's Cholesky factor (lower, or upper)."""
+    first = triangular_solve(y, x, upper=upper, transpose=upper)
+    return triangular_solve(y, first, upper=upper, transpose=not upper)
+
+
+def _check_uplo(fn, UPLO):
+    if UPLO not in ("L", "U"):
+        raise ValueError(f"{fn}: UPLO must be 'L' or 'U', got {UPLO!r}")
+
+
+def eigh(x, UPLO="L", name=None):
+    """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix of x,
+    read from its lower ('L') or upper ('U') triangle."""
+    _check_uplo("eigh", UPLO)
+    _check_square("eigh", x)
+    return apply("eigh", x, attrs={"UPLO": UPLO})
+
+
+def eigvalsh(x, UPLO="L", name=None):
+    """The eigenvalues (ascending) of each symmetric matrix of x."""
+    return eigh(x, UPLO)[0]

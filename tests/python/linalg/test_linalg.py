@@ -1,0 +1,143 @@
+"""skiff.linalg against torch.linalg (values and gradients, float64) and paddle (argument
+semantics), one static-program check, and the errors for singular / bad inputs."""
+import numpy as np
+import pytest
+import torch
+
+import skiff
+
+rng = np.random.default_rng(0)
+
+
+def well_conditioned(*shape):
+    a = rng.standard_normal(shape)
+    return a + shape[-1] * np.eye(shape[-1])
+
+
+def spd(*shape):
+    m = rng.standard_normal(shape)
+    return m @ np.swapaxes(m, -1, -2) + shape[-1] * np.eye(shape[-1])
+
+
+def run_both(skiff_fn, torch_fn, *arrays):
+    """Values and gradients of sum(out * w) from skiff and torch on the same inputs."""
+    xs = [skiff.to_tensor(a, stop_gradient=False) for a in arrays]
+    ts = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out, ref = skiff_fn(*xs), torch_fn(*ts)
+    np.testing.assert_allclose(out.numpy(), ref.detach().numpy(), rtol=1e-10, atol=1e-10)
+    w = rng.standard_normal(ref.shape)
+    (out * skiff.to_tensor(w)).sum().backward()
+    (ref * torch.tensor(w)).sum().backward()
+    for x, t in zip(xs, ts):
+        np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-8, atol=1e-9)
+
+
+def test_inv_det_slogdet_match_torch():
+    a = well_conditioned(2, 3, 3)
+    run_both(skiff.linalg.inv, torch.linalg.inv, a)
+    run_both(skiff.linalg.det, torch.linalg.det, a)
+    run_both(lambda x: skiff.linalg.slogdet(x)[1], lambda t: torch.linalg.slogdet(t)[1], a)
+    sd = skiff.linalg.slogdet(skiff.to_tensor(a)).numpy()
+    assert sd.shape == (2, 2)
+    assert skiff.inverse is skiff.linalg.inv
+
+
+def test_solve_matrix_vector_and_broadcast():
+    a, b = well_conditioned(2, 3, 3), rng.standard_normal((2, 3, 2))
+    run_both(skiff.linalg.solve, torch.linalg.solve, a, b)
+    run_both(lambda x, y: skiff.linalg.solve(x, y, left=False),
+             lambda x, y: torch.linalg.solve(x, y, left=False), a, rng.standard_normal((2, 2, 3)))
+    v = rng.standard_normal(3)
+    np.testing.assert_allclose(skiff.linalg.solve(skiff.to_tensor(a[0]), skiff.to_tensor(v)).numpy(),
+                               np.linalg.solve(a[0], v), rtol=1e-10)
+    bb = rng.standard_normal((3, 2))
+    run_both(skiff.linalg.solve, torch.linalg.solve, a, bb)
+
+
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize("unit", [False, True])
+def test_triangular_solve_matches_torch(upper, transpose, unit):
+    a, b = well_conditioned(2, 4, 4), rng.standard_normal((2, 4, 3))
+
+    def ref(x, y):
+        t = torch.triu(x) if upper else torch.tril(x)
+        if transpose:
+            return torch.linalg.solve_triangular(t.mT, y, upper=not upper, unitriangular=unit)
+        return torch.linalg.solve_triangular(t, y, upper=upper, unitriangular=unit)
+    run_both(lambda x, y: skiff.linalg.triangular_solve(x, y, upper, transpose, unit), ref, a, b)
+
+
+def test_cholesky_and_cholesky_solve_match_torch():
+    a = spd(2, 4, 4)
+    sym = lambda t: (t + t.mT) / 2  # noqa: E731  (symmetric parametrisation for gradients)
+    run_both(lambda x: skiff.linalg.cholesky((x + skiff.linalg.matrix_transpose(x)) / 2),
+             lambda t: torch.linalg.cholesky(sym(t)), a)
+    run_both(lambda x: skiff.linalg.cholesky((x + skiff.linalg.matrix_transpose(x)) / 2, upper=True),
+             lambda t: torch.linalg.cholesky(sym(t), upper=True), a)
+    l = np.linalg.cholesky(a)
+    b = rng.standard_normal((2, 4, 2))
+    run_both(lambda y, f: skiff.linalg.cholesky_solve(y, f),
+             lambda y, f: torch.cholesky_solve(y, torch.tril(f)), b, l)
+    u = np.swapaxes(l, -1, -2)
+    np.testing.assert_allclose(
+        skiff.linalg.cholesky_solve(skiff.to_tensor(b), skiff.to_tensor(u), upper=True).numpy(),
+        np.linalg.solve(a, b), rtol=1e-10)
+
+
+def test_eigh_eigvalsh_match_torch():
+    a = spd(2, 4, 4)
+    sym = lambda t: (t + t.mT) / 2  # noqa: E731
+    ssym = lambda x: (x + skiff.linalg.matrix_transpose(x)) / 2  # noqa: E731
+    run_both(lambda x: skiff.linalg.eigvalsh(ssym(x)), lambda t: torch.linalg.eigvalsh(sym(t)), a)
+    # eigenvectors are defined up to sign: compare their squares (values and gradients)
+    run_both(lambda x: skiff.linalg.eigh(ssym(x))[1] ** 2,
+             lambda t: torch.linalg.eigh(sym(t))[1] ** 2, a)
+    w_u = skiff.linalg.eigh(skiff.to_tensor(np.triu(a)), UPLO="U")[0].numpy()
+    np.testing.assert_allclose(w_u, np.linalg.eigvalsh(a), rtol=1e-10)
+
+
+def test_matrix_power_and_multi_dot():
+    a = well_conditioned(3, 3)
+    eye = skiff.linalg.matrix_power(skiff.to_tensor(np.stack([a, a])), 0).numpy()
+    np.testing.assert_array_equal(eye, np.stack([np.eye(3)] * 2))
+    for n in (1, 3, -2):
+        run_both(lambda x: skiff.linalg.matrix_power(x, n),
+                 lambda t: torch.linalg.matrix_power(t, n), a)
+    ms = [rng.standard_normal(s) for s in ((2, 3), (3, 4), (4, 2))]
+    run_both(lambda *xs: skiff.linalg.multi_dot(list(xs)),
+             lambda *ts: torch.linalg.multi_dot(list(ts)), *ms)
+
+
+def test_static_program_solve_and_det():
+    import skiff.static as static
+    a, b = well_conditioned(3, 3), rng.standard_normal((3, 2))
+    skiff.enable_static()
+    try:
+        prog = static.Program()
+        with static.program_guard(prog):
+            x = static.data("x", [3, 3], "float64")
+            y = static.data("y", [3, 2], "float64")
+            out = skiff.linalg.solve(x, y)
+            d = skiff.linalg.det(x)
+        res = static.Executor().run(prog, feed={"x": a, "y": b}, fetch_list=[out, d])
+    finally:
+        skiff.disable_static()
+    np.testing.assert_allclose(res[0], np.linalg.solve(a, b), rtol=1e-10)
+    np.testing.assert_allclose(res[1], np.linalg.det(a), rtol=1e-10)
+
+
+def test_errors_name_the_function_and_batch():
+    sing = np.stack([np.eye(2), np.ones((2, 2))])
+    with pytest.raises(skiff.Error, match="batch index 1"):
+        skiff.linalg.inv(skiff.to_tensor(sing))
+    with pytest.raises(skiff.Error, match="not positive definite"):
+        skiff.linalg.cholesky(skiff.to_tensor(-np.eye(3)))
+    with pytest.raises(skiff.Error, match="inv: x must be a batch of square"):
+        skiff.linalg.inv(skiff.to_tensor(np.ones((2, 3))))
+    with pytest.raises(skiff.Error, match="solve: y must have 3 rows"):
+        skiff.linalg.solve(skiff.to_tensor(np.eye(3)), skiff.to_tensor(np.ones((2, 1))))
+    with pytest.raises(ValueError, match="UPLO"):
+        skiff.linalg.eigh(skiff.to_tensor(np.eye(2)), UPLO="X")
+    with pytest.raises(TypeError, match="matrix_power"):
+        skiff.linalg.matrix_power(skiff.to_tensor(np.eye(2)), 1.5)
