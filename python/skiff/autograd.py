@@ -183,6 +183,11 @@ class PyLayer:
     def apply(cls, *args, **kwargs):
         """Runs ``forward`` without recording and records one tape node whose backward
         calls ``backward`` with the outputs' gradients."""
+        from .framework.mode import in_dynamic_mode
+        if not in_dynamic_mode():
+            raise _C.Error(f"{cls.__name__}.apply: PyLayer runs in eager mode only; a static "
+                           "program would differentiate its forward's ops instead of the "
+                           "custom backward")
         ctx = PyLayerContext()
         with no_grad():
             result = cls.forward(ctx, *args, **kwargs)

@@ -305,3 +305,38 @@ def test_jacobian_errors():
         skiff.autograd.jacobian(x.sum(), 3.0)
     with pytest.raises(ValueError, match="batch_axis should be None or 0"):
         skiff.autograd.jacobian(x * 2, x, batch_axis=1)
+
+
+def test_saved_tensor_released_after_backward_and_grad_dtype_cast():
+    contexts = []
+
+    class Half(PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            contexts.append(ctx)
+            ctx.save_for_backward(x)
+            return x * 0.5
+
+        @staticmethod
+        def backward(ctx, dy):
+            return (dy * 0.5).astype("float64")  # cast back to the input's float32
+
+    x = leaf(X.astype("float32"))
+    y = Half.apply(x)
+    y.sum().backward(retain_graph=True)
+    assert len(contexts[0].saved_tensor()) == 1
+    y.sum().backward()
+    assert x.grad.dtype == skiff.float32
+    np.testing.assert_allclose(x.grad.numpy(), np.ones(X.shape))
+    with pytest.raises(RuntimeError, match="saved tensors were freed"):
+        contexts[0].saved_tensor()
+
+
+def test_static_mode_is_refused_clearly():
+    skiff.enable_static()
+    try:
+        x = skiff.static.data("x", [3], "float32")
+        with pytest.raises(skiff.Error, match="Exp.apply: PyLayer runs in eager mode only"):
+            Exp.apply(x)
+    finally:
+        skiff.disable_static()
