@@ -1,5 +1,5 @@
 """Probability distributions (Paddle's paddle.distribution): Normal, Uniform, Categorical,
-Bernoulli, Beta, Exponential, Laplace, with kl_divergence between registered pairs."""
+Bernoulli, Beta, Exponential, Laplace, Multinomial, with kl_divergence between registered pairs."""
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .categorical import Categorical
@@ -7,8 +7,9 @@ from .distribution import Distribution
 from .exponential import Exponential
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .multinomial import Multinomial
 from .normal import Normal
 from .uniform import Uniform
 
 __all__ = ["Distribution", "Normal", "Uniform", "Categorical", "Bernoulli", "Beta",
-           "Exponential", "Laplace", "kl_divergence", "register_kl"]
+           "Exponential", "Laplace", "Multinomial", "kl_divergence", "register_kl"]
