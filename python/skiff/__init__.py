@@ -23,15 +23,6 @@ from . import onnx
 from .linalg import cholesky, eigvalsh, inverse  # also binds skiff.linalg
 from .static import CPUPlace, get_flags, set_flags
 from . import amp, device, distribution, utils
+from .device import get_device, set_device
 
 __version__ = "0.1.0"
-
-
-def get_device():
-    return "cpu"
-
-
-def set_device(device):
-    if not str(device).startswith("cpu"):
-        raise Error(f"set_device({device!r}): this build of skiff runs on the CPU only")
-    return "cpu"
