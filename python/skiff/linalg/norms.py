@@ -1,0 +1,140 @@
+"""Vector and matrix norms over chosen axes (Paddle's paddle.linalg.vector_norm and
+matrix_norm), and covariance / correlation matrices (cov, corrcoef)."""
+from .._C import Error
+from ..framework.core import apply
+from ..tensor.linalg import matmul, norm
+from ..tensor.axes import diagonal
+from ..tensor.manipulation import unsqueeze
+from ..tensor.math import abs, clip, sqrt
+
+__all__ = ["vector_norm", "matrix_norm", "cov", "corrcoef"]
+
+_INF = float("inf")
+
+
+def _reduce(op, x, axis, keepdim):
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    return apply(op, x, attrs={"dim": axes, "keep_dim": bool(keepdim), "reduce_all": False})
+
+
+def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None):
+    """The p-norm of x's entries over ``axis`` (all of x when None): p = 0 counts nonzeros,
+    inf / -inf give the largest / smallest magnitude, others (sum |x|^p)^(1/p)."""
+    if isinstance(p, str) or not isinstance(p, (int, float)):
+        raise TypeError(f"vector_norm: p must be a number, got {p!r}")
+    p = float(p)
+    if axis is not None and not isinstance(axis, int):
+        axis = list(axis)
+    if p == 0:
+        nonzero = apply("cast", apply("not_equal", x, apply("fill_any_like", x, attrs={
+            "value": 0.0})), attrs={"out_dtype": x.dtype.name})
+        if axis is None:
+            return apply("reduce_sum", nonzero, attrs={"dim": [], "keep_dim": bool(keepdim),
+                                                       "reduce_all": True})
+        return _reduce("reduce_sum", nonzero, axis, keepdim)
+    return norm(x, p, axis, keepdim)
+
+
+def _matrix_axes(fn, x, axis):
+    if isinstance(axis, int) or len(axis) != 2:
+        raise ValueError(f"{fn}: axis must be a pair of dims, got {axis!r}")
+    rank = len(x.shape)
+    a, b = (int(d) % rank if -rank <= int(d) < rank else None for d in axis)
+    if a is None or b is None or a == b:
+        raise ValueError(f"{fn}: axis {list(axis)} must name two different dims of the "
+                         f"rank-{rank} x")
+    return a, b
+
+
+def matrix_norm(x, p="fro", axis=[-2, -1], keepdim=False, name=None):
+    """The matrix norm of the matrices in x's dims ``axis``: 'fro', 'nuc' (sum of singular
+    values), 2 / -2 (largest / smallest singular value), 1 / -1 (max / min column sum of
+    magnitudes), inf / -inf (max / min row sum)."""
+    a, b = _matrix_axes("matrix_norm", x, axis)
+    if p == "fro":
+        return norm(x, "fro", [a, b], keepdim)
+    if p == "nuc" or p in (2, -2):
+        from ..tensor.manipulation import moveaxis
+        s = _singular_values(moveaxis(x, [a, b], [-2, -1]))
+        out = (apply("reduce_sum", s, attrs={"dim": [-1], "keep_dim": False,
+                                             "reduce_all": False}) if p == "nuc" else
+               _reduce("reduce_max" if p == 2 else "reduce_min", s, -1, False))
+        if keepdim:
+            for d in sorted((a, b)):
+                out = unsqueeze(out, d)
+        return out
+    if p in (1, -1, _INF, -_INF):
+        # the sum over one dim, then the max / min over the other
+        inner, outer = (a, b) if p in (1, -1) else (b, a)
+        sums = _reduce("reduce_sum", abs(x), inner, True)
+        out = _reduce("reduce_max" if p > 0 else "reduce_min", sums, outer, True)
+        return out if keepdim else _reduce("reduce_sum", out, [a, b], False)
+    raise ValueError(f"matrix_norm: p must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, "
+                     f"got {p!r}")
+
+
+def _singular_values(x):
+    """The singular values of x's matrices (ascending), as the roots of the eigenvalues
+    of the smaller Gram matrix (accurate for well-conditioned matrices)."""
+    from .decompositions import eigvalsh
+    rows, cols = x.shape[-2], x.shape[-1]
+    gram = (matmul(x, x, transpose_x=True) if cols <= rows else
+            matmul(x, x, transpose_y=True))
+    return sqrt(apply("relu", eigvalsh(gram)))
+
+
+def _observations(fn, x, rowvar):
+    rank = len(x.shape)
+    if rank not in (1, 2):
+        raise Error(f"{fn}: x must be 1-D or 2-D, got {list(x.shape)}")
+    if rank == 1:
+        return apply("reshape", x, attrs={"shape": [1, -1]})
+    return x if rowvar else apply("transpose", x, attrs={"axis": [1, 0]})
+
+
+def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
+    """The covariance matrix of x's variables (rows, or columns with rowvar=False),
+    optionally weighted by integer frequencies and float observation weights; ddof
+    divides by N - 1 (or the weighted equivalent)."""
+    obs = _observations("cov", x, rowvar)
+    n = obs.shape[1]
+    weights = None
+    for label, w in (("fweights", fweights), ("aweights", aweights)):
+        if w is None:
+            continue
+        if len(w.shape) != 1 or (n >= 0 and w.shape[0] != n):
+            raise Error(f"cov: {label} must be 1-D with {n} entries, got {list(w.shape)}")
+        w = apply("cast", w, attrs={"out_dtype": obs.dtype.name})
+        weights = w if weights is None else weights * w
+    if weights is None:
+        mean = apply("reduce_mean", obs, attrs={"dim": [1], "keep_dim": True,
+                                                "reduce_all": False})
+        centred = obs - mean
+        fact = float(n - (1 if ddof else 0))
+        out = matmul(centred, centred, transpose_y=True) / fact
+    else:
+        w_sum = weights.sum()
+        mean = (obs * weights).sum(axis=1, keepdim=True) / w_sum
+        centred = obs - mean
+        if not ddof:
+            fact = w_sum
+        elif aweights is None:
+            fact = w_sum - 1.0
+        else:
+            aw = apply("cast", aweights, attrs={"out_dtype": obs.dtype.name})
+            fact = w_sum - (weights * aw).sum() / w_sum
+        out = matmul(centred * weights, centred, transpose_y=True) / fact
+    if len(x.shape) == 1:
+        return apply("reshape", out, attrs={"shape": []})
+    return out
+
+
+def corrcoef(x, rowvar=True, name=None):
+    """Pearson correlation coefficients of x's variables (rows, or columns with
+    rowvar=False), clipped to [-1, 1]."""
+    c = cov(x, rowvar)
+    if len(x.shape) == 1:
+        return c / c
+    d = sqrt(diagonal(c))
+    out = c / unsqueeze(d, 1) / unsqueeze(d, 0)
+    return clip(out, -1.0, 1.0)
