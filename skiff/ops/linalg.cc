@@ -1,6 +1,9 @@
 // Dense linear algebra on batches of matrices (the last two dims): inverse, determinant,
-// slogdet, solve, triangular_solve, cholesky, eigh, and their grad ops.
+// slogdet, solve, triangular_solve, cholesky, eigh, qr, and their grad ops.
 #include "skiff/kernels/cpu/linalg.h"
+
+#include <algorithm>
+#include <string>
 
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/kernel_context.h"
@@ -63,6 +66,33 @@ void infer_eigh(ShapeContext& ctx) {
   SKIFF_CHECK(uplo == "L" || uplo == "U", "eigh: UPLO must be 'L' or 'U', got '", uplo, "'");
   ctx.set_output("Eigenvalues", drop_last(x, 1), ctx.in_dtype("X"));
   ctx.set_output("Eigenvectors", x, ctx.in_dtype("X"));
+}
+
+void infer_qr(ShapeContext& ctx) {
+  const Shape x = ctx.in_shape("X");
+  const DType dt = ctx.in_dtype("X");
+  SKIFF_CHECK(dt == DType::kF32 || dt == DType::kF64, "qr: X must be float32 or float64, got ",
+              dtype_name(dt));
+  SKIFF_CHECK(x.rank() >= 2, "qr: X must be [..., m, n], got ", x);
+  const std::string mode = ctx.attr<std::string>("mode");
+  SKIFF_CHECK(mode == "reduced" || mode == "complete" || mode == "r",
+              "qr: mode must be 'reduced', 'complete' or 'r', got '", mode, "'");
+  const int64_t m = x.dim(-2), n = x.dim(-1);
+  const int64_t k = m < 0 || n < 0 ? -1 : std::min(m, n);
+  const int64_t cols = mode == "complete" ? m : k;
+  Shape q = drop_last(x, 2), r = drop_last(x, 2);
+  q.push_back(m);
+  q.push_back(cols);
+  r.push_back(cols);
+  r.push_back(n);
+  ctx.set_output("Q", q, dt);
+  ctx.set_output("R", r, dt);
+}
+
+void infer_qr_grad(ShapeContext& ctx) {
+  Shape x = drop_last(ctx.in_shape("Q"), 1);
+  x.push_back(ctx.in_shape("R").dim(-1));
+  ctx.set_output("X@GRAD", x, ctx.in_dtype("Q"));
 }
 
 void infer_x_grad(ShapeContext& ctx) {
@@ -139,6 +169,18 @@ void eigh_grad_kernel(KernelContext& ctx) {
   kernels::eigh_grad(ctx.in("Eigenvalues"), ctx.in("Eigenvectors"), dw, dv, dx);
 }
 
+void qr_kernel(KernelContext& ctx) {
+  kernels::qr(ctx.in("X"), ctx.attr_ref<std::string>("mode") == "complete", ctx.out("Q"),
+              ctx.out("R"));
+}
+void qr_grad_kernel(KernelContext& ctx) {
+  Tensor* dx = ctx.out("X@GRAD");
+  if (!dx) return;
+  const Tensor* dq = ctx.has_in("Q@GRAD") ? &ctx.in("Q@GRAD") : nullptr;
+  const Tensor* dr = ctx.has_in("R@GRAD") ? &ctx.in("R@GRAD") : nullptr;
+  kernels::qr_grad(ctx.in("Q"), ctx.in("R"), dq, dr, dx);
+}
+
 // ---- grad makers ----
 
 // The grad op "<type>_grad" with the forward inputs and outputs named in `fwd_in` and
@@ -172,6 +214,8 @@ void eigh_grad_maker(GradContext& g) {
   add_grad_op(g, {}, {"Eigenvalues", "Eigenvectors"}, {"Eigenvalues", "Eigenvectors"}, false,
               {"UPLO"});
 }
+
+void qr_grad_maker(GradContext& g) { add_grad_op(g, {}, {"Q", "R"}, {"Q", "R"}, false); }
 
 }  // namespace
 
@@ -311,6 +355,29 @@ void register_linalg_ops(OpRegistry& r) {
       .infer_shape(infer_eigh_grad)
       .kernel(kFloats, eigh_grad_kernel)
       .kernel_dtype_from("Eigenvectors");
+
+  r.add("qr")
+      .doc(
+          "The Householder QR factorisation X = Q R per matrix [m, n], k = min(m, n): Q "
+          "[..., m, k], R [..., k, n] upper triangular; Q [..., m, m], R [..., m, n] for mode "
+          "'complete'; mode 'r' gives the reduced factors (callers keep R).")
+      .input("X", "[..., m, n] float32 or float64")
+      .output("Q", "[..., m, k] (or [..., m, m]) with orthonormal columns")
+      .output("R", "[..., k, n] (or [..., m, n]) upper triangular")
+      .attr("mode", std::string("reduced"), "'reduced', 'complete' or 'r'")
+      .infer_shape(infer_qr)
+      .kernel(kFloats, qr_kernel)
+      .grad(qr_grad_maker);
+  r.add("qr_grad")
+      .doc("X@GRAD = (dQ + Q S) R^-T, S symmetric from triu(dR R^T - Q^T dQ); needs m >= n.")
+      .input("Q", "the forward Q")
+      .input("R", "the forward R")
+      .input("Q@GRAD", "gradient of Q")
+      .input("R@GRAD", "gradient of R")
+      .output("X@GRAD", "gradient of X")
+      .infer_shape(infer_qr_grad)
+      .kernel(kFloats, qr_grad_kernel)
+      .kernel_dtype_from("Q");
 }
 
 }  // namespace skiff

@@ -1,4 +1,4 @@
-// inverse, determinant, slogdet, solve, triangular_solve, cholesky, eigh: values against
+// inverse, determinant, slogdet, solve, triangular_solve, cholesky, eigh, qr: values against
 // float64 references (identities checked in double, hand-computed determinants) in f32 and
 // f64, gradients by finite differences (symmetric perturbations for the ops that read one
 // triangle of a symmetric matrix), and the singular / non-positive-definite errors.
@@ -268,6 +268,50 @@ TEST(Eigh, DecompositionAndGradients) {
                            .input("Eigenvectors", v)
                            .input("Eigenvalues@GRAD", Tensor::zeros({4}, DType::kF64)),
                        /*align_columns=*/true);
+}
+
+TEST(Qr, ReducedAndCompleteFactorsReproduceX) {
+  const std::vector<Shape> shapes = {{2, 5, 3}, {3, 4}, {4, 4}};
+  for (DType dt : kFloatTypes) {
+    for (const Shape& shape : shapes) {
+      for (const char* mode : {"reduced", "complete", "r"}) {
+        const Tensor x = from_f64(random_tensor(shape, DType::kF64, 21), dt);
+        OpTest t("qr");
+        t.input("X", x).attr("mode", std::string(mode)).output("Q").output("R");
+        const Tensor q = output_f64(t, "Q"), r = output_f64(t, "R");
+        const int64_t m = shape.dim(-2), n = shape.dim(-1);
+        const int64_t cols = std::string(mode) == "complete" ? m : std::min(m, n);
+        ASSERT_EQ(q.dim(-2), m);
+        ASSERT_EQ(q.dim(-1), cols);
+        ASSERT_EQ(r.dim(-2), cols);
+        ASSERT_EQ(r.dim(-1), n);
+        const Tensor xd = to_f64(x);
+        for (int64_t b = 0; b < xd.numel() / (m * n); ++b) {
+          const Mat qb = matrix(q, b), rb = matrix(r, b);
+          EXPECT_TRUE((qb.transpose() * qb).isApprox(Mat::Identity(cols, cols), tol(dt)));
+          EXPECT_TRUE((qb * rb).isApprox(matrix(xd, b), tol(dt)));
+          for (int64_t i = 0; i < cols; ++i) {
+            for (int64_t j = 0; j < std::min(i, n); ++j) EXPECT_EQ(rb(i, j), 0.0);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Qr, GradientsOfQAndRForTallAndSquare) {
+  for (const Shape& shape : {Shape({2, 5, 3}), Shape({3, 3})}) {
+    const Tensor x = random_tensor(shape, DType::kF64, 22);
+    for (const char* slot : {"Q", "R"}) {
+      OpTest("qr").input("X", x).output("Q").output("R").check_grad({"X"}, slot);
+    }
+  }
+  expect_error(OpTest("qr")
+                   .input("X", random_tensor({3, 3}, DType::kF64, 1))
+                   .attr("mode", std::string("full"))
+                   .output("Q")
+                   .output("R"),
+               {"qr", "mode", "full"});
 }
 
 }  // namespace

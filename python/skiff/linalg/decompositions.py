@@ -1,13 +1,13 @@
 """Matrix inverses, determinants, solves and factorisations over the last two dims
 (Paddle's paddle.linalg): inv, det, slogdet, solve, triangular_solve, cholesky,
-cholesky_solve, eigh, eigvalsh."""
+cholesky_solve, eigh, eigvalsh, qr."""
 from .._C import Error
 from ..framework.core import apply
 from ..tensor.joining import broadcast_shape
 from ..tensor.manipulation import expand, stack, unsqueeze, squeeze
 
 __all__ = ["inv", "inverse", "det", "slogdet", "solve", "triangular_solve", "cholesky",
-           "cholesky_solve", "eigh", "eigvalsh"]
+           "cholesky_solve", "eigh", "eigvalsh", "qr"]
 
 
 def _check_square(fn, x):
@@ -111,3 +111,14 @@ def eigh(x, UPLO="L", name=None):
 def eigvalsh(x, UPLO="L", name=None):
     """The eigenvalues (ascending) of each symmetric matrix of x."""
     return eigh(x, UPLO)[0]
+
+
+def qr(x, mode="reduced", name=None):
+    """The QR factorisation of each [m, n] matrix of x: (Q, R) with Q [..., m, k] and R
+    [..., k, n], k = min(m, n) ('reduced'), Q [..., m, m] ('complete'), or R alone ('r')."""
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+    if len(x.shape) < 2:
+        raise Error(f"qr: x must be a batch of matrices [..., m, n], got {list(x.shape)}")
+    q, r = apply("qr", x, attrs={"mode": mode})
+    return r if mode == "r" else (q, r)

@@ -1,5 +1,6 @@
 #include "skiff/kernels/cpu/linalg.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -8,6 +9,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
+#include <Eigen/QR>
 
 namespace skiff::kernels {
 
@@ -323,6 +325,60 @@ void eigh_grad(const Tensor& values, const Tensor& vectors, const Tensor* dvalue
         for (int64_t i = 0; i < n; ++i) s(i, i) = dvalues->data<T>()[b * n + i];
       }
       MatOut<T>(dx->data<T>() + b * n * n, n, n) = v * s * v.transpose();
+    }
+  });
+}
+
+void qr(const Tensor& x, bool complete, Tensor* q, Tensor* r) {
+  const Shape& xs = x.shape();
+  SKIFF_CHECK(xs.rank() >= 2, "qr: X must be [..., m, n], got ", xs);
+  const int64_t m = xs.dim(-2), n = xs.dim(-1), k = std::min(m, n);
+  const int64_t q_cols = complete ? m : k, r_rows = complete ? m : k;
+  Shape q_shape = batch_dims(xs), r_shape = batch_dims(xs);
+  q_shape.push_back(m);
+  q_shape.push_back(q_cols);
+  r_shape.push_back(r_rows);
+  r_shape.push_back(n);
+  q->resize(q_shape, x.dtype());
+  r->resize(r_shape, x.dtype());
+  SKIFF_DISPATCH_FLOATING(x.dtype(), T, {
+    for (int64_t b = 0, nb = batch_count(xs); b < nb; ++b) {
+      const Eigen::HouseholderQR<Mat<T>> h(MatIn<T>(x.data<T>() + b * m * n, m, n));
+      MatOut<T>(q->data<T>() + b * m * q_cols, m, q_cols) =
+          h.householderQ() * Mat<T>::Identity(m, q_cols);
+      MatOut<T> rb(r->data<T>() + b * r_rows * n, r_rows, n);
+      rb.setZero();
+      rb.topRows(k) = h.matrixQR().topRows(k).template triangularView<Eigen::Upper>();
+    }
+  });
+}
+
+void qr_grad(const Tensor& q, const Tensor& r, const Tensor* dq, const Tensor* dr, Tensor* dx) {
+  const int64_t m = q.dim(-2), n = r.dim(-1);
+  SKIFF_CHECK(m >= n && q.dim(-1) == n && r.dim(-2) == n,
+              "qr_grad: the gradient needs the reduced factors of a matrix with m >= n, got Q ",
+              q.shape(), " and R ", r.shape());
+  Shape x_shape = batch_dims(q.shape());
+  x_shape.push_back(m);
+  x_shape.push_back(n);
+  dx->resize(x_shape, q.dtype());
+  SKIFF_DISPATCH_FLOATING(q.dtype(), T, {
+    Mat<T> mid(n, n), sym(n, n), lifted(m, n);
+    for (int64_t b = 0, nb = batch_count(q.shape()); b < nb; ++b) {
+      MatIn<T> qb(q.data<T>() + b * m * n, m, n), rb(r.data<T>() + b * n * n, n, n);
+      mid.setZero();
+      lifted.setZero();
+      if (dr) mid += MatIn<T>(dr->data<T>() + b * n * n, n, n) * rb.transpose();
+      if (dq) {
+        MatIn<T> dqb(dq->data<T>() + b * m * n, m, n);
+        mid -= qb.transpose() * dqb;
+        lifted = dqb;
+      }
+      sym = mid.template triangularView<Eigen::Upper>();
+      sym += mid.template triangularView<Eigen::StrictlyUpper>().transpose();
+      lifted += qb * sym;
+      MatOut<T>(dx->data<T>() + b * m * n, m, n) =
+          rb.template triangularView<Eigen::Upper>().solve(lifted.transpose()).transpose();
     }
   });
 }

@@ -1,6 +1,6 @@
 // Dense linear algebra over the matrices in a tensor's last two dims (leading dims are a
 // batch), float32 or float64, through Eigen: inverse, determinant, slogdet, solve,
-// triangular_solve, cholesky, and the gradients of each.
+// triangular_solve, cholesky, eigh, qr, and the gradients of each.
 //
 //   kernels::inverse("inverse", x, &out);          // x [..., n, n]
 //   kernels::solve(a, b, &out);                    // a [..., n, n], b [..., n, k]
@@ -62,5 +62,13 @@ void eigh(const Tensor& x, bool lower, Tensor* values, Tensor* vectors);
 // either gradient may be null (taken as zero).
 void eigh_grad(const Tensor& values, const Tensor& vectors, const Tensor* dvalues,
                const Tensor* dvectors, Tensor* dx);
+
+// The Householder QR factorisation x = q r of each [m, n] matrix of x, k = min(m, n):
+// q [..., m, k] and r [..., k, n] (upper triangular), or q [..., m, m] and r [..., m, n]
+// with `complete`.
+void qr(const Tensor& x, bool complete, Tensor* q, Tensor* r);
+// dx = (dq + q S) r^-T, S the symmetric matrix whose upper triangle is that of
+// dr r^T - q^T dq; needs m >= n and the reduced factors; either gradient may be null.
+void qr_grad(const Tensor& q, const Tensor& r, const Tensor* dq, const Tensor* dr, Tensor* dx);
 
 }  // namespace skiff::kernels

@@ -1,4 +1,4 @@
-"""skiff.linalg norms and statistics (vector_norm, matrix_norm, cov, corrcoef) against
+"""skiff.linalg norms, statistics and QR (vector_norm, matrix_norm, cov, corrcoef, qr) against
 torch.linalg / torch (values and gradients, float64) and paddle (argument semantics)."""
 import numpy as np
 import pytest
@@ -122,3 +122,29 @@ def test_static_program_norms_and_cov():
     np.testing.assert_allclose(res[0], np.sum(np.abs(a) ** 3) ** (1 / 3), rtol=1e-10)
     np.testing.assert_allclose(res[1], np.linalg.norm(a, 1), rtol=1e-10)
     np.testing.assert_allclose(res[2], np.cov(a), rtol=1e-10)
+
+
+@pytest.mark.parametrize("shape", [(2, 5, 3), (4, 4)])
+def test_qr_matches_torch(shape):
+    a = rng.standard_normal(shape)
+    run_both(lambda x: skiff.linalg.qr(x)[0], lambda t: torch.linalg.qr(t)[0], a)
+    run_both(lambda x: skiff.linalg.qr(x)[1], lambda t: torch.linalg.qr(t)[1], a)
+    run_both(lambda x: skiff.linalg.qr(x, "r"), lambda t: torch.linalg.qr(t)[1], a)
+
+
+def test_qr_modes_shapes_like_paddle():
+    a = rng.standard_normal((3, 5))
+    for mode in ("reduced", "complete"):
+        q, r = skiff.linalg.qr(skiff.to_tensor(a), mode)
+        tq, tr = torch.linalg.qr(torch.tensor(a), mode)
+        assert list(q.shape) == list(tq.shape) and list(r.shape) == list(tr.shape)
+        np.testing.assert_allclose(q.numpy() @ r.numpy(), a, rtol=1e-10, atol=1e-12)
+    t = rng.standard_normal((5, 3)).astype("float32")
+    q, r = skiff.linalg.qr(skiff.to_tensor(t), "complete")
+    assert q.shape == [5, 5] and r.shape == [5, 3]
+    np.testing.assert_allclose(q.numpy() @ r.numpy(), t, rtol=1e-5, atol=1e-5)
+    assert skiff.linalg.qr(skiff.to_tensor(t), "r").shape == [3, 3]
+    with pytest.raises(ValueError, match="qr: mode"):
+        skiff.linalg.qr(skiff.to_tensor(t), "full")
+    with pytest.raises(skiff.Error, match="qr: x must be"):
+        skiff.linalg.qr(skiff.to_tensor(np.ones(3)))
