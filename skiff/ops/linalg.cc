@@ -1,5 +1,5 @@
 // Dense linear algebra on batches of matrices (the last two dims): inverse, determinant,
-// slogdet, solve, triangular_solve, cholesky, eigh, qr, and their grad ops.
+// slogdet, solve, triangular_solve, cholesky, eigh, qr, svd, and their grad ops.
 #include "skiff/kernels/cpu/linalg.h"
 
 #include <algorithm>
@@ -95,6 +95,32 @@ void infer_qr_grad(ShapeContext& ctx) {
   ctx.set_output("X@GRAD", x, ctx.in_dtype("Q"));
 }
 
+void infer_svd(ShapeContext& ctx) {
+  const Shape x = ctx.in_shape("X");
+  const DType dt = ctx.in_dtype("X");
+  SKIFF_CHECK(dt == DType::kF32 || dt == DType::kF64, "svd: X must be float32 or float64, got ",
+              dtype_name(dt));
+  SKIFF_CHECK(x.rank() >= 2, "svd: X must be [..., m, n], got ", x);
+  const bool full = ctx.attr<bool>("full_matrices");
+  const int64_t m = x.dim(-2), n = x.dim(-1);
+  const int64_t k = m < 0 || n < 0 ? -1 : std::min(m, n);
+  Shape u = drop_last(x, 2), s = drop_last(x, 2), vh = drop_last(x, 2);
+  u.push_back(m);
+  u.push_back(full ? m : k);
+  s.push_back(k);
+  vh.push_back(full ? n : k);
+  vh.push_back(n);
+  ctx.set_output("U", u, dt);
+  ctx.set_output("S", s, dt);
+  ctx.set_output("VH", vh, dt);
+}
+
+void infer_svd_grad(ShapeContext& ctx) {
+  Shape x = drop_last(ctx.in_shape("U"), 1);
+  x.push_back(ctx.in_shape("VH").dim(-1));
+  ctx.set_output("X@GRAD", x, ctx.in_dtype("U"));
+}
+
 void infer_x_grad(ShapeContext& ctx) {
   const char* slot = ctx.has_input("X") ? "X" : "Out";
   ctx.set_output("X@GRAD", ctx.in_shape(slot), ctx.in_dtype(slot));
@@ -181,6 +207,18 @@ void qr_grad_kernel(KernelContext& ctx) {
   kernels::qr_grad(ctx.in("Q"), ctx.in("R"), dq, dr, dx);
 }
 
+void svd_kernel(KernelContext& ctx) {
+  kernels::svd(ctx.in("X"), ctx.attr<bool>("full_matrices"), ctx.out("U"), ctx.out("S"),
+               ctx.out("VH"));
+}
+void svd_grad_kernel(KernelContext& ctx) {
+  Tensor* dx = ctx.out("X@GRAD");
+  if (!dx) return;
+  const auto grad_of = [&](const char* slot) { return ctx.has_in(slot) ? &ctx.in(slot) : nullptr; };
+  kernels::svd_grad(ctx.in("U"), ctx.in("S"), ctx.in("VH"), grad_of("U@GRAD"), grad_of("S@GRAD"),
+                    grad_of("VH@GRAD"), dx);
+}
+
 // ---- grad makers ----
 
 // The grad op "<type>_grad" with the forward inputs and outputs named in `fwd_in` and
@@ -216,6 +254,10 @@ void eigh_grad_maker(GradContext& g) {
 }
 
 void qr_grad_maker(GradContext& g) { add_grad_op(g, {}, {"Q", "R"}, {"Q", "R"}, false); }
+
+void svd_grad_maker(GradContext& g) {
+  add_grad_op(g, {}, {"U", "S", "VH"}, {"U", "S", "VH"}, false);
+}
 
 }  // namespace
 
@@ -378,6 +420,34 @@ void register_linalg_ops(OpRegistry& r) {
       .infer_shape(infer_qr_grad)
       .kernel(kFloats, qr_grad_kernel)
       .kernel_dtype_from("Q");
+
+  r.add("svd")
+      .doc(
+          "The singular value decomposition X = U diag(S) VH per matrix [m, n], k = min(m, n), "
+          "S descending: U [..., m, k], S [..., k], VH [..., k, n] (U [..., m, m] and VH "
+          "[..., n, n] with full_matrices).")
+      .input("X", "[..., m, n] float32 or float64")
+      .output("U", "left singular vectors (columns)")
+      .output("S", "singular values, descending")
+      .output("VH", "right singular vectors (rows)")
+      .attr("full_matrices", false, "return square U and VH")
+      .infer_shape(infer_svd)
+      .kernel(kFloats, svd_kernel)
+      .grad(svd_grad_maker);
+  r.add("svd_grad")
+      .doc(
+          "X@GRAD from the reduced factors and the gradients given (full_matrices=False; "
+          "distinct nonzero singular values when U or VH has a gradient).")
+      .input("U", "the forward U")
+      .input("S", "the forward S")
+      .input("VH", "the forward VH")
+      .input("U@GRAD", "gradient of U")
+      .input("S@GRAD", "gradient of S")
+      .input("VH@GRAD", "gradient of VH")
+      .output("X@GRAD", "gradient of X")
+      .infer_shape(infer_svd_grad)
+      .kernel(kFloats, svd_grad_kernel)
+      .kernel_dtype_from("U");
 }
 
 }  // namespace skiff

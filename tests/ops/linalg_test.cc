@@ -1,4 +1,4 @@
-// inverse, determinant, slogdet, solve, triangular_solve, cholesky, eigh, qr: values against
+// inverse, determinant, slogdet, solve, triangular_solve, cholesky, eigh, qr, svd: values against
 // float64 references (identities checked in double, hand-computed determinants) in f32 and
 // f64, gradients by finite differences (symmetric perturbations for the ops that read one
 // triangle of a symmetric matrix), and the singular / non-positive-definite errors.
@@ -312,6 +312,46 @@ TEST(Qr, GradientsOfQAndRForTallAndSquare) {
                    .output("Q")
                    .output("R"),
                {"qr", "mode", "full"});
+}
+
+TEST(Svd, FactorsReproduceXWithDescendingValues) {
+  const std::vector<Shape> shapes = {{2, 5, 3}, {3, 4}, {4, 4}};
+  for (DType dt : kFloatTypes) {
+    for (const Shape& shape : shapes) {
+      for (bool full : {false, true}) {
+        const Tensor x = from_f64(random_tensor(shape, DType::kF64, 31), dt);
+        OpTest t("svd");
+        t.input("X", x).attr("full_matrices", full).output("U").output("S").output("VH");
+        const auto outs = t.run();
+        const Tensor u = to_f64(outs.at("U")[0]), s = to_f64(outs.at("S")[0]);
+        const Tensor vh = to_f64(outs.at("VH")[0]);
+        const int64_t m = shape.dim(-2), n = shape.dim(-1), k = std::min(m, n);
+        ASSERT_EQ(u.dim(-1), full ? m : k);
+        ASSERT_EQ(vh.dim(-2), full ? n : k);
+        ASSERT_EQ(s.dim(-1), k);
+        const Tensor xd = to_f64(x);
+        for (int64_t b = 0; b < xd.numel() / (m * n); ++b) {
+          const Mat ub = matrix(u, b), vhb = matrix(vh, b);
+          const Eigen::Map<const Eigen::VectorXd> sb(s.data<double>() + b * k, k);
+          for (int64_t i = 0; i + 1 < k; ++i) EXPECT_GE(sb[i], sb[i + 1]);
+          EXPECT_TRUE((ub.transpose() * ub).isApprox(Mat::Identity(ub.cols(), ub.cols()), tol(dt)));
+          EXPECT_TRUE(
+              (vhb * vhb.transpose()).isApprox(Mat::Identity(vhb.rows(), vhb.rows()), tol(dt)));
+          const Mat x_back = ub.leftCols(k) * sb.asDiagonal() * vhb.topRows(k);
+          EXPECT_TRUE(x_back.isApprox(matrix(xd, b), tol(dt)));
+        }
+      }
+    }
+  }
+}
+
+TEST(Svd, GradientsOfEachFactor) {
+  for (const Shape& shape : {Shape({2, 5, 3}), Shape({3, 4}), Shape({3, 3})}) {
+    const Tensor x = random_tensor(shape, DType::kF64, 32);
+    for (const char* slot : {"U", "S", "VH"}) {
+      OpTest("svd").input("X", x).output("U").output("S").output("VH").check_grad({"X"}, slot);
+    }
+  }
 }
 
 }  // namespace

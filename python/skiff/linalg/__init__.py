@@ -1,6 +1,6 @@
 """skiff.linalg (Paddle's paddle.linalg): inverses, determinants, solves, Cholesky and
-symmetric eigen decompositions over batches of matrices, norms, covariances and matrix
-products."""
+symmetric eigen, QR and singular value decompositions over batches of matrices, norms,
+covariances, pseudo-inverses, ranks, condition numbers and matrix products."""
 from ..tensor.axes import matrix_transpose
 from ..tensor.linalg import matmul, norm
 from ..tensor.products import cross, vecdot
@@ -8,8 +8,9 @@ from .decompositions import (cholesky, cholesky_solve, det, eigh, eigvalsh, inv,
                              qr, slogdet, solve, triangular_solve)
 from .norms import corrcoef, cov, matrix_norm, vector_norm
 from .products import matrix_power, multi_dot
+from .spectral import cond, matrix_rank, pinv, svd, svdvals
 
-__all__ = ["cholesky", "cholesky_solve", "corrcoef", "cov", "cross", "det", "eigh",
-           "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power", "matrix_transpose",
-           "multi_dot", "norm", "qr", "slogdet", "solve", "triangular_solve", "vecdot",
-           "vector_norm"]
+__all__ = ["cholesky", "cholesky_solve", "cond", "corrcoef", "cov", "cross", "det", "eigh",
+           "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
+           "matrix_transpose", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "svd",
+           "svdvals", "triangular_solve", "vecdot", "vector_norm"]

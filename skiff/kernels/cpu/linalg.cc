@@ -10,6 +10,7 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
 #include <Eigen/QR>
+#include <Eigen/SVD>
 
 namespace skiff::kernels {
 
@@ -379,6 +380,80 @@ void qr_grad(const Tensor& q, const Tensor& r, const Tensor* dq, const Tensor* d
       lifted += qb * sym;
       MatOut<T>(dx->data<T>() + b * m * n, m, n) =
           rb.template triangularView<Eigen::Upper>().solve(lifted.transpose()).transpose();
+    }
+  });
+}
+
+void svd(const Tensor& x, bool full_matrices, Tensor* u, Tensor* s, Tensor* vh) {
+  const Shape& xs = x.shape();
+  SKIFF_CHECK(xs.rank() >= 2, "svd: X must be [..., m, n], got ", xs);
+  const int64_t m = xs.dim(-2), n = xs.dim(-1), k = std::min(m, n);
+  const int64_t u_cols = full_matrices ? m : k, vh_rows = full_matrices ? n : k;
+  Shape u_shape = batch_dims(xs), s_shape = batch_dims(xs), vh_shape = batch_dims(xs);
+  u_shape.push_back(m);
+  u_shape.push_back(u_cols);
+  s_shape.push_back(k);
+  vh_shape.push_back(vh_rows);
+  vh_shape.push_back(n);
+  u->resize(u_shape, x.dtype());
+  s->resize(s_shape, x.dtype());
+  vh->resize(vh_shape, x.dtype());
+  const unsigned options = full_matrices ? (Eigen::ComputeFullU | Eigen::ComputeFullV)
+                                         : (Eigen::ComputeThinU | Eigen::ComputeThinV);
+  SKIFF_DISPATCH_FLOATING(x.dtype(), T, {
+    using Dense = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
+    for (int64_t b = 0, nb = batch_count(xs); b < nb; ++b) {
+      const Dense a = MatIn<T>(x.data<T>() + b * m * n, m, n);
+      const Eigen::BDCSVD<Dense> d(a, options);
+      MatOut<T>(u->data<T>() + b * m * u_cols, m, u_cols) = d.matrixU();
+      Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(s->data<T>() + b * k, k) = d.singularValues();
+      MatOut<T>(vh->data<T>() + b * vh_rows * n, vh_rows, n) = d.matrixV().transpose();
+    }
+  });
+}
+
+void svd_grad(const Tensor& u, const Tensor& s, const Tensor& vh, const Tensor* du,
+              const Tensor* ds, const Tensor* dvh, Tensor* dx) {
+  const int64_t m = u.dim(-2), n = vh.dim(-1), k = s.dim(-1);
+  SKIFF_CHECK(u.dim(-1) == k && vh.dim(-2) == k,
+              "svd_grad: the gradient needs full_matrices=False, got U ", u.shape(), " and VH ",
+              vh.shape());
+  Shape x_shape = batch_dims(u.shape());
+  x_shape.push_back(m);
+  x_shape.push_back(n);
+  dx->resize(x_shape, u.dtype());
+  SKIFF_DISPATCH_FLOATING(u.dtype(), T, {
+    using Vec = Eigen::Matrix<T, Eigen::Dynamic, 1>;
+    Mat<T> inner(k, k), f(k, k), skew(k, k), left(m, k), right(k, n);
+    for (int64_t b = 0, nb = batch_count(u.shape()); b < nb; ++b) {
+      MatIn<T> ub(u.data<T>() + b * m * k, m, k), vhb(vh.data<T>() + b * k * n, k, n);
+      const Eigen::Map<const Vec> sb(s.data<T>() + b * k, k);
+      inner.setZero();
+      if (ds) inner.diagonal() = Eigen::Map<const Vec>(ds->data<T>() + b * k, k);
+      if (du || dvh) {
+        for (int64_t i = 0; i < k; ++i) {
+          for (int64_t j = 0; j < k; ++j) {
+            f(i, j) = i == j ? T(0) : T(1) / (sb[j] * sb[j] - sb[i] * sb[i]);
+          }
+        }
+      }
+      MatOut<T> d(dx->data<T>() + b * m * n, m, n);
+      d.setZero();
+      if (du) {
+        MatIn<T> dub(du->data<T>() + b * m * k, m, k);
+        skew = ub.transpose() * dub;
+        inner += (f.array() * (skew - skew.transpose()).array()).matrix() * sb.asDiagonal();
+        left = dub - ub * (ub.transpose() * dub);
+        d += left * sb.cwiseInverse().asDiagonal() * vhb;
+      }
+      if (dvh) {
+        MatIn<T> dvhb(dvh->data<T>() + b * k * n, k, n);
+        skew = vhb * dvhb.transpose();
+        inner += sb.asDiagonal() * (f.array() * (skew - skew.transpose()).array()).matrix();
+        right = dvhb - (dvhb * vhb.transpose()) * vhb;
+        d += ub * sb.cwiseInverse().asDiagonal() * right;
+      }
+      d += ub * inner * vhb;
     }
   });
 }

@@ -1,6 +1,6 @@
 // Dense linear algebra over the matrices in a tensor's last two dims (leading dims are a
 // batch), float32 or float64, through Eigen: inverse, determinant, slogdet, solve,
-// triangular_solve, cholesky, eigh, qr, and the gradients of each.
+// triangular_solve, cholesky, eigh, qr, svd, and the gradients of each.
 //
 //   kernels::inverse("inverse", x, &out);          // x [..., n, n]
 //   kernels::solve(a, b, &out);                    // a [..., n, n], b [..., n, k]
@@ -70,5 +70,16 @@ void qr(const Tensor& x, bool complete, Tensor* q, Tensor* r);
 // dx = (dq + q S) r^-T, S the symmetric matrix whose upper triangle is that of
 // dr r^T - q^T dq; needs m >= n and the reduced factors; either gradient may be null.
 void qr_grad(const Tensor& q, const Tensor& r, const Tensor* dq, const Tensor* dr, Tensor* dx);
+
+// The singular value decomposition x = u diag(s) vh of each [m, n] matrix of x, k =
+// min(m, n), s descending: u [..., m, k], s [..., k], vh [..., k, n], or u [..., m, m] and
+// vh [..., n, n] with `full_matrices`.
+void svd(const Tensor& x, bool full_matrices, Tensor* u, Tensor* s, Tensor* vh);
+// dx from the reduced factors and any of their gradients (null taken as zero), as
+// U [diag(ds) + (F o (U^T dU - dU^T U)) S + S (F o (V^T dV - dV^T V))] V^T plus the
+// projections of dU and dV off U and V, F_ij = 1 / (s_j^2 - s_i^2): needs distinct
+// nonzero singular values when dU or dV is given.
+void svd_grad(const Tensor& u, const Tensor& s, const Tensor& vh, const Tensor* du,
+              const Tensor* ds, const Tensor* dvh, Tensor* dx);
 
 }  // namespace skiff::kernels

@@ -1,0 +1,96 @@
+"""Functions of the singular value decomposition (Paddle's paddle.linalg): svd, svdvals,
+pinv, matrix_rank, cond."""
+from .._C import Error
+from ..framework.core import apply
+from ..tensor.linalg import matmul
+from ..tensor.manipulation import unsqueeze
+from ..tensor.math import abs
+from ..tensor.scalars import as_operands
+from .decompositions import eigh, eigvalsh, inv
+from .norms import matrix_norm
+
+__all__ = ["svd", "svdvals", "pinv", "matrix_rank", "cond"]
+
+_EPS = {"float32": 1.1920928955078125e-07, "float64": 2.220446049250313e-16}
+
+
+def _check_matrices(fn, x):
+    if len(x.shape) < 2:
+        raise Error(f"{fn}: x must be a batch of matrices [..., m, n], got {list(x.shape)}")
+
+
+def svd(x, full_matrices=False, name=None):
+    """(U, S, VH) with x = U diag(S) VH per matrix, S descending; U and VH square with
+    full_matrices, else U [..., m, k] and VH [..., k, n], k = min(m, n)."""
+    _check_matrices("svd", x)
+    return apply("svd", x, attrs={"full_matrices": bool(full_matrices)})
+
+
+def svdvals(x, name=None):
+    """The singular values of each matrix of x, descending: [..., min(m, n)]."""
+    return svd(x)[1]
+
+
+def _reduce(op, x, keepdim=True):
+    return apply(op, x, attrs={"dim": [-1], "keep_dim": keepdim, "reduce_all": False})
+
+
+def _invert_above(s, cutoff):
+    """1 / s where |s| > cutoff, else 0."""
+    keep = apply("greater_than", *as_operands(abs(s), cutoff))
+    safe = apply("where", keep, s, apply("fill_any_like", s, attrs={"value": 1.0}))
+    return apply("where", keep, 1.0 / safe, apply("fill_any_like", s, attrs={"value": 0.0}))
+
+
+def pinv(x, rcond=1e-15, hermitian=False, name=None):
+    """The Moore-Penrose pseudo-inverse of each matrix of x, dropping singular values (or
+    eigenvalue magnitudes with hermitian) at most rcond times the largest."""
+    _check_matrices("pinv", x)
+    if hermitian:
+        w, v = eigh(x)
+        cutoff = _reduce("reduce_max", abs(w)) * rcond
+        return matmul(v * unsqueeze(_invert_above(w, cutoff), -2), v, transpose_y=True)
+    u, s, vh = svd(x)
+    cutoff = _reduce("reduce_max", s) * rcond
+    return matmul(vh * unsqueeze(_invert_above(s, cutoff), -1), u, transpose_x=True,
+                  transpose_y=True)
+
+
+def matrix_rank(x, tol=None, hermitian=False, atol=None, rtol=None, name=None):
+    """The number of singular values (eigenvalue magnitudes with hermitian) above the
+    threshold: tol, else max(atol, rtol * largest), by default eps * max(m, n) * largest;
+    int64 [...]."""
+    _check_matrices("matrix_rank", x)
+    s = abs(eigvalsh(x)) if hermitian else svdvals(x)
+    if tol is not None:
+        threshold = _per_matrix(tol)
+    else:
+        if atol is None and rtol is None:
+            rtol = _EPS[x.dtype.name] * max(x.shape[-2], x.shape[-1])
+        threshold = _reduce("reduce_max", s) * _per_matrix(rtol or 0.0)
+        if atol is not None:
+            threshold = apply("elementwise_max", *as_operands(threshold, _per_matrix(atol)))
+    above = apply("greater_than", *as_operands(s, threshold))
+    return _reduce("reduce_sum", apply("cast", above, attrs={"out_dtype": "int64"}), False)
+
+
+def _per_matrix(value):
+    """A float, or a tensor of per-matrix values [...] as [..., 1]."""
+    return float(value) if isinstance(value, (int, float)) else unsqueeze(value, -1)
+
+
+def cond(x, p=None, name=None):
+    """The condition number of each matrix of x in norm p: None / 2 (largest / smallest
+    singular value), -2 (its inverse), or 'fro', 'nuc', 1, -1, inf, -inf for square x
+    (norm(x) * norm(inv(x)))."""
+    _check_matrices("cond", x)
+    if p is None or p in (2, -2):
+        s = svdvals(x)
+        big, small = _reduce("reduce_max", s, False), _reduce("reduce_min", s, False)
+        return small / big if p == -2 else big / small
+    if p not in ("fro", "nuc", 1, -1, float("inf"), float("-inf")):
+        raise ValueError(f"cond: p must be None, 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, "
+                         f"got {p!r}")
+    if x.shape[-1] != x.shape[-2]:
+        raise Error(f"cond: p={p!r} needs square matrices, got {list(x.shape)}")
+    return matrix_norm(x, p) * matrix_norm(inv(x), p)
