@@ -55,7 +55,8 @@ def matrix_norm(x, p="fro", axis=[-2, -1], keepdim=False, name=None):
         return norm(x, "fro", [a, b], keepdim)
     if p == "nuc" or p in (2, -2):
         from ..tensor.manipulation import moveaxis
-        s = _singular_values(moveaxis(x, [a, b], [-2, -1]))
+        from .spectral import svdvals
+        s = svdvals(moveaxis(x, [a, b], [-2, -1]))
         out = (apply("reduce_sum", s, attrs={"dim": [-1], "keep_dim": False,
                                              "reduce_all": False}) if p == "nuc" else
                _reduce("reduce_max" if p == 2 else "reduce_min", s, -1, False))
@@ -71,16 +72,6 @@ def matrix_norm(x, p="fro", axis=[-2, -1], keepdim=False, name=None):
         return out if keepdim else _reduce("reduce_sum", out, [a, b], False)
     raise ValueError(f"matrix_norm: p must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, "
                      f"got {p!r}")
-
-
-def _singular_values(x):
-    """The singular values of x's matrices (ascending), as the roots of the eigenvalues
-    of the smaller Gram matrix (accurate for well-conditioned matrices)."""
-    from .decompositions import eigvalsh
-    rows, cols = x.shape[-2], x.shape[-1]
-    gram = (matmul(x, x, transpose_x=True) if cols <= rows else
-            matmul(x, x, transpose_y=True))
-    return sqrt(apply("relu", eigvalsh(gram)))
 
 
 def _observations(fn, x, rowvar):

@@ -1,7 +1,8 @@
 """Functions of the singular value decomposition (Paddle's paddle.linalg): svd, svdvals,
-pinv, matrix_rank, cond."""
+pinv, matrix_rank, cond, lstsq."""
 from .._C import Error
 from ..framework.core import apply
+from ..framework.mode import mode
 from ..tensor.linalg import matmul
 from ..tensor.manipulation import unsqueeze
 from ..tensor.math import abs
@@ -9,7 +10,7 @@ from ..tensor.scalars import as_operands
 from .decompositions import eigh, eigvalsh, inv
 from .norms import matrix_norm
 
-__all__ = ["svd", "svdvals", "pinv", "matrix_rank", "cond"]
+__all__ = ["svd", "svdvals", "pinv", "matrix_rank", "cond", "lstsq"]
 
 _EPS = {"float32": 1.1920928955078125e-07, "float64": 2.220446049250313e-16}
 
@@ -94,3 +95,44 @@ def cond(x, p=None, name=None):
     if x.shape[-1] != x.shape[-2]:
         raise Error(f"cond: p={p!r} needs square matrices, got {list(x.shape)}")
     return matrix_norm(x, p) * matrix_norm(inv(x), p)
+
+
+def _empty(dtype_name):
+    return apply("fill_constant", attrs={"shape": [0], "value": 0.0, "dtype": dtype_name})
+
+
+def lstsq(x, y, rcond=None, driver=None, name=None):
+    """The least-squares (minimum-norm) solution of x @ out = y per matrix, singular
+    values at most rcond (default eps * max(m, n)) times the largest dropped, with
+    (solution, residuals, rank, singular_values) as Paddle's driver (default 'gelsy')
+    returns them: residuals (squared, per column) only when m > n at full rank."""
+    if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
+        raise ValueError(f"lstsq: driver must be 'gels', 'gelsy', 'gelsd', 'gelss' or "
+                         f"None, got {driver!r}")
+    driver = driver or "gelsy"
+    _check_matrices("lstsq", x)
+    if len(y.shape) != len(x.shape) or (x.shape[-2] >= 0 and y.shape[-2] != x.shape[-2]):
+        raise Error(f"lstsq: y must be [..., {x.shape[-2]}, k] with x's batch dims, got x "
+                    f"{list(x.shape)} and y {list(y.shape)}")
+    m, n = x.shape[-2], x.shape[-1]
+    if rcond is None:
+        rcond = _EPS[x.dtype.name] * max(m, n)
+    u, s, vh = svd(x)
+    cutoff = _reduce("reduce_max", s) * float(rcond)
+    solution = matmul(vh * unsqueeze(_invert_above(s, cutoff), -1),
+                      matmul(u, y, transpose_x=True), transpose_x=True)
+    dtype = x.dtype.name
+    rank = None
+    if driver != "gels":
+        above = apply("greater_than", *as_operands(s, cutoff))
+        rank = _reduce("reduce_sum", apply("cast", above, attrs={"out_dtype": "int32"}), False)
+    residuals = _empty(dtype)
+    full_rank = rank is None or mode.static or bool((rank.numpy() == n).all())
+    if driver != "gelsy" and m > n and full_rank:
+        diff = matmul(x, solution) - y
+        residuals = apply("reduce_sum", diff * diff, attrs={"dim": [-2], "keep_dim": False,
+                                                            "reduce_all": False})
+    if rank is None:
+        rank = _empty("int64")
+    values = s if driver in ("gelsd", "gelss") else _empty(dtype)
+    return solution, residuals, rank, values

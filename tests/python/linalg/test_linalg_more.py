@@ -228,3 +228,58 @@ def test_cond_rectangular_and_errors():
         skiff.linalg.cond(skiff.to_tensor(a), "fro")
     with pytest.raises(ValueError, match="cond: p"):
         skiff.linalg.cond(skiff.to_tensor(a), 3)
+
+
+@pytest.mark.parametrize("driver", [None, "gels", "gelsy", "gelsd", "gelss"])
+def test_lstsq_outputs_like_paddle(driver):
+    import paddle
+    a, b = rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 5, 2))
+    got = skiff.linalg.lstsq(skiff.to_tensor(a), skiff.to_tensor(b), driver=driver)
+    ref = paddle.linalg.lstsq(paddle.to_tensor(a), paddle.to_tensor(b), driver=driver)
+    for g, r in zip(got, ref):
+        assert g.shape == list(r.shape) and g.dtype.name == r.numpy().dtype.name
+        np.testing.assert_allclose(g.numpy(), r.numpy(), rtol=1e-9, atol=1e-10)
+
+
+def test_lstsq_wide_and_rank_deficient_like_paddle():
+    import paddle
+    low = rng.standard_normal((5, 3))
+    low[:, 2] = low[:, 1]
+    wide = rng.standard_normal((3, 5))
+    for a in (low, wide):
+        b = rng.standard_normal((a.shape[0], 2))
+        got = skiff.linalg.lstsq(skiff.to_tensor(a), skiff.to_tensor(b), driver="gelsd")
+        ref = paddle.linalg.lstsq(paddle.to_tensor(a), paddle.to_tensor(b), driver="gelsd")
+        for g, r in zip(got, ref):
+            assert g.shape == list(r.shape)
+            np.testing.assert_allclose(g.numpy(), r.numpy(), rtol=1e-8, atol=1e-10)
+    with pytest.raises(ValueError, match="lstsq: driver"):
+        skiff.linalg.lstsq(skiff.to_tensor(low), skiff.to_tensor(low), driver="foo")
+    with pytest.raises(skiff.Error, match="lstsq: y must be"):
+        skiff.linalg.lstsq(skiff.to_tensor(low), skiff.to_tensor(wide))
+
+
+def test_lstsq_gradient_matches_torch():
+    a, b = rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 5, 2))
+    run_both(lambda x, y: skiff.linalg.lstsq(x, y, driver="gelsd")[0],
+             lambda x, y: torch.linalg.lstsq(x, y, driver="gelsd").solution, a, b)
+
+
+def test_static_program_qr_svd_pinv():
+    import skiff.static as static
+    a = rng.standard_normal((4, 3))
+    skiff.enable_static()
+    try:
+        prog = static.Program()
+        with static.program_guard(prog):
+            x = static.data("x", [4, 3], "float64")
+            q, r = skiff.linalg.qr(x)
+            outs = [q, r, skiff.linalg.svdvals(x), skiff.linalg.pinv(x),
+                    skiff.linalg.lstsq(x, x)[1]]
+        res = static.Executor().run(prog, feed={"x": a}, fetch_list=outs)
+    finally:
+        skiff.disable_static()
+    np.testing.assert_allclose(res[0] @ res[1], a, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(res[2], np.linalg.svd(a, compute_uv=False), rtol=1e-10)
+    np.testing.assert_allclose(res[3], np.linalg.pinv(a), rtol=1e-9, atol=1e-12)
+    assert res[4].shape == (0,)
