@@ -283,3 +283,14 @@ def test_static_program_qr_svd_pinv():
     np.testing.assert_allclose(res[2], np.linalg.svd(a, compute_uv=False), rtol=1e-10)
     np.testing.assert_allclose(res[3], np.linalg.pinv(a), rtol=1e-9, atol=1e-12)
     assert res[4].shape == (0,)
+
+
+def test_qr_and_svd_gradients_refuse_unsupported_shapes():
+    x = skiff.to_tensor(rng.standard_normal((3, 5)), stop_gradient=False)
+    q, r = skiff.linalg.qr(x)
+    with pytest.raises(skiff.Error, match="qr_grad: the gradient needs .* m >= n"):
+        (q.sum() + r.sum()).backward()
+    x = skiff.to_tensor(rng.standard_normal((3, 5)), stop_gradient=False)
+    u = skiff.linalg.svd(x, full_matrices=True)[0]
+    with pytest.raises(skiff.Error, match="svd_grad: the gradient needs full_matrices=False"):
+        u.sum().backward()
