@@ -66,18 +66,27 @@ def spatial_dims(x, data_format):
                                                                           int(shape[2])]
 
 
-def check_input(x, where, data_format, channels=None):
-    """Raises a skiff.Error naming ``where`` unless x is 4-D (with ``channels`` channels)."""
-    if data_format not in ("NCHW", "NHWC"):
-        raise ValueError(f"{where}: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
-    shape = list(x.shape)
-    if len(shape) != 4:
-        raise _C.Error(f"{where}: expected a 4-D input [N, C, H, W] ({data_format}), got "
+def check_input_layout(x, where, data_format, layouts, channels=None):
+    """Raises naming ``where`` unless data_format is one of ``layouts`` (channels first, then
+    last, e.g. ("NCHW", "NHWC")) and x has its rank (and ``channels`` channels)."""
+    first, last = layouts
+    if data_format not in layouts:
+        raise ValueError(f"{where}: data_format must be '{first}' or '{last}', got "
+                         f"{data_format!r}")
+    shape, rank = list(x.shape), len(first)
+    if len(shape) != rank:
+        dims = ", ".join(["N", "C"] + list(first[2:]))
+        raise _C.Error(f"{where}: expected a {rank}-D input [{dims}] ({data_format}), got "
                        f"shape {shape}")
-    c = shape[1] if data_format == "NCHW" else shape[3]
+    c = shape[1] if data_format == first else shape[-1]
     if channels is not None and c >= 0 and c != channels:
         raise _C.Error(f"{where}: the input has {c} channels, expected {channels} (input shape "
                        f"{shape}, {data_format})")
+
+
+def check_input(x, where, data_format, channels=None):
+    """Raises a skiff.Error naming ``where`` unless x is 4-D (with ``channels`` channels)."""
+    check_input_layout(x, where, data_format, ("NCHW", "NHWC"), channels)
 
 
 def to_nchw(x, data_format):

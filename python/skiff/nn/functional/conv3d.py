@@ -3,7 +3,7 @@ conv3d_transpose) over the conv3d / conv3d_transpose ops, with Paddle's padding 
 from ... import _C
 from ...framework.core import apply
 from . import tensor_ops as T
-from .conv import same_padding
+from .conv import check_input_layout, same_padding
 
 __all__ = ["conv3d", "conv3d_transpose"]
 
@@ -22,17 +22,7 @@ def triple(value, what, where):
 
 def check_input3d(x, where, data_format, channels=None):
     """Raises a skiff.Error naming ``where`` unless x is 5-D (with ``channels`` channels)."""
-    if data_format not in _LAYOUTS:
-        raise ValueError(f"{where}: data_format must be 'NCDHW' or 'NDHWC', got "
-                         f"{data_format!r}")
-    shape = list(x.shape)
-    if len(shape) != 5:
-        raise _C.Error(f"{where}: expected a 5-D input [N, C, D, H, W] ({data_format}), got "
-                       f"shape {shape}")
-    c = shape[1] if data_format == "NCDHW" else shape[4]
-    if channels is not None and c >= 0 and c != channels:
-        raise _C.Error(f"{where}: the input has {c} channels, expected {channels} (input shape "
-                       f"{shape}, {data_format})")
+    check_input_layout(x, where, data_format, _LAYOUTS, channels)
 
 
 def spatial_dims3d(x, data_format):
