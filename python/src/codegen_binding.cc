@@ -12,10 +12,11 @@ void define_codegen(nb::module_& m) {
       "compile_model_file",
       [](const std::string& model, const std::string& out_dir, const std::string& target,
          bool shared_library, bool embed_params, const std::vector<std::string>& feeds,
-         const std::vector<std::string>& fetches) {
+         const std::vector<std::string>& fetches, const std::string& cpu) {
         codegen::CompileOptions options;
         options.out_dir = out_dir;
         options.target = target;
+        options.cpu = cpu;
         options.shared_library = shared_library;
         options.embed_params = embed_params;
         options.feeds = feeds;
@@ -38,9 +39,10 @@ void define_codegen(nb::module_& m) {
       nb::arg("model"), nb::arg("out_dir"), nb::arg("target") = "x86-64",
       nb::arg("shared_library") = false, nb::arg("embed_params") = true,
       nb::arg("feeds") = std::vector<std::string>{},
-      nb::arg("fetches") = std::vector<std::string>{},
+      nb::arg("fetches") = std::vector<std::string>{}, nb::arg("cpu") = "",
       "Compiles a .skmodel (and the .skparams beside it) into out_dir: model.cc, the "
-      "executable `model`, and with shared_library libmodel.so + model.h.");
+      "executable `model`, and with shared_library libmodel.so + model.h, for the CPU `cpu` "
+      "(-march; '' : the target's default, x86-64-v3 on x86-64).");
 }
 
 }  // namespace skiff::python

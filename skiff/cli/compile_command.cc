@@ -8,8 +8,9 @@
 namespace skiff::cli {
 
 const char kCompileHelp[] =
-    "usage: skiff compile MODEL.skmodel -o DIR [--target x86-64|portable|aarch64] [--lib]\n"
-    "                     [--params embed|file] [--feed NAME]... [--fetch NAME]... [-j N]\n"
+    "usage: skiff compile MODEL.skmodel -o DIR [--target x86-64|portable|aarch64] [--cpu CPU]\n"
+    "                     [--lib] [--params embed|file] [--feed NAME]... [--fetch NAME]...\n"
+    "                     [-j N]\n"
     "\n"
     "Translates the program into one C++ file (DIR/model.cc) that calls skiff's kernels, with\n"
     "loops and branches as C++ while / if, and builds DIR/model:\n"
@@ -19,6 +20,10 @@ const char kCompileHelp[] =
     "  --target T      x86-64 (default: libskiff's kernels, oneDNN), portable (plain C++\n"
     "                  kernels compiled in, no oneDNN), aarch64 (portable, cross-compiled\n"
     "                  with aarch64-linux-gnu-g++, static)\n"
+    "  --cpu CPU       the CPU the model's code is compiled for (-march): x86-64-v3 (default:\n"
+    "                  any x86-64 CPU with AVX2 + FMA), x86-64-v4 (AVX-512), x86-64-v2,\n"
+    "                  x86-64, or native (this machine's CPU); aarch64: armv8-a. The model\n"
+    "                  stops with a message naming the missing features on a CPU without them\n"
     "  --lib           also DIR/libmodel.so and DIR/model.h (C API: create / run / destroy)\n"
     "  --params MODE   embed (default): inside the binary; file: DIR/model.skparams, read when\n"
     "                  a context is made\n"
@@ -41,6 +46,8 @@ int compile_command(const Args& args) {
     } else if (arg == "--target") {
       o.target = value();
       codegen::find_target(o.target);
+    } else if (arg == "--cpu") {
+      o.cpu = value();
     } else if (arg == "--lib") {
       o.shared_library = true;
     } else if (arg == "--params") {

@@ -3,6 +3,7 @@
 //   CompileOptions o;
 //   o.out_dir = "out";
 //   o.target = "x86-64";                 // or "portable", "aarch64"
+//   o.cpu = "x86-64-v4";                  // default x86-64-v3 (any AVX2 CPU)
 //   o.shared_library = true;              // also out/libmodel.so + out/model.h
 //   CompiledModel m = compile_model_file("mlp.skmodel", o);   // mlp.skparams beside it
 //   // out/model.cc, out/model (--in NAME=FILE.npy ... --out DIR)
@@ -33,6 +34,9 @@ struct CodegenOptions {
   // Named in the file's header comment: where the program came from, the target.
   std::string origin = "a program";
   std::string target = "x86-64";
+  // The CPU model.cc is compiled for (-march: "x86-64-v3", "x86-64-v4", "native", ...; see
+  // target.h); "" takes the target's default.
+  std::string cpu;
 };
 
 // The generated sources of one model.

@@ -54,6 +54,7 @@ CompiledModel compile_model(const Program& program, const std::string& params_pa
   check_params(program, params, params_path);
   CodegenOptions codegen = options;
   codegen.target = target.name;
+  codegen.cpu = target_cpu(target, options.cpu);
   CompiledModel out;
   out.generated = generate_model(program, params, codegen);
 
@@ -68,7 +69,8 @@ CompiledModel compile_model(const Program& program, const std::string& params_pa
     if (fs::absolute(params_path) != fs::path(out.params_file))
       fs::copy_file(params_path, out.params_file, fs::copy_options::overwrite_existing);
   }
-  build_model(target, dir, out.generated.kernel_families, options.shared_library, options.jobs);
+  build_model(target, codegen.cpu, dir, out.generated.kernel_families, options.shared_library,
+              options.jobs);
   out.executable = dir + "/model";
   if (options.shared_library) {
     out.library = dir + "/libmodel.so";

@@ -22,31 +22,43 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The CPU levels of x86-64 (the psABI's): v2 SSE4.2, v3 AVX2 + FMA, v4 AVX-512; native: the
+// machine that compiles. The default is libskiff's baseline.
+const std::vector<std::string>& x86_cpus() {
+  static const std::vector<std::string> cpus = {"x86-64-v3", "x86-64-v4", "x86-64-v2", "x86-64",
+                                                "native"};
+  return cpus;
+}
+
 const std::vector<Target>& targets() {
+  // -DSKIFF_NO_ISA_KERNELS: the kernels compiled in take their portable loops only (the
+  // per-instruction-set files belong to libskiff); -Wno-psabi: their internal functions
+  // pass GCC vectors wider than the baseline ISA, an ABI that never crosses a library.
   static const std::vector<Target> all = {
       {"x86-64",
        "g++",
-       {"-march=native"},
+       {},
        {},
        true,
        "",
-       "libskiff's kernels (oneDNN for matmul, conv and pooling), tuned for this CPU"},
-      // -Wno-psabi: the kernels' internal functions pass GCC vectors wider than the
-      // baseline ISA; their ABI never crosses a library boundary.
+       "libskiff's kernels (oneDNN for matmul, conv and pooling), chosen at run time for the CPU",
+       x86_cpus()},
       {"portable",
        "g++",
-       {"-DSKIFF_NO_ONEDNN", "-Wno-psabi"},
+       {"-DSKIFF_NO_ONEDNN", "-DSKIFF_NO_ISA_KERNELS", "-Wno-psabi"},
        {},
        false,
        "",
-       "the kernels compiled in from source as plain C++ (no oneDNN, no libskiff)"},
+       "the kernels compiled in from source as plain C++ (no oneDNN, no libskiff)",
+       x86_cpus()},
       {"aarch64",
        "aarch64-linux-gnu-g++",
-       {"-DSKIFF_NO_ONEDNN", "-Wno-psabi"},
+       {"-DSKIFF_NO_ONEDNN", "-DSKIFF_NO_ISA_KERNELS", "-Wno-psabi"},
        {"-static"},
        false,
        "qemu-aarch64",
-       "portable, cross-compiled for 64-bit ARM Linux and linked statically"},
+       "portable, cross-compiled for 64-bit ARM Linux and linked statically",
+       {"armv8-a"}},
   };
   return all;
 }
@@ -110,6 +122,13 @@ const Target& find_target(const std::string& name) {
   fail("unknown target '", name, "'; the targets are ", joined(target_names()));
 }
 
+std::string target_cpu(const Target& target, const std::string& cpu) {
+  if (cpu.empty()) return target.cpus.front();
+  for (const std::string& c : target.cpus)
+    if (c == cpu) return c;
+  fail("target ", target.name, " takes --cpu ", joined(target.cpus), ", not '", cpu, "'");
+}
+
 std::vector<std::string> target_names() {
   std::vector<std::string> out;
   for (const Target& t : targets()) out.push_back(t.name);
@@ -155,7 +174,7 @@ std::vector<std::string> portable_kernel_sources(const std::vector<std::string>&
   return std::vector<std::string>(sources.begin(), sources.end());
 }
 
-void build_model(const Target& target, const std::string& dir,
+void build_model(const Target& target, const std::string& cpu, const std::string& dir,
                  const std::vector<std::string>& kernel_families, bool shared_library, int jobs) {
   const std::string root = skiff_source_dir();
   SKIFF_CHECK(fs::exists(root + "/skiff/codegen/runtime/model_support.cc"),
@@ -169,9 +188,13 @@ void build_model(const Target& target, const std::string& dir,
   if (fs::exists(dir + "/model_params.cc")) model_sources.push_back("model_params.cc");
   std::vector<std::string> library_sources = {"skiff/codegen/runtime/model_support.cc"};
   std::vector<std::string> main_sources = {"skiff/codegen/runtime/model_main.cc"};
+  // Compiled for any CPU of the architecture: the check that runs before the model's code.
+  std::vector<std::string> library_any_cpu = {"skiff/codegen/runtime/cpu_check.cc"};
+  std::vector<std::string> main_any_cpu = {"skiff/codegen/runtime/cpu_check_main.cc"};
   if (!target.links_libskiff) {
     for (const char* core : {"allocator", "dtype", "shape", "tensor"})
       library_sources.push_back(std::string("skiff/core/") + core + ".cc");
+    library_any_cpu.push_back("skiff/core/cpu.cc");
     for (const std::string& s : portable_kernel_sources(kernel_families))
       library_sources.push_back(s);
     main_sources.push_back("skiff/runtime/npy.cc");
@@ -180,17 +203,19 @@ void build_model(const Target& target, const std::string& dir,
 
   std::vector<std::string> model_objs, library_objs, main_objs;
   std::string rules;
-  for (const std::string& s : model_sources) {
-    model_objs.push_back(object_name(s));
-    rules += object_name(s) + ": " + s + "\n\t@mkdir -p obj\n\t$(CXX) $(CXXFLAGS) -c $< -o $@\n\n";
-  }
-  auto tree_rule = [&](const std::string& s, std::vector<std::string>* objs) {
-    objs->push_back(object_name(s));
-    rules += object_name(s) + ": $(SKIFF)/" + s +
-             "\n\t@mkdir -p obj\n\t$(CXX) $(CXXFLAGS) -c $< -o $@\n\n";
+  auto rule = [&](const std::string& source, const std::string& path, const char* flags,
+                  std::vector<std::string>* objs) {
+    objs->push_back(object_name(source));
+    rules += object_name(source) + ": " + path + "\n\t@mkdir -p obj\n\t$(CXX) $(" + flags +
+             ") -c $< -o $@\n\n";
   };
-  for (const std::string& s : library_sources) tree_rule(s, &library_objs);
-  for (const std::string& s : main_sources) tree_rule(s, &main_objs);
+  for (const std::string& s : model_sources) rule(s, s, "CXXFLAGS", &model_objs);
+  for (const std::string& s : library_sources) rule(s, "$(SKIFF)/" + s, "CXXFLAGS", &library_objs);
+  for (const std::string& s : library_any_cpu)
+    rule(s, "$(SKIFF)/" + s, "ANY_CPU_CXXFLAGS", &library_objs);
+  for (const std::string& s : main_sources) rule(s, "$(SKIFF)/" + s, "CXXFLAGS", &main_objs);
+  for (const std::string& s : main_any_cpu)
+    rule(s, "$(SKIFF)/" + s, "ANY_CPU_CXXFLAGS", &main_objs);
 
   std::string link_libs = "-fopenmp";
   if (target.links_libskiff) {
@@ -199,12 +224,13 @@ void build_model(const Target& target, const std::string& dir,
   }
   std::ostringstream mk;
   mk << "# Makefile: generated by `skiff compile` for target " << target.name << " (" << target.doc
-     << ").\n# `make` rebuilds the model after an edit of model.cc.\n\n"
+     << "),\n# CPU " << cpu << ". `make` rebuilds the model after an edit of model.cc.\n\n"
      << "CXX := " << (on_path("ccache") ? "ccache " : "") << target.compiler << "\n"
      << "SKIFF := " << root << "\n"
-     << "CXXFLAGS := -std=c++17 -O2 -fvect-cost-model=dynamic -fPIC -fopenmp -Wall -Wextra "
-        "-Wno-unused-parameter -Werror "
+     << "ANY_CPU_CXXFLAGS := -std=c++17 -O2 -fvect-cost-model=dynamic -fPIC -fopenmp -Wall "
+        "-Wextra -Wno-unused-parameter -Werror "
      << joined(target.flags) << " -I$(SKIFF) -isystem /usr/include/eigen3\n"
+     << "CXXFLAGS := $(ANY_CPU_CXXFLAGS) -march=" << cpu << "\n"
      << "LIBS := " << link_libs << "\n\n"
      << "MODEL_OBJS := " << joined(model_objs) << "\n"
      << "LIBRARY_OBJS := " << joined(library_objs) << "\n"

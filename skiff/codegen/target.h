@@ -2,14 +2,18 @@
 // against it; the generated C++ (codegen.h) is the same for all of them, because every
 // target implements the same kernel interface (skiff/kernels/cpu/*.h):
 //
-//   x86-64    links libskiff (kernels on oneDNN for matmul, conv, pooling), -march=native;
+//   x86-64    links libskiff (kernels on oneDNN for matmul, conv, pooling, picked at run
+//             time for the CPU); the model's own code for --cpu (default x86-64-v3);
 //   portable  compiles the kernels it needs from source with SKIFF_NO_ONEDNN (plain C++ and
-//             Eigen) into the binary, no oneDNN, no libskiff;
+//             Eigen) into the binary for --cpu (default x86-64-v3), no oneDNN, no libskiff;
 //   aarch64   portable, cross-compiled by aarch64-linux-gnu-g++ and linked statically;
 //             `runner` (qemu-aarch64) runs its executables on this machine.
 //
+// A model compiled for a CPU level checks at start that the CPU has its features and stops
+// with a message naming the missing ones (codegen/runtime/cpu_check.cc).
+//
 //   const Target& t = find_target("portable");
-//   build_model(t, "out", {"activation", "matmul"}, /*shared_library=*/false, /*jobs=*/2);
+//   build_model(t, "x86-64-v3", "out", {"activation", "matmul"}, /*shared_library=*/false, 2);
 #pragma once
 
 #include <string>
@@ -25,12 +29,16 @@ struct Target {
   bool links_libskiff = false;          // else the kernel sources are compiled in
   std::string runner;                   // prefix that runs its executables here, or ""
   std::string doc;
+  std::vector<std::string> cpus;  // the --cpu values it takes (-march=); the first is the default
 };
 
 // The target `name`; throws skiff::Error listing the targets for an unknown one.
 const Target& find_target(const std::string& name);
 // Names of all targets.
 std::vector<std::string> target_names();
+// The CPU `cpu` names for `target` ("" : the target's default); throws skiff::Error listing
+// the target's CPUs for one it does not take.
+std::string target_cpu(const Target& target, const std::string& cpu);
 
 // The skiff source tree whose headers (and, for portable targets, kernel sources) generated
 // code builds against: $SKIFF_SOURCE_DIR, else the tree this skiff was built from.
@@ -44,9 +52,10 @@ std::string skiff_library_dir();
 std::vector<std::string> portable_kernel_sources(const std::vector<std::string>& families);
 
 // Writes dir/Makefile for model.cc (+ model_params.cc when present) and runs make: the
-// executable dir/model, and with `shared_library` dir/libmodel.so. Throws skiff::Error with
-// the end of the compiler's output (kept in dir/build.log) when the build fails.
-void build_model(const Target& target, const std::string& dir,
+// executable dir/model, and with `shared_library` dir/libmodel.so, compiled for `cpu` (one
+// of target.cpus). Throws skiff::Error with the end of the compiler's output (kept in
+// dir/build.log) when the build fails.
+void build_model(const Target& target, const std::string& cpu, const std::string& dir,
                  const std::vector<std::string>& kernel_families, bool shared_library, int jobs);
 
 }  // namespace skiff::codegen

@@ -63,6 +63,15 @@ void skiff_model_destroy(skiff_model* model);
 /* The message of the calling thread's last failed call. */
 const char* skiff_model_last_error(void);
 
+/* The CPU the model was compiled for (skiff compile --cpu: "x86-64-v3", "x86-64-v4",
+ * "native", ...) and the instruction-set features that takes, space-separated. */
+const char* skiff_model_cpu(void);
+const char* skiff_model_cpu_features(void);
+/* NULL when this CPU has every feature the model was compiled for; else a message naming
+ * the missing ones. skiff_model_create then fails with it, and the executable `model`
+ * stops with it (exit status 3) before running any of the model's code. */
+const char* skiff_model_cpu_error(void);
+
 #ifdef __cplusplus
 }
 #endif

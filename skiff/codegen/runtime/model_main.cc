@@ -50,6 +50,12 @@ void print_help(const char* program) {
                                       ? "embedded"
                                       : "read from --params (default: model.skparams beside "
                                         "the executable)");
+  // Printed only where the model runs: on another CPU it stops before main.
+  std::printf("compiled for CPU: %s (features:%s)\n", skiff_model_cpu(),
+              *skiff_model_cpu_features() ? skiff_model_cpu_features() : " none beyond the base");
+  std::printf(
+      "\nexit status: 0 done, 1 an error (the message says which), 3 this CPU lacks a\n"
+      "feature the model was compiled for (skiff compile --cpu).\n");
 }
 
 struct Options {

@@ -6,11 +6,17 @@
 #include <type_traits>
 #include <vector>
 
-#include "skiff/core/parallel.h"
+#include "skiff/core/cpu.h"
 #include "skiff/kernels/cpu/bf16_convert.h"
+#include "skiff/kernels/cpu/gemm_isa.h"
 #ifndef SKIFF_NO_ONEDNN
 #include "skiff/kernels/cpu/onednn_cache.h"
 #endif
+
+// The generic loops (gemm_avx2.cc and gemm_avx512.cc compile the others).
+#define SKIFF_KERNEL_ISA generic
+#include "skiff/kernels/cpu/gemm_loops.h"
+#undef SKIFF_KERNEL_ISA
 
 namespace skiff::kernels {
 namespace {
@@ -20,8 +26,6 @@ namespace {
 constexpr int64_t kDirectMacsF32 = 1 << 15;
 // float64 matrices this small skip the packing of the blocked loops.
 constexpr int64_t kDirectMacsF64 = 1 << 15;
-// Multiply-adds above which a product is split across threads.
-constexpr int64_t kParallelMacs = 1 << 18;
 
 // ---------------------------------------------------------------- batch bookkeeping
 
@@ -59,423 +63,46 @@ GemmProblem simplify(const GemmProblem& p) {
   return s;
 }
 
-// Where A's and B's matrix number i of the batch start, in elements.
-struct BatchStrides {
-  int rank = 0;
-  int64_t c_dims[Shape::kMaxRank], a_stride[Shape::kMaxRank], b_stride[Shape::kMaxRank];
-
-  explicit BatchStrides(const GemmProblem& p) : rank(p.c_batch.rank()) {
-    int64_t a_acc = p.m * p.k, b_acc = p.k * p.n;
-    for (int d = rank - 1; d >= 0; --d) {
-      c_dims[d] = p.c_batch[d];
-      a_stride[d] = p.a_batch[d] == 1 ? 0 : a_acc;
-      b_stride[d] = p.b_batch[d] == 1 ? 0 : b_acc;
-      a_acc *= p.a_batch[d];
-      b_acc *= p.b_batch[d];
-    }
+// The batch of `p` as the loops of gemm_isa.h take it.
+GemmBatch batch_of(const GemmProblem& p) {
+  GemmBatch batch;
+  batch.rank = p.c_batch.rank();
+  batch.count = p.batch_count();
+  int64_t a_acc = p.m * p.k, b_acc = p.k * p.n;
+  for (int d = batch.rank - 1; d >= 0; --d) {
+    batch.c_dims[d] = p.c_batch[d];
+    batch.a_stride[d] = p.a_batch[d] == 1 ? 0 : a_acc;
+    batch.b_stride[d] = p.b_batch[d] == 1 ? 0 : b_acc;
+    a_acc *= p.a_batch[d];
+    b_acc *= p.b_batch[d];
   }
-  void offsets(int64_t i, int64_t* a_off, int64_t* b_off) const {
-    int64_t a = 0, b = 0;
-    for (int d = rank - 1; d >= 0; --d) {
-      const int64_t idx = i % c_dims[d];
-      i /= c_dims[d];
-      a += idx * a_stride[d];
-      b += idx * b_stride[d];
-    }
-    *a_off = a;
-    *b_off = b;
-  }
-};
-
-// ---------------------------------------------------------------- direct loops
-
-// Vectors of kBytes (64: one AVX-512 register, split into halves or quarters on older
-// CPUs; 32 and 16 bytes for the columns left over).
-template <typename T, int kBytes>
-struct VecOf;
-#define SKIFF_GEMM_VEC_(T, BYTES)                      \
-  template <>                                          \
-  struct VecOf<T, BYTES> {                             \
-    static constexpr int kLanes = (BYTES) / sizeof(T); \
-    typedef T Vec __attribute__((vector_size(BYTES))); \
-  };
-SKIFF_GEMM_VEC_(float, 64)
-SKIFF_GEMM_VEC_(float, 32)
-SKIFF_GEMM_VEC_(float, 16)
-SKIFF_GEMM_VEC_(double, 64)
-SKIFF_GEMM_VEC_(double, 32)
-SKIFF_GEMM_VEC_(double, 16)
-#undef SKIFF_GEMM_VEC_
-template <typename T>
-using Simd = VecOf<T, 64>;
-
-template <typename Vec, typename T>
-inline Vec load(const T* p) {
-  Vec v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
-template <typename Vec, typename T>
-inline void store(T* p, const Vec& v) {
-  std::memcpy(p, &v, sizeof(v));
-}
-// The sum of a vector's lanes, by halving (a few shuffles instead of a scalar loop).
-inline float lane_sum(const Simd<float>::Vec& v) {
-  typedef float Half __attribute__((vector_size(32)));
-  typedef float Quarter __attribute__((vector_size(16)));
-  Half lo, hi;
-  std::memcpy(&lo, &v, sizeof(Half));
-  std::memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof(Half), sizeof(Half));
-  const Half h = lo + hi;
-  Quarter ql, qh;
-  std::memcpy(&ql, &h, sizeof(Quarter));
-  std::memcpy(&qh, reinterpret_cast<const char*>(&h) + sizeof(Quarter), sizeof(Quarter));
-  const Quarter q = ql + qh;
-  return (q[0] + q[2]) + (q[1] + q[3]);
-}
-inline double lane_sum(const Simd<double>::Vec& v) {
-  typedef double Half __attribute__((vector_size(32)));
-  Half lo, hi;
-  std::memcpy(&lo, &v, sizeof(Half));
-  std::memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof(Half), sizeof(Half));
-  const Half h = lo + hi;
-  return (h[0] + h[2]) + (h[1] + h[3]);
+  return batch;
 }
 
-template <typename T, bool kTransA>
-inline T a_at(const T* a, int64_t m, int64_t k, int64_t i, int64_t kk) {
-  return kTransA ? a[kk * m + i] : a[i * k + kk];
-}
-
-// C[i0 : i0+kRows, j0 : j0+kVecs*lanes] = op(A) · B held in registers; even and odd k
-// accumulate separately so that two chains of multiply-adds overlap.
-template <typename T, bool kTransA, int kRows, int kVecs, int kBytes>
-inline void direct_tile(int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c, int64_t i0,
-                        int64_t j0) {
-  using Vec = typename VecOf<T, kBytes>::Vec;
-  constexpr int lanes = VecOf<T, kBytes>::kLanes;
-  Vec even[kRows][kVecs] = {}, odd[kRows][kVecs] = {};
-  int64_t kk = 0;
-  for (; kk + 2 <= k; kk += 2) {
-    const T* b0 = b + kk * n + j0;
-#pragma GCC unroll 4
-    for (int v = 0; v < kVecs; ++v) {
-      const Vec x0 = load<Vec>(b0 + v * lanes), x1 = load<Vec>(b0 + n + v * lanes);
-#pragma GCC unroll 4
-      for (int r = 0; r < kRows; ++r) {
-        even[r][v] += x0 * a_at<T, kTransA>(a, m, k, i0 + r, kk);
-        odd[r][v] += x1 * a_at<T, kTransA>(a, m, k, i0 + r, kk + 1);
-      }
-    }
-  }
-  if (kk < k) {
-#pragma GCC unroll 4
-    for (int v = 0; v < kVecs; ++v) {
-      const Vec x0 = load<Vec>(b + kk * n + j0 + v * lanes);
-#pragma GCC unroll 4
-      for (int r = 0; r < kRows; ++r) even[r][v] += x0 * a_at<T, kTransA>(a, m, k, i0 + r, kk);
-    }
-  }
-#pragma GCC unroll 4
-  for (int r = 0; r < kRows; ++r) {
-#pragma GCC unroll 4
-    for (int v = 0; v < kVecs; ++v) {
-      store(c + (i0 + r) * n + j0 + v * lanes, even[r][v] + odd[r][v]);
-    }
-  }
-}
-
-// Rows i0 : i0+kRows of C = op(A) · B: columns in registers by 64-, 32- and 16-byte
-// vectors, then the last few one by one.
-template <typename T, bool kTransA, int kRows>
-void direct_rows(int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c, int64_t i0) {
-  constexpr int l64 = VecOf<T, 64>::kLanes, l32 = VecOf<T, 32>::kLanes, l16 = VecOf<T, 16>::kLanes;
-  int64_t j = 0;
-  for (; j + 2 * l64 <= n; j += 2 * l64)
-    direct_tile<T, kTransA, kRows, 2, 64>(m, n, k, a, b, c, i0, j);
-  if (j + l64 <= n) {
-    direct_tile<T, kTransA, kRows, 1, 64>(m, n, k, a, b, c, i0, j);
-    j += l64;
-  }
-  if (j + l32 <= n) {
-    direct_tile<T, kTransA, kRows, 1, 32>(m, n, k, a, b, c, i0, j);
-    j += l32;
-  }
-  if (j + l16 <= n) {
-    direct_tile<T, kTransA, kRows, 1, 16>(m, n, k, a, b, c, i0, j);
-    j += l16;
-  }
-  for (; j < n; ++j) {
-    for (int r = 0; r < kRows; ++r) {
-      T sum = T(0);
-      for (int64_t kk = 0; kk < k; ++kk)
-        sum += a_at<T, kTransA>(a, m, k, i0 + r, kk) * b[kk * n + j];
-      c[(i0 + r) * n + j] = sum;
-    }
-  }
-}
-
-// Row i of C = op(A) · B^T with B stored [n, k]: four dot products over k at a time in
-// vector lanes.
-template <typename T, bool kTransA>
-void direct_row_trans_b(int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c, int64_t i) {
-  using Vec = typename Simd<T>::Vec;
-  constexpr int lanes = Simd<T>::kLanes;
-  const int64_t k_vec = k / lanes * lanes;
-  T a_row_buf[lanes];
-  int64_t j = 0;
-  for (; j < n; j += 4) {
-    const int cols = static_cast<int>(std::min<int64_t>(4, n - j));
-    Vec acc[4] = {};
-    for (int64_t kk = 0; kk < k_vec; kk += lanes) {
-      Vec av;
-      if constexpr (kTransA) {
-        for (int l = 0; l < lanes; ++l) a_row_buf[l] = a[(kk + l) * m + i];
-        av = load<Vec>(a_row_buf);
-      } else {
-        av = load<Vec>(a + i * k + kk);
-      }
-      for (int col = 0; col < cols; ++col) acc[col] += av * load<Vec>(b + (j + col) * k + kk);
-    }
-    for (int col = 0; col < cols; ++col) {
-      T sum = lane_sum(acc[col]);
-      for (int64_t kk = k_vec; kk < k; ++kk)
-        sum += a_at<T, kTransA>(a, m, k, i, kk) * b[(j + col) * k + kk];
-      c[i * n + j + col] = sum;
-    }
-  }
-}
-
-// One small product, no packing and no allocation.
-template <typename T, bool kTransA, bool kTransB>
-void direct_product(int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c) {
-  if constexpr (kTransB) {
-    for (int64_t i = 0; i < m; ++i) direct_row_trans_b<T, kTransA>(m, n, k, a, b, c, i);
-  } else {
-    int64_t i = 0;
-    for (; i + 4 <= m; i += 4) direct_rows<T, kTransA, 4>(m, n, k, a, b, c, i);
-    switch (m - i) {
-      case 3:
-        direct_rows<T, kTransA, 3>(m, n, k, a, b, c, i);
-        break;
-      case 2:
-        direct_rows<T, kTransA, 2>(m, n, k, a, b, c, i);
-        break;
-      case 1:
-        direct_rows<T, kTransA, 1>(m, n, k, a, b, c, i);
-        break;
-      default:
-        break;
-    }
-  }
-}
-
-// ---------------------------------------------------------------- blocked loops
-
-constexpr int kMr = 6;  // rows of C per micro-tile
-template <typename T>
-constexpr int kNr = 2 * Simd<T>::kLanes;  // columns of C per micro-tile
-constexpr int64_t kKc = 256;              // depth of a packed block
-template <typename T>
-constexpr int64_t kNc = (256 * 1024 / sizeof(T)) / kKc;  // columns of a packed B block
-
-// Copies op(B)[p0 : p0+kc, j0 : j0+nc] into column panels of kNr, zero-padded:
-// bp[panel][kk][col].
-template <typename T, bool kTransB>
-void pack_b(const T* b, int64_t n, int64_t k, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
-            T* bp) {
-  constexpr int nr_max = kNr<T>;
-  for (int64_t jp = 0; jp * nr_max < nc; ++jp) {
-    const int64_t jb = j0 + jp * nr_max;
-    const int nr = static_cast<int>(std::min<int64_t>(nr_max, j0 + nc - jb));
-    T* dst = bp + jp * kc * nr_max;
-    for (int64_t kk = 0; kk < kc; ++kk) {
-      T* d = dst + kk * nr_max;
-      for (int col = 0; col < nr; ++col)
-        d[col] = kTransB ? b[(jb + col) * k + p0 + kk] : b[(p0 + kk) * n + jb + col];
-      for (int col = nr; col < nr_max; ++col) d[col] = T(0);
-    }
-  }
-}
-
-// Copies op(A)[i0 : i0+mr, p0 : p0+kc] as ap[kk][row], zero-padded to kMr rows.
-template <typename T, bool kTransA>
-void pack_a(const T* a, int64_t m, int64_t k, int64_t i0, int mr, int64_t p0, int64_t kc, T* ap) {
-  for (int64_t kk = 0; kk < kc; ++kk) {
-    T* d = ap + kk * kMr;
-    for (int r = 0; r < mr; ++r) d[r] = a_at<T, kTransA>(a, m, k, i0 + r, p0 + kk);
-    for (int r = mr; r < kMr; ++r) d[r] = T(0);
-  }
-}
-
-// C tile (mr x nr of kMr x kNr) = or += the packed A panel times the packed B panel.
-template <typename T>
-void micro_kernel(int64_t kc, const T* ap, const T* bp, T* c, int64_t ldc, int mr, int nr,
-                  bool accumulate) {
-  using Vec = typename Simd<T>::Vec;
-  constexpr int lanes = Simd<T>::kLanes;
-  Vec acc[kMr][2];
-#pragma GCC unroll 8
-  for (int r = 0; r < kMr; ++r) acc[r][0] = acc[r][1] = Vec{};
-  for (int64_t kk = 0; kk < kc; ++kk) {
-    Vec b0, b1;
-    std::memcpy(&b0, bp + kk * 2 * lanes, sizeof(Vec));
-    std::memcpy(&b1, bp + kk * 2 * lanes + lanes, sizeof(Vec));
-    const T* ak = ap + kk * kMr;
-#pragma GCC unroll 8
-    for (int r = 0; r < kMr; ++r) {
-      acc[r][0] += b0 * ak[r];
-      acc[r][1] += b1 * ak[r];
-    }
-  }
-  if (mr == kMr && nr == 2 * lanes) {
-#pragma GCC unroll 8
-    for (int r = 0; r < kMr; ++r) {
-      T* row = c + r * ldc;
-      if (accumulate) {
-        Vec c0, c1;
-        std::memcpy(&c0, row, sizeof(Vec));
-        std::memcpy(&c1, row + lanes, sizeof(Vec));
-        acc[r][0] += c0;
-        acc[r][1] += c1;
-      }
-      std::memcpy(row, &acc[r][0], sizeof(Vec));
-      std::memcpy(row + lanes, &acc[r][1], sizeof(Vec));
-    }
-    return;
-  }
-  alignas(64) T tile[kMr][2 * lanes];
-  std::memcpy(tile, acc, sizeof(tile));
-  for (int r = 0; r < mr; ++r) {
-    T* row = c + r * ldc;
-    for (int col = 0; col < nr; ++col)
-      row[col] = accumulate ? row[col] + tile[r][col] : tile[r][col];
-  }
-}
-
-// One product by packed blocks: B blocks of kKc x kNc stay in L2 while every row block
-// of A passes over them. `bp` holds kKc * kNc elements.
-template <typename T, bool kTransA, bool kTransB>
-void blocked_product(int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c, bool parallel,
-                     T* bp) {
-  constexpr int nr_max = kNr<T>;
-  const int64_t row_blocks = (m + kMr - 1) / kMr;
-  for (int64_t jc = 0; jc < n; jc += kNc<T>) {
-    const int64_t nc = std::min(kNc<T>, n - jc);
-    const int64_t panels = (nc + nr_max - 1) / nr_max;
-    for (int64_t pc = 0; pc < k; pc += kKc) {
-      const int64_t kc = std::min(kKc, k - pc);
-      pack_b<T, kTransB>(b, n, k, pc, kc, jc, nc, bp);
-      auto rows = [&](int64_t rb_begin, int64_t rb_end) {
-        alignas(64) T ap[kKc * kMr];
-        for (int64_t rb = rb_begin; rb < rb_end; ++rb) {
-          const int64_t i0 = rb * kMr;
-          const int mr = static_cast<int>(std::min<int64_t>(kMr, m - i0));
-          pack_a<T, kTransA>(a, m, k, i0, mr, pc, kc, ap);
-          for (int64_t jp = 0; jp < panels; ++jp) {
-            const int64_t jb = jc + jp * nr_max;
-            const int nr = static_cast<int>(std::min<int64_t>(nr_max, n - jb));
-            micro_kernel(kc, ap, bp + jp * kc * nr_max, c + i0 * n + jb, n, mr, nr, pc > 0);
-          }
-        }
-      };
-      if (parallel) {
-        parallel_for(row_blocks, 1, rows);
-      } else {
-        rows(0, row_blocks);
-      }
-    }
-  }
-}
+// ---------------------------------------------------------------- skiff's own loops
+// The loops of the best instruction set kernels may use now (gemm_isa.h).
 
 template <typename T>
 void direct_gemm(int64_t m, int64_t n, int64_t k, bool trans_a, bool trans_b, const T* a,
                  const T* b, T* c) {
-  if (trans_a) {
-    if (trans_b) return direct_product<T, true, true>(m, n, k, a, b, c);
-    return direct_product<T, true, false>(m, n, k, a, b, c);
-  }
-  if (trans_b) return direct_product<T, false, true>(m, n, k, a, b, c);
-  return direct_product<T, false, false>(m, n, k, a, b, c);
+  dispatch_isa([&](auto isa) { gemm_loops(isa).direct(m, n, k, trans_a, trans_b, a, b, c); });
 }
 
-template <typename T>
-void blocked_gemm(int64_t m, int64_t n, int64_t k, bool trans_a, bool trans_b, const T* a,
-                  const T* b, T* c, bool parallel, T* bp) {
-  if (trans_a) {
-    if (trans_b) return blocked_product<T, true, true>(m, n, k, a, b, c, parallel, bp);
-    return blocked_product<T, true, false>(m, n, k, a, b, c, parallel, bp);
-  }
-  if (trans_b) return blocked_product<T, false, true>(m, n, k, a, b, c, parallel, bp);
-  return blocked_product<T, false, false>(m, n, k, a, b, c, parallel, bp);
-}
-
-// Every matrix of the batch by skiff's own loops: direct below `direct_macs` per matrix,
-// else blocked; threads split the batch when each matrix is too small to split.
 template <typename T>
 void loops_gemm(const GemmProblem& p, const T* a, const T* b, T* c, int64_t direct_macs) {
-  const int64_t count = p.batch_count(), macs = p.m * p.n * p.k;
-  const BatchStrides strides(p);
-  const bool direct = macs <= direct_macs;
-  // The packed B block: kKc rows by the columns of C rounded up to whole panels.
-  const int64_t panel_cols = (std::min(p.n, kNc<T>) + kNr<T> - 1) / kNr<T> * kNr<T>;
-  const size_t bp_size = direct ? 0 : static_cast<size_t>(std::min(p.k, kKc) * panel_cols);
-  auto run = [&](int64_t begin, int64_t end, bool parallel) {
-    std::unique_ptr<T[]> bp(bp_size ? new T[bp_size] : nullptr);
-    for (int64_t i = begin; i < end; ++i) {
-      int64_t a_off, b_off;
-      strides.offsets(i, &a_off, &b_off);
-      T* ci = c + i * p.m * p.n;
-      if (direct) {
-        direct_gemm(p.m, p.n, p.k, p.trans_a, p.trans_b, a + a_off, b + b_off, ci);
-      } else {
-        blocked_gemm(p.m, p.n, p.k, p.trans_a, p.trans_b, a + a_off, b + b_off, ci, parallel,
-                     bp.get());
-      }
-    }
-  };
-  if (count > 1 && macs < kParallelMacs && macs * count >= kParallelMacs) {
-    parallel_for(count, 1, [&](int64_t begin, int64_t end) { run(begin, end, false); });
-  } else {
-    run(0, count, macs >= kParallelMacs);
-  }
+  const GemmBatch batch = batch_of(p);
+  dispatch_isa([&](auto isa) {
+    gemm_loops(isa).batch(batch, p.m, p.n, p.k, p.trans_a, p.trans_b, a, b, c, direct_macs);
+  });
 }
 
-// ---------------------------------------------------------------- one row times a matrix
-
-// Above this many multiply-adds a row-times-matrix product splits its columns across
-// threads; below it the product is memory-bound work one core streams fastest (batch-1
-// inference: W6's 784 x 512 layer is 0.4M).
-constexpr int64_t kParallelRowMacs = 1 << 22;
-
-// c[0, :] = a[0, :] . B for B [k, n] stored row-major (m = 1, B not transposed; a is one
-// contiguous row whether or not it is transposed): B's rows are streamed once, each adding
-// a[kk] * B[kk, :] into the columns of c, a block of columns at a time held on the stack.
 template <typename T>
 void row_times_matrix(int64_t n, int64_t k, const T* a, const T* b, T* c) {
-  constexpr int64_t kBlock = 1024;
-  auto columns = [&](int64_t j0, int64_t j1) {
-    T acc[kBlock];
-    for (int64_t jb = j0; jb < j1; jb += kBlock) {
-      const int64_t width = std::min(kBlock, j1 - jb);
-      std::fill(acc, acc + width, T(0));
-      for (int64_t kk = 0; kk < k; ++kk) {
-        const T av = a[kk];
-        const T* row = b + kk * n + jb;
-#pragma omp simd
-        for (int64_t j = 0; j < width; ++j) acc[j] += av * row[j];
-      }
-      std::copy(acc, acc + width, c + jb);
-    }
-  };
-  if (n * k >= kParallelRowMacs) {
-    parallel_for(n, 64, columns);
-  } else {
-    columns(0, n);
-  }
+  dispatch_isa([&](auto isa) { gemm_loops(isa).row_times_matrix(n, k, a, b, c); });
 }
 
-// True for one unbatched row times a stored (not transposed) matrix.
+// True for one unbatched row times a stored (not transposed) matrix: c[0, :] = a[0, :] . B,
+// where a is one contiguous row whether or not it is transposed.
 bool is_row_times_matrix(const GemmProblem& p) {
   return p.batch_count() == 1 && p.a_batch.numel() == 1 && p.b_batch.numel() == 1 && p.m == 1 &&
          !p.trans_b;
