@@ -5,7 +5,12 @@ W2/W3/W5 losses of the first and fifth step, W8 test accuracy), and with --memor
 resident set size of W3 training (50 steps) in each framework's own process.
 
     .venv/bin/python bench/compare.py [--build build] [--workloads w1,w2,w3,w5,w7,w8]
-                                      [--reps 7] [--rounds 3] [--memory]
+                                      [--reps 7] [--rounds 3] [--memory] [--max-isa avx2]
+
+--max-isa avx2 runs every framework as on a CPU without AVX-512 (an AMD EPYC before Zen 4):
+skiff through SKIFF_MAX_CPU_ISA, and the libraries of all three through their own switches
+(oneDNN: ONEDNN_MAX_CPU_ISA, MKL: MKL_ENABLE_INSTRUCTIONS, PyTorch's kernels:
+ATEN_CPU_CAPABILITY). PaddlePaddle's own kernels have no such switch.
 
 Run it with the virtual environment's python (it runs the peers with the same
 interpreter). Absolute times drift on shared machines; ratios measured side by side
@@ -181,6 +186,15 @@ def memory_table(args, env):
         print(f"{label:28} {peak:9.1f} {before:13.1f} {peak - before:9.1f}")
 
 
+# The environment of each --max-isa: what caps skiff, oneDNN, MKL and PyTorch's kernels.
+MAX_ISA_ENV = {
+    "avx2": {"SKIFF_MAX_CPU_ISA": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2",
+             "MKL_ENABLE_INSTRUCTIONS": "AVX2", "ATEN_CPU_CAPABILITY": "avx2"},
+    "avx512": {"SKIFF_MAX_CPU_ISA": "avx512", "ONEDNN_MAX_CPU_ISA": "AVX512_CORE",
+               "MKL_ENABLE_INSTRUCTIONS": "AVX512", "ATEN_CPU_CAPABILITY": "avx512"},
+}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build"),
@@ -192,13 +206,15 @@ def main():
                     help="alternating skiff/peer rounds (median over rounds; w8: 1)")
     ap.add_argument("--memory", action="store_true",
                     help="also measure the peak RSS of W3 training in each framework")
+    ap.add_argument("--max-isa", choices=sorted(MAX_ISA_ENV),
+                    help="cap every framework at this instruction set (see above)")
     args = ap.parse_args()
     names = [w.strip() for w in args.workloads.split(",") if w.strip()]
     for name in names:
         if name not in WORKLOADS:
             sys.exit(f"unknown workload '{name}' (known: {', '.join(WORKLOADS)})")
 
-    env = dict(os.environ, OMP_NUM_THREADS="2")
+    env = dict(os.environ, OMP_NUM_THREADS="2", **MAX_ISA_ENV.get(args.max_isa, {}))
     load_before = os.getloadavg()[0]
     results = [(name, measure(name, WORKLOADS[name], args, env)) for name in names]
 
@@ -206,6 +222,9 @@ def main():
     print(f"2 threads; each time is the median over rounds (up to {args.rounds}; w8: 1) of a "
           f"run's median of >= {max(5, args.reps)} reps (w8: 5 epochs);")
     print("ratio = peer time / skiff time, per round, median (above 1: skiff is faster)")
+    if args.max_isa:
+        print(f"capped at {args.max_isa}: " +
+              " ".join(f"{k}={v}" for k, v in MAX_ISA_ENV[args.max_isa].items()))
     print(f"load average: {load_before:.2f} before, {os.getloadavg()[0]:.2f} after, on "
           f"{os.cpu_count()} CPUs")
     print(f"{'workload':36} {'implementation':34} {'time':>10} {'unit':<13} {'ratio':>7}  check")

@@ -9,8 +9,10 @@
 #include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "bench/workloads.h"
 #include "skiff/runtime/executor.h"
@@ -21,6 +23,12 @@ namespace {
 
 constexpr int64_t kN = 1024;
 constexpr int kProductsPerRep = 5;
+constexpr int kRounds = 3;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
 
 // The sum of squares of the product's entries (bench/peers.py computes the same).
 double checksum(const Tensor& t) {
@@ -48,29 +56,17 @@ int main(int argc, char** argv) {
     feed(prog, &scope, "a", a);
     feed(prog, &scope, "b", b);
     auto prepared = exe.prepare(prog, {"c"});
-    const double skiff_ms = bench::median_ms(options.reps,
-                                             [&] {
-                                               for (int i = 0; i < kProductsPerRep; ++i)
-                                                 exe.run(*prepared, &scope);
-                                             }) /
-                            kProductsPerRep;
-    const double skiff_sum = checksum(fetch(scope, "c"));
+    auto skiff_products = [&] {
+      for (int i = 0; i < kProductsPerRep; ++i) exe.run(*prepared, &scope);
+    };
 
     Tensor c = Tensor::empty({kN, kN}, DType::kF32);
     dnnl_status_t status = dnnl_success;
-    const double dnnl_ms =
-        bench::median_ms(options.reps,
-                         [&] {
-                           for (int i = 0; i < kProductsPerRep; ++i)
-                             status = dnnl_sgemm('N', 'N', kN, kN, kN, 1.0f, a.data<float>(), kN,
-                                                 b.data<float>(), kN, 0.0f, c.data<float>(), kN);
-                         }) /
-        kProductsPerRep;
-    if (status != dnnl_success) {
-      std::fprintf(stderr, "w7_gemm: dnnl_sgemm failed with status %d\n", int(status));
-      return 1;
-    }
-    const double dnnl_sum = checksum(c);
+    auto sgemm_products = [&] {
+      for (int i = 0; i < kProductsPerRep; ++i)
+        status = dnnl_sgemm('N', 'N', kN, kN, kN, 1.0f, a.data<float>(), kN, b.data<float>(), kN,
+                            0.0f, c.data<float>(), kN);
+    };
 
     using dnnl::memory;
     dnnl::engine engine(dnnl::engine::kind::cpu, 0);
@@ -82,21 +78,36 @@ int main(int argc, char** argv) {
     memory a_mem(square, engine, const_cast<float*>(a.data<float>()));
     memory b_mem(square, engine, const_cast<float*>(b.data<float>()));
     memory c_mem(square, engine, c2.data<float>());
-    const double primitive_ms =
-        bench::median_ms(options.reps,
-                         [&] {
-                           for (int i = 0; i < kProductsPerRep; ++i)
-                             matmul.execute(stream, {{DNNL_ARG_SRC, a_mem},
-                                                     {DNNL_ARG_WEIGHTS, b_mem},
-                                                     {DNNL_ARG_DST, c_mem}});
-                           stream.wait();
-                         }) /
-        kProductsPerRep;
-    const double primitive_sum = checksum(c2);
+    auto primitive_products = [&] {
+      for (int i = 0; i < kProductsPerRep; ++i)
+        matmul.execute(stream,
+                       {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, c_mem}});
+      stream.wait();
+    };
 
+    // The three in turn for kRounds rounds (the machine's state drifts alike for all), the
+    // median of each over rounds.
+    std::vector<double> skiff_runs, dnnl_runs, primitive_runs;
+    for (int round = 0; round < kRounds; ++round) {
+      skiff_runs.push_back(bench::median_ms(options.reps, skiff_products) / kProductsPerRep);
+      dnnl_runs.push_back(bench::median_ms(options.reps, sgemm_products) / kProductsPerRep);
+      primitive_runs.push_back(bench::median_ms(options.reps, primitive_products) /
+                               kProductsPerRep);
+    }
+    if (status != dnnl_success) {
+      std::fprintf(stderr, "w7_gemm: dnnl_sgemm failed with status %d\n", int(status));
+      return 1;
+    }
+    const double skiff_ms = median(skiff_runs), dnnl_ms = median(dnnl_runs),
+                 primitive_ms = median(primitive_runs);
+    const double skiff_sum = checksum(fetch(scope, "c"));
+    const double dnnl_sum = checksum(c);
+    const double primitive_sum = checksum(c2);
     const double gflop = 2.0 * kN * kN * kN * 1e-9;
-    std::printf("W7 fp32 GEMM %lld^3, %d threads (median of %d reps of %d products)\n",
-                static_cast<long long>(kN), options.threads, options.reps, kProductsPerRep);
+    std::printf(
+        "W7 fp32 GEMM %lld^3, %d threads (median over %d alternating rounds of the median of %d "
+        "reps of %d products)\n",
+        static_cast<long long>(kN), options.threads, kRounds, options.reps, kProductsPerRep);
     std::printf("  skiff matmul op (executor)  %8.3f ms  %6.1f GFLOP/s\n", skiff_ms,
                 gflop / skiff_ms * 1e3);
     std::printf("  oneDNN dnnl_sgemm direct    %8.3f ms  %6.1f GFLOP/s\n", dnnl_ms,

@@ -1,22 +1,36 @@
 #!/usr/bin/env bash
-# Installs what skiff needs to build and test, idempotently and quietly:
-# Debian packages (compiler toolchain, protobuf, oneDNN, GTest, Benchmark, the
-# Fashion-MNIST dataset) and a Python virtual environment in .venv with the binding's
-# build tools (nanobind, scikit-build-core), pytest, and the reference frameworks the
-# Python tests compare against (PyTorch, PaddlePaddle, and onnx / onnxruntime for the
-# ONNX exporter's tests; never runtime dependencies).
-#   scripts/setup.sh            build + test dependencies
-#   scripts/setup.sh --bench    the same (kept for older instructions)
+# Installs what skiff needs, idempotently and quietly: Debian packages and a Python virtual
+# environment in .venv.
+#   scripts/setup.sh          to build and run skiff (scripts/demo.sh): the compiler
+#                             toolchain, protobuf, oneDNN, Eigen, GTest and Benchmark (the
+#                             default build configures the tests and benchmarks), the
+#                             Fashion-MNIST dataset; numpy and the binding's build tools
+#                             (nanobind, scikit-build-core)
+#   scripts/setup.sh --test   also what the tests and benchmarks use (scripts/test.sh):
+#                             clang-format, clang's sanitizer runtime, the aarch64 cross
+#                             compiler and qemu-user (aarch64 and emulated x86-64 CPUs),
+#                             pytest, and the reference frameworks the tests compare against
+#                             (PyTorch, PaddlePaddle, onnx / onnxruntime; never runtime
+#                             dependencies of skiff)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-want_bench=0
-[ "${1:-}" = "--bench" ] && want_bench=1
+with_tests=0
+case "${1:-}" in
+  --test | --bench) with_tests=1 ;;
+  "") ;;
+  *)
+    echo "usage: scripts/setup.sh [--test]" >&2
+    exit 2
+    ;;
+esac
 
 packages=(g++ cmake ninja-build ccache pkg-config protobuf-compiler libprotobuf-dev
           libdnnl-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
-          python3-venv dataset-fashion-mnist clang clang-format libclang-rt-14-dev
-          make g++-aarch64-linux-gnu qemu-user)
+          python3-venv dataset-fashion-mnist make)
+if [ "$with_tests" = 1 ]; then
+  packages+=(clang clang-format libclang-rt-14-dev g++-aarch64-linux-gnu qemu-user)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -40,11 +54,12 @@ pip_install() {
   }
 }
 pip_install numpy numpy
-pip_install pytest pytest
 pip_install nanobind nanobind
 pip_install scikit_build_core scikit-build-core
-pip_install torch torch
-pip_install paddle paddlepaddle
-pip_install onnx onnx
-pip_install onnxruntime onnxruntime
-: "$want_bench"
+if [ "$with_tests" = 1 ]; then
+  pip_install pytest pytest
+  pip_install torch torch
+  pip_install paddle paddlepaddle
+  pip_install onnx onnx
+  pip_install onnxruntime onnxruntime
+fi

@@ -2,7 +2,7 @@
 # Everything a fresh machine needs to run all of skiff's tests: setup, build, ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --test
 scripts/check_format.sh
 scripts/build.sh
 cd build && ctest --output-on-failure -j2 "$@"

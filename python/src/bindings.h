@@ -23,6 +23,7 @@ void define_backward(nb::module_& m);     // autodiff/backward.h
 void define_run_program(nb::module_& m);  // runtime/run_program.h
 void define_onnx(nb::module_& m);         // export/onnx/onnx_export.h
 void define_codegen(nb::module_& m);      // codegen/codegen.h
+void define_cpu(nb::module_& m);          // core/cpu.h
 
 // Tensor's arithmetic operators (tensor_operators.cc), installed as type slots.
 extern PyType_Slot tensor_operator_slots[];

@@ -20,4 +20,5 @@ NB_MODULE(_C, m) {
   skiff::python::define_run_program(m);
   skiff::python::define_onnx(m);
   skiff::python::define_codegen(m);
+  skiff::python::define_cpu(m);
 }

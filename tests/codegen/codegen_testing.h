@@ -24,10 +24,12 @@
 
 namespace skiff::testing {
 
-// A fresh folder under the system temp folder, named after the running test.
+// A fresh folder under the system temp folder, named after the running test and process
+// (ctest runs a test alone and again within its whole binary, at the same time).
 inline std::string scratch_dir(const std::string& suffix = "") {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string name = std::string("skiff_codegen_") + info->test_suite_name() + "_" + info->name();
+  std::string name = std::string("skiff_codegen_") + info->test_suite_name() + "_" + info->name() +
+                     "_" + std::to_string(::getpid());
   for (char& c : name)
     if (c == '/') c = '_';
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / (name + suffix);

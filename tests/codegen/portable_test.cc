@@ -13,8 +13,9 @@ bool installed(const std::string& program) {
   return run_command("command -v " + program, &unused) == 0;
 }
 
-void expect_target_matches(const ModelWithParams& m, const std::string& target,
-                           const std::map<std::string, Tensor>& feeds, double tol) {
+// Returns the executable's path.
+std::string expect_target_matches(const ModelWithParams& m, const std::string& target,
+                                  const std::map<std::string, Tensor>& feeds, double tol) {
   const std::string dir = scratch_dir(target);
   codegen::CompileOptions o;
   o.out_dir = dir + "/out";
@@ -34,6 +35,7 @@ void expect_target_matches(const ModelWithParams& m, const std::string& target,
   run_command("ldd " + c.executable, &libs);
   EXPECT_EQ(libs.find("dnnl"), std::string::npos) << libs;
   EXPECT_EQ(libs.find("libskiff"), std::string::npos) << libs;
+  return c.executable;
 }
 
 TEST(PortableTest, PortableKernelSetHasNoOnednn) {
@@ -62,12 +64,9 @@ TEST(PortableTest, Aarch64UnderQemuMatchesInterpreter) {
   }
   expect_target_matches(cnn_model(), "aarch64",
                         {{"x", wave({2, 1, 8, 8}, DType::kF32, 1.0, 0.7, 0.2)}}, 1e-5);
-  expect_target_matches(w1_model(100), "aarch64", {}, 1e-5);
+  const std::string executable = expect_target_matches(w1_model(100), "aarch64", {}, 1e-5);
   // The binary is an ARM executable: ELF e_machine (bytes 18-19) is 183, EM_AARCH64.
-  std::ifstream elf(std::filesystem::temp_directory_path().string() +
-                        "/skiff_codegen_PortableTest_Aarch64UnderQemuMatchesInterpreteraarch64/"
-                        "out/model",
-                    std::ios::binary);
+  std::ifstream elf(executable, std::ios::binary);
   char header[20] = {};
   elf.read(header, sizeof header);
   EXPECT_EQ(static_cast<unsigned char>(header[18]) | static_cast<unsigned char>(header[19]) << 8,

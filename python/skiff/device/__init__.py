@@ -2,6 +2,7 @@
 Paddle's CPU build does — one device "cpu", no CUDA/ROCm/XPU/IPU/CINN, no custom devices."""
 import re
 
+from .. import _C
 from ..static.executor import CPUPlace
 from . import cuda
 
@@ -10,7 +11,8 @@ __all__ = ["set_device", "get_device", "get_all_device_type", "get_all_custom_de
            "is_available", "is_compiled_with_cuda", "is_compiled_with_rocm",
            "is_compiled_with_xpu", "is_compiled_with_ipu", "is_compiled_with_cinn",
            "is_compiled_with_distribute", "is_compiled_with_custom_device",
-           "is_bf16_supported", "synchronize", "current_device", "cuda"]
+           "is_bf16_supported", "synchronize", "current_device", "cpu_info",
+           "set_max_cpu_isa", "cuda"]
 
 _ACCELERATOR = re.compile(r"^(gpu|dcu|xpu|npu|ipu)(:\d+)?$")
 
@@ -105,8 +107,29 @@ def is_compiled_with_custom_device(device_type):
 
 
 def is_bf16_supported(including_emulation=True):
-    """True: matmul and conv2d take bfloat16 inputs on the CPU (float32 accumulation)."""
-    return True
+    """True: matmul and conv2d take bfloat16 inputs on every CPU (float32 accumulation; where
+    the CPU has no bfloat16 instructions, emulated by float32 compute rounded once). With
+    including_emulation=False, whether this CPU computes in bfloat16 itself (AVX512_BF16)."""
+    if including_emulation:
+        return True
+    return "avx512_bf16" in _C.cpu_features()
+
+
+def cpu_info():
+    """What skiff knows of this CPU (docs/cpu.md): a dict with 'features' (the detected
+    instruction-set features), 'best_isa' (the best set skiff's kernels have for it),
+    'kernel_isa' (the set they use now, after SKIFF_MAX_CPU_ISA or set_max_cpu_isa),
+    'baseline' (the x86-64 level skiff was compiled for) and 'baseline_features'."""
+    return {"features": list(_C.cpu_features()), "best_isa": _C.cpu_best_isa(),
+            "kernel_isa": _C.cpu_kernel_isa(), "baseline": _C.cpu_baseline(),
+            "baseline_features": _C.cpu_baseline_features().split()}
+
+
+def set_max_cpu_isa(isa):
+    """Caps the instruction set of skiff's own kernels: 'generic', 'avx2', 'avx512' or
+    'avx512_bf16' (never above the CPU's). oneDNN's kernels take a cap only from the
+    environment variable SKIFF_MAX_CPU_ISA, set before skiff is imported."""
+    _C.set_max_cpu_isa(isa)
 
 
 def synchronize(device=None):

@@ -5,9 +5,10 @@
 //   p.m = 2; p.n = 4; p.k = 3;
 //   gemm(p, a, b, c);              // c: 2 x 4 floats, overwritten
 //
-// float32 runs a direct vectorised loop on tiny products and a cached oneDNN primitive
-// otherwise; float64 runs skiff's own blocked loops; bfloat16 runs oneDNN (float32
-// accumulation), or widens to float32 where oneDNN has no bfloat16 matmul.
+// float32 runs a direct vectorised loop on tiny products and oneDNN otherwise (its sgemm
+// for wide unbatched products, a cached matmul primitive for the rest); float64 runs
+// skiff's own blocked loops (both loops per instruction set: gemm_isa.h); bfloat16 runs oneDNN
+// (float32 accumulation), or widens to float32 where oneDNN has no bfloat16 matmul.
 #pragma once
 
 #include <cstdint>

@@ -7,9 +7,10 @@ namespace {
 
 // oneDNN picks its own kernels by the CPU's features; under a cap (SKIFF_MAX_CPU_ISA) it
 // gets the same one, so that a capped process runs what an older CPU would. oneDNN takes
-// a cap only before its first primitive: this runs when the engine is made.
-void cap_onednn_isa() {
-  if (max_cpu_isa() >= cpu_best_isa()) return;
+// a cap only before its first kernel (primitive or sgemm): this runs when libskiff loads,
+// after core/cpu_check.cc has read the cap.
+bool cap_onednn_isa() {
+  if (max_cpu_isa() >= cpu_best_isa()) return false;
   dnnl::cpu_isa isa = dnnl::cpu_isa::sse41;
   switch (max_cpu_isa()) {
     case CpuIsa::kGeneric:
@@ -25,16 +26,16 @@ void cap_onednn_isa() {
       isa = dnnl::cpu_isa::avx512_core_bf16;
       break;
   }
-  dnnl::set_max_cpu_isa(isa);  // refused (and harmless) when ONEDNN_MAX_CPU_ISA set it first
+  // Refused (and harmless) when ONEDNN_MAX_CPU_ISA set a cap first.
+  return dnnl::set_max_cpu_isa(isa) == dnnl::status::success;
 }
+
+[[maybe_unused]] const bool kOnednnCapped = cap_onednn_isa();
 
 }  // namespace
 
 dnnl::engine& onednn_engine() {
-  static dnnl::engine engine = [] {
-    cap_onednn_isa();
-    return dnnl::engine(dnnl::engine::kind::cpu, 0);
-  }();
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   return engine;
 }
 
