@@ -6,7 +6,7 @@
 // checks that all give the same h, and prints "RESULT <name> <ms>" lines for
 // bench/compare.py.
 //
-//   w1_rnn [reps=7] [steps=10000]
+//   w1_rnn [reps=7] [steps=10000] [cpu=x86-64-v3]   (cpu: skiff compile --cpu)
 #include <dlfcn.h>
 #include <omp.h>
 
@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "skiff/kernels/cpu/eigen.h"
@@ -102,7 +103,8 @@ std::vector<float> handwritten_w1(const std::vector<float>& xv, const std::vecto
 // run() calls the generated skiff_model_run once (all the steps) and returns h.
 class CompiledW1 {
  public:
-  CompiledW1(const Program& prog, const std::vector<float>& xv, const std::vector<float>& wv) {
+  CompiledW1(const Program& prog, const std::vector<float>& xv, const std::vector<float>& wv,
+             const std::string& cpu) {
     dir_ = (std::filesystem::temp_directory_path() / "skiff_w1_compiled").string();
     std::filesystem::create_directories(dir_);
     skiff::save_program(prog, dir_ + "/w1.skmodel");
@@ -113,6 +115,7 @@ class CompiledW1 {
     o.out_dir = dir_ + "/out";
     o.shared_library = true;
     o.fetches = {"h"};
+    o.cpu = cpu;
     const std::string lib = skiff::codegen::compile_model_file(dir_ + "/w1.skmodel", o).library;
     handle_ = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
     SKIFF_CHECK(handle_, "dlopen ", lib, ": ", dlerror());
@@ -170,6 +173,7 @@ double checksum(const std::vector<float>& h) {
 int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::max(5, std::atoi(argv[1])) : 7;
   const int64_t steps = argc > 2 ? std::atoll(argv[2]) : 10000;
+  const std::string cpu = argc > 3 ? argv[3] : "";  // "": the compiler's default
   const double per_10k = 10000.0 / static_cast<double>(steps);
   omp_set_num_threads(2);
 
@@ -184,7 +188,7 @@ int main(int argc, char** argv) {
   const double interp_ms = median_ms(reps, [&] { exe.run(*prepared, &scope); }) * per_10k;
   std::vector<float> h = skiff::fetch(scope, "h").to_vector<float>();
 
-  CompiledW1 compiled(prog, xv, wv);
+  CompiledW1 compiled(prog, xv, wv, cpu);
   std::vector<float> hc;
   const double compiled_ms = median_ms(reps, [&] { hc = compiled.run(); }) * per_10k;
 

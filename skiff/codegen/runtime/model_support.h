@@ -27,6 +27,15 @@ using ParamImage = std::vector<std::pair<std::string, Tensor>>;
 // Parses the bytes of a .skparams file (checksum checked); throws skiff::Error saying
 // what is wrong.
 ParamImage parse_param_image(const char* bytes, size_t size);
+// Bytes of one vector register of the CPU the model is compiled for: the column block of the
+// inline tiny products (codegen/rules_static.cc), whose sums then stay in registers and are
+// read back by the next op at the width they were written.
+#if defined(__AVX512F__)
+inline constexpr int64_t kVectorBytes = 64;
+#else
+inline constexpr int64_t kVectorBytes = 32;
+#endif
+
 // Reads and parses the .skparams file at `path`; errors name the file.
 ParamImage read_param_image(const std::string& path);
 // Moves the tensor `name` out of `image` into `dst`, checking it against the declared dtype
