@@ -5,8 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <memory>
-#include <vector>
 
 #include "skiff/core/allocator.h"
 #include "skiff/core/variable.h"
@@ -26,7 +26,9 @@ class BufferPool {
   size_t pooled_bytes() const;
 
  private:
-  std::vector<std::shared_ptr<Storage>> free_;
+  // By size, so that the best fit is one lookup (a block of hundreds of temporaries of
+  // the same size scanned a list of them per op).
+  std::multimap<size_t, std::shared_ptr<Storage>> free_;
 };
 
 }  // namespace skiff
