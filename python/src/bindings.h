@@ -24,6 +24,9 @@ void define_run_program(nb::module_& m);  // runtime/run_program.h
 void define_onnx(nb::module_& m);         // export/onnx/onnx_export.h
 void define_codegen(nb::module_& m);      // codegen/codegen.h
 void define_cpu(nb::module_& m);          // core/cpu.h
+void define_etcd(nb::module_& m);         // dist/etcd_client.h
+void define_dist(nb::module_& m);         // dist/communicator.h, gloo_communicator.h,
+                                          // async_all_reduce.h; eager grad-ready hooks
 
 // Tensor's arithmetic operators (tensor_operators.cc), installed as type slots.
 extern PyType_Slot tensor_operator_slots[];

@@ -21,4 +21,6 @@ NB_MODULE(_C, m) {
   skiff::python::define_onnx(m);
   skiff::python::define_codegen(m);
   skiff::python::define_cpu(m);
+  skiff::python::define_etcd(m);
+  skiff::python::define_dist(m);
 }

@@ -142,13 +142,26 @@ using Sink = std::function<void(const TensorPtr&, const Variable&)>;
 
 // The walk shared by backward and grad: seeds the roots, then runs every node
 // once all its consumers have run. `on_ready(node, out_grads)` sees each node's
-// complete output gradients before it runs.
+// complete output gradients before it runs. With `leaf_hooks`, a leaf's
+// grad_ready_hooks run once the last of its gradients has gone to `leaf_sink`.
 void walk(const std::vector<TensorPtr>& roots, const std::vector<TensorPtr>& grads,
           bool retain_graph, const Sink& leaf_sink, const Sink& retained_sink,
-          const std::function<void(GradNode*, const std::vector<Variable>&)>& on_ready) {
+          const std::function<void(GradNode*, const std::vector<Variable>&)>& on_ready,
+          bool leaf_hooks = false) {
   SKIFF_CHECK(grads.empty() || grads.size() == roots.size(), "backward: ", grads.size(),
               " gradients for ", roots.size(), " tensors");
   std::unordered_map<GradNode*, NodeState> states;
+  // Leaves with hooks: how many gradients they still wait for.
+  std::unordered_map<EagerTensor*, int> leaf_pending;
+  auto count_leaf = [&](const TensorPtr& t) {
+    if (leaf_hooks && !t->grad_ready_hooks.empty()) leaf_pending[t.get()]++;
+  };
+  auto leaf_done = [&](const TensorPtr& t) {
+    auto it = leaf_pending.find(t.get());
+    if (it == leaf_pending.end() || --it->second > 0) return;
+    leaf_pending.erase(it);
+    for (auto& [id, hook] : std::map(t->grad_ready_hooks)) hook(*t);
+  };
   std::vector<GradNode*> stack;
   auto visit = [&](GradNode* node) {
     auto [it, fresh] = states.try_emplace(node);
@@ -163,7 +176,10 @@ void walk(const std::vector<TensorPtr>& roots, const std::vector<TensorPtr>& gra
     GradNode* node = stack.back();
     stack.pop_back();
     for (const Edge& e : node->inputs) {
-      if (!e.node) continue;
+      if (!e.node) {
+        if (e.tensor) count_leaf(e.tensor);
+        continue;
+      }
       visit(e.node.get());
       states[e.node.get()].pending++;
     }
@@ -188,7 +204,9 @@ void walk(const std::vector<TensorPtr>& roots, const std::vector<TensorPtr>& gra
       accumulate(&st.out_grads[root->grad_node->flat_output(root->out_slot, root->out_index)],
                  seed);
     } else {
+      count_leaf(root);
       leaf_sink(root, seed);
+      leaf_done(root);
     }
   }
 
@@ -206,6 +224,7 @@ void walk(const std::vector<TensorPtr>& roots, const std::vector<TensorPtr>& gra
       if (!e.tensor) continue;
       if (!e.node) {
         if (!in_grads[i].empty()) leaf_sink(e.tensor, in_grads[i]);
+        leaf_done(e.tensor);
         continue;
       }
       // (a tensor written since keeps its retained gradient for its newer history)
@@ -235,11 +254,37 @@ void add_to_grad(const TensorPtr& t, const Variable& g) {
 
 }  // namespace
 
+namespace {
+
+// The callbacks queued during the backward this thread runs (nullptr: none runs).
+thread_local std::vector<std::function<void()>>* backward_callbacks = nullptr;
+
+}  // namespace
+
+void queue_backward_callback(std::function<void()> fn) {
+  if (backward_callbacks) {
+    backward_callbacks->push_back(std::move(fn));
+  } else {
+    fn();
+  }
+}
+
 void run_backward(const std::vector<TensorPtr>& roots, const std::vector<TensorPtr>& grads,
                   bool retain_graph) {
   NoGradGuard no_grad;
-  walk(roots, grads, retain_graph, add_to_grad, add_to_grad,
-       [](GradNode*, const std::vector<Variable>&) {});
+  std::vector<std::function<void()>> callbacks;
+  std::vector<std::function<void()>>* outer = backward_callbacks;
+  backward_callbacks = &callbacks;
+  try {
+    walk(
+        roots, grads, retain_graph, add_to_grad, add_to_grad,
+        [](GradNode*, const std::vector<Variable>&) {}, /*leaf_hooks=*/true);
+  } catch (...) {
+    backward_callbacks = outer;
+    throw;
+  }
+  backward_callbacks = outer;
+  for (const std::function<void()>& fn : callbacks) fn();
 }
 
 std::vector<TensorPtr> compute_grads(const std::vector<TensorPtr>& roots,

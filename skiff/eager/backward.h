@@ -5,6 +5,7 @@
 //   auto g = compute_grads({y}, {x}, {}, false, false);  // skiff.grad(y, x)
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "skiff/eager/eager_tensor.h"
@@ -17,6 +18,10 @@ namespace skiff::eager {
 // behind the roots is freed, and a second backward through it throws.
 void run_backward(const std::vector<TensorPtr>& roots, const std::vector<TensorPtr>& grads,
                   bool retain_graph);
+
+// Runs `fn` once when the backward now running ends (from a grad_ready hook: data-parallel
+// training then waits for its last gradients); outside a backward, right away.
+void queue_backward_callback(std::function<void()> fn);
 
 // The gradients of the roots with respect to `inputs` (leaves or not), without
 // touching any `grad` field; nullptr for an input the roots do not depend on when

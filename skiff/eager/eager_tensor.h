@@ -8,6 +8,8 @@
 //   run_backward({y}, {});                    // x->grad now holds 1 - tanh(x)^2
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -32,6 +34,10 @@ struct EagerTensor : std::enable_shared_from_this<EagerTensor> {
   // The recorded op that produced this tensor, and which of its outputs it is;
   // nullptr for leaves.
   std::shared_ptr<GradNode> grad_node;
+  // Called by backward once it has accumulated all of this leaf's gradient of the pass
+  // into `grad` (torch's post-accumulate-grad hooks): data-parallel training starts
+  // reducing a gradient while the backward goes on. Keyed by registration id.
+  std::map<int, std::function<void(EagerTensor&)>> grad_ready_hooks;
   int out_slot = 0;
   int out_index = 0;
 

@@ -40,6 +40,7 @@ void register_unary_math_ops(OpRegistry& r);
 void register_binary_math_ops(OpRegistry& r);
 void register_strided_slice_ops(OpRegistry& r);
 void register_where_index_ops(OpRegistry& r);
+void register_collective_ops(OpRegistry& r);
 void register_triangular_ops(OpRegistry& r);
 void register_debug_ops(OpRegistry& r);
 void register_array_convert_ops(OpRegistry& r);
@@ -86,6 +87,7 @@ void register_all_ops(OpRegistry& r) {
   register_binary_math_ops(r);
   register_strided_slice_ops(r);
   register_where_index_ops(r);
+  register_collective_ops(r);
   register_triangular_ops(r);
   register_debug_ops(r);
   register_array_convert_ops(r);

@@ -1,0 +1,225 @@
+"""Starts a data-parallel job's workers on this node, like Paddle's launcher and torchrun:
+
+    python -m skiff.distributed.launch --nproc_per_node 2 train.py --epochs 3
+    python -m skiff.distributed.launch --nnodes 2 --etcd 10.0.0.5:2379 --job_id j1 \\
+        --host 10.0.0.7 --nproc_per_node 4 train.py
+
+Each worker gets its place in the environment (SKIFF_RANK, SKIFF_WORLD_SIZE,
+SKIFF_LOCAL_RANK, SKIFF_ETCD, SKIFF_JOB_ID, SKIFF_HOST, and Paddle's PADDLE_TRAINER_ID /
+PADDLE_TRAINERS_NUM) and writes its output to LOG_DIR/workerlog.RANK (rank 0's is also
+shown here). Nodes meet in etcd: each launcher takes the first free node number under
+/skiff/JOB/nodes/ and waits for the others. Without --etcd the launcher starts a private
+etcd on 127.0.0.1 (one node only). The job's exit code is the first failing worker's
+(the others are then stopped), or 0.
+"""
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+from ... import _C
+from ..etcd_server import LocalEtcd
+
+__all__ = ["launch", "main"]
+
+
+def _parse_nnodes(text):
+    try:
+        parts = [int(p) for p in text.split(":")]
+    except ValueError:
+        raise ValueError(f"launch: --nnodes must be N or MIN:MAX, got {text!r}") from None
+    low, high = (parts[0], parts[0]) if len(parts) == 1 else parts
+    if len(parts) > 2 or low < 1 or high < low:
+        raise ValueError(f"launch: --nnodes {text}: needs 1 <= MIN <= MAX")
+    return low, high
+
+
+def _parser():
+    p = argparse.ArgumentParser(prog="python -m skiff.distributed.launch",
+                                description="Starts the workers of a data-parallel job.")
+    p.add_argument("--nnodes", default="1", help="nodes in the job: N or MIN:MAX (default 1)")
+    p.add_argument("--nproc_per_node", type=int, default=1, help="workers on this node")
+    p.add_argument("--etcd", default="", help="HOST:PORT of the job's etcd (default: start "
+                   "one on 127.0.0.1; one node only)")
+    p.add_argument("--job_id", default="", help="the job's name in etcd (default: random)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="this node's address, as the other nodes reach it")
+    p.add_argument("--log_dir", default="log", help="where workerlog.RANK files go")
+    p.add_argument("--rendezvous_timeout", type=float, default=300.0,
+                   help="seconds to wait for the other nodes")
+    p.add_argument("--comm_timeout", type=float, default=60.0,
+                   help="seconds a collective waits for its peers before failing")
+    p.add_argument("script", help="the training script")
+    p.add_argument("script_args", nargs=argparse.REMAINDER)
+    return p
+
+
+class _Node:
+    """This node's place in the job: registered under /skiff/JOB/nodes/ with a lease."""
+
+    def __init__(self, etcd, job_id, host, nproc, max_nodes, ttl=10):
+        self.etcd = etcd
+        self.prefix = f"/skiff/{job_id}/nodes/"
+        self.lease = etcd.grant_lease(ttl)
+        self.index = None
+        for i in range(max_nodes):
+            if etcd.create(f"{self.prefix}{i}", f"{host} {nproc}", self.lease):
+                self.index = i
+                break
+        if self.index is None:
+            etcd.revoke_lease(self.lease)
+            raise RuntimeError(f"launch: job {job_id} already has its {max_nodes} nodes")
+        self._stop = threading.Event()
+        self._keeper = threading.Thread(target=self._keep_alive, args=(ttl,), daemon=True)
+        self._keeper.start()
+
+    def _keep_alive(self, ttl):
+        while not self._stop.wait(ttl / 3):
+            try:
+                self.etcd.keep_alive(self.lease)
+            except _C.Error:
+                pass  # etcd away for a moment: the next renewal may reach it
+
+    def wait_for(self, count, timeout):
+        deadline = time.monotonic() + timeout
+        while True:
+            nodes = self.etcd.get_prefix(self.prefix)
+            if len(nodes) >= count:
+                return [n.value.split() for n in sorted(nodes, key=lambda n: int(
+                    n.key[len(self.prefix):]))][:count]
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"launch: {len(nodes)} of {count} nodes came within "
+                                   f"{timeout:.0f} s (job {self.prefix.split('/')[2]})")
+            time.sleep(0.2)
+
+    def leave(self):
+        self._stop.set()
+        try:
+            self.etcd.revoke_lease(self.lease)
+        except _C.Error:
+            pass
+
+
+def _start_worker(args, rank, local_rank, world_size, endpoint, job_id):
+    env = dict(os.environ)
+    env.update({
+        "SKIFF_RANK": str(rank), "SKIFF_WORLD_SIZE": str(world_size),
+        "SKIFF_LOCAL_RANK": str(local_rank), "SKIFF_ETCD": endpoint, "SKIFF_JOB_ID": job_id,
+        "SKIFF_HOST": args.host, "SKIFF_COMM_TIMEOUT": str(args.comm_timeout),
+        "PADDLE_TRAINER_ID": str(rank), "PADDLE_TRAINERS_NUM": str(world_size),
+        "PADDLE_LOCAL_RANK": str(local_rank),
+    })
+    os.makedirs(args.log_dir, exist_ok=True)
+    log = open(os.path.join(args.log_dir, f"workerlog.{rank}"), "wb")
+    cmd = [sys.executable, "-u", args.script] + list(args.script_args)
+    process = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
+    log.close()
+    return process
+
+
+def _echo(path, stop):
+    """Copies a worker's log to this launcher's output as it grows."""
+    while not os.path.exists(path) and not stop.is_set():
+        time.sleep(0.05)
+    with open(path, "rb") as f:
+        while True:
+            chunk = f.read(65536)
+            if chunk:
+                sys.stdout.buffer.write(chunk)
+                sys.stdout.flush()
+            elif stop.is_set():
+                return
+            else:
+                time.sleep(0.05)
+
+
+def launch(argv):
+    args = _parser().parse_args(argv)
+    low, high = _parse_nnodes(args.nnodes)
+    if args.nproc_per_node < 1:
+        raise ValueError(f"launch: --nproc_per_node must be positive, got {args.nproc_per_node}")
+    if not os.path.exists(args.script):
+        raise FileNotFoundError(f"launch: no script {args.script}")
+    local_etcd = None
+    if not args.etcd:
+        if high > 1:
+            raise ValueError("launch: a job of several nodes needs --etcd HOST:PORT (every "
+                             "node's launcher meets the others there)")
+        local_etcd = LocalEtcd()
+    endpoint = args.etcd or local_etcd.endpoint
+    job_id = args.job_id or uuid.uuid4().hex[:12]
+    node = None
+    workers = []
+    try:
+        etcd = _C.EtcdClient(endpoint, timeout=5.0)
+        etcd.get(f"/skiff/{job_id}/ping")  # a clear error now if etcd is unreachable
+        node = _Node(etcd, job_id, args.host, args.nproc_per_node, high)
+        # A fixed-size job waits for all its nodes; MIN:MAX starts with MIN (elastic
+        # membership changes are handled by the workers).
+        nodes = node.wait_for(low, args.rendezvous_timeout)
+        sizes = [int(n[1]) for n in nodes]
+        world_size = sum(sizes)
+        first = sum(sizes[:node.index])
+        for local in range(args.nproc_per_node):
+            workers.append(_start_worker(args, first + local, local, world_size, endpoint,
+                                         job_id))
+        return _wait(workers, args.log_dir, first)
+    finally:
+        for w in workers:
+            if w.poll() is None:
+                w.kill()
+                w.wait()
+        if node:
+            node.leave()
+            if node.index == 0:
+                try:
+                    etcd.remove_prefix(f"/skiff/{job_id}/")
+                except _C.Error:
+                    pass
+        if local_etcd:
+            local_etcd.stop()
+
+
+def _wait(workers, log_dir, first_rank):
+    stop = threading.Event()
+    echo = None
+    if first_rank == 0:
+        echo = threading.Thread(target=_echo, args=(os.path.join(log_dir, "workerlog.0"), stop),
+                                daemon=True)
+        echo.start()
+    try:
+        while True:
+            codes = [w.poll() for w in workers]
+            failed = [(i, c) for i, c in enumerate(codes) if c not in (None, 0)]
+            if failed:
+                i, code = failed[0]
+                print(f"launch: worker {first_rank + i} exited with code {code}; stopping the "
+                      f"others (its log: {log_dir}/workerlog.{first_rank + i})", file=sys.stderr)
+                for w in workers:
+                    if w.poll() is None:
+                        w.send_signal(signal.SIGTERM)
+                for w in workers:
+                    try:
+                        w.wait(timeout=10)
+                    except subprocess.TimeoutExpired:
+                        w.kill()
+                return code if code > 0 else 128 - code
+            if all(c == 0 for c in codes):
+                return 0
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        if echo:
+            echo.join(timeout=5)
+
+
+def main(argv=None):
+    try:
+        return launch(sys.argv[1:] if argv is None else argv)
+    except (ValueError, FileNotFoundError, TimeoutError, RuntimeError, _C.Error) as e:
+        print(f"launch: {e}" if not str(e).startswith("launch:") else str(e), file=sys.stderr)
+        return 2
