@@ -13,8 +13,10 @@
 #include <gloo/scatter.h>
 #include <gloo/transport/tcp/device.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
+#include <iterator>
 
 namespace skiff::dist {
 
@@ -176,12 +178,13 @@ class GlooCommunicator : public Communicator {
   void set_timeout(std::chrono::milliseconds timeout) override { context_->setTimeout(timeout); }
 
   void all_reduce(Tensor& x, ReduceOp op) override {
-    guard("all_reduce", x, [&] { all_reduce_raw(x, op, "all_reduce"); });
+    guard({"all_reduce", x.numel(), -1, int64_t(op)}, x,
+          [&] { all_reduce_raw(x, op, "all_reduce"); });
   }
 
   void broadcast(Tensor& x, int root) override {
     check_peer("broadcast", root);
-    guard("broadcast", x, [&] {
+    guard({"broadcast", x.numel(), root}, x, [&] {
       if (x.nbytes() == 0) return;
       gloo::BroadcastOptions opts(context_);
       opts.setOutput(static_cast<uint8_t*>(x.raw_data()), x.nbytes());
@@ -193,13 +196,15 @@ class GlooCommunicator : public Communicator {
 
   void reduce(Tensor& x, int root, ReduceOp op) override {
     check_peer("reduce", root);
-    guard("reduce", x, [&] {
+    guard({"reduce", x.numel(), root, int64_t(op)}, x, [&] {
       if (x.numel() == 0) return;
       ReduceFn fn = reduce_fn(x.dtype(), op, "reduce");
+      // Gloo uses the other ranks' buffers as scratch: they reduce a copy.
+      Tensor work = rank() == root ? x : x.clone();
       with_element(x.dtype(), [&](auto e) {
         using E = decltype(e);
         gloo::ReduceOptions opts(context_);
-        opts.setOutput(static_cast<E*>(x.raw_data()), x.numel());
+        opts.setOutput(static_cast<E*>(work.raw_data()), work.numel());
         opts.setRoot(root);
         opts.setReduceFunction(fn);
         opts.setTag(kTagReduce);
@@ -210,7 +215,7 @@ class GlooCommunicator : public Communicator {
   }
 
   void all_gather(const Tensor& x, Tensor* out) override {
-    guard("all_gather", x, [&] {
+    guard({"all_gather", x.numel()}, x, [&] {
       out->resize(stacked_shape(x.shape(), size()), x.dtype());
       if (x.nbytes() == 0) return;
       Tensor in = x.shares_storage(*out) ? x.clone() : x;
@@ -223,7 +228,7 @@ class GlooCommunicator : public Communicator {
   }
 
   void reduce_scatter(const Tensor& x, Tensor* out, ReduceOp op) override {
-    guard("reduce_scatter", x, [&] {
+    guard({"reduce_scatter", x.numel(), -1, int64_t(op)}, x, [&] {
       const Shape part = split_shape("reduce_scatter", x.shape());
       // Gloo's reduce-scatter is not in its options API: reduce the whole tensor, keep
       // this rank's rows (the same bytes on the wire as a ring reduce-scatter plus an
@@ -241,7 +246,8 @@ class GlooCommunicator : public Communicator {
 
   void scatter(const Tensor& x, Tensor* out, int root) override {
     check_peer("scatter", root);
-    guard("scatter", x, [&] {
+    // (the root's x holds every rank's part: compare the parts)
+    guard({"scatter", rank() == root ? x.numel() / size() : x.numel(), root}, x, [&] {
       Shape part = rank() == root ? split_shape("scatter", x.shape()) : x.shape();
       Tensor in = rank() == root && x.shares_storage(*out) ? x.clone() : x;
       out->resize(part, x.dtype());
@@ -263,7 +269,7 @@ class GlooCommunicator : public Communicator {
   }
 
   void all_to_all(const Tensor& x, Tensor* out) override {
-    guard("all_to_all", x, [&] {
+    guard({"all_to_all", x.numel()}, x, [&] {
       split_shape("all_to_all", x.shape());
       Tensor in = x.shares_storage(*out) ? x.clone() : x;
       out->resize(x.shape(), x.dtype());
@@ -278,7 +284,7 @@ class GlooCommunicator : public Communicator {
 
   void send(const Tensor& x, int peer) override {
     check_peer("send", peer);
-    guard("send", x, [&] {
+    guard({"send", kPointToPoint}, x, [&] {
       if (x.nbytes() == 0) return;
       auto buf = context_->createUnboundBuffer(const_cast<void*>(x.raw_data()), x.nbytes());
       buf->send(peer, kSlotPointToPoint);
@@ -288,7 +294,7 @@ class GlooCommunicator : public Communicator {
 
   void recv(Tensor& x, int peer) override {
     check_peer("recv", peer);
-    guard("recv", x, [&] {
+    guard({"recv", kPointToPoint}, x, [&] {
       if (x.nbytes() == 0) return;
       auto buf = context_->createUnboundBuffer(x.raw_data(), x.nbytes());
       buf->recv(peer, kSlotPointToPoint);
@@ -297,7 +303,7 @@ class GlooCommunicator : public Communicator {
   }
 
   void barrier() override {
-    guard("barrier", Tensor(), [&] {
+    guard({"barrier"}, Tensor(), [&] {
       gloo::BarrierOptions opts(context_);
       opts.setTag(kTagBarrier);
       gloo::barrier(opts);
@@ -313,8 +319,12 @@ class GlooCommunicator : public Communicator {
     kTagScatter,
     kTagAllToAll,
     kTagBarrier,
+    kTagCheck,
     kSlotPointToPoint
   };
+  static constexpr const char* kKinds[] = {"all_reduce", "broadcast",      "reduce",
+                                           "all_gather", "reduce_scatter", "scatter",
+                                           "all_to_all", "barrier"};
 
   void all_reduce_raw(Tensor& x, ReduceOp op, const char* what) {
     if (x.numel() == 0) return;
@@ -349,11 +359,63 @@ class GlooCommunicator : public Communicator {
     return out;
   }
 
-  // Runs one collective, turning Gloo's failures (a peer gone, a timeout, sizes that
-  // do not match) into a CommError naming the op, this rank and the tensor.
+  // Every rank's (collective, dtype, element count, root) must agree before data moves:
+  // Gloo would otherwise abort the process (or hang) on a size mismatch. One all-gather
+  // of 32 bytes per collective; `count` is what must match (-1: the op has no tensor).
+  static constexpr int64_t kPointToPoint = -2;  // a Call's count: no check (not collective)
+  struct Call {
+    const char* what;
+    int64_t count = -1;  // elements that must match (-1: no tensor)
+    int64_t root = -1;
+    int64_t op = -1;  // ReduceOp, for reductions
+  };
+
+  void check_same(const Call& call, DType dtype) {
+    constexpr int kWords = 5;
+    int64_t mine[kWords] = {kind_of(call.what), static_cast<int64_t>(dtype), call.count, call.root,
+                            call.op};
+    std::vector<int64_t> all(kWords * size());
+    gloo::AllgatherOptions opts(context_);
+    opts.setInput(mine, kWords);
+    opts.setOutput(all.data(), all.size());
+    opts.setTag(kTagCheck);
+    gloo::allgather(opts);
+    bool same = true;
+    for (int r = 1; r < size(); ++r) {
+      same = same && std::equal(&all[0], &all[kWords], &all[kWords * r]);
+    }
+    if (same) return;
+    std::string ranks;
+    for (int r = 0; r < size(); ++r) {
+      const int64_t* h = &all[kWords * r];
+      ranks += str_cat(r ? "; " : "", "rank ", r, ": ", kKinds[h[0]]);
+      if (h[2] >= 0) {
+        ranks += str_cat(" of ", h[2], " ", dtype_name(static_cast<DType>(h[1])), " elements");
+      }
+      if (h[3] >= 0) ranks += str_cat(", root ", h[3]);
+      if (h[4] >= 0) ranks += str_cat(", ", reduce_op_name(static_cast<ReduceOp>(h[4])));
+    }
+    const char* what = call.what;
+    fail(what, " on rank ", rank(), " of ", size(),
+         ": the ranks called different collectives or passed different tensors (", ranks, ")");
+  }
+
+  static int64_t kind_of(const char* what) {
+    for (int64_t i = 0; i < int64_t(std::size(kKinds)); ++i) {
+      if (std::strcmp(kKinds[i], what) == 0) return i;
+    }
+    return 0;
+  }
+
+  // Runs one collective after check_same (when the call is collective), turning Gloo's
+  // failures (a peer gone, a timeout) into a CommError naming the op, this rank and the
+  // tensor.
   template <typename Fn>
-  void guard(const char* what, const Tensor& x, Fn&& fn) {
+  void guard(const Call& call, const Tensor& x, Fn&& fn) {
+    const char* what = call.what;
     try {
+      if (call.count >= -1 && size() > 1)
+        check_same(call, x.initialized() ? x.dtype() : DType::kF32);
       fn();
     } catch (const gloo::Exception& e) {
       throw CommError(describe(what, x, e.what()));
@@ -365,9 +427,7 @@ class GlooCommunicator : public Communicator {
   std::string describe(const char* what, const Tensor& x, const char* cause) const {
     return str_cat(what, " on rank ", rank(), " of ", size(),
                    x.initialized() ? str_cat(" (", x.type_str(), ")") : std::string(),
-                   " failed: ", cause,
-                   " (a peer died, hung past the timeout, or passed a tensor of another "
-                   "shape or dtype)");
+                   " failed: ", cause, " (a peer died or did not answer within the timeout)");
   }
 
   std::shared_ptr<gloo::rendezvous::Context> context_;

@@ -9,6 +9,8 @@ communicators: Gloo over TCP, its ranks introduced to one another through etcd.
 import numpy as np
 
 from .. import _C
+from ..framework.core import apply
+from ..framework.mode import mode
 from ..tensor.creation import to_tensor as _as_tensor
 from .env import ParallelEnv
 
@@ -183,18 +185,26 @@ def _finish(sync_op):
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, sync_op=True):
-    """tensor = op over the group's ranks of tensor, in place."""
+    """tensor = op over the group's ranks of tensor, in place. In a static program: a
+    c_allreduce_<op> op (differentiable for sum and avg)."""
     group = _group(group, "all_reduce")
     _check_op(op, "all_reduce")
-    if group.nranks > 1 and group.is_member():
+    if mode.static:
+        apply(f"c_allreduce_{op}", tensor, attrs={"ring_id": group.id}, out=[tensor])
+    elif group.nranks > 1 and group.is_member():
         _C.comm_all_reduce(tensor, op, group.id)
     return _finish(sync_op)
 
 
 def broadcast(tensor, src, group=None, sync_op=True):
-    """tensor = the tensor of global rank ``src``, in place."""
+    """tensor = the tensor of global rank ``src``, in place (a c_broadcast op in a static
+    program)."""
     group = _group(group, "broadcast")
-    if group.nranks > 1 and group.is_member():
+    if mode.static:
+        apply("c_broadcast", tensor, attrs={"ring_id": group.id,
+                                            "root": _group_rank(group, src, "broadcast")},
+              out=[tensor])
+    elif group.nranks > 1 and group.is_member():
         _C.comm_broadcast(tensor, _group_rank(group, src, "broadcast"), group.id)
     return _finish(sync_op)
 
@@ -209,10 +219,16 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, sync_op=True):
 
 
 def all_gather(tensor_list, tensor, group=None, sync_op=True):
-    """Appends every rank's tensor to ``tensor_list`` (cleared first), in rank order."""
+    """Appends every rank's tensor to ``tensor_list`` (cleared first), in rank order (in a
+    static program: a c_allgather op, split)."""
     group = _group(group, "all_gather")
     del tensor_list[:]
-    if group.nranks == 1:
+    if mode.static:
+        from ..tensor import split
+        gathered = apply("c_allgather", tensor, attrs={"ring_id": group.id,
+                                                       "nranks": group.nranks})
+        tensor_list.extend(split(gathered, group.nranks, axis=0))
+    elif group.nranks == 1:
         tensor_list.append(tensor.clone())
     elif group.is_member():
         stacked = _C.comm_all_gather(tensor, group.id)

@@ -1,0 +1,46 @@
+"""A user's mistakes with distributed training end in clear errors, bounded in time."""
+import subprocess
+import sys
+import time
+
+from jobs import WORKERS, describe, job_env, run_job
+
+
+def _launch(*args):
+    return subprocess.run([sys.executable, "-m", "skiff.distributed.launch", *args],
+                          capture_output=True, text=True, timeout=60, env=job_env())
+
+
+def test_nnodes_min_above_max_is_refused():
+    done = _launch("--nnodes", "3:2", str(WORKERS / "collectives.py"))
+    assert done.returncode == 2
+    assert "--nnodes 3:2: needs 1 <= MIN <= MAX" in done.stderr
+
+
+def test_unreachable_etcd_is_named():
+    from skiff.distributed.etcd_server import free_port
+    port = free_port()
+    start = time.monotonic()
+    done = _launch("--etcd", f"127.0.0.1:{port}", str(WORKERS / "collectives.py"))
+    assert done.returncode == 2
+    assert f"cannot reach etcd at 127.0.0.1:{port}" in done.stderr, done.stderr
+    assert time.monotonic() - start < 30
+
+
+def test_tensors_of_different_shapes_fail_on_every_rank(tmp_path):
+    rc, output, logs = run_job(tmp_path, "mismatch.py", 2, launcher_args=["--comm_timeout", "10"])
+    assert rc == 3, describe(rc, output, logs)
+    for rank in range(2):
+        assert (f"rank {rank} caught: all_reduce on rank {rank} of 2: the ranks called "
+                "different collectives or passed different tensors (rank 0: all_reduce of 3 "
+                "float32 elements, sum; rank 1: all_reduce of 5 float32 elements, sum)"
+                in logs[rank]), describe(rc, output, logs)
+
+
+def test_a_dead_peer_is_a_communication_error_not_a_hang(tmp_path):
+    rc, output, logs = run_job(tmp_path, "dead_peer.py", 2, launcher_args=["--comm_timeout", "20"])
+    # The job's exit code is the first failing worker's: rank 0, killed by signal 9.
+    assert rc == 128 + 9, describe(rc, output, logs)
+    assert "launch: worker 0 exited with code -9" in output
+    assert "rank 1 caught CommunicationError: all_reduce on rank 1 of 2" in logs[1], \
+        describe(rc, output, logs)
