@@ -18,8 +18,8 @@ def _check_int(value, what, low):
 
 
 class DistributedBatchSampler(BatchSampler):
-    """Batches of the indices that replica ``rank`` of ``num_replicas`` owns (defaults: the
-    single process, 1 and 0). The index list is padded by repeating its head to a multiple
+    """Batches of the indices that replica ``rank`` of ``num_replicas`` owns (defaults: this
+    worker's rank and the world size of its job, skiff.distributed; 0 of 1 alone). The index list is padded by repeating its head to a multiple
     of num_replicas, shuffled with the epoch as seed when ``shuffle`` (the epoch then
     advances; set_epoch sets it), and dealt out a batch at a time to each replica in turn,
     the last partial round split evenly."""
@@ -33,8 +33,15 @@ class DistributedBatchSampler(BatchSampler):
         if not isinstance(drop_last, bool):
             raise TypeError(f"DistributedBatchSampler: drop_last must be a bool, "
                             f"got {drop_last!r}")
-        self.nranks = 1 if num_replicas is None else _check_int(num_replicas, "num_replicas", 1)
-        self.local_rank = 0 if rank is None else _check_int(rank, "rank", 0)
+        if num_replicas is None or rank is None:
+            from ..distributed import ParallelEnv, collective
+            world = collective._State.world
+            env = ParallelEnv()
+            default_size = world.nranks if world else env.world_size
+            default_rank = world.rank if world else env.rank
+        self.nranks = default_size if num_replicas is None else \
+            _check_int(num_replicas, "num_replicas", 1)
+        self.local_rank = default_rank if rank is None else _check_int(rank, "rank", 0)
         if self.local_rank >= self.nranks:
             raise ValueError(f"DistributedBatchSampler: rank must be below num_replicas "
                              f"({self.nranks}), got {self.local_rank}")

@@ -87,3 +87,12 @@ def test_errors():
         io.DistributedBatchSampler(Sized(4), 2, rank=-1)
     with pytest.raises(TypeError, match="shuffle"):
         io.DistributedBatchSampler(Sized(4), 2, shuffle=1)
+
+
+def test_rank_and_replicas_default_to_the_launchers_environment(monkeypatch):
+    from skiff.io import DistributedBatchSampler
+    monkeypatch.setenv("SKIFF_RANK", "2")
+    monkeypatch.setenv("SKIFF_WORLD_SIZE", "3")
+    sampler = DistributedBatchSampler(list(range(12)), batch_size=2)
+    assert (sampler.local_rank, sampler.nranks) == (2, 3)
+    assert [i for b in sampler for i in b] == [4, 5, 10, 11]
