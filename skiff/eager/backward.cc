@@ -157,6 +157,7 @@ void walk(const std::vector<TensorPtr>& roots, const std::vector<TensorPtr>& gra
     if (leaf_hooks && !t->grad_ready_hooks.empty()) leaf_pending[t.get()]++;
   };
   auto leaf_done = [&](const TensorPtr& t) {
+    if (leaf_pending.empty()) return;
     auto it = leaf_pending.find(t.get());
     if (it == leaf_pending.end() || --it->second > 0) return;
     leaf_pending.erase(it);

@@ -78,6 +78,23 @@ TEST(EagerTest, GradientsOfSharedInputsAccumulate) {
   EXPECT_EQ(x->grad->dense().to_vector<double>(), (std::vector<double>{5, 9, 13}));
 }
 
+TEST(EagerTest, GradReadyHookRunsOnceWithTheWholeGradient) {
+  // y = x * x + x reaches x three times: the hook sees the sum, once per backward, and a
+  // queued callback runs after every hook.
+  TensorPtr x = leaf(Tensor::from_vector<double>({2}, {1, 2}));
+  TensorPtr unused = leaf(Tensor::from_vector<double>({1}, {0}));
+  std::vector<std::string> events;
+  x->grad_ready_hooks[0] = [&](EagerTensor& t) {
+    events.push_back("x " + std::to_string(t.grad->dense().to_vector<double>()[1]));
+    queue_backward_callback([&] { events.push_back("end"); });
+  };
+  unused->grad_ready_hooks[0] = [&](EagerTensor&) { events.push_back("unused"); };
+  EagerOp mul("elementwise_mul", {}), add("elementwise_add", {});
+  TensorPtr y = call1(add, {{call1(mul, {{x}, {x}})}, {x}});
+  run_backward({y}, {}, false);
+  EXPECT_EQ(events, (std::vector<std::string>{"x 5.000000", "end"}));
+}
+
 TEST(EagerTest, GradClearedToZerosViewTakesTheNextGradient) {
   TensorPtr x = leaf(Tensor::from_vector<double>({3}, {1, 2, 3}));
   EagerOp mul("elementwise_mul", {}), scale("scale", attrs({{"scale", 2.0}}));

@@ -72,16 +72,18 @@ def _prefix(ring):
     return f"/skiff/{_State.env.job_id}/rendezvous/epoch{_State.epoch}/ring{ring}/"
 
 
-def _connect(ring, rank, size):
+def _connect(ring, rank, size, timeout=None):
     if size > 1:
         _C.connect_gloo(_State.etcd, _prefix(ring), rank, size, ring, _State.env.host,
-                        _State.env.timeout)
+                        timeout or _State.env.timeout)
 
 
-def init_parallel_env(epoch=0, rank=None, world_size=None):
+def init_parallel_env(epoch=0, rank=None, world_size=None, timeout=None):
     """Joins the job this worker was launched in (no-op on a second call; a single
     process is a world of one). Returns the world group. ``epoch``, ``rank`` and
-    ``world_size`` override the launcher's values (elastic training re-forms the world)."""
+    ``world_size`` override the launcher's values (elastic training re-forms the world);
+    ``timeout`` (seconds) bounds connecting and every collective (default: the launcher's
+    --comm_timeout)."""
     env = ParallelEnv()
     if _State.world is not None and epoch == _State.epoch and rank is None:
         return _State.world
@@ -96,7 +98,7 @@ def init_parallel_env(epoch=0, rank=None, world_size=None):
     _State.epoch = int(epoch)
     if size > 1 and _State.etcd is None:
         _State.etcd = _C.EtcdClient(env.etcd)
-    _connect(0, rank, size)
+    _connect(0, rank, size, timeout)
     _State.world = Group(rank, range(size), 0)
     _State.groups = {0: _State.world}
     _State.next_ring = 1

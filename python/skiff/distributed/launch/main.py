@@ -53,6 +53,9 @@ def _parser():
                    help="seconds to wait for the other nodes")
     p.add_argument("--comm_timeout", type=float, default=60.0,
                    help="seconds a collective waits for its peers before failing")
+    p.add_argument("--max_restarts", type=int, default=3,
+                   help="elastic jobs (--nnodes MIN:MAX): how many times a failed worker is "
+                        "replaced; the replacement joins the running job")
     p.add_argument("script", help="the training script")
     p.add_argument("script_args", nargs=argparse.REMAINDER)
     return p
@@ -157,9 +160,9 @@ def launch(argv):
     try:
         etcd = _C.EtcdClient(endpoint, timeout=5.0)
         etcd.get(f"/skiff/{job_id}/ping")  # a clear error now if etcd is unreachable
+        if low != high:
+            return _run_elastic(args, low, high, endpoint, job_id)
         node = _Node(etcd, job_id, args.host, args.nproc_per_node, high)
-        # A fixed-size job waits for all its nodes; MIN:MAX starts with MIN (elastic
-        # membership changes are handled by the workers).
         nodes = node.wait_for(low, args.rendezvous_timeout)
         sizes = [int(n[1]) for n in nodes]
         world_size = sum(sizes)
@@ -182,6 +185,40 @@ def launch(argv):
                     pass
         if local_etcd:
             local_etcd.stop()
+
+
+def _run_elastic(args, low, high, endpoint, job_id):
+    """An elastic job: the workers form their worlds themselves (ElasticTrainer, between
+    MIN and MAX nodes' worth of workers); a worker that fails is replaced up to
+    --max_restarts times, and its replacement joins the running job."""
+    min_workers, max_workers = low * args.nproc_per_node, high * args.nproc_per_node
+    os.environ.update({"SKIFF_ELASTIC": "1", "SKIFF_MIN_WORKERS": str(min_workers),
+                       "SKIFF_MAX_WORKERS": str(max_workers)})
+    slots = {local: _start_worker(args, local, local, max_workers, endpoint, job_id)
+             for local in range(args.nproc_per_node)}
+    restarts = 0
+    try:
+        while True:
+            for local, w in list(slots.items()):
+                code = w.poll()
+                if code is None or code == 0:
+                    continue
+                if restarts >= args.max_restarts:
+                    print(f"launch: worker {local} exited with code {code} and the job has "
+                          f"used its {args.max_restarts} restarts", file=sys.stderr)
+                    return code if code > 0 else 128 - code
+                restarts += 1
+                print(f"launch: worker {local} exited with code {code}; starting a "
+                      f"replacement ({restarts} of {args.max_restarts})", file=sys.stderr)
+                slots[local] = _start_worker(args, local, local, max_workers, endpoint, job_id)
+            if all(w.poll() == 0 for w in slots.values()):
+                return 0
+            time.sleep(0.1)
+    finally:
+        for w in slots.values():
+            if w.poll() is None:
+                w.kill()
+                w.wait()
 
 
 def _wait(workers, log_dir, first_rank):

@@ -1,0 +1,170 @@
+"""Elastic training without restarts: workers killed with SIGKILL at random moments and
+replaced, a worker stopped (SIGSTOP, a hang), etcd restarted, a worker joining late.
+The job finishes, every sample of every epoch is trained on exactly once (counted from
+the steps the workers applied), and the model is as good as an undisturbed run's."""
+import collections
+import glob
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from jobs import WORKERS, job_env
+
+from skiff.distributed.etcd_server import LocalEtcd
+
+SAMPLES = 2000
+
+
+class Job:
+    def __init__(self, tmp_path, etcd, name, epochs=3):
+        self.epochs = epochs
+        self.dir = tmp_path / name
+        self.dir.mkdir()
+        self.env = job_env()
+        self.env.update({"SKIFF_ETCD": etcd.endpoint, "SKIFF_JOB_ID": name})
+        self.workers = []
+
+    def start(self, min_workers=1):
+        log = open(self.dir / f"worker{len(self.workers)}.log", "wb")
+        p = subprocess.Popen([sys.executable, str(WORKERS / "elastic_train.py"), str(self.dir),
+                              str(min_workers), str(self.epochs)], env=self.env, stdout=log,
+                             stderr=subprocess.STDOUT)
+        log.close()
+        self.workers.append(p)
+        return p
+
+    def alive(self):
+        return [p for p in self.workers if p.poll() is None]
+
+    def wait(self, timeout):
+        deadline = time.monotonic() + timeout
+        for p in self.workers:
+            p.wait(timeout=max(1, deadline - time.monotonic()))
+
+    def logs(self):
+        return "\n".join(f"--- {f.name} ---\n{f.read_text(errors='replace')[-3000:]}"
+                         for f in sorted(self.dir.glob("worker*.log")))
+
+    def step_times(self):
+        """When each applied step finished (its earliest log line), in order."""
+        times = {}
+        for path in glob.glob(str(self.dir / "steps.*.jsonl")):
+            with open(path) as f:
+                for line in f:
+                    info = json.loads(line)
+                    key = (info["epoch"], info["step"])
+                    times[key] = min(times.get(key, info["time"]), info["time"])
+        return sorted(times.values())
+
+    def steps(self):
+        """The steps in the final model, {(epoch, step): samples}: for each count of steps
+        applied, the last step logged (a world that lost the state of its last steps to
+        deaths trained on them again; the later ones are the model's)."""
+        last = {}
+        for path in glob.glob(str(self.dir / "steps.*.jsonl")):
+            with open(path) as f:
+                for line in f:
+                    info = json.loads(line)
+                    seen = last.get(info["total"])
+                    if seen is None or (seen["world"], seen["time"]) < (info["world"], info["time"]):
+                        last[info["total"]] = info
+                    if seen is not None and seen["world"] == info["world"]:
+                        assert seen["samples"] == info["samples"], "the ranks of a world disagree"
+        return {(i["epoch"], i["step"]): i["samples"] for i in last.values()}
+
+    def accuracies(self):
+        out = []
+        for path in glob.glob(str(self.dir / "accuracy.*")):
+            steps, acc = open(path).read().split()
+            if int(steps) > 0:
+                out.append(float(acc))
+        return out
+
+
+def check_exactly_once(job):
+    per_epoch = collections.defaultdict(collections.Counter)
+    for (epoch, _), samples in job.steps().items():
+        per_epoch[epoch].update(samples)
+    assert sorted(per_epoch) == list(range(job.epochs)), job.logs()
+    for epoch, counts in per_epoch.items():
+        assert sorted(counts) == list(range(SAMPLES)), f"epoch {epoch} missed samples"
+        twice = [s for s, c in counts.items() if c != 1]
+        assert not twice, f"epoch {epoch}: samples trained on more than once: {twice[:10]}"
+
+
+@pytest.fixture
+def etcd():
+    with LocalEtcd() as server:
+        yield server
+
+
+def run_undisturbed(tmp_path, etcd):
+    job = Job(tmp_path, etcd, "calm")
+    for _ in range(4):
+        job.start(min_workers=4)
+    job.wait(240)
+    assert all(p.returncode == 0 for p in job.workers), job.logs()
+    check_exactly_once(job)
+    return job
+
+
+def test_kill_nine_five_times_with_replacements(tmp_path, etcd):
+    calm = run_undisturbed(tmp_path, etcd)
+    job = Job(tmp_path, etcd, "chaos")
+    for _ in range(4):
+        job.start()
+    rng = random.Random(11)
+    kill_times = []
+    kills = 0
+    deadline = time.monotonic() + 240
+    while kills < 5 and time.monotonic() < deadline:
+        time.sleep(rng.uniform(0.8, 2.0))
+        alive = [p for p in job.alive() if p.pid]
+        if len(alive) < 2:
+            break
+        victim = rng.choice(alive)
+        victim.send_signal(signal.SIGKILL)
+        kill_times.append(time.time())
+        victim.wait()
+        kills += 1
+        job.start()  # its replacement joins the running job
+    job.wait(240)
+    killed = sum(p.returncode == -signal.SIGKILL for p in job.workers)
+    assert killed == kills >= 3, job.logs()
+    assert all(p.returncode in (0, -signal.SIGKILL) for p in job.workers), job.logs()
+    check_exactly_once(job)
+    # Recovery: from each kill to the next step the survivors finished.
+    finished = job.step_times()
+    recovery = [min(t for t in finished if t > k) - k for k in kill_times
+                if any(t > k for t in finished)]
+    print(f"recovery after SIGKILL: {', '.join(f'{r:.2f}' for r in recovery)} s")
+    calm_acc, acc = max(calm.accuracies()), job.accuracies()
+    assert acc and all(abs(a - calm_acc) <= 0.02 for a in acc), (calm_acc, acc, job.logs())
+
+
+def test_hung_worker_late_joiner_and_etcd_restart(tmp_path, etcd):
+    job = Job(tmp_path, etcd, "hang", epochs=10)
+    first = [job.start() for _ in range(3)]
+    time.sleep(3.0)
+    first[1].send_signal(signal.SIGSTOP)  # hangs: the others go on without it
+    time.sleep(7.0)
+    etcd.restart()                        # the job lives through it
+    job.start()                           # and a late worker joins
+    time.sleep(2.0)
+    first[1].send_signal(signal.SIGCONT)  # the stopped one comes back and rejoins
+    job.wait(240)
+    assert all(p.returncode == 0 for p in job.workers), job.logs()
+    check_exactly_once(job)
+    # It ran with 3, without the stopped worker, and with the late one and the stopped one
+    # back: every worker trained and ends with the same model.
+    sizes = [json.loads(line)["world_size"]
+             for path in glob.glob(str(job.dir / "steps.*.jsonl")) for line in open(path)]
+    assert {2, 3, 4} <= set(sizes), collections.Counter(sizes)
+    acc = job.accuracies()
+    assert len(acc) == 4 and len(set(acc)) == 1, (acc, job.logs())
