@@ -135,8 +135,8 @@ std::string EtcdClient::call(const char* path, const std::string& body) {
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   if (status >= 500) {  // etcd is there but not serving (starting, no leader): transient
-    throw CommError(str_cat("etcd at ", endpoint_, ": ", path, " answered HTTP ", status, ": ",
-                            reply));
+    throw CommError(
+        str_cat("etcd at ", endpoint_, ": ", path, " answered HTTP ", status, ": ", reply));
   }
   SKIFF_CHECK(status == 200, "etcd at ", endpoint_, ": ", path, " answered HTTP ", status, ": ",
               reply);
