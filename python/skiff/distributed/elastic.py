@@ -401,9 +401,11 @@ class ElasticTrainer:
         if self.rank == 0:
             value = json.dumps({"chunks": [int(i) for i in taken], "total": self.total_steps + 1})
             _retry(lambda: self.etcd.put(record, value), "record")
-            live = _retry(self.member.live, "members")
+            # Newcomers wait in the next round (a dead worker's key lingers in members/
+            # until its lease expires, but it never comes).
+            waiting = f"{self.root}rendezvous/epoch{self.world_epoch + 1}/came/"
             room = self.max_workers is None or self.size < self.max_workers
-            reform[0] = room and any(m not in self.members for m in live)
+            reform[0] = room and bool(_retry(lambda: self.etcd.get_prefix(waiting), "newcomers"))
         flag = to_tensor(reform)
         if self.size > 1:
             collective.broadcast(flag, 0)
