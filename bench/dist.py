@@ -8,7 +8,7 @@ on 127.0.0.1 of this machine:
     .venv/bin/python bench/dist.py w3 [--steps 60]
         W3's training step (batch 64 per process): DataParallel on 2 processes x 1 thread,
         the same without the gradient all-reduce (no_sync: the DDP overhead), and 1 process
-        x 2 threads; samples per second.
+        x 2 threads; samples per second, skiff and torch (DistributedDataParallel).
     .venv/bin/python bench/dist.py recovery [--kills 3]
         4 workers train an MLP; a worker is killed with SIGKILL every few seconds: the time
         from the kill to the next step the survivors finish. skiff's ElasticTrainer (the
@@ -114,6 +114,43 @@ def worker_w3(mode, steps):
         print(json.dumps({"samples_per_s": steps * 64 * dist.get_world_size() / elapsed}))
 
 
+def worker_w3_torch(mode, steps):
+    import torch
+    import torch.distributed as dist
+    import torch.nn as nn
+    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
+    dist.init_process_group("gloo")
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                        nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                        nn.Flatten(), nn.Linear(64 * 7 * 7, 10))
+    model = nn.parallel.DistributedDataParallel(net) if dist.get_world_size() > 1 else net
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    g = torch.Generator().manual_seed(dist.get_rank())
+    x, y = torch.randn(64, 1, 28, 28, generator=g), torch.randint(0, 10, [64], generator=g)
+
+    def step():
+        loss = nn.functional.cross_entropy(model(x), y)
+        if mode == "no_sync" and dist.get_world_size() > 1:
+            with model.no_sync():
+                loss.backward()
+        else:
+            loss.backward()
+        opt.step()
+        opt.zero_grad()
+
+    for _ in range(5):
+        step()
+    dist.barrier()
+    t = time.perf_counter()
+    for _ in range(steps):
+        step()
+    dist.barrier()
+    elapsed = time.perf_counter() - t
+    if dist.get_rank() == 0:
+        print(json.dumps({"samples_per_s": steps * 64 * dist.get_world_size() / elapsed}))
+
+
 def worker_recovery_torch(log):
     import torch
     import torch.distributed as dist
@@ -129,7 +166,7 @@ def worker_recovery_torch(log):
             loss.backward()
             opt.step()
             opt.zero_grad()
-            f.write(f"{time.time()}\n")
+            f.write(f"{time.time()} {os.getpid()}\n")
 
 
 def worker_recovery_skiff(log):
@@ -147,7 +184,8 @@ def worker_recovery_skiff(log):
     with open(log, "a", buffering=1) as f:
         elastic.ElasticTrainer(model, opt, data, 16, lambda m, a, b: F.cross_entropy(m(a), b),
                                min_workers=2, max_workers=4, step_timeout=10.0,
-                               on_step=lambda info: f.write(f"{time.time()}\n")).fit(1000)
+                               on_step=lambda info: f.write(f"{time.time()} {info['world']}\n")
+                               ).fit(1000)
 
 
 # ---- drivers ------------------------------------------------------------------------------
@@ -163,11 +201,11 @@ def run_skiff_job(n, args, extra_env=None):
     return json.loads(out[0].strip().splitlines()[-1])
 
 
-def run_torch_job(n, args):
+def run_torch_job(n, args, extra_env=None):
     port = free_port()
     procs = [subprocess.Popen([sys.executable, __file__, "_worker", *args],
                               env=env_with(RANK=r, WORLD_SIZE=n, MASTER_ADDR="127.0.0.1",
-                                           MASTER_PORT=port),
+                                           MASTER_PORT=port, **(extra_env or {})),
                               stdout=subprocess.PIPE, text=True) for r in range(n)]
     out = [p.communicate()[0] for p in procs]
     return json.loads(out[0].strip().splitlines()[-1])
@@ -192,32 +230,57 @@ def bench_allreduce(opts):
 
 
 def bench_w3(opts):
+    configs = [("2 processes x 1 thread, DataParallel", 2, 1, "sync"),
+               ("2 processes x 1 thread, no all-reduce", 2, 1, "no_sync"),
+               ("1 process x 2 threads", 1, 2, "sync")]
     results = {}
     for _ in range(opts.rounds):
-        for name, n, threads, mode in [("2 processes x 1 thread, DataParallel", 2, 1, "sync"),
-                                       ("2 processes x 1 thread, no all-reduce", 2, 1,
-                                        "no_sync"),
-                                       ("1 process x 2 threads", 1, 2, "sync")]:
+        for name, n, threads, mode in configs:
             r = run_skiff_job(n, ["w3", mode, str(opts.steps)],
                               extra_env={"OMP_NUM_THREADS": threads})
-            results[name] = max(results.get(name, 0), r["samples_per_s"])
-    for name, v in results.items():
-        print(f"{name:40s} {v:8.0f} samples/s")
-    sync = results["2 processes x 1 thread, DataParallel"]
-    nosync = results["2 processes x 1 thread, no all-reduce"]
-    print(f"DDP overhead (all-reduce vs none): {100 * (nosync / sync - 1):.1f}%")
-    print(f"2x1 / 1x2 throughput: {sync / results['1 process x 2 threads']:.2f}")
+            t = run_torch_job(n, ["w3_torch", mode, str(opts.steps)],
+                              extra_env={"OMP_NUM_THREADS": threads})
+            results[("skiff", name)] = max(results.get(("skiff", name), 0), r["samples_per_s"])
+            results[("torch", name)] = max(results.get(("torch", name), 0), t["samples_per_s"])
+    print(f"W3 training, batch 64 per process, samples/s (best of {opts.rounds} rounds)")
+    print(f"{'':40s} {'skiff':>8} {'torch':>8}")
+    for name, *_ in configs:
+        print(f"{name:40s} {results[('skiff', name)]:8.0f} {results[('torch', name)]:8.0f}")
+    for fw in ("skiff", "torch"):
+        sync = results[(fw, configs[0][0])]
+        nosync = results[(fw, configs[1][0])]
+        print(f"{fw}: DDP overhead (all-reduce vs none) {100 * (nosync / sync - 1):.1f}%, "
+              f"2x1 / 1x2 throughput {sync / results[(fw, configs[2][0])]:.2f}")
 
 
 def recovery_times(log_dir, kills):
-    times = sorted(float(t) for f in os.listdir(log_dir) if f.startswith("steps")
-                   for t in open(os.path.join(log_dir, f)))
-    return [min(t for t in times if t > k) - k for k in kills if any(t > k for t in times)]
+    """Per kill: seconds to the first step of a world formed after it (skiff, whose log
+    lines carry the world; a step in flight at the kill may still finish in the old one)
+    or of a worker started after it (torch, whose lines carry the worker's pid)."""
+    steps = sorted(tuple(map(float, line.split())) for f in os.listdir(log_dir)
+                   if f.startswith("steps") for line in open(os.path.join(log_dir, f)))
+    out = []
+    for k in kills:
+        old = {m for t, m in steps if t <= k}
+        after = [t for t, m in steps if t > k and m not in old]
+        if after:
+            out.append(after[0] - k)
+    return out
 
 
-def children(pid):
-    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
-    return [int(p) for p in out.split()]
+def torch_workers():
+    """The workers torchrun started (not torchrun itself, whose command line names them too)."""
+    out = subprocess.run(["pgrep", "-f", "_worker recovery_torch"], capture_output=True,
+                         text=True).stdout
+    pids = []
+    for pid in map(int, out.split()):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"torch.distributed.run" not in f.read():
+                    pids.append(pid)
+        except OSError:
+            pass
+    return pids
 
 
 def recovery(opts):
@@ -245,19 +308,26 @@ def recovery(opts):
         results["skiff ElasticTrainer"] = recovery_times(d, kills)
     # torch: torchrun restarts the whole group after a worker dies.
     with tempfile.TemporaryDirectory() as d:
+        d = os.environ.get("SKIFF_BENCH_KEEP", d)
+        os.makedirs(d, exist_ok=True)
         cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1",
-               "--nproc_per_node", "4", "--max-restarts", str(opts.kills),
+               "--nproc_per_node", "4", "--max-restarts", str(2 * opts.kills + 2),
                "--master_addr", "127.0.0.1", "--master_port", str(free_port()),
                __file__, "_worker", "recovery_torch", os.path.join(d, "steps.0")]
-        runner = subprocess.Popen(cmd, env=env_with(), stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)
+        log = open(os.path.join(d, "torchrun.log"), "w")
+        runner = subprocess.Popen(cmd, env=env_with(), stdout=log, stderr=log)
         kills = []
-        time.sleep(15)
+        deadline = time.time() + 120  # until the first steps (importing torch is slow)
+        while not os.path.exists(os.path.join(d, "steps.0")) and time.time() < deadline:
+            time.sleep(0.5)
+        time.sleep(5)
         for _ in range(opts.kills):
-            workers = children(runner.pid)
+            workers = torch_workers()
+            if not workers:
+                sys.exit("no torchrun workers: " + "".join(l for l in open(log.name) if not l.startswith("[rank"))[-3000:])
             os.kill(workers[0], signal.SIGKILL)
             kills.append(time.time())
-            time.sleep(20)
+            time.sleep(30)
         runner.send_signal(signal.SIGTERM)
         runner.wait()
         results["torchrun --max-restarts"] = recovery_times(d, kills)
@@ -273,6 +343,8 @@ def main():
             worker_allreduce(args[0], int(args[1]))
         elif kind == "w3":
             worker_w3(args[0], int(args[1]))
+        elif kind == "w3_torch":
+            worker_w3_torch(args[0], int(args[1]))
         elif kind == "recovery_torch":
             worker_recovery_torch(args[0])
         elif kind == "recovery_skiff":
