@@ -6,6 +6,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstring>
+
 #include "python/src/bindings.h"
 #include "skiff/dist/async_all_reduce.h"
 #include "skiff/dist/gloo_communicator.h"
@@ -118,11 +120,23 @@ void define_dist(nb::module_& m) {
   m.def(
       "comm_all_gather",
       [](EagerTensor& x, int ring_id) {
-        return to_new(x, ring_id, [](Communicator& c, const Tensor& in, Tensor* out) {
-          c.all_gather(in, out);
-        });
+        const Tensor& in = x.dense();
+        Tensor stacked;
+        on_ring(ring_id, [&](Communicator& c) { c.all_gather(in, &stacked); });
+        // One tensor per rank, each a copy of its part (any dtype).
+        std::vector<TensorPtr> parts;
+        const size_t bytes = in.nbytes();
+        for (int64_t r = 0; r < stacked.dim(0); ++r) {
+          Tensor part = Tensor::empty(in.shape(), in.dtype());
+          if (bytes) {
+            std::memcpy(part.raw_data(), static_cast<const char*>(stacked.raw_data()) + r * bytes,
+                        bytes);
+          }
+          parts.push_back(eager::make_tensor(std::move(part)));
+        }
+        return parts;
       },
-      nb::arg("x"), nb::arg("ring_id"), "Every rank's x, stacked along a new dim 0.");
+      nb::arg("x"), nb::arg("ring_id"), "Every rank's x, in rank order.");
   m.def(
       "comm_reduce_scatter",
       [](EagerTensor& x, const std::string& op, int ring_id) {

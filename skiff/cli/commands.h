@@ -36,11 +36,15 @@ int compile_command(const Args& args);
 // skiff export-onnx MODEL -o FILE.onnx [--opset N]: the program as an ONNX model.
 int export_onnx_command(const Args& args);
 
+// skiff launch [launcher arguments] SCRIPT [ARGS...]: python -m skiff.distributed.launch.
+int launch_command(const Args& args);
+
 extern const char kOpsHelp[];
 extern const char kPrintHelp[];
 extern const char kVerifyHelp[];
 extern const char kRunHelp[];
 extern const char kCompileHelp[];
 extern const char kExportOnnxHelp[];
+extern const char kLaunchHelp[];
 
 }  // namespace skiff::cli

@@ -27,6 +27,7 @@ constexpr char kHelp[] =
     "  run FILE ...    run block 0 of a program with inputs from .npy files\n"
     "  compile FILE -o DIR   translate a program to C++ and build a native binary\n"
     "  export-onnx FILE -o F.onnx   write a program as an ONNX model\n"
+    "  launch [...] SCRIPT   start the workers of a data-parallel job (distributed)\n"
     "\n"
     "`skiff <command> --help` describes a command.\n";
 
@@ -43,6 +44,7 @@ const Command kCommands[] = {
     {"run", skiff::cli::run_command, skiff::cli::kRunHelp},
     {"compile", skiff::cli::compile_command, skiff::cli::kCompileHelp},
     {"export-onnx", skiff::cli::export_onnx_command, skiff::cli::kExportOnnxHelp},
+    {"launch", skiff::cli::launch_command, skiff::cli::kLaunchHelp},
 };
 
 }  // namespace

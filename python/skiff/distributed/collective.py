@@ -233,8 +233,7 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True):
     elif group.nranks == 1:
         tensor_list.append(tensor.clone())
     elif group.is_member():
-        stacked = _C.comm_all_gather(tensor, group.id)
-        tensor_list.extend(stacked[i] for i in range(group.nranks))
+        tensor_list.extend(_C.comm_all_gather(tensor, group.id))
     return _finish(sync_op)
 
 

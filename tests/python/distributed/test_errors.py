@@ -1,9 +1,13 @@
 """A user's mistakes with distributed training end in clear errors, bounded in time."""
+import os
+import pathlib
 import subprocess
 import sys
 import time
 
 from jobs import WORKERS, describe, job_env, run_job
+
+CHECKOUT = pathlib.Path(__file__).resolve().parents[3]
 
 
 def _launch(*args):
@@ -44,3 +48,11 @@ def test_a_dead_peer_is_a_communication_error_not_a_hang(tmp_path):
     assert "launch: worker 0 exited with code -9" in output
     assert "rank 1 caught CommunicationError: all_reduce on rank 1 of 2" in logs[1], \
         describe(rc, output, logs)
+
+
+def test_skiff_launch_is_the_launcher():
+    skiff_cli = pathlib.Path(os.environ.get("SKIFF_BUILD_DIR", CHECKOUT / "build")) / "bin" / "skiff"
+    done = subprocess.run([str(skiff_cli), "launch", "--nnodes", "3:2", str(WORKERS / "x.py")],
+                          capture_output=True, text=True, timeout=60, env=job_env())
+    assert done.returncode == 2, done.stderr
+    assert "--nnodes 3:2: needs 1 <= MIN <= MAX" in done.stderr

@@ -82,6 +82,23 @@ b = skiff.to_tensor(np.array([rank == 0, True, rank == 1]))
 dist.all_reduce(b, op="min")
 check("all_reduce bool min", b.numpy(), np.array([n == 1, True, n == 1]), "bool")
 
+# bfloat16: small integers are exact; sums are rounded once per step of the ring.
+for op, fn in REDUCE.items():
+    x = skiff.to_tensor(data(rank, [7], "int32").astype(np.float32)).astype("bfloat16")
+    dist.all_reduce(x, op=op)
+    want = fn(np.stack([data(r, [7], "int32") for r in range(n)]).astype(np.float64))
+    got = x.astype("float32").numpy()
+    if not np.allclose(got, want, rtol=2 ** -7, atol=0):
+        sys.exit(f"rank {rank}: all_reduce {op} bfloat16: got {got}, want {want}")
+x = skiff.to_tensor(np.full([5], float(rank), np.float32)).astype("bfloat16")
+dist.broadcast(x, src=n - 1)
+check("broadcast bfloat16", x.astype("float32").numpy(), np.full([5], n - 1.0, np.float32),
+      "float32")
+got = []
+dist.all_gather(got, skiff.to_tensor(np.full([2], float(rank), np.float32)).astype("bfloat16"))
+check("all_gather bfloat16", np.stack([t.astype("float32").numpy() for t in got]),
+      np.repeat(np.arange(n, dtype=np.float32)[:, None], 2, axis=1), "float32")
+
 objects = []
 dist.all_gather_object(objects, {"rank": rank, "name": "w" * rank})
 if objects != [{"rank": r, "name": "w" * r} for r in range(n)]:

@@ -1,7 +1,7 @@
 """DataParallel on n ranks against one process training on the global batch: the same
 parameters after a few SGD steps (float64: 1e-10), with a parameter that only rank 0
 uses, and a step whose gradients accumulate over two micro-batches under no_sync().
-argv[1]: "eager" or "to_static"."""
+argv[1]: "eager" or "to_static"; argv[2]: "float64" (1e-10) or "float32" (1e-5)."""
 import sys
 
 import numpy as np
@@ -10,7 +10,8 @@ import skiff
 import skiff.distributed as dist
 import skiff.nn as nn
 
-mode = sys.argv[1]
+mode, dtype = sys.argv[1], sys.argv[2]
+tolerance = {"float64": 1e-10, "float32": 1e-5}[dtype]
 dist.init_parallel_env()
 rank, n = dist.get_rank(), dist.get_world_size()
 
@@ -31,13 +32,13 @@ class Net(nn.Layer):
 
 def make(seed):
     skiff.seed(seed)
-    return Net().double()
+    return Net().double() if dtype == "float64" else Net()
 
 
 per_rank, steps = 4, 4
 rng = np.random.default_rng(7)
-X = rng.standard_normal([steps, 2, n * per_rank, 6])  # step, micro-batch, sample
-Y = rng.standard_normal([steps, 2, n * per_rank, 3])
+X = rng.standard_normal([steps, 2, n * per_rank, 6]).astype(dtype)  # step, micro, sample
+Y = rng.standard_normal([steps, 2, n * per_rank, 3]).astype(dtype)
 
 
 def chunk_loss(model, step, micro, r):
@@ -74,6 +75,6 @@ for step in range(steps):
 
 for (name, p), q in zip(local.named_parameters(), reference.parameters()):
     diff = np.abs(p.numpy() - q.numpy()).max()
-    if diff > 1e-10:
+    if diff > tolerance:
         sys.exit(f"rank {rank}: {name} differs from the single process by {diff}")
-print(f"rank {rank}: {mode} DataParallel matches the single process")
+print(f"rank {rank}: {mode} {dtype} DataParallel matches the single process")
