@@ -114,9 +114,8 @@ class ElasticTrainer:
 
     def __init__(self, model, optimizer, dataset, batch_size, loss_fn, min_workers=None,
                  max_workers=None, step_timeout=30.0, connect_timeout=3.0, lease_ttl=2,
-                 grace=0.5,
-                 wait_timeout=300.0, checkpoint_dir=None, checkpoint_every=0, on_step=None,
-                 shuffle=True, seed=0):
+                 grace=0.5, wait_timeout=300.0, checkpoint_dir=None, checkpoint_every=0,
+                 on_step=None, shuffle=True, seed=0):
         env = ParallelEnv()
         if not env.etcd:
             raise RuntimeError("ElasticTrainer: SKIFF_ETCD is not set; start workers with "

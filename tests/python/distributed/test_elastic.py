@@ -64,6 +64,14 @@ class Job:
                     times[key] = min(times.get(key, info["time"]), info["time"])
         return sorted(times.values())
 
+    def logged_steps(self):
+        """Every step line the workers logged so far."""
+        out = []
+        for path in glob.glob(str(self.dir / "steps.*.jsonl")):
+            with open(path) as f:
+                out += [json.loads(line) for line in f if line.endswith("\n")]
+        return out
+
     def steps(self):
         """The steps in the final model, {(epoch, step): samples}: for each count of steps
         applied, the last step logged (a world that lost the state of its last steps to
@@ -178,6 +186,28 @@ def test_hung_worker_late_joiner_and_etcd_restart(tmp_path, etcd):
     assert {2, 3, 4} <= set(sizes), collections.Counter(sizes)
     acc = job.accuracies()
     assert len(acc) == 4 and len(set(acc)) == 1, (acc, job.logs())
+
+
+def test_a_job_that_lost_every_worker_resumes_from_its_checkpoint(tmp_path, etcd):
+    """Both workers killed after 45 steps (a checkpoint every 10): two new workers take
+    the checkpoint, retrain the steps after it, and no sample is lost or doubled."""
+    job = Job(tmp_path, etcd, "resume", epochs=4)
+    job.env["SKIFF_TEST_CHECKPOINTS"] = str(tmp_path / "checkpoints")
+    first = [job.start(min_workers=2) for _ in range(2)]
+    deadline = time.monotonic() + 120
+    while max((s["total"] for s in job.logged_steps()), default=0) < 45:
+        assert time.monotonic() < deadline, job.logs()
+        time.sleep(0.2)
+    for p in first:
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+    assert (tmp_path / "checkpoints" / "elastic_checkpoint.pkl").exists()
+    for _ in range(2):
+        job.start(min_workers=2)
+    job.wait(240)
+    assert all(p.returncode == 0 for p in job.workers[2:]), job.logs()
+    assert "resumed from" in job.logs(), job.logs()
+    check_exactly_once(job)
 
 
 def test_w3_survives_five_kills_as_accurate_as_undisturbed(tmp_path, etcd):

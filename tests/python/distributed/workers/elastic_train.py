@@ -40,7 +40,8 @@ trainer = elastic.ElasticTrainer(
     model, opt, train, batch_size=16,
     loss_fn=lambda m, x, y: F.cross_entropy(m(x), y),
     min_workers=min_workers, max_workers=4, step_timeout=5.0, grace=0.5,
-    wait_timeout=60.0, on_step=on_step)
+    wait_timeout=60.0, on_step=on_step,
+    checkpoint_dir=os.environ.get("SKIFF_TEST_CHECKPOINTS"), checkpoint_every=10)
 trainer.fit(epochs=epochs)
 with skiff.no_grad():
     pred = model(skiff.to_tensor(test_x)).numpy().argmax(axis=1)
