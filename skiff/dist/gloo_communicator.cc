@@ -441,6 +441,17 @@ std::shared_ptr<Communicator> connect_gloo(EtcdClient& etcd, const std::string& 
   SKIFF_CHECK(size >= 1 && rank >= 0 && rank < size, "connect_gloo: rank ", rank, " is not in [0, ",
               size, ")");
   EtcdStore store(etcd, prefix, options.timeout);
+  // Every rank must agree on the size before Gloo exchanges addresses (it would stop
+  // on a size mismatch with a message about address lengths).
+  etcd.put(str_cat(prefix, "size/", rank), std::to_string(size));
+  for (int q = 0; q < size; ++q) {
+    std::optional<std::string> theirs = etcd.wait(str_cat(prefix, "size/", q), options.timeout);
+    if (!theirs) continue;  // connecting below reports the rank that did not come
+    SKIFF_CHECK(*theirs == std::to_string(size), "connecting rank ", rank, " under '", prefix,
+                "': this rank was started for a world of ", size, " ranks but rank ", q,
+                " for a world of ", *theirs,
+                " (the launchers or SKIFF_WORLD_SIZE of the job's workers disagree)");
+  }
   gloo::transport::tcp::attr attr;
   attr.hostname = options.hostname;
   try {

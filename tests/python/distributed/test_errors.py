@@ -56,3 +56,26 @@ def test_skiff_launch_is_the_launcher():
                           capture_output=True, text=True, timeout=60, env=job_env())
     assert done.returncode == 2, done.stderr
     assert "--nnodes 3:2: needs 1 <= MIN <= MAX" in done.stderr
+
+
+def test_mismatched_world_sizes_fail_naming_the_rendezvous(tmp_path):
+    """Two workers of one job that disagree on the world size: both stop at once, each
+    naming the two sizes."""
+    from skiff.distributed.etcd_server import LocalEtcd
+    with LocalEtcd() as etcd:
+        procs = []
+        for rank, size in [(0, 2), (1, 3)]:
+            env = job_env()
+            env.update({"SKIFF_ETCD": etcd.endpoint, "SKIFF_JOB_ID": "sizes",
+                        "SKIFF_RANK": str(rank), "SKIFF_WORLD_SIZE": str(size),
+                        "SKIFF_COMM_TIMEOUT": "5"})
+            procs.append(subprocess.Popen([sys.executable, str(WORKERS / "world_size.py")],
+                                          env=env, stdout=subprocess.PIPE, text=True))
+        outputs = [p.communicate(timeout=60)[0] for p in procs]
+    assert [p.returncode for p in procs] == [5, 5], outputs
+    assert ("rank 1 caught: connecting rank 1 under '/skiff/sizes/rendezvous/epoch0/ring0/': "
+            "this rank was started for a world of 3 ranks but rank 0 for a world of 2" in
+            outputs[1]), outputs
+    assert ("rank 0 caught: connecting rank 0 under '/skiff/sizes/rendezvous/epoch0/ring0/': "
+            "this rank was started for a world of 2 ranks but rank 1 for a world of 3" in
+            outputs[0]), outputs
