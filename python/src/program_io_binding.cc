@@ -1,10 +1,13 @@
 // Programs and parameters as files and text (ir/serialize.h, runtime/params_file.h,
 // ir/printer.h, ir/verifier.h): .skmodel / .skparams, str(program), verification.
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include "python/src/bindings.h"
 #include "python/src/program_handle.h"
+#include "skiff/eager/eager_tensor.h"
 #include "skiff/ir/printer.h"
 #include "skiff/ir/serialize.h"
 #include "skiff/ir/verifier.h"
@@ -54,6 +57,24 @@ void define_program_io(nb::module_& m) {
       },
       nb::arg("path"), nb::arg("program"), nb::arg("scope"),
       "Reads the program's persistables from a .skparams file into the scope.");
+  m.def(
+      "save_params",
+      [](const std::string& path,
+         const std::vector<std::pair<std::string, eager::TensorPtr>>& named) {
+        NamedTensors tensors;
+        for (const auto& [name, t] : named) tensors.emplace_back(name, t->dense());
+        save_params(path, tensors);
+      },
+      nb::arg("path"), nb::arg("tensors"),
+      "Writes (name, Tensor) pairs to a .skparams file, atomically.");
+  m.def(
+      "load_params",
+      [](const std::string& path) {
+        std::vector<std::pair<std::string, eager::TensorPtr>> out;
+        for (auto& [name, t] : load_params(path)) out.emplace_back(name, eager::make_tensor(t));
+        return out;
+      },
+      nb::arg("path"), "The (name, Tensor) pairs of a .skparams file, in file order.");
 }
 
 }  // namespace skiff::python

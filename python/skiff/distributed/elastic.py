@@ -30,8 +30,8 @@ How it works (docs/distributed.md has the whole story):
 - **Joining.** After a world forms, the member with the most steps applied broadcasts the
   model, the optimizer state and the data cursor; a newcomer starts at the next step.
 - **Checkpoints.** With ``checkpoint_dir``, rank 0 writes the same state atomically at
-  the end of each epoch (and every ``checkpoint_every`` steps); a job whose workers all
-  died resumes from it.
+  the end of each epoch (and every ``checkpoint_every`` steps) as one .skparams file; a
+  job whose workers all died resumes from it.
 """
 import json
 import logging
@@ -63,6 +63,7 @@ class _Membership:
         self.id = f"{time.time_ns():x}-{uuid.uuid4().hex[:8]}"
         self.ttl = ttl
         self.lost = threading.Event()
+        self._lock = threading.Lock()
         self._register()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._keep_alive, daemon=True)
@@ -72,12 +73,30 @@ class _Membership:
         self.lease = self.etcd.grant_lease(self.ttl)
         self.etcd.put(self.prefix + self.id, str(os.getpid()), self.lease)
 
+    def renew(self):
+        """Keeps the lease alive now; registers again under a new one if it expired.
+        Returns the lease."""
+        with self._lock:
+            if self.etcd.keep_alive(self.lease) <= 0:
+                self.lost.set()
+                self._register()
+            return self.lease
+
+    def put(self, key, value):
+        """Puts ``key`` under this worker's lease (renewed first if it expired)."""
+        try:
+            self.etcd.put(key, value, self.lease)
+        except collective.CommunicationError:
+            raise
+        except _C.Error as e:
+            if "lease not found" not in str(e):
+                raise
+            self.etcd.put(key, value, self.renew())
+
     def _keep_alive(self):
         while not self._stop.wait(self.ttl / 4):
             try:
-                if self.etcd.keep_alive(self.lease) <= 0:
-                    self.lost.set()
-                    self._register()
+                self.renew()
             except _C.Error:
                 pass  # etcd away for a moment (restarting): try again next time
 
@@ -194,7 +213,7 @@ class ElasticTrainer:
         """The members of world ``epoch``: announces this worker, and closes the round
         once every live member came (or ``grace`` after the first), if enough came."""
         base = f"{self.root}rendezvous/epoch{epoch}/"
-        self.etcd.put(f"{base}came/{self.member.id}", "", self.member.lease)
+        self.member.put(f"{base}came/{self.member.id}", "")
         first = time.monotonic()
         world_key = f"{self.root}world/{epoch}"
         worlds = {int(kv.key.rsplit("/", 1)[1]): kv.value
@@ -293,28 +312,41 @@ class ElasticTrainer:
         return False
 
     def _checkpoint_path(self):
-        return os.path.join(self.checkpoint_dir, "elastic_checkpoint.pkl")
+        return os.path.join(self.checkpoint_dir, "elastic_checkpoint.skparams")
 
     def _save_checkpoint(self):
+        """One .skparams file, written atomically: the model's tensors ("model/NAME"), the
+        optimizer's ("optimizer/NAME"), and a JSON record of the data cursor and the
+        optimizer's other state ("meta/json", its UTF-8 bytes as int32)."""
         if not self.checkpoint_dir or self.rank != 0:
             return
         os.makedirs(self.checkpoint_dir, exist_ok=True)
-        path = self._checkpoint_path()
-        tmp = f"{path}.tmp{os.getpid()}"
-        with open(tmp, "wb") as f:
-            pickle.dump(self._state(), f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        tensors = [("model/" + k, v) for k, v in self.model.state_dict().items()]
+        meta = {"epoch": self.epoch, "step": self.step, "total_steps": self.total_steps,
+                "optimizer": {}}
+        for k, v in self.optimizer.state_dict().items():
+            if hasattr(v, "numpy"):
+                tensors.append(("optimizer/" + k, v))
+            else:
+                meta["optimizer"][k] = v
+        text = json.dumps(meta, default=float).encode()
+        tensors.append(("meta/json", to_tensor(np.frombuffer(text, np.uint8).astype(np.int32))))
+        _C.save_params(self._checkpoint_path(), tensors)
 
     def _resume_from_checkpoint(self):
         if not self.checkpoint_dir or not os.path.exists(self._checkpoint_path()):
             return
-        with open(self._checkpoint_path(), "rb") as f:
-            state = pickle.load(f)
-        if state["total_steps"] > self.total_steps:
-            self._load_state(state)
-            _log.info("resumed from %s at step %d", self._checkpoint_path(), self.total_steps)
+        named = dict(_C.load_params(self._checkpoint_path()))
+        meta = json.loads(named.pop("meta/json").numpy().astype(np.uint8).tobytes())
+        if meta["total_steps"] <= self.total_steps:
+            return
+        state = {"model": {}, "optimizer": dict(meta["optimizer"]), "epoch": meta["epoch"],
+                 "step": meta["step"], "total_steps": meta["total_steps"]}
+        for name, t in named.items():
+            part, key = name.split("/", 1)
+            state[part][key] = t.numpy()
+        self._load_state(state)
+        _log.info("resumed from %s at step %d", self._checkpoint_path(), self.total_steps)
 
     # ---- data ---------------------------------------------------------------------
     def _chunks(self):

@@ -201,7 +201,7 @@ def test_a_job_that_lost_every_worker_resumes_from_its_checkpoint(tmp_path, etcd
     for p in first:
         p.send_signal(signal.SIGKILL)
         p.wait()
-    assert (tmp_path / "checkpoints" / "elastic_checkpoint.pkl").exists()
+    assert (tmp_path / "checkpoints" / "elastic_checkpoint.skparams").exists()
     for _ in range(2):
         job.start(min_workers=2)
     job.wait(240)
