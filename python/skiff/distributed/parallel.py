@@ -103,7 +103,9 @@ class DataParallel(Layer):
     """Wraps ``layers`` for data-parallel training: rank 0's parameters are broadcast at
     construction, and each backward averages the gradients over the group's ranks.
     Inside ``no_sync()`` gradients accumulate locally (the next synced backward averages
-    the sum)."""
+    the sum). Parameters a step did not use are always handled (they reduce zeros), so
+    ``find_unused_parameters`` is accepted for Paddle's scripts and changes nothing;
+    ``strategy`` likewise."""
 
     def __init__(self, layers, strategy=None, comm_buffer_size=25, last_comm_buffer_size=1,
                  find_unused_parameters=False, group=None):
