@@ -76,6 +76,21 @@ def worker_allreduce(framework, reps):
         print(json.dumps({"n": n, "times": times}))
 
 
+def report_throughput(step, steps, dist):
+    """Rank 0 prints the samples per second of ``steps`` calls of ``step`` (batch 64 per
+    rank), after 5 warm-up calls; ``dist`` is skiff.distributed or torch.distributed."""
+    for _ in range(5):
+        step()
+    dist.barrier()
+    t = time.perf_counter()
+    for _ in range(steps):
+        step()
+    dist.barrier()
+    elapsed = time.perf_counter() - t
+    if dist.get_rank() == 0:
+        print(json.dumps({"samples_per_s": steps * 64 * dist.get_world_size() / elapsed}))
+
+
 def worker_w3(mode, steps):
     import numpy as np
     import skiff
@@ -102,16 +117,7 @@ def worker_w3(mode, steps):
         opt.step()
         opt.clear_grad()
 
-    for _ in range(5):
-        step()
-    dist.barrier()
-    t = time.perf_counter()
-    for _ in range(steps):
-        step()
-    dist.barrier()
-    elapsed = time.perf_counter() - t
-    if dist.get_rank() == 0:
-        print(json.dumps({"samples_per_s": steps * 64 * dist.get_world_size() / elapsed}))
+    report_throughput(step, steps, dist)
 
 
 def worker_w3_torch(mode, steps):
@@ -139,16 +145,7 @@ def worker_w3_torch(mode, steps):
         opt.step()
         opt.zero_grad()
 
-    for _ in range(5):
-        step()
-    dist.barrier()
-    t = time.perf_counter()
-    for _ in range(steps):
-        step()
-    dist.barrier()
-    elapsed = time.perf_counter() - t
-    if dist.get_rank() == 0:
-        print(json.dumps({"samples_per_s": steps * 64 * dist.get_world_size() / elapsed}))
+    report_throughput(step, steps, dist)
 
 
 def worker_recovery_torch(log):

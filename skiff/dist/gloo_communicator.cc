@@ -17,6 +17,7 @@
 #include <cstring>
 #include <functional>
 #include <iterator>
+#include <thread>
 
 namespace skiff::dist {
 
@@ -58,12 +59,19 @@ class EtcdStore : public gloo::rendezvous::Store {
 
 using ReduceFn = std::function<void(void*, const void*, const void*, size_t)>;
 
-void bf16_combine(void* c, const void* a, const void* b, size_t n, float (*f)(float, float)) {
+float add(float x, float y) { return x + y; }
+float mul(float x, float y) { return x * y; }
+float larger(float x, float y) { return x < y ? y : x; }
+float smaller(float x, float y) { return y < x ? y : x; }
+
+// c = f(a, b) elementwise over bfloat16, computed in float32 and rounded once.
+template <float (*F)(float, float)>
+void bf16_reduce(void* c, const void* a, const void* b, size_t n) {
   auto* out = static_cast<bfloat16*>(c);
   auto* x = static_cast<const bfloat16*>(a);
   auto* y = static_cast<const bfloat16*>(b);
   for (size_t i = 0; i < n; ++i) {
-    out[i] = bfloat16(f(static_cast<float>(x[i]), static_cast<float>(y[i])));
+    out[i] = bfloat16(F(static_cast<float>(x[i]), static_cast<float>(y[i])));
   }
 }
 
@@ -106,21 +114,13 @@ ReduceFn reduce_fn(DType dtype, ReduceOp op, const char* what) {
       switch (op) {
         case ReduceOp::kSum:
         case ReduceOp::kAvg:
-          return [](void* c, const void* a, const void* b, size_t n) {
-            bf16_combine(c, a, b, n, [](float x, float y) { return x + y; });
-          };
+          return &bf16_reduce<add>;
         case ReduceOp::kProd:
-          return [](void* c, const void* a, const void* b, size_t n) {
-            bf16_combine(c, a, b, n, [](float x, float y) { return x * y; });
-          };
+          return &bf16_reduce<mul>;
         case ReduceOp::kMax:
-          return [](void* c, const void* a, const void* b, size_t n) {
-            bf16_combine(c, a, b, n, [](float x, float y) { return x < y ? y : x; });
-          };
+          return &bf16_reduce<larger>;
         case ReduceOp::kMin:
-          return [](void* c, const void* a, const void* b, size_t n) {
-            bf16_combine(c, a, b, n, [](float x, float y) { return y < x ? y : x; });
-          };
+          return &bf16_reduce<smaller>;
       }
   }
   fail(what, ": unsupported dtype");
@@ -444,13 +444,21 @@ std::shared_ptr<Communicator> connect_gloo(EtcdClient& etcd, const std::string& 
   // Every rank must agree on the size before Gloo exchanges addresses (it would stop
   // on a size mismatch with a message about address lengths).
   etcd.put(str_cat(prefix, "size/", rank), std::to_string(size));
-  for (int q = 0; q < size; ++q) {
-    std::optional<std::string> theirs = etcd.wait(str_cat(prefix, "size/", q), options.timeout);
-    if (!theirs) continue;  // connecting below reports the rank that did not come
-    SKIFF_CHECK(*theirs == std::to_string(size), "connecting rank ", rank, " under '", prefix,
-                "': this rank was started for a world of ", size, " ranks but rank ", q,
-                " for a world of ", *theirs,
-                " (the launchers or SKIFF_WORLD_SIZE of the job's workers disagree)");
+  const std::string sizes = prefix + "size/";
+  const auto deadline = std::chrono::steady_clock::now() + options.timeout;
+  while (true) {
+    const std::vector<KeyValue> seen = etcd.get_prefix(sizes);
+    for (const KeyValue& kv : seen) {
+      SKIFF_CHECK(kv.value == std::to_string(size), "connecting rank ", rank, " under '", prefix,
+                  "': this rank was started for a world of ", size, " ranks but rank ",
+                  kv.key.substr(sizes.size()), " for a world of ", kv.value,
+                  " (the launchers or SKIFF_WORLD_SIZE of the job's workers disagree)");
+    }
+    // Once all came (or time is up: connecting reports the rank that did not come).
+    if (static_cast<int>(seen.size()) >= size || std::chrono::steady_clock::now() > deadline) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   gloo::transport::tcp::attr attr;
   attr.hostname = options.hostname;

@@ -44,9 +44,10 @@ import uuid
 import numpy as np
 
 from .. import _C
-from ..tensor.creation import to_tensor
+from ..tensor.creation import to_tensor, zeros_like
 from . import collective
 from .env import ParallelEnv
+from .lease import KeptLease
 
 __all__ = ["ElasticTrainer"]
 
@@ -54,61 +55,41 @@ _log = logging.getLogger("skiff.distributed.elastic")
 
 
 class _Membership:
-    """This worker's key under /skiff/JOB/members/, kept alive by a thread; re-made under
-    a new lease if it expired (the worker was stopped): the worker then joins anew."""
+    """This worker's key under /skiff/JOB/members/, under a kept lease; if the lease
+    expired (the worker was stopped), the key is put again under a new one and ``lost``
+    is set: the worker then joins anew."""
 
     def __init__(self, etcd, job, ttl):
         self.etcd = etcd
         self.prefix = f"/skiff/{job}/members/"
         self.id = f"{time.time_ns():x}-{uuid.uuid4().hex[:8]}"
-        self.ttl = ttl
         self.lost = threading.Event()
-        self._lock = threading.Lock()
-        self._register()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._keep_alive, daemon=True)
-        self._thread.start()
+        self.lease = KeptLease(etcd, ttl, on_regranted=self._regranted)
+        self._put_key(self.lease.id)
 
-    def _register(self):
-        self.lease = self.etcd.grant_lease(self.ttl)
-        self.etcd.put(self.prefix + self.id, str(os.getpid()), self.lease)
+    def _put_key(self, lease):
+        self.etcd.put(self.prefix + self.id, str(os.getpid()), lease)
 
-    def renew(self):
-        """Keeps the lease alive now; registers again under a new one if it expired.
-        Returns the lease."""
-        with self._lock:
-            if self.etcd.keep_alive(self.lease) <= 0:
-                self.lost.set()
-                self._register()
-            return self.lease
+    def _regranted(self, lease):
+        self.lost.set()
+        self._put_key(lease)
 
     def put(self, key, value):
         """Puts ``key`` under this worker's lease (renewed first if it expired)."""
         try:
-            self.etcd.put(key, value, self.lease)
+            self.etcd.put(key, value, self.lease.id)
         except collective.CommunicationError:
             raise
         except _C.Error as e:
             if "lease not found" not in str(e):
                 raise
-            self.etcd.put(key, value, self.renew())
-
-    def _keep_alive(self):
-        while not self._stop.wait(self.ttl / 4):
-            try:
-                self.renew()
-            except _C.Error:
-                pass  # etcd away for a moment (restarting): try again next time
+            self.etcd.put(key, value, self.lease.renew())
 
     def live(self):
         return sorted(kv.key[len(self.prefix):] for kv in self.etcd.get_prefix(self.prefix))
 
     def leave(self):
-        self._stop.set()
-        try:
-            self.etcd.revoke_lease(self.lease)
-        except _C.Error:
-            pass
+        self.lease.revoke()
 
 
 def _retry(fn, what, deadline_s=60.0):
@@ -403,11 +384,10 @@ class ElasticTrainer:
 
     def _train_step(self, chunks, taken):
         """One step of the world; returns whether the world must re-form after it."""
-        counts = [len(chunks[i]) for i in taken]
-        total = sum(counts)
+        total = sum(len(chunks[i]) for i in taken)
         mine = taken[self.rank] if self.rank < len(taken) else None
         loss_value = None
-        self.optimizer.clear_grad(set_to_zero=False)
+        # (gradients are empty here: every step ends by applying or dropping them)
         if mine is not None:
             loss = self.loss_fn(self.model, *self._batch(chunks[mine]))
             loss_value = float(loss.numpy())
@@ -418,7 +398,7 @@ class ElasticTrainer:
             grads = []
             for p in self.params:
                 if p.grad is None:
-                    p.grad = to_tensor(np.zeros(p.shape, p.numpy().dtype))
+                    p.grad = zeros_like(p)
                 grads.append(p.grad)
             self.reducer.submit(grads)  # the sum of the sample-weighted gradients
             self.reducer.wait()

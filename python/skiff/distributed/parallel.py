@@ -12,6 +12,7 @@ ranks that did not still agree.
 import contextlib
 
 from .. import _C
+from ..framework.dtype import dtype_name, numpy_dtype
 from ..nn import Layer
 from ..tensor.creation import zeros_like
 from . import collective
@@ -46,7 +47,8 @@ class _Reducer:
         # reduction starts early.
         limit = last_bucket_bytes
         for p in reversed(params):
-            nbytes = p.size * p.numpy().itemsize
+            name = dtype_name(p.dtype)
+            nbytes = p.size * (2 if name == "bfloat16" else numpy_dtype(name).itemsize)
             if current and (size + nbytes > limit or p.dtype != dtype):
                 buckets.append(current)
                 current, size, limit = [], 0, bucket_bytes

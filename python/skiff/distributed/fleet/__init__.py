@@ -33,11 +33,11 @@ class DistributedStrategy:
 
     def __setattr__(self, name, value):
         if name in self._UNSUPPORTED and value:
-            raise NotImplementedError(f"DistributedStrategy.{name}: skiff's collective "
-                                      "training is data-parallel only")
+            raise ValueError(f"DistributedStrategy.{name}: not supported; skiff's "
+                             "collective training is data-parallel only")
         if name == "gradient_scale_configs" and value.get("scale_strategy", "avg") != "avg":
-            raise NotImplementedError("DistributedStrategy: gradients are averaged "
-                                      "(scale_strategy 'avg')")
+            raise ValueError("DistributedStrategy: gradients are averaged "
+                             "(scale_strategy 'avg' is the only one)")
         object.__setattr__(self, name, value)
 
 
@@ -47,8 +47,8 @@ class _Fleet:
 
 def init(role_maker=None, is_collective=False, strategy=None):
     if not is_collective:
-        raise NotImplementedError("fleet.init: only collective mode (is_collective=True) "
-                                  "is supported")
+        raise ValueError("fleet.init: only collective mode (is_collective=True) is "
+                         "supported; parameter-server mode is not")
     _Fleet.strategy = strategy or DistributedStrategy()
     collective.init_parallel_env()
 

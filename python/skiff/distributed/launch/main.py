@@ -23,6 +23,7 @@ import uuid
 
 from ... import _C
 from ..etcd_server import LocalEtcd
+from ..lease import KeptLease
 
 __all__ = ["launch", "main"]
 
@@ -62,30 +63,20 @@ def _parser():
 
 
 class _Node:
-    """This node's place in the job: registered under /skiff/JOB/nodes/ with a lease."""
+    """This node's place in the job: registered under /skiff/JOB/nodes/ with a kept lease."""
 
     def __init__(self, etcd, job_id, host, nproc, max_nodes, ttl=10):
         self.etcd = etcd
         self.prefix = f"/skiff/{job_id}/nodes/"
-        self.lease = etcd.grant_lease(ttl)
+        self.lease = KeptLease(etcd, ttl)
         self.index = None
         for i in range(max_nodes):
-            if etcd.create(f"{self.prefix}{i}", f"{host} {nproc}", self.lease):
+            if etcd.create(f"{self.prefix}{i}", f"{host} {nproc}", self.lease.id):
                 self.index = i
                 break
         if self.index is None:
-            etcd.revoke_lease(self.lease)
+            self.lease.revoke()
             raise RuntimeError(f"launch: job {job_id} already has its {max_nodes} nodes")
-        self._stop = threading.Event()
-        self._keeper = threading.Thread(target=self._keep_alive, args=(ttl,), daemon=True)
-        self._keeper.start()
-
-    def _keep_alive(self, ttl):
-        while not self._stop.wait(ttl / 3):
-            try:
-                self.etcd.keep_alive(self.lease)
-            except _C.Error:
-                pass  # etcd away for a moment: the next renewal may reach it
 
     def wait_for(self, count, timeout):
         deadline = time.monotonic() + timeout
@@ -100,11 +91,7 @@ class _Node:
             time.sleep(0.2)
 
     def leave(self):
-        self._stop.set()
-        try:
-            self.etcd.revoke_lease(self.lease)
-        except _C.Error:
-            pass
+        self.lease.revoke()
 
 
 def _start_worker(args, rank, local_rank, world_size, endpoint, job_id):
