@@ -5,6 +5,7 @@
 
 #include "skiff/core/dtype.h"
 #include "skiff/core/tensor.h"
+#include "skiff/eager/eager_tensor.h"
 
 namespace skiff::python {
 
@@ -38,6 +39,10 @@ PyObject* error_type();
 // Raises `e` as skiff.Error from an eager op call, its message followed by the user's
 // line that made the call ("(at FILE:LINE)": the innermost frame outside skiff).
 void raise_eager_error(const Error& e);
+
+// A tensor's dense value, given memory of its own if it is a zeros view, for callers
+// that hand out its address (numpy, DLPack) or write into it (collectives).
+Tensor& own_dense(eager::EagerTensor& t);
 
 // numpy <-> skiff values (tensor_binding.cc).
 // A tensor over `array`'s memory when its dtype is skiff's and it is C-contiguous

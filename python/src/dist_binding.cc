@@ -22,13 +22,6 @@ using dist::Communicator;
 using eager::EagerTensor;
 using eager::TensorPtr;
 
-// The dense value to write in place (a zeros view gets memory of its own first).
-Tensor& writable(EagerTensor& t) {
-  Tensor& d = t.mutable_dense();
-  if (d.is_zeros_view()) d = Tensor::zeros(d.shape(), d.dtype());
-  return d;
-}
-
 // Runs `fn(comm)` on ring `ring_id` without the GIL.
 template <typename Fn>
 auto on_ring(int ring_id, Fn&& fn) {
@@ -46,10 +39,11 @@ TensorPtr to_new(EagerTensor& x, int ring_id, Fn&& fn) {
   return eager::make_tensor(std::move(out));
 }
 
-// The same, also copied when its memory is shared (a gradient passed through an add
-// is the same tensor for both inputs: reducing it in place twice would be wrong).
+// The dense value to write in place, copied first when its memory is shared (a gradient
+// passed through an add is the same tensor for both inputs: reducing it in place twice
+// would be wrong).
 Tensor& exclusive(EagerTensor& t) {
-  Tensor& d = writable(t);
+  Tensor& d = own_dense(t);
   if (d.storage().use_count() > 1) d = d.clone();
   return d;
 }
@@ -98,21 +92,21 @@ void define_dist(nb::module_& m) {
   m.def(
       "comm_all_reduce",
       [](EagerTensor& x, const std::string& op, int ring_id) {
-        Tensor& t = writable(x);
+        Tensor& t = own_dense(x);
         on_ring(ring_id, [&](Communicator& c) { c.all_reduce(t, dist::reduce_op_from_name(op)); });
       },
       nb::arg("x"), nb::arg("op"), nb::arg("ring_id"));
   m.def(
       "comm_broadcast",
       [](EagerTensor& x, int root, int ring_id) {
-        Tensor& t = writable(x);
+        Tensor& t = own_dense(x);
         on_ring(ring_id, [&](Communicator& c) { c.broadcast(t, root); });
       },
       nb::arg("x"), nb::arg("root"), nb::arg("ring_id"));
   m.def(
       "comm_reduce",
       [](EagerTensor& x, int root, const std::string& op, int ring_id) {
-        Tensor& t = writable(x);
+        Tensor& t = own_dense(x);
         on_ring(ring_id,
                 [&](Communicator& c) { c.reduce(t, root, dist::reduce_op_from_name(op)); });
       },
@@ -172,7 +166,7 @@ void define_dist(nb::module_& m) {
   m.def(
       "comm_recv",
       [](EagerTensor& x, int peer, int ring_id) {
-        Tensor& t = writable(x);
+        Tensor& t = own_dense(x);
         on_ring(ring_id, [&](Communicator& c) { c.recv(t, peer); });
       },
       nb::arg("x"), nb::arg("peer"), nb::arg("ring_id"));

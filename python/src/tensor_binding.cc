@@ -84,15 +84,13 @@ nb::object view_of(const Tensor& value) {
       .cast();
 }
 
-// The dense value, given memory of its own if it is a zeros view, for callers that
-// hand out its address (numpy, DLPack), which may write through it.
-const Tensor& own_dense(EagerTensor& t) {
+}  // namespace
+
+Tensor& own_dense(EagerTensor& t) {
   Tensor& d = t.mutable_dense();
   if (d.is_zeros_view()) d = Tensor::zeros(d.shape(), d.dtype());
   return d;
 }
-
-}  // namespace
 
 Tensor tensor_from_array(nb::handle obj, bool copy) {
   AnyArray array = nb::cast<AnyArray>(obj);

@@ -4,7 +4,15 @@ import numpy as np
 import pytest
 
 import skiff
+import skiff.distributed as dist
 from skiff.distributed import fleet
+
+
+@pytest.fixture(autouse=True)
+def leave_the_world():
+    """fleet.init joins a world (of one, here): leave it for the tests that follow."""
+    yield
+    dist.destroy_process_group()
 
 
 def test_fleet_collective_mode_trains_like_the_plain_model():
