@@ -71,6 +71,12 @@ void define_dist(nb::module_& m) {
       nb::arg("hostname") = "127.0.0.1", nb::arg("timeout") = 30.0,
       "Connects this rank to its peers through etcd and makes it ring `ring_id`.");
   m.def(
+      "use_single_process_communicator",
+      [](int ring_id) { dist::set_communicator(ring_id, dist::single_process_communicator()); },
+      nb::arg("ring_id"), "Makes ring `ring_id` a world of this one process.");
+  m.def("rendezvous_prefix", &dist::rendezvous_prefix, nb::arg("job_id"), nb::arg("epoch"),
+        nb::arg("ring"), "The etcd prefix under which a ring of a membership epoch meets.");
+  m.def(
       "drop_communicator", [](int ring_id) { dist::set_communicator(ring_id, nullptr); },
       nb::arg("ring_id"));
   m.def(

@@ -47,12 +47,16 @@ struct GeneratedModel {
                              // from a file)
   std::vector<std::string> kernel_families;  // skiff/kernels/cpu/<family>.h it includes
   std::vector<std::string> inputs, outputs;  // variable names, in interface order
+  // The model has collective ops: a context joins the job the process was launched in
+  // (dist/parallel_env.h; a world of one outside a job), and the model links libskiff_dist.
+  bool distributed = false;
 };
 
 // Translates `program`; `params` holds the values of (at least) every persistable variable
 // the program uses, embedded when options.embed_params. Throws skiff::Error naming the op
 // and its source line for an op without an emitter rule, and naming the variable for a
-// missing parameter or an unknown input or output.
+// missing parameter or an unknown input or output, and naming the op when the program has
+// collective ops and the target does not link libskiff.
 GeneratedModel generate_model(const Program& program, const NamedTensors& params,
                               const CodegenOptions& options);
 

@@ -69,8 +69,8 @@ CompiledModel compile_model(const Program& program, const std::string& params_pa
     if (fs::absolute(params_path) != fs::path(out.params_file))
       fs::copy_file(params_path, out.params_file, fs::copy_options::overwrite_existing);
   }
-  build_model(target, codegen.cpu, dir, out.generated.kernel_families, options.shared_library,
-              options.jobs);
+  build_model(target, codegen.cpu, dir, out.generated.kernel_families, out.generated.distributed,
+              options.shared_library, options.jobs);
   out.executable = dir + "/model";
   if (options.shared_library) {
     out.library = dir + "/libmodel.so";

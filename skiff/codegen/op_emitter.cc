@@ -120,6 +120,8 @@ std::string OpEmitter::what() const {
          ")";
 }
 
+void OpEmitter::use_communicator() { program_emitter_->note_collective(what()); }
+
 std::string OpEmitter::unique(const std::string& stem) const {
   return stem + "_b" + std::to_string(block_idx_) + "_" + std::to_string(op_idx_);
 }
@@ -200,6 +202,7 @@ const RuleTable& rule_table() {
     add_layer_rules(t);
     add_recurrent_rules(t);
     add_resample_rules(t);
+    add_collective_rules(t);
     return t;
   }();
   return table;

@@ -80,6 +80,9 @@ class OpEmitter {
 
   // Makes the generated file include skiff/kernels/cpu/<family>.h.
   void include(const std::string& family) { kernel_headers_->insert(family); }
+  // Notes that the op runs a collective on a communicator (dist/collective.h): the model
+  // then joins the job it is launched in, and builds only for targets that link libskiff.
+  void use_communicator();
   // Writes one statement line (or an opening / closing line of a C++ block).
   void line(const std::string& text) { out_->line(text); }
   void open(const std::string& text) { out_->open(text); }

@@ -23,6 +23,9 @@ void add_nn_rules(RuleTable& t);
 void add_layer_rules(RuleTable& t);
 // Tensor arrays and the fused LSTM / GRU cells, with their grad ops (rules_recurrent.cc).
 void add_recurrent_rules(RuleTable& t);
+// The collective ops (c_allreduce_sum, c_allgather, ...) on the communicator of their ring
+// (rules_collective.cc).
+void add_collective_rules(RuleTable& t);
 // The *_interp_v2 resizes, unfold and fold, with their grad ops (rules_resample.cc).
 void add_resample_rules(RuleTable& t);
 

@@ -72,6 +72,12 @@ class ProgramEmitter {
   std::vector<std::string> data_vars() const;
   // Number of ops in all blocks.
   int op_count() const;
+  // The first op that runs a collective (OpEmitter::what(), "" when none): the model joins
+  // the job it is launched in (dist/parallel_env.h).
+  const std::string& collective_op() const { return collective_op_; }
+  void note_collective(const std::string& what) {
+    if (collective_op_.empty()) collective_op_ = what;
+  }
 
   // Loops kept for a backward pass, and the grad blocks of their while_grad ops.
   const std::vector<KeptLoop>& kept_loops() const { return kept_loops_; }
@@ -124,6 +130,7 @@ class ProgramEmitter {
   std::map<std::pair<int, std::string>, size_t> index_;  // (owner block, name) -> vars_
   std::set<std::string> fields_;
   std::set<std::string> kernel_families_;
+  std::string collective_op_;
   CppWriter* out_ = nullptr;
   std::vector<KeptLoop> kept_loops_;
   std::set<int> grad_blocks_;

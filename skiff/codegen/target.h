@@ -53,9 +53,11 @@ std::vector<std::string> portable_kernel_sources(const std::vector<std::string>&
 
 // Writes dir/Makefile for model.cc (+ model_params.cc when present) and runs make: the
 // executable dir/model, and with `shared_library` dir/libmodel.so, compiled for `cpu` (one
-// of target.cpus). Throws skiff::Error with the end of the compiler's output (kept in
-// dir/build.log) when the build fails.
+// of target.cpus); `distributed` (a model with collective ops, on a target that links
+// libskiff) also links libskiff_dist. Throws skiff::Error with the end of the compiler's
+// output (kept in dir/build.log) when the build fails.
 void build_model(const Target& target, const std::string& cpu, const std::string& dir,
-                 const std::vector<std::string>& kernel_families, bool shared_library, int jobs);
+                 const std::vector<std::string>& kernel_families, bool distributed,
+                 bool shared_library, int jobs);
 
 }  // namespace skiff::codegen

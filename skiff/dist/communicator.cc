@@ -31,6 +31,43 @@ ReduceOp reduce_op_from_name(const std::string& name) {
 
 namespace {
 
+class SingleProcessCommunicator : public Communicator {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  void set_timeout(std::chrono::milliseconds) override {}
+
+  void all_reduce(Tensor& x, ReduceOp op) override {
+    SKIFF_CHECK(op != ReduceOp::kAvg || is_floating(x.dtype()),
+                "all_reduce: avg needs a floating dtype, got ", dtype_name(x.dtype()));
+  }
+  void broadcast(Tensor&, int root) override { check_root("broadcast", root); }
+  void reduce(Tensor&, int root, ReduceOp) override { check_root("reduce", root); }
+  void all_gather(const Tensor& x, Tensor* out) override {
+    std::vector<int64_t> dims = x.shape().vec();
+    dims.insert(dims.begin(), 1);
+    *out = x.clone();
+    out->reshape(Shape(dims));
+  }
+  void reduce_scatter(const Tensor& x, Tensor* out, ReduceOp) override { *out = x.clone(); }
+  void scatter(const Tensor& x, Tensor* out, int root) override {
+    check_root("scatter", root);
+    *out = x.clone();
+  }
+  void all_to_all(const Tensor& x, Tensor* out) override { *out = x.clone(); }
+  void send(const Tensor&, int peer) override { no_peer("send", peer); }
+  void recv(Tensor&, int peer) override { no_peer("recv", peer); }
+  void barrier() override {}
+
+ private:
+  static void check_root(const char* what, int root) {
+    SKIFF_CHECK(root == 0, what, ": root ", root, " is not a rank of a world of one process");
+  }
+  [[noreturn]] static void no_peer(const char* what, int peer) {
+    fail(what, ": no peer ", peer, " in a world of one process");
+  }
+};
+
 std::mutex& rings_mutex() {
   static std::mutex m;
   return m;
@@ -42,6 +79,14 @@ std::map<int, std::shared_ptr<Communicator>>& rings() {
 }
 
 }  // namespace
+
+std::shared_ptr<Communicator> single_process_communicator() {
+  return std::make_shared<SingleProcessCommunicator>();
+}
+
+std::string rendezvous_prefix(const std::string& job_id, int epoch, int ring) {
+  return str_cat("/skiff/", job_id, "/rendezvous/epoch", epoch, "/ring", ring, "/");
+}
 
 std::shared_ptr<Communicator> find_communicator(int ring_id) {
   std::lock_guard<std::mutex> lock(rings_mutex());

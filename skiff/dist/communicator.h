@@ -64,6 +64,15 @@ class Communicator {
   virtual void barrier() = 0;
 };
 
+// The communicator of a world of one process: each collective leaves its tensor as it is
+// or copies it to the output, so a program with collective ops runs unchanged outside a
+// job; send and recv have no peer and throw.
+std::shared_ptr<Communicator> single_process_communicator();
+
+// The etcd prefix under which ring `ring` of membership epoch `epoch` of job `job_id`
+// meets ("/skiff/JOB/rendezvous/epochE/ringR/").
+std::string rendezvous_prefix(const std::string& job_id, int epoch, int ring);
+
 // The communicator of ring `ring_id` (throws when none was set: init_parallel_env first).
 std::shared_ptr<Communicator> communicator(int ring_id);
 // The same, or nullptr when none was set.

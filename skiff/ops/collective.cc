@@ -1,8 +1,8 @@
 // Collective ops (Paddle's c_* names): a program's communication between the ranks of
-// a data-parallel job, run through the communicator of the op's ring
-// (dist/communicator.h), so the interpreter, eager mode and to_static programs share
-// them. Every rank must run the same collective ops in the same order.
-#include "skiff/dist/communicator.h"
+// a data-parallel job, run through the communicator of the op's ring by the calls of
+// dist/collective.h, which compiled programs make too (codegen/rules_collective.cc).
+// Every rank must run the same collective ops in the same order.
+#include "skiff/dist/collective.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
@@ -15,63 +15,50 @@ namespace {
 #define SKIFF_ALL_DTYPES \
   { DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool, DType::kBF16 }
 
-std::shared_ptr<dist::Communicator> ring(const KernelContext& ctx) {
-  return dist::communicator(static_cast<int>(ctx.attr<int64_t>("ring_id")));
-}
+int ring(const KernelContext& ctx) { return static_cast<int>(ctx.attr<int64_t>("ring_id")); }
 
-// The op's output, holding X's values when the collective works in place on it.
-Tensor& out_from_x(KernelContext& ctx) {
-  const Tensor& x = ctx.in("X");
-  Tensor& out = *ctx.out("Out");
-  if (!out.shares_storage(x) || out.shape() != x.shape()) out = x.clone();
-  return out;
+int int_attr(const KernelContext& ctx, const char* name) {
+  return static_cast<int>(ctx.attr<int64_t>(name));
 }
 
 template <dist::ReduceOp kOp>
 void allreduce_kernel(KernelContext& ctx) {
-  ring(ctx)->all_reduce(out_from_x(ctx), kOp);
+  dist::ring_all_reduce(ring(ctx), ctx.in("X"), kOp, ctx.out("Out"));
 }
 
 template <dist::ReduceOp kOp>
 void reduce_kernel(KernelContext& ctx) {
-  ring(ctx)->reduce(out_from_x(ctx), static_cast<int>(ctx.attr<int64_t>("root_id")), kOp);
+  dist::ring_reduce(ring(ctx), ctx.in("X"), int_attr(ctx, "root_id"), kOp, ctx.out("Out"));
 }
 
 void broadcast_kernel(KernelContext& ctx) {
-  ring(ctx)->broadcast(out_from_x(ctx), static_cast<int>(ctx.attr<int64_t>("root")));
+  dist::ring_broadcast(ring(ctx), ctx.in("X"), int_attr(ctx, "root"), ctx.out("Out"));
 }
 
 void allgather_kernel(KernelContext& ctx) {
-  const Tensor& x = ctx.in("X");
-  auto comm = ring(ctx);
-  Tensor stacked;
-  comm->all_gather(x, &stacked);
-  // Concatenated along dim 0 (Paddle's layout), not stacked along a new dim.
-  Shape shape = x.rank() == 0 ? Shape{comm->size()} : x.shape();
-  if (x.rank() > 0) shape[0] *= comm->size();
-  stacked.reshape(shape);
-  *ctx.out("Out") = std::move(stacked);
+  dist::ring_all_gather(ring(ctx), ctx.in("X"), ctx.out("Out"));
 }
 
 void reducescatter_kernel(KernelContext& ctx) {
-  ring(ctx)->reduce_scatter(ctx.in("X"), ctx.out("Out"), dist::ReduceOp::kSum);
+  dist::ring_reduce_scatter(ring(ctx), ctx.in("X"), ctx.out("Out"));
 }
 
 void scatter_kernel(KernelContext& ctx) {
-  ring(ctx)->scatter(ctx.in("X"), ctx.out("Out"), static_cast<int>(ctx.attr<int64_t>("root")));
+  dist::ring_scatter(ring(ctx), ctx.in("X"), int_attr(ctx, "root"), ctx.out("Out"));
 }
 
-void alltoall_kernel(KernelContext& ctx) { ring(ctx)->all_to_all(ctx.in("X"), ctx.out("Out")); }
+void alltoall_kernel(KernelContext& ctx) {
+  dist::ring_all_to_all(ring(ctx), ctx.in("X"), ctx.out("Out"));
+}
 
 void send_kernel(KernelContext& ctx) {
-  ring(ctx)->send(ctx.in("X"), static_cast<int>(ctx.attr<int64_t>("peer")));
+  dist::ring_send(ring(ctx), ctx.in("X"), int_attr(ctx, "peer"));
 }
 
 void recv_kernel(KernelContext& ctx) {
-  Tensor* out = ctx.out("Out");
-  out->resize(Shape(ctx.attr_ref<std::vector<int64_t>>("out_shape")),
-              dtype_from_name(ctx.attr<std::string>("dtype")));
-  ring(ctx)->recv(*out, static_cast<int>(ctx.attr<int64_t>("peer")));
+  dist::ring_recv(ring(ctx), Shape(ctx.attr_ref<std::vector<int64_t>>("out_shape")),
+                  dtype_from_name(ctx.attr<std::string>("dtype")), int_attr(ctx, "peer"),
+                  ctx.out("Out"));
 }
 
 int64_t nranks(const ShapeContext& ctx) {

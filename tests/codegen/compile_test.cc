@@ -1,6 +1,7 @@
 // skiff compile, target x86-64: the generated executable gives the interpreter's outputs
 // for an MLP, W1's while loop, an if/else and a CNN; errors name what is wrong.
 #include "skiff/codegen/target.h"
+#include "skiff/dist/communicator.h"
 #include "tests/codegen/programs.h"
 #include "tests/testing/op_test.h"
 
@@ -172,6 +173,33 @@ TEST(CompileTest, OpWithoutRuleIsNamedWithItsLine) {
   EXPECT_NE(message.find("op 'abs'"), std::string::npos) << message;
   EXPECT_NE(message.find("compile_test.cc:"), std::string::npos) << message;
   EXPECT_NE(message.find("no C++ emitter rule"), std::string::npos) << message;
+}
+
+// Collective ops compile to the calls of dist/collective.h; outside a launched job the
+// model is a world of one (the multi-process runs: tests/python/distributed).
+TEST(CompileTest, CollectiveOpsRunAsAWorldOfOneOutsideAJob) {
+  ModelWithParams m;
+  BlockBuilder b(&m.program);
+  b.data("x", DType::kF32, {2, 3});
+  const std::string sum = b.apply("c_allreduce_avg", {{"X", {"x"}}});
+  const std::string gathered = b.apply("c_allgather", {{"X", {sum}}}, {{"nranks", int64_t{1}}});
+  m.program.fetch_names = {b.apply("c_broadcast", {{"X", {gathered}}}, {{"root", int64_t{0}}})};
+  const std::string dir = scratch_dir();
+  const CompiledModel c = compile(m, dir);
+  EXPECT_TRUE(c.generated.distributed);
+  EXPECT_NE(c.generated.model_cc.find("dist::ring_all_gather(0, "), std::string::npos);
+  EXPECT_NE(c.generated.model_cc.find("dist::init_parallel_env();"), std::string::npos);
+  dist::set_communicator(0, dist::single_process_communicator());
+  const Tensor x = wave({2, 3}, DType::kF32, 0.7, 0.2);
+  const std::string out = m.program.fetch_names[0];
+  expect_same(run_executable(c.executable, {{"x", x}}, {out}), interpret(m, {{"x", x}}, {out}), 0);
+  dist::set_communicator(0, nullptr);
+
+  // A portable model has no communicator: the op is named with its line.
+  const std::string message = error_of([&] { compile(m, dir, "portable"); });
+  EXPECT_NE(message.find("c_allreduce_avg at "), std::string::npos) << message;
+  EXPECT_NE(message.find("compile_test.cc:"), std::string::npos) << message;
+  EXPECT_NE(message.find("compile for target x86-64"), std::string::npos) << message;
 }
 
 TEST(CompileTest, MissingParameterAndUnknownTargetAreErrors) {

@@ -68,14 +68,12 @@ class _State:
     epoch = 0  # the membership epoch (elastic jobs form a new world in each)
 
 
-def _prefix(ring):
-    return f"/skiff/{_State.env.job_id}/rendezvous/epoch{_State.epoch}/ring{ring}/"
-
-
 def _connect(ring, rank, size, timeout=None):
     if size > 1:
-        _C.connect_gloo(_State.etcd, _prefix(ring), rank, size, ring, _State.env.host,
-                        timeout or _State.env.timeout)
+        _C.connect_gloo(_State.etcd, _C.rendezvous_prefix(_State.env.job_id, _State.epoch, ring),
+                        rank, size, ring, _State.env.host, timeout or _State.env.timeout)
+    else:  # collective ops of programs run as in a world of one
+        _C.use_single_process_communicator(ring)
 
 
 def init_parallel_env(epoch=0, rank=None, world_size=None, timeout=None):

@@ -5,8 +5,15 @@ training as DataParallel, through the names Paddle's collective scripts use.
     fleet.init(is_collective=True)
     model = fleet.distributed_model(model)
     opt = fleet.distributed_optimizer(opt)
+
+In static mode ``distributed_optimizer(opt).minimize(loss)`` writes the data parallelism
+into the program: each gradient is averaged over the ranks by a c_allreduce_avg op before
+the updates, and the startup program broadcasts rank 0's parameters. Such a program runs
+data-parallel in the executor and compiled (``skiff compile``).
 """
 from .. import collective
+from ...framework.core import apply
+from ...framework.mode import mode
 from ..parallel import DataParallel
 
 __all__ = ["init", "DistributedStrategy", "distributed_model", "distributed_optimizer",
@@ -70,7 +77,36 @@ def distributed_optimizer(optimizer, strategy=None):
     if strategy is not None:
         _Fleet.strategy = strategy
     _strategy()
+    if mode.static:
+        return _StaticDataParallelOptimizer(optimizer)
     return optimizer  # DataParallel's backward already averaged the gradients
+
+
+class _StaticDataParallelOptimizer:
+    """``optimizer`` whose static minimize averages each gradient over the ranks."""
+
+    def __init__(self, optimizer):
+        self._inner = optimizer
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
+        import skiff.static as static
+        main = loss.block.program
+        startup = startup_program or static.default_startup_program()
+        with static.program_guard(main, startup):
+            params_grads = self._inner.backward(loss, startup, parameters, no_grad_set)
+            for _, grad in params_grads:
+                collective.all_reduce(grad, collective.ReduceOp.AVG)
+            first = len(main.global_block().ops)
+            self._inner.apply_gradients(params_grads)
+        if collective.get_world_size() > 1:  # every rank starts from rank 0's parameters
+            with static.program_guard(startup), startup._block_guard(0):
+                for param, _ in params_grads:
+                    var = startup._variable(0, param.name)
+                    apply("c_broadcast", var, attrs={"ring_id": 0, "root": 0}, out=[var])
+        return list(main.global_block().ops[first:]), params_grads
 
 
 def worker_index():
