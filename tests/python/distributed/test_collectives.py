@@ -16,7 +16,9 @@ def test_every_collective_and_dtype_matches_numpy(tmp_path, nproc):
 def test_collective_ops_in_a_static_program_with_gradients(tmp_path):
     rc, output, logs = run_job(tmp_path, "static_program.py", 2)
     assert rc == 0, describe(rc, output, logs)
-    assert "collective ops in a program match numpy" in logs[1], describe(rc, output, logs)
+    for rank in range(2):
+        for what in ("collective ops in a program", "fleet's static data parallelism"):
+            assert f"rank {rank}: {what} match" in logs[rank], describe(rc, output, logs)
 
 
 def test_all_reduce_from_one_element_to_64_mib(tmp_path):
