@@ -126,71 +126,6 @@ std::string OpEmitter::unique(const std::string& stem) const {
   return stem + "_b" + std::to_string(block_idx_) + "_" + std::to_string(op_idx_);
 }
 
-std::string OpEmitter::lit(double v) {
-  if (std::isnan(v)) return "std::numeric_limits<double>::quiet_NaN()";
-  if (std::isinf(v))
-    return v > 0 ? "std::numeric_limits<double>::infinity()"
-                 : "-std::numeric_limits<double>::infinity()";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  std::string s = buf;
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s;
-}
-
-std::string OpEmitter::lit(int64_t v) {
-  // INT64_MIN has no literal of its own.
-  if (v == INT64_MIN) return "std::numeric_limits<int64_t>::min()";
-  return std::to_string(v);
-}
-
-std::string OpEmitter::lit(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\%03o", static_cast<unsigned char>(c));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string OpEmitter::lit(const std::vector<int64_t>& v) {
-  std::string out = "{";
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + lit(v[i]);
-  return out + "}";
-}
-
-std::string OpEmitter::shape_lit(const Shape& s) {
-  std::string out = "Shape{";
-  for (int i = 0; i < s.rank(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "}";
-}
-
-std::string OpEmitter::dtype_lit(DType t) {
-  switch (t) {
-    case DType::kF32:
-      return "DType::kF32";
-    case DType::kF64:
-      return "DType::kF64";
-    case DType::kI32:
-      return "DType::kI32";
-    case DType::kI64:
-      return "DType::kI64";
-    case DType::kBool:
-      return "DType::kBool";
-    case DType::kBF16:
-      return "DType::kBF16";
-  }
-  fail("unknown dtype ", static_cast<int>(t));
-}
-
 namespace {
 
 const RuleTable& rule_table() {
@@ -212,13 +147,16 @@ const RuleTable& rule_table() {
 
 EmitRule find_emit_rule(const std::string& op_type) {
   auto it = rule_table().find(op_type);
-  return it == rule_table().end() ? nullptr : it->second;
+  if (it != rule_table().end()) return it->second;
+  return binding_of(op_type) ? emit_binding : nullptr;
 }
 
 std::vector<std::string> emitted_op_types() {
-  std::vector<std::string> out;
-  for (const auto& [type, rule] : rule_table()) out.push_back(type);
-  return out;
+  std::set<std::string> out;
+  for (const auto& [type, rule] : rule_table()) out.insert(type);
+  for (const std::string& type : OpRegistry::global().types())
+    if (binding_of(type)) out.insert(type);
+  return std::vector<std::string>(out.begin(), out.end());
 }
 
 }  // namespace skiff::codegen

@@ -16,6 +16,7 @@
 
 #include "skiff/codegen/cpp_writer.h"
 #include "skiff/ir/program.h"
+#include "skiff/ops/cpp_literal.h"
 
 namespace skiff::codegen {
 
@@ -94,14 +95,14 @@ class OpEmitter {
   // A fresh identifier for a constant this op needs ("conv_params_3").
   std::string unique(const std::string& stem) const;
 
-  // C++ literals.
-  static std::string lit(double v);
-  static std::string lit(int64_t v);
-  static std::string lit(bool v) { return v ? "true" : "false"; }
-  static std::string lit(const std::string& s);
-  static std::string lit(const std::vector<int64_t>& v);  // "{1, 2}"
-  static std::string shape_lit(const Shape& s);           // "Shape{1, 2}"
-  static std::string dtype_lit(DType t);                  // "DType::kF32"
+  // C++ literals (ops/cpp_literal.h).
+  static std::string lit(double v) { return cpp_literal(v); }
+  static std::string lit(int64_t v) { return cpp_literal(v); }
+  static std::string lit(bool v) { return cpp_literal(v); }
+  static std::string lit(const std::string& s) { return cpp_literal(s); }
+  static std::string lit(const std::vector<int64_t>& v) { return cpp_literal(v); }
+  static std::string shape_lit(const Shape& s) { return shape_literal(s); }
+  static std::string dtype_lit(DType t) { return dtype_literal(t); }
 
  private:
   std::string var_name(const std::vector<Slot>& slots, const char* slot, int i) const;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "skiff/codegen/op_emitter.h"
+#include "skiff/ops/registry.h"
 
 namespace skiff::codegen {
 
@@ -28,6 +29,12 @@ void add_recurrent_rules(RuleTable& t);
 void add_collective_rules(RuleTable& t);
 // The *_interp_v2 resizes, unfold and fold, with their grad ops (rules_resample.cc).
 void add_resample_rules(RuleTable& t);
+
+// The rule of an op whose kernels are a binding (ops/binding.h): runs the binding's
+// EmitContext instantiation, which writes the kernel call (binding_rule.cc). binding_of is
+// the op's binding, or nullptr.
+void emit_binding(OpEmitter& e);
+EmitFn binding_of(const std::string& op_type);
 
 // Static-shape fast paths (rules_static.cc): each writes the op as a loop over planned
 // buffers (or a direct gemm call) and returns true when every variable's shape and dtype

@@ -4,8 +4,8 @@
 
 #include "skiff/kernels/cpu/gather.h"
 #include "skiff/kernels/cpu/one_hot.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
-#include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -49,15 +49,17 @@ void infer_gather(ShapeContext& ctx) {
       ctx.in_dtype("X"));
 }
 
-void gather_kernel(KernelContext& ctx) {
-  kernels::gather(ctx.in("X"), ctx.in("Index"), ctx.attr<int64_t>("axis"), ctx.out("Out"));
+template <typename C>
+void gather(C& c) {
+  SKIFF_KERNEL_CALL(c, "gather", kernels::gather, c.in("X"), c.in("Index"),
+                    attr<int64_t>(c, "axis"), c.out("Out"));
 }
 
-void gather_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  kernels::gather_grad(ctx.in("Out@GRAD"), ctx.in("Index"), ctx.in("X").shape(),
-                       ctx.attr<int64_t>("axis"), dx);
+template <typename C>
+void gather_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "gather", kernels::gather_grad, c.in("Out@GRAD"), c.in("Index"),
+                    c.in("X").shape(), attr<int64_t>(c, "axis"), c.out("X@GRAD"));
 }
 
 // ---- gather_nd ----
@@ -68,14 +70,16 @@ void infer_gather_nd(ShapeContext& ctx) {
                  ctx.in_dtype("X"));
 }
 
-void gather_nd_kernel(KernelContext& ctx) {
-  kernels::gather_nd(ctx.in("X"), ctx.in("Index"), ctx.out("Out"));
+template <typename C>
+void gather_nd(C& c) {
+  SKIFF_KERNEL_CALL(c, "gather", kernels::gather_nd, c.in("X"), c.in("Index"), c.out("Out"));
 }
 
-void gather_nd_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  kernels::gather_nd_grad(ctx.in("Out@GRAD"), ctx.in("Index"), ctx.in("X").shape(), dx);
+template <typename C>
+void gather_nd_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "gather", kernels::gather_nd_grad, c.in("Out@GRAD"), c.in("Index"),
+                    c.in("X").shape(), c.out("X@GRAD"));
 }
 
 // ---- scatter ----
@@ -91,9 +95,10 @@ void infer_scatter(ShapeContext& ctx) {
   ctx.set_output("Out", x, ctx.in_dtype("X"));
 }
 
-void scatter_kernel(KernelContext& ctx) {
-  kernels::scatter(ctx.in("X"), ctx.in("Ids"), ctx.in("Updates"), ctx.attr<bool>("overwrite"),
-                   ctx.out("Out"));
+template <typename C>
+void scatter(C& c) {
+  SKIFF_KERNEL_CALL(c, "gather", kernels::scatter, c.in("X"), c.in("Ids"), c.in("Updates"),
+                    attr<bool>(c, "overwrite"), c.out("Out"));
 }
 
 void scatter_grad_maker(GradContext& g) {
@@ -112,9 +117,11 @@ void infer_scatter_grad(ShapeContext& ctx) {
   ctx.set_output("Updates@GRAD", ctx.in_shape("Updates"), ctx.in_dtype("Out@GRAD"));
 }
 
-void scatter_grad_kernel(KernelContext& ctx) {
-  kernels::scatter_grad(ctx.in("Out@GRAD"), ctx.in("Ids"), ctx.attr<bool>("overwrite"),
-                        ctx.in("Updates").shape(), ctx.out("X@GRAD"), ctx.out("Updates@GRAD"));
+template <typename C>
+void scatter_grad(C& c) {
+  SKIFF_KERNEL_CALL(c, "gather", kernels::scatter_grad, c.in("Out@GRAD"), c.in("Ids"),
+                    attr<bool>(c, "overwrite"), c.in("Updates").shape(), c.out("X@GRAD"),
+                    c.out("Updates@GRAD"));
 }
 
 // ---- one_hot ----
@@ -145,7 +152,7 @@ void register_index_ops(OpRegistry& r) {
       .output("Out", "X's dims with the axis dim replaced by len(Index), X's dtype")
       .attr("axis", int64_t{0}, "the axis indexed (negative: from the back)")
       .infer_shape(infer_gather)
-      .kernel(kAllDTypes, gather_kernel)
+      .bind(kAllDTypes, gather<KernelContext>, gather<EmitContext>)
       .grad(indexed_grad_maker);
 
   r.add("gather_grad")
@@ -156,7 +163,7 @@ void register_index_ops(OpRegistry& r) {
       .output("X@GRAD", "gradient of X")
       .attr("axis", int64_t{0}, "as in the forward op")
       .infer_shape(infer_x_grad)
-      .kernel(kGradDTypes, gather_grad_kernel)
+      .bind(kGradDTypes, gather_grad<KernelContext>, gather_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 
   r.add("gather_nd")
@@ -167,7 +174,7 @@ void register_index_ops(OpRegistry& r) {
       .input("Index", "int32 or int64 [..., k]")
       .output("Out", "Index.shape[:-1] + X.shape[k:], X's dtype")
       .infer_shape(infer_gather_nd)
-      .kernel(kAllDTypes, gather_nd_kernel)
+      .bind(kAllDTypes, gather_nd<KernelContext>, gather_nd<EmitContext>)
       .grad(indexed_grad_maker);
 
   r.add("gather_nd_grad")
@@ -177,7 +184,7 @@ void register_index_ops(OpRegistry& r) {
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X")
       .infer_shape(infer_x_grad)
-      .kernel(kGradDTypes, gather_nd_grad_kernel)
+      .bind(kGradDTypes, gather_nd_grad<KernelContext>, gather_nd_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 
   r.add("scatter")
@@ -190,7 +197,7 @@ void register_index_ops(OpRegistry& r) {
       .output("Out", "X's shape and dtype")
       .attr("overwrite", true, "replace rows (true) or sum the updates of each row (false)")
       .infer_shape(infer_scatter)
-      .kernel(kAllDTypes, scatter_kernel)
+      .bind(kAllDTypes, scatter<KernelContext>, scatter<EmitContext>)
       .grad(scatter_grad_maker);
 
   r.add("scatter_grad")
@@ -204,7 +211,7 @@ void register_index_ops(OpRegistry& r) {
       .output("Updates@GRAD", "gradient of Updates (\"\" when not needed)")
       .attr("overwrite", true, "as in the forward op")
       .infer_shape(infer_scatter_grad)
-      .kernel(kGradDTypes, scatter_grad_kernel)
+      .bind(kGradDTypes, scatter_grad<KernelContext>, scatter_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 
   r.add("one_hot")

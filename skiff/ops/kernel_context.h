@@ -35,6 +35,8 @@ class KernelContext {
     const Variable* v = in_var(slot, i);
     return v && v->tensor() && v->tensor()->initialized();
   }
+  // True when output `slot`[i] names a variable (see out()).
+  bool has_out(const char* slot, int i = 0) const { return out_var(slot, i) != nullptr; }
   // The output tensor to write; nullptr when the slot is absent or its name empty
   // (a gradient nobody needs).
   Tensor* out(const char* slot, int i = 0) {

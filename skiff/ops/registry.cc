@@ -54,6 +54,11 @@ OpBuilder& OpBuilder::kernel(std::initializer_list<DType> dtypes, KernelFn fn, D
   for (DType t : dtypes) info_->kernels[{device, t}] = fn;
   return *this;
 }
+OpBuilder& OpBuilder::bind(std::initializer_list<DType> dtypes, KernelFn run, EmitFn emit) {
+  kernel(dtypes, run);
+  info_->emit = emit;
+  return *this;
+}
 OpBuilder& OpBuilder::kernel_dtype_from(std::string input_slot) {
   info_->kernel_dtype_slot = std::move(input_slot);
   return *this;

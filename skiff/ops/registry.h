@@ -30,6 +30,7 @@ namespace skiff {
 class KernelContext;
 class ShapeContext;
 class GradContext;
+class EmitContext;
 
 // Computes an op's outputs from its inputs; sizes its outputs itself.
 using KernelFn = void (*)(KernelContext&);
@@ -37,6 +38,9 @@ using KernelFn = void (*)(KernelContext&);
 using InferShapeFn = void (*)(ShapeContext&);
 // Appends the grad ops of one forward op.
 using GradMakerFn = void (*)(GradContext&);
+// Writes the op's kernel call as C++ for the compiler: a binding (ops/binding.h)
+// instantiated with EmitContext.
+using EmitFn = void (*)(EmitContext&);
 
 struct OpInfo {
   OpSchema schema;
@@ -45,6 +49,8 @@ struct OpInfo {
   // Kernels by (device, dtype of the input slot named below, or of the first output).
   std::map<std::pair<DeviceType, DType>, KernelFn> kernels;
   std::string kernel_dtype_slot;
+  // The binding the compiler runs, when the kernels are a binding (ops/binding.h).
+  EmitFn emit = nullptr;
   // Ops that run sub-blocks (while, conditional_block) are run by the runtime itself.
   bool runs_blocks = false;
 
@@ -71,6 +77,9 @@ class OpBuilder {
   OpBuilder& infer_shape(InferShapeFn fn);
   OpBuilder& kernel(std::initializer_list<DType> dtypes, KernelFn fn,
                     DeviceType device = DeviceType::kCPU);
+  // A binding (ops/binding.h): `run` is its KernelContext instantiation, registered as the
+  // kernel for `dtypes`; `emit` its EmitContext one, which the compiler runs.
+  OpBuilder& bind(std::initializer_list<DType> dtypes, KernelFn run, EmitFn emit);
   // Pick the kernel by the dtype of this input slot instead of the first output's.
   OpBuilder& kernel_dtype_from(std::string input_slot);
   OpBuilder& grad(GradMakerFn fn);

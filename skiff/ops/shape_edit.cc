@@ -5,6 +5,7 @@
 #include "skiff/kernels/cpu/repeat.h"
 #include "skiff/kernels/cpu/reshape.h"
 #include "skiff/kernels/cpu/shape_edit.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
@@ -59,9 +60,12 @@ void infer_expand(ShapeContext& ctx) {
                  ctx.in_dtype("X"));
 }
 
-void expand_kernel(KernelContext& ctx) {
-  const Tensor& x = ctx.in("X");
-  kernels::expand(x, kernels::expand_shape(x.shape(), ctx.attr_ref<Ints>("shape")), ctx.out("Out"));
+template <typename C>
+void expand(C& c) {
+  SKIFF_KERNEL_CALL(
+      c, "repeat", kernels::expand, c.in("X"),
+      SKIFF_KERNEL_VALUE(c, kernels::expand_shape, c.in("X").shape(), attr_ref<Ints>(c, "shape")),
+      c.out("Out"));
 }
 
 void infer_tile(ShapeContext& ctx) {
@@ -69,8 +73,10 @@ void infer_tile(ShapeContext& ctx) {
                  ctx.in_dtype("X"));
 }
 
-void tile_kernel(KernelContext& ctx) {
-  kernels::tile(ctx.in("X"), ctx.attr_ref<Ints>("repeat_times"), ctx.out("Out"));
+template <typename C>
+void tile(C& c) {
+  SKIFF_KERNEL_CALL(c, "repeat", kernels::tile, c.in("X"), attr_ref<Ints>(c, "repeat_times"),
+                    c.out("Out"));
 }
 
 // <op>_grad(X, Out@GRAD) -> X@GRAD, carrying the forward op's attr
@@ -90,17 +96,18 @@ void infer_x_grad(ShapeContext& ctx) {
   ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("Out@GRAD"));
 }
 
-void expand_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  kernels::expand_grad(ctx.in("Out@GRAD"), ctx.in("X").shape(), dx);
+template <typename C>
+void expand_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "repeat", kernels::expand_grad, c.in("Out@GRAD"), c.in("X").shape(),
+                    c.out("X@GRAD"));
 }
 
-void tile_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  kernels::tile_grad(ctx.in("Out@GRAD"), ctx.in("X").shape(), ctx.attr_ref<Ints>("repeat_times"),
-                     dx);
+template <typename C>
+void tile_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "repeat", kernels::tile_grad, c.in("Out@GRAD"), c.in("X").shape(),
+                    attr_ref<Ints>(c, "repeat_times"), c.out("X@GRAD"));
 }
 
 void register_expand(OpRegistry& r, const char* type, const char* doc) {
@@ -111,7 +118,7 @@ void register_expand(OpRegistry& r, const char* type, const char* doc) {
       .required_attr("shape", AttrType::kInts,
                      "the target dims, aligned with X's last dims; -1 keeps X's dim")
       .infer_shape(infer_expand)
-      .kernel(kAllDTypes, expand_kernel)
+      .bind(kAllDTypes, expand<KernelContext>, expand<EmitContext>)
       .grad(expand_grad_maker);
 }
 
@@ -165,7 +172,7 @@ void register_shape_edit_ops(OpRegistry& r) {
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X")
       .infer_shape(infer_x_grad)
-      .kernel(kGradDTypes, expand_grad_kernel)
+      .bind(kGradDTypes, expand_grad<KernelContext>, expand_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 
   r.add("tile")
@@ -176,7 +183,7 @@ void register_shape_edit_ops(OpRegistry& r) {
       .output("Out", "X's dims times repeat_times, X's dtype")
       .required_attr("repeat_times", AttrType::kInts, "copies per dim, each >= 1")
       .infer_shape(infer_tile)
-      .kernel(kAllDTypes, tile_kernel)
+      .bind(kAllDTypes, tile<KernelContext>, tile<EmitContext>)
       .grad(tile_grad_maker);
 
   r.add("tile_grad")
@@ -186,7 +193,7 @@ void register_shape_edit_ops(OpRegistry& r) {
       .output("X@GRAD", "gradient of X")
       .required_attr("repeat_times", AttrType::kInts, "as in the forward op")
       .infer_shape(infer_x_grad)
-      .kernel(kGradDTypes, tile_grad_kernel)
+      .bind(kGradDTypes, tile_grad<KernelContext>, tile_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 }
 

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "skiff/kernels/cpu/slice.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
@@ -25,8 +26,15 @@ void infer_slice(ShapeContext& ctx) {
                  ctx.in_dtype("Input"));
 }
 
-void slice_kernel(KernelContext& ctx) {
-  kernels::slice(ctx.in("Input"), spec_of(ctx.op()), ctx.out("Out"));
+std::string spec_literal(const kernels::SliceSpec& s) {
+  return "kernels::SliceSpec{" + cpp_literal(s.axes) + ", " + cpp_literal(s.starts) + ", " +
+         cpp_literal(s.ends) + ", " + cpp_literal(s.decrease_axis) + "}";
+}
+
+template <typename C>
+void slice(C& c) {
+  SKIFF_KERNEL_CALL(c, "slice", kernels::slice, c.in("Input"),
+                    constant(c, spec_of(c.op()), spec_literal), c.out("Out"));
 }
 
 void slice_grad_maker(GradContext& g) {
@@ -46,10 +54,11 @@ void infer_slice_grad(ShapeContext& ctx) {
   ctx.set_output("Input@GRAD", ctx.in_shape("Input"), ctx.in_dtype("Out@GRAD"));
 }
 
-void slice_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("Input@GRAD");
-  if (!dx) return;
-  kernels::slice_grad(ctx.in("Out@GRAD"), ctx.in("Input").shape(), spec_of(ctx.op()), dx);
+template <typename C>
+void slice_grad(C& c) {
+  if (!c.has_out("Input@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "slice", kernels::slice_grad, c.in("Out@GRAD"), c.in("Input").shape(),
+                    constant(c, spec_of(c.op()), spec_literal), c.out("Input@GRAD"));
 }
 
 }  // namespace
@@ -67,7 +76,8 @@ void register_slice_ops(OpRegistry& r) {
       .required_attr("ends", AttrType::kInts, "index past the last per axis")
       .attr("decrease_axis", Ints{}, "axes to drop from Out (each must keep one entry)")
       .infer_shape(infer_slice)
-      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool}, slice_kernel)
+      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool},
+            slice<KernelContext>, slice<EmitContext>)
       .grad(slice_grad_maker);
 
   r.add("slice_grad")
@@ -80,7 +90,7 @@ void register_slice_ops(OpRegistry& r) {
       .required_attr("ends", AttrType::kInts, "as in the forward op")
       .attr("decrease_axis", Ints{}, "as in the forward op")
       .infer_shape(infer_slice_grad)
-      .kernel({DType::kF32, DType::kF64}, slice_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, slice_grad<KernelContext>, slice_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 }
 

@@ -1,6 +1,7 @@
 // where: elementwise selection by a boolean condition with broadcasting, and its
 // grad op.
 #include "skiff/kernels/cpu/where.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
@@ -20,8 +21,10 @@ void infer_where(ShapeContext& ctx) {
       ctx.in_dtype("X"));
 }
 
-void where_kernel(KernelContext& ctx) {
-  kernels::where(ctx.in("Condition"), ctx.in("X"), ctx.in("Y"), ctx.out("Out"));
+template <typename C>
+void where(C& c) {
+  SKIFF_KERNEL_CALL(c, "where", kernels::where, c.in("Condition"), c.in("X"), c.in("Y"),
+                    c.out("Out"));
 }
 
 void where_grad_maker(GradContext& g) {
@@ -41,9 +44,10 @@ void infer_where_grad(ShapeContext& ctx) {
   ctx.set_output("Y@GRAD", ctx.in_shape("Y"), ctx.in_dtype("Out@GRAD"));
 }
 
-void where_grad_kernel(KernelContext& ctx) {
-  kernels::where_grad(ctx.in("Condition"), ctx.in("Out@GRAD"), ctx.in("X").shape(),
-                      ctx.in("Y").shape(), ctx.out("X@GRAD"), ctx.out("Y@GRAD"));
+template <typename C>
+void where_grad(C& c) {
+  SKIFF_KERNEL_CALL(c, "where", kernels::where_grad, c.in("Condition"), c.in("Out@GRAD"),
+                    c.in("X").shape(), c.in("Y").shape(), c.out("X@GRAD"), c.out("Y@GRAD"));
 }
 
 }  // namespace
@@ -56,7 +60,8 @@ void register_where_ops(OpRegistry& r) {
       .input("Y", "values elsewhere; X's dtype")
       .output("Out", "the broadcast shape, X's dtype")
       .infer_shape(infer_where)
-      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool}, where_kernel)
+      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool},
+            where<KernelContext>, where<EmitContext>)
       .grad(where_grad_maker);
 
   r.add("where_grad")
@@ -70,7 +75,7 @@ void register_where_ops(OpRegistry& r) {
       .output("X@GRAD", "gradient of X (\"\" when not needed)")
       .output("Y@GRAD", "gradient of Y (\"\" when not needed)")
       .infer_shape(infer_where_grad)
-      .kernel({DType::kF32, DType::kF64}, where_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, where_grad<KernelContext>, where_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 }
 

@@ -1,6 +1,7 @@
 """An etcd lease kept alive by a background thread: the launcher's node key and an
 elastic worker's membership key live under one, so they vanish when their process dies
 or stops."""
+import atexit
 import threading
 
 from .. import _C
@@ -22,6 +23,7 @@ class KeptLease:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._keep_alive, daemon=True)
         self._thread.start()
+        atexit.register(self._halt)
 
     def renew(self):
         """Keeps the lease alive now (granting a new one if it expired); returns its id."""
@@ -39,8 +41,16 @@ class KeptLease:
             except _C.Error:
                 pass  # etcd away for a moment (restarting): the next renewal may reach it
 
-    def revoke(self):
+    def _halt(self):
+        # The renewal thread must not be inside etcd (C++, without the GIL) when Python
+        # exits: a daemon thread that wakes up then is ended by an unwind that aborts
+        # the process ("terminate called without an active exception").
         self._stop.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=30)
+
+    def revoke(self):
+        self._halt()
         try:
             self.etcd.revoke_lease(self.id)
         except _C.Error:

@@ -1,0 +1,40 @@
+// The rule of every op whose kernels are a binding (ops/binding.h): the binding itself,
+// run with an EmitContext over the op's OpEmitter, writes the call its kernels make.
+#include "skiff/codegen/op_rules.h"
+#include "skiff/ops/binding.h"
+#include "skiff/ops/registry.h"
+
+namespace skiff::codegen {
+
+namespace {
+
+class OpCallWriter : public CallWriter {
+ public:
+  explicit OpCallWriter(OpEmitter& e) : e_(e) {}
+  const OpDesc& op() const override { return e_.op(); }
+  bool has_in(const char* slot, int i) const override { return e_.has_in(slot, i); }
+  bool has_out(const char* slot, int i) const override { return e_.has_out(slot, i); }
+  std::string in(const char* slot, int i) const override { return e_.in(slot, i); }
+  std::string out(const char* slot, int i) const override { return e_.out(slot, i); }
+  int in_count(const char* slot) const override { return e_.in_count(slot); }
+  void include(const std::string& family) override { e_.include(family); }
+  void line(const std::string& statement) override { e_.line(statement); }
+
+ private:
+  OpEmitter& e_;
+};
+
+}  // namespace
+
+EmitFn binding_of(const std::string& op_type) {
+  const OpInfo* info = OpRegistry::global().find(op_type);
+  return info ? info->emit : nullptr;
+}
+
+void emit_binding(OpEmitter& e) {
+  OpCallWriter writer(e);
+  EmitContext context(writer);
+  binding_of(e.op().type)(context);
+}
+
+}  // namespace skiff::codegen
