@@ -4,14 +4,17 @@
 
 #include "skiff/cli/commands.h"
 #include "skiff/ops/registry.h"
+#include "skiff/tools/op_paths.h"
 
 namespace skiff::cli {
 
 const char kOpsHelp[] =
-    "usage: skiff ops [TYPE...]\n"
+    "usage: skiff ops [--paths] [TYPE...]\n"
     "\n"
     "Lists every registered op (or only the named ones) with its documentation,\n"
-    "input and output slots, and attributes with their types, defaults and docs.\n";
+    "input and output slots, attributes with their types, defaults and docs, and the\n"
+    "paths that run it: the interpreter, eager mode, the compiler (skiff compile) and\n"
+    "the ONNX exporter. --paths prints only the paths, a column each, with totals.\n";
 
 namespace {
 
@@ -41,6 +44,36 @@ void print_rows(const char* kind, const std::vector<Row>& rows, size_t width) {
   }
 }
 
+std::string paths_label(const OpPaths& p) {
+  std::string label;
+  for (const auto& [on, name] : {std::pair{p.interpreter, "interpreter"},
+                                 {p.eager, "eager"},
+                                 {p.compile, "compile"},
+                                 {p.onnx, "onnx"}}) {
+    if (on) label += (label.empty() ? "" : ", ") + std::string(name);
+  }
+  return label.empty() ? "none" : label;
+}
+
+void print_paths_table(const std::vector<std::string>& types) {
+  size_t width = 4;
+  for (const std::string& t : types) width = std::max(width, t.size());
+  std::cout << "type" << std::string(width - 2, ' ') << "interpreter  eager  compile  onnx\n";
+  int totals[4] = {};
+  auto cell = [](bool on, int w) {
+    return (on ? std::string("yes") : std::string("-")) + std::string(w - (on ? 3 : 1), ' ');
+  };
+  for (const std::string& t : types) {
+    const OpPaths p = op_paths(t);
+    const bool on[4] = {p.interpreter, p.eager, p.compile, p.onnx};
+    for (int k = 0; k < 4; ++k) totals[k] += on[k];
+    std::cout << t << std::string(width - t.size() + 2, ' ') << cell(on[0], 13) << cell(on[1], 7)
+              << cell(on[2], 9) << (on[3] ? "yes" : "-") << "\n";
+  }
+  std::cout << types.size() << " ops: interpreter " << totals[0] << ", eager " << totals[1]
+            << ", compile " << totals[2] << ", onnx " << totals[3] << "\n";
+}
+
 void print_op(const OpSchema& schema) {
   std::cout << schema.type << "\n";
   if (!schema.doc.empty()) std::cout << "  " << schema.doc << "\n";
@@ -54,6 +87,7 @@ void print_op(const OpSchema& schema) {
   print_rows("input  ", inputs, width);
   print_rows("output ", outputs, width);
   print_rows("attr   ", attrs, width);
+  std::cout << "  runs in: " << paths_label(op_paths(schema.type)) << "\n";
 }
 
 }  // namespace
@@ -61,11 +95,21 @@ void print_op(const OpSchema& schema) {
 int ops_command(const Args& args) {
   const OpRegistry& registry = OpRegistry::global();
   std::vector<std::string> types;
+  bool paths_only = false;
   for (const std::string& a : args) {
+    if (a == "--paths") {
+      paths_only = true;
+      continue;
+    }
     if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "'");
     types.push_back(a);
   }
   if (types.empty()) types = registry.types();
+  for (const std::string& t : types) registry.get(t);  // names an unknown type
+  if (paths_only) {
+    print_paths_table(types);
+    return 0;
+  }
   for (size_t i = 0; i < types.size(); ++i) {
     if (i) std::cout << "\n";
     print_op(registry.get(types[i]).schema);

@@ -119,6 +119,8 @@ void emit_conv2d_grad(OpEmitter& e) {
   e.line("k::conv2d_grad(" + e.in("Input") + ", " + e.in("Filter") + ", " + e.in("Output@GRAD") +
          ", " + params + ", " + e.out("Input@GRAD") + ", " + e.out("Filter@GRAD") + ", " +
          e.out("Bias@GRAD") + ");");
+  if (e.has_out("Bias@GRAD") && e.has_in("Bias"))  // a [1, M, 1, 1] Bias
+    e.line(e.out_ref("Bias@GRAD") + ".reshape(" + e.in("Bias") + ".shape());");
 }
 
 // Declares the op's Pool2dOptions as a function-local constant; returns its name.

@@ -6,8 +6,10 @@
 #include <random>
 
 #include "skiff/autodiff/backward.h"
+#include "skiff/eager/op_call.h"
 #include "skiff/kernels/cpu/bf16_convert.h"
 #include "skiff/runtime/executor.h"
+#include "tests/testing/compiled_cases.h"
 
 namespace skiff::testing {
 
@@ -177,11 +179,15 @@ std::vector<std::string> flat(const std::map<std::string, std::vector<std::strin
 
 }  // namespace
 
-std::map<std::string, std::vector<Tensor>> OpTest::run() const {
+std::map<std::string, std::vector<Tensor>> OpTest::run() const { return run_case(0, 0); }
+
+std::map<std::string, std::vector<Tensor>> OpTest::run_case(double atol, double rtol) const {
   OneOpProgram p = build(type_, inputs_, outputs_, attrs_, {});
   Scope scope;
   std::vector<std::string> fetches = flat(p.outs);
   std::vector<Tensor> values = Executor().run(p.program, &scope, p.feeds, fetches);
+  if (atol > 0 || rtol > 0)
+    record_compiled_case(type_, p.program, p.feeds, fetches, values, atol, rtol);
   std::map<std::string, std::vector<Tensor>> result;
   size_t k = 0;
   for (const auto& [slot, names] : p.outs)
@@ -189,9 +195,46 @@ std::map<std::string, std::vector<Tensor>> OpTest::run() const {
   return result;
 }
 
+// The case run eagerly (the kernels of the registry, called as eager mode calls them)
+// gives the interpreter's outputs.
+void OpTest::check_eager(const std::map<std::string, std::vector<Tensor>>& want, double atol,
+                         double rtol) const {
+  const OpInfo& info = OpRegistry::global().get(type_);
+  if (info.runs_blocks) return;
+  AttrMap attrs;
+  for (const auto& [name, value] : attrs_) attrs.set(name, value);
+  if (info.schema.find_attr("seed") && !attrs.has("seed")) return;  // unseeded random numbers
+  eager::SlotTensors inputs;
+  for (const SlotSchema& s : info.schema.inputs) {
+    inputs.emplace_back();
+    for (const auto& [slot, values] : inputs_)
+      if (slot == s.name)
+        for (const Tensor& v : values) inputs.back().push_back(eager::make_tensor(v.clone()));
+  }
+  const auto declared =
+      outputs_.empty() ? std::vector<std::pair<std::string, int>>{{"Out", 1}} : outputs_;
+  std::vector<int> counts;
+  for (const SlotSchema& s : info.schema.outputs) {
+    counts.push_back(0);
+    for (const auto& [slot, count] : declared)
+      if (slot == s.name) counts.back() = count;
+  }
+  eager::SlotTensors outs = eager::EagerOp(type_, attrs, counts).call(inputs);
+  for (size_t k = 0; k < info.schema.outputs.size(); ++k) {
+    auto it = want.find(info.schema.outputs[k].name);
+    if (it == want.end()) continue;
+    for (size_t i = 0; i < it->second.size() && i < outs[k].size(); ++i) {
+      std::string why;
+      EXPECT_TRUE(all_close(outs[k][i]->dense(), it->second[i], atol, rtol, &why))
+          << type_ << " output " << it->first << "[" << i << "], eager: " << why;
+    }
+  }
+}
+
 void OpTest::check_output(const std::string& slot, const Tensor& expected, double atol, double rtol,
                           int i) const {
-  auto outs = run();
+  auto outs = run_case(atol, rtol);
+  check_eager(outs, atol, rtol);
   ASSERT_TRUE(outs.count(slot) && static_cast<int>(outs[slot].size()) > i)
       << type_ << ": no output " << slot << "[" << i << "]";
   const Tensor& got = outs[slot][i];
@@ -220,6 +263,7 @@ std::map<std::string, Tensor> OpTest::analytic_grads(const Inputs& inputs,
   std::vector<std::string> grad_names;
   for (const auto& [p, g] : param_grads) grad_names.push_back(g);
   std::vector<Tensor> grads = Executor().run(bwd.program, &scope, feeds, grad_names);
+  record_compiled_case(type_ + "'s gradients", bwd.program, feeds, grad_names, grads, 1e-9, 1e-7);
   std::map<std::string, Tensor> analytic;
   for (size_t i = 0; i < param_grads.size(); ++i) analytic[param_grads[i].first] = grads[i];
   *params = opts.parameters;

@@ -74,6 +74,12 @@ class OpTest {
                                                const std::vector<std::string>& wrt,
                                                const std::string& out_slot, const Tensor& cotangent,
                                                std::vector<std::string>* params) const;
+  // run(), also recording the case for its compiled run (compiled_cases.h) when atol or
+  // rtol is set (the tolerance of the comparison).
+  std::map<std::string, std::vector<Tensor>> run_case(double atol, double rtol) const;
+  // Runs the case eagerly and compares with the interpreter's outputs `want`.
+  void check_eager(const std::map<std::string, std::vector<Tensor>>& want, double atol,
+                   double rtol) const;
   // The value given for input variable `var` (named as the one-op program names it).
   const Tensor& input_value(const std::string& var) const;
 
