@@ -474,13 +474,6 @@ void emit_cum_extreme(OpEmitter& e) {
          OpEmitter::lit(kLargest) + ", " + e.out("Out") + ", " + e.out("Indices") + ");");
 }
 
-void emit_top_k_grad(OpEmitter& e) {
-  e.include("top_k");
-  if (!e.has_out("X@GRAD")) return;
-  e.line("k::top_k_grad(" + e.in("Indices") + ", " + e.in("Out@GRAD") + ", " + e.in("X") +
-         ".shape(), " + OpEmitter::lit(e.attr<int64_t>("axis")) + ", " + e.out("X@GRAD") + ");");
-}
-
 constexpr char kCumprod[] = "cumprod";
 constexpr char kLogcumsumexp[] = "logcumsumexp";
 
@@ -550,7 +543,6 @@ void add_math_rules(RuleTable& t) {
   t["logcumsumexp_grad"] = emit_scan_grad<kLogcumsumexp>;
   t["cummax"] = emit_cum_extreme<true>;
   t["cummin"] = emit_cum_extreme<false>;
-  t["top_k_grad"] = emit_top_k_grad;
 }
 
 }  // namespace skiff::codegen

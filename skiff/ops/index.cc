@@ -135,11 +135,10 @@ void infer_one_hot(ShapeContext& ctx) {
                  dtype);
 }
 
-// The kernel is chosen by Out's dtype, which is T.
-template <typename T>
-void one_hot_kernel(KernelContext& ctx) {
-  kernels::one_hot(ctx.in("X"), ctx.attr<int64_t>("depth"), ctx.attr<bool>("allow_out_of_range"),
-                   dtype_of<T>, ctx.out("Out"));
+template <typename C>
+void one_hot(C& c) {
+  SKIFF_KERNEL_CALL(c, "one_hot", kernels::one_hot, c.in("X"), attr<int64_t>(c, "depth"),
+                    attr<bool>(c, "allow_out_of_range"), dtype_attr(c, "dtype"), c.out("Out"));
 }
 
 }  // namespace
@@ -225,8 +224,7 @@ void register_index_ops(OpRegistry& r) {
       .attr("dtype", std::string("float32"), "float32 or float64")
       .attr("allow_out_of_range", false, "give zeros for labels outside [0, depth)")
       .infer_shape(infer_one_hot)
-      .kernel({DType::kF32}, one_hot_kernel<float>)
-      .kernel({DType::kF64}, one_hot_kernel<double>);
+      .bind({DType::kF32, DType::kF64}, one_hot<KernelContext>, one_hot<EmitContext>);
 }
 
 }  // namespace skiff

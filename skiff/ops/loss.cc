@@ -3,8 +3,8 @@
 // leave the reduction to reduce_mean / reduce_sum; nll_loss has a reduction attr.
 #include "skiff/kernels/cpu/loss.h"
 
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
-#include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -28,8 +28,9 @@ void infer_elementwise_loss(ShapeContext& ctx, const char* op, const char* out_s
 
 void infer_mse(ShapeContext& ctx) { infer_elementwise_loss(ctx, "mse_loss", "Out"); }
 
-void mse_kernel(KernelContext& ctx) {
-  kernels::mse_loss(ctx.in("X"), ctx.in("Label"), ctx.out("Out"));
+template <typename C>
+void mse_loss(C& c) {
+  SKIFF_KERNEL_CALL(c, "loss", kernels::mse_loss, c.in("X"), c.in("Label"), c.out("Out"));
 }
 
 void mse_grad_maker(GradContext& g) {
@@ -47,9 +48,10 @@ void infer_mse_grad(ShapeContext& ctx) {
   ctx.set_output("Label@GRAD", ctx.in_shape("Label"), ctx.in_dtype("Label"));
 }
 
-void mse_grad_kernel(KernelContext& ctx) {
-  kernels::mse_loss_grad(ctx.in("X"), ctx.in("Label"), ctx.in("Out@GRAD"), ctx.out("X@GRAD"),
-                         ctx.out("Label@GRAD"));
+template <typename C>
+void mse_loss_grad(C& c) {
+  SKIFF_KERNEL_CALL(c, "loss", kernels::mse_loss_grad, c.in("X"), c.in("Label"), c.in("Out@GRAD"),
+                    c.out("X@GRAD"), c.out("Label@GRAD"));
 }
 
 // ---- sigmoid_cross_entropy_with_logits ----
@@ -158,7 +160,7 @@ void register_loss_ops(OpRegistry& r) {
       .input("Label", "targets, X's shape and dtype")
       .output("Out", "X's shape and dtype")
       .infer_shape(infer_mse)
-      .kernel({DType::kF32, DType::kF64}, mse_kernel)
+      .bind({DType::kF32, DType::kF64}, mse_loss<KernelContext>, mse_loss<EmitContext>)
       .kernel_dtype_from("X")
       .grad(mse_grad_maker);
 
@@ -170,7 +172,7 @@ void register_loss_ops(OpRegistry& r) {
       .output("X@GRAD", "gradient of X")
       .output("Label@GRAD", "gradient of Label")
       .infer_shape(infer_mse_grad)
-      .kernel({DType::kF32, DType::kF64}, mse_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, mse_loss_grad<KernelContext>, mse_loss_grad<EmitContext>)
       .kernel_dtype_from("X");
 
   r.add("sigmoid_cross_entropy_with_logits")

@@ -7,6 +7,7 @@
 #include "skiff/kernels/cpu/log_softmax.h"
 #include "skiff/kernels/cpu/math.h"
 #include "skiff/kernels/cpu/softmax.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
@@ -39,30 +40,41 @@ void grad_from_x(GradContext& g, std::initializer_list<const char*> names) {
 
 // ---- abs, square ----
 
-template <void (*kForward)(const Tensor&, Tensor*)>
-void unary_kernel(KernelContext& ctx) {
-  kForward(ctx.in("X"), ctx.out("Out"));
+template <typename C>
+void abs(C& c) {
+  SKIFF_KERNEL_CALL(c, "math", kernels::absolute, c.in("X"), c.out("Out"));
 }
 
-template <void (*kBackward)(const Tensor&, const Tensor&, Tensor*)>
-void unary_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  kBackward(ctx.in("X"), ctx.in("Out@GRAD"), dx);
+template <typename C>
+void abs_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "math", kernels::absolute_grad, c.in("X"), c.in("Out@GRAD"),
+                    c.out("X@GRAD"));
+}
+
+template <typename C>
+void square(C& c) {
+  SKIFF_KERNEL_CALL(c, "math", kernels::square, c.in("X"), c.out("Out"));
+}
+
+template <typename C>
+void square_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "math", kernels::square_grad, c.in("X"), c.in("Out@GRAD"), c.out("X@GRAD"));
 }
 
 void unary_grad_maker(GradContext& g) { grad_from_x(g, {}); }
 
-template <void (*kForward)(const Tensor&, Tensor*),
-          void (*kBackward)(const Tensor&, const Tensor&, Tensor*)>
+// The op `type` with bindings `forward` and `backward` (of its grad op).
 void register_unary(OpRegistry& r, const std::string& type, const char* formula,
-                    const char* derivative) {
+                    const char* derivative, KernelFn forward, EmitFn emit_forward,
+                    KernelFn backward, EmitFn emit_backward) {
   r.add(type)
       .doc(std::string(formula) + ", elementwise.")
       .input("X", "any shape; float32, float64, int32 or int64")
       .output("Out", "X's shape and dtype")
       .infer_shape(infer_numeric_same_as_x)
-      .kernel(kNumeric, unary_kernel<kForward>)
+      .bind(kNumeric, forward, emit_forward)
       .grad(unary_grad_maker);
   r.add(type + "_grad")
       .doc(std::string("X@GRAD = ") + derivative + ", elementwise.")
@@ -70,7 +82,7 @@ void register_unary(OpRegistry& r, const std::string& type, const char* formula,
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X")
       .infer_shape(infer_x_grad_like_x)
-      .kernel({DType::kF32, DType::kF64}, unary_grad_kernel<kBackward>)
+      .bind({DType::kF32, DType::kF64}, backward, emit_backward)
       .kernel_dtype_from("X");
 }
 
@@ -90,18 +102,17 @@ void infer_clip(ShapeContext& ctx) {
   infer_numeric_same_as_x(ctx);
 }
 
-void clip_kernel(KernelContext& ctx) {
-  double min, max;
-  read_bounds(ctx, &min, &max);
-  kernels::clip(ctx.in("X"), min, max, ctx.out("Out"));
+template <typename C>
+void clip(C& c) {
+  SKIFF_KERNEL_CALL(c, "math", kernels::clip, c.in("X"), attr<double>(c, "min"),
+                    attr<double>(c, "max"), c.out("Out"));
 }
 
-void clip_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  double min, max;
-  read_bounds(ctx, &min, &max);
-  kernels::clip_grad(ctx.in("X"), ctx.in("Out@GRAD"), min, max, dx);
+template <typename C>
+void clip_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "math", kernels::clip_grad, c.in("X"), c.in("Out@GRAD"),
+                    attr<double>(c, "min"), attr<double>(c, "max"), c.out("X@GRAD"));
 }
 
 void clip_grad_maker(GradContext& g) { grad_from_x(g, {"min", "max"}); }
@@ -115,7 +126,7 @@ void register_clip(OpRegistry& r) {
       .attr("min", -inf, "lower bound (-inf: none)")
       .attr("max", inf, "upper bound (inf: none); must not be below min")
       .infer_shape(infer_clip)
-      .kernel(kNumeric, clip_kernel)
+      .bind(kNumeric, clip<KernelContext>, clip<EmitContext>)
       .grad(clip_grad_maker);
   r.add("clip_grad")
       .doc("X@GRAD = Out@GRAD where min < X < max, 0 elsewhere.")
@@ -125,7 +136,7 @@ void register_clip(OpRegistry& r) {
       .attr("min", -inf, "as in the forward op")
       .attr("max", inf, "as in the forward op")
       .infer_shape(infer_x_grad_like_x)
-      .kernel({DType::kF32, DType::kF64}, clip_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, clip_grad<KernelContext>, clip_grad<EmitContext>)
       .kernel_dtype_from("X");
 }
 
@@ -140,8 +151,10 @@ void infer_log_softmax(ShapeContext& ctx) {
   ctx.set_output("Out", x, dtype);
 }
 
-void log_softmax_kernel(KernelContext& ctx) {
-  kernels::log_softmax(ctx.in("X"), ctx.attr<int64_t>("axis"), ctx.out("Out"));
+template <typename C>
+void log_softmax(C& c) {
+  SKIFF_KERNEL_CALL(c, "log_softmax", kernels::log_softmax, c.in("X"), attr<int64_t>(c, "axis"),
+                    c.out("Out"));
 }
 
 void log_softmax_grad_maker(GradContext& g) {
@@ -157,10 +170,11 @@ void infer_log_softmax_grad(ShapeContext& ctx) {
   ctx.set_output("X@GRAD", ctx.in_shape("Out"), ctx.in_dtype("Out"));
 }
 
-void log_softmax_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  kernels::log_softmax_grad(ctx.in("Out"), ctx.in("Out@GRAD"), ctx.attr<int64_t>("axis"), dx);
+template <typename C>
+void log_softmax_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "log_softmax", kernels::log_softmax_grad, c.in("Out"), c.in("Out@GRAD"),
+                    attr<int64_t>(c, "axis"), c.out("X@GRAD"));
 }
 
 void register_log_softmax(OpRegistry& r) {
@@ -170,7 +184,7 @@ void register_log_softmax(OpRegistry& r) {
       .output("Out", "X's shape and dtype")
       .attr("axis", int64_t{-1}, "the axis to normalise over; negative counts from the back")
       .infer_shape(infer_log_softmax)
-      .kernel({DType::kF32, DType::kF64}, log_softmax_kernel)
+      .bind({DType::kF32, DType::kF64}, log_softmax<KernelContext>, log_softmax<EmitContext>)
       .grad(log_softmax_grad_maker);
   r.add("log_softmax_grad")
       .doc("X@GRAD = Out@GRAD - exp(Out) * sum(Out@GRAD, axis).")
@@ -179,17 +193,18 @@ void register_log_softmax(OpRegistry& r) {
       .output("X@GRAD", "gradient of X")
       .attr("axis", int64_t{-1}, "as in the forward op")
       .infer_shape(infer_log_softmax_grad)
-      .kernel({DType::kF32, DType::kF64}, log_softmax_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, log_softmax_grad<KernelContext>,
+            log_softmax_grad<EmitContext>)
       .kernel_dtype_from("Out");
 }
 
 }  // namespace
 
 void register_math_ops(OpRegistry& r) {
-  register_unary<kernels::absolute, kernels::absolute_grad>(r, "abs", "Out = |X|",
-                                                            "Out@GRAD * sign(X) (0 at 0)");
-  register_unary<kernels::square, kernels::square_grad>(r, "square", "Out = X * X",
-                                                        "2 * X * Out@GRAD");
+  register_unary(r, "abs", "Out = |X|", "Out@GRAD * sign(X) (0 at 0)", abs<KernelContext>,
+                 abs<EmitContext>, abs_grad<KernelContext>, abs_grad<EmitContext>);
+  register_unary(r, "square", "Out = X * X", "2 * X * Out@GRAD", square<KernelContext>,
+                 square<EmitContext>, square_grad<KernelContext>, square_grad<EmitContext>);
   register_clip(r);
   register_log_softmax(r);
 }

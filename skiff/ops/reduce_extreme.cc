@@ -4,8 +4,8 @@
 
 #include "skiff/kernels/cpu/reduce_extreme.h"
 #include "skiff/kernels/cpu/top_k.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/dim_reduction.h"
-#include "skiff/ops/kernel_context.h"
 
 namespace skiff {
 
@@ -104,10 +104,12 @@ void infer_arg_extreme(ShapeContext& ctx) {
                  DType::kI64);
 }
 
-template <bool kLargest>
-void arg_extreme_kernel(KernelContext& ctx) {
-  kernels::arg_extreme(ctx.in("X"), kLargest, ctx.attr<int64_t>("axis"), ctx.attr<bool>("keepdims"),
-                       ctx.attr<bool>("flatten"), ctx.out("Out"));
+template <bool kLargest, typename C>
+void arg_extreme(C& c) {
+  SKIFF_KERNEL_CALL(c, "reduce_extreme", kernels::arg_extreme, c.in("X"),
+                    constant(c, kLargest, [](bool b) { return cpp_literal(b); }),
+                    attr<int64_t>(c, "axis"), attr<bool>(c, "keepdims"), attr<bool>(c, "flatten"),
+                    c.out("Out"));
 }
 
 template <bool kLargest>
@@ -123,7 +125,7 @@ void register_arg_extreme(OpRegistry& r) {
       .attr("keepdims", false, "keep the axis as size 1")
       .attr("flatten", false, "search the whole of X as one vector")
       .infer_shape(infer_arg_extreme)
-      .kernel(kNumeric, arg_extreme_kernel<kLargest>)
+      .bind(kNumeric, arg_extreme<kLargest, KernelContext>, arg_extreme<kLargest, EmitContext>)
       .kernel_dtype_from("X");
 }
 
@@ -138,10 +140,11 @@ void infer_top_k(ShapeContext& ctx) {
   ctx.set_output("Indices", out, DType::kI64);
 }
 
-void top_k_kernel(KernelContext& ctx) {
-  kernels::top_k(ctx.in("X"), ctx.attr<int64_t>("k"), ctx.attr<int64_t>("axis"),
-                 ctx.attr<bool>("largest"), ctx.attr<bool>("sorted"), ctx.out("Out"),
-                 ctx.out("Indices"));
+template <typename C>
+void top_k(C& c) {
+  SKIFF_KERNEL_CALL(c, "top_k", kernels::top_k, c.in("X"), attr<int64_t>(c, "k"),
+                    attr<int64_t>(c, "axis"), attr<bool>(c, "largest"), attr<bool>(c, "sorted"),
+                    c.out("Out"), c.out("Indices"));
 }
 
 void top_k_grad_maker(GradContext& g) {
@@ -155,11 +158,11 @@ void top_k_grad_maker(GradContext& g) {
       .set_attr("axis", fwd.attr<int64_t>("axis"));
 }
 
-void top_k_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  kernels::top_k_grad(ctx.in("Indices"), ctx.in("Out@GRAD"), ctx.in("X").shape(),
-                      ctx.attr<int64_t>("axis"), dx);
+template <typename C>
+void top_k_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "top_k", kernels::top_k_grad, c.in("Indices"), c.in("Out@GRAD"),
+                    c.in("X").shape(), attr<int64_t>(c, "axis"), c.out("X@GRAD"));
 }
 
 void register_top_k(OpRegistry& r) {
@@ -175,7 +178,7 @@ void register_top_k(OpRegistry& r) {
       .attr("largest", true, "select the largest (else the smallest) elements")
       .attr("sorted", true, "order the selection best first (else by position)")
       .infer_shape(infer_top_k)
-      .kernel(kNumeric, top_k_kernel)
+      .bind(kNumeric, top_k<KernelContext>, top_k<EmitContext>)
       .kernel_dtype_from("X")
       .grad(top_k_grad_maker);
   r.add("top_k_grad")
@@ -186,7 +189,7 @@ void register_top_k(OpRegistry& r) {
       .output("X@GRAD", "gradient of X")
       .attr("axis", int64_t{-1}, "as in the forward op")
       .infer_shape(infer_x_grad_like_x)
-      .kernel(kFloating, top_k_grad_kernel)
+      .bind(kFloating, top_k_grad<KernelContext>, top_k_grad<EmitContext>)
       .kernel_dtype_from("X");
 }
 
