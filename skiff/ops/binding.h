@@ -68,6 +68,9 @@ class EmitContext {
   bool has_out(const char* slot, int i = 0) const { return writer_.has_out(slot, i); }
   int in_count(const char* slot) const { return writer_.in_count(slot); }
   TensorExpr in(const char* slot, int i = 0) const { return {{writer_.in(slot, i)}}; }
+  Expr in_or_null(const char* slot, int i = 0) const {
+    return {has_in(slot, i) ? "&" + writer_.in(slot, i) : "nullptr"};
+  }
   Expr out(const char* slot, int i = 0) const { return {writer_.out(slot, i)}; }
   CallWriter& writer() const { return writer_; }
 

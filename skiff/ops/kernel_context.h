@@ -35,6 +35,10 @@ class KernelContext {
     const Variable* v = in_var(slot, i);
     return v && v->tensor() && v->tensor()->initialized();
   }
+  // The input when has_in, else nullptr (an optional input).
+  const Tensor* in_or_null(const char* slot, int i = 0) const {
+    return has_in(slot, i) ? &in(slot, i) : nullptr;
+  }
   // True when output `slot`[i] names a variable (see out()).
   bool has_out(const char* slot, int i = 0) const { return out_var(slot, i) != nullptr; }
   // The output tensor to write; nullptr when the slot is absent or its name empty

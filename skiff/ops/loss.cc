@@ -118,15 +118,21 @@ void infer_nll(ShapeContext& ctx) {
   ctx.set_output("Total_weight", Shape{}, x.dtype);
 }
 
-const Tensor* optional_weight(const KernelContext& ctx) {
-  return ctx.has_in("Weight") ? &ctx.in("Weight") : nullptr;
+// The op's NllLossOptions: the value, or its expression for the compiler.
+template <typename C>
+auto nll_options_of(const C& c) {
+  const std::string& reduction = c.op().template attr_ref<std::string>("reduction");
+  const int64_t ignore_index = c.op().template attr<int64_t>("ignore_index");
+  return constant(c, nll_options(reduction, ignore_index), [&](const kernels::NllLossOptions&) {
+    return "kernels::NllLossOptions{kernels::reduction_from_name(" + cpp_literal(reduction) +
+           "), " + cpp_literal(ignore_index) + "}";
+  });
 }
 
-void nll_kernel(KernelContext& ctx) {
-  const auto opts =
-      nll_options(ctx.attr_ref<std::string>("reduction"), ctx.attr<int64_t>("ignore_index"));
-  kernels::nll_loss(ctx.in("X"), ctx.in("Label"), optional_weight(ctx), opts, ctx.out("Out"),
-                    ctx.out("Total_weight"));
+template <typename C>
+void nll_loss(C& c) {
+  SKIFF_KERNEL_CALL(c, "loss", kernels::nll_loss, c.in("X"), c.in("Label"), c.in_or_null("Weight"),
+                    nll_options_of(c), c.out("Out"), c.out("Total_weight"));
 }
 
 void nll_grad_maker(GradContext& g) {
@@ -142,13 +148,11 @@ void nll_grad_maker(GradContext& g) {
   if (!fwd.first_input("Weight").empty()) op.set_input("Weight", {fwd.first_input("Weight")});
 }
 
-void nll_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  const auto opts =
-      nll_options(ctx.attr_ref<std::string>("reduction"), ctx.attr<int64_t>("ignore_index"));
-  kernels::nll_loss_grad(ctx.in("X").shape(), ctx.in("Label"), optional_weight(ctx),
-                         ctx.in("Out@GRAD"), opts, dx);
+template <typename C>
+void nll_loss_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "loss", kernels::nll_loss_grad, c.in("X").shape(), c.in("Label"),
+                    c.in_or_null("Weight"), c.in("Out@GRAD"), nll_options_of(c), c.out("X@GRAD"));
 }
 
 }  // namespace
@@ -216,7 +220,7 @@ void register_loss_ops(OpRegistry& r) {
       .attr("reduction", std::string("mean"), "'none', 'sum' or 'mean'")
       .attr("ignore_index", int64_t{-100}, "label value whose loss and gradient are 0")
       .infer_shape(infer_nll)
-      .kernel({DType::kF32, DType::kF64}, nll_kernel)
+      .bind({DType::kF32, DType::kF64}, nll_loss<KernelContext>, nll_loss<EmitContext>)
       .kernel_dtype_from("X")
       .grad(nll_grad_maker);
 
@@ -232,7 +236,7 @@ void register_loss_ops(OpRegistry& r) {
       .attr("reduction", std::string("mean"), "as in the forward op")
       .attr("ignore_index", int64_t{-100}, "as in the forward op")
       .infer_shape(infer_x_grad_like_x)
-      .kernel({DType::kF32, DType::kF64}, nll_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, nll_loss_grad<KernelContext>, nll_loss_grad<EmitContext>)
       .kernel_dtype_from("X");
 }
 
