@@ -126,6 +126,14 @@ Expr constant(const EmitContext&, const T& value, Literal&& literal) {
   return {literal(value)};
 }
 
+// Output `out` viewed with `shape` (same element count; no copy), after a kernel call.
+inline void reshape_output(const KernelContext&, Tensor* out, const Shape& shape) {
+  out->reshape(shape);
+}
+inline void reshape_output(const EmitContext& c, const Expr& out, const Expr& shape) {
+  c.writer().line("(" + out.text + ")->reshape(" + shape.text + ");");
+}
+
 // ---- the call
 
 namespace binding_detail {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
-#include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -18,7 +18,7 @@ using Ints = std::vector<int64_t>;
 
 template <typename Ctx>
 void check_data_format(const Ctx& ctx, const char* layout = "NCHW") {
-  const std::string& format = ctx.template attr_ref<std::string>("data_format");
+  const std::string& format = ctx.op().template attr_ref<std::string>("data_format");
   SKIFF_CHECK(format == layout, "data_format \"", format, "\" is not supported; only \"", layout,
               "\"");
 }
@@ -155,20 +155,30 @@ void infer_conv3d(ShapeContext& ctx) {
   ctx.set_output("Output", out, dtype);
 }
 
-void conv3d_kernel(KernelContext& ctx) {
-  kernels::conv3d(ctx.in("Input"), ctx.in("Filter"), ctx.has_in("Bias") ? &ctx.in("Bias") : nullptr,
-                  conv3d_params_of(ctx), ctx.attr<bool>("fuse_relu"), ctx.out("Output"));
+// The op's ConvParams, or the expression making them.
+template <typename C>
+auto conv3d_params_value(const C& c) {
+  check_data_format(c, "NCDHW");
+  return SKIFF_KERNEL_VALUE(c, kernels::conv3d_params, attr_ref<Ints>(c, "strides"),
+                            attr_ref<Ints>(c, "paddings"), attr_ref<Ints>(c, "dilations"),
+                            attr<int64_t>(c, "groups"));
 }
 
-void conv3d_grad_kernel(KernelContext& ctx) {
-  SKIFF_CHECK(!ctx.op().attr_or<bool>("fuse_relu", false), kFusedReluHasNoGrad);
-  Tensor* dx = ctx.out("Input@GRAD");
-  Tensor* dw = ctx.out("Filter@GRAD");
-  Tensor* db = ctx.out("Bias@GRAD");
-  if (!dx && !dw && !db) return;
-  kernels::conv3d_grad(ctx.in("Input"), ctx.in("Filter"), ctx.in("Output@GRAD"),
-                       conv3d_params_of(ctx), dx, dw, db);
-  if (db && ctx.has_in("Bias")) db->reshape(ctx.in("Bias").shape());  // [1, M, 1, 1, 1] Bias
+template <typename C>
+void conv3d(C& c) {
+  SKIFF_KERNEL_CALL(c, "conv", kernels::conv3d, c.in("Input"), c.in("Filter"), c.in_or_null("Bias"),
+                    conv3d_params_value(c), attr<bool>(c, "fuse_relu"), c.out("Output"));
+}
+
+template <typename C>
+void conv3d_grad(C& c) {
+  SKIFF_CHECK(!c.op().template attr_or<bool>("fuse_relu", false), kFusedReluHasNoGrad);
+  if (!c.has_out("Input@GRAD") && !c.has_out("Filter@GRAD") && !c.has_out("Bias@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "conv", kernels::conv3d_grad, c.in("Input"), c.in("Filter"),
+                    c.in("Output@GRAD"), conv3d_params_value(c), c.out("Input@GRAD"),
+                    c.out("Filter@GRAD"), c.out("Bias@GRAD"));
+  if (c.has_out("Bias@GRAD") && c.has_in("Bias"))  // a [1, M, 1, 1, 1] Bias
+    reshape_output(c, c.out("Bias@GRAD"), c.in("Bias").shape());
 }
 
 // ---------------------------------------------------------------- conv2d_transpose
@@ -280,7 +290,7 @@ void register_conv3d(OpRegistry& r) {
   add_conv3d_attrs(conv);
   conv.attr("fuse_relu", false, "apply relu to the output (such an op has no gradient)")
       .infer_shape(infer_conv3d)
-      .kernel({DType::kF32, DType::kF64, DType::kBF16}, conv3d_kernel)
+      .bind({DType::kF32, DType::kF64, DType::kBF16}, conv3d<KernelContext>, conv3d<EmitContext>)
       .kernel_dtype_from("Input")
       .grad(conv2d_grad_maker);
 
@@ -296,7 +306,8 @@ void register_conv3d(OpRegistry& r) {
   add_conv3d_attrs(conv_grad);
   conv_grad.attr("fuse_relu", false, "must be false: a fused relu has no gradient")
       .infer_shape(infer_conv2d_grad)
-      .kernel({DType::kF32, DType::kF64, DType::kBF16}, conv3d_grad_kernel)
+      .bind({DType::kF32, DType::kF64, DType::kBF16}, conv3d_grad<KernelContext>,
+            conv3d_grad<EmitContext>)
       .kernel_dtype_from("Input");
 
   OpBuilder transpose = r.add("conv3d_transpose");

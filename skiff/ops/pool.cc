@@ -2,6 +2,7 @@
 #include "skiff/kernels/cpu/pool.h"
 #include "skiff/kernels/cpu/pool3d.h"
 
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
@@ -43,15 +44,28 @@ void infer_pool3d(ShapeContext& ctx) {
   ctx.set_output("Mask", out, DType::kI32);
 }
 
-void pool3d_kernel(KernelContext& ctx) {
-  kernels::pool3d(ctx.in("X"), options3d_of(ctx), ctx.out("Out"), ctx.out("Mask"));
+// The op's Pool3dOptions, or the expression making them.
+template <typename C>
+auto pool3d_options_value(const C& c) {
+  using Ints = std::vector<int64_t>;
+  return SKIFF_KERNEL_VALUE(c, kernels::pool3d_options, attr_ref<std::string>(c, "pooling_type"),
+                            attr_ref<Ints>(c, "ksize"), attr_ref<Ints>(c, "strides"),
+                            attr_ref<Ints>(c, "paddings"), attr<bool>(c, "global_pooling"),
+                            attr<bool>(c, "adaptive"), attr<bool>(c, "exclusive"),
+                            attr<bool>(c, "ceil_mode"));
 }
 
-void pool3d_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  const Tensor* mask = ctx.has_in("Mask") ? &ctx.in("Mask") : nullptr;
-  kernels::pool3d_grad(ctx.in("X"), ctx.in("Out@GRAD"), mask, options3d_of(ctx), dx);
+template <typename C>
+void pool3d(C& c) {
+  SKIFF_KERNEL_CALL(c, "pool3d", kernels::pool3d, c.in("X"), pool3d_options_value(c), c.out("Out"),
+                    c.out("Mask"));
+}
+
+template <typename C>
+void pool3d_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "pool3d", kernels::pool3d_grad, c.in("X"), c.in("Out@GRAD"),
+                    c.in_or_null("Mask"), pool3d_options_value(c), c.out("X@GRAD"));
 }
 
 void infer_pool2d(ShapeContext& ctx) {
@@ -133,7 +147,7 @@ void register_pool3d(OpRegistry& r) {
                        "w in its volume (first in (d, h, w) order)");
   pool_attrs(fwd, /*volume=*/true)
       .infer_shape(infer_pool3d)
-      .kernel({DType::kF32, DType::kF64}, pool3d_kernel)
+      .bind({DType::kF32, DType::kF64}, pool3d<KernelContext>, pool3d<EmitContext>)
       .kernel_dtype_from("X")
       .grad(pool2d_grad_maker);
 
@@ -148,7 +162,7 @@ void register_pool3d(OpRegistry& r) {
       .output("X@GRAD", "gradient of X");
   pool_attrs(bwd, /*volume=*/true)
       .infer_shape(infer_x_grad_like_x)
-      .kernel({DType::kF32, DType::kF64}, pool3d_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, pool3d_grad<KernelContext>, pool3d_grad<EmitContext>)
       .kernel_dtype_from("X");
 }
 
