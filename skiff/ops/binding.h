@@ -126,6 +126,13 @@ Expr constant(const EmitContext&, const T& value, Literal&& literal) {
   return {literal(value)};
 }
 
+// An absent optional input passed as an empty tensor.
+inline const Tensor& no_tensor(const KernelContext&) {
+  static const Tensor kNoTensor;
+  return kNoTensor;
+}
+inline Expr no_tensor(const EmitContext&) { return {"kNoTensor"}; }  // codegen.cc declares it
+
 // Output `out` viewed with `shape` (same element count; no copy), after a kernel call.
 inline void reshape_output(const KernelContext&, Tensor* out, const Shape& shape) {
   out->reshape(shape);

@@ -1,6 +1,7 @@
 // dropout and dropout_grad (Paddle's upscale_in_train / downgrade_in_infer modes).
 #include "skiff/kernels/cpu/dropout.h"
 
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
@@ -54,15 +55,15 @@ void infer_dropout_grad(ShapeContext& ctx) {
   ctx.set_output("X@GRAD", ctx.in_shape("Out@GRAD"), ctx.in_dtype("Out@GRAD"));
 }
 
-void dropout_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  const bool is_test = ctx.attr<bool>("is_test");
-  static const Tensor kNoMask;
-  kernels::dropout_grad(is_test && !ctx.has_in("Mask") ? kNoMask : ctx.in("Mask"),
-                        ctx.in("Out@GRAD"), ctx.attr<double>("dropout_prob"), is_test,
-                        kernels::dropout_mode(ctx.attr_ref<std::string>("dropout_implementation")),
-                        dx);
+template <typename C>
+void dropout_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  const bool no_mask = c.op().template attr<bool>("is_test") && !c.has_in("Mask");
+  SKIFF_KERNEL_CALL(c, "dropout", kernels::dropout_grad, no_mask ? no_tensor(c) : c.in("Mask"),
+                    c.in("Out@GRAD"), attr<double>(c, "dropout_prob"), attr<bool>(c, "is_test"),
+                    SKIFF_KERNEL_VALUE(c, kernels::dropout_mode,
+                                       attr_ref<std::string>(c, "dropout_implementation")),
+                    c.out("X@GRAD"));
 }
 
 }  // namespace
@@ -100,7 +101,7 @@ void register_dropout_ops(OpRegistry& r) {
       .attr("is_test", false, "as in the forward op")
       .attr("dropout_implementation", std::string("upscale_in_train"), "as in the forward op")
       .infer_shape(infer_dropout_grad)
-      .kernel({DType::kF32, DType::kF64}, dropout_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, dropout_grad<KernelContext>, dropout_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 }
 
