@@ -321,40 +321,7 @@ void emit_activation_grad(OpEmitter& e) {
          ");");
 }
 
-// ---- unary math (sin, erf, lgamma, ...) and atan2
-
-constexpr std::pair<kernels::UnaryMath, const char*> kUnaryMath[] = {
-    {kernels::UnaryMath::kSin, "kSin"},        {kernels::UnaryMath::kCos, "kCos"},
-    {kernels::UnaryMath::kTan, "kTan"},        {kernels::UnaryMath::kAtan, "kAtan"},
-    {kernels::UnaryMath::kAsin, "kAsin"},      {kernels::UnaryMath::kAcos, "kAcos"},
-    {kernels::UnaryMath::kSinh, "kSinh"},      {kernels::UnaryMath::kCosh, "kCosh"},
-    {kernels::UnaryMath::kAsinh, "kAsinh"},    {kernels::UnaryMath::kAcosh, "kAcosh"},
-    {kernels::UnaryMath::kAtanh, "kAtanh"},    {kernels::UnaryMath::kLog1p, "kLog1p"},
-    {kernels::UnaryMath::kExpm1, "kExpm1"},    {kernels::UnaryMath::kErf, "kErf"},
-    {kernels::UnaryMath::kErfinv, "kErfinv"},  {kernels::UnaryMath::kLgamma, "kLgamma"},
-    {kernels::UnaryMath::kDigamma, "kDigamma"}};
-
-// "kSin" for "sin" or "sin_grad".
-std::string unary_math_enum(const std::string& op_type) {
-  for (const auto& [f, name] : kUnaryMath) {
-    const std::string type = kernels::unary_math_op(f);
-    if (op_type == type || op_type == type + "_grad") return name;
-  }
-  fail("'", op_type, "' is not a unary math op");
-}
-
-void emit_unary_math(OpEmitter& e) {
-  e.include("unary_math");
-  e.line("k::unary_math(k::UnaryMath::" + unary_math_enum(e.op().type) + ", " + e.in("X") + ", " +
-         e.out("Out") + ");");
-}
-
-void emit_unary_math_grad(OpEmitter& e) {
-  e.include("unary_math");
-  if (!e.has_out("X@GRAD")) return;
-  e.line("k::unary_math_grad(k::UnaryMath::" + unary_math_enum(e.op().type) + ", " + e.in("X") +
-         ", " + e.in("Out@GRAD") + ", " + e.out("X@GRAD") + ");");
-}
+// ---- atan2
 
 void emit_atan2(OpEmitter& e) {
   e.include("binary_math");
@@ -519,11 +486,6 @@ void add_math_rules(RuleTable& t) {
     t[name + "_grad"] = emit_activation_grad;
   }
 
-  for (const auto& [f, name] : kUnaryMath) {
-    const std::string type = kernels::unary_math_op(f);
-    t[type] = emit_unary_math;
-    t[type + "_grad"] = emit_unary_math_grad;
-  }
   t["atan2"] = emit_atan2;
   t["atan2_grad"] = emit_atan2_grad;
   for (const auto& [type, name] : kIntegerMath) t[type] = emit_integer_math;

@@ -1,11 +1,12 @@
 // Elementwise math ops: the trigonometric and hyperbolic functions and their inverses,
 // log1p, expm1, erf, erfinv, lgamma, digamma (each with its grad op), floor, ceil, round,
 // sign (piecewise constant: zero gradients) and isnan, isinf, isfinite.
+#include <cctype>
 #include <string>
 
 #include "skiff/kernels/cpu/unary_math.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
-#include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -42,21 +43,42 @@ void infer_bool_like_x(ShapeContext& ctx) {
   ctx.set_output("Out", ctx.in_shape("X"), DType::kBool);
 }
 
-template <UnaryMath kF>
-void unary_kernel(KernelContext& ctx) {
-  kernels::unary_math(kF, ctx.in("X"), ctx.out("Out"));
+// "kernels::UnaryMath::kLog1p" for log1p: each enumerator is its op's name, capitalised.
+std::string unary_math_literal(UnaryMath f) {
+  std::string name = kernels::unary_math_op(f);
+  name[0] = static_cast<char>(std::toupper(name[0]));
+  return "kernels::UnaryMath::k" + name;
 }
 
-template <UnaryMath kF>
-void unary_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  kernels::unary_math_grad(kF, ctx.in("X"), ctx.in("Out@GRAD"), dx);
+template <UnaryMath kF, typename C>
+void unary(C& c) {
+  SKIFF_KERNEL_CALL(c, "unary_math", kernels::unary_math, constant(c, kF, unary_math_literal),
+                    c.in("X"), c.out("Out"));
 }
 
-template <FloatClass kC>
-void classify_kernel(KernelContext& ctx) {
-  kernels::classify(kC, ctx.in("X"), ctx.out("Out"));
+template <UnaryMath kF, typename C>
+void unary_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "unary_math", kernels::unary_math_grad, constant(c, kF, unary_math_literal),
+                    c.in("X"), c.in("Out@GRAD"), c.out("X@GRAD"));
+}
+
+std::string float_class_literal(FloatClass f) {
+  switch (f) {
+    case FloatClass::kNan:
+      return "kernels::FloatClass::kNan";
+    case FloatClass::kInf:
+      return "kernels::FloatClass::kInf";
+    case FloatClass::kFinite:
+      return "kernels::FloatClass::kFinite";
+  }
+  fail("unknown FloatClass ", static_cast<int>(f));
+}
+
+template <FloatClass kC, typename C>
+void classify(C& c) {
+  SKIFF_KERNEL_CALL(c, "unary_math", kernels::classify, constant(c, kC, float_class_literal),
+                    c.in("X"), c.out("Out"));
 }
 
 void grad_from_x(GradContext& g) {
@@ -75,7 +97,7 @@ void register_differentiable(OpRegistry& r, const char* formula, const char* der
       .input("X", "any shape; float32 or float64")
       .output("Out", "X's shape and dtype")
       .infer_shape(infer_float_same_as_x)
-      .kernel({DType::kF32, DType::kF64}, unary_kernel<kF>)
+      .bind({DType::kF32, DType::kF64}, unary<kF, KernelContext>, unary<kF, EmitContext>)
       .grad(grad_from_x);
   r.add(type + "_grad")
       .doc(std::string("X@GRAD = ") + derivative + ", elementwise.")
@@ -83,7 +105,7 @@ void register_differentiable(OpRegistry& r, const char* formula, const char* der
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X")
       .infer_shape(infer_x_grad_like_x)
-      .kernel({DType::kF32, DType::kF64}, unary_grad_kernel<kF>)
+      .bind({DType::kF32, DType::kF64}, unary_grad<kF, KernelContext>, unary_grad<kF, EmitContext>)
       .kernel_dtype_from("X");
 }
 
@@ -104,7 +126,7 @@ void register_piecewise_constant(OpRegistry& r, const char* type, const char* fo
       .input("X", "any shape; float32, float64, int32 or int64")
       .output("Out", "X's shape and dtype")
       .infer_shape(infer_numeric_same_as_x)
-      .kernel(kNumeric, unary_kernel<kF>)
+      .bind(kNumeric, unary<kF, KernelContext>, unary<kF, EmitContext>)
       .grad(zero_grad_maker);
 }
 
@@ -115,7 +137,7 @@ void register_classifier(OpRegistry& r, const char* type, const char* formula) {
       .input("X", "any shape; float32, float64, int32 or int64")
       .output("Out", "bool, X's shape")
       .infer_shape(infer_bool_like_x)
-      .kernel(kNumeric, classify_kernel<kC>)
+      .bind(kNumeric, classify<kC, KernelContext>, classify<kC, EmitContext>)
       .kernel_dtype_from("X");
 }
 

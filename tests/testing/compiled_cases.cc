@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 #include "skiff/codegen/codegen.h"
 #include "skiff/codegen/op_emitter.h"
@@ -155,7 +156,11 @@ void record_compiled_case(const std::string& what, const Program& program,
         for (std::string& name : slot.second) name = renamed(prefix, name);
     block.ops.push_back(std::move(op));
   }
-  for (const auto& [name, value] : feeds) s.feeds[prefix + name] = value;
+  std::set<std::string> read;  // feeds no op reads are not inputs of the model
+  for (const OpDesc& op : program.global_block().ops)
+    for (const Slot& slot : op.inputs) read.insert(slot.second.begin(), slot.second.end());
+  for (const auto& [name, value] : feeds)
+    if (read.count(name)) s.feeds[prefix + name] = value;
   Case c{what, {}, results, atol, rtol};
   for (const std::string& f : fetches) c.fetches.push_back(prefix + f);
   s.cases.push_back(std::move(c));
