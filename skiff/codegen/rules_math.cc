@@ -321,44 +321,6 @@ void emit_activation_grad(OpEmitter& e) {
          ");");
 }
 
-// ---- atan2
-
-void emit_atan2(OpEmitter& e) {
-  e.include("binary_math");
-  e.line("k::binary_math(k::BinaryMath::kAtan2, " + e.in("X") + ", " + e.in("Y") + ", " +
-         e.out("Out") + ");");
-}
-
-void emit_atan2_grad(OpEmitter& e) {
-  e.include("binary_math");
-  if (!e.has_out("X@GRAD") && !e.has_out("Y@GRAD")) return;
-  e.line("k::binary_math_grad(k::BinaryMath::kAtan2, " + e.in("X") + ", " + e.in("Y") +
-         ", kNoTensor, " + e.in("Out@GRAD") + ", " + e.out("X@GRAD") + ", " + e.out("Y@GRAD") +
-         ");");
-}
-
-// ---- integer ops (bitwise, shifts, gcd, lcm): kernels::binary_math with their BinaryMath
-
-constexpr std::pair<const char*, const char*> kIntegerMath[] = {
-    {"bitwise_and", "kBitAnd"},           {"bitwise_or", "kBitOr"}, {"bitwise_xor", "kBitXor"},
-    {"bitwise_left_shift", "kShiftLeft"}, {"gcd", "kGcd"},          {"lcm", "kLcm"}};
-
-void emit_integer_math(OpEmitter& e) {
-  e.include("binary_math");
-  std::string f;
-  for (const auto& [type, name] : kIntegerMath)
-    if (e.op().type == type) f = name;
-  if (e.op().type == "bitwise_right_shift")
-    f = e.attr_or<bool>("is_arithmetic", true) ? "kShiftRight" : "kShiftRightLogical";
-  e.line("k::binary_math(k::BinaryMath::" + f + ", " + e.in("X") + ", " + e.in("Y") + ", " +
-         e.out("Out") + ");");
-}
-
-void emit_bitwise_not(OpEmitter& e) {
-  e.include("binary_math");
-  e.line("k::bitwise_not(" + e.in("X") + ", " + e.out("Out") + ");");
-}
-
 // ---- matmul
 
 void emit_matmul(OpEmitter& e) {
@@ -485,12 +447,6 @@ void add_math_rules(RuleTable& t) {
     t[name] = emit_activation;
     t[name + "_grad"] = emit_activation_grad;
   }
-
-  t["atan2"] = emit_atan2;
-  t["atan2_grad"] = emit_atan2_grad;
-  for (const auto& [type, name] : kIntegerMath) t[type] = emit_integer_math;
-  t["bitwise_right_shift"] = emit_integer_math;
-  t["bitwise_not"] = emit_bitwise_not;
 
   t["matmul"] = emit_matmul;
   t["matmul_grad"] = emit_matmul_grad;

@@ -6,8 +6,8 @@
 
 #include "skiff/kernels/cpu/binary_math.h"
 #include "skiff/kernels/cpu/elementwise.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
-#include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -31,17 +31,25 @@ void infer_binary(ShapeContext& ctx) {
   ctx.set_output("Out", kernels::broadcast_shape(ctx.in_shape("X"), ctx.in_shape("Y")), x);
 }
 
-template <BinaryMath kF>
-void binary_kernel(KernelContext& ctx) {
-  kernels::binary_math(kF, ctx.in("X"), ctx.in("Y"), ctx.out("Out"));
+std::string binary_math_literal(BinaryMath f) {
+  static const char* const kNames[] = {
+      "kPow",       "kMod",        "kFloorDiv",          "kAtan2", "kBitAnd", "kBitOr", "kBitXor",
+      "kShiftLeft", "kShiftRight", "kShiftRightLogical", "kGcd",   "kLcm"};
+  return std::string("kernels::BinaryMath::") + kNames[static_cast<int>(f)];
 }
 
-template <BinaryMath kF>
-void binary_grad_kernel(KernelContext& ctx) {
-  static const Tensor kNoOut;
-  const Tensor& out = ctx.has_in("Out") ? ctx.in("Out") : kNoOut;
-  kernels::binary_math_grad(kF, ctx.in("X"), ctx.in("Y"), out, ctx.in("Out@GRAD"),
-                            ctx.out("X@GRAD"), ctx.out("Y@GRAD"));
+template <BinaryMath kF, typename C>
+void binary(C& c) {
+  SKIFF_KERNEL_CALL(c, "binary_math", kernels::binary_math, constant(c, kF, binary_math_literal),
+                    c.in("X"), c.in("Y"), c.out("Out"));
+}
+
+template <BinaryMath kF, typename C>
+void binary_grad(C& c) {
+  SKIFF_KERNEL_CALL(c, "binary_math", kernels::binary_math_grad,
+                    constant(c, kF, binary_math_literal), c.in("X"), c.in("Y"),
+                    c.has_in("Out") ? c.in("Out") : no_tensor(c), c.in("Out@GRAD"), c.out("X@GRAD"),
+                    c.out("Y@GRAD"));
 }
 
 // pow's grad op reads the forward Out (for dY = Out log X); mod's does not.
@@ -78,9 +86,9 @@ void register_binary(OpRegistry& r, const char* formula, const char* gradient) {
       .output("Out", "the broadcast shape of X and Y, their dtype")
       .infer_shape(infer_binary);
   if (floats_only) {
-    op.kernel({DType::kF32, DType::kF64}, binary_kernel<kF>);
+    op.bind({DType::kF32, DType::kF64}, binary<kF, KernelContext>, binary<kF, EmitContext>);
   } else {
-    op.kernel(kNumeric, binary_kernel<kF>);
+    op.bind(kNumeric, binary<kF, KernelContext>, binary<kF, EmitContext>);
   }
   if (!gradient) {
     op.grad(zero_grad_maker);
@@ -96,7 +104,8 @@ void register_binary(OpRegistry& r, const char* formula, const char* gradient) {
       .output("X@GRAD", "gradient of X (\"\" when not needed)")
       .output("Y@GRAD", "gradient of Y (\"\" when not needed)")
       .infer_shape(infer_x_y_grads_like_x_y)
-      .kernel({DType::kF32, DType::kF64}, binary_grad_kernel<kF>)
+      .bind({DType::kF32, DType::kF64}, binary_grad<kF, KernelContext>,
+            binary_grad<kF, EmitContext>)
       .kernel_dtype_from("X");
 }
 
@@ -112,13 +121,18 @@ void infer_integer(ShapeContext& ctx) {
   ctx.set_output("Out", kernels::broadcast_shape(ctx.in_shape("X"), ctx.in_shape("Y")), x);
 }
 
-void right_shift_kernel(KernelContext& ctx) {
-  kernels::binary_math(
-      ctx.attr<bool>("is_arithmetic") ? BinaryMath::kShiftRight : BinaryMath::kShiftRightLogical,
-      ctx.in("X"), ctx.in("Y"), ctx.out("Out"));
+template <typename C>
+void right_shift(C& c) {
+  const BinaryMath f = c.op().template attr<bool>("is_arithmetic") ? BinaryMath::kShiftRight
+                                                                   : BinaryMath::kShiftRightLogical;
+  SKIFF_KERNEL_CALL(c, "binary_math", kernels::binary_math, constant(c, f, binary_math_literal),
+                    c.in("X"), c.in("Y"), c.out("Out"));
 }
 
-void bitwise_not_kernel(KernelContext& ctx) { kernels::bitwise_not(ctx.in("X"), ctx.out("Out")); }
+template <typename C>
+void bitwise_not(C& c) {
+  SKIFF_KERNEL_CALL(c, "binary_math", kernels::bitwise_not, c.in("X"), c.out("Out"));
+}
 
 void infer_bitwise_not(ShapeContext& ctx) {
   const DType x = ctx.in_dtype("X");
@@ -128,7 +142,8 @@ void infer_bitwise_not(ShapeContext& ctx) {
 }
 
 // One integer op: slots, shape inference, kernels; no grad maker (integers have none).
-OpBuilder register_integer(OpRegistry& r, BinaryMath f, const char* formula, KernelFn kernel) {
+OpBuilder register_integer(OpRegistry& r, BinaryMath f, const char* formula, KernelFn kernel,
+                           EmitFn emit) {
   const bool with_bool =
       f == BinaryMath::kBitAnd || f == BinaryMath::kBitOr || f == BinaryMath::kBitXor;
   OpBuilder op = r.add(kernels::binary_math_op(f));
@@ -138,38 +153,43 @@ OpBuilder register_integer(OpRegistry& r, BinaryMath f, const char* formula, Ker
       .output("Out", "the broadcast shape of X and Y, their dtype")
       .infer_shape(infer_integer);
   if (with_bool) {
-    op.kernel({DType::kI32, DType::kI64, DType::kBool}, kernel);
+    op.bind({DType::kI32, DType::kI64, DType::kBool}, kernel, emit);
   } else {
-    op.kernel({DType::kI32, DType::kI64}, kernel);
+    op.bind({DType::kI32, DType::kI64}, kernel, emit);
   }
   return op;
 }
 
 void register_integer_ops(OpRegistry& r) {
   register_integer(r, BinaryMath::kBitAnd, "Out = X & Y (bool: logical and)",
-                   binary_kernel<BinaryMath::kBitAnd>);
+                   binary<BinaryMath::kBitAnd, KernelContext>,
+                   binary<BinaryMath::kBitAnd, EmitContext>);
   register_integer(r, BinaryMath::kBitOr, "Out = X | Y (bool: logical or)",
-                   binary_kernel<BinaryMath::kBitOr>);
+                   binary<BinaryMath::kBitOr, KernelContext>,
+                   binary<BinaryMath::kBitOr, EmitContext>);
   register_integer(r, BinaryMath::kBitXor, "Out = X ^ Y (bool: logical xor)",
-                   binary_kernel<BinaryMath::kBitXor>);
+                   binary<BinaryMath::kBitXor, KernelContext>,
+                   binary<BinaryMath::kBitXor, EmitContext>);
   register_integer(r, BinaryMath::kShiftLeft, "Out = X << Y; 0 where Y < 0 or Y >= the bit width",
-                   binary_kernel<BinaryMath::kShiftLeft>)
+                   binary<BinaryMath::kShiftLeft, KernelContext>,
+                   binary<BinaryMath::kShiftLeft, EmitContext>)
       .attr("is_arithmetic", true, "accepted for symmetry: left shifts are the same either way");
   register_integer(r, BinaryMath::kShiftRight,
                    "Out = X >> Y, keeping the sign (is_arithmetic) or as unsigned bits; "
                    "where Y < 0 or Y >= the bit width: -1 for negative X when arithmetic, else 0",
-                   right_shift_kernel)
+                   right_shift<KernelContext>, right_shift<EmitContext>)
       .attr("is_arithmetic", true, "true: sign-extending shift; false: zeros shifted in");
   register_integer(r, BinaryMath::kGcd, "Out = the greatest common divisor of |X| and |Y|",
-                   binary_kernel<BinaryMath::kGcd>);
+                   binary<BinaryMath::kGcd, KernelContext>, binary<BinaryMath::kGcd, EmitContext>);
   register_integer(r, BinaryMath::kLcm, "Out = |X * Y| / gcd(X, Y), 0 where X or Y is 0",
-                   binary_kernel<BinaryMath::kLcm>);
+                   binary<BinaryMath::kLcm, KernelContext>, binary<BinaryMath::kLcm, EmitContext>);
   r.add("bitwise_not")
       .doc("Out = ~X (bool: logical not), elementwise; no gradient.")
       .input("X", "any shape; int32, int64 or bool")
       .output("Out", "X's shape and dtype")
       .infer_shape(infer_bitwise_not)
-      .kernel({DType::kI32, DType::kI64, DType::kBool}, bitwise_not_kernel);
+      .bind({DType::kI32, DType::kI64, DType::kBool}, bitwise_not<KernelContext>,
+            bitwise_not<EmitContext>);
 }
 
 }  // namespace
