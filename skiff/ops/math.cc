@@ -65,6 +65,44 @@ void square_grad(C& c) {
 
 void unary_grad_maker(GradContext& g) { grad_from_x(g, {}); }
 
+// ---- softshrink
+
+template <typename C>
+void softshrink(C& c) {
+  SKIFF_KERNEL_CALL(c, "math", kernels::softshrink, c.in("X"), attr<double>(c, "threshold"),
+                    c.out("Out"));
+}
+
+template <typename C>
+void softshrink_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "math", kernels::softshrink_grad, c.in("X"), c.in("Out@GRAD"),
+                    attr<double>(c, "threshold"), c.out("X@GRAD"));
+}
+
+void register_softshrink(OpRegistry& r) {
+  r.add("softshrink")
+      .doc(
+          "Out = X - threshold where X > threshold, X + threshold where X < -threshold, 0 "
+          "between, elementwise.")
+      .input("X", "any shape; float32 or float64")
+      .output("Out", "X's shape and dtype")
+      .attr("threshold", 0.5, "the half-width of the zero band, >= 0")
+      .infer_shape(infer_out_like_x)
+      .bind({DType::kF32, DType::kF64}, softshrink<KernelContext>, softshrink<EmitContext>)
+      .grad([](GradContext& g) { grad_from_x(g, {"threshold"}); });
+  r.add("softshrink_grad")
+      .doc("X@GRAD = Out@GRAD where |X| > threshold, 0 elsewhere.")
+      .input("X", "the forward X")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X")
+      .attr("threshold", 0.5, "as in the forward op")
+      .infer_shape(infer_x_grad_like_x)
+      .bind({DType::kF32, DType::kF64}, softshrink_grad<KernelContext>,
+            softshrink_grad<EmitContext>)
+      .kernel_dtype_from("X");
+}
+
 // The op `type` with bindings `forward` and `backward` (of its grad op).
 void register_unary(OpRegistry& r, const std::string& type, const char* formula,
                     const char* derivative, KernelFn forward, EmitFn emit_forward,
@@ -206,6 +244,7 @@ void register_math_ops(OpRegistry& r) {
   register_unary(r, "square", "Out = X * X", "2 * X * Out@GRAD", square<KernelContext>,
                  square<EmitContext>, square_grad<KernelContext>, square_grad<EmitContext>);
   register_clip(r);
+  register_softshrink(r);
   register_log_softmax(r);
 }
 

@@ -1,4 +1,4 @@
-// abs, square, clip (every numeric dtype) and log_softmax: values against float64
+// abs, square, clip (every numeric dtype), softshrink and log_softmax: values against float64
 // references at small and threaded sizes, integer wrap-around and bound rounding,
 // special values, numerical stability, in-place use, gradients by finite differences,
 // the grad ops in float32, and errors.
@@ -139,6 +139,24 @@ TEST(MathOps, GradOpsInFloat32) {
   // At a bound the gradient is 0 (Paddle's convention).
   grad("clip_grad", {{"min", -0.5}, {"max", 1.0}})
       .check_output("X@GRAD", Tensor::from_vector<float>({5}, {0, 0, 3, 4, 0}));
+}
+
+TEST(Softshrink, ValuesGradientsAndErrors) {
+  const double t = 0.75;
+  auto shrink = [t](double v) { return v > t ? v - t : v < -t ? v + t : 0.0; };
+  for (DType dtype : {DType::kF32, DType::kF64}) {
+    const Tensor x = random_tensor({4, 9}, dtype, 5, -3, 3);
+    OpTest op("softshrink");
+    op.input("X", x).attr("threshold", t);
+    op.check_output("Out", from_f64(map_f64(to_f64(x), shrink), dtype));
+  }
+  OpTest grad("softshrink");
+  grad.input("X", away_from(away_from(random_tensor({3, 5}, DType::kF64, 6, -3, 3), t), -t))
+      .attr("threshold", t);
+  grad.check_grad({"X"});
+  OpTest negative("softshrink");
+  negative.input("X", random_tensor({2}, DType::kF64, 7)).attr("threshold", -1.0);
+  expect_error(negative, {"softshrink", "threshold must be >= 0", "-1"});
 }
 
 TEST(MathOps, Errors) {

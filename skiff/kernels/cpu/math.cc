@@ -123,4 +123,19 @@ void clip_grad(const Tensor& x, const Tensor& dout, double min, double max, Tens
   });
 }
 
+void softshrink(const Tensor& x, double threshold, Tensor* out) {
+  SKIFF_CHECK(threshold >= 0, "softshrink: threshold must be >= 0, got ", threshold);
+  SKIFF_DISPATCH_FLOATING(x.dtype(), T, {
+    const T t = static_cast<T>(threshold);
+    map_elements<T>(x, out, [t](T v) { return v > t ? v - t : v < -t ? v + t : T(0); });
+  });
+}
+
+void softshrink_grad(const Tensor& x, const Tensor& dout, double threshold, Tensor* dx) {
+  map_grad("softshrink", x, dout, dx, [threshold](auto v, auto d) {
+    using T = decltype(v);
+    return v > T(threshold) || v < T(-threshold) ? d : T(0);
+  });
+}
+
 }  // namespace skiff::kernels

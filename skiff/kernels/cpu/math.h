@@ -1,5 +1,6 @@
 // Elementwise math over any numeric dtype: absolute value, square and clip, with their
-// gradients (float32, float64). Integer results wrap like numpy's on overflow
+// gradients (float32, float64), and softshrink (floating). Integer results wrap like numpy's on
+// overflow
 // (|INT_MIN| stays INT_MIN); NaN stays NaN.
 //
 //   kernels::absolute(x, &out);               // |x|
@@ -26,5 +27,11 @@ void square_grad(const Tensor& x, const Tensor& dout, Tensor* dx);
 void clip(const Tensor& x, double min, double max, Tensor* out);
 // dx = dout where min < x < max, 0 elsewhere.
 void clip_grad(const Tensor& x, const Tensor& dout, double min, double max, Tensor* dx);
+
+// out = x - t where x > t, x + t where x < -t, 0 between (t = threshold >= 0); float32,
+// float64.
+void softshrink(const Tensor& x, double threshold, Tensor* out);
+// dx = dout where |x| > t, 0 elsewhere.
+void softshrink_grad(const Tensor& x, const Tensor& dout, double threshold, Tensor* dx);
 
 }  // namespace skiff::kernels

@@ -147,7 +147,9 @@ def celu(x, alpha=1.0, name=None):
 
 def softshrink(x, threshold=0.5, name=None):
     """x - threshold above it, x + threshold below -threshold, else 0."""
-    return T.sub(x, hardtanh(x, -threshold, threshold))
+    if threshold < 0:
+        raise ValueError(f"softshrink: threshold must be >= 0, got {threshold}")
+    return apply("softshrink", x, attrs={"threshold": float(threshold)})
 
 
 def _where_above(x, magnitude, threshold, value=0.0, out=None):
