@@ -234,92 +234,15 @@ void emit_scale(OpEmitter& e) {
 
 // ---- activations
 
-const char* activation_enum(kernels::Activation kind) {
-  using kernels::Activation;
-  switch (kind) {
-    case Activation::kRelu:
-      return "kRelu";
-    case Activation::kTanh:
-      return "kTanh";
-    case Activation::kSigmoid:
-      return "kSigmoid";
-    case Activation::kExp:
-      return "kExp";
-    case Activation::kLog:
-      return "kLog";
-    case Activation::kGelu:
-      return "kGelu";
-    case Activation::kLeakyRelu:
-      return "kLeakyRelu";
-    case Activation::kElu:
-      return "kElu";
-    case Activation::kSilu:
-      return "kSilu";
-    case Activation::kSoftplus:
-      return "kSoftplus";
-    case Activation::kSqrt:
-      return "kSqrt";
-    case Activation::kRsqrt:
-      return "kRsqrt";
-    case Activation::kPow:
-      return "kPow";
-  }
-  return "";
-}
-
-constexpr kernels::Activation kActivations[] = {
-    kernels::Activation::kRelu,      kernels::Activation::kTanh, kernels::Activation::kSigmoid,
-    kernels::Activation::kExp,       kernels::Activation::kLog,  kernels::Activation::kGelu,
-    kernels::Activation::kLeakyRelu, kernels::Activation::kElu,  kernels::Activation::kSilu,
-    kernels::Activation::kSoftplus,  kernels::Activation::kSqrt, kernels::Activation::kRsqrt,
-    kernels::Activation::kPow};
-
-kernels::Activation activation_of(const std::string& op_type) {
-  for (kernels::Activation kind : kActivations) {
-    const std::string name = kernels::activation_name(kind);
-    if (op_type == name || op_type == name + "_grad") return kind;
-  }
-  fail("'", op_type, "' is not an activation");
-}
-
-// ", k::ActivationParams{...}" for the parameterised activations, "" for the others.
-std::string activation_params(OpEmitter& e) {
-  kernels::ActivationParams p;
-  p.alpha = e.attr_or<double>("alpha", p.alpha);
-  p.beta = e.attr_or<double>("beta", p.beta);
-  p.threshold = e.attr_or<double>("threshold", p.threshold);
-  p.factor = e.attr_or<double>("factor", p.factor);
-  p.approximate = e.attr_or<bool>("approximate", p.approximate);
-  const kernels::ActivationParams defaults;
-  if (p.alpha == defaults.alpha && p.beta == defaults.beta && p.threshold == defaults.threshold &&
-      p.factor == defaults.factor && p.approximate == defaults.approximate) {
-    return "";
-  }
-  return ", k::ActivationParams{" + OpEmitter::lit(p.alpha) + ", " + OpEmitter::lit(p.beta) + ", " +
-         OpEmitter::lit(p.threshold) + ", " + OpEmitter::lit(p.factor) + ", " +
-         OpEmitter::lit(p.approximate) + "}";
-}
-
+// relu, tanh, sigmoid, exp: a static fast path where the shapes allow, else the binding.
+template <bool (*kFastPath)(OpEmitter&)>
 void emit_activation(OpEmitter& e) {
-  const kernels::Activation kind = activation_of(e.op().type);
-  if (kind == kernels::Activation::kRelu && emit_static_relu(e)) return;
-  if (kind == kernels::Activation::kTanh && emit_static_eigen_activation(e, "tanh")) return;
-  if (kind == kernels::Activation::kSigmoid && emit_static_eigen_activation(e, "logistic")) return;
-  if (kind == kernels::Activation::kExp && emit_static_eigen_activation(e, "exp")) return;
-  e.include("activation");
-  e.line(std::string("k::activation(k::Activation::") + activation_enum(kind) + ", " + e.in("X") +
-         ", " + e.out("Out") + activation_params(e) + ");");
+  if (!kFastPath(e)) emit_binding(e);
 }
 
-void emit_activation_grad(OpEmitter& e) {
-  e.include("activation");
-  if (!e.has_out("X@GRAD")) return;
-  const kernels::Activation kind = activation_of(e.op().type);
-  const char* saved = kernels::activation_grad_reads_input(kind) ? "X" : "Out";
-  e.line(std::string("k::activation_grad(k::Activation::") + activation_enum(kind) + ", " +
-         e.in(saved) + ", " + e.in("Out@GRAD") + ", " + e.out("X@GRAD") + activation_params(e) +
-         ");");
-}
+bool static_tanh(OpEmitter& e) { return emit_static_eigen_activation(e, "tanh"); }
+bool static_sigmoid(OpEmitter& e) { return emit_static_eigen_activation(e, "logistic"); }
+bool static_exp(OpEmitter& e) { return emit_static_eigen_activation(e, "exp"); }
 
 // ---- matmul
 
@@ -442,11 +365,10 @@ void add_math_rules(RuleTable& t) {
   t["elementwise_min_grad"] = emit_binary_grad<kMin>;
   t["scale"] = emit_scale;
 
-  for (kernels::Activation kind : kActivations) {
-    const std::string name = kernels::activation_name(kind);
-    t[name] = emit_activation;
-    t[name + "_grad"] = emit_activation_grad;
-  }
+  t["relu"] = emit_activation<emit_static_relu>;
+  t["tanh"] = emit_activation<static_tanh>;
+  t["sigmoid"] = emit_activation<static_sigmoid>;
+  t["exp"] = emit_activation<static_exp>;
 
   t["matmul"] = emit_matmul;
   t["matmul_grad"] = emit_matmul_grad;

@@ -2,11 +2,12 @@
 // softplus, sqrt, rsqrt, pow, and their grad ops.
 #include "skiff/kernels/cpu/activation.h"
 
+#include <cctype>
 #include <string>
 #include <vector>
 
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
-#include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -49,32 +50,56 @@ std::vector<ParamAttr> param_attrs(Activation kind) {
 
 // The kernel-side parameters from the op's attrs (only those `kKind` has).
 template <Activation kKind>
-ActivationParams params_of(const KernelContext& ctx) {
+ActivationParams params_of(const OpDesc& op) {
   ActivationParams p;
-  if constexpr (kKind == Activation::kGelu) p.approximate = ctx.attr<bool>("approximate");
+  if constexpr (kKind == Activation::kGelu) p.approximate = op.attr<bool>("approximate");
   if constexpr (kKind == Activation::kLeakyRelu || kKind == Activation::kElu) {
-    p.alpha = ctx.attr<double>("alpha");
+    p.alpha = op.attr<double>("alpha");
   }
   if constexpr (kKind == Activation::kSoftplus) {
-    p.beta = ctx.attr<double>("beta");
-    p.threshold = ctx.attr<double>("threshold");
+    p.beta = op.attr<double>("beta");
+    p.threshold = op.attr<double>("threshold");
     SKIFF_CHECK(p.beta != 0, "softplus: beta must not be 0");
   }
-  if constexpr (kKind == Activation::kPow) p.factor = ctx.attr<double>("factor");
+  if constexpr (kKind == Activation::kPow) p.factor = op.attr<double>("factor");
   return p;
 }
 
-template <Activation kKind>
-void activation_kernel(KernelContext& ctx) {
-  kernels::activation(kKind, ctx.in("X"), ctx.out("Out"), params_of<kKind>(ctx));
+// "kernels::Activation::kLeakyRelu" for leaky_relu: each enumerator is its op's name in
+// camel case.
+std::string activation_literal(Activation kind) {
+  std::string out = "kernels::Activation::k";
+  bool upper = true;
+  for (const char* c = kernels::activation_name(kind); *c; ++c) {
+    if (*c == '_') {
+      upper = true;
+    } else {
+      out += upper ? static_cast<char>(std::toupper(*c)) : *c;
+      upper = false;
+    }
+  }
+  return out;
 }
 
-template <Activation kKind>
-void activation_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  kernels::activation_grad(kKind, ctx.in(saved_slot(kKind)), ctx.in("Out@GRAD"), dx,
-                           params_of<kKind>(ctx));
+std::string params_literal(const ActivationParams& p) {
+  return "kernels::ActivationParams{" + cpp_literal(p.alpha) + ", " + cpp_literal(p.beta) + ", " +
+         cpp_literal(p.threshold) + ", " + cpp_literal(p.factor) + ", " +
+         cpp_literal(p.approximate) + "}";
+}
+
+template <Activation kKind, typename C>
+void activation(C& c) {
+  SKIFF_KERNEL_CALL(c, "activation", kernels::activation, constant(c, kKind, activation_literal),
+                    c.in("X"), c.out("Out"), constant(c, params_of<kKind>(c.op()), params_literal));
+}
+
+template <Activation kKind, typename C>
+void activation_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "activation", kernels::activation_grad,
+                    constant(c, kKind, activation_literal), c.in(saved_slot(kKind)),
+                    c.in("Out@GRAD"), c.out("X@GRAD"),
+                    constant(c, params_of<kKind>(c.op()), params_literal));
 }
 
 template <Activation kKind>
@@ -109,7 +134,8 @@ void register_activation(OpRegistry& r, const char* formula, const char* derivat
       .input("X", "any shape; float32 or float64")
       .output("Out", "X's shape and dtype")
       .infer_shape(infer_out_like_x)
-      .kernel({DType::kF32, DType::kF64}, activation_kernel<kKind>)
+      .bind({DType::kF32, DType::kF64}, activation<kKind, KernelContext>,
+            activation<kKind, EmitContext>)
       .grad(activation_grad_maker<kKind>);
 
   OpBuilder bwd = r.add(name + "_grad");
@@ -118,15 +144,16 @@ void register_activation(OpRegistry& r, const char* formula, const char* derivat
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X")
       .infer_shape(infer_activation_grad<kKind>)
-      .kernel({DType::kF32, DType::kF64}, activation_grad_kernel<kKind>)
+      .bind({DType::kF32, DType::kF64}, activation_grad<kKind, KernelContext>,
+            activation_grad<kKind, EmitContext>)
       .kernel_dtype_from(slot);
   for (const ParamAttr& a : param_attrs(kKind)) {
     fwd.attr(a.name, a.default_value, a.doc);
     bwd.attr(a.name, a.default_value, "as in the forward op");
   }
   if constexpr (kKind == Activation::kRelu) {  // exact on bfloat16 bits
-    fwd.kernel({DType::kBF16}, activation_kernel<kKind>);
-    bwd.kernel({DType::kBF16}, activation_grad_kernel<kKind>);
+    fwd.kernel({DType::kBF16}, activation<kKind, KernelContext>);
+    bwd.kernel({DType::kBF16}, activation_grad<kKind, KernelContext>);
   }
 }
 

@@ -166,11 +166,11 @@ TEST(CompileTest, HelpListsInputsAndOutputs) {
 TEST(CompileTest, OpWithoutRuleIsNamedWithItsLine) {
   ModelWithParams m;
   BlockBuilder b(&m.program);
-  b.data("x", DType::kF32, {2, 3});
-  m.program.fetch_names = {b.apply("abs", {{"X", {"x"}}})};
+  b.data("x", DType::kBool, {2, 3});
+  m.program.fetch_names = {b.apply("where_index", {{"Condition", {"x"}}})};
   const std::string dir = scratch_dir();
   const std::string message = error_of([&] { compile(m, dir); });
-  EXPECT_NE(message.find("op 'abs'"), std::string::npos) << message;
+  EXPECT_NE(message.find("op 'where_index'"), std::string::npos) << message;
   EXPECT_NE(message.find("compile_test.cc:"), std::string::npos) << message;
   EXPECT_NE(message.find("no C++ emitter rule"), std::string::npos) << message;
 }
