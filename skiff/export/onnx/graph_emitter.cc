@@ -5,6 +5,7 @@
 
 #include "skiff/core/variable.h"
 #include "skiff/export/onnx/onnx_rules.h"
+#include "skiff/ops/registry.h"
 
 namespace skiff::onnx_export {
 
@@ -190,7 +191,11 @@ void GraphEmitter::emit_block() {
                           "lists the op types that have one)");
     }
     try {
-      rule->second(*this, op);
+      // Attributes the op leaves unset take their schema defaults: a rule reads every
+      // attribute it uses with attr<T> and never restates a default.
+      OpDesc filled = op;
+      if (find_op_schema(op.type)) fill_default_attrs(filled);
+      rule->second(*this, filled);
     } catch (const OpExportError&) {
       throw;
     } catch (const Error& e) {

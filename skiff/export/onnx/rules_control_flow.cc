@@ -90,8 +90,8 @@ void array_length(GraphEmitter& g, const OpDesc& op) {
 void tensor_array_to_tensor(GraphEmitter& g, const OpDesc& op) {
   const std::string seq = g.in(op, "X");
   g.node("ConcatFromSequence", {seq}, {g.out(op, "Out")})
-      .i("axis", op.attr_or<int64_t>("axis", 0))
-      .i("new_axis", op.attr_or<bool>("use_stack", false));
+      .i("axis", op.attr<int64_t>("axis"))
+      .i("new_axis", op.attr<bool>("use_stack"));
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ void scatter(GraphEmitter& g, const OpDesc& op) {
     ids = cast;
   }
   const std::string rows = g.apply("Unsqueeze", {ids, g.ints({-1})});  // [M, 1]
-  if (op.attr_or<bool>("overwrite", true)) {
+  if (op.attr<bool>("overwrite")) {
     g.node("ScatterND", {x, rows, updates}, {g.out(op, "Out")});
     return;
   }
@@ -36,15 +36,14 @@ void where_index(GraphEmitter& g, const OpDesc& op) {
 void tril_triu(GraphEmitter& g, const OpDesc& op) {
   SKIFF_CHECK(g.opset() >= 14, "tril_triu needs opset 14 (Trilu)");
   const std::string x = g.in(op, "X");
-  const std::string k =
-      g.scalar(static_cast<double>(op.attr_or<int64_t>("diagonal", 0)), DType::kI64);
-  g.node("Trilu", {x, k}, {g.out(op, "Out")}).i("upper", !op.attr_or<bool>("lower", true));
+  const std::string k = g.scalar(static_cast<double>(op.attr<int64_t>("diagonal")), DType::kI64);
+  g.node("Trilu", {x, k}, {g.out(op, "Out")}).i("upper", !op.attr<bool>("lower"));
 }
 
 // Unique (opset 11) computes every output in int64; skiff's int32 outputs get a Cast.
 void unique(GraphEmitter& g, const OpDesc& op) {
   SKIFF_CHECK(g.opset() >= 11, "unique needs opset 11 (Unique)");
-  const DType index = dtype_from_name(op.attr_or<std::string>("dtype", "int64"));
+  const DType index = dtype_from_name(op.attr<std::string>("dtype"));
   std::vector<std::string> outs = {g.out(op, "Out")};
   std::vector<std::pair<std::string, std::string>> casts;  // (int64 value, skiff output)
   for (const char* slot : {"Indices", "Index", "Counts"}) {
@@ -57,7 +56,7 @@ void unique(GraphEmitter& g, const OpDesc& op) {
       casts.push_back({outs.back(), g.out(op, slot)});
     }
   }
-  const std::vector<int64_t> axis = op.attr_or<std::vector<int64_t>>("axis", {});
+  const std::vector<int64_t> axis = op.attr<std::vector<int64_t>>("axis");
   NodeWriter node = g.node("Unique", {g.in(op, "X")}, outs).i("sorted", 1);
   if (!axis.empty()) node.i("axis", axis[0]);
   for (const auto& [wide, out] : casts)

@@ -25,12 +25,12 @@ std::string unless_ignored(GraphEmitter& g, const std::string& value, const std:
 void sigmoid_cross_entropy(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X"), z = g.in(op, "Label");
   const DType t = g.dtype(op, "X");
-  const int64_t ignore = op.attr_or<int64_t>("ignore_index", -100);
+  const int64_t ignore = op.attr<int64_t>("ignore_index");
   const std::string zero = g.scalar(0, t);
   const std::string softplus = g.apply("Softplus", {g.apply("Neg", {g.apply("Abs", {x})})});
   const std::string linear = g.apply("Sub", {g.apply("Max", {x, zero}), g.apply("Mul", {x, z})});
   const std::string loss = unless_ignored(g, g.apply("Add", {linear, softplus}), z, t, ignore, t);
-  if (!op.attr_or<bool>("normalize", false)) {
+  if (!op.attr<bool>("normalize")) {
     g.node("Identity", {loss}, {g.out(op, "Out")});
     return;
   }
@@ -51,17 +51,17 @@ void softmax_cross_entropy(GraphEmitter& g, const OpDesc& op) {
   const std::string logits = g.in(op, "Logits"), label = g.in(op, "Label");
   const DType t = g.dtype(op, "Logits");
   const int rank = g.shape(op, "Logits").rank();
-  const int64_t axis = normalize_axis(op.attr_or<int64_t>("axis", -1), rank);
+  const int64_t axis = normalize_axis(op.attr<int64_t>("axis"), rank);
   std::string log_p = g.temp("log_softmax");
   g.node("LogSoftmax", {logits}, {log_p}).i("axis", axis);
   std::string loss;
-  if (op.attr_or<bool>("soft_label", false)) {
+  if (op.attr<bool>("soft_label")) {
     const std::string sum = g.temp("sum");
     reduce_node(g, "ReduceSum", g.apply("Mul", {label, log_p}), {axis}, true, sum);
     loss = g.apply("Neg", {sum});
   } else {
     const DType lt = g.dtype(op, "Label");
-    const int64_t ignore = op.attr_or<int64_t>("ignore_index", -100);
+    const int64_t ignore = op.attr<int64_t>("ignore_index");
     // Ignored labels index class 0 (in range) and their loss is then zeroed.
     const std::string ignored =
         g.apply("Equal", {label, g.scalar(static_cast<double>(ignore), lt)});
@@ -78,10 +78,10 @@ void nll_loss(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X");
   std::string label = g.in(op, "Label");
   if (g.shape(op, "Label").rank() == 2) label = g.apply("Reshape", {label, g.ints({-1})});
-  const std::string reduction = op.attr_or<std::string>("reduction", "mean");
+  const std::string reduction = op.attr<std::string>("reduction");
   SKIFF_CHECK(reduction == "none" || reduction == "sum" || reduction == "mean", "reduction ",
               reduction, " is unknown");
-  const int64_t ignore = op.attr_or<int64_t>("ignore_index", -100);
+  const int64_t ignore = op.attr<int64_t>("ignore_index");
   std::vector<std::string> inputs = {x, label};
   if (g.has_in(op, "Weight")) inputs.push_back(g.in(op, "Weight"));
   g.node("NegativeLogLikelihoodLoss", inputs, {g.out(op, "Out")})

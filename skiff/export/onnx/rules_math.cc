@@ -30,7 +30,8 @@ bool is_float(DType t) { return t == DType::kF32 || t == DType::kF64; }
 // differ), the lower-rank operand gets the trailing 1-dims that put it at `axis`.
 std::pair<std::string, std::string> aligned_operands(GraphEmitter& g, const OpDesc& op) {
   std::string x = g.in(op, "X"), y = g.in(op, "Y");
-  const int64_t axis = op.attr_or<int64_t>("axis", -1);
+  // Comparisons and logical ops have no axis: they broadcast as numpy does.
+  const int64_t axis = op.attrs.has("axis") ? op.attr<int64_t>("axis") : -1;
   const int rx = g.shape(op, "X").rank(), ry = g.shape(op, "Y").rank();
   if (axis == -1 || rx == ry) return {x, y};
   const int small = std::min(rx, ry), room = std::max(rx, ry) - small;
@@ -131,7 +132,7 @@ void print(GraphEmitter& g, const OpDesc& op) {
 
 void gelu(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X");
-  const bool approximate = op.attr_or<bool>("approximate", false);
+  const bool approximate = op.attr<bool>("approximate");
   if (g.opset() >= 20) {
     g.node("Gelu", {x}, {g.out(op, "Out")}).s("approximate", approximate ? "tanh" : "none");
     return;
@@ -152,20 +153,20 @@ void gelu(GraphEmitter& g, const OpDesc& op) {
 
 void leaky_relu(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X");
-  g.node("LeakyRelu", {x}, {g.out(op, "Out")}).f("alpha", op.attr_or<double>("alpha", 0.02));
+  g.node("LeakyRelu", {x}, {g.out(op, "Out")}).f("alpha", op.attr<double>("alpha"));
 }
 
 void elu(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X");
-  g.node("Elu", {x}, {g.out(op, "Out")}).f("alpha", op.attr_or<double>("alpha", 1.0));
+  g.node("Elu", {x}, {g.out(op, "Out")}).f("alpha", op.attr<double>("alpha"));
 }
 
 // log(1 + exp(beta x)) / beta, and x itself where beta x > threshold.
 void softplus(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X");
   const DType t = g.dtype(op, "X");
-  const double beta = op.attr_or<double>("beta", 1.0);
-  const double threshold = op.attr_or<double>("threshold", 20.0);
+  const double beta = op.attr<double>("beta");
+  const double threshold = op.attr<double>("threshold");
   const std::string bx = beta == 1.0 ? x : g.apply("Mul", {x, g.scalar(beta, t)});
   std::string sp = g.apply("Softplus", {bx});
   if (beta != 1.0) sp = g.apply("Div", {sp, g.scalar(beta, t)});
@@ -241,15 +242,14 @@ void isfinite(GraphEmitter& g, const OpDesc& op) {
 
 void pow(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X");
-  const std::string factor = g.scalar(op.attr_or<double>("factor", 1.0), g.dtype(op, "X"));
+  const std::string factor = g.scalar(op.attr<double>("factor"), g.dtype(op, "X"));
   g.node("Pow", {x, factor}, {g.out(op, "Out")});
 }
 
 void clip(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X");
   const DType t = g.dtype(op, "X");
-  const double inf = std::numeric_limits<double>::infinity();
-  const double lo = op.attr_or<double>("min", -inf), hi = op.attr_or<double>("max", inf);
+  const double lo = op.attr<double>("min"), hi = op.attr<double>("max");
   const std::string min = std::isinf(lo) ? "" : g.scalar(lo, t);
   const std::string max = std::isinf(hi) ? "" : g.scalar(hi, t);
   g.node("Clip", {x, min, max}, {g.out(op, "Out")});
@@ -260,8 +260,8 @@ void clip(GraphEmitter& g, const OpDesc& op) {
 void scale(GraphEmitter& g, const OpDesc& op) {
   std::string x = g.in(op, "X");
   const DType t = g.dtype(op, "X");
-  const double s = op.attr_or<double>("scale", 1.0), b = op.attr_or<double>("bias", 0.0);
-  const bool after = op.attr_or<bool>("bias_after_scale", true);
+  const double s = op.attr<double>("scale"), b = op.attr<double>("bias");
+  const bool after = op.attr<bool>("bias_after_scale");
   std::vector<std::pair<const char*, double>> steps;
   if (!after && b != 0) steps.emplace_back("Add", b);
   if (s != 1) steps.emplace_back("Mul", s);
@@ -296,7 +296,7 @@ void cast(GraphEmitter& g, const OpDesc& op) {
 
 void increment(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X");
-  const std::string step = g.scalar(op.attr_or<double>("step", 1.0), g.dtype(op, "X"));
+  const std::string step = g.scalar(op.attr<double>("step"), g.dtype(op, "X"));
   g.node("Add", {x, step}, {g.out(op, "Out")});
 }
 

@@ -14,8 +14,10 @@ std::vector<int64_t> onnx_pads(const std::vector<int64_t>& p) {
   return {p[0], p[2], p[1], p[3]};
 }
 
+// Ops that take a data_format (conv2d) must use NCHW; pool2d has none (always NCHW).
 void check_nchw(const OpDesc& op) {
-  const std::string layout = op.attr_or<std::string>("data_format", "NCHW");
+  if (!op.attrs.has("data_format")) return;
+  const std::string layout = op.attr<std::string>("data_format");
   SKIFF_CHECK(layout == "NCHW", "data_format ", layout, " has no ONNX mapping (only NCHW)");
 }
 
@@ -28,13 +30,13 @@ void conv2d(GraphEmitter& g, const OpDesc& op) {
     if (g.shape(op, "Bias").rank() != 1) bias = g.apply("Reshape", {bias, g.ints({-1})});
     inputs.push_back(bias);
   }
-  const bool relu = op.attr_or<bool>("fuse_relu", false);
+  const bool relu = op.attr<bool>("fuse_relu");
   const std::string out = relu ? g.temp("conv") : g.out(op, "Output");
   g.node("Conv", inputs, {out})
-      .ints("strides", op.attr_or<std::vector<int64_t>>("strides", {1, 1}))
-      .ints("pads", onnx_pads(op.attr_or<std::vector<int64_t>>("paddings", {0, 0})))
-      .ints("dilations", op.attr_or<std::vector<int64_t>>("dilations", {1, 1}))
-      .i("group", op.attr_or<int64_t>("groups", 1));
+      .ints("strides", op.attr<std::vector<int64_t>>("strides"))
+      .ints("pads", onnx_pads(op.attr<std::vector<int64_t>>("paddings")))
+      .ints("dilations", op.attr<std::vector<int64_t>>("dilations"))
+      .i("group", op.attr<int64_t>("groups"));
   if (relu) g.node("Relu", {out}, {g.out(op, "Output")});
 }
 
@@ -42,11 +44,11 @@ void conv2d_transpose(GraphEmitter& g, const OpDesc& op) {
   check_nchw(op);
   const std::string x = g.in(op, "Input"), w = g.in(op, "Filter");
   NodeWriter n = g.node("ConvTranspose", {x, w}, {g.out(op, "Output")});
-  n.ints("strides", op.attr_or<std::vector<int64_t>>("strides", {1, 1}))
-      .ints("pads", onnx_pads(op.attr_or<std::vector<int64_t>>("paddings", {0, 0})))
-      .ints("dilations", op.attr_or<std::vector<int64_t>>("dilations", {1, 1}))
-      .i("group", op.attr_or<int64_t>("groups", 1));
-  const std::vector<int64_t> extra = op.attr_or<std::vector<int64_t>>("output_padding", {});
+  n.ints("strides", op.attr<std::vector<int64_t>>("strides"))
+      .ints("pads", onnx_pads(op.attr<std::vector<int64_t>>("paddings")))
+      .ints("dilations", op.attr<std::vector<int64_t>>("dilations"))
+      .i("group", op.attr<int64_t>("groups"));
+  const std::vector<int64_t> extra = op.attr<std::vector<int64_t>>("output_padding");
   if (!extra.empty()) n.ints("output_padding", extra);
 }
 
@@ -72,14 +74,14 @@ std::vector<int64_t> ceil_mode_sizes(const Shape& in, const std::vector<int64_t>
 void pool2d(GraphEmitter& g, const OpDesc& op) {
   check_nchw(op);
   const std::string x = g.in(op, "X");
-  const std::string type = op.attr_or<std::string>("pooling_type", "max");
+  const std::string type = op.attr<std::string>("pooling_type");
   SKIFF_CHECK(type == "max" || type == "avg", "pooling_type ", type, " has no ONNX mapping");
   const bool is_max = type == "max";
   std::vector<int64_t> ksize = op.attr<std::vector<int64_t>>("ksize");
-  std::vector<int64_t> strides = op.attr_or<std::vector<int64_t>>("strides", {1, 1});
-  std::vector<int64_t> pads = onnx_pads(op.attr_or<std::vector<int64_t>>("paddings", {0, 0}));
-  bool global = op.attr_or<bool>("global_pooling", false);
-  if (op.attr_or<bool>("adaptive", false) && !global) {
+  std::vector<int64_t> strides = op.attr<std::vector<int64_t>>("strides");
+  std::vector<int64_t> pads = onnx_pads(op.attr<std::vector<int64_t>>("paddings"));
+  bool global = op.attr<bool>("global_pooling");
+  if (op.attr<bool>("adaptive") && !global) {
     // Adaptive windows are plain windows when the output size divides the input's.
     const Shape& in = g.shape(op, "X");
     global = ksize == std::vector<int64_t>{1, 1};
@@ -98,13 +100,13 @@ void pool2d(GraphEmitter& g, const OpDesc& op) {
     g.node(is_max ? "GlobalMaxPool" : "GlobalAveragePool", {x}, {g.out(op, "Out")});
     return;
   }
-  const bool ceil = op.attr_or<bool>("ceil_mode", false);
+  const bool ceil = op.attr<bool>("ceil_mode");
   const std::vector<int64_t> cut =
       ceil ? ceil_mode_sizes(g.shape(op, "X"), ksize, strides, pads) : std::vector<int64_t>{};
   const std::string pooled = cut.empty() ? g.out(op, "Out") : g.temp("pooled");
   NodeWriter n = g.node(is_max ? "MaxPool" : "AveragePool", {x}, {pooled});
   n.ints("kernel_shape", ksize).ints("strides", strides).ints("pads", pads).i("ceil_mode", ceil);
-  if (!is_max) n.i("count_include_pad", !op.attr_or<bool>("exclusive", true));
+  if (!is_max) n.i("count_include_pad", !op.attr<bool>("exclusive"));
   if (!cut.empty()) {
     const std::string starts = g.ints({0, 0}), axes = g.ints({2, 3});
     g.node("Slice", {pooled, starts, g.ints(cut), axes}, {g.out(op, "Out")});
@@ -116,8 +118,8 @@ void batch_norm(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X"), scale = g.in(op, "Scale"), bias = g.in(op, "Bias");
   const std::string mean = g.in(op, "Mean"), var = g.in(op, "Variance");
   g.node("BatchNormalization", {x, scale, bias, mean, var}, {g.out(op, "Y")})
-      .f("epsilon", op.attr_or<double>("epsilon", 1e-5))
-      .f("momentum", op.attr_or<double>("momentum", 0.9));
+      .f("epsilon", op.attr<double>("epsilon"))
+      .f("momentum", op.attr<double>("momentum"));
   // The running statistics stay as they were.
   if (g.has_out(op, "MeanOut")) g.bind(op.first_output("MeanOut"), mean);
   if (g.has_out(op, "VarianceOut")) g.bind(op.first_output("VarianceOut"), var);
@@ -128,9 +130,8 @@ void layer_norm(GraphEmitter& g, const OpDesc& op) {
   const Shape& shape = g.shape(op, "X");
   const DType t = g.dtype(op, "X");
   const int rank = shape.rank();
-  const int axis =
-      static_cast<int>(normalize_axis(op.attr_or<int64_t>("begin_norm_axis", 1), rank));
-  const double eps = op.attr_or<double>("epsilon", 1e-5);
+  const int axis = static_cast<int>(normalize_axis(op.attr<int64_t>("begin_norm_axis"), rank));
+  const double eps = op.attr<double>("epsilon");
   // Scale and Bias hold the normalized dims flattened; ONNX wants them shaped.
   const bool flat = rank - axis == 1;
   std::string norm_shape;
@@ -169,13 +170,13 @@ void layer_norm(GraphEmitter& g, const OpDesc& op) {
 // Inference: upscale_in_train passes X through, downgrade_in_infer scales it.
 void dropout(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X");
-  const std::string mode = op.attr_or<std::string>("dropout_implementation", "upscale_in_train");
+  const std::string mode = op.attr<std::string>("dropout_implementation");
   if (mode == "upscale_in_train") {
     g.node("Identity", {x}, {g.out(op, "Out")});
     return;
   }
   SKIFF_CHECK(mode == "downgrade_in_infer", "dropout_implementation ", mode, " is unknown");
-  const double keep = 1.0 - op.attr_or<double>("dropout_prob", 0.5);
+  const double keep = 1.0 - op.attr<double>("dropout_prob");
   g.node("Mul", {x, g.scalar(keep, g.dtype(op, "X"))}, {g.out(op, "Out")});
 }
 

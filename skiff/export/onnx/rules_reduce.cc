@@ -1,6 +1,7 @@
 // ONNX rules for ops that combine elements: reductions, softmax / log_softmax,
 // matmul (Gemm for 2-D operands), arg max / min, cumulative sums and top-k.
 #include "skiff/export/onnx/onnx_rules.h"
+#include "skiff/ops/registry.h"
 
 namespace skiff::onnx_export {
 
@@ -14,9 +15,9 @@ const std::map<std::string, const char*> kReduce = {{"reduce_sum", "ReduceSum"},
 
 void reduce(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X");
-  std::vector<int64_t> axes = op.attr_or<std::vector<int64_t>>("dim", {});
-  if (op.attr_or<bool>("reduce_all", false)) axes.clear();
-  const bool keep = op.attr_or<bool>("keep_dim", false);
+  std::vector<int64_t> axes = op.attr<std::vector<int64_t>>("dim");
+  if (op.attr<bool>("reduce_all")) axes.clear();
+  const bool keep = op.attr<bool>("keep_dim");
   reduce_node(g, kReduce.at(op.type), x, axes, keep, g.out(op, "Out"));
 }
 
@@ -32,7 +33,7 @@ void squared_l2_norm(GraphEmitter& g, const OpDesc& op) {
 void softmax(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X");
   const char* onnx = op.type == "softmax" ? "Softmax" : "LogSoftmax";
-  g.node(onnx, {x}, {g.out(op, "Out")}).i("axis", op.attr_or<int64_t>("axis", -1));
+  g.node(onnx, {x}, {g.out(op, "Out")}).i("axis", op.attr<int64_t>("axis"));
 }
 
 std::string swap_last_two(GraphEmitter& g, const std::string& x, int rank) {
@@ -53,7 +54,9 @@ int bias_add_after(GraphEmitter& g, const OpDesc& op) {
   const OpDesc& add = ops[next];
   const std::string product = op.first_output("Out");
   if (add.type != "elementwise_add" || add.first_input("X") != product) return -1;
-  const int64_t axis = add.attr_or<int64_t>("axis", -1);
+  OpDesc filled_add = add;  // the next op: its defaults are not filled in yet
+  fill_default_attrs(filled_add);
+  const int64_t axis = filled_add.attr<int64_t>("axis");
   if (g.shape(add, "Y").rank() != 1 || (axis != -1 && axis != 1)) return -1;
   if (read_elsewhere(g.program(), product, {&add})) return -1;
   return next;
@@ -61,11 +64,11 @@ int bias_add_after(GraphEmitter& g, const OpDesc& op) {
 
 // numpy matmul with optional transposes of the last two dims (ignored for 1-D).
 void matmul(GraphEmitter& g, const OpDesc& op) {
-  SKIFF_CHECK(op.attr_or<std::string>("out_dtype", "").empty(),
+  SKIFF_CHECK(op.attr<std::string>("out_dtype").empty(),
               "out_dtype (bfloat16 products) has no ONNX mapping");
   std::string x = g.in(op, "X"), y = g.in(op, "Y");
   const int rx = g.shape(op, "X").rank(), ry = g.shape(op, "Y").rank();
-  const bool tx = op.attr_or<bool>("trans_x", false), ty = op.attr_or<bool>("trans_y", false);
+  const bool tx = op.attr<bool>("trans_x"), ty = op.attr<bool>("trans_y");
   const DType t = g.dtype(op, "X");
   if (rx == 2 && ry == 2 && (t == DType::kF32 || t == DType::kF64)) {
     const int add = bias_add_after(g, op);
@@ -88,9 +91,9 @@ void matmul(GraphEmitter& g, const OpDesc& op) {
 void arg_extreme(GraphEmitter& g, const OpDesc& op) {
   std::string x = g.in(op, "X");
   const char* onnx = op.type == "argmax" ? "ArgMax" : "ArgMin";
-  int64_t axis = op.attr_or<int64_t>("axis", -1);
-  bool keep = op.attr_or<bool>("keepdims", false);
-  if (op.attr_or<bool>("flatten", false)) {
+  int64_t axis = op.attr<int64_t>("axis");
+  bool keep = op.attr<bool>("keepdims");
+  if (op.attr<bool>("flatten")) {
     x = g.apply("Reshape", {x, g.ints({-1})});
     axis = 0;
     keep = false;
@@ -100,22 +103,21 @@ void arg_extreme(GraphEmitter& g, const OpDesc& op) {
 
 void cumsum(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X");
-  const std::string axis =
-      g.scalar(static_cast<double>(op.attr_or<int64_t>("axis", -1)), DType::kI64);
+  const std::string axis = g.scalar(static_cast<double>(op.attr<int64_t>("axis")), DType::kI64);
   g.node("CumSum", {x, axis}, {g.out(op, "Out")})
-      .i("exclusive", op.attr_or<bool>("exclusive", false))
-      .i("reverse", op.attr_or<bool>("reverse", false));
+      .i("exclusive", op.attr<bool>("exclusive"))
+      .i("reverse", op.attr<bool>("reverse"));
 }
 
 void top_k(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X");
-  const std::string k = g.ints({op.attr_or<int64_t>("k", 1)});
+  const std::string k = g.ints({op.attr<int64_t>("k")});
   const std::string values = g.out(op, "Out");
   const std::string indices = g.has_out(op, "Indices") ? g.out(op, "Indices") : g.temp("indices");
   g.node("TopK", {x, k}, {values, indices})
-      .i("axis", op.attr_or<int64_t>("axis", -1))
-      .i("largest", op.attr_or<bool>("largest", true))
-      .i("sorted", op.attr_or<bool>("sorted", true));
+      .i("axis", op.attr<int64_t>("axis"))
+      .i("largest", op.attr<bool>("largest"))
+      .i("sorted", op.attr<bool>("sorted"));
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ std::string scales_of(GraphEmitter& g, const OpDesc& op, int spatial) {
                 " values to be exported, got ", g.shape(op, "Scale"));
     for (int i = 0; i < (count == 1 ? spatial : 1); ++i) parts.push_back(s);
   } else {
-    const std::vector<double> scale = op.attr_or<std::vector<double>>("scale", {});
+    const std::vector<double> scale = op.attr<std::vector<double>>("scale");
     for (int i = 0; i < spatial; ++i) {
       parts.push_back(g.filled(Shape{1}, scale.size() == 1 ? scale[0] : scale[i], DType::kF32));
     }
@@ -37,9 +37,8 @@ std::string sizes_of(GraphEmitter& g, const OpDesc& op, const std::string& x, co
     rest = g.temp("out_size");
     g.node("Cast", {g.in(op, "OutSize")}, {rest}).i("to", 7);  // INT64
   } else {
-    const std::vector<int64_t> dhw{op.attr_or<int64_t>("out_d", -1),
-                                   op.attr_or<int64_t>("out_h", -1),
-                                   op.attr_or<int64_t>("out_w", -1)};
+    const std::vector<int64_t> dhw{op.attr<int64_t>("out_d"), op.attr<int64_t>("out_h"),
+                                   op.attr<int64_t>("out_w")};
     rest = g.ints(std::vector<int64_t>(dhw.end() - spatial, dhw.end()));
   }
   const std::string out = g.temp("sizes");
@@ -48,18 +47,18 @@ std::string sizes_of(GraphEmitter& g, const OpDesc& op, const std::string& x, co
 }
 
 void resize(GraphEmitter& g, const OpDesc& op) {
-  const std::string layout = op.attr_or<std::string>("data_layout", "NCHW");
+  const std::string layout = op.attr<std::string>("data_layout");
   SKIFF_CHECK(layout == "NCHW" || layout == "NCW" || layout == "NCDHW", "data_layout ", layout,
               " has no ONNX mapping (only channel-first layouts)");
   const std::string x = g.in(op, "X");
   const Shape& shape = g.shape(op, "X");
   const int spatial = shape.rank() - 2;
   const std::string method = op.type.substr(0, op.type.find('_'));
-  const bool align_corners = op.attr_or<bool>("align_corners", false);
-  const int64_t align_mode = op.attr_or<int64_t>("align_mode", 0);
-  const std::vector<double> scale = op.attr_or<std::vector<double>>("scale", {});
-  const std::vector<int64_t> dhw{op.attr_or<int64_t>("out_d", -1), op.attr_or<int64_t>("out_h", -1),
-                                 op.attr_or<int64_t>("out_w", -1)};
+  const bool align_corners = op.attr<bool>("align_corners");
+  const int64_t align_mode = op.attr<int64_t>("align_mode");
+  const std::vector<double> scale = op.attr<std::vector<double>>("scale");
+  const std::vector<int64_t> dhw{op.attr<int64_t>("out_d"), op.attr<int64_t>("out_h"),
+                                 op.attr<int64_t>("out_w")};
   const bool sized =
       g.has_in(op, "OutSize") || (!g.has_in(op, "Scale") && (scale.empty() || dhw[2] > 0));
   const std::string scales = sized ? "" : scales_of(g, op, spatial);

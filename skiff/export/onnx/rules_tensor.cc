@@ -29,8 +29,8 @@ void flatten(GraphEmitter& g, const OpDesc& op) {
     g.node("Reshape", {x, g.ints({1})}, {g.out(op, "Out")});
     return;
   }
-  const int start = static_cast<int>(normalize_axis(op.attr_or<int64_t>("start_axis", 1), rank));
-  const int stop = static_cast<int>(normalize_axis(op.attr_or<int64_t>("stop_axis", -1), rank));
+  const int start = static_cast<int>(normalize_axis(op.attr<int64_t>("start_axis"), rank));
+  const int stop = static_cast<int>(normalize_axis(op.attr<int64_t>("stop_axis"), rank));
   SKIFF_CHECK(start <= stop, "start_axis ", start, " is after stop_axis ", stop);
   std::vector<int64_t> head(static_cast<size_t>(start), 0);
   head.push_back(-1);
@@ -49,7 +49,7 @@ void flatten(GraphEmitter& g, const OpDesc& op) {
 void squeeze(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X");
   const Shape& in = g.shape(op, "X");
-  const std::vector<int64_t> named = op.attr_or<std::vector<int64_t>>("axes", {});
+  const std::vector<int64_t> named = op.attr<std::vector<int64_t>>("axes");
   if (named.empty()) {
     g.node("Squeeze", {x}, {g.out(op, "Out")});
     return;
@@ -91,13 +91,13 @@ void unsqueeze(GraphEmitter& g, const OpDesc& op) {
 void concat(GraphEmitter& g, const OpDesc& op) {
   const std::vector<std::string> xs = g.ins(op, "X");
   SKIFF_CHECK(!xs.empty(), "X is empty");
-  g.node("Concat", xs, {g.out(op, "Out")}).i("axis", op.attr_or<int64_t>("axis", 0));
+  g.node("Concat", xs, {g.out(op, "Out")}).i("axis", op.attr<int64_t>("axis"));
 }
 
 void stack(GraphEmitter& g, const OpDesc& op) {
   const std::vector<std::string> xs = g.ins(op, "X");
   SKIFF_CHECK(!xs.empty(), "X is empty");
-  const int64_t axis = normalize_axis(op.attr_or<int64_t>("axis", 0), g.shape(op, "X").rank() + 1);
+  const int64_t axis = normalize_axis(op.attr<int64_t>("axis"), g.shape(op, "X").rank() + 1);
   std::vector<std::string> grown;
   for (const std::string& x : xs) grown.push_back(g.apply("Unsqueeze", {x, g.ints({axis})}));
   g.node("Concat", grown, {g.out(op, "Y")}).i("axis", axis);
@@ -106,8 +106,8 @@ void stack(GraphEmitter& g, const OpDesc& op) {
 void split(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X");
   const Shape& shape = g.shape(op, "X");
-  const int64_t axis = normalize_axis(op.attr_or<int64_t>("axis", 0), shape.rank());
-  const int64_t num = op.attr_or<int64_t>("num", 0);
+  const int64_t axis = normalize_axis(op.attr<int64_t>("axis"), shape.rank());
+  const int64_t num = op.attr<int64_t>("num");
   std::vector<std::string> outs;
   for (const std::string& v : op.output("Out")) outs.push_back(g.define(v));
   if (num > 0) {
@@ -138,7 +138,7 @@ void slice(GraphEmitter& g, const OpDesc& op) {
                                      g.ints(op.attr<std::vector<int64_t>>("axes"))};
   if (op.type == "strided_slice")
     inputs.push_back(g.ints(op.attr<std::vector<int64_t>>("strides")));
-  const std::vector<int64_t> decrease = op.attr_or<std::vector<int64_t>>("decrease_axis", {});
+  const std::vector<int64_t> decrease = op.attr<std::vector<int64_t>>("decrease_axis");
   if (decrease.empty()) {
     g.node("Slice", inputs, {g.out(op, "Out")});
     return;
@@ -149,7 +149,7 @@ void slice(GraphEmitter& g, const OpDesc& op) {
 
 void gather(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X"), index = g.in(op, "Index");
-  g.node("Gather", {x, index}, {g.out(op, "Out")}).i("axis", op.attr_or<int64_t>("axis", 0));
+  g.node("Gather", {x, index}, {g.out(op, "Out")}).i("axis", op.attr<int64_t>("axis"));
 }
 
 void gather_nd(GraphEmitter& g, const OpDesc& op) {
@@ -187,8 +187,8 @@ void tile(GraphEmitter& g, const OpDesc& op) {
 
 void fill_constant(GraphEmitter& g, const OpDesc& op) {
   const Shape shape(op.attr<std::vector<int64_t>>("shape"));
-  const DType t = dtype_from_name(op.attr_or<std::string>("dtype", "float32"));
-  const double value = op.attr_or<double>("value", 0.0);
+  const DType t = dtype_from_name(op.attr<std::string>("dtype"));
+  const double value = op.attr<double>("value");
   SKIFF_CHECK(shape.known(), "shape ", shape, " has unknown dims");
   if (shape.numel() <= 64) {
     std::vector<double> values(static_cast<size_t>(shape.numel()), value);
@@ -203,9 +203,11 @@ void fill_like(GraphEmitter& g, const OpDesc& op) {
   SKIFF_CHECK(g.var_desc(op.first_input("X")).kind == VarKind::kDenseTensor,
               "only tensors (not tensor arrays) export");
   const std::string x = g.in(op, "X");
-  const std::string name = op.attr_or<std::string>("dtype", "");
+  // fill_any_like has value and dtype ("": X's); fill_zeros_like is zeros of X's dtype.
+  const bool any = op.type == "fill_any_like";
+  const std::string name = any ? op.attr<std::string>("dtype") : "";
   const DType t = name.empty() ? g.dtype(op, "X") : dtype_from_name(name);
-  const double value = op.attr_or<double>("value", 0.0);
+  const double value = any ? op.attr<double>("value") : 0.0;
   g.node("ConstantOfShape", {g.apply("Shape", {x})}, {g.out(op, "Out")})
       .t("value", tensor_proto(Shape{1}, t, {value}));
 }
@@ -218,7 +220,7 @@ void shape(GraphEmitter& g, const OpDesc& op) {
 // A bound from its one-element input tensor (cast to Out's dtype) or its attr.
 std::string range_bound(GraphEmitter& g, const OpDesc& op, const char* slot, const char* attr,
                         DType t) {
-  if (!g.has_in(op, slot)) return g.scalar(op.attr_or<double>(attr, 0.0), t);
+  if (!g.has_in(op, slot)) return g.scalar(op.attr<double>(attr), t);
   const std::string v = g.apply("Reshape", {g.in(op, slot), g.ints({})});
   if (g.dtype(op, slot) == t) return v;
   const std::string cast = g.temp("bound");
@@ -227,7 +229,7 @@ std::string range_bound(GraphEmitter& g, const OpDesc& op, const char* slot, con
 }
 
 void arange(GraphEmitter& g, const OpDesc& op) {
-  const DType t = dtype_from_name(op.attr_or<std::string>("dtype", "float32"));
+  const DType t = dtype_from_name(op.attr<std::string>("dtype"));
   const std::string start = range_bound(g, op, "Start", "start", t);
   const std::string end = range_bound(g, op, "End", "end", t);
   const std::string step = range_bound(g, op, "Step", "step", t);
@@ -242,7 +244,7 @@ void where(GraphEmitter& g, const OpDesc& op) {
 // Rows of W per id; ids equal to padding_idx give zero rows.
 void embedding(GraphEmitter& g, const OpDesc& op) {
   const std::string w = g.in(op, "W"), ids = g.in(op, "Ids");
-  const int64_t padding = op.attr_or<int64_t>("padding_idx", -1);
+  const int64_t padding = op.attr<int64_t>("padding_idx");
   if (padding < 0) {
     g.node("Gather", {w, ids}, {g.out(op, "Out")}).i("axis", 0);
     return;
@@ -257,7 +259,7 @@ void embedding(GraphEmitter& g, const OpDesc& op) {
 
 void one_hot(GraphEmitter& g, const OpDesc& op) {
   const std::string x = g.in(op, "X");
-  const DType t = dtype_from_name(op.attr_or<std::string>("dtype", "float32"));
+  const DType t = dtype_from_name(op.attr<std::string>("dtype"));
   const std::string depth = g.scalar(static_cast<double>(op.attr<int64_t>("depth")), DType::kI64);
   const std::string values = g.model().constant("_off_on", tensor_proto(Shape{2}, t, {0, 1}));
   g.node("OneHot", {x, depth, values}, {g.out(op, "Out")}).i("axis", -1);
