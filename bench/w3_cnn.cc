@@ -9,8 +9,8 @@
 #include <omp.h>
 
 #include "bench/workloads.h"
+#include "skiff/api/optimizer.h"
 #include "skiff/autodiff/backward.h"
-#include "skiff/autodiff/optimizer.h"
 #include "skiff/runtime/executor.h"
 
 using namespace skiff;

@@ -17,8 +17,8 @@
 
 #include "bench/workloads.h"
 #include "examples/fashion_mnist_training.h"
+#include "skiff/api/optimizer.h"
 #include "skiff/autodiff/backward.h"
-#include "skiff/autodiff/optimizer.h"
 
 using namespace skiff;
 

@@ -8,9 +8,9 @@
 #include <cstring>
 #include <fstream>
 
+#include "skiff/api/optimizer.h"
 #include "skiff/api/rnn.h"
 #include "skiff/autodiff/backward.h"
-#include "skiff/autodiff/optimizer.h"
 #include "skiff/core/error.h"
 #include "skiff/runtime/executor.h"
 

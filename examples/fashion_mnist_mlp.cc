@@ -8,8 +8,8 @@
 #include <string>
 
 #include "examples/fashion_mnist_training.h"
+#include "skiff/api/optimizer.h"
 #include "skiff/autodiff/backward.h"
-#include "skiff/autodiff/optimizer.h"
 
 using namespace skiff;
 using namespace skiff::examples;

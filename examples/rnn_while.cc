@@ -8,8 +8,8 @@
 #include <random>
 
 #include "skiff/api/builder.h"
+#include "skiff/api/optimizer.h"
 #include "skiff/autodiff/backward.h"
-#include "skiff/autodiff/optimizer.h"
 #include "skiff/runtime/executor.h"
 
 using namespace skiff;

@@ -4,5 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
 scripts/check_format.sh
+scripts/check_layers.sh
 scripts/build.sh
 cd build && ctest --output-on-failure -j2 "$@"

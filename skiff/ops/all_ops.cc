@@ -48,8 +48,6 @@ void register_unique_ops(OpRegistry& r);
 void register_interpolate_ops(OpRegistry& r);
 void register_unfold_ops(OpRegistry& r);
 void register_linalg_ops(OpRegistry& r);
-// Defined with the runtime (its kernels run programs): runtime/run_program_op.cc.
-void register_run_program_ops(OpRegistry& r);
 
 void register_all_ops(OpRegistry& r) {
   register_control_flow_ops(r);
@@ -95,7 +93,6 @@ void register_all_ops(OpRegistry& r) {
   register_interpolate_ops(r);
   register_unfold_ops(r);
   register_linalg_ops(r);
-  register_run_program_ops(r);
 }
 
 }  // namespace skiff

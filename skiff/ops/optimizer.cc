@@ -1,7 +1,7 @@
 // Optimizer ops: sgd, momentum, adam, adamw, rmsprop, adagrad (PaddlePaddle semantics).
 // sgd, adam and adamw also apply sparse (selected rows) gradients. They update their
 // parameter and accumulators in place (ParamOut names the same variable as Param) and
-// are not differentiable. autodiff/optimizer.h appends them to a training program.
+// are not differentiable. api/optimizer.h appends them to a training program.
 #include "skiff/kernels/cpu/optimizer.h"
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/optimizer_shapes.h"

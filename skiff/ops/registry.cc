@@ -72,10 +72,31 @@ OpBuilder& OpBuilder::runs_blocks() {
   return *this;
 }
 
+namespace {
+
+struct Registrars {
+  std::vector<void (*)(OpRegistry&)> add_ops;
+  bool built = false;
+};
+
+Registrars& registrars() {
+  static Registrars* r = new Registrars;
+  return *r;
+}
+
+}  // namespace
+
+OpRegistrar::OpRegistrar(void (*add_ops)(OpRegistry&)) {
+  SKIFF_CHECK(!registrars().built, "an OpRegistrar ran after the op registry was built");
+  registrars().add_ops.push_back(add_ops);
+}
+
 const OpRegistry& OpRegistry::global() {
   static const OpRegistry* registry = [] {
     auto* r = new OpRegistry;
     register_all_ops(*r);
+    registrars().built = true;
+    for (auto add_ops : registrars().add_ops) add_ops(*r);
     return r;
   }();
   return *registry;

@@ -107,6 +107,19 @@ class OpRegistry {
   std::map<std::string, std::unique_ptr<OpInfo>> ops_;
 };
 
+// Adds the ops of a layer above ops (the runtime's run_program, whose kernels run programs)
+// to the global registry, so that ops never calls up into those layers. One static object
+// in that layer's file:
+//
+//   const OpRegistrar kRunProgramOps(register_run_program_ops);
+//
+// The registry is built on first use from register_all_ops and every registrar; a
+// registrar constructed after that throws.
+class OpRegistrar {
+ public:
+  explicit OpRegistrar(void (*add_ops)(OpRegistry&));
+};
+
 // The schema of `type` in the global registry, or nullptr (for the verifier).
 const OpSchema* find_op_schema(const std::string& type);
 // Adds the schema's default value of every attr the op does not set.

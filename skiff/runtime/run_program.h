@@ -67,7 +67,8 @@ void release_program_function(int64_t id);
 std::unique_ptr<ProgramFunctionVariant> make_program_variant(const ProgramFunction& fn,
                                                              const std::vector<int64_t>& wants);
 
-// Registers run_program and run_program_grad (called by register_all_ops).
+// Registers run_program and run_program_grad (through an OpRegistrar in
+// run_program_op.cc: the runtime adds its ops to the registry; ops does not call up).
 void register_run_program_ops(OpRegistry& r);
 
 }  // namespace skiff

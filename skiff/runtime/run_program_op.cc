@@ -156,4 +156,6 @@ void register_run_program_ops(OpRegistry& r) {
       .kernel({DType::kF32, DType::kF64, DType::kBF16}, run_program_grad_kernel);
 }
 
+const OpRegistrar kRunProgramOps(register_run_program_ops);
+
 }  // namespace skiff

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "skiff/api/optimizer.h"
 #include "skiff/api/rnn.h"
 #include "skiff/autodiff/backward.h"
-#include "skiff/autodiff/optimizer.h"
 #include "tests/codegen/programs.h"
 
 namespace skiff::testing {

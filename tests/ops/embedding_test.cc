@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "skiff/api/optimizer.h"
 #include "skiff/autodiff/backward.h"
-#include "skiff/autodiff/optimizer.h"
 #include "skiff/runtime/executor.h"
 #include "tests/testing/op_test.h"
 

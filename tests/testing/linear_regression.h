@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "skiff/api/builder.h"
+#include "skiff/api/optimizer.h"
 #include "skiff/autodiff/backward.h"
-#include "skiff/autodiff/optimizer.h"
 #include "skiff/runtime/executor.h"
 
 namespace skiff::testing {

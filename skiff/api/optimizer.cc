@@ -1,4 +1,4 @@
-#include "skiff/autodiff/optimizer.h"
+#include "skiff/api/optimizer.h"
 
 #include <map>
 

@@ -2,7 +2,7 @@
 // loss sum((pred - t)^2): the first step matches a hand-computed update for each
 // optimizer, training drives the loss down, and the optimizer state is declared and
 // initialized as documented.
-#include "skiff/autodiff/optimizer.h"
+#include "skiff/api/optimizer.h"
 
 #include <gtest/gtest.h>
 

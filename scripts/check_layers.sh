@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The layers of skiff/ in order: a file may include headers of its own layer and of the
+# layers before it, never of a layer after it (docs/architecture.md, "Layers"). Prints
+# each include that breaks the order and fails; silent when there is none.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+layers=(core ir kernels dist ops autodiff runtime eager api passes data codegen export tools cli)
+declare -A rank
+for i in "${!layers[@]}"; do rank[${layers[$i]}]=$i; done
+
+status=0
+for layer in "${layers[@]}"; do
+  [ -d "skiff/$layer" ] || continue
+  while IFS=: read -r file line include; do
+    used=$(sed -E 's#.*"skiff/([a-z_]+)/.*#\1#' <<<"$include")
+    [ -n "${rank[$used]+x}" ] || continue
+    if [ "${rank[$used]}" -gt "${rank[$layer]}" ]; then
+      echo "$file:$line: $layer includes $used, a later layer: $include" >&2
+      status=1
+    fi
+  done < <(grep -rn --include=*.h --include=*.cc '#include "skiff/' "skiff/$layer" || true)
+done
+exit $status
