@@ -4,9 +4,7 @@
 // turned into literals at compile time.
 #include "skiff/codegen/op_rules.h"
 #include "skiff/codegen/program_emitter.h"
-#include "skiff/kernels/cpu/activation.h"
 #include "skiff/kernels/cpu/reduce.h"
-#include "skiff/kernels/cpu/unary_math.h"
 
 namespace skiff::codegen {
 

@@ -126,15 +126,8 @@ void register_unary(OpRegistry& r, const std::string& type, const char* formula,
 
 // ---- clip ----
 
-template <typename Ctx>
-void read_bounds(const Ctx& ctx, double* min, double* max) {
-  *min = ctx.template attr<double>("min");
-  *max = ctx.template attr<double>("max");
-}
-
 void infer_clip(ShapeContext& ctx) {
-  double min, max;
-  read_bounds(ctx, &min, &max);
+  const double min = ctx.attr<double>("min"), max = ctx.attr<double>("max");
   SKIFF_CHECK(!std::isnan(min) && !std::isnan(max) && min <= max, "clip: min (", min,
               ") must not exceed max (", max, ")");
   infer_numeric_same_as_x(ctx);
