@@ -17,6 +17,18 @@ class OpCallWriter : public CallWriter {
   std::string in(const char* slot, int i) const override { return e_.in(slot, i); }
   std::string out(const char* slot, int i) const override { return e_.out(slot, i); }
   int in_count(const char* slot) const override { return e_.in_count(slot); }
+  int out_count(const char* slot) const override {
+    return static_cast<int>(e_.op().output(slot).size());
+  }
+  int in_rank(const char* slot, int i) const override {
+    const VarDesc* v = e_.in_var(slot, i);
+    return v ? v->shape.rank() : -1;
+  }
+  bool in_is_rows(const char* slot, int i) const override {
+    return e_.in_kind(slot, i) == VarKind::kSelectedRows;
+  }
+  std::string rows_in(const char* slot, int i) const override { return e_.in_rows(slot, i); }
+  std::string rows_out(const char* slot, int i) const override { return e_.out_rows(slot, i); }
   void include(const std::string& family) override { e_.include(family); }
   void line(const std::string& statement) override { e_.line(statement); }
 
@@ -34,7 +46,9 @@ EmitFn binding_of(const std::string& op_type) {
 void emit_binding(OpEmitter& e) {
   OpCallWriter writer(e);
   EmitContext context(writer);
-  binding_of(e.op().type)(context);
+  const EmitFn binding = binding_of(e.op().type);
+  SKIFF_CHECK(binding, e.what(), " has no binding to fall back to");
+  binding(context);
 }
 
 }  // namespace skiff::codegen

@@ -133,10 +133,7 @@ const RuleTable& rule_table() {
     RuleTable t;
     add_control_flow_rules(t);
     add_math_rules(t);
-    add_nn_rules(t);
-    add_layer_rules(t);
-    add_recurrent_rules(t);
-    add_resample_rules(t);
+    add_tensor_array_rules(t);
     add_collective_rules(t);
     return t;
   }();

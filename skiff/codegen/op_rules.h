@@ -1,5 +1,7 @@
-// The emitter rules, one family per file (as ops/ holds one family per file). Each
-// add_*_rules function puts its op types' rules into the table that find_emit_rule reads.
+// The hand-written emitter rules, for ops whose generated code differs from their
+// binding's kernel call (control flow, tensor arrays, static fast paths, collectives), one
+// family per file. Each add_*_rules function puts its op types' rules into
+// the table that find_emit_rule reads; every other op compiles through its binding.
 #pragma once
 
 #include <map>
@@ -14,21 +16,16 @@ using RuleTable = std::map<std::string, EmitRule>;
 
 // while, conditional_block, select_input (rules_control_flow.cc).
 void add_control_flow_rules(RuleTable& t);
-// Creation, copies, casts, comparisons, elementwise arithmetic, activations, matmul and
-// reductions, with their grad ops (rules_math.cc).
+// fill_zeros_like, assign and sum on tensor arrays and selected rows; the static fast
+// paths of increment, comparisons, elementwise arithmetic, activations and matmul
+// (rules_math.cc).
 void add_math_rules(RuleTable& t);
-// softmax, cross-entropy, conv2d, pool2d, reshape / flatten, embedding, the optimizer
-// updates and global-norm clipping (rules_nn.cc).
-void add_nn_rules(RuleTable& t);
-// batch_norm, layer_norm, dropout, transpose, concat, split, stack (rules_layers.cc).
-void add_layer_rules(RuleTable& t);
-// Tensor arrays and the fused LSTM / GRU cells, with their grad ops (rules_recurrent.cc).
-void add_recurrent_rules(RuleTable& t);
+// The tensor arrays: write_to_array, read_from_array, array_length,
+// tensor_array_to_tensor and their grad ops (rules_tensor_array.cc).
+void add_tensor_array_rules(RuleTable& t);
 // The collective ops (c_allreduce_sum, c_allgather, ...) on the communicator of their ring
 // (rules_collective.cc).
 void add_collective_rules(RuleTable& t);
-// The *_interp_v2 resizes, unfold and fold, with their grad ops (rules_resample.cc).
-void add_resample_rules(RuleTable& t);
 
 // The rule of an op whose kernels are a binding (ops/binding.h): runs the binding's
 // EmitContext instantiation, which writes the kernel call (binding_rule.cc). binding_of is

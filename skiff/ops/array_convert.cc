@@ -1,7 +1,9 @@
 // Values that programs built from Python need as tensors: `shape` (a tensor's dims at
 // run time, for dims unknown when the program is built) and tensor_array_to_tensor
 // (the entries of a tensor array stacked or concatenated, with its gradient).
+#include "skiff/kernels/cpu/reshape.h"
 #include "skiff/kernels/cpu/tensor_array.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
@@ -20,12 +22,9 @@ void infer_shape_op(ShapeContext& ctx) {
   ctx.set_output("Out", Shape{ctx.in_shape("X").rank()}, DType::kI64);
 }
 
-void shape_kernel(KernelContext& ctx) {
-  const Tensor& x = ctx.in("X");
-  Tensor* out = ctx.out("Out");
-  out->resize(Shape{x.rank()}, DType::kI64);
-  int64_t* dims = out->data<int64_t>();
-  for (int d = 0; d < x.rank(); ++d) dims[d] = x.shape()[d];
+template <typename C>
+void shape(C& c) {
+  SKIFF_KERNEL_CALL(c, "reshape", kernels::shape_of, c.in("X"), c.out("Out"));
 }
 
 // ---- tensor_array_to_tensor ----
@@ -92,7 +91,7 @@ void register_array_convert_ops(OpRegistry& r) {
       .input("X", "any shape and dtype")
       .output("Out", "int64 [rank of X]")
       .infer_shape(infer_shape_op)
-      .kernel({DType::kI64}, shape_kernel);
+      .bind({DType::kI64}, shape<KernelContext>, shape<EmitContext>);
 
   r.add("tensor_array_to_tensor")
       .doc(

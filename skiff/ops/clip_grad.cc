@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "skiff/kernels/cpu/clip_grad.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
@@ -20,20 +21,6 @@ void check_gradient_var(const VarDesc& v, const char* op) {
       var_kind_name(v.kind), " ", dtype_name(v.dtype), v.shape);
 }
 
-// The sum of squares of what `v` holds (0 for a variable without a value).
-double squared_norm_of(const Variable* v) {
-  if (!v || v->empty()) return 0.0;
-  if (const SelectedRows* rows = v->selected_rows()) return kernels::squared_l2_norm(*rows);
-  const Tensor* t = v->tensor();
-  SKIFF_CHECK(t, "clip_by_global_norm: X holds neither a tensor nor selected rows");
-  return t->initialized() ? kernels::squared_l2_norm(*t) : 0.0;
-}
-
-void write_scalar(double value, DType dtype, Tensor* out) {
-  out->resize(Shape{1}, dtype);
-  SKIFF_DISPATCH_FLOATING(dtype, T, *out->data<T>() = static_cast<T>(value));
-}
-
 // ---- squared_l2_norm ----
 
 void infer_squared_l2_norm(ShapeContext& ctx) {
@@ -42,11 +29,13 @@ void infer_squared_l2_norm(ShapeContext& ctx) {
   ctx.set_output("Out", Shape{1}, x.dtype);
 }
 
-void squared_l2_norm_kernel(KernelContext& ctx) {
-  const Variable* x = ctx.in_var("X");
-  const DType dtype =
-      x && x->selected_rows() ? x->selected_rows()->value.dtype() : ctx.in("X").dtype();
-  write_scalar(squared_norm_of(x), dtype, ctx.out("Out"));
+template <typename C>
+void squared_l2_norm(C& c) {
+  if (c.in_is_rows("X")) {
+    SKIFF_KERNEL_CALL(c, "clip_grad", kernels::squared_l2_norm, c.rows_in("X"), c.out("Out"));
+  } else {
+    SKIFF_KERNEL_CALL(c, "clip_grad", kernels::squared_l2_norm, c.in("X"), c.out("Out"));
+  }
 }
 
 void squared_l2_norm_grad_maker(GradContext& g) {
@@ -57,10 +46,11 @@ void squared_l2_norm_grad_maker(GradContext& g) {
       .set_output("X@GRAD", {g.in_grad("X")});
 }
 
-void squared_l2_norm_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  kernels::squared_l2_norm_grad(ctx.in("X"), ctx.in("Out@GRAD"), dx);
+template <typename C>
+void squared_l2_norm_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "clip_grad", kernels::squared_l2_norm_grad, c.in("X"), c.in("Out@GRAD"),
+                    c.out("X@GRAD"));
 }
 
 // ---- clip_by_global_norm ----
@@ -80,7 +70,10 @@ void infer_clip_by_global_norm(ShapeContext& ctx) {
   ctx.set_output("GlobalNorm", Shape{1}, ctx.in_dtype("X"));
 }
 
-void clip_by_global_norm_kernel(KernelContext& ctx) {
+// The gradients X[i] (dense or selected rows) with their outputs Out[i], as the kernel
+// takes them: run-time values (X without a value is left out), or the expression of the
+// list from the variables' declared kinds (an absent X[i] is left out).
+std::vector<kernels::ClippedGradient> clipped_gradients(KernelContext& ctx) {
   std::vector<kernels::ClippedGradient> grads(static_cast<size_t>(ctx.in_count("X")));
   for (int i = 0; i < ctx.in_count("X"); ++i) {
     const Variable* x = ctx.in_var("X", i);
@@ -96,7 +89,33 @@ void clip_by_global_norm_kernel(KernelContext& ctx) {
       grads[i].tensor_out = out ? out->mutable_tensor() : nullptr;
     }
   }
-  kernels::clip_by_global_norm(grads, ctx.attr<double>("clip_norm"), ctx.out("GlobalNorm"));
+  return grads;
+}
+
+Expr clipped_gradients(const EmitContext& c) {
+  std::string grads = "std::vector<kernels::ClippedGradient>{";
+  const char* sep = "";
+  for (int i = 0; i < c.in_count("X"); ++i) {
+    if (!c.has_in("X", i)) continue;
+    grads += sep;
+    sep = ", ";
+    if (c.in_is_rows("X", i)) {
+      grads += "kernels::ClippedGradient{nullptr, nullptr, &" + c.rows_in("X", i).text + ", " +
+               c.rows_out("Out", i).text + "}";
+    } else {
+      grads += "kernels::ClippedGradient{&" + c.in("X", i).text + ", " + c.out("Out", i).text +
+               ", nullptr, nullptr}";
+    }
+  }
+  return {grads + "}"};
+}
+
+template <typename C>
+void clip_by_global_norm(C& c) {
+  SKIFF_CHECK(c.out_count("Out") == c.in_count("X"), "clip_by_global_norm: ", c.in_count("X"),
+              " gradients in X but ", c.out_count("Out"), " in Out");
+  SKIFF_KERNEL_CALL(c, "clip_grad", kernels::clip_by_global_norm, clipped_gradients(c),
+                    attr<double>(c, "clip_norm"), c.out("GlobalNorm"));
 }
 
 }  // namespace
@@ -107,7 +126,8 @@ void register_clip_grad_ops(OpRegistry& r) {
       .input("X", "float32 or float64 tensor (or selected rows), any shape")
       .output("Out", "[1] of X's dtype")
       .infer_shape(infer_squared_l2_norm)
-      .kernel({DType::kF32, DType::kF64}, squared_l2_norm_kernel)
+      .bind({DType::kF32, DType::kF64}, squared_l2_norm<KernelContext>,
+            squared_l2_norm<EmitContext>)
       .grad(squared_l2_norm_grad_maker);
 
   r.add("squared_l2_norm_grad")
@@ -116,7 +136,8 @@ void register_clip_grad_ops(OpRegistry& r) {
       .input("Out@GRAD", "gradient of Out, one element")
       .output("X@GRAD", "gradient of X")
       .infer_shape(infer_x_grad_like_x)
-      .kernel({DType::kF32, DType::kF64}, squared_l2_norm_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, squared_l2_norm_grad<KernelContext>,
+            squared_l2_norm_grad<EmitContext>)
       .kernel_dtype_from("X");
 
   r.add("clip_by_global_norm")
@@ -130,7 +151,8 @@ void register_clip_grad_ops(OpRegistry& r) {
       .optional_output("GlobalNorm", "[1]: the norm before clipping, of X[0]'s dtype")
       .attr("clip_norm", 1.0, "the largest joint L2 norm let through (> 0)")
       .infer_shape(infer_clip_by_global_norm)
-      .kernel({DType::kF32, DType::kF64}, clip_by_global_norm_kernel)
+      .bind({DType::kF32, DType::kF64}, clip_by_global_norm<KernelContext>,
+            clip_by_global_norm<EmitContext>)
       .kernel_dtype_from("X");
 }
 

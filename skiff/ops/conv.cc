@@ -90,9 +90,19 @@ void infer_conv2d(ShapeContext& ctx) {
   ctx.set_output("Output", out, dtype);
 }
 
-void conv2d_kernel(KernelContext& ctx) {
-  kernels::conv2d(ctx.in("Input"), ctx.in("Filter"), ctx.has_in("Bias") ? &ctx.in("Bias") : nullptr,
-                  conv_params_of(ctx), ctx.attr<bool>("fuse_relu"), ctx.out("Output"));
+// The op's ConvParams (conv2d's), or the expression making them.
+template <typename C>
+auto conv2d_params_value(const C& c) {
+  check_data_format(c);
+  return SKIFF_KERNEL_VALUE(c, kernels::conv_params, attr_ref<Ints>(c, "strides"),
+                            attr_ref<Ints>(c, "paddings"), attr_ref<Ints>(c, "dilations"),
+                            attr<int64_t>(c, "groups"));
+}
+
+template <typename C>
+void conv2d(C& c) {
+  SKIFF_KERNEL_CALL(c, "conv", kernels::conv2d, c.in("Input"), c.in("Filter"), c.in_or_null("Bias"),
+                    conv2d_params_value(c), attr<bool>(c, "fuse_relu"), c.out("Output"));
 }
 
 // conv2d's and conv3d's grad maker.
@@ -128,15 +138,15 @@ void infer_conv2d_grad(ShapeContext& ctx) {
   }
 }
 
-void conv2d_grad_kernel(KernelContext& ctx) {
-  SKIFF_CHECK(!ctx.op().attr_or<bool>("fuse_relu", false), kFusedReluHasNoGrad);
-  Tensor* dx = ctx.out("Input@GRAD");
-  Tensor* dw = ctx.out("Filter@GRAD");
-  Tensor* db = ctx.out("Bias@GRAD");
-  if (!dx && !dw && !db) return;
-  kernels::conv2d_grad(ctx.in("Input"), ctx.in("Filter"), ctx.in("Output@GRAD"),
-                       conv_params_of(ctx), dx, dw, db);
-  if (db && ctx.has_in("Bias")) db->reshape(ctx.in("Bias").shape());  // [1, M, 1, 1] Bias
+template <typename C>
+void conv2d_grad(C& c) {
+  SKIFF_CHECK(!c.op().template attr_or<bool>("fuse_relu", false), kFusedReluHasNoGrad);
+  if (!c.has_out("Input@GRAD") && !c.has_out("Filter@GRAD") && !c.has_out("Bias@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "conv", kernels::conv2d_grad, c.in("Input"), c.in("Filter"),
+                    c.in("Output@GRAD"), conv2d_params_value(c), c.out("Input@GRAD"),
+                    c.out("Filter@GRAD"), c.out("Bias@GRAD"));
+  if (c.has_out("Bias@GRAD") && c.has_in("Bias"))  // a [1, M, 1, 1] Bias
+    reshape_output(c, c.out("Bias@GRAD"), c.in("Bias").shape());
 }
 
 // ---------------------------------------------------------------- conv3d
@@ -191,9 +201,19 @@ void infer_conv2d_transpose(ShapeContext& ctx) {
                  dtype);
 }
 
-void conv2d_transpose_kernel(KernelContext& ctx) {
-  kernels::conv2d_transpose(ctx.in("Input"), ctx.in("Filter"), transpose_params_of(ctx),
-                            ctx.out("Output"));
+// The transposed convolution's ConvParams, or the expression making them.
+template <typename C>
+auto transpose_params_value(const C& c) {
+  check_data_format(c);
+  return SKIFF_KERNEL_VALUE(c, kernels::conv_params, attr_ref<Ints>(c, "strides"),
+                            attr_ref<Ints>(c, "paddings"), attr_ref<Ints>(c, "dilations"),
+                            attr<int64_t>(c, "groups"), attr_ref<Ints>(c, "output_padding"));
+}
+
+template <typename C>
+void conv2d_transpose(C& c) {
+  SKIFF_KERNEL_CALL(c, "conv", kernels::conv2d_transpose, c.in("Input"), c.in("Filter"),
+                    transpose_params_value(c), c.out("Output"));
 }
 
 void conv2d_transpose_grad_maker(GradContext& g) {
@@ -218,12 +238,12 @@ void infer_conv2d_transpose_grad(ShapeContext& ctx) {
   ctx.set_output("Filter@GRAD", ctx.in_shape("Filter"), dtype);
 }
 
-void conv2d_transpose_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("Input@GRAD");
-  Tensor* dw = ctx.out("Filter@GRAD");
-  if (!dx && !dw) return;
-  kernels::conv2d_transpose_grad(ctx.in("Input"), ctx.in("Filter"), ctx.in("Output@GRAD"),
-                                 transpose_params_of(ctx), dx, dw);
+template <typename C>
+void conv2d_transpose_grad(C& c) {
+  if (!c.has_out("Input@GRAD") && !c.has_out("Filter@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "conv", kernels::conv2d_transpose_grad, c.in("Input"), c.in("Filter"),
+                    c.in("Output@GRAD"), transpose_params_value(c), c.out("Input@GRAD"),
+                    c.out("Filter@GRAD"));
 }
 
 // ---------------------------------------------------------------- conv3d_transpose
@@ -236,17 +256,26 @@ void infer_conv3d_transpose(ShapeContext& ctx) {
                  dtype);
 }
 
-void conv3d_transpose_kernel(KernelContext& ctx) {
-  kernels::conv3d_transpose(ctx.in("Input"), ctx.in("Filter"), transpose3d_params_of(ctx),
-                            ctx.out("Output"));
+template <typename C>
+auto transpose3d_params_value(const C& c) {
+  check_data_format(c, "NCDHW");
+  return SKIFF_KERNEL_VALUE(c, kernels::conv3d_params, attr_ref<Ints>(c, "strides"),
+                            attr_ref<Ints>(c, "paddings"), attr_ref<Ints>(c, "dilations"),
+                            attr<int64_t>(c, "groups"), attr_ref<Ints>(c, "output_padding"));
 }
 
-void conv3d_transpose_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("Input@GRAD");
-  Tensor* dw = ctx.out("Filter@GRAD");
-  if (!dx && !dw) return;
-  kernels::conv3d_transpose_grad(ctx.in("Input"), ctx.in("Filter"), ctx.in("Output@GRAD"),
-                                 transpose3d_params_of(ctx), dx, dw);
+template <typename C>
+void conv3d_transpose(C& c) {
+  SKIFF_KERNEL_CALL(c, "conv", kernels::conv3d_transpose, c.in("Input"), c.in("Filter"),
+                    transpose3d_params_value(c), c.out("Output"));
+}
+
+template <typename C>
+void conv3d_transpose_grad(C& c) {
+  if (!c.has_out("Input@GRAD") && !c.has_out("Filter@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "conv", kernels::conv3d_transpose_grad, c.in("Input"), c.in("Filter"),
+                    c.in("Output@GRAD"), transpose3d_params_value(c), c.out("Input@GRAD"),
+                    c.out("Filter@GRAD"));
 }
 
 // The attributes conv2d and conv2d_transpose share (and their grad ops repeat).
@@ -327,7 +356,8 @@ void register_conv3d(OpRegistry& r) {
             "[extra_d, extra_h, extra_w] added at the back / bottom / right of Output, each "
             "below the stride or the dilation (empty: none)")
       .infer_shape(infer_conv3d_transpose)
-      .kernel({DType::kF32, DType::kF64}, conv3d_transpose_kernel)
+      .bind({DType::kF32, DType::kF64}, conv3d_transpose<KernelContext>,
+            conv3d_transpose<EmitContext>)
       .kernel_dtype_from("Input")
       .grad(conv2d_transpose_grad_maker);
 
@@ -341,7 +371,8 @@ void register_conv3d(OpRegistry& r) {
   add_conv3d_attrs(transpose_grad);
   transpose_grad.attr("output_padding", Ints{}, "as in the forward op")
       .infer_shape(infer_conv2d_transpose_grad)
-      .kernel({DType::kF32, DType::kF64}, conv3d_transpose_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, conv3d_transpose_grad<KernelContext>,
+            conv3d_transpose_grad<EmitContext>)
       .kernel_dtype_from("Input");
 }
 
@@ -367,7 +398,7 @@ void register_conv_ops(OpRegistry& r) {
             "apply relu to the output (set by the inference pass fuse_conv_bias_relu; such an "
             "op has no gradient)")
       .infer_shape(infer_conv2d)
-      .kernel({DType::kF32, DType::kF64, DType::kBF16}, conv2d_kernel)
+      .bind({DType::kF32, DType::kF64, DType::kBF16}, conv2d<KernelContext>, conv2d<EmitContext>)
       .kernel_dtype_from("Input")
       .grad(conv2d_grad_maker);
 
@@ -383,7 +414,8 @@ void register_conv_ops(OpRegistry& r) {
   add_conv_attrs(conv_grad);
   conv_grad.attr("fuse_relu", false, "must be false: a fused relu has no gradient")
       .infer_shape(infer_conv2d_grad)
-      .kernel({DType::kF32, DType::kF64, DType::kBF16}, conv2d_grad_kernel)
+      .bind({DType::kF32, DType::kF64, DType::kBF16}, conv2d_grad<KernelContext>,
+            conv2d_grad<EmitContext>)
       .kernel_dtype_from("Input");
 
   OpBuilder transpose = r.add("conv2d_transpose");
@@ -403,7 +435,8 @@ void register_conv_ops(OpRegistry& r) {
             "[extra_h, extra_w] rows / columns added at the bottom / right of Output, each "
             "below the stride or the dilation (empty: none)")
       .infer_shape(infer_conv2d_transpose)
-      .kernel({DType::kF32, DType::kF64}, conv2d_transpose_kernel)
+      .bind({DType::kF32, DType::kF64}, conv2d_transpose<KernelContext>,
+            conv2d_transpose<EmitContext>)
       .kernel_dtype_from("Input")
       .grad(conv2d_transpose_grad_maker);
 
@@ -417,7 +450,8 @@ void register_conv_ops(OpRegistry& r) {
   add_conv_attrs(transpose_grad);
   transpose_grad.attr("output_padding", Ints{}, "as in the forward op")
       .infer_shape(infer_conv2d_transpose_grad)
-      .kernel({DType::kF32, DType::kF64}, conv2d_transpose_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, conv2d_transpose_grad<KernelContext>,
+            conv2d_transpose_grad<EmitContext>)
       .kernel_dtype_from("Input");
 }
 

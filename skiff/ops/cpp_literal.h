@@ -18,7 +18,9 @@ namespace skiff {
 std::string cpp_literal(double v);  // "1.0", "std::numeric_limits<double>::infinity()"
 std::string cpp_literal(int64_t v);
 inline std::string cpp_literal(bool v) { return v ? "true" : "false"; }
-std::string cpp_literal(const std::string& s);           // a quoted, escaped string
+std::string cpp_literal(const std::string& s);  // a quoted, escaped string
+// (Not the bool overload, which a const char* would otherwise pick.)
+inline std::string cpp_literal(const char* s) { return cpp_literal(std::string(s)); }
 std::string cpp_literal(const std::vector<int64_t>& v);  // "{1, 2}"
 std::string cpp_literal(const std::vector<double>& v);   // "{0.5, 1.0}"
 std::string shape_literal(const Shape& s);               // "Shape{1, 2}"

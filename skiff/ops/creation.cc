@@ -1,22 +1,13 @@
 // Tensor creation: constants, fills shaped like another variable, seeded random.
-#include <variant>
-
 #include "skiff/kernels/cpu/fill.h"
 #include "skiff/kernels/cpu/random.h"
-#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
 namespace skiff {
 
 namespace {
-
-// The "shape" attr without copying it into a vector (fill_constant runs in loops).
-Shape shape_attr(const KernelContext& ctx) {
-  const Attr* a = ctx.op().attrs.find("shape");
-  if (const auto* dims = a ? std::get_if<std::vector<int64_t>>(a) : nullptr) return Shape(*dims);
-  return Shape(ctx.attr_ref<std::vector<int64_t>>("shape"));
-}
 
 // A known shape from the "shape" attr, checked at build time.
 Shape known_shape_attr(const ShapeContext& ctx) {
@@ -46,20 +37,27 @@ void infer_like_x(ShapeContext& ctx) {
   ctx.set_output("Out", x.shape, x.dtype, 0, x.kind);
 }
 
-// The output dtype is the kernel's T (kernels are chosen by Out's declared dtype).
-template <typename T>
-void fill_constant_kernel(KernelContext& ctx) {
-  Tensor* out = ctx.out("Out");
-  out->resize(shape_attr(ctx), dtype_of<T>);
-  kernels::fill_typed<T>(kernels::fill_value_as<T>(ctx.attr<double>("value")), out);
+template <typename C>
+void fill_constant(C& c) {
+  SKIFF_KERNEL_CALL(c, "fill", kernels::fill_constant, shape_attr(c, "shape"),
+                    dtype_attr(c, "dtype"), attr<double>(c, "value"), c.out("Out"));
 }
 
-template <typename T>
-void fill_any_like_kernel(KernelContext& ctx) {
-  Shape shape = ctx.in("X").shape();
-  Tensor* out = ctx.out("Out");
-  out->resize(shape, dtype_of<T>);
-  kernels::fill_typed<T>(kernels::fill_value_as<T>(ctx.attr<double>("value")), out);
+// Out's dtype: the dtype attr, or X's when it is empty.
+DType fill_dtype(const KernelContext& c, const Tensor& x) {
+  const std::string& name = c.attr_ref<std::string>("dtype");
+  return name.empty() ? x.dtype() : dtype_from_name(name);
+}
+Expr fill_dtype(const EmitContext& c, const TensorExpr& x) {
+  const std::string& name = c.op().attr_ref<std::string>("dtype");
+  return name.empty() ? x.dtype() : Expr{dtype_literal(dtype_from_name(name))};
+}
+
+template <typename C>
+void fill_any_like(C& c) {
+  const auto& x = c.in("X");
+  SKIFF_KERNEL_CALL(c, "fill", kernels::fill_constant, x.shape(), fill_dtype(c, x),
+                    attr<double>(c, "value"), c.out("Out"));
 }
 
 void fill_zeros_like_kernel(KernelContext& ctx) {
@@ -71,23 +69,26 @@ void fill_zeros_like_kernel(KernelContext& ctx) {
   kernels::zeros_like(ctx.in("X"), ctx.out("Out"));
 }
 
-template <typename T>
-void uniform_random_kernel(KernelContext& ctx) {
-  kernels::uniform_random(shape_attr(ctx), dtype_of<T>, ctx.attr<double>("min"),
-                          ctx.attr<double>("max"), ctx.attr<int64_t>("seed"), ctx.out("Out"));
+template <typename C>
+void uniform_random(C& c) {
+  SKIFF_KERNEL_CALL(c, "random", kernels::uniform_random, shape_attr(c, "shape"),
+                    dtype_attr(c, "dtype"), attr<double>(c, "min"), attr<double>(c, "max"),
+                    attr<int64_t>(c, "seed"), c.out("Out"));
 }
 
-template <typename T>
-void gaussian_random_kernel(KernelContext& ctx) {
-  kernels::gaussian_random(shape_attr(ctx), dtype_of<T>, ctx.attr<double>("mean"),
-                           ctx.attr<double>("std"), ctx.attr<int64_t>("seed"), ctx.out("Out"));
+template <typename C>
+void gaussian_random(C& c) {
+  SKIFF_KERNEL_CALL(c, "random", kernels::gaussian_random, shape_attr(c, "shape"),
+                    dtype_attr(c, "dtype"), attr<double>(c, "mean"), attr<double>(c, "std"),
+                    attr<int64_t>(c, "seed"), c.out("Out"));
 }
 
-template <typename T>
-void truncated_gaussian_random_kernel(KernelContext& ctx) {
-  kernels::truncated_gaussian_random(
-      shape_attr(ctx), dtype_of<T>, ctx.attr<double>("mean"), ctx.attr<double>("std"),
-      ctx.attr<double>("a"), ctx.attr<double>("b"), ctx.attr<int64_t>("seed"), ctx.out("Out"));
+template <typename C>
+void truncated_gaussian_random(C& c) {
+  SKIFF_KERNEL_CALL(c, "random", kernels::truncated_gaussian_random, shape_attr(c, "shape"),
+                    dtype_attr(c, "dtype"), attr<double>(c, "mean"), attr<double>(c, "std"),
+                    attr<double>(c, "a"), attr<double>(c, "b"), attr<int64_t>(c, "seed"),
+                    c.out("Out"));
 }
 
 constexpr const char* kSeedDoc =
@@ -104,11 +105,8 @@ void register_creation_ops(OpRegistry& r) {
       .attr("value", 0.0, "the fill value (integral for integer dtypes)")
       .attr("dtype", std::string("float32"), "numpy name of Out's dtype")
       .infer_shape(infer_from_shape_and_dtype)
-      .kernel({DType::kF32}, fill_constant_kernel<float>)
-      .kernel({DType::kF64}, fill_constant_kernel<double>)
-      .kernel({DType::kI32}, fill_constant_kernel<int32_t>)
-      .kernel({DType::kI64}, fill_constant_kernel<int64_t>)
-      .kernel({DType::kBool}, fill_constant_kernel<bool>);
+      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool},
+            fill_constant<KernelContext>, fill_constant<EmitContext>);
 
   r.add("fill_any_like")
       .doc("Out = a tensor shaped like X with every element = value.")
@@ -117,11 +115,8 @@ void register_creation_ops(OpRegistry& r) {
       .attr("value", 0.0, "the fill value (integral for integer dtypes)")
       .attr("dtype", std::string(""), "numpy name of Out's dtype; \"\" for X's dtype")
       .infer_shape(infer_fill_any_like)
-      .kernel({DType::kF32}, fill_any_like_kernel<float>)
-      .kernel({DType::kF64}, fill_any_like_kernel<double>)
-      .kernel({DType::kI32}, fill_any_like_kernel<int32_t>)
-      .kernel({DType::kI64}, fill_any_like_kernel<int64_t>)
-      .kernel({DType::kBool}, fill_any_like_kernel<bool>);
+      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool},
+            fill_any_like<KernelContext>, fill_any_like<EmitContext>);
 
   r.add("fill_zeros_like")
       .doc(
@@ -142,8 +137,7 @@ void register_creation_ops(OpRegistry& r) {
       .attr("seed", int64_t{0}, kSeedDoc)
       .attr("dtype", std::string("float32"), "float32 or float64")
       .infer_shape(infer_random)
-      .kernel({DType::kF32}, uniform_random_kernel<float>)
-      .kernel({DType::kF64}, uniform_random_kernel<double>);
+      .bind({DType::kF32, DType::kF64}, uniform_random<KernelContext>, uniform_random<EmitContext>);
 
   r.add("gaussian_random")
       .doc("Out = normal values (Box-Muller) from a seeded counter-based generator.")
@@ -154,8 +148,8 @@ void register_creation_ops(OpRegistry& r) {
       .attr("seed", int64_t{0}, kSeedDoc)
       .attr("dtype", std::string("float32"), "float32 or float64")
       .infer_shape(infer_random)
-      .kernel({DType::kF32}, gaussian_random_kernel<float>)
-      .kernel({DType::kF64}, gaussian_random_kernel<double>);
+      .bind({DType::kF32, DType::kF64}, gaussian_random<KernelContext>,
+            gaussian_random<EmitContext>);
 
   r.add("truncated_gaussian_random")
       .doc(
@@ -171,8 +165,8 @@ void register_creation_ops(OpRegistry& r) {
       .attr("seed", int64_t{0}, kSeedDoc)
       .attr("dtype", std::string("float32"), "float32 or float64")
       .infer_shape(infer_random)
-      .kernel({DType::kF32}, truncated_gaussian_random_kernel<float>)
-      .kernel({DType::kF64}, truncated_gaussian_random_kernel<double>);
+      .bind({DType::kF32, DType::kF64}, truncated_gaussian_random<KernelContext>,
+            truncated_gaussian_random<EmitContext>);
 }
 
 }  // namespace skiff

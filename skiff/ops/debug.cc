@@ -1,14 +1,10 @@
 // Debugging ops: print (skiff.static.Print) shows a tensor when the program runs,
 // and its grad op shows the gradient flowing back through it.
-#include <cstdio>
-#include <map>
-#include <mutex>
 #include <string>
-#include <utility>
 
 #include "skiff/kernels/cpu/print.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
-#include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -19,14 +15,15 @@ namespace {
 constexpr std::initializer_list<DType> kPrintDTypes = {DType::kF32, DType::kF64,  DType::kI32,
                                                        DType::kI64, DType::kBool, DType::kBF16};
 
-kernels::PrintOptions print_options(const KernelContext& ctx) {
-  kernels::PrintOptions o;
-  o.message = ctx.attr<std::string>("message");
-  o.summarize = ctx.attr<int64_t>("summarize");
-  o.print_name = ctx.attr<bool>("print_tensor_name");
-  o.print_type = ctx.attr<bool>("print_tensor_type");
-  o.print_shape = ctx.attr<bool>("print_tensor_shape");
-  return o;
+std::string options_literal(const kernels::PrintOptions& o) {
+  return "kernels::PrintOptions{" + cpp_literal(o.message) + ", " + cpp_literal(o.summarize) +
+         ", " + cpp_literal(o.print_name) + ", " + cpp_literal(o.print_type) + ", " +
+         cpp_literal(o.print_shape) + "}";
+}
+
+std::string limit_literal(const kernels::PrintLimit& l) {
+  return "kernels::PrintLimit{" + cpp_literal(l.first_n) + ", " + cpp_literal(l.print_id) + ", " +
+         cpp_literal(l.gradient) + "}";
 }
 
 void check_phase(const std::string& phase) {
@@ -34,30 +31,27 @@ void check_phase(const std::string& phase) {
               "print_phase must be 'forward', 'backward' or 'both', got '", phase, "'");
 }
 
-// Writes `text` to the process's standard output at once (unbuffered by C++ streams,
-// so it interleaves correctly with Python's own output after a flush).
-void emit(const std::string& text) {
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
-}
-
-// Whether this run of a print op (forward, or its gradient) prints: with first_n >= 0,
-// only the first first_n runs in this process of the ops sharing its print_id do.
-bool within_first_n(const KernelContext& ctx, bool gradient) {
-  const int64_t first_n = ctx.attr<int64_t>("first_n");
-  if (first_n < 0) return true;
-  static std::mutex mu;
-  static std::map<std::pair<int64_t, bool>, int64_t> printed;
-  std::lock_guard<std::mutex> lock(mu);
-  int64_t& n = printed[{ctx.attr<int64_t>("print_id"), gradient}];
-  if (n >= first_n) return false;
-  ++n;
-  return true;
-}
-
-// Out shares X's value (copy-on-write keeps either side safe from later writes).
-void pass_through(const Tensor& x, Tensor* out) {
-  if (out) *out = x;
+// print (gradient false) and print_grad (true): the tensor, its variable's name, and
+// whether this direction prints.
+template <bool kGradient, typename C>
+void print(C& c) {
+  const OpDesc& op = c.op();
+  kernels::PrintOptions o;
+  o.message = op.attr<std::string>("message");
+  o.summarize = op.attr<int64_t>("summarize");
+  o.print_name = op.attr<bool>("print_tensor_name");
+  o.print_type = op.attr<bool>("print_tensor_type");
+  o.print_shape = op.attr<bool>("print_tensor_shape");
+  const kernels::PrintLimit limit{op.attr<int64_t>("first_n"), op.attr<int64_t>("print_id"),
+                                  kGradient};
+  const std::string& phase = op.attr_ref<std::string>("print_phase");
+  const bool show = phase != (kGradient ? "forward" : "backward");
+  const std::string name = !kGradient                           ? op.first_input("In")
+                           : op.first_output("In@GRAD").empty() ? op.first_input("Out@GRAD")
+                                                                : op.first_output("In@GRAD");
+  SKIFF_KERNEL_CALL(c, "print", kernels::print_tensor, c.in(kGradient ? "Out@GRAD" : "In"),
+                    constant(c, name), constant(c, o, options_literal), constant(c, show),
+                    constant(c, limit, limit_literal), c.out(kGradient ? "In@GRAD" : "Out"));
 }
 
 // ---- print ----
@@ -65,14 +59,6 @@ void pass_through(const Tensor& x, Tensor* out) {
 void infer_print(ShapeContext& ctx) {
   check_phase(ctx.attr<std::string>("print_phase"));
   ctx.set_output("Out", ctx.in_shape("In"), ctx.in_dtype("In"));
-}
-
-void print_kernel(KernelContext& ctx) {
-  const Tensor& x = ctx.in("In");
-  const std::string phase = ctx.attr<std::string>("print_phase");
-  if (phase != "backward" && within_first_n(ctx, false))
-    emit(kernels::format_tensor(x, ctx.op().first_input("In"), print_options(ctx)));
-  pass_through(x, ctx.out("Out"));
 }
 
 void print_grad_maker(GradContext& g) {
@@ -92,17 +78,6 @@ void infer_print_grad(ShapeContext& ctx) {
   ctx.set_output("In@GRAD", ctx.in_shape("Out@GRAD"), ctx.in_dtype("Out@GRAD"));
 }
 
-void print_grad_kernel(KernelContext& ctx) {
-  const Tensor& dout = ctx.in("Out@GRAD");
-  const std::string phase = ctx.attr<std::string>("print_phase");
-  if (phase != "forward" && within_first_n(ctx, true)) {
-    std::string name = ctx.op().first_output("In@GRAD");
-    emit(kernels::format_tensor(dout, name.empty() ? ctx.op().first_input("Out@GRAD") : name,
-                                print_options(ctx)));
-  }
-  pass_through(dout, ctx.out("In@GRAD"));
-}
-
 void add_print_attrs(OpBuilder& b) {
   b.attr("message", std::string(), "text printed before the tensor")
       .attr("summarize", int64_t{20}, "number of values printed (-1: all)")
@@ -120,22 +95,25 @@ void add_print_attrs(OpBuilder& b) {
 }  // namespace
 
 void register_debug_ops(OpRegistry& r) {
-  OpBuilder print = r.add("print");
-  print
+  OpBuilder print_op = r.add("print");
+  print_op
       .doc(
           "Out = In, printing In (name, shape, dtype, first values) to stdout when it runs; "
           "the gradient is printed the same way when it flows back.")
       .input("In", "the tensor to show")
       .output("Out", "In, unchanged (shares its value)");
-  add_print_attrs(print);
-  print.infer_shape(infer_print).kernel(kPrintDTypes, print_kernel).grad(print_grad_maker);
+  add_print_attrs(print_op);
+  print_op.infer_shape(infer_print)
+      .bind(kPrintDTypes, print<false, KernelContext>, print<false, EmitContext>)
+      .grad(print_grad_maker);
 
   OpBuilder grad = r.add("print_grad");
   grad.doc("In@GRAD = Out@GRAD, printing it (print_phase 'backward' or 'both').")
       .input("Out@GRAD", "gradient of Out")
       .output("In@GRAD", "the same gradient");
   add_print_attrs(grad);
-  grad.infer_shape(infer_print_grad).kernel(kPrintDTypes, print_grad_kernel);
+  grad.infer_shape(infer_print_grad)
+      .bind(kPrintDTypes, print<true, KernelContext>, print<true, EmitContext>);
 }
 
 }  // namespace skiff

@@ -4,6 +4,12 @@
 
 namespace skiff {
 
+Expr reduced_axes_of(const EmitContext& c, const TensorExpr&) {
+  const int rank = c.in_rank("X");
+  SKIFF_CHECK(rank >= 0, c.op().type, ": X is not declared, so its rank is unknown");
+  return {std::to_string(reduced_axes(c.op(), rank)) + "u"};
+}
+
 OpBuilder& with_dim_reduction_attrs(OpBuilder& op) {
   return op.output("Out", "X's dtype; X's shape without the reduced dims (1s with keep_dim)")
       .attr("dim", std::vector<int64_t>{}, "dims to reduce; negative ones count from the back")

@@ -4,7 +4,7 @@
 //
 //   with_dim_reduction_attrs(r.add("reduce_sum").doc(...).input("X", "..."))
 //       .infer_shape(infer_reduce_sum)
-//       .kernel(dtypes, reduce_sum_kernel)
+//       .bind(dtypes, reduce_sum<KernelContext>, reduce_sum<EmitContext>)
 //       .grad(reduce_sum_grad_maker);   // calls add_dim_reduction_grad(g)
 #pragma once
 
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "skiff/kernels/cpu/reduce.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
@@ -25,6 +26,13 @@ uint32_t reduced_axes(const Ctx& ctx, int rank) {
   return kernels::reduce_axes(rank, ctx.template attr_ref<std::vector<int64_t>>("dim"),
                               ctx.template attr<bool>("reduce_all"));
 }
+
+// The reduced axes of a binding's input `x` (slot X): from its rank at run time; compiled,
+// a literal from X's declared rank.
+inline uint32_t reduced_axes_of(const KernelContext& c, const Tensor& x) {
+  return reduced_axes(c, x.rank());
+}
+Expr reduced_axes_of(const EmitContext& c, const TensorExpr& x);
 
 // Declares a forward reduction's Out and its dim, keep_dim and reduce_all attrs.
 OpBuilder& with_dim_reduction_attrs(OpBuilder& op);

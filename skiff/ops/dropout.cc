@@ -29,11 +29,21 @@ void infer_dropout(ShapeContext& ctx) {
   ctx.set_output("Mask", x, DType::kBool);
 }
 
-void dropout_kernel(KernelContext& ctx) {
-  kernels::dropout(ctx.in("X"), ctx.attr<double>("dropout_prob"), ctx.attr<bool>("is_test"),
-                   static_cast<uint64_t>(ctx.attr<int64_t>("seed")),
-                   kernels::dropout_mode(ctx.attr_ref<std::string>("dropout_implementation")),
-                   ctx.out("Out"), ctx.out("Mask"));
+// The seed attr as the kernel's uint64_t (its bits unchanged): the value, or its literal
+// for the compiler, so a compiled model draws the mask the interpreter draws.
+template <typename C>
+auto seed_of(const C& c) {
+  return constant(c, static_cast<uint64_t>(c.op().template attr<int64_t>("seed")),
+                  [](uint64_t seed) { return std::to_string(seed) + "u"; });
+}
+
+template <typename C>
+void dropout(C& c) {
+  SKIFF_KERNEL_CALL(c, "dropout", kernels::dropout, c.in("X"), attr<double>(c, "dropout_prob"),
+                    attr<bool>(c, "is_test"), seed_of(c),
+                    SKIFF_KERNEL_VALUE(c, kernels::dropout_mode,
+                                       attr_ref<std::string>(c, "dropout_implementation")),
+                    c.out("Out"), c.out("Mask"));
 }
 
 void dropout_grad_maker(GradContext& g) {
@@ -85,7 +95,7 @@ void register_dropout_ops(OpRegistry& r) {
       .attr("dropout_implementation", std::string("upscale_in_train"),
             "\"upscale_in_train\" or \"downgrade_in_infer\"")
       .infer_shape(infer_dropout)
-      .kernel({DType::kF32, DType::kF64}, dropout_kernel)
+      .bind({DType::kF32, DType::kF64}, dropout<KernelContext>, dropout<EmitContext>)
       .kernel_dtype_from("X")
       .grad(dropout_grad_maker);
 

@@ -1,8 +1,10 @@
 // Binary elementwise ops with broadcasting (elementwise_add, _sub, _mul, _div, _max,
 // _min), their grad ops, and scale.
+#include <cctype>
+
 #include "skiff/kernels/cpu/elementwise.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
-#include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -14,25 +16,39 @@ using kernels::BinaryOp;
 
 // The axis only matters when the shapes differ; equal shapes (the hot path of small
 // recurrent models) skip the attribute lookup.
-int broadcast_axis(const KernelContext& ctx, const Tensor& x, const Tensor& y) {
-  return x.shape() == y.shape() ? -1 : ctx.attr<int>("axis");
+int broadcast_axis(const KernelContext& c, const Tensor& x, const Tensor& y) {
+  return x.shape() == y.shape() ? -1 : c.attr<int>("axis");
+}
+Expr broadcast_axis(const EmitContext& c, const Expr& x, const Expr& y) {
+  const int64_t axis = c.op().attr<int64_t>("axis");
+  if (axis == -1) return {"-1"};
+  return {x.text + ".shape() == " + y.text + ".shape() ? -1 : " + cpp_literal(axis)};
 }
 
-template <BinaryOp kOp>
-void binary_kernel(KernelContext& ctx) {
-  const Tensor& x = ctx.in("X");
-  const Tensor& y = ctx.in("Y");
-  kernels::elementwise_binary(kOp, x, y, ctx.out("Out"), broadcast_axis(ctx, x, y));
+// "kernels::BinaryOp::kAdd": each enumerator is k and its capitalised name.
+std::string binary_op_literal(BinaryOp op) {
+  std::string name = kernels::binary_op_name(op);
+  name[0] = static_cast<char>(std::toupper(name[0]));
+  return "kernels::BinaryOp::k" + name;
 }
 
-template <BinaryOp kOp>
-void binary_grad_kernel(KernelContext& ctx) {
-  static const Tensor kNoOut;
-  const Tensor& out = ctx.has_in("Out") ? ctx.in("Out") : kNoOut;
-  const Tensor& x = ctx.in("X");
-  const Tensor& y = ctx.in("Y");
-  kernels::elementwise_binary_grad(kOp, x, y, out, ctx.in("Out@GRAD"), ctx.out("X@GRAD"),
-                                   ctx.out("Y@GRAD"), broadcast_axis(ctx, x, y));
+template <BinaryOp kOp, typename C>
+void binary(C& c) {
+  const auto& x = c.in("X");
+  const auto& y = c.in("Y");
+  SKIFF_KERNEL_CALL(c, "elementwise", kernels::elementwise_binary,
+                    constant(c, kOp, binary_op_literal), x, y, c.out("Out"),
+                    broadcast_axis(c, x, y));
+}
+
+template <BinaryOp kOp, typename C>
+void binary_grad(C& c) {
+  if (!c.has_out("X@GRAD") && !c.has_out("Y@GRAD")) return;
+  const auto& x = c.in("X");
+  const auto& y = c.in("Y");
+  SKIFF_KERNEL_CALL(c, "elementwise", kernels::elementwise_binary_grad,
+                    constant(c, kOp, binary_op_literal), x, y, in_or_empty(c, "Out"),
+                    c.in("Out@GRAD"), c.out("X@GRAD"), c.out("Y@GRAD"), broadcast_axis(c, x, y));
 }
 
 void infer_binary(ShapeContext& ctx) {
@@ -73,8 +89,8 @@ void register_binary(OpRegistry& r, const char* type, const char* formula) {
       .output("Out", "the broadcast shape of X and Y")
       .attr("axis", int64_t{-1}, kAxisDoc)
       .infer_shape(infer_binary)
-      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBF16},
-              binary_kernel<kOp>)
+      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBF16},
+            binary<kOp, KernelContext>, binary<kOp, EmitContext>)
       .grad(binary_grad_maker);
 
   r.add(name + "_grad")
@@ -89,13 +105,15 @@ void register_binary(OpRegistry& r, const char* type, const char* formula) {
       .output("Y@GRAD", "gradient of Y (\"\" when not needed)")
       .attr("axis", int64_t{-1}, kAxisDoc)
       .infer_shape(infer_x_y_grads_like_x_y)
-      .kernel({DType::kF32, DType::kF64, DType::kBF16}, binary_grad_kernel<kOp>)
+      .bind({DType::kF32, DType::kF64, DType::kBF16}, binary_grad<kOp, KernelContext>,
+            binary_grad<kOp, EmitContext>)
       .kernel_dtype_from("X");
 }
 
-void scale_kernel(KernelContext& ctx) {
-  kernels::scale(ctx.in("X"), ctx.attr<double>("scale"), ctx.attr<double>("bias"),
-                 ctx.attr<bool>("bias_after_scale"), ctx.out("Out"));
+template <typename C>
+void scale(C& c) {
+  SKIFF_KERNEL_CALL(c, "elementwise", kernels::scale, c.in("X"), attr<double>(c, "scale"),
+                    attr<double>(c, "bias"), attr<bool>(c, "bias_after_scale"), c.out("Out"));
 }
 
 // d(scale * X + b)/dX = scale: the gradient is a scale op with the same factor.
@@ -131,7 +149,8 @@ void register_elementwise_ops(OpRegistry& r) {
       .attr("bias", 0.0, "the offset")
       .attr("bias_after_scale", true, "add bias after scaling (else before)")
       .infer_shape(infer_out_like_x)
-      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, scale_kernel)
+      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, scale<KernelContext>,
+            scale<EmitContext>)
       .grad(scale_grad_maker);
 }
 

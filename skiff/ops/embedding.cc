@@ -3,8 +3,8 @@
 // adam apply sparsely).
 #include "skiff/kernels/cpu/embedding.h"
 
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
-#include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -31,8 +31,10 @@ void infer_embedding(ShapeContext& ctx) {
                  ctx.in_dtype("W"));
 }
 
-void embedding_kernel(KernelContext& ctx) {
-  kernels::embedding(ctx.in("W"), ctx.in("Ids"), ctx.attr<int64_t>("padding_idx"), ctx.out("Out"));
+template <typename C>
+void embedding(C& c) {
+  SKIFF_KERNEL_CALL(c, "embedding", kernels::embedding, c.in("W"), c.in("Ids"),
+                    attr<int64_t>(c, "padding_idx"), c.out("Out"));
 }
 
 void embedding_grad_maker(GradContext& g) {
@@ -53,17 +55,16 @@ void infer_embedding_grad(ShapeContext& ctx) {
   ctx.set_output("W@GRAD", ctx.in_shape("W"), ctx.in_dtype("W"), 0, kind);
 }
 
-void embedding_grad_kernel(KernelContext& ctx) {
-  Variable* w_grad = ctx.out_var("W@GRAD");
-  if (!w_grad) return;
-  const Tensor& w = ctx.in("W");
-  const int64_t padding_idx = ctx.attr<int64_t>("padding_idx");
-  if (ctx.attr<bool>("is_sparse")) {
-    kernels::embedding_grad_rows(ctx.in("Ids"), ctx.in("Out@GRAD"), w.dim(0), padding_idx,
-                                 w_grad->mutable_selected_rows());
+// With is_sparse, W@GRAD is selected rows holding the looked-up rows only.
+template <typename C>
+void embedding_grad(C& c) {
+  if (!c.has_out("W@GRAD")) return;
+  if (c.op().template attr<bool>("is_sparse")) {
+    SKIFF_KERNEL_CALL(c, "embedding", kernels::embedding_grad_rows, c.in("Ids"), c.in("Out@GRAD"),
+                      c.in("W").dim(0), attr<int64_t>(c, "padding_idx"), c.rows_out("W@GRAD"));
   } else {
-    kernels::embedding_grad(ctx.in("Ids"), ctx.in("Out@GRAD"), w.shape(), padding_idx,
-                            w_grad->mutable_tensor());
+    SKIFF_KERNEL_CALL(c, "embedding", kernels::embedding_grad, c.in("Ids"), c.in("Out@GRAD"),
+                      c.in("W").shape(), attr<int64_t>(c, "padding_idx"), c.out("W@GRAD"));
   }
 }
 
@@ -82,7 +83,7 @@ void register_embedding_ops(OpRegistry& r) {
       .attr("padding_idx", int64_t{-1}, "id whose output is zero and gets no gradient; -1: none")
       .attr("is_sparse", false, "make the gradient of W selected rows instead of a dense [V, D]")
       .infer_shape(infer_embedding)
-      .kernel({DType::kF32, DType::kF64}, embedding_kernel)
+      .bind({DType::kF32, DType::kF64}, embedding<KernelContext>, embedding<EmitContext>)
       .kernel_dtype_from("W")
       .grad(embedding_grad_maker);
 
@@ -98,7 +99,7 @@ void register_embedding_ops(OpRegistry& r) {
       .attr("padding_idx", int64_t{-1}, "as in the forward op")
       .attr("is_sparse", false, "as in the forward op")
       .infer_shape(infer_embedding_grad)
-      .kernel({DType::kF32, DType::kF64}, embedding_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, embedding_grad<KernelContext>, embedding_grad<EmitContext>)
       .kernel_dtype_from("W");
 }
 

@@ -2,8 +2,8 @@
 // bicubic_interp_v2 (NCHW), trilinear_interp_v2 (NCDHW), nearest_interp_v2 (any of the
 // three), and their grad ops. One schema for all; the op type names the method.
 #include "skiff/kernels/cpu/interpolate.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
-#include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -14,25 +14,32 @@ namespace {
 // "bilinear" for "bilinear_interp_v2" or "bilinear_interp_v2_grad".
 std::string method_of(const std::string& op_type) { return op_type.substr(0, op_type.find('_')); }
 
-template <typename Ctx>
-kernels::InterpOptions options_of(const Ctx& ctx, int spatial_rank) {
-  const std::string& layout = ctx.template attr_ref<std::string>("data_layout");
+// The resized dims of X: all but N and C.
+int spatial_rank(const Tensor& x) { return x.rank() - 2; }
+Expr spatial_rank(const TensorExpr& x) { return {x.rank().text + " - 2"}; }
+
+void check_layout(const OpDesc& op) {
+  const std::string& layout = op.attr_ref<std::string>("data_layout");
   SKIFF_CHECK(layout == "NCHW" || layout == "NCW" || layout == "NCDHW" || layout == "AnyLayout",
-              ctx.op().type, ": data_layout must be channel-first (NCW, NCHW or NCDHW), got ",
-              layout);
-  return kernels::interp_options(
-      method_of(ctx.op().type), spatial_rank,
-      {ctx.template attr<int64_t>("out_d"), ctx.template attr<int64_t>("out_h"),
-       ctx.template attr<int64_t>("out_w")},
-      ctx.template attr_ref<std::vector<double>>("scale"), ctx.template attr<bool>("align_corners"),
-      static_cast<int>(ctx.template attr<int64_t>("align_mode")));
+              op.type, ": data_layout must be channel-first (NCW, NCHW or NCDHW), got ", layout);
 }
 
-// The options with the OutSize and Scale inputs, when given, in place of the attributes.
-kernels::InterpOptions run_options(const KernelContext& ctx, int spatial_rank) {
-  return kernels::with_size_inputs(options_of(ctx, spatial_rank),
-                                   ctx.has_in("OutSize") ? &ctx.in("OutSize") : nullptr,
-                                   ctx.has_in("Scale") ? &ctx.in("Scale") : nullptr);
+std::vector<int64_t> out_dhw(const OpDesc& op) {
+  return {op.attr<int64_t>("out_d"), op.attr<int64_t>("out_h"), op.attr<int64_t>("out_w")};
+}
+
+// The op's InterpOptions for input `x` (a value or an expression), with the OutSize and
+// Scale inputs, when given, in place of the attributes.
+template <typename C, typename X>
+auto options_of(const C& c, const X& x) {
+  check_layout(c.op());
+  return SKIFF_KERNEL_VALUE(
+      c, kernels::with_size_inputs,
+      SKIFF_KERNEL_VALUE(c, kernels::interp_options, constant(c, method_of(c.op().type)),
+                         spatial_rank(x), constant(c, out_dhw(c.op())),
+                         attr_ref<std::vector<double>>(c, "scale"), attr<bool>(c, "align_corners"),
+                         attr<int64_t>(c, "align_mode")),
+      c.in_or_null("OutSize"), c.in_or_null("Scale"));
 }
 
 void infer_interp(ShapeContext& ctx) {
@@ -42,8 +49,11 @@ void infer_interp(ShapeContext& ctx) {
               dtype_name(dtype));
   SKIFF_CHECK(x.rank() >= 3 && x.rank() <= 5, ctx.op().type, ": X must be 3-D, 4-D or 5-D, got ",
               x);
-  const int spatial_rank = x.rank() - 2;
-  const kernels::InterpOptions o = options_of(ctx, spatial_rank);
+  check_layout(ctx.op());
+  const kernels::InterpOptions o = kernels::interp_options(
+      method_of(ctx.op().type), x.rank() - 2, out_dhw(ctx.op()),
+      ctx.attr_ref<std::vector<double>>("scale"), ctx.attr<bool>("align_corners"),
+      static_cast<int>(ctx.attr<int64_t>("align_mode")));
   Shape out = x;
   if (ctx.has_input("OutSize") || ctx.has_input("Scale")) {
     for (int i = 2; i < x.rank(); ++i) out[i] = -1;  // known only at run time
@@ -53,9 +63,10 @@ void infer_interp(ShapeContext& ctx) {
   ctx.set_output("Out", out, dtype);
 }
 
-void interp_kernel(KernelContext& ctx) {
-  const Tensor& x = ctx.in("X");
-  kernels::interpolate(x, run_options(ctx, x.rank() - 2), ctx.out("Out"));
+template <typename C>
+void interp(C& c) {
+  const auto& x = c.in("X");
+  SKIFF_KERNEL_CALL(c, "interpolate", kernels::interpolate, x, options_of(c, x), c.out("Out"));
 }
 
 void interp_grad_maker(GradContext& g) {
@@ -75,11 +86,12 @@ void interp_grad_maker(GradContext& g) {
   }
 }
 
-void interp_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  const Tensor& x = ctx.in("X");
-  kernels::interpolate_grad(x.shape(), ctx.in("Out@GRAD"), run_options(ctx, x.rank() - 2), dx);
+template <typename C>
+void interp_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  const auto& x = c.in("X");
+  SKIFF_KERNEL_CALL(c, "interpolate", kernels::interpolate_grad, x.shape(), c.in("Out@GRAD"),
+                    options_of(c, x), c.out("X@GRAD"));
 }
 
 OpBuilder& interp_attrs(OpBuilder& b) {
@@ -127,7 +139,7 @@ void register_interpolate_ops(OpRegistry& r) {
         .output("Out", "X's dtype, spatial dims resized");
     interp_attrs(fwd)
         .infer_shape(infer_interp)
-        .kernel({DType::kF32, DType::kF64}, interp_kernel)
+        .bind({DType::kF32, DType::kF64}, interp<KernelContext>, interp<EmitContext>)
         .kernel_dtype_from("X")
         .grad(interp_grad_maker);
 
@@ -140,7 +152,7 @@ void register_interpolate_ops(OpRegistry& r) {
         .output("X@GRAD", "gradient of X");
     interp_attrs(bwd)
         .infer_shape(infer_x_grad_like_x)
-        .kernel({DType::kF32, DType::kF64}, interp_grad_kernel)
+        .bind({DType::kF32, DType::kF64}, interp_grad<KernelContext>, interp_grad<EmitContext>)
         .kernel_dtype_from("X");
   }
 }

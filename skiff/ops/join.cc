@@ -5,8 +5,8 @@
 
 #include "skiff/kernels/cpu/axis.h"
 #include "skiff/kernels/cpu/join.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
-#include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -33,20 +33,6 @@ std::vector<Shape> input_shapes(const ShapeContext& ctx, const char* op) {
   return shapes;
 }
 
-std::vector<Tensor> input_tensors(const KernelContext& ctx, const char* slot) {
-  std::vector<Tensor> xs;
-  xs.reserve(ctx.in_count(slot));
-  for (int i = 0; i < ctx.in_count(slot); ++i) xs.push_back(ctx.in(slot, i));
-  return xs;
-}
-
-std::vector<Tensor*> output_tensors(KernelContext& ctx, const char* slot) {
-  std::vector<Tensor*> outs;
-  outs.reserve(ctx.out_count(slot));
-  for (int i = 0; i < ctx.out_count(slot); ++i) outs.push_back(ctx.out(slot, i));
-  return outs;
-}
-
 // ---- concat ----
 
 void infer_concat(ShapeContext& ctx) {
@@ -55,8 +41,10 @@ void infer_concat(ShapeContext& ctx) {
                  ctx.in_dtype("X"));
 }
 
-void concat_kernel(KernelContext& ctx) {
-  kernels::concat(input_tensors(ctx, "X"), ctx.attr<int64_t>("axis"), ctx.out("Out"));
+template <typename C>
+void concat(C& c) {
+  SKIFF_KERNEL_CALL(c, "join", kernels::concat, tensor_list(c, "X"), attr<int64_t>(c, "axis"),
+                    c.out("Out"));
 }
 
 void concat_grad_maker(GradContext& g) {
@@ -73,26 +61,20 @@ void infer_concat_grad(ShapeContext& ctx) {
     ctx.set_output("X@GRAD", ctx.in_shape("X", i), ctx.in_dtype("Out@GRAD"), i);
 }
 
-void concat_grad_kernel(KernelContext& ctx) {
-  const int64_t axis = ctx.attr<int64_t>("axis");
-  Ints sizes;
-  for (int i = 0; i < ctx.in_count("X"); ++i) {
-    const Tensor& x = ctx.in("X", i);
-    sizes.push_back(x.dim(kernels::resolve_axis("concat_grad", axis, x.shape())));
-  }
-  kernels::split(ctx.in("Out@GRAD"), axis, sizes, output_tensors(ctx, "X@GRAD"));
+template <typename C>
+void concat_grad(C& c) {
+  const auto axis = attr<int64_t>(c, "axis");
+  SKIFF_KERNEL_CALL(c, "join", kernels::split, c.in("Out@GRAD"), axis,
+                    SKIFF_KERNEL_VALUE(c, kernels::concat_sizes, tensor_list(c, "X"), axis),
+                    output_list(c, "X@GRAD"));
 }
 
 // ---- split ----
 
-Ints split_sizes_of(const Shape& x, const OpDesc& op) {
-  return kernels::split_sizes(x, op.attr<int64_t>("axis"), op.attr<int64_t>("num"),
-                              op.attr_ref<Ints>("sections"));
-}
-
 void infer_split(ShapeContext& ctx) {
   const Shape x = ctx.in_shape("X");
-  const Ints sizes = split_sizes_of(x, ctx.op());
+  const Ints sizes = kernels::split_sizes(x, ctx.attr<int64_t>("axis"), ctx.attr<int64_t>("num"),
+                                          ctx.attr_ref<Ints>("sections"));
   SKIFF_CHECK(static_cast<int>(sizes.size()) == ctx.out_count("Out"), "split: X ", x,
               " splits into ", sizes.size(), " parts but Out has ", ctx.out_count("Out"),
               " variables");
@@ -104,10 +86,13 @@ void infer_split(ShapeContext& ctx) {
   }
 }
 
-void split_kernel(KernelContext& ctx) {
-  const Tensor& x = ctx.in("X");
-  kernels::split(x, ctx.attr<int64_t>("axis"), split_sizes_of(x.shape(), ctx.op()),
-                 output_tensors(ctx, "Out"));
+template <typename C>
+void split(C& c) {
+  const auto axis = attr<int64_t>(c, "axis");
+  SKIFF_KERNEL_CALL(c, "join", kernels::split, c.in("X"), axis,
+                    SKIFF_KERNEL_VALUE(c, kernels::split_sizes, c.in("X").shape(), axis,
+                                       attr<int64_t>(c, "num"), attr_ref<Ints>(c, "sections")),
+                    output_list(c, "Out"));
 }
 
 // The gradient of a split is the concat of its outputs' gradients (unused ones are
@@ -127,8 +112,10 @@ void infer_stack(ShapeContext& ctx) {
                  ctx.in_dtype("X"));
 }
 
-void stack_kernel(KernelContext& ctx) {
-  kernels::stack(input_tensors(ctx, "X"), ctx.attr<int64_t>("axis"), ctx.out("Y"));
+template <typename C>
+void stack(C& c) {
+  SKIFF_KERNEL_CALL(c, "join", kernels::stack, tensor_list(c, "X"), attr<int64_t>(c, "axis"),
+                    c.out("Y"));
 }
 
 void stack_grad_maker(GradContext& g) {
@@ -150,8 +137,10 @@ void infer_stack_grad(ShapeContext& ctx) {
     ctx.set_output("X@GRAD", Shape(dims), ctx.in_dtype("Y@GRAD"), i);
 }
 
-void stack_grad_kernel(KernelContext& ctx) {
-  kernels::unstack(ctx.in("Y@GRAD"), ctx.attr<int64_t>("axis"), output_tensors(ctx, "X@GRAD"));
+template <typename C>
+void stack_grad(C& c) {
+  SKIFF_KERNEL_CALL(c, "join", kernels::unstack, c.in("Y@GRAD"), attr<int64_t>(c, "axis"),
+                    output_list(c, "X@GRAD"));
 }
 
 constexpr const char* kAxisDoc = "the axis (negative: from the back)";
@@ -165,7 +154,7 @@ void register_join_ops(OpRegistry& r) {
       .output("Out", "X's dims with the axis dims summed")
       .attr("axis", int64_t{0}, kAxisDoc)
       .infer_shape(infer_concat)
-      .kernel(kAllDTypes, concat_kernel)
+      .bind(kAllDTypes, concat<KernelContext>, concat<EmitContext>)
       .grad(concat_grad_maker);
 
   r.add("concat_grad")
@@ -175,7 +164,7 @@ void register_join_ops(OpRegistry& r) {
       .outputs("X@GRAD", "gradients of X (\"\" for those not needed)")
       .attr("axis", int64_t{0}, kAxisDoc)
       .infer_shape(infer_concat_grad)
-      .kernel(kGradDTypes, concat_grad_kernel)
+      .bind(kGradDTypes, concat_grad<KernelContext>, concat_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 
   r.add("split")
@@ -188,7 +177,7 @@ void register_join_ops(OpRegistry& r) {
       .attr("sections", Ints{}, "part sizes along the axis; one may be -1")
       .attr("axis", int64_t{0}, kAxisDoc)
       .infer_shape(infer_split)
-      .kernel(kAllDTypes, split_kernel)
+      .bind(kAllDTypes, split<KernelContext>, split<EmitContext>)
       .grad(split_grad_maker);
 
   r.add("stack")
@@ -197,7 +186,7 @@ void register_join_ops(OpRegistry& r) {
       .output("Y", "X's shape with len(X) inserted at axis")
       .attr("axis", int64_t{0}, "the new axis (negative: from the back of Y)")
       .infer_shape(infer_stack)
-      .kernel(kAllDTypes, stack_kernel)
+      .bind(kAllDTypes, stack<KernelContext>, stack<EmitContext>)
       .grad(stack_grad_maker);
 
   r.add("stack_grad")
@@ -206,7 +195,7 @@ void register_join_ops(OpRegistry& r) {
       .outputs("X@GRAD", "gradients of X (\"\" for those not needed)")
       .attr("axis", int64_t{0}, "as in the forward op")
       .infer_shape(infer_stack_grad)
-      .kernel(kGradDTypes, stack_grad_kernel)
+      .bind(kGradDTypes, stack_grad<KernelContext>, stack_grad<EmitContext>)
       .kernel_dtype_from("Y@GRAD");
 }
 

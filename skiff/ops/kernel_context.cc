@@ -21,4 +21,12 @@ void KernelContext::missing_input(const char* slot, int i) const {
        " before this op");
 }
 
+void KernelContext::missing_rows(const char* slot, int i) const {
+  const Variable* v = in_var(slot, i);
+  if (!v || v->empty()) missing_input(slot, i);
+  const int s = slot_index(op_->inputs, slot);
+  fail("input ", slot, "[", i, "] ('", op_->inputs[s].second[i], "') holds ",
+       v->is_tensor() ? "a dense tensor" : "a value of another kind", ", not selected rows");
+}
+
 }  // namespace skiff

@@ -56,6 +56,23 @@ class KernelContext {
   }
   int in_count(const char* slot) const;
   int out_count(const char* slot) const;
+  // True when input `slot`[i] holds selected rows (a sparse gradient).
+  bool in_is_rows(const char* slot, int i = 0) const {
+    const Variable* v = in_var(slot, i);
+    return v && v->selected_rows();
+  }
+  // The selected rows of input `slot`[i]; throws if absent or of another kind.
+  const SelectedRows& rows_in(const char* slot, int i = 0) const {
+    const Variable* v = in_var(slot, i);
+    const SelectedRows* rows = v ? v->selected_rows() : nullptr;
+    if (__builtin_expect(!rows, 0)) missing_rows(slot, i);
+    return *rows;
+  }
+  // The selected rows to write to output `slot`[i]; nullptr when the slot is absent.
+  SelectedRows* rows_out(const char* slot, int i = 0) {
+    Variable* v = out_var(slot, i);
+    return v ? v->mutable_selected_rows() : nullptr;
+  }
 
   template <typename T>
   T attr(const char* name) const {
@@ -87,6 +104,7 @@ class KernelContext {
     return vars[slot][i];
   }
   [[noreturn]] void missing_input(const char* slot, int i) const;
+  [[noreturn]] void missing_rows(const char* slot, int i) const;
 
   const OpDesc* op_;
 };

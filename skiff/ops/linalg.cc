@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <string>
 
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
-#include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -135,88 +135,120 @@ void infer_eigh_grad(ShapeContext& ctx) {
   ctx.set_output("X@GRAD", ctx.in_shape("Eigenvectors"), ctx.in_dtype("Eigenvectors"));
 }
 
-kernels::TriangularMode triangular_mode(const KernelContext& ctx) {
-  return {ctx.attr<bool>("upper"), ctx.attr<bool>("transpose"), ctx.attr<bool>("unitriangular")};
+// The op's TriangularMode: the value, or its expression for the compiler.
+template <typename C>
+auto triangular_mode(const C& c) {
+  return SKIFF_KERNEL_STRUCT(c, kernels::TriangularMode, attr<bool>(c, "upper"),
+                             attr<bool>(c, "transpose"), attr<bool>(c, "unitriangular"));
 }
 
-// ---- kernels ----
-
-void inverse_kernel(KernelContext& ctx) { kernels::inverse(ctx.in("X"), ctx.out("Out")); }
-void inverse_grad_kernel(KernelContext& ctx) {
-  if (Tensor* dx = ctx.out("X@GRAD")) kernels::inverse_grad(ctx.in("Out"), ctx.in("Out@GRAD"), dx);
-}
-void determinant_kernel(KernelContext& ctx) { kernels::determinant(ctx.in("X"), ctx.out("Out")); }
-void determinant_grad_kernel(KernelContext& ctx) {
-  if (Tensor* dx = ctx.out("X@GRAD")) {
-    kernels::determinant_grad(ctx.in("X"), ctx.in("Out"), ctx.in("Out@GRAD"), dx);
-  }
-}
-void slogdet_kernel(KernelContext& ctx) {
-  kernels::slogdet(ctx.in("X"), ctx.out("Sign"), ctx.out("LogAbsDet"));
-}
-void slogdet_grad_kernel(KernelContext& ctx) {
-  if (Tensor* dx = ctx.out("X@GRAD")) {
-    kernels::slogdet_grad(ctx.in("X"), ctx.in("LogAbsDet@GRAD"), dx);
-  }
-}
-void solve_kernel(KernelContext& ctx) { kernels::solve(ctx.in("X"), ctx.in("Y"), ctx.out("Out")); }
-void solve_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  Tensor* dy = ctx.out("Y@GRAD");
-  if (dx || dy) kernels::solve_grad(ctx.in("X"), ctx.in("Out"), ctx.in("Out@GRAD"), dx, dy);
-}
-void triangular_solve_kernel(KernelContext& ctx) {
-  kernels::triangular_solve(ctx.in("X"), ctx.in("Y"), triangular_mode(ctx), ctx.out("Out"));
-}
-void triangular_solve_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  Tensor* dy = ctx.out("Y@GRAD");
-  if (!dx && !dy) return;
-  kernels::triangular_solve_grad(ctx.in("X"), ctx.in("Out"), ctx.in("Out@GRAD"),
-                                 triangular_mode(ctx), dx, dy);
-}
-void cholesky_kernel(KernelContext& ctx) {
-  kernels::cholesky(ctx.in("X"), ctx.attr<bool>("upper"), ctx.out("Out"));
-}
-void cholesky_grad_kernel(KernelContext& ctx) {
-  if (Tensor* dx = ctx.out("X@GRAD")) {
-    kernels::cholesky_grad(ctx.in("Out"), ctx.in("Out@GRAD"), ctx.attr<bool>("upper"), dx);
-  }
-}
-void eigh_kernel(KernelContext& ctx) {
-  kernels::eigh(ctx.in("X"), ctx.attr_ref<std::string>("UPLO") == "L", ctx.out("Eigenvalues"),
-                ctx.out("Eigenvectors"));
-}
-void eigh_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  const Tensor* dw = ctx.has_in("Eigenvalues@GRAD") ? &ctx.in("Eigenvalues@GRAD") : nullptr;
-  const Tensor* dv = ctx.has_in("Eigenvectors@GRAD") ? &ctx.in("Eigenvectors@GRAD") : nullptr;
-  kernels::eigh_grad(ctx.in("Eigenvalues"), ctx.in("Eigenvectors"), dw, dv, dx);
+// A flag the binding computes from the op's attrs: itself, or its literal.
+template <typename C>
+auto flag(const C& c, bool value) {
+  return constant(c, value, [](bool v) { return cpp_literal(v); });
 }
 
-void qr_kernel(KernelContext& ctx) {
-  kernels::qr(ctx.in("X"), ctx.attr_ref<std::string>("mode") == "complete", ctx.out("Q"),
-              ctx.out("R"));
+// ---- bindings ----
+
+template <typename C>
+void inverse(C& c) {
+  SKIFF_KERNEL_CALL(c, "linalg", kernels::inverse, c.in("X"), c.out("Out"));
 }
-void qr_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  const Tensor* dq = ctx.has_in("Q@GRAD") ? &ctx.in("Q@GRAD") : nullptr;
-  const Tensor* dr = ctx.has_in("R@GRAD") ? &ctx.in("R@GRAD") : nullptr;
-  kernels::qr_grad(ctx.in("Q"), ctx.in("R"), dq, dr, dx);
+template <typename C>
+void inverse_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "linalg", kernels::inverse_grad, c.in("Out"), c.in("Out@GRAD"),
+                    c.out("X@GRAD"));
+}
+template <typename C>
+void determinant(C& c) {
+  SKIFF_KERNEL_CALL(c, "linalg", kernels::determinant, c.in("X"), c.out("Out"));
+}
+template <typename C>
+void determinant_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "linalg", kernels::determinant_grad, c.in("X"), c.in("Out"),
+                    c.in("Out@GRAD"), c.out("X@GRAD"));
+}
+template <typename C>
+void slogdet(C& c) {
+  SKIFF_KERNEL_CALL(c, "linalg", kernels::slogdet, c.in("X"), c.out("Sign"), c.out("LogAbsDet"));
+}
+template <typename C>
+void slogdet_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "linalg", kernels::slogdet_grad, c.in("X"), c.in("LogAbsDet@GRAD"),
+                    c.out("X@GRAD"));
+}
+template <typename C>
+void solve(C& c) {
+  SKIFF_KERNEL_CALL(c, "linalg", kernels::solve, c.in("X"), c.in("Y"), c.out("Out"));
+}
+template <typename C>
+void solve_grad(C& c) {
+  if (!c.has_out("X@GRAD") && !c.has_out("Y@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "linalg", kernels::solve_grad, c.in("X"), c.in("Out"), c.in("Out@GRAD"),
+                    c.out("X@GRAD"), c.out("Y@GRAD"));
+}
+template <typename C>
+void triangular_solve(C& c) {
+  SKIFF_KERNEL_CALL(c, "linalg", kernels::triangular_solve, c.in("X"), c.in("Y"),
+                    triangular_mode(c), c.out("Out"));
+}
+template <typename C>
+void triangular_solve_grad(C& c) {
+  if (!c.has_out("X@GRAD") && !c.has_out("Y@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "linalg", kernels::triangular_solve_grad, c.in("X"), c.in("Out"),
+                    c.in("Out@GRAD"), triangular_mode(c), c.out("X@GRAD"), c.out("Y@GRAD"));
+}
+template <typename C>
+void cholesky(C& c) {
+  SKIFF_KERNEL_CALL(c, "linalg", kernels::cholesky, c.in("X"), attr<bool>(c, "upper"),
+                    c.out("Out"));
+}
+template <typename C>
+void cholesky_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "linalg", kernels::cholesky_grad, c.in("Out"), c.in("Out@GRAD"),
+                    attr<bool>(c, "upper"), c.out("X@GRAD"));
+}
+template <typename C>
+void eigh(C& c) {
+  const bool lower = c.op().template attr_ref<std::string>("UPLO") == "L";
+  SKIFF_KERNEL_CALL(c, "linalg", kernels::eigh, c.in("X"), flag(c, lower), c.out("Eigenvalues"),
+                    c.out("Eigenvectors"));
+}
+template <typename C>
+void eigh_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "linalg", kernels::eigh_grad, c.in("Eigenvalues"), c.in("Eigenvectors"),
+                    c.in_or_null("Eigenvalues@GRAD"), c.in_or_null("Eigenvectors@GRAD"),
+                    c.out("X@GRAD"));
 }
 
-void svd_kernel(KernelContext& ctx) {
-  kernels::svd(ctx.in("X"), ctx.attr<bool>("full_matrices"), ctx.out("U"), ctx.out("S"),
-               ctx.out("VH"));
+template <typename C>
+void qr(C& c) {
+  const bool complete = c.op().template attr_ref<std::string>("mode") == "complete";
+  SKIFF_KERNEL_CALL(c, "linalg", kernels::qr, c.in("X"), flag(c, complete), c.out("Q"), c.out("R"));
 }
-void svd_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  const auto grad_of = [&](const char* slot) { return ctx.has_in(slot) ? &ctx.in(slot) : nullptr; };
-  kernels::svd_grad(ctx.in("U"), ctx.in("S"), ctx.in("VH"), grad_of("U@GRAD"), grad_of("S@GRAD"),
-                    grad_of("VH@GRAD"), dx);
+template <typename C>
+void qr_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "linalg", kernels::qr_grad, c.in("Q"), c.in("R"), c.in_or_null("Q@GRAD"),
+                    c.in_or_null("R@GRAD"), c.out("X@GRAD"));
+}
+
+template <typename C>
+void svd(C& c) {
+  SKIFF_KERNEL_CALL(c, "linalg", kernels::svd, c.in("X"), attr<bool>(c, "full_matrices"),
+                    c.out("U"), c.out("S"), c.out("VH"));
+}
+template <typename C>
+void svd_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "linalg", kernels::svd_grad, c.in("U"), c.in("S"), c.in("VH"),
+                    c.in_or_null("U@GRAD"), c.in_or_null("S@GRAD"), c.in_or_null("VH@GRAD"),
+                    c.out("X@GRAD"));
 }
 
 // ---- grad makers ----
@@ -267,7 +299,7 @@ void register_linalg_ops(OpRegistry& r) {
       .input("X", "[..., n, n] float32 or float64")
       .output("Out", "X's shape and dtype")
       .infer_shape(infer_square_like_x)
-      .kernel(kFloats, inverse_kernel)
+      .bind(kFloats, inverse<KernelContext>, inverse<EmitContext>)
       .grad(inverse_grad_maker);
   r.add("inverse_grad")
       .doc("X@GRAD = -Out^T Out@GRAD Out^T per matrix.")
@@ -275,14 +307,14 @@ void register_linalg_ops(OpRegistry& r) {
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X")
       .infer_shape(infer_x_grad)
-      .kernel(kFloats, inverse_grad_kernel);
+      .bind(kFloats, inverse_grad<KernelContext>, inverse_grad<EmitContext>);
 
   r.add("determinant")
       .doc("Out[...] = det(X[...]) by LU factorisation.")
       .input("X", "[..., n, n] float32 or float64")
       .output("Out", "[...] (X's batch dims)")
       .infer_shape(infer_batch_scalar)
-      .kernel(kFloats, determinant_kernel)
+      .bind(kFloats, determinant<KernelContext>, determinant<EmitContext>)
       .grad(determinant_grad_maker);
   r.add("determinant_grad")
       .doc("X@GRAD = Out@GRAD * Out * X^-T per matrix (0 for a singular matrix).")
@@ -291,7 +323,7 @@ void register_linalg_ops(OpRegistry& r) {
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X")
       .infer_shape(infer_x_grad)
-      .kernel(kFloats, determinant_grad_kernel);
+      .bind(kFloats, determinant_grad<KernelContext>, determinant_grad<EmitContext>);
 
   r.add("slogdet")
       .doc("Sign = sign(det X), LogAbsDet = log|det X| per matrix (0 and -inf when singular).")
@@ -299,7 +331,7 @@ void register_linalg_ops(OpRegistry& r) {
       .output("Sign", "[...]")
       .output("LogAbsDet", "[...]")
       .infer_shape(infer_slogdet)
-      .kernel(kFloats, slogdet_kernel)
+      .bind(kFloats, slogdet<KernelContext>, slogdet<EmitContext>)
       .grad(slogdet_grad_maker);
   r.add("slogdet_grad")
       .doc("X@GRAD = LogAbsDet@GRAD * X^-T per matrix (Sign has no gradient).")
@@ -307,7 +339,7 @@ void register_linalg_ops(OpRegistry& r) {
       .input("LogAbsDet@GRAD", "gradient of LogAbsDet")
       .output("X@GRAD", "gradient of X")
       .infer_shape(infer_x_grad)
-      .kernel(kFloats, slogdet_grad_kernel);
+      .bind(kFloats, slogdet_grad<KernelContext>, slogdet_grad<EmitContext>);
 
   r.add("solve")
       .doc("Out = X^-1 Y per matrix; a singular X is an error.")
@@ -315,7 +347,7 @@ void register_linalg_ops(OpRegistry& r) {
       .input("Y", "[..., n, k], X's batch dims and dtype")
       .output("Out", "Y's shape")
       .infer_shape(infer_solve)
-      .kernel(kFloats, solve_kernel)
+      .bind(kFloats, solve<KernelContext>, solve<EmitContext>)
       .grad(solve_grad_maker);
   r.add("solve_grad")
       .doc("Y@GRAD = X^-T Out@GRAD, X@GRAD = -Y@GRAD Out^T per matrix.")
@@ -325,7 +357,7 @@ void register_linalg_ops(OpRegistry& r) {
       .output("X@GRAD", "gradient of X (\"\" when not needed)")
       .output("Y@GRAD", "gradient of Y (\"\" when not needed)")
       .infer_shape(infer_solve_grads)
-      .kernel(kFloats, solve_grad_kernel);
+      .bind(kFloats, solve_grad<KernelContext>, solve_grad<EmitContext>);
 
   r.add("triangular_solve")
       .doc(
@@ -338,7 +370,7 @@ void register_linalg_ops(OpRegistry& r) {
       .attr("transpose", false, "solve with X^T")
       .attr("unitriangular", false, "take X's diagonal as ones")
       .infer_shape(infer_solve)
-      .kernel(kFloats, triangular_solve_kernel)
+      .bind(kFloats, triangular_solve<KernelContext>, triangular_solve<EmitContext>)
       .grad(triangular_solve_grad_maker);
   r.add("triangular_solve_grad")
       .doc(
@@ -353,7 +385,7 @@ void register_linalg_ops(OpRegistry& r) {
       .attr("transpose", false, "as in the forward op")
       .attr("unitriangular", false, "as in the forward op")
       .infer_shape(infer_solve_grads)
-      .kernel(kFloats, triangular_solve_grad_kernel);
+      .bind(kFloats, triangular_solve_grad<KernelContext>, triangular_solve_grad<EmitContext>);
 
   r.add("cholesky")
       .doc(
@@ -363,7 +395,7 @@ void register_linalg_ops(OpRegistry& r) {
       .output("Out", "X's shape")
       .attr("upper", false, "return the upper factor U = L^T")
       .infer_shape(infer_square_like_x)
-      .kernel(kFloats, cholesky_kernel)
+      .bind(kFloats, cholesky<KernelContext>, cholesky<EmitContext>)
       .grad(cholesky_grad_maker);
   r.add("cholesky_grad")
       .doc("The symmetric X@GRAD = sym(L^-T Phi(L^T Out@GRAD) L^-1) per matrix.")
@@ -372,7 +404,7 @@ void register_linalg_ops(OpRegistry& r) {
       .output("X@GRAD", "gradient of X")
       .attr("upper", false, "as in the forward op")
       .infer_shape(infer_x_grad)
-      .kernel(kFloats, cholesky_grad_kernel);
+      .bind(kFloats, cholesky_grad<KernelContext>, cholesky_grad<EmitContext>);
 
   r.add("eigh")
       .doc(
@@ -383,7 +415,7 @@ void register_linalg_ops(OpRegistry& r) {
       .output("Eigenvectors", "[..., n, n]")
       .attr("UPLO", std::string("L"), "'L' or 'U': the triangle read")
       .infer_shape(infer_eigh)
-      .kernel(kFloats, eigh_kernel)
+      .bind(kFloats, eigh<KernelContext>, eigh<EmitContext>)
       .kernel_dtype_from("X")
       .grad(eigh_grad_maker);
   r.add("eigh_grad")
@@ -395,7 +427,7 @@ void register_linalg_ops(OpRegistry& r) {
       .output("X@GRAD", "gradient of X")
       .attr("UPLO", std::string("L"), "as in the forward op")
       .infer_shape(infer_eigh_grad)
-      .kernel(kFloats, eigh_grad_kernel)
+      .bind(kFloats, eigh_grad<KernelContext>, eigh_grad<EmitContext>)
       .kernel_dtype_from("Eigenvectors");
 
   r.add("qr")
@@ -408,7 +440,7 @@ void register_linalg_ops(OpRegistry& r) {
       .output("R", "[..., k, n] (or [..., m, n]) upper triangular")
       .attr("mode", std::string("reduced"), "'reduced', 'complete' or 'r'")
       .infer_shape(infer_qr)
-      .kernel(kFloats, qr_kernel)
+      .bind(kFloats, qr<KernelContext>, qr<EmitContext>)
       .grad(qr_grad_maker);
   r.add("qr_grad")
       .doc("X@GRAD = (dQ + Q S) R^-T, S symmetric from triu(dR R^T - Q^T dQ); needs m >= n.")
@@ -418,7 +450,7 @@ void register_linalg_ops(OpRegistry& r) {
       .input("R@GRAD", "gradient of R")
       .output("X@GRAD", "gradient of X")
       .infer_shape(infer_qr_grad)
-      .kernel(kFloats, qr_grad_kernel)
+      .bind(kFloats, qr_grad<KernelContext>, qr_grad<EmitContext>)
       .kernel_dtype_from("Q");
 
   r.add("svd")
@@ -432,7 +464,7 @@ void register_linalg_ops(OpRegistry& r) {
       .output("VH", "right singular vectors (rows)")
       .attr("full_matrices", false, "return square U and VH")
       .infer_shape(infer_svd)
-      .kernel(kFloats, svd_kernel)
+      .bind(kFloats, svd<KernelContext>, svd<EmitContext>)
       .grad(svd_grad_maker);
   r.add("svd_grad")
       .doc(
@@ -446,7 +478,7 @@ void register_linalg_ops(OpRegistry& r) {
       .input("VH@GRAD", "gradient of VH")
       .output("X@GRAD", "gradient of X")
       .infer_shape(infer_svd_grad)
-      .kernel(kFloats, svd_grad_kernel)
+      .bind(kFloats, svd_grad<KernelContext>, svd_grad<EmitContext>)
       .kernel_dtype_from("U");
 }
 

@@ -3,7 +3,7 @@
 // kernels read no attributes and the one-element path is direct.
 #include "skiff/kernels/cpu/compare.h"
 #include "skiff/kernels/cpu/elementwise.h"
-#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -36,61 +36,79 @@ void infer_logical_not(ShapeContext& ctx) {
   ctx.set_output("Out", ctx.in_shape("X"), DType::kBool);
 }
 
+std::string compare_literal(CompareOp op) {
+  static constexpr const char* kNames[] = {"kLess",         "kLessEqual", "kGreater",
+                                           "kGreaterEqual", "kEqual",     "kNotEqual"};
+  return std::string("kernels::CompareOp::") + kNames[static_cast<int>(op)];
+}
+
+std::string logical_literal(LogicalOp op) {
+  static constexpr const char* kNames[] = {"kAnd", "kOr", "kXor"};
+  return std::string("kernels::LogicalOp::") + kNames[static_cast<int>(op)];
+}
+
+template <CompareOp kOp, typename C>
+void compare(C& c) {
+  SKIFF_KERNEL_CALL(c, "compare", kernels::compare, constant(c, kOp, compare_literal), c.in("X"),
+                    c.in("Y"), c.out("Out"));
+}
+
+template <LogicalOp kOp, typename C>
+void logical(C& c) {
+  SKIFF_KERNEL_CALL(c, "compare", kernels::logical, constant(c, kOp, logical_literal), c.in("X"),
+                    c.in("Y"), c.out("Out"));
+}
+
+template <typename C>
+void logical_not(C& c) {
+  SKIFF_KERNEL_CALL(c, "compare", kernels::logical_not, c.in("X"), c.out("Out"));
+}
+
 template <CompareOp kOp>
-void compare_kernel(KernelContext& ctx) {
-  kernels::compare(kOp, ctx.in("X"), ctx.in("Y"), ctx.out("Out"));
-}
-
-template <LogicalOp kOp>
-void logical_kernel(KernelContext& ctx) {
-  kernels::logical(kOp, ctx.in("X"), ctx.in("Y"), ctx.out("Out"));
-}
-
-void logical_not_kernel(KernelContext& ctx) { kernels::logical_not(ctx.in("X"), ctx.out("Out")); }
-
-void add_compare(OpRegistry& r, const char* type, const char* doc, void (*kernel)(KernelContext&)) {
+void add_compare(OpRegistry& r, const char* type, const char* doc) {
   r.add(type)
       .doc(doc)
       .input("X", "any dtype")
       .input("Y", "same dtype as X; broadcasts with X (numpy rules)")
       .output("Out", "bool, the broadcast shape of X and Y")
       .infer_shape(infer_compare)
-      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool}, kernel)
+      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool},
+            compare<kOp, KernelContext>, compare<kOp, EmitContext>)
       .kernel_dtype_from("X");
 }
 
-void add_logical(OpRegistry& r, const char* type, const char* doc, void (*kernel)(KernelContext&)) {
+template <LogicalOp kOp>
+void add_logical(OpRegistry& r, const char* type, const char* doc) {
   r.add(type)
       .doc(doc)
       .input("X", "bool")
       .input("Y", "bool; broadcasts with X (numpy rules)")
       .output("Out", "bool, the broadcast shape of X and Y")
       .infer_shape(infer_logical_binary)
-      .kernel({DType::kBool}, kernel)
+      .bind({DType::kBool}, logical<kOp, KernelContext>, logical<kOp, EmitContext>)
       .kernel_dtype_from("X");
 }
 
 }  // namespace
 
 void register_logic_ops(OpRegistry& r) {
-  add_compare(r, "less_than", "Out = X < Y elementwise.", compare_kernel<CompareOp::kLess>);
-  add_compare(r, "less_equal", "Out = X <= Y elementwise.", compare_kernel<CompareOp::kLessEqual>);
-  add_compare(r, "greater_than", "Out = X > Y elementwise.", compare_kernel<CompareOp::kGreater>);
-  add_compare(r, "greater_equal", "Out = X >= Y elementwise.",
-              compare_kernel<CompareOp::kGreaterEqual>);
-  add_compare(r, "equal", "Out = X == Y elementwise.", compare_kernel<CompareOp::kEqual>);
-  add_compare(r, "not_equal", "Out = X != Y elementwise.", compare_kernel<CompareOp::kNotEqual>);
+  add_compare<CompareOp::kLess>(r, "less_than", "Out = X < Y elementwise.");
+  add_compare<CompareOp::kLessEqual>(r, "less_equal", "Out = X <= Y elementwise.");
+  add_compare<CompareOp::kGreater>(r, "greater_than", "Out = X > Y elementwise.");
+  add_compare<CompareOp::kGreaterEqual>(r, "greater_equal", "Out = X >= Y elementwise.");
+  add_compare<CompareOp::kEqual>(r, "equal", "Out = X == Y elementwise.");
+  add_compare<CompareOp::kNotEqual>(r, "not_equal", "Out = X != Y elementwise.");
 
-  add_logical(r, "logical_and", "Out = X and Y elementwise.", logical_kernel<LogicalOp::kAnd>);
-  add_logical(r, "logical_or", "Out = X or Y elementwise.", logical_kernel<LogicalOp::kOr>);
-  add_logical(r, "logical_xor", "Out = X xor Y elementwise.", logical_kernel<LogicalOp::kXor>);
+  add_logical<LogicalOp::kAnd>(r, "logical_and", "Out = X and Y elementwise.");
+  add_logical<LogicalOp::kOr>(r, "logical_or", "Out = X or Y elementwise.");
+  add_logical<LogicalOp::kXor>(r, "logical_xor", "Out = X xor Y elementwise.");
 
   r.add("logical_not")
       .doc("Out = not X elementwise; Out may name X.")
       .input("X", "bool")
       .output("Out", "bool, same shape as X")
       .infer_shape(infer_logical_not)
-      .kernel({DType::kBool}, logical_not_kernel)
+      .bind({DType::kBool}, logical_not<KernelContext>, logical_not<EmitContext>)
       .kernel_dtype_from("X");
 }
 

@@ -56,17 +56,25 @@ void mse_loss_grad(C& c) {
 
 // ---- sigmoid_cross_entropy_with_logits ----
 
-kernels::SigmoidCrossEntropyOptions bce_options(const KernelContext& ctx) {
-  return {ctx.attr<int64_t>("ignore_index"), ctx.attr<bool>("normalize")};
+// The op's SigmoidCrossEntropyOptions: the value, or its expression for the compiler.
+template <typename C>
+auto bce_options_of(const C& c) {
+  const kernels::SigmoidCrossEntropyOptions options{c.op().template attr<int64_t>("ignore_index"),
+                                                    c.op().template attr<bool>("normalize")};
+  return constant(c, options, [](const kernels::SigmoidCrossEntropyOptions& o) {
+    return "kernels::SigmoidCrossEntropyOptions{" + cpp_literal(o.ignore_index) + ", " +
+           cpp_literal(o.normalize) + "}";
+  });
 }
 
 void infer_bce(ShapeContext& ctx) {
   infer_elementwise_loss(ctx, "sigmoid_cross_entropy_with_logits", "Out");
 }
 
-void bce_kernel(KernelContext& ctx) {
-  kernels::sigmoid_cross_entropy_with_logits(ctx.in("X"), ctx.in("Label"), bce_options(ctx),
-                                             ctx.out("Out"));
+template <typename C>
+void sigmoid_cross_entropy_with_logits(C& c) {
+  SKIFF_KERNEL_CALL(c, "loss", kernels::sigmoid_cross_entropy_with_logits, c.in("X"), c.in("Label"),
+                    bce_options_of(c), c.out("Out"));
 }
 
 void bce_grad_maker(GradContext& g) {
@@ -81,11 +89,11 @@ void bce_grad_maker(GradContext& g) {
       .set_attr("normalize", fwd.attr<bool>("normalize"));
 }
 
-void bce_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  kernels::sigmoid_cross_entropy_with_logits_grad(ctx.in("X"), ctx.in("Label"), ctx.in("Out@GRAD"),
-                                                  bce_options(ctx), dx);
+template <typename C>
+void sigmoid_cross_entropy_with_logits_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "loss", kernels::sigmoid_cross_entropy_with_logits_grad, c.in("X"),
+                    c.in("Label"), c.in("Out@GRAD"), bce_options_of(c), c.out("X@GRAD"));
 }
 
 // ---- nll_loss ----
@@ -190,7 +198,8 @@ void register_loss_ops(OpRegistry& r) {
       .attr("ignore_index", int64_t{-100}, "label value whose loss and gradient are 0")
       .attr("normalize", false, "divide by the number of elements not ignored")
       .infer_shape(infer_bce)
-      .kernel({DType::kF32, DType::kF64}, bce_kernel)
+      .bind({DType::kF32, DType::kF64}, sigmoid_cross_entropy_with_logits<KernelContext>,
+            sigmoid_cross_entropy_with_logits<EmitContext>)
       .kernel_dtype_from("X")
       .grad(bce_grad_maker);
 
@@ -203,7 +212,8 @@ void register_loss_ops(OpRegistry& r) {
       .attr("ignore_index", int64_t{-100}, "as in the forward op")
       .attr("normalize", false, "as in the forward op")
       .infer_shape(infer_x_grad_like_x)
-      .kernel({DType::kF32, DType::kF64}, bce_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, sigmoid_cross_entropy_with_logits_grad<KernelContext>,
+            sigmoid_cross_entropy_with_logits_grad<EmitContext>)
       .kernel_dtype_from("X");
 
   r.add("nll_loss")

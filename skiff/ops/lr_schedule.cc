@@ -4,7 +4,7 @@
 // StepDecay and CosineAnnealingDecay) and lr_linear_warmup, which wraps the value of
 // another schedule (PaddlePaddle's LinearWarmup). Not differentiable.
 #include "skiff/kernels/cpu/lr_schedule.h"
-#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -40,20 +40,26 @@ void infer_cosine(ShapeContext& ctx) {
   infer_schedule(ctx);
 }
 
-void step_decay_kernel(KernelContext& ctx) {
-  const int64_t step = kernels::read_step(ctx.in("Step"), ctx.attr<int64_t>("step_offset"));
-  kernels::write_lr(
-      kernels::step_decay_lr(ctx.attr<double>("learning_rate"), step,
-                             ctx.attr<int64_t>("step_size"), ctx.attr<double>("gamma")),
-      dtype_from_name(ctx.attr_ref<std::string>("dtype")), ctx.out("Out"));
+template <typename C>
+void lr_step_decay(C& c) {
+  const auto step =
+      SKIFF_KERNEL_VALUE(c, kernels::read_step, c.in("Step"), attr<int64_t>(c, "step_offset"));
+  SKIFF_KERNEL_CALL(
+      c, "lr_schedule", kernels::write_lr,
+      SKIFF_KERNEL_VALUE(c, kernels::step_decay_lr, attr<double>(c, "learning_rate"), step,
+                         attr<int64_t>(c, "step_size"), attr<double>(c, "gamma")),
+      dtype_attr(c, "dtype"), c.out("Out"));
 }
 
-void cosine_kernel(KernelContext& ctx) {
-  const int64_t step = kernels::read_step(ctx.in("Step"), ctx.attr<int64_t>("step_offset"));
-  kernels::write_lr(
-      kernels::cosine_annealing_lr(ctx.attr<double>("learning_rate"), step,
-                                   ctx.attr<int64_t>("T_max"), ctx.attr<double>("eta_min")),
-      dtype_from_name(ctx.attr_ref<std::string>("dtype")), ctx.out("Out"));
+template <typename C>
+void lr_cosine_annealing(C& c) {
+  const auto step =
+      SKIFF_KERNEL_VALUE(c, kernels::read_step, c.in("Step"), attr<int64_t>(c, "step_offset"));
+  SKIFF_KERNEL_CALL(
+      c, "lr_schedule", kernels::write_lr,
+      SKIFF_KERNEL_VALUE(c, kernels::cosine_annealing_lr, attr<double>(c, "learning_rate"), step,
+                         attr<int64_t>(c, "T_max"), attr<double>(c, "eta_min")),
+      dtype_attr(c, "dtype"), c.out("Out"));
 }
 
 void infer_warmup(ShapeContext& ctx) {
@@ -67,13 +73,17 @@ void infer_warmup(ShapeContext& ctx) {
   ctx.set_output("Out", Shape{1}, lr.dtype);
 }
 
-void warmup_kernel(KernelContext& ctx) {
-  const Tensor& after = ctx.in("LearningRate");
-  SKIFF_CHECK(after.numel() == 1, "LearningRate must have one element, got ", after.type_str());
-  const double lr = kernels::linear_warmup_lr(
-      kernels::read_step(ctx.in("Step")), ctx.attr<int64_t>("warmup_steps"),
-      ctx.attr<double>("start_lr"), ctx.attr<double>("end_lr"), after.item<double>());
-  kernels::write_lr(lr, after.dtype(), ctx.out("Out"));
+template <typename C>
+void lr_linear_warmup(C& c) {
+  const auto& after = c.in("LearningRate");
+  const auto after_lr = SKIFF_KERNEL_VALUE(c, kernels::read_lr, after);
+  SKIFF_KERNEL_CALL(
+      c, "lr_schedule", kernels::write_lr,
+      SKIFF_KERNEL_VALUE(c, kernels::linear_warmup_lr,
+                         SKIFF_KERNEL_VALUE(c, kernels::read_step, c.in("Step")),
+                         attr<int64_t>(c, "warmup_steps"), attr<double>(c, "start_lr"),
+                         attr<double>(c, "end_lr"), after_lr),
+      after.dtype(), c.out("Out"));
 }
 
 }  // namespace
@@ -91,7 +101,7 @@ void register_lr_schedule_ops(OpRegistry& r) {
       .attr("step_offset", int64_t{0}, kOffsetDoc)
       .attr("dtype", std::string("float32"), "Out's dtype")
       .infer_shape(infer_step_decay)
-      .kernel({DType::kF32, DType::kF64}, step_decay_kernel);
+      .bind({DType::kF32, DType::kF64}, lr_step_decay<KernelContext>, lr_step_decay<EmitContext>);
 
   r.add("lr_cosine_annealing")
       .doc(
@@ -105,7 +115,8 @@ void register_lr_schedule_ops(OpRegistry& r) {
       .attr("step_offset", int64_t{0}, kOffsetDoc)
       .attr("dtype", std::string("float32"), "Out's dtype")
       .infer_shape(infer_cosine)
-      .kernel({DType::kF32, DType::kF64}, cosine_kernel);
+      .bind({DType::kF32, DType::kF64}, lr_cosine_annealing<KernelContext>,
+            lr_cosine_annealing<EmitContext>);
 
   r.add("lr_linear_warmup")
       .doc(
@@ -118,7 +129,8 @@ void register_lr_schedule_ops(OpRegistry& r) {
       .attr("start_lr", 0.0, "the learning rate at step 0")
       .required_attr("end_lr", AttrType::kFloat, "the learning rate the warmup heads for")
       .infer_shape(infer_warmup)
-      .kernel({DType::kF32, DType::kF64}, warmup_kernel)
+      .bind({DType::kF32, DType::kF64}, lr_linear_warmup<KernelContext>,
+            lr_linear_warmup<EmitContext>)
       .kernel_dtype_from("LearningRate");
 }
 

@@ -1,8 +1,8 @@
 // matmul (numpy / PaddlePaddle matmul_v2 semantics) and its grad op.
 #include "skiff/kernels/cpu/matmul.h"
 
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
-#include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -28,10 +28,19 @@ void infer_matmul(ShapeContext& ctx) {
                  out);
 }
 
-void matmul_kernel(KernelContext& ctx) {
-  const Tensor& x = ctx.in("X");
-  kernels::matmul(x, ctx.in("Y"), ctx.attr<bool>("trans_x"), ctx.attr<bool>("trans_y"),
-                  out_dtype(ctx.attr_ref<std::string>("out_dtype"), x.dtype()), ctx.out("Out"));
+DType out_dtype_of(const KernelContext& c, const Tensor& x) {
+  return out_dtype(c.attr_ref<std::string>("out_dtype"), x.dtype());
+}
+Expr out_dtype_of(const EmitContext& c, const TensorExpr& x) {
+  const std::string& requested = c.op().attr_ref<std::string>("out_dtype");
+  return requested.empty() ? x.dtype() : Expr{dtype_literal(dtype_from_name(requested))};
+}
+
+template <typename C>
+void matmul(C& c) {
+  const auto& x = c.in("X");
+  SKIFF_KERNEL_CALL(c, "matmul", kernels::matmul, x, c.in("Y"), attr<bool>(c, "trans_x"),
+                    attr<bool>(c, "trans_y"), out_dtype_of(c, x), c.out("Out"));
 }
 
 void matmul_grad_maker(GradContext& g) {
@@ -47,12 +56,12 @@ void matmul_grad_maker(GradContext& g) {
       .set_attr("trans_y", fwd.attr<bool>("trans_y"));
 }
 
-void matmul_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  Tensor* dy = ctx.out("Y@GRAD");
-  if (!dx && !dy) return;
-  kernels::matmul_grad(ctx.in("X"), ctx.in("Y"), ctx.in("Out@GRAD"), ctx.attr<bool>("trans_x"),
-                       ctx.attr<bool>("trans_y"), dx, dy);
+template <typename C>
+void matmul_grad(C& c) {
+  if (!c.has_out("X@GRAD") && !c.has_out("Y@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "matmul", kernels::matmul_grad, c.in("X"), c.in("Y"), c.in("Out@GRAD"),
+                    attr<bool>(c, "trans_x"), attr<bool>(c, "trans_y"), c.out("X@GRAD"),
+                    c.out("Y@GRAD"));
 }
 
 }  // namespace
@@ -73,7 +82,7 @@ void register_matmul_ops(OpRegistry& r) {
             "Out's dtype: \"\" for X's, or \"float32\" for bfloat16 X and Y (the float32 "
             "sums, not rounded)")
       .infer_shape(infer_matmul)
-      .kernel({DType::kF32, DType::kF64, DType::kBF16}, matmul_kernel)
+      .bind({DType::kF32, DType::kF64, DType::kBF16}, matmul<KernelContext>, matmul<EmitContext>)
       .kernel_dtype_from("X")
       .grad(matmul_grad_maker);
 
@@ -87,7 +96,8 @@ void register_matmul_ops(OpRegistry& r) {
       .attr("trans_x", false, "as in the forward op")
       .attr("trans_y", false, "as in the forward op")
       .infer_shape(infer_x_y_grads_like_x_y)
-      .kernel({DType::kF32, DType::kF64, DType::kBF16}, matmul_grad_kernel)
+      .bind({DType::kF32, DType::kF64, DType::kBF16}, matmul_grad<KernelContext>,
+            matmul_grad<EmitContext>)
       .kernel_dtype_from("X");
 }
 

@@ -1,7 +1,7 @@
 // accuracy: the fraction of samples whose label is among their top-k classes, from
 // scores or from top-k indices (PaddlePaddle's accuracy op). Not differentiable.
 #include "skiff/kernels/cpu/metric.h"
-#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -32,13 +32,14 @@ void infer_accuracy(ShapeContext& ctx) {
   ctx.set_output("Total", Shape{1}, DType::kI32);
 }
 
-void accuracy_kernel(KernelContext& ctx) {
-  if (ctx.has_in("Indices")) {
-    kernels::accuracy_from_indices(ctx.in("Indices"), ctx.in("Label"), ctx.out("Accuracy"),
-                                   ctx.out("Correct"), ctx.out("Total"));
+template <typename C>
+void accuracy(C& c) {
+  if (c.has_in("Indices")) {
+    SKIFF_KERNEL_CALL(c, "metric", kernels::accuracy_from_indices, c.in("Indices"), c.in("Label"),
+                      c.out("Accuracy"), c.out("Correct"), c.out("Total"));
   } else {
-    kernels::accuracy_from_scores(ctx.in("Out"), ctx.in("Label"), ctx.attr<int64_t>("k"),
-                                  ctx.out("Accuracy"), ctx.out("Correct"), ctx.out("Total"));
+    SKIFF_KERNEL_CALL(c, "metric", kernels::accuracy_from_scores, c.in("Out"), c.in("Label"),
+                      attr<int64_t>(c, "k"), c.out("Accuracy"), c.out("Correct"), c.out("Total"));
   }
 }
 
@@ -58,7 +59,7 @@ void register_metric_ops(OpRegistry& r) {
       .optional_output("Total", "int32 [1]: the number of samples")
       .attr("k", int64_t{1}, "how many best-scoring classes of Out count (ignored with Indices)")
       .infer_shape(infer_accuracy)
-      .kernel({DType::kF32}, accuracy_kernel);
+      .bind({DType::kF32}, accuracy<KernelContext>, accuracy<EmitContext>);
 }
 
 }  // namespace skiff

@@ -1,8 +1,8 @@
 // batch_norm and layer_norm, and their grad ops.
 #include "skiff/kernels/cpu/norm.h"
 
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
-#include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -24,12 +24,29 @@ void check_floating_inputs(ShapeContext& ctx, const char* op,
 
 // ---- batch_norm ----
 
-kernels::BatchNormOptions batch_norm_options(const KernelContext& ctx) {
+// is_test or use_global_stats: normalize with the running statistics.
+bool uses_running_stats(const OpDesc& op) {
+  return op.attr<bool>("is_test") || op.attr<bool>("use_global_stats");
+}
+
+// uses_running_stats: the value, or its literal for the compiler.
+template <typename C>
+auto running_stats(const C& c) {
+  return constant(c, uses_running_stats(c.op()), [](bool v) { return cpp_literal(v); });
+}
+
+// The op's BatchNormOptions: the value, or its expression for the compiler.
+template <typename C>
+auto batch_norm_options(const C& c) {
+  const OpDesc& op = c.op();
   kernels::BatchNormOptions o;
-  o.epsilon = ctx.attr<double>("epsilon");
-  o.momentum = ctx.attr<double>("momentum");
-  o.use_running_stats = ctx.attr<bool>("is_test") || ctx.attr<bool>("use_global_stats");
-  return o;
+  o.epsilon = op.attr<double>("epsilon");
+  o.momentum = op.attr<double>("momentum");
+  o.use_running_stats = uses_running_stats(op);
+  return constant(c, o, [](const kernels::BatchNormOptions& v) {
+    return "kernels::BatchNormOptions{" + cpp_literal(v.epsilon) + ", " + cpp_literal(v.momentum) +
+           ", " + cpp_literal(v.use_running_stats) + "}";
+  });
 }
 
 void infer_batch_norm(ShapeContext& ctx) {
@@ -46,10 +63,12 @@ void infer_batch_norm(ShapeContext& ctx) {
   ctx.set_output("SavedVariance", channels, dtype);
 }
 
-void batch_norm_kernel(KernelContext& ctx) {
-  kernels::batch_norm(ctx.in("X"), ctx.in("Scale"), ctx.in("Bias"), ctx.in("Mean"),
-                      ctx.in("Variance"), batch_norm_options(ctx), ctx.out("Y"), ctx.out("MeanOut"),
-                      ctx.out("VarianceOut"), ctx.out("SavedMean"), ctx.out("SavedVariance"));
+template <typename C>
+void batch_norm(C& c) {
+  SKIFF_KERNEL_CALL(c, "norm", kernels::batch_norm, c.in("X"), c.in("Scale"), c.in("Bias"),
+                    c.in("Mean"), c.in("Variance"), batch_norm_options(c), c.out("Y"),
+                    c.out("MeanOut"), c.out("VarianceOut"), c.out("SavedMean"),
+                    c.out("SavedVariance"));
 }
 
 // Mean and Variance get no gradient: they are statistics, not parameters.
@@ -81,11 +100,11 @@ void infer_batch_norm_grad(ShapeContext& ctx) {
   ctx.set_output("Bias@GRAD", ctx.in_shape("Scale"), dtype);
 }
 
-void batch_norm_grad_kernel(KernelContext& ctx) {
-  kernels::batch_norm_grad(ctx.in("X"), ctx.in("Scale"), ctx.in("SavedMean"),
-                           ctx.in("SavedVariance"), ctx.in("Y@GRAD"),
-                           ctx.attr<bool>("is_test") || ctx.attr<bool>("use_global_stats"),
-                           ctx.out("X@GRAD"), ctx.out("Scale@GRAD"), ctx.out("Bias@GRAD"));
+template <typename C>
+void batch_norm_grad(C& c) {
+  SKIFF_KERNEL_CALL(c, "norm", kernels::batch_norm_grad, c.in("X"), c.in("Scale"),
+                    c.in("SavedMean"), c.in("SavedVariance"), c.in("Y@GRAD"), running_stats(c),
+                    c.out("X@GRAD"), c.out("Scale@GRAD"), c.out("Bias@GRAD"));
 }
 
 // ---- layer_norm ----
@@ -112,11 +131,11 @@ void infer_layer_norm(ShapeContext& ctx) {
   ctx.set_output("Variance", stats, dtype);
 }
 
-void layer_norm_kernel(KernelContext& ctx) {
-  kernels::layer_norm(ctx.in("X"), ctx.has_in("Scale") ? &ctx.in("Scale") : nullptr,
-                      ctx.has_in("Bias") ? &ctx.in("Bias") : nullptr,
-                      ctx.attr<int64_t>("begin_norm_axis"), ctx.attr<double>("epsilon"),
-                      ctx.out("Y"), ctx.out("Mean"), ctx.out("Variance"));
+template <typename C>
+void layer_norm(C& c) {
+  SKIFF_KERNEL_CALL(c, "norm", kernels::layer_norm, c.in("X"), c.in_or_null("Scale"),
+                    c.in_or_null("Bias"), attr<int64_t>(c, "begin_norm_axis"),
+                    attr<double>(c, "epsilon"), c.out("Y"), c.out("Mean"), c.out("Variance"));
 }
 
 void layer_norm_grad_maker(GradContext& g) {
@@ -150,11 +169,12 @@ void infer_layer_norm_grad(ShapeContext& ctx) {
   ctx.set_output("Bias@GRAD", right, dtype);
 }
 
-void layer_norm_grad_kernel(KernelContext& ctx) {
-  kernels::layer_norm_grad(ctx.in("X"), ctx.has_in("Scale") ? &ctx.in("Scale") : nullptr,
-                           ctx.in("Mean"), ctx.in("Variance"), ctx.in("Y@GRAD"),
-                           ctx.attr<int64_t>("begin_norm_axis"), ctx.attr<double>("epsilon"),
-                           ctx.out("X@GRAD"), ctx.out("Scale@GRAD"), ctx.out("Bias@GRAD"));
+template <typename C>
+void layer_norm_grad(C& c) {
+  SKIFF_KERNEL_CALL(c, "norm", kernels::layer_norm_grad, c.in("X"), c.in_or_null("Scale"),
+                    c.in("Mean"), c.in("Variance"), c.in("Y@GRAD"),
+                    attr<int64_t>(c, "begin_norm_axis"), attr<double>(c, "epsilon"),
+                    c.out("X@GRAD"), c.out("Scale@GRAD"), c.out("Bias@GRAD"));
 }
 
 }  // namespace
@@ -182,7 +202,7 @@ void register_norm_ops(OpRegistry& r) {
       .attr("is_test", false, "inference: normalize with the running statistics")
       .attr("use_global_stats", false, "normalize with the running statistics in training too")
       .infer_shape(infer_batch_norm)
-      .kernel({DType::kF32, DType::kF64}, batch_norm_kernel)
+      .bind({DType::kF32, DType::kF64}, batch_norm<KernelContext>, batch_norm<EmitContext>)
       .kernel_dtype_from("X")
       .grad(batch_norm_grad_maker);
 
@@ -202,7 +222,8 @@ void register_norm_ops(OpRegistry& r) {
       .attr("is_test", false, "as in the forward op")
       .attr("use_global_stats", false, "as in the forward op")
       .infer_shape(infer_batch_norm_grad)
-      .kernel({DType::kF32, DType::kF64}, batch_norm_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, batch_norm_grad<KernelContext>,
+            batch_norm_grad<EmitContext>)
       .kernel_dtype_from("X");
 
   r.add("layer_norm")
@@ -219,7 +240,7 @@ void register_norm_ops(OpRegistry& r) {
       .attr("begin_norm_axis", int64_t{1}, "first normalized dim, in [0, rank)")
       .attr("epsilon", 1e-5, "added to the variance")
       .infer_shape(infer_layer_norm)
-      .kernel({DType::kF32, DType::kF64}, layer_norm_kernel)
+      .bind({DType::kF32, DType::kF64}, layer_norm<KernelContext>, layer_norm<EmitContext>)
       .kernel_dtype_from("X")
       .grad(layer_norm_grad_maker);
 
@@ -236,7 +257,8 @@ void register_norm_ops(OpRegistry& r) {
       .attr("begin_norm_axis", int64_t{1}, "as in the forward op")
       .attr("epsilon", 1e-5, "as in the forward op")
       .infer_shape(infer_layer_norm_grad)
-      .kernel({DType::kF32, DType::kF64}, layer_norm_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, layer_norm_grad<KernelContext>,
+            layer_norm_grad<EmitContext>)
       .kernel_dtype_from("X");
 }
 

@@ -3,7 +3,7 @@
 // parameter and accumulators in place (ParamOut names the same variable as Param) and
 // are not differentiable. api/optimizer.h appends them to a training program.
 #include "skiff/kernels/cpu/optimizer.h"
-#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/optimizer_shapes.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
@@ -52,53 +52,69 @@ void infer_adam(ShapeContext& ctx) {
   }
 }
 
-void sgd_kernel(KernelContext& ctx) {
-  const Variable* grad = ctx.in_var("Grad");
-  if (grad && grad->selected_rows()) {
-    const SelectedRows& rows = *grad->selected_rows();
-    kernels::sgd_update_rows(ctx.in("Param"), rows.rows, rows.value, ctx.in("LearningRate"),
-                             ctx.out("ParamOut"));
+// Grad may be selected rows: then only its rows are updated.
+template <typename C>
+void sgd(C& c) {
+  if (c.in_is_rows("Grad")) {
+    const auto& grad = c.rows_in("Grad");
+    SKIFF_KERNEL_CALL(c, "optimizer", kernels::sgd_update_rows, c.in("Param"), grad.rows,
+                      grad.value, c.in("LearningRate"), c.out("ParamOut"));
     return;
   }
-  kernels::sgd_update(ctx.in("Param"), ctx.in("Grad"), ctx.in("LearningRate"), ctx.out("ParamOut"));
+  SKIFF_KERNEL_CALL(c, "optimizer", kernels::sgd_update, c.in("Param"), c.in("Grad"),
+                    c.in("LearningRate"), c.out("ParamOut"));
 }
 
-void momentum_kernel(KernelContext& ctx) {
-  kernels::MomentumOptions opts;
-  opts.mu = ctx.attr<double>("mu");
-  opts.use_nesterov = ctx.attr<bool>("use_nesterov");
-  kernels::momentum_update(ctx.in("Param"), ctx.in("Grad"), ctx.in("Velocity"),
-                           ctx.in("LearningRate"), opts, ctx.out("ParamOut"),
-                           ctx.out("VelocityOut"));
+template <typename C>
+void momentum(C& c) {
+  SKIFF_KERNEL_CALL(c, "optimizer", kernels::momentum_update, c.in("Param"), c.in("Grad"),
+                    c.in("Velocity"), c.in("LearningRate"),
+                    SKIFF_KERNEL_STRUCT(c, kernels::MomentumOptions, attr<double>(c, "mu"),
+                                        attr<bool>(c, "use_nesterov")),
+                    c.out("ParamOut"), c.out("VelocityOut"));
 }
 
-// adam and adamw (decay_coeff > 0), with a dense or a sparse gradient.
-void run_adam(KernelContext& ctx, double decay_coeff) {
-  kernels::AdamOptions opts;
-  opts.beta1 = ctx.attr<double>("beta1");
-  opts.beta2 = ctx.attr<double>("beta2");
-  opts.epsilon = ctx.attr<double>("epsilon");
-  opts.decay_coeff = decay_coeff;
-  opts.lazy_mode = ctx.attr<bool>("lazy_mode");
-  opts.amsgrad = ctx.attr<bool>("amsgrad");
-  kernels::AdamState state{&ctx.in("Moment1"), &ctx.in("Moment2"), &ctx.in("Beta1Pow"),
-                           &ctx.in("Beta2Pow"), opts.amsgrad ? &ctx.in("Moment2Max") : nullptr};
-  kernels::AdamOutputs out{
-      ctx.out("ParamOut"),    ctx.out("Moment1Out"),
-      ctx.out("Moment2Out"),  ctx.out("Beta1PowOut"),
-      ctx.out("Beta2PowOut"), opts.amsgrad ? ctx.out("Moment2MaxOut") : nullptr};
-  const Variable* grad = ctx.in_var("Grad");
-  if (grad && grad->selected_rows()) {
-    kernels::adam_update_rows(ctx.in("Param"), *grad->selected_rows(), state,
-                              ctx.in("LearningRate"), opts, out);
+// adam and adamw (decay_coeff > 0), with a dense or a sparse gradient; with amsgrad,
+// `moment2_max` and `moment2_max_out` are Moment2Max and Moment2MaxOut, else nullptr.
+template <typename C, typename Decay, typename Max, typename MaxOut>
+void adam_update(C& c, const Decay& decay_coeff, bool amsgrad, const Max& moment2_max,
+                 const MaxOut& moment2_max_out) {
+  const auto opts = SKIFF_KERNEL_STRUCT(
+      c, kernels::AdamOptions, attr<double>(c, "beta1"), attr<double>(c, "beta2"),
+      attr<double>(c, "epsilon"), decay_coeff, attr<bool>(c, "lazy_mode"), constant(c, amsgrad));
+  const auto state =
+      SKIFF_KERNEL_STRUCT(c, kernels::AdamState, in_ptr(c, "Moment1"), in_ptr(c, "Moment2"),
+                          in_ptr(c, "Beta1Pow"), in_ptr(c, "Beta2Pow"), moment2_max);
+  const auto out = SKIFF_KERNEL_STRUCT(c, kernels::AdamOutputs, c.out("ParamOut"),
+                                       c.out("Moment1Out"), c.out("Moment2Out"),
+                                       c.out("Beta1PowOut"), c.out("Beta2PowOut"), moment2_max_out);
+  if (c.in_is_rows("Grad")) {
+    SKIFF_KERNEL_CALL(c, "optimizer", kernels::adam_update_rows, c.in("Param"), c.rows_in("Grad"),
+                      state, c.in("LearningRate"), opts, out);
     return;
   }
-  kernels::adam_update(ctx.in("Param"), ctx.in("Grad"), state, ctx.in("LearningRate"), opts, out);
+  SKIFF_KERNEL_CALL(c, "optimizer", kernels::adam_update, c.in("Param"), c.in("Grad"), state,
+                    c.in("LearningRate"), opts, out);
 }
 
-void adam_kernel(KernelContext& ctx) { run_adam(ctx, 0.0); }
+template <typename C, typename Decay>
+void adam_update(C& c, const Decay& decay_coeff) {
+  if (c.op().template attr<bool>("amsgrad")) {
+    adam_update(c, decay_coeff, true, in_ptr(c, "Moment2Max"), c.out("Moment2MaxOut"));
+  } else {
+    adam_update(c, decay_coeff, false, nullptr, nullptr);
+  }
+}
 
-void adamw_kernel(KernelContext& ctx) { run_adam(ctx, ctx.attr<double>("coeff")); }
+template <typename C>
+void adam(C& c) {
+  adam_update(c, constant(c, 0.0));
+}
+
+template <typename C>
+void adamw(C& c) {
+  adam_update(c, attr<double>(c, "coeff"));
+}
 
 void infer_rmsprop(ShapeContext& ctx) {
   check_grad(ctx, /*sparse_ok=*/false);
@@ -117,19 +133,29 @@ void infer_rmsprop(ShapeContext& ctx) {
   }
 }
 
-void rmsprop_kernel(KernelContext& ctx) {
-  kernels::RmspropOptions opts;
-  opts.decay = ctx.attr<double>("decay");
-  opts.epsilon = ctx.attr<double>("epsilon");
-  opts.momentum = ctx.attr<double>("momentum");
-  opts.centered = ctx.attr<bool>("centered");
-  const bool centered = opts.centered;
-  kernels::RmspropState state{&ctx.in("MeanSquare"), &ctx.in("Moment"),
-                              centered ? &ctx.in("MeanGrad") : nullptr};
-  kernels::RmspropOutputs out{ctx.out("ParamOut"), ctx.out("MeanSquareOut"), ctx.out("MomentOut"),
-                              centered ? ctx.out("MeanGradOut") : nullptr};
-  kernels::rmsprop_update(ctx.in("Param"), ctx.in("Grad"), state, ctx.in("LearningRate"), opts,
-                          out);
+// rmsprop; centered, MeanGrad and MeanGradOut are `mean_grad` and `mean_grad_out`, else
+// nullptr.
+template <typename C, typename MeanGrad, typename MeanGradOut>
+void rmsprop_update(C& c, bool centered, const MeanGrad& mean_grad,
+                    const MeanGradOut& mean_grad_out) {
+  SKIFF_KERNEL_CALL(c, "optimizer", kernels::rmsprop_update, c.in("Param"), c.in("Grad"),
+                    SKIFF_KERNEL_STRUCT(c, kernels::RmspropState, in_ptr(c, "MeanSquare"),
+                                        in_ptr(c, "Moment"), mean_grad),
+                    c.in("LearningRate"),
+                    SKIFF_KERNEL_STRUCT(c, kernels::RmspropOptions, attr<double>(c, "decay"),
+                                        attr<double>(c, "epsilon"), attr<double>(c, "momentum"),
+                                        constant(c, centered)),
+                    SKIFF_KERNEL_STRUCT(c, kernels::RmspropOutputs, c.out("ParamOut"),
+                                        c.out("MeanSquareOut"), c.out("MomentOut"), mean_grad_out));
+}
+
+template <typename C>
+void rmsprop(C& c) {
+  if (c.op().template attr<bool>("centered")) {
+    rmsprop_update(c, true, in_ptr(c, "MeanGrad"), c.out("MeanGradOut"));
+  } else {
+    rmsprop_update(c, false, nullptr, nullptr);
+  }
 }
 
 void infer_adagrad(ShapeContext& ctx) {
@@ -140,9 +166,11 @@ void infer_adagrad(ShapeContext& ctx) {
   set_like(ctx, "MomentOut", "Moment");
 }
 
-void adagrad_kernel(KernelContext& ctx) {
-  kernels::adagrad_update(ctx.in("Param"), ctx.in("Grad"), ctx.in("Moment"), ctx.in("LearningRate"),
-                          ctx.attr<double>("epsilon"), ctx.out("ParamOut"), ctx.out("MomentOut"));
+template <typename C>
+void adagrad(C& c) {
+  SKIFF_KERNEL_CALL(c, "optimizer", kernels::adagrad_update, c.in("Param"), c.in("Grad"),
+                    c.in("Moment"), c.in("LearningRate"), attr<double>(c, "epsilon"),
+                    c.out("ParamOut"), c.out("MomentOut"));
 }
 
 // The slots and attrs adam and adamw share.
@@ -186,7 +214,7 @@ void register_optimizer_ops(OpRegistry& r) {
       .input("LearningRate", "one-element tensor ([1] or [])")
       .output("ParamOut", "the updated parameter (usually the same variable as Param)")
       .infer_shape(infer_sgd)
-      .kernel({DType::kF32, DType::kF64}, sgd_kernel)
+      .bind({DType::kF32, DType::kF64}, sgd<KernelContext>, sgd<EmitContext>)
       .kernel_dtype_from("Param");
 
   r.add("momentum")
@@ -202,7 +230,7 @@ void register_optimizer_ops(OpRegistry& r) {
       .attr("mu", 0.9, "momentum factor")
       .attr("use_nesterov", false, "use Nesterov's accelerated gradient")
       .infer_shape(infer_momentum)
-      .kernel({DType::kF32, DType::kF64}, momentum_kernel)
+      .bind({DType::kF32, DType::kF64}, momentum<KernelContext>, momentum<EmitContext>)
       .kernel_dtype_from("Param");
 
   adam_slots(r.add("adam").doc(
@@ -212,12 +240,12 @@ void register_optimizer_ops(OpRegistry& r) {
                  "epsilon*sqrt(1-Beta2Pow)); then the powers are multiplied by the betas. "
                  "A sparse Grad (selected rows; repeated rows summed) updates every row as "
                  "the dense update would, or only its rows with lazy_mode."))
-      .kernel({DType::kF32, DType::kF64}, adam_kernel);
+      .bind({DType::kF32, DType::kF64}, adam<KernelContext>, adam<EmitContext>);
 
   adam_slots(r.add("adamw").doc("AdamW: Param is first decayed, Param * (1 - LearningRate * coeff) "
                                 "(decoupled weight decay), then updated as by adam."))
       .attr("coeff", 0.01, "the decoupled weight decay coefficient")
-      .kernel({DType::kF32, DType::kF64}, adamw_kernel);
+      .bind({DType::kF32, DType::kF64}, adamw<KernelContext>, adamw<EmitContext>);
 
   r.add("rmsprop")
       .doc(
@@ -240,7 +268,7 @@ void register_optimizer_ops(OpRegistry& r) {
       .attr("momentum", 0.0, "momentum factor")
       .attr("centered", false, "normalize by the variance instead of the mean square")
       .infer_shape(infer_rmsprop)
-      .kernel({DType::kF32, DType::kF64}, rmsprop_kernel)
+      .bind({DType::kF32, DType::kF64}, rmsprop<KernelContext>, rmsprop<EmitContext>)
       .kernel_dtype_from("Param");
 
   r.add("adagrad")
@@ -255,7 +283,7 @@ void register_optimizer_ops(OpRegistry& r) {
       .output("MomentOut", "the updated Moment")
       .attr("epsilon", 1e-6, "added to the root for stability")
       .infer_shape(infer_adagrad)
-      .kernel({DType::kF32, DType::kF64}, adagrad_kernel)
+      .bind({DType::kF32, DType::kF64}, adagrad<KernelContext>, adagrad<EmitContext>)
       .kernel_dtype_from("Param");
 }
 

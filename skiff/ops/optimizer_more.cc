@@ -2,7 +2,7 @@
 // Like the ops of optimizer.cc they update their parameter and accumulators in place
 // (each output names the same variable as its input) and are not differentiable.
 #include "skiff/kernels/cpu/optimizer_more.h"
-#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/optimizer_shapes.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
@@ -59,57 +59,71 @@ void infer_lamb(ShapeContext& ctx) {
   infer_update(ctx, {"Moment1", "Moment2"}, {"Beta1Pow", "Beta2Pow"});
 }
 
-void adamax_kernel(KernelContext& ctx) {
-  const kernels::AdamaxOptions opts{ctx.attr<double>("beta1"), ctx.attr<double>("beta2"),
-                                    ctx.attr<double>("epsilon")};
-  kernels::adamax_update(
-      ctx.in("Param"), ctx.in("Grad"),
-      kernels::AdamaxState{&ctx.in("Moment"), &ctx.in("InfNorm"), &ctx.in("Beta1Pow")},
-      ctx.in("LearningRate"), opts,
-      kernels::AdamaxOutputs{ctx.out("ParamOut"), ctx.out("MomentOut"), ctx.out("InfNormOut"),
-                             ctx.out("Beta1PowOut")});
+template <typename C>
+void adamax(C& c) {
+  SKIFF_KERNEL_CALL(
+      c, "optimizer_more", kernels::adamax_update, c.in("Param"), c.in("Grad"),
+      SKIFF_KERNEL_STRUCT(c, kernels::AdamaxState, in_ptr(c, "Moment"), in_ptr(c, "InfNorm"),
+                          in_ptr(c, "Beta1Pow")),
+      c.in("LearningRate"),
+      SKIFF_KERNEL_STRUCT(c, kernels::AdamaxOptions, attr<double>(c, "beta1"),
+                          attr<double>(c, "beta2"), attr<double>(c, "epsilon")),
+      SKIFF_KERNEL_STRUCT(c, kernels::AdamaxOutputs, c.out("ParamOut"), c.out("MomentOut"),
+                          c.out("InfNormOut"), c.out("Beta1PowOut")));
 }
 
-void adadelta_kernel(KernelContext& ctx) {
-  const kernels::AdadeltaOptions opts{ctx.attr<double>("rho"), ctx.attr<double>("epsilon")};
-  kernels::adadelta_update(
-      ctx.in("Param"), ctx.in("Grad"), ctx.in("AvgSquaredGrad"), ctx.in("AvgSquaredUpdate"),
-      ctx.in("LearningRate"), opts,
-      kernels::AdadeltaOutputs{ctx.out("ParamOut"), ctx.out("AvgSquaredGradOut"),
-                               ctx.out("AvgSquaredUpdateOut")});
+template <typename C>
+void adadelta(C& c) {
+  SKIFF_KERNEL_CALL(c, "optimizer_more", kernels::adadelta_update, c.in("Param"), c.in("Grad"),
+                    c.in("AvgSquaredGrad"), c.in("AvgSquaredUpdate"), c.in("LearningRate"),
+                    SKIFF_KERNEL_STRUCT(c, kernels::AdadeltaOptions, attr<double>(c, "rho"),
+                                        attr<double>(c, "epsilon")),
+                    SKIFF_KERNEL_STRUCT(c, kernels::AdadeltaOutputs, c.out("ParamOut"),
+                                        c.out("AvgSquaredGradOut"), c.out("AvgSquaredUpdateOut")));
 }
 
-void nadam_kernel(KernelContext& ctx) {
-  const kernels::NadamOptions opts{ctx.attr<double>("beta1"), ctx.attr<double>("beta2"),
-                                   ctx.attr<double>("epsilon"), ctx.attr<double>("momentum_decay")};
-  const kernels::NadamState state{&ctx.in("MomentumDecayPow"), &ctx.in("Beta2Pow"),
-                                  &ctx.in("MuProduct"), &ctx.in("Moment1"), &ctx.in("Moment2")};
-  const kernels::NadamOutputs out{ctx.out("ParamOut"),    ctx.out("MomentumDecayPowOut"),
-                                  ctx.out("Beta2PowOut"), ctx.out("MuProductOut"),
-                                  ctx.out("Moment1Out"),  ctx.out("Moment2Out")};
-  kernels::nadam_update(ctx.in("Param"), ctx.in("Grad"), state, ctx.in("LearningRate"), opts, out);
+template <typename C>
+void nadam(C& c) {
+  SKIFF_KERNEL_CALL(
+      c, "optimizer_more", kernels::nadam_update, c.in("Param"), c.in("Grad"),
+      SKIFF_KERNEL_STRUCT(c, kernels::NadamState, in_ptr(c, "MomentumDecayPow"),
+                          in_ptr(c, "Beta2Pow"), in_ptr(c, "MuProduct"), in_ptr(c, "Moment1"),
+                          in_ptr(c, "Moment2")),
+      c.in("LearningRate"),
+      SKIFF_KERNEL_STRUCT(c, kernels::NadamOptions, attr<double>(c, "beta1"),
+                          attr<double>(c, "beta2"), attr<double>(c, "epsilon"),
+                          attr<double>(c, "momentum_decay")),
+      SKIFF_KERNEL_STRUCT(c, kernels::NadamOutputs, c.out("ParamOut"), c.out("MomentumDecayPowOut"),
+                          c.out("Beta2PowOut"), c.out("MuProductOut"), c.out("Moment1Out"),
+                          c.out("Moment2Out")));
 }
 
-void radam_kernel(KernelContext& ctx) {
-  const kernels::RadamOptions opts{ctx.attr<double>("beta1"), ctx.attr<double>("beta2"),
-                                   ctx.attr<double>("epsilon")};
-  const kernels::RadamState state{&ctx.in("Beta1Pow"), &ctx.in("Beta2Pow"), &ctx.in("Rho"),
-                                  &ctx.in("Moment1"), &ctx.in("Moment2")};
-  const kernels::RadamOutputs out{ctx.out("ParamOut"),    ctx.out("Beta1PowOut"),
-                                  ctx.out("Beta2PowOut"), ctx.out("RhoOut"),
-                                  ctx.out("Moment1Out"),  ctx.out("Moment2Out")};
-  kernels::radam_update(ctx.in("Param"), ctx.in("Grad"), state, ctx.in("LearningRate"), opts, out);
+template <typename C>
+void radam(C& c) {
+  SKIFF_KERNEL_CALL(
+      c, "optimizer_more", kernels::radam_update, c.in("Param"), c.in("Grad"),
+      SKIFF_KERNEL_STRUCT(c, kernels::RadamState, in_ptr(c, "Beta1Pow"), in_ptr(c, "Beta2Pow"),
+                          in_ptr(c, "Rho"), in_ptr(c, "Moment1"), in_ptr(c, "Moment2")),
+      c.in("LearningRate"),
+      SKIFF_KERNEL_STRUCT(c, kernels::RadamOptions, attr<double>(c, "beta1"),
+                          attr<double>(c, "beta2"), attr<double>(c, "epsilon")),
+      SKIFF_KERNEL_STRUCT(c, kernels::RadamOutputs, c.out("ParamOut"), c.out("Beta1PowOut"),
+                          c.out("Beta2PowOut"), c.out("RhoOut"), c.out("Moment1Out"),
+                          c.out("Moment2Out")));
 }
 
-void lamb_kernel(KernelContext& ctx) {
-  const kernels::LambOptions opts{ctx.attr<double>("beta1"), ctx.attr<double>("beta2"),
-                                  ctx.attr<double>("epsilon"), ctx.attr<double>("weight_decay"),
-                                  ctx.attr<bool>("always_adapt")};
-  const kernels::LambState state{&ctx.in("Moment1"), &ctx.in("Moment2"), &ctx.in("Beta1Pow"),
-                                 &ctx.in("Beta2Pow")};
-  const kernels::LambOutputs out{ctx.out("ParamOut"), ctx.out("Moment1Out"), ctx.out("Moment2Out"),
-                                 ctx.out("Beta1PowOut"), ctx.out("Beta2PowOut")};
-  kernels::lamb_update(ctx.in("Param"), ctx.in("Grad"), state, ctx.in("LearningRate"), opts, out);
+template <typename C>
+void lamb(C& c) {
+  SKIFF_KERNEL_CALL(
+      c, "optimizer_more", kernels::lamb_update, c.in("Param"), c.in("Grad"),
+      SKIFF_KERNEL_STRUCT(c, kernels::LambState, in_ptr(c, "Moment1"), in_ptr(c, "Moment2"),
+                          in_ptr(c, "Beta1Pow"), in_ptr(c, "Beta2Pow")),
+      c.in("LearningRate"),
+      SKIFF_KERNEL_STRUCT(c, kernels::LambOptions, attr<double>(c, "beta1"),
+                          attr<double>(c, "beta2"), attr<double>(c, "epsilon"),
+                          attr<double>(c, "weight_decay"), attr<bool>(c, "always_adapt")),
+      SKIFF_KERNEL_STRUCT(c, kernels::LambOutputs, c.out("ParamOut"), c.out("Moment1Out"),
+                          c.out("Moment2Out"), c.out("Beta1PowOut"), c.out("Beta2PowOut")));
 }
 
 // The leading slots every update shares.
@@ -141,7 +155,7 @@ void register_optimizer_more_ops(OpRegistry& r) {
       .attr("beta2", 0.999, "decay of the infinity norm")
       .attr("epsilon", 1e-8, "added to the decayed infinity norm")
       .infer_shape(infer_adamax)
-      .kernel({DType::kF32, DType::kF64}, adamax_kernel)
+      .bind({DType::kF32, DType::kF64}, adamax<KernelContext>, adamax<EmitContext>)
       .kernel_dtype_from("Param");
 
   param_slots(r.add("adadelta")
@@ -156,7 +170,7 @@ void register_optimizer_more_ops(OpRegistry& r) {
       .attr("rho", 0.95, "decay of the running means")
       .attr("epsilon", 1e-6, "added under both roots")
       .infer_shape(infer_adadelta)
-      .kernel({DType::kF32, DType::kF64}, adadelta_kernel)
+      .bind({DType::kF32, DType::kF64}, adadelta<KernelContext>, adadelta<EmitContext>)
       .kernel_dtype_from("Param");
 
   param_slots(r.add("nadam").doc(
@@ -180,7 +194,7 @@ void register_optimizer_more_ops(OpRegistry& r) {
       .attr("epsilon", 1e-8, "added to the root of the corrected second moment")
       .attr("momentum_decay", 0.004, "psi: how fast the momentum schedule decays")
       .infer_shape(infer_nadam)
-      .kernel({DType::kF32, DType::kF64}, nadam_kernel)
+      .bind({DType::kF32, DType::kF64}, nadam<KernelContext>, nadam<EmitContext>)
       .kernel_dtype_from("Param");
 
   param_slots(r.add("radam").doc(
@@ -206,7 +220,7 @@ void register_optimizer_more_ops(OpRegistry& r) {
       .attr("beta2", 0.999, "decay of the second moment")
       .attr("epsilon", 1e-8, "added to the root of the second moment")
       .infer_shape(infer_radam)
-      .kernel({DType::kF32, DType::kF64}, radam_kernel)
+      .bind({DType::kF32, DType::kF64}, radam<KernelContext>, radam<EmitContext>)
       .kernel_dtype_from("Param");
 
   param_slots(r.add("lamb").doc(
@@ -229,7 +243,7 @@ void register_optimizer_more_ops(OpRegistry& r) {
       .attr("weight_decay", 0.01, "decoupled weight decay inside the trust-ratio direction")
       .attr("always_adapt", false, "apply the trust ratio even when weight_decay is 0")
       .infer_shape(infer_lamb)
-      .kernel({DType::kF32, DType::kF64}, lamb_kernel)
+      .bind({DType::kF32, DType::kF64}, lamb<KernelContext>, lamb<EmitContext>)
       .kernel_dtype_from("Param");
 }
 

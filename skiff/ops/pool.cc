@@ -80,8 +80,21 @@ void infer_pool2d(ShapeContext& ctx) {
   ctx.set_output("Mask", out, DType::kI32);
 }
 
-void pool2d_kernel(KernelContext& ctx) {
-  kernels::pool2d(ctx.in("X"), options_of(ctx), ctx.out("Out"), ctx.out("Mask"));
+// The op's Pool2dOptions, or the expression making them.
+template <typename C>
+auto pool2d_options_value(const C& c) {
+  using Ints = std::vector<int64_t>;
+  return SKIFF_KERNEL_VALUE(c, kernels::pool2d_options, attr_ref<std::string>(c, "pooling_type"),
+                            attr_ref<Ints>(c, "ksize"), attr_ref<Ints>(c, "strides"),
+                            attr_ref<Ints>(c, "paddings"), attr<bool>(c, "global_pooling"),
+                            attr<bool>(c, "adaptive"), attr<bool>(c, "exclusive"),
+                            attr<bool>(c, "ceil_mode"));
+}
+
+template <typename C>
+void pool2d(C& c) {
+  SKIFF_KERNEL_CALL(c, "pool", kernels::pool2d, c.in("X"), pool2d_options_value(c), c.out("Out"),
+                    c.out("Mask"));
 }
 
 void copy_pool_attrs(const OpDesc& fwd, OpDesc& grad) {
@@ -104,11 +117,11 @@ void pool2d_grad_maker(GradContext& g) {
   copy_pool_attrs(fwd, op);
 }
 
-void pool2d_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  const Tensor* mask = ctx.has_in("Mask") ? &ctx.in("Mask") : nullptr;
-  kernels::pool2d_grad(ctx.in("X"), ctx.in("Out@GRAD"), mask, options_of(ctx), dx);
+template <typename C>
+void pool2d_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "pool", kernels::pool2d_grad, c.in("X"), c.in("Out@GRAD"),
+                    c.in_or_null("Mask"), pool2d_options_value(c), c.out("X@GRAD"));
 }
 
 // The attributes pool2d, pool3d and their grad ops share (`volume`: pool3d's).
@@ -179,7 +192,7 @@ void register_pool_ops(OpRegistry& r) {
                        "plane (first in row-major order); declaring it speeds up the gradient");
   pool_attrs(fwd)
       .infer_shape(infer_pool2d)
-      .kernel({DType::kF32, DType::kF64}, pool2d_kernel)
+      .bind({DType::kF32, DType::kF64}, pool2d<KernelContext>, pool2d<EmitContext>)
       .kernel_dtype_from("X")
       .grad(pool2d_grad_maker);
 
@@ -194,7 +207,7 @@ void register_pool_ops(OpRegistry& r) {
       .output("X@GRAD", "gradient of X");
   pool_attrs(bwd)
       .infer_shape(infer_x_grad_like_x)
-      .kernel({DType::kF32, DType::kF64}, pool2d_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, pool2d_grad<KernelContext>, pool2d_grad<EmitContext>)
       .kernel_dtype_from("X");
 }
 

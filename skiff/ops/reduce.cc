@@ -4,7 +4,6 @@
 #include <string>
 
 #include "skiff/ops/dim_reduction.h"
-#include "skiff/ops/kernel_context.h"
 
 namespace skiff {
 
@@ -20,30 +19,30 @@ void infer_reduce(ShapeContext& ctx) {
   set_reduced_output(ctx, x, dtype);
 }
 
-template <bool kMean>
-void reduce_kernel(KernelContext& ctx) {
-  const Tensor& x = ctx.in("X");
-  const uint32_t axes = reduced_axes(ctx, x.rank());
-  const bool keep_dim = ctx.attr<bool>("keep_dim");
-  if (kMean) {
-    kernels::reduce_mean(x, axes, keep_dim, ctx.out("Out"));
+template <bool kMean, typename C>
+void reduce(C& c) {
+  const auto& x = c.in("X");
+  if constexpr (kMean) {
+    SKIFF_KERNEL_CALL(c, "reduce", kernels::reduce_mean, x, reduced_axes_of(c, x),
+                      attr<bool>(c, "keep_dim"), c.out("Out"));
   } else {
-    kernels::reduce_sum(x, axes, keep_dim, ctx.out("Out"));
+    SKIFF_KERNEL_CALL(c, "reduce", kernels::reduce_sum, x, reduced_axes_of(c, x),
+                      attr<bool>(c, "keep_dim"), c.out("Out"));
   }
 }
 
 void reduce_grad_maker(GradContext& g) { add_dim_reduction_grad(g); }
 
-template <bool kMean>
-void reduce_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  const Shape x_shape = ctx.in("X").shape();
-  const uint32_t axes = reduced_axes(ctx, x_shape.rank());
-  if (kMean) {
-    kernels::reduce_mean_grad(ctx.in("Out@GRAD"), x_shape, axes, dx);
+template <bool kMean, typename C>
+void reduce_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  const auto& x = c.in("X");
+  if constexpr (kMean) {
+    SKIFF_KERNEL_CALL(c, "reduce", kernels::reduce_mean_grad, c.in("Out@GRAD"), x.shape(),
+                      reduced_axes_of(c, x), c.out("X@GRAD"));
   } else {
-    kernels::reduce_sum_grad(ctx.in("Out@GRAD"), x_shape, axes, dx);
+    SKIFF_KERNEL_CALL(c, "reduce", kernels::reduce_sum_grad, c.in("Out@GRAD"), x.shape(),
+                      reduced_axes_of(c, x), c.out("X@GRAD"));
   }
 }
 
@@ -58,7 +57,7 @@ void register_reduce(OpRegistry& r, std::initializer_list<DType> dtypes) {
                "reduce_all). Reducing every dim without keep_dim gives a rank-0 Out.")
           .input("X", kMean ? "float32 or float64" : "float32, float64, int32 or int64"))
       .infer_shape(infer_reduce<kMean>)
-      .kernel(dtypes, reduce_kernel<kMean>)
+      .bind(dtypes, reduce<kMean, KernelContext>, reduce<kMean, EmitContext>)
       .grad(reduce_grad_maker);
 
   with_dim_reduction_grad_slots(
@@ -66,7 +65,8 @@ void register_reduce(OpRegistry& r, std::initializer_list<DType> dtypes) {
           .doc("X@GRAD = Out@GRAD broadcast back over the reduced dims" +
                std::string(kMean ? ", divided by their element count." : "."))
           .input("X", "the forward X (for its shape)"))
-      .kernel({DType::kF32, DType::kF64}, reduce_grad_kernel<kMean>)
+      .bind({DType::kF32, DType::kF64}, reduce_grad<kMean, KernelContext>,
+            reduce_grad<kMean, EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 }
 

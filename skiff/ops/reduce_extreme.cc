@@ -38,17 +38,22 @@ void infer_reduce(ShapeContext& ctx) {
   set_reduced_output(ctx, x, dtype);
 }
 
-template <Reduction kKind>
-void reduce_kernel(KernelContext& ctx) {
-  const Tensor& x = ctx.in("X");
-  const uint32_t axes = reduced_axes(ctx, x.rank());
-  const bool keep_dim = ctx.attr<bool>("keep_dim");
-  if (kKind == Reduction::kProd) {
-    kernels::reduce_prod(x, axes, keep_dim, ctx.out("Out"));
+std::string extreme_literal(kernels::Extreme e) {
+  return e == kernels::Extreme::kMax ? "kernels::Extreme::kMax" : "kernels::Extreme::kMin";
+}
+
+template <Reduction kKind, typename C>
+void reduce(C& c) {
+  const auto& x = c.in("X");
+  if constexpr (kKind == Reduction::kProd) {
+    SKIFF_KERNEL_CALL(c, "reduce_extreme", kernels::reduce_prod, x, reduced_axes_of(c, x),
+                      attr<bool>(c, "keep_dim"), c.out("Out"));
   } else {
-    kernels::reduce_extreme(
-        kKind == Reduction::kMax ? kernels::Extreme::kMax : kernels::Extreme::kMin, x, axes,
-        keep_dim, ctx.out("Out"));
+    constexpr kernels::Extreme kExtreme =
+        kKind == Reduction::kMax ? kernels::Extreme::kMax : kernels::Extreme::kMin;
+    SKIFF_KERNEL_CALL(c, "reduce_extreme", kernels::reduce_extreme,
+                      constant(c, kExtreme, extreme_literal), x, reduced_axes_of(c, x),
+                      attr<bool>(c, "keep_dim"), c.out("Out"));
   }
 }
 
@@ -58,16 +63,16 @@ void reduce_grad_maker(GradContext& g) {
   if (op && kKind != Reduction::kProd) op->set_input("Out", {g.fwd().first_output("Out")});
 }
 
-template <Reduction kKind>
-void reduce_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  const Tensor& x = ctx.in("X");
-  const uint32_t axes = reduced_axes(ctx, x.rank());
-  if (kKind == Reduction::kProd) {
-    kernels::reduce_prod_grad(x, ctx.in("Out@GRAD"), axes, dx);
+template <Reduction kKind, typename C>
+void reduce_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  const auto& x = c.in("X");
+  if constexpr (kKind == Reduction::kProd) {
+    SKIFF_KERNEL_CALL(c, "reduce_extreme", kernels::reduce_prod_grad, x, c.in("Out@GRAD"),
+                      reduced_axes_of(c, x), c.out("X@GRAD"));
   } else {
-    kernels::reduce_extreme_grad(x, ctx.in("Out"), ctx.in("Out@GRAD"), axes, dx);
+    SKIFF_KERNEL_CALL(c, "reduce_extreme", kernels::reduce_extreme_grad, x, c.in("Out"),
+                      c.in("Out@GRAD"), reduced_axes_of(c, x), c.out("X@GRAD"));
   }
 }
 
@@ -81,13 +86,13 @@ void register_reduce(OpRegistry& r, const char* what, const char* derivative) {
                "Reducing every dim without keep_dim gives a rank-0 Out.")
           .input("X", "float32, float64, int32 or int64"))
       .infer_shape(infer_reduce)
-      .kernel(kNumeric, reduce_kernel<kKind>)
+      .bind(kNumeric, reduce<kKind, KernelContext>, reduce<kKind, EmitContext>)
       .grad(reduce_grad_maker<kKind>);
 
   OpBuilder grad = r.add(type + "_grad");
   with_dim_reduction_grad_slots(
       grad.doc(std::string("X@GRAD = ") + derivative + ".").input("X", "the forward X"))
-      .kernel(kFloating, reduce_grad_kernel<kKind>)
+      .bind(kFloating, reduce_grad<kKind, KernelContext>, reduce_grad<kKind, EmitContext>)
       .kernel_dtype_from("X");
   if (kKind != Reduction::kProd) grad.input("Out", "the forward Out");
 }

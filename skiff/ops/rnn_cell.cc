@@ -2,8 +2,8 @@
 // and formulas, weights stored [in, G * hidden]) and their grad ops.
 #include "skiff/kernels/cpu/rnn_cell.h"
 
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
-#include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -66,10 +66,6 @@ CellShape infer_cell(const ShapeContext& ctx, const char* op, int gates) {
   return s;
 }
 
-const Tensor* in_or_null(const KernelContext& ctx, const char* slot) {
-  return ctx.has_in(slot) ? &ctx.in(slot) : nullptr;
-}
-
 // The grad op of a cell: the forward's inputs, its saved Gates (and C_out) when it
 // kept them, the output gradients, and a gradient per differentiable input.
 void add_cell_grad(GradContext& g, const char* grad_type, std::initializer_list<const char*> ins,
@@ -117,20 +113,18 @@ void infer_lstm_cell(ShapeContext& ctx) {
   ctx.set_output("Gates", {s.batch, s.hidden < 0 ? -1 : 4 * s.hidden}, s.dtype);
 }
 
-kernels::LstmCellInputs lstm_inputs(const KernelContext& ctx) {
-  kernels::LstmCellInputs in;
-  in.x = in_or_null(ctx, "X");
-  in.gates_x = in_or_null(ctx, "Gates_x");
-  in.h = &ctx.in("H");
-  in.c = &ctx.in("C");
-  in.weight_ih = in_or_null(ctx, "Weight_ih");
-  in.weight_hh = &ctx.in("Weight_hh");
-  in.bias = in_or_null(ctx, "Bias");
-  return in;
+// kernels::LstmCellInputs{x, gates_x, h, c, weight_ih, weight_hh, bias}
+template <typename C>
+auto lstm_inputs(const C& c) {
+  return SKIFF_KERNEL_STRUCT(c, kernels::LstmCellInputs, c.in_or_null("X"), c.in_or_null("Gates_x"),
+                             in_ptr(c, "H"), in_ptr(c, "C"), c.in_or_null("Weight_ih"),
+                             in_ptr(c, "Weight_hh"), c.in_or_null("Bias"));
 }
 
-void lstm_cell_kernel(KernelContext& ctx) {
-  kernels::lstm_cell(lstm_inputs(ctx), ctx.out("H_out"), ctx.out("C_out"), ctx.out("Gates"));
+template <typename C>
+void lstm_cell(C& c) {
+  SKIFF_KERNEL_CALL(c, "rnn_cell", kernels::lstm_cell, lstm_inputs(c), c.out("H_out"),
+                    c.out("C_out"), c.out("Gates"));
 }
 
 void lstm_cell_grad_maker(GradContext& g) {
@@ -139,17 +133,14 @@ void lstm_cell_grad_maker(GradContext& g) {
 
 void infer_lstm_cell_grad(ShapeContext& ctx) { infer_cell_grad(ctx, kLstmInputs); }
 
-void lstm_cell_grad_kernel(KernelContext& ctx) {
-  kernels::LstmCellGrads g;
-  g.x = ctx.out("X@GRAD");
-  g.gates_x = ctx.out("Gates_x@GRAD");
-  g.h = ctx.out("H@GRAD");
-  g.c = ctx.out("C@GRAD");
-  g.weight_ih = ctx.out("Weight_ih@GRAD");
-  g.weight_hh = ctx.out("Weight_hh@GRAD");
-  g.bias = ctx.out("Bias@GRAD");
-  kernels::lstm_cell_grad(lstm_inputs(ctx), in_or_null(ctx, "Gates"), in_or_null(ctx, "C_out"),
-                          in_or_null(ctx, "H_out@GRAD"), in_or_null(ctx, "C_out@GRAD"), g);
+template <typename C>
+void lstm_cell_grad(C& c) {
+  SKIFF_KERNEL_CALL(
+      c, "rnn_cell", kernels::lstm_cell_grad, lstm_inputs(c), c.in_or_null("Gates"),
+      c.in_or_null("C_out"), c.in_or_null("H_out@GRAD"), c.in_or_null("C_out@GRAD"),
+      SKIFF_KERNEL_STRUCT(c, kernels::LstmCellGrads, c.out("X@GRAD"), c.out("Gates_x@GRAD"),
+                          c.out("H@GRAD"), c.out("C@GRAD"), c.out("Weight_ih@GRAD"),
+                          c.out("Weight_hh@GRAD"), c.out("Bias@GRAD")));
 }
 
 // ---- gru_cell ----
@@ -163,20 +154,18 @@ void infer_gru_cell(ShapeContext& ctx) {
   ctx.set_output("Gates", {s.batch, s.hidden < 0 ? -1 : 4 * s.hidden}, s.dtype);
 }
 
-kernels::GruCellInputs gru_inputs(const KernelContext& ctx) {
-  kernels::GruCellInputs in;
-  in.x = in_or_null(ctx, "X");
-  in.gates_x = in_or_null(ctx, "Gates_x");
-  in.h = &ctx.in("H");
-  in.weight_ih = in_or_null(ctx, "Weight_ih");
-  in.weight_hh = &ctx.in("Weight_hh");
-  in.bias_ih = in_or_null(ctx, "Bias_ih");
-  in.bias_hh = in_or_null(ctx, "Bias_hh");
-  return in;
+// kernels::GruCellInputs{x, gates_x, h, weight_ih, weight_hh, bias_ih, bias_hh}
+template <typename C>
+auto gru_inputs(const C& c) {
+  return SKIFF_KERNEL_STRUCT(c, kernels::GruCellInputs, c.in_or_null("X"), c.in_or_null("Gates_x"),
+                             in_ptr(c, "H"), c.in_or_null("Weight_ih"), in_ptr(c, "Weight_hh"),
+                             c.in_or_null("Bias_ih"), c.in_or_null("Bias_hh"));
 }
 
-void gru_cell_kernel(KernelContext& ctx) {
-  kernels::gru_cell(gru_inputs(ctx), ctx.out("H_out"), ctx.out("Gates"));
+template <typename C>
+void gru_cell(C& c) {
+  SKIFF_KERNEL_CALL(c, "rnn_cell", kernels::gru_cell, gru_inputs(c), c.out("H_out"),
+                    c.out("Gates"));
 }
 
 void gru_cell_grad_maker(GradContext& g) {
@@ -185,16 +174,14 @@ void gru_cell_grad_maker(GradContext& g) {
 
 void infer_gru_cell_grad(ShapeContext& ctx) { infer_cell_grad(ctx, kGruInputs); }
 
-void gru_cell_grad_kernel(KernelContext& ctx) {
-  kernels::GruCellGrads g;
-  g.x = ctx.out("X@GRAD");
-  g.gates_x = ctx.out("Gates_x@GRAD");
-  g.h = ctx.out("H@GRAD");
-  g.weight_ih = ctx.out("Weight_ih@GRAD");
-  g.weight_hh = ctx.out("Weight_hh@GRAD");
-  g.bias_ih = ctx.out("Bias_ih@GRAD");
-  g.bias_hh = ctx.out("Bias_hh@GRAD");
-  kernels::gru_cell_grad(gru_inputs(ctx), in_or_null(ctx, "Gates"), ctx.in("H_out@GRAD"), g);
+template <typename C>
+void gru_cell_grad(C& c) {
+  SKIFF_KERNEL_CALL(
+      c, "rnn_cell", kernels::gru_cell_grad, gru_inputs(c), c.in_or_null("Gates"),
+      c.in("H_out@GRAD"),
+      SKIFF_KERNEL_STRUCT(c, kernels::GruCellGrads, c.out("X@GRAD"), c.out("Gates_x@GRAD"),
+                          c.out("H@GRAD"), c.out("Weight_ih@GRAD"), c.out("Weight_hh@GRAD"),
+                          c.out("Bias_ih@GRAD"), c.out("Bias_hh@GRAD")));
 }
 
 // Slots both cells share.
@@ -222,7 +209,7 @@ void register_rnn_cell_ops(OpRegistry& r) {
       .output("C_out", "[B, Hd]")
       .optional_output("Gates", "[B, 4Hd], the activated gates i, f, g, o, kept for the backward")
       .infer_shape(infer_lstm_cell)
-      .kernel({DType::kF32, DType::kF64}, lstm_cell_kernel)
+      .bind({DType::kF32, DType::kF64}, lstm_cell<KernelContext>, lstm_cell<EmitContext>)
       .kernel_dtype_from("H")
       .grad(lstm_cell_grad_maker);
 
@@ -238,7 +225,7 @@ void register_rnn_cell_ops(OpRegistry& r) {
   for (const char* slot : kLstmInputs)
     lstm_grad.optional_output(std::string(slot) + kGradSuffix, "gradient of the forward input");
   lstm_grad.infer_shape(infer_lstm_cell_grad)
-      .kernel({DType::kF32, DType::kF64}, lstm_cell_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, lstm_cell_grad<KernelContext>, lstm_cell_grad<EmitContext>)
       .kernel_dtype_from("H");
 
   OpBuilder gru = r.add("gru_cell");
@@ -252,7 +239,7 @@ void register_rnn_cell_ops(OpRegistry& r) {
       .output("H_out", "[B, Hd]")
       .optional_output("Gates", "[B, 4Hd]: r, z, n and b_n, kept for the backward")
       .infer_shape(infer_gru_cell)
-      .kernel({DType::kF32, DType::kF64}, gru_cell_kernel)
+      .bind({DType::kF32, DType::kF64}, gru_cell<KernelContext>, gru_cell<EmitContext>)
       .kernel_dtype_from("H")
       .grad(gru_cell_grad_maker);
 
@@ -266,7 +253,7 @@ void register_rnn_cell_ops(OpRegistry& r) {
   for (const char* slot : kGruInputs)
     gru_grad.optional_output(std::string(slot) + kGradSuffix, "gradient of the forward input");
   gru_grad.infer_shape(infer_gru_cell_grad)
-      .kernel({DType::kF32, DType::kF64}, gru_cell_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, gru_cell_grad<KernelContext>, gru_cell_grad<EmitContext>)
       .kernel_dtype_from("H");
 }
 

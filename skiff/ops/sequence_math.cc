@@ -4,8 +4,8 @@
 #include <string>
 
 #include "skiff/kernels/cpu/sequence_math.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
-#include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -20,9 +20,10 @@ void infer_cumsum(ShapeContext& ctx) {
   ctx.set_output("Out", ctx.in_shape("X"), ctx.in_dtype("X"));
 }
 
-void cumsum_kernel(KernelContext& ctx) {
-  kernels::cumsum(ctx.in("X"), ctx.attr<int64_t>("axis"), ctx.attr<bool>("exclusive"),
-                  ctx.attr<bool>("reverse"), ctx.out("Out"));
+template <typename C>
+void cumsum(C& c) {
+  SKIFF_KERNEL_CALL(c, "sequence_math", kernels::cumsum, c.in("X"), attr<int64_t>(c, "axis"),
+                    attr<bool>(c, "exclusive"), attr<bool>(c, "reverse"), c.out("Out"));
 }
 
 // Each X[j] reaches the outputs after it (before it when reversed), so its gradient
@@ -56,32 +57,36 @@ void infer_cum_extreme(ShapeContext& ctx) {
   ctx.set_output("Indices", ctx.in_shape("X"), DType::kI64);
 }
 
-void cumprod_kernel(KernelContext& ctx) {
-  kernels::cumprod(ctx.in("X"), ctx.attr<int64_t>("axis"), ctx.out("Out"));
+template <typename C>
+void cumprod(C& c) {
+  SKIFF_KERNEL_CALL(c, "sequence_math", kernels::cumprod, c.in("X"), attr<int64_t>(c, "axis"),
+                    c.out("Out"));
 }
 
-void logcumsumexp_kernel(KernelContext& ctx) {
-  kernels::logcumsumexp(ctx.in("X"), ctx.attr<int64_t>("axis"), ctx.out("Out"));
+template <typename C>
+void logcumsumexp(C& c) {
+  SKIFF_KERNEL_CALL(c, "sequence_math", kernels::logcumsumexp, c.in("X"), attr<int64_t>(c, "axis"),
+                    c.out("Out"));
 }
 
-template <bool kLargest>
-void cum_extreme_kernel(KernelContext& ctx) {
-  kernels::cum_extreme(ctx.in("X"), ctx.attr<int64_t>("axis"), kLargest, ctx.out("Out"),
-                       ctx.out("Indices"));
+template <bool kLargest, typename C>
+void cum_extreme(C& c) {
+  SKIFF_KERNEL_CALL(c, "sequence_math", kernels::cum_extreme, c.in("X"), attr<int64_t>(c, "axis"),
+                    constant(c, kLargest), c.out("Out"), c.out("Indices"));
 }
 
-void cumprod_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  kernels::cumprod_grad(ctx.in("X"), ctx.in("Out"), ctx.in("Out@GRAD"), ctx.attr<int64_t>("axis"),
-                        dx);
+template <typename C>
+void cumprod_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "sequence_math", kernels::cumprod_grad, c.in("X"), c.in("Out"),
+                    c.in("Out@GRAD"), attr<int64_t>(c, "axis"), c.out("X@GRAD"));
 }
 
-void logcumsumexp_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  kernels::logcumsumexp_grad(ctx.in("X"), ctx.in("Out"), ctx.in("Out@GRAD"),
-                             ctx.attr<int64_t>("axis"), dx);
+template <typename C>
+void logcumsumexp_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "sequence_math", kernels::logcumsumexp_grad, c.in("X"), c.in("Out"),
+                    c.in("Out@GRAD"), attr<int64_t>(c, "axis"), c.out("X@GRAD"));
 }
 
 // cumprod and logcumsumexp: "<op>_grad" reads X, Out and Out@GRAD.
@@ -108,7 +113,7 @@ void cum_extreme_grad_maker(GradContext& g) {
       .set_attr("axis", fwd.attr<int64_t>("axis"));
 }
 
-void register_scan_grad(OpRegistry& r, const std::string& type, KernelFn kernel) {
+void register_scan_grad(OpRegistry& r, const std::string& type, KernelFn run, EmitFn emit) {
   r.add(type + "_grad")
       .doc("X@GRAD = the gradient of " + type + " through Out for Out@GRAD.")
       .input("X", "the forward X")
@@ -117,7 +122,7 @@ void register_scan_grad(OpRegistry& r, const std::string& type, KernelFn kernel)
       .output("X@GRAD", "gradient of X")
       .attr("axis", int64_t{-1}, "as in the forward op")
       .infer_shape(infer_x_grad_like_x)
-      .kernel({DType::kF32, DType::kF64}, kernel)
+      .bind({DType::kF32, DType::kF64}, run, emit)
       .kernel_dtype_from("X");
 }
 
@@ -128,9 +133,10 @@ void register_cumulative_ops(OpRegistry& r) {
       .output("Out", "X's shape and dtype")
       .attr("axis", int64_t{-1}, "the multiplied axis (negative: from the back)")
       .infer_shape(infer_numeric_like_x)
-      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, cumprod_kernel)
+      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, cumprod<KernelContext>,
+            cumprod<EmitContext>)
       .grad(scan_grad_maker);
-  register_scan_grad(r, "cumprod", cumprod_grad_kernel);
+  register_scan_grad(r, "cumprod", cumprod_grad<KernelContext>, cumprod_grad<EmitContext>);
 
   r.add("logcumsumexp")
       .doc("Out[i] = log(exp(X[0]) + ... + exp(X[i])) along `axis`, computed stably.")
@@ -138,9 +144,10 @@ void register_cumulative_ops(OpRegistry& r) {
       .output("Out", "X's shape and dtype")
       .attr("axis", int64_t{-1}, "the accumulated axis (negative: from the back)")
       .infer_shape(infer_logcumsumexp)
-      .kernel({DType::kF32, DType::kF64}, logcumsumexp_kernel)
+      .bind({DType::kF32, DType::kF64}, logcumsumexp<KernelContext>, logcumsumexp<EmitContext>)
       .grad(scan_grad_maker);
-  register_scan_grad(r, "logcumsumexp", logcumsumexp_grad_kernel);
+  register_scan_grad(r, "logcumsumexp", logcumsumexp_grad<KernelContext>,
+                     logcumsumexp_grad<EmitContext>);
 
   for (const bool largest : {true, false}) {
     const std::string type = largest ? "cummax" : "cummin";
@@ -153,8 +160,9 @@ void register_cumulative_ops(OpRegistry& r) {
         .output("Indices", "int64; X's shape")
         .attr("axis", int64_t{-1}, "the scanned axis (negative: from the back)")
         .infer_shape(infer_cum_extreme)
-        .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64},
-                largest ? cum_extreme_kernel<true> : cum_extreme_kernel<false>)
+        .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64},
+              largest ? cum_extreme<true, KernelContext> : cum_extreme<false, KernelContext>,
+              largest ? cum_extreme<true, EmitContext> : cum_extreme<false, EmitContext>)
         .kernel_dtype_from("X")
         .grad(cum_extreme_grad_maker);
   }
@@ -163,11 +171,10 @@ void register_cumulative_ops(OpRegistry& r) {
 // ---- arange ----
 
 // The value of bound `slot` (a one-element input) or else of attr `attr`.
-double bound(const KernelContext& ctx, const char* slot, const char* attr) {
-  if (!ctx.has_in(slot)) return ctx.attr<double>(attr);
-  const Tensor& t = ctx.in(slot);
-  SKIFF_CHECK(t.numel() == 1, "arange: ", slot, " must hold one element, got ", t.type_str());
-  return t.item<double>();
+template <typename C>
+auto bound(const C& c, const char* slot, const char* attr_name) {
+  if (!c.has_in(slot)) return attr<double>(c, attr_name);
+  return SKIFF_KERNEL_VALUE(c, kernels::arange_bound, c.in(slot), constant(c, slot));
 }
 
 void infer_arange(ShapeContext& ctx) {
@@ -195,11 +202,11 @@ void infer_arange(ShapeContext& ctx) {
   ctx.set_output("Out", Shape{kernels::arange_length(start, end, step)}, dtype);
 }
 
-// The kernel is chosen by Out's dtype, which is T.
-template <typename T>
-void arange_kernel(KernelContext& ctx) {
-  kernels::arange(bound(ctx, "Start", "start"), bound(ctx, "End", "end"),
-                  bound(ctx, "Step", "step"), dtype_of<T>, ctx.out("Out"));
+template <typename C>
+void arange(C& c) {
+  SKIFF_KERNEL_CALL(c, "sequence_math", kernels::arange, bound(c, "Start", "start"),
+                    bound(c, "End", "end"), bound(c, "Step", "step"), dtype_attr(c, "dtype"),
+                    c.out("Out"));
 }
 
 }  // namespace
@@ -216,7 +223,8 @@ void register_sequence_math_ops(OpRegistry& r) {
       .attr("exclusive", false, "leave out each element itself")
       .attr("reverse", false, "sum from the last element backwards")
       .infer_shape(infer_cumsum)
-      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, cumsum_kernel)
+      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, cumsum<KernelContext>,
+            cumsum<EmitContext>)
       .grad(cumsum_grad_maker);
 
   r.add("arange")
@@ -233,10 +241,8 @@ void register_sequence_math_ops(OpRegistry& r) {
       .attr("step", 1.0, "spacing, non-zero")
       .attr("dtype", std::string("float32"), "float32, float64, int32 or int64")
       .infer_shape(infer_arange)
-      .kernel({DType::kF32}, arange_kernel<float>)
-      .kernel({DType::kF64}, arange_kernel<double>)
-      .kernel({DType::kI32}, arange_kernel<int32_t>)
-      .kernel({DType::kI64}, arange_kernel<int64_t>);
+      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, arange<KernelContext>,
+            arange<EmitContext>);
 }
 
 }  // namespace skiff

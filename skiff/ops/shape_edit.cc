@@ -38,10 +38,40 @@ void infer_view(ShapeContext& ctx) {
   ctx.set_output("Out", kShapeOf(ctx.in_shape("X"), ctx.op()), ctx.in_dtype("X"));
 }
 
-template <Shape (*kShapeOf)(const Shape&, const OpDesc&)>
-void view_kernel(KernelContext& ctx) {
-  const Tensor& x = ctx.in("X");
-  kernels::reshape(x, kShapeOf(x.shape(), ctx.op()), ctx.out("Out"));
+// The views call reshape (skiff/kernels/cpu/reshape.h) with a shape function of
+// shape_edit.h, which generated code includes too.
+void include_shape_edit(const KernelContext&) {}
+void include_shape_edit(const EmitContext& c) { c.writer().include("shape_edit"); }
+
+template <typename C>
+void flatten(C& c) {
+  include_shape_edit(c);
+  const auto& x = c.in("X");
+  SKIFF_KERNEL_CALL(
+      c, "reshape", kernels::reshape, x,
+      SKIFF_KERNEL_VALUE(c, kernels::flatten_shape, x.shape(), attr<int64_t>(c, "start_axis"),
+                         attr<int64_t>(c, "stop_axis")),
+      c.out("Out"));
+}
+
+template <typename C>
+void squeeze(C& c) {
+  include_shape_edit(c);
+  const auto& x = c.in("X");
+  SKIFF_KERNEL_CALL(
+      c, "reshape", kernels::reshape, x,
+      SKIFF_KERNEL_VALUE(c, kernels::squeeze_shape, x.shape(), attr_ref<Ints>(c, "axes")),
+      c.out("Out"));
+}
+
+template <typename C>
+void unsqueeze(C& c) {
+  include_shape_edit(c);
+  const auto& x = c.in("X");
+  SKIFF_KERNEL_CALL(
+      c, "reshape", kernels::reshape, x,
+      SKIFF_KERNEL_VALUE(c, kernels::unsqueeze_shape, x.shape(), attr_ref<Ints>(c, "axes")),
+      c.out("Out"));
 }
 
 // The gradient of a view is Out@GRAD viewed with X's shape: reshape_grad.
@@ -134,7 +164,7 @@ void register_shape_edit_ops(OpRegistry& r) {
       .attr("start_axis", int64_t{1}, "first merged axis (negative: from the back)")
       .attr("stop_axis", int64_t{-1}, "last merged axis (negative: from the back)")
       .infer_shape(infer_view<flatten_shape_of>)
-      .kernel(kAllDTypes, view_kernel<flatten_shape_of>)
+      .bind(kAllDTypes, flatten<KernelContext>, flatten<EmitContext>)
       .grad(view_grad_maker);
 
   r.add("squeeze")
@@ -145,7 +175,7 @@ void register_shape_edit_ops(OpRegistry& r) {
       .output("Out", "X's dims without the squeezed ones, X's dtype")
       .attr("axes", Ints{}, "axes to drop if they have size 1 (negative: from the back)")
       .infer_shape(infer_view<squeeze_shape_of>)
-      .kernel(kAllDTypes, view_kernel<squeeze_shape_of>)
+      .bind(kAllDTypes, squeeze<KernelContext>, squeeze<EmitContext>)
       .grad(view_grad_maker);
 
   r.add("unsqueeze")
@@ -156,7 +186,7 @@ void register_shape_edit_ops(OpRegistry& r) {
       .output("Out", "X's dims with 1s inserted, X's dtype")
       .required_attr("axes", AttrType::kInts, "where to insert the new dims")
       .infer_shape(infer_view<unsqueeze_shape_of>)
-      .kernel(kAllDTypes, view_kernel<unsqueeze_shape_of>)
+      .bind(kAllDTypes, unsqueeze<KernelContext>, unsqueeze<EmitContext>)
       .grad(view_grad_maker);
 
   register_expand(r, "expand",

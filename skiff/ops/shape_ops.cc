@@ -3,6 +3,7 @@
 
 #include "skiff/kernels/cpu/reshape.h"
 #include "skiff/kernels/cpu/transpose.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
@@ -11,6 +12,8 @@
 namespace skiff {
 
 namespace {
+
+using Ints = std::vector<int64_t>;
 
 constexpr std::initializer_list<DType> kShapeOpDTypes = {DType::kF32, DType::kF64, DType::kI32,
                                                          DType::kI64, DType::kBool};
@@ -23,11 +26,13 @@ void infer_reshape(ShapeContext& ctx) {
       ctx.in_dtype("X"));
 }
 
-void reshape_kernel(KernelContext& ctx) {
-  const Tensor& x = ctx.in("X");
-  kernels::reshape(x,
-                   kernels::reshape_shape(x.shape(), ctx.attr_ref<std::vector<int64_t>>("shape")),
-                   ctx.out("Out"));
+template <typename C>
+void reshape(C& c) {
+  const auto& x = c.in("X");
+  SKIFF_KERNEL_CALL(
+      c, "reshape", kernels::reshape, x,
+      SKIFF_KERNEL_VALUE(c, kernels::reshape_shape, x.shape(), attr_ref<Ints>(c, "shape")),
+      c.out("Out"));
 }
 
 void reshape_grad_maker(GradContext& g) {
@@ -38,10 +43,11 @@ void reshape_grad_maker(GradContext& g) {
       .set_output("X@GRAD", {g.in_grad("X")});
 }
 
-void reshape_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  kernels::reshape(ctx.in("Out@GRAD"), ctx.in("X").shape(), dx);
+template <typename C>
+void reshape_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "reshape", kernels::reshape, c.in("Out@GRAD"), c.in("X").shape(),
+                    c.out("X@GRAD"));
 }
 
 // ---- transpose ----
@@ -56,10 +62,13 @@ void infer_transpose(ShapeContext& ctx) {
   ctx.set_output("Out", kernels::transposed_shape(x, perm), ctx.in_dtype("X"));
 }
 
-void transpose_kernel(KernelContext& ctx) {
-  const Tensor& x = ctx.in("X");
-  kernels::transpose(x, permutation_of(ctx.attr_ref<std::vector<int64_t>>("axis"), x.rank()),
-                     ctx.out("Out"));
+template <typename C>
+void transpose(C& c) {
+  const auto& x = c.in("X");
+  SKIFF_KERNEL_CALL(
+      c, "transpose", kernels::transpose, x,
+      SKIFF_KERNEL_VALUE(c, kernels::transpose_permutation, attr_ref<Ints>(c, "axis"), x.rank()),
+      c.out("Out"));
 }
 
 void transpose_grad_maker(GradContext& g) {
@@ -77,12 +86,15 @@ void infer_transpose_grad(ShapeContext& ctx) {
                  ctx.in_dtype("Out@GRAD"));
 }
 
-void transpose_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  const Tensor& dout = ctx.in("Out@GRAD");
-  const auto perm = permutation_of(ctx.attr_ref<std::vector<int64_t>>("axis"), dout.rank());
-  kernels::transpose(dout, kernels::inverse_permutation(perm), dx);
+template <typename C>
+void transpose_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  const auto& dout = c.in("Out@GRAD");
+  SKIFF_KERNEL_CALL(c, "transpose", kernels::transpose, dout,
+                    SKIFF_KERNEL_VALUE(c, kernels::inverse_permutation,
+                                       SKIFF_KERNEL_VALUE(c, kernels::transpose_permutation,
+                                                          attr_ref<Ints>(c, "axis"), dout.rank())),
+                    c.out("X@GRAD"));
 }
 
 }  // namespace
@@ -96,7 +108,7 @@ void register_shape_ops(OpRegistry& r) {
       .output("Out", "the requested shape, X's dtype")
       .required_attr("shape", AttrType::kInts, "the new dims (0: copy X's, -1: infer one)")
       .infer_shape(infer_reshape)
-      .kernel(kShapeOpDTypes, reshape_kernel)
+      .bind(kShapeOpDTypes, reshape<KernelContext>, reshape<EmitContext>)
       .grad(reshape_grad_maker);
 
   r.add("reshape_grad")
@@ -105,7 +117,7 @@ void register_shape_ops(OpRegistry& r) {
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X")
       .infer_shape(infer_x_grad_like_x)
-      .kernel(kShapeOpDTypes, reshape_grad_kernel)
+      .bind(kShapeOpDTypes, reshape_grad<KernelContext>, reshape_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 
   r.add("transpose")
@@ -114,7 +126,7 @@ void register_shape_ops(OpRegistry& r) {
       .output("Out", "X's dims permuted, X's dtype")
       .required_attr("axis", AttrType::kInts, "a permutation of X's axes (negative: from the back)")
       .infer_shape(infer_transpose)
-      .kernel(kShapeOpDTypes, transpose_kernel)
+      .bind(kShapeOpDTypes, transpose<KernelContext>, transpose<EmitContext>)
       .grad(transpose_grad_maker);
 
   r.add("transpose_grad")
@@ -123,7 +135,7 @@ void register_shape_ops(OpRegistry& r) {
       .output("X@GRAD", "gradient of X")
       .required_attr("axis", AttrType::kInts, "as in the forward op")
       .infer_shape(infer_transpose_grad)
-      .kernel(kShapeOpDTypes, transpose_grad_kernel)
+      .bind(kShapeOpDTypes, transpose_grad<KernelContext>, transpose_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 }
 

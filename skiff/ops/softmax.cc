@@ -1,6 +1,7 @@
 // softmax and softmax_with_cross_entropy, and their grad ops.
 #include "skiff/kernels/cpu/softmax.h"
 
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
@@ -21,8 +22,10 @@ void infer_softmax(ShapeContext& ctx) {
   ctx.set_output("Out", x, dtype);
 }
 
-void softmax_kernel(KernelContext& ctx) {
-  kernels::softmax(ctx.in("X"), ctx.attr<int64_t>("axis"), ctx.out("Out"));
+template <typename C>
+void softmax(C& c) {
+  SKIFF_KERNEL_CALL(c, "softmax", kernels::softmax, c.in("X"), attr<int64_t>(c, "axis"),
+                    c.out("Out"));
 }
 
 void softmax_grad_maker(GradContext& g) {
@@ -38,10 +41,11 @@ void infer_softmax_grad(ShapeContext& ctx) {
   ctx.set_output("X@GRAD", ctx.in_shape("Out"), ctx.in_dtype("Out"));
 }
 
-void softmax_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  kernels::softmax_grad(ctx.in("Out"), ctx.in("Out@GRAD"), ctx.attr<int64_t>("axis"), dx);
+template <typename C>
+void softmax_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "softmax", kernels::softmax_grad, c.in("Out"), c.in("Out@GRAD"),
+                    attr<int64_t>(c, "axis"), c.out("X@GRAD"));
 }
 
 // ---- softmax_with_cross_entropy ----
@@ -63,10 +67,11 @@ void infer_cross_entropy(ShapeContext& ctx) {
   ctx.set_output("Loss", loss, dtype);
 }
 
-void cross_entropy_kernel(KernelContext& ctx) {
-  kernels::softmax_with_cross_entropy(
-      ctx.in("Logits"), ctx.in("Label"), ctx.attr<bool>("soft_label"), ctx.attr<int64_t>("axis"),
-      ctx.attr<int64_t>("ignore_index"), ctx.out("Softmax"), ctx.out("Loss"));
+template <typename C>
+void softmax_with_cross_entropy(C& c) {
+  SKIFF_KERNEL_CALL(c, "softmax", kernels::softmax_with_cross_entropy, c.in("Logits"),
+                    c.in("Label"), attr<bool>(c, "soft_label"), attr<int64_t>(c, "axis"),
+                    attr<int64_t>(c, "ignore_index"), c.out("Softmax"), c.out("Loss"));
 }
 
 void cross_entropy_grad_maker(GradContext& g) {
@@ -86,12 +91,13 @@ void infer_cross_entropy_grad(ShapeContext& ctx) {
   ctx.set_output("Logits@GRAD", ctx.in_shape("Softmax"), ctx.in_dtype("Softmax"));
 }
 
-void cross_entropy_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("Logits@GRAD");
-  if (!dx) return;
-  kernels::softmax_with_cross_entropy_grad(ctx.in("Label"), ctx.in("Softmax"), ctx.in("Loss@GRAD"),
-                                           ctx.attr<bool>("soft_label"), ctx.attr<int64_t>("axis"),
-                                           ctx.attr<int64_t>("ignore_index"), dx);
+template <typename C>
+void softmax_with_cross_entropy_grad(C& c) {
+  if (!c.has_out("Logits@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "softmax", kernels::softmax_with_cross_entropy_grad, c.in("Label"),
+                    c.in("Softmax"), c.in("Loss@GRAD"), attr<bool>(c, "soft_label"),
+                    attr<int64_t>(c, "axis"), attr<int64_t>(c, "ignore_index"),
+                    c.out("Logits@GRAD"));
 }
 
 }  // namespace
@@ -103,7 +109,7 @@ void register_softmax_ops(OpRegistry& r) {
       .output("Out", "X's shape and dtype")
       .attr("axis", int64_t{-1}, "the normalised axis; negative counts from the back")
       .infer_shape(infer_softmax)
-      .kernel({DType::kF32, DType::kF64}, softmax_kernel)
+      .bind({DType::kF32, DType::kF64}, softmax<KernelContext>, softmax<EmitContext>)
       .grad(softmax_grad_maker);
 
   r.add("softmax_grad")
@@ -113,7 +119,7 @@ void register_softmax_ops(OpRegistry& r) {
       .output("X@GRAD", "gradient of X")
       .attr("axis", int64_t{-1}, "as in the forward op")
       .infer_shape(infer_softmax_grad)
-      .kernel({DType::kF32, DType::kF64}, softmax_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, softmax_grad<KernelContext>, softmax_grad<EmitContext>)
       .kernel_dtype_from("Out");
 
   r.add("softmax_with_cross_entropy")
@@ -130,7 +136,8 @@ void register_softmax_ops(OpRegistry& r) {
       .attr("axis", int64_t{-1}, "the class axis; negative counts from the back")
       .attr("ignore_index", int64_t{-100}, "hard label value whose loss and gradient are 0")
       .infer_shape(infer_cross_entropy)
-      .kernel({DType::kF32, DType::kF64}, cross_entropy_kernel)
+      .bind({DType::kF32, DType::kF64}, softmax_with_cross_entropy<KernelContext>,
+            softmax_with_cross_entropy<EmitContext>)
       .kernel_dtype_from("Logits")
       .grad(cross_entropy_grad_maker);
 
@@ -146,7 +153,8 @@ void register_softmax_ops(OpRegistry& r) {
       .attr("axis", int64_t{-1}, "as in the forward op")
       .attr("ignore_index", int64_t{-100}, "as in the forward op")
       .infer_shape(infer_cross_entropy_grad)
-      .kernel({DType::kF32, DType::kF64}, cross_entropy_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, softmax_with_cross_entropy_grad<KernelContext>,
+            softmax_with_cross_entropy_grad<EmitContext>)
       .kernel_dtype_from("Softmax");
 }
 

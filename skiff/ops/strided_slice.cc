@@ -3,8 +3,8 @@
 #include <vector>
 
 #include "skiff/kernels/cpu/strided_slice.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
-#include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -16,6 +16,15 @@ using Ints = std::vector<int64_t>;
 
 constexpr std::initializer_list<DType> kAll = {DType::kF32, DType::kF64, DType::kI32, DType::kI64,
                                                DType::kBool};
+
+// The op's StridedSpec over its box attrs (`steps` and `decrease` name the attrs that
+// differ between strided_slice and set_value): a view of the attrs, or its expression.
+template <typename C>
+auto strided_spec(const C& c, const char* steps, const char* decrease) {
+  return SKIFF_KERNEL_STRUCT(c, kernels::StridedSpec, attr_ref<Ints>(c, "axes"),
+                             attr_ref<Ints>(c, "starts"), attr_ref<Ints>(c, "ends"),
+                             attr_ref<Ints>(c, steps), attr_ref<Ints>(c, decrease));
+}
 
 kernels::StridedSpec slice_spec(const OpDesc& op) {
   return kernels::StridedSpec{op.attr_ref<Ints>("axes"), op.attr_ref<Ints>("starts"),
@@ -41,8 +50,10 @@ void infer_strided_slice(ShapeContext& ctx) {
                  ctx.in_dtype("Input"));
 }
 
-void strided_slice_kernel(KernelContext& ctx) {
-  kernels::strided_slice(ctx.in("Input"), slice_spec(ctx.op()), ctx.out("Out"));
+template <typename C>
+void strided_slice(C& c) {
+  SKIFF_KERNEL_CALL(c, "strided_slice", kernels::strided_slice, c.in("Input"),
+                    strided_spec(c, "strides", "decrease_axis"), c.out("Out"));
 }
 
 void strided_slice_grad_maker(GradContext& g) {
@@ -58,11 +69,12 @@ void infer_strided_slice_grad(ShapeContext& ctx) {
   ctx.set_output("Input@GRAD", ctx.in_shape("Input"), ctx.in_dtype("Out@GRAD"));
 }
 
-void strided_slice_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("Input@GRAD");
-  if (!dx) return;
-  kernels::strided_slice_grad(ctx.in("Out@GRAD"), ctx.in("Input").shape(), slice_spec(ctx.op()),
-                              dx);
+template <typename C>
+void strided_slice_grad(C& c) {
+  if (!c.has_out("Input@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "strided_slice", kernels::strided_slice_grad, c.in("Out@GRAD"),
+                    c.in("Input").shape(), strided_spec(c, "strides", "decrease_axis"),
+                    c.out("Input@GRAD"));
 }
 
 void register_strided_slice(OpRegistry& r) {
@@ -80,7 +92,7 @@ void register_strided_slice(OpRegistry& r) {
       .required_attr("strides", AttrType::kInts, "step per axis, non-zero")
       .attr("decrease_axis", Ints{}, "axes to drop from Out (each must keep one entry)")
       .infer_shape(infer_strided_slice)
-      .kernel(kAll, strided_slice_kernel)
+      .bind(kAll, strided_slice<KernelContext>, strided_slice<EmitContext>)
       .grad(strided_slice_grad_maker);
   r.add("strided_slice_grad")
       .doc("Input@GRAD = zeros with Out@GRAD written into the selected elements.")
@@ -93,7 +105,8 @@ void register_strided_slice(OpRegistry& r) {
       .required_attr("strides", AttrType::kInts, "as in the forward op")
       .attr("decrease_axis", Ints{}, "as in the forward op")
       .infer_shape(infer_strided_slice_grad)
-      .kernel({DType::kF32, DType::kF64}, strided_slice_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, strided_slice_grad<KernelContext>,
+            strided_slice_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 }
 
@@ -108,8 +121,10 @@ void infer_set_value(ShapeContext& ctx) {
   ctx.set_output("Out", x, ctx.in_dtype("Input"));
 }
 
-void set_value_kernel(KernelContext& ctx) {
-  kernels::set_strided(ctx.in("Input"), ctx.in("ValueTensor"), set_spec(ctx.op()), ctx.out("Out"));
+template <typename C>
+void set_value(C& c) {
+  SKIFF_KERNEL_CALL(c, "strided_slice", kernels::set_strided, c.in("Input"), c.in("ValueTensor"),
+                    strided_spec(c, "steps", "decrease_axes"), c.out("Out"));
 }
 
 void set_value_grad_maker(GradContext& g) {
@@ -127,9 +142,11 @@ void infer_set_value_grad(ShapeContext& ctx) {
   ctx.set_output("ValueTensor@GRAD", ctx.in_shape("ValueTensor"), ctx.in_dtype("Out@GRAD"));
 }
 
-void set_value_grad_kernel(KernelContext& ctx) {
-  kernels::set_strided_grad(ctx.in("Out@GRAD"), ctx.in("ValueTensor").shape(), set_spec(ctx.op()),
-                            ctx.out("Input@GRAD"), ctx.out("ValueTensor@GRAD"));
+template <typename C>
+void set_value_grad(C& c) {
+  SKIFF_KERNEL_CALL(c, "strided_slice", kernels::set_strided_grad, c.in("Out@GRAD"),
+                    c.in("ValueTensor").shape(), strided_spec(c, "steps", "decrease_axes"),
+                    c.out("Input@GRAD"), c.out("ValueTensor@GRAD"));
 }
 
 void register_set_value(OpRegistry& r) {
@@ -147,7 +164,7 @@ void register_set_value(OpRegistry& r) {
       .required_attr("steps", AttrType::kInts, "step per axis, non-zero")
       .attr("decrease_axes", Ints{}, "axes indexed by an integer (each selects one entry)")
       .infer_shape(infer_set_value)
-      .kernel(kAll, set_value_kernel)
+      .bind(kAll, set_value<KernelContext>, set_value<EmitContext>)
       .grad(set_value_grad_maker);
   r.add("set_value_grad")
       .doc(
@@ -163,7 +180,7 @@ void register_set_value(OpRegistry& r) {
       .required_attr("steps", AttrType::kInts, "as in the forward op")
       .attr("decrease_axes", Ints{}, "as in the forward op")
       .infer_shape(infer_set_value_grad)
-      .kernel({DType::kF32, DType::kF64}, set_value_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, set_value_grad<KernelContext>, set_value_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 }
 

@@ -7,8 +7,8 @@
 #include "skiff/kernels/cpu/copy.h"
 #include "skiff/kernels/cpu/selected_rows.h"
 #include "skiff/kernels/cpu/tensor_array.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
-#include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -49,17 +49,15 @@ void infer_cast(ShapeContext& ctx) {
   ctx.set_output("Out", ctx.in_shape("X"), dtype_from_name(ctx.attr<std::string>("out_dtype")));
 }
 
-void cast_kernel(KernelContext& ctx) {
-  kernels::cast(ctx.in("X"), dtype_from_name(ctx.attr<std::string>("out_dtype")), ctx.out("Out"));
+template <typename C>
+void cast(C& c) {
+  SKIFF_KERNEL_CALL(c, "cast", kernels::cast, c.in("X"), dtype_attr(c, "out_dtype"), c.out("Out"));
 }
 
-void cast_grad_kernel(KernelContext& ctx) {
-  Tensor* x_grad = ctx.out("X@GRAD");
-  if (!x_grad) return;
-  const Tensor& x = ctx.in("X");
-  SKIFF_CHECK(is_floating(x.dtype()), "cast_grad: X is ", x.type_str(),
-              "; only a floating input has a gradient");
-  kernels::cast(ctx.in("Out@GRAD"), x.dtype(), x_grad);
+template <typename C>
+void cast_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "cast", kernels::cast_grad, c.in("X"), c.in("Out@GRAD"), c.out("X@GRAD"));
 }
 
 void cast_grad_maker(GradContext& g) {
@@ -78,8 +76,10 @@ void infer_increment(ShapeContext& ctx) {
   infer_like_x(ctx);
 }
 
-void increment_kernel(KernelContext& ctx) {
-  kernels::increment(ctx.in("X"), ctx.attr<double>("step"), ctx.out("Out"));
+template <typename C>
+void increment(C& c) {
+  SKIFF_KERNEL_CALL(c, "cast", kernels::increment, c.in("X"), attr<double>(c, "step"),
+                    c.out("Out"));
 }
 
 // ---- sum ----
@@ -250,8 +250,8 @@ void register_tensor_ops(OpRegistry& r) {
       .output("Out", "same shape as X, dtype out_dtype")
       .required_attr("out_dtype", AttrType::kString, "numpy name of Out's dtype")
       .infer_shape(infer_cast)
-      .kernel(kAllDTypes, cast_kernel)
-      .kernel({DType::kBF16}, cast_kernel)
+      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool, DType::kBF16},
+            cast<KernelContext>, cast<EmitContext>)
       .kernel_dtype_from("X")
       .grad(cast_grad_maker);
 
@@ -261,7 +261,8 @@ void register_tensor_ops(OpRegistry& r) {
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X")
       .infer_shape(infer_x_grad_like_x)
-      .kernel({DType::kF32, DType::kF64, DType::kBF16}, cast_grad_kernel)
+      .bind({DType::kF32, DType::kF64, DType::kBF16}, cast_grad<KernelContext>,
+            cast_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 
   r.add("increment")
@@ -270,7 +271,8 @@ void register_tensor_ops(OpRegistry& r) {
       .output("Out", "same shape and dtype as X")
       .attr("step", 1.0, "the amount added (integral for integer dtypes)")
       .infer_shape(infer_increment)
-      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, increment_kernel);
+      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, increment<KernelContext>,
+            increment<EmitContext>);
 
   r.add("sum")
       .doc(

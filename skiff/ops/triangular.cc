@@ -1,8 +1,8 @@
 // tril_triu: the lower or upper triangle of the matrices in the last two dims. Its
 // gradient is tril_triu of Out@GRAD with the same attrs.
 #include "skiff/kernels/cpu/triangular.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
-#include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -17,9 +17,10 @@ void infer_tril_triu(ShapeContext& ctx) {
   ctx.set_output("Out", x, ctx.in_dtype("X"));
 }
 
-void tril_triu_kernel(KernelContext& ctx) {
-  kernels::triangle(ctx.in("X"), ctx.attr<int64_t>("diagonal"), ctx.attr<bool>("lower"),
-                    ctx.out("Out"));
+template <typename C>
+void tril_triu(C& c) {
+  SKIFF_KERNEL_CALL(c, "triangular", kernels::triangle, c.in("X"), attr<int64_t>(c, "diagonal"),
+                    attr<bool>(c, "lower"), c.out("Out"));
 }
 
 void tril_triu_grad_maker(GradContext& g) {
@@ -46,7 +47,8 @@ void register_triangular_ops(OpRegistry& r) {
             "above it, < 0 below it")
       .attr("lower", true, "keep the lower triangle (tril), else the upper one (triu)")
       .infer_shape(infer_tril_triu)
-      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool}, tril_triu_kernel)
+      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool},
+            tril_triu<KernelContext>, tril_triu<EmitContext>)
       .grad(tril_triu_grad_maker);
 }
 

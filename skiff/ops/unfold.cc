@@ -2,8 +2,8 @@
 // is the other op with the same window attributes.
 #include "skiff/kernels/cpu/unfold.h"
 
+#include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
-#include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -20,14 +20,38 @@ kernels::UnfoldGeometry geometry_of(const Ctx& ctx, const char* op) {
       ctx.template attr_ref<Ints>("paddings"), ctx.template attr_ref<Ints>("dilations"));
 }
 
-template <typename Ctx>
-void output_sizes_of(const Ctx& ctx, int64_t* h, int64_t* w) {
-  const Ints& sizes = ctx.template attr_ref<Ints>("output_sizes");
+// The windows of the op (`op` names it in errors): the UnfoldGeometry, or the expression
+// computing it in generated code.
+template <typename C>
+auto geometry_value(const C& c, const char* op) {
+  return SKIFF_KERNEL_VALUE(
+      c, kernels::unfold_geometry,
+      constant(c, op, [](const char* name) { return cpp_literal(std::string(name)); }),
+      attr_ref<Ints>(c, "kernel_sizes"), attr_ref<Ints>(c, "strides"),
+      attr_ref<Ints>(c, "paddings"), attr_ref<Ints>(c, "dilations"));
+}
+
+// fold's output_sizes (H, W), checked to hold 2 values.
+const Ints& output_sizes_of(const OpDesc& op) {
+  const Ints& sizes = op.attr_ref<Ints>("output_sizes");
   SKIFF_CHECK(sizes.size() == 2, "fold: output_sizes must hold 2 values (H, W), got ",
               sizes.size());
-  *h = sizes[0];
-  *w = sizes[1];
+  return sizes;
 }
+
+// An int64_t the binding reads of the op: the value, or its literal.
+template <typename C>
+auto int_constant(const C& c, const int64_t& v) {
+  return constant(c, v, [](int64_t x) { return cpp_literal(x); });
+}
+
+// Dim d of the forward X (4-D) in unfold_grad: the value, or its expression.
+int64_t x_dim(const KernelContext& c, int d) {
+  const Tensor& x = c.in("X");
+  SKIFF_CHECK(x.rank() == 4, "unfold_grad: X must be 4-D, got ", x.shape());
+  return x.dim(d);
+}
+Expr x_dim(const EmitContext& c, int d) { return c.in("X").dim(d); }
 
 void check_floating(const ShapeContext& ctx) {
   const DType dtype = ctx.in_dtype("X");
@@ -43,20 +67,23 @@ void infer_unfold(ShapeContext& ctx) {
 
 void infer_fold(ShapeContext& ctx) {
   check_floating(ctx);
-  int64_t h = 0, w = 0;
-  output_sizes_of(ctx, &h, &w);
-  ctx.set_output("Out", kernels::fold_shape(ctx.in_shape("X"), geometry_of(ctx, "fold"), h, w),
-                 ctx.in_dtype("X"));
+  const Ints& sizes = output_sizes_of(ctx.op());
+  ctx.set_output(
+      "Out", kernels::fold_shape(ctx.in_shape("X"), geometry_of(ctx, "fold"), sizes[0], sizes[1]),
+      ctx.in_dtype("X"));
 }
 
-void unfold_kernel(KernelContext& ctx) {
-  kernels::unfold(ctx.in("X"), geometry_of(ctx, "unfold"), ctx.out("Out"));
+template <typename C>
+void unfold(C& c) {
+  SKIFF_KERNEL_CALL(c, "unfold", kernels::unfold, c.in("X"), geometry_value(c, "unfold"),
+                    c.out("Out"));
 }
 
-void fold_kernel(KernelContext& ctx) {
-  int64_t h = 0, w = 0;
-  output_sizes_of(ctx, &h, &w);
-  kernels::fold(ctx.in("X"), geometry_of(ctx, "fold"), h, w, ctx.out("Out"));
+template <typename C>
+void fold(C& c) {
+  const Ints& sizes = output_sizes_of(c.op());
+  SKIFF_KERNEL_CALL(c, "unfold", kernels::fold, c.in("X"), geometry_value(c, "fold"),
+                    int_constant(c, sizes[0]), int_constant(c, sizes[1]), c.out("Out"));
 }
 
 void copy_window_attrs(const OpDesc& fwd, OpDesc& op) {
@@ -75,12 +102,11 @@ void unfold_grad_maker(GradContext& g) {
   copy_window_attrs(g.fwd(), op);
 }
 
-void unfold_grad_kernel(KernelContext& ctx) {
-  Tensor* dx = ctx.out("X@GRAD");
-  if (!dx) return;
-  const Tensor& x = ctx.in("X");
-  SKIFF_CHECK(x.rank() == 4, "unfold_grad: X must be 4-D, got ", x.shape());
-  kernels::fold(ctx.in("Out@GRAD"), geometry_of(ctx, "unfold_grad"), x.dim(2), x.dim(3), dx);
+template <typename C>
+void unfold_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "unfold", kernels::fold, c.in("Out@GRAD"), geometry_value(c, "unfold_grad"),
+                    x_dim(c, 2), x_dim(c, 3), c.out("X@GRAD"));
 }
 
 // fold's gradient is unfold of Out@GRAD: a plain unfold op.
@@ -102,39 +128,40 @@ OpBuilder& window_attrs(OpBuilder& b) {
 }  // namespace
 
 void register_unfold_ops(OpRegistry& r) {
-  OpBuilder unfold = r.add("unfold");
-  unfold
+  OpBuilder unfold_op = r.add("unfold");
+  unfold_op
       .doc(
           "Out[n, (c * kh + i) * kw + j, l] = X[n, c] at cell (i, j) of window l (row-major "
           "window positions), 0 in padding: Paddle's unfold (im2col).")
       .input("X", "float32 or float64 [N, C, H, W]")
       .output("Out", "[N, C * kh * kw, L], L the number of window positions");
-  window_attrs(unfold)
+  window_attrs(unfold_op)
       .infer_shape(infer_unfold)
-      .kernel({DType::kF32, DType::kF64}, unfold_kernel)
+      .bind({DType::kF32, DType::kF64}, unfold<KernelContext>, unfold<EmitContext>)
       .kernel_dtype_from("X")
       .grad(unfold_grad_maker);
 
-  OpBuilder unfold_grad = r.add("unfold_grad");
-  unfold_grad.doc("X@GRAD of unfold: fold of Out@GRAD onto X's height and width.")
+  OpBuilder unfold_grad_op = r.add("unfold_grad");
+  unfold_grad_op.doc("X@GRAD of unfold: fold of Out@GRAD onto X's height and width.")
       .input("X", "the forward X (its shape)")
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X");
-  window_attrs(unfold_grad)
+  window_attrs(unfold_grad_op)
       .infer_shape(infer_x_grad_like_x)
-      .kernel({DType::kF32, DType::kF64}, unfold_grad_kernel)
+      .bind({DType::kF32, DType::kF64}, unfold_grad<KernelContext>, unfold_grad<EmitContext>)
       .kernel_dtype_from("X");
 
-  OpBuilder fold = r.add("fold");
-  fold.doc(
+  OpBuilder fold_op = r.add("fold");
+  fold_op
+      .doc(
           "Out [N, C, H, W] = the columns of X added back into the cells their windows cover "
           "(Paddle's fold, col2im; the adjoint of unfold).")
       .input("X", "float32 or float64 [N, C * kh * kw, L]")
       .output("Out", "[N, C, H, W], (H, W) = output_sizes");
-  window_attrs(fold)
+  window_attrs(fold_op)
       .required_attr("output_sizes", AttrType::kInts, "output (H, W)")
       .infer_shape(infer_fold)
-      .kernel({DType::kF32, DType::kF64}, fold_kernel)
+      .bind({DType::kF32, DType::kF64}, fold<KernelContext>, fold<EmitContext>)
       .kernel_dtype_from("X")
       .grad(fold_grad_maker);
 }

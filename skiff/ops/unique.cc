@@ -6,7 +6,7 @@
 
 #include "skiff/kernels/cpu/axis.h"
 #include "skiff/kernels/cpu/unique.h"
-#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -54,20 +54,34 @@ void infer_unique(ShapeContext& ctx) {
   ctx.set_output("Counts", Shape{-1}, idx);
 }
 
-void unique_kernel(KernelContext& ctx) {
+// unique's and unique_consecutive's attributes as the kernels take them.
+struct UniqueAttrs {
   bool flatten = false;
-  const int64_t axis = unique_axis("unique", ctx.attr_ref<std::vector<int64_t>>("axis"), &flatten);
-  kernels::unique(ctx.in("X"), flatten, axis, index_dtype("unique", ctx.attr<std::string>("dtype")),
-                  ctx.out("Out"), ctx.out("Indices"), ctx.out("Index"), ctx.out("Counts"));
+  int64_t axis = 0;
+  DType index_dtype = DType::kI64;
+};
+
+UniqueAttrs unique_attrs(const OpDesc& op) {
+  UniqueAttrs a;
+  a.axis = unique_axis(op.type.c_str(), op.attr_ref<std::vector<int64_t>>("axis"), &a.flatten);
+  a.index_dtype = index_dtype(op.type, op.attr_ref<std::string>("dtype"));
+  return a;
 }
 
-void unique_consecutive_kernel(KernelContext& ctx) {
-  bool flatten = false;
-  const int64_t axis =
-      unique_axis("unique_consecutive", ctx.attr_ref<std::vector<int64_t>>("axis"), &flatten);
-  kernels::unique_consecutive(ctx.in("X"), flatten, axis,
-                              index_dtype("unique_consecutive", ctx.attr<std::string>("dtype")),
-                              ctx.out("Out"), ctx.out("Index"), ctx.out("Counts"));
+template <typename C>
+void unique(C& c) {
+  const UniqueAttrs a = unique_attrs(c.op());
+  SKIFF_KERNEL_CALL(c, "unique", kernels::unique, c.in("X"), constant(c, a.flatten),
+                    constant(c, a.axis), constant(c, a.index_dtype, dtype_literal), c.out("Out"),
+                    c.out("Indices"), c.out("Index"), c.out("Counts"));
+}
+
+template <typename C>
+void unique_consecutive(C& c) {
+  const UniqueAttrs a = unique_attrs(c.op());
+  SKIFF_KERNEL_CALL(c, "unique", kernels::unique_consecutive, c.in("X"), constant(c, a.flatten),
+                    constant(c, a.axis), constant(c, a.index_dtype, dtype_literal), c.out("Out"),
+                    c.out("Index"), c.out("Counts"));
 }
 
 }  // namespace
@@ -86,7 +100,7 @@ void register_unique_ops(OpRegistry& r) {
       .attr("axis", std::vector<int64_t>{}, "[] flattens X; [k] finds distinct slices along k")
       .attr("dtype", std::string("int64"), "int32 or int64: the dtype of the index outputs")
       .infer_shape(infer_unique)
-      .kernel(kNumeric, unique_kernel)
+      .bind(kNumeric, unique<KernelContext>, unique<EmitContext>)
       .kernel_dtype_from("X");
 
   r.add("unique_consecutive")
@@ -101,7 +115,7 @@ void register_unique_ops(OpRegistry& r) {
       .attr("axis", std::vector<int64_t>{}, "[] flattens X; [k] merges slices along k")
       .attr("dtype", std::string("int64"), "int32 or int64: the dtype of the index outputs")
       .infer_shape(infer_unique)
-      .kernel(kNumeric, unique_consecutive_kernel)
+      .bind(kNumeric, unique_consecutive<KernelContext>, unique_consecutive<EmitContext>)
       .kernel_dtype_from("X");
 }
 

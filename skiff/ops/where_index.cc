@@ -1,6 +1,6 @@
 // where_index: the coordinates of the nonzero elements (nonzero, boolean-mask indexing).
 #include "skiff/kernels/cpu/where_index.h"
-#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/binding.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -16,8 +16,9 @@ void infer_where_index(ShapeContext& ctx) {
   ctx.set_output("Out", Shape{-1, x.rank()}, DType::kI64);
 }
 
-void where_index_kernel(KernelContext& ctx) {
-  kernels::where_index(ctx.in("Condition"), ctx.out("Out"));
+template <typename C>
+void where_index(C& c) {
+  SKIFF_KERNEL_CALL(c, "where_index", kernels::where_index, c.in("Condition"), c.out("Out"));
 }
 
 }  // namespace
@@ -31,8 +32,8 @@ void register_where_index_ops(OpRegistry& r) {
       .input("Condition", "any shape; bool or numeric")
       .output("Out", "int64 [number of nonzero elements, rank of Condition]")
       .infer_shape(infer_where_index)
-      .kernel({DType::kBool, DType::kF32, DType::kF64, DType::kI32, DType::kI64},
-              where_index_kernel)
+      .bind({DType::kBool, DType::kF32, DType::kF64, DType::kI32, DType::kI64},
+            where_index<KernelContext>, where_index<EmitContext>)
       .kernel_dtype_from("Condition");
 }
 

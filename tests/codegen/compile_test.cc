@@ -2,6 +2,9 @@
 // for an MLP, W1's while loop, an if/else and a CNN; errors name what is wrong.
 #include "skiff/codegen/target.h"
 #include "skiff/dist/communicator.h"
+#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/registry.h"
+#include "skiff/ops/shape_context.h"
 #include "tests/codegen/programs.h"
 #include "tests/testing/op_test.h"
 
@@ -38,7 +41,7 @@ TEST(CompileTest, MlpExecutableMatchesInterpreter) {
   expect_same(run_executable(c.executable, {{"x", x}}, {out}), interpret(m, {{"x", x}}, {out}),
               1e-6);
   // The generated file reads as the program: ops named with their source lines.
-  EXPECT_NE(c.generated.model_cc.find("k::matmul("), std::string::npos);
+  EXPECT_NE(c.generated.model_cc.find("kernels::matmul("), std::string::npos);
   EXPECT_NE(c.generated.model_cc.find("programs.h:"), std::string::npos);
 }
 
@@ -163,14 +166,27 @@ TEST(CompileTest, HelpListsInputsAndOutputs) {
       << output;
 }
 
+// An op of this test whose kernel is a plain function, not a binding, and which has no
+// codegen rule: every op of skiff compiles (or says why not: tests/tools/op_paths_test.cc),
+// so the refusal is shown on this one.
+void register_unbound_op(OpRegistry& r) {
+  r.add("test_unbound_copy")
+      .doc("Out = X, by a kernel the compiler cannot see.")
+      .input("X", "float32")
+      .output("Out", "X")
+      .infer_shape(infer_out_like_x)
+      .kernel({DType::kF32}, [](KernelContext& c) { *c.out("Out") = c.in("X"); });
+}
+const OpRegistrar kUnboundOp(register_unbound_op);
+
 TEST(CompileTest, OpWithoutRuleIsNamedWithItsLine) {
   ModelWithParams m;
   BlockBuilder b(&m.program);
-  b.data("x", DType::kBool, {2, 3});
-  m.program.fetch_names = {b.apply("where_index", {{"Condition", {"x"}}})};
+  b.data("x", DType::kF32, {2, 3});
+  m.program.fetch_names = {b.apply("test_unbound_copy", {{"X", {"x"}}})};
   const std::string dir = scratch_dir();
   const std::string message = error_of([&] { compile(m, dir); });
-  EXPECT_NE(message.find("op 'where_index'"), std::string::npos) << message;
+  EXPECT_NE(message.find("op 'test_unbound_copy'"), std::string::npos) << message;
   EXPECT_NE(message.find("compile_test.cc:"), std::string::npos) << message;
   EXPECT_NE(message.find("no C++ emitter rule"), std::string::npos) << message;
 }

@@ -52,8 +52,8 @@ TEST(ResampleCompileTest, ExecutableMatchesInterpreter) {
   o.target = "x86-64";
   o.jobs = 2;
   const codegen::CompiledModel c = codegen::compile_model_file(save_model(m, dir), o);
-  EXPECT_NE(c.generated.model_cc.find("k::with_size_inputs("), std::string::npos);
-  EXPECT_NE(c.generated.model_cc.find("k::fold("), std::string::npos);
+  EXPECT_NE(c.generated.model_cc.find("kernels::with_size_inputs("), std::string::npos);
+  EXPECT_NE(c.generated.model_cc.find("kernels::fold("), std::string::npos);
   const Tensor x = wave({1, 3, 4, 5}, DType::kF32, 1.2, 0.3);
   const auto got = run_executable(c.executable, {{"x", x}}, fetches);
   const auto want = interpret(m, {{"x", x}}, fetches);

@@ -49,7 +49,8 @@ TEST(ScanCompileTest, ExecutableMatchesInterpreter) {
   o.target = "x86-64";
   o.jobs = 2;
   const codegen::CompiledModel c = codegen::compile_model_file(save_model(m, dir), o);
-  for (const char* call : {"k::cumprod_grad(", "k::logcumsumexp_grad(", "kernels::top_k_grad("}) {
+  for (const char* call :
+       {"kernels::cumprod_grad(", "kernels::logcumsumexp_grad(", "kernels::top_k_grad("}) {
     EXPECT_NE(c.generated.model_cc.find(call), std::string::npos) << call;
   }
   const Tensor x = wave({3, 5}, DType::kF32, 1.2, 0.3);

@@ -222,6 +222,11 @@ TEST(Cholesky, FactorsAndSymmetricGradients) {
         const Mat lower_part = upper ? Mat(f.transpose()) : f;
         EXPECT_TRUE(lower_part.isApprox(Mat(lower_part.triangularView<Eigen::Lower>())));
       }
+      // The factor checked above is the reference of a harness case (eager, compiled).
+      OpTest("cholesky")
+          .input("X", a)
+          .attr("upper", upper)
+          .check_output("Out", from_f64(l, dt), tol(dt));
     }
   }
   for (bool upper : {false, true}) {
@@ -250,6 +255,11 @@ TEST(Eigh, DecompositionAndGradients) {
         EXPECT_TRUE((matrix(to_f64(a), b) * vb).isApprox(vb * wb.asDiagonal(), tol(dt)));
         for (int i = 0; i + 1 < 4; ++i) EXPECT_LE(wb[i], wb[i + 1]);
       }
+      // The decomposition checked above is the reference of a harness case (eager, compiled).
+      OpTest c("eigh");
+      c.input("X", a).attr("UPLO", std::string(uplo)).output("Eigenvalues").output("Eigenvectors");
+      c.check_output("Eigenvalues", from_f64(w, dt), tol(dt));
+      c.check_output("Eigenvectors", from_f64(v, dt), tol(dt));
     }
   }
   const Tensor a = spd({4, 4}, 18);

@@ -90,6 +90,12 @@ void cast(const Tensor& x, DType to, Tensor* out) {
   });
 }
 
+void cast_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad) {
+  SKIFF_CHECK(is_floating(x.dtype()), "cast_grad: X is ", x.type_str(),
+              "; only a floating input has a gradient");
+  cast(out_grad, x.dtype(), x_grad);
+}
+
 void increment(const Tensor& x, double step, Tensor* out) {
   SKIFF_CHECK(x.initialized(), "increment: the input tensor has no value");
   SKIFF_DISPATCH_NUMERIC(x.dtype(), T, {

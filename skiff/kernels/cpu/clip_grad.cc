@@ -52,6 +52,23 @@ double squared_l2_norm(const SelectedRows& x) {
   return squared_l2_norm(merged.value);
 }
 
+namespace {
+
+void write_scalar(double value, DType dtype, Tensor* out) {
+  out->resize(Shape{1}, dtype);
+  SKIFF_DISPATCH_FLOATING(dtype, T, *out->data<T>() = static_cast<T>(value));
+}
+
+}  // namespace
+
+void squared_l2_norm(const Tensor& x, Tensor* out) {
+  write_scalar(squared_l2_norm(x), x.dtype(), out);
+}
+
+void squared_l2_norm(const SelectedRows& x, Tensor* out) {
+  write_scalar(squared_l2_norm(x), x.value.dtype(), out);
+}
+
 double global_norm_scale(double squared_norm, double clip_norm) {
   SKIFF_CHECK(clip_norm > 0, "clip_norm must be > 0, got ", clip_norm);
   return clip_norm / std::max(std::sqrt(squared_norm), clip_norm);

@@ -20,6 +20,10 @@ double squared_l2_norm(const Tensor& x);
 // The same for the dense tensor that selected rows stand for (repeated rows summed
 // first).
 double squared_l2_norm(const SelectedRows& x);
+// out = [that sum] (shape [1]) in x's dtype (of x.value for selected rows): the
+// squared_l2_norm op.
+void squared_l2_norm(const Tensor& x, Tensor* out);
+void squared_l2_norm(const SelectedRows& x, Tensor* out);
 
 // clip_norm / max(sqrt(squared_norm), clip_norm): 1 when the norm is within clip_norm.
 double global_norm_scale(double squared_norm, double clip_norm);

@@ -103,6 +103,13 @@ void concat(const std::vector<Tensor>& xs, int64_t axis, Tensor* out) {
   join(xs, layout, out_shape, out);
 }
 
+std::vector<int64_t> concat_sizes(const std::vector<Tensor>& xs, int64_t axis) {
+  std::vector<int64_t> sizes;
+  sizes.reserve(xs.size());
+  for (const Tensor& x : xs) sizes.push_back(x.dim(resolve_axis("concat_grad", axis, x.shape())));
+  return sizes;
+}
+
 std::vector<int64_t> split_sizes(const Shape& x, int64_t axis, int64_t num,
                                  const std::vector<int64_t>& sections) {
   const int a = resolve_axis("split", axis, x);

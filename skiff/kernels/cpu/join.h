@@ -19,6 +19,8 @@ namespace skiff::kernels {
 Shape concat_shape(const std::vector<Shape>& xs, int64_t axis);
 // out = xs joined along `axis`; all of one dtype. `out` may be one of xs' tensors.
 void concat(const std::vector<Tensor>& xs, int64_t axis, Tensor* out);
+// Each of xs' dims along `axis`: the sizes that split a concat's result back into them.
+std::vector<int64_t> concat_sizes(const std::vector<Tensor>& xs, int64_t axis);
 
 // The sizes along the split axis of split's outputs for an axis dim `dim` (of X
 // `x`): `num` equal parts when num > 0, else `sections`, where one -1 takes the rest.

@@ -34,6 +34,11 @@ int64_t read_step(const Tensor& step, int64_t offset) {
   return std::max<int64_t>(step.item<int64_t>() - offset, 0);
 }
 
+double read_lr(const Tensor& lr) {
+  SKIFF_CHECK(lr.numel() == 1, "LearningRate must have one element, got ", lr.type_str());
+  return lr.item<double>();
+}
+
 void write_lr(double lr, DType dtype, Tensor* out) {
   out->resize(Shape{1}, dtype);
   SKIFF_DISPATCH_FLOATING(dtype, T, *out->data<T>() = static_cast<T>(lr));

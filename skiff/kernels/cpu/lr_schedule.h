@@ -26,6 +26,10 @@ double linear_warmup_lr(int64_t step, int64_t warmup_steps, double start_lr, dou
 // clamped at 0 (a schedule wrapped by a warmup starts when the warmup ends).
 int64_t read_step(const Tensor& step, int64_t offset = 0);
 
+// The value of a one-element floating tensor holding a learning rate (the wrapped
+// schedule's value a warmup hands on).
+double read_lr(const Tensor& lr);
+
 // out = [lr] as a one-element [1] tensor of `dtype` (float32 or float64).
 void write_lr(double lr, DType dtype, Tensor* out);
 

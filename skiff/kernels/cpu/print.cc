@@ -1,8 +1,12 @@
 #include "skiff/kernels/cpu/print.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <type_traits>
+#include <utility>
 
 namespace skiff::kernels {
 
@@ -58,6 +62,31 @@ std::string format_tensor(const Tensor& t, const std::string& name, const PrintO
   if (count < n) out << (count ? " " : "") << "... (" << n - count << " more)";
   out << "]\n";
   return out.str();
+}
+
+namespace {
+
+bool within_limit(const PrintLimit& limit) {
+  if (limit.first_n < 0) return true;
+  static std::mutex mu;
+  static std::map<std::pair<int64_t, bool>, int64_t> printed;
+  std::lock_guard<std::mutex> lock(mu);
+  int64_t& n = printed[{limit.print_id, limit.gradient}];
+  if (n >= limit.first_n) return false;
+  ++n;
+  return true;
+}
+
+}  // namespace
+
+void print_tensor(const Tensor& t, const std::string& name, const PrintOptions& options, bool show,
+                  const PrintLimit& limit, Tensor* out) {
+  if (show && within_limit(limit)) {
+    const std::string text = format_tensor(t, name, options);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+  }
+  if (out) *out = t;
 }
 
 }  // namespace skiff::kernels

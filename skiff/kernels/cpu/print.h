@@ -27,4 +27,18 @@ struct PrintOptions {
 // The text block for tensor `t` of variable `name` (ends with a newline).
 std::string format_tensor(const Tensor& t, const std::string& name, const PrintOptions& options);
 
+// Which runs of a print op print: with first_n >= 0, only the first first_n runs in this
+// process of the ops sharing print_id (forward and gradient counted apart).
+struct PrintLimit {
+  int64_t first_n = -1;
+  int64_t print_id = 0;
+  bool gradient = false;
+};
+
+// The print op: writes t's text block to standard output at once (flushed, so it
+// interleaves with a host's own output) when `show` and within `limit`; out = t (shared
+// storage; out may be null).
+void print_tensor(const Tensor& t, const std::string& name, const PrintOptions& options, bool show,
+                  const PrintLimit& limit, Tensor* out);
+
 }  // namespace skiff::kernels

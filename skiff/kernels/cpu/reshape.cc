@@ -66,4 +66,11 @@ void reshape(const Tensor& x, const Shape& shape, Tensor* out) {
   *out = view;
 }
 
+void shape_of(const Tensor& x, Tensor* out) {
+  const int rank = x.rank();
+  out->resize(Shape{rank}, DType::kI64);
+  int64_t* dims = out->data<int64_t>();
+  for (int d = 0; d < rank; ++d) dims[d] = x.shape()[d];
+}
+
 }  // namespace skiff::kernels

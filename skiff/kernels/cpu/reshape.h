@@ -18,5 +18,7 @@ Shape reshape_shape(const Shape& x, const std::vector<int64_t>& spec);
 
 // out = x viewed with `shape` (same element count), sharing x's storage.
 void reshape(const Tensor& x, const Shape& shape, Tensor* out);
+// out = x's dims as an int64 vector [rank] (the `shape` op).
+void shape_of(const Tensor& x, Tensor* out);
 
 }  // namespace skiff::kernels

@@ -289,4 +289,9 @@ void arange(double start, double end, double step, DType dtype, Tensor* out) {
   SKIFF_DISPATCH_NUMERIC(dtype, T, fill_range<T>(start, end, step, out));
 }
 
+double arange_bound(const Tensor& t, const char* name) {
+  SKIFF_CHECK(t.numel() == 1, "arange: ", name, " must hold one element, got ", t.type_str());
+  return t.item<double>();
+}
+
 }  // namespace skiff::kernels

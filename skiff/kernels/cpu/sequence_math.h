@@ -45,5 +45,8 @@ int64_t arange_length(double start, double end, double step);
 // out = [start, start + step, ...] stopping before `end`, 1-D of `dtype` (numeric);
 // integer dtypes require integral start, end and step (throws naming them otherwise).
 void arange(double start, double end, double step, DType dtype, Tensor* out);
+// The value of arange's one-element bound input `name` (Start, End or Step); throws
+// naming it when it holds another number of elements.
+double arange_bound(const Tensor& t, const char* name);
 
 }  // namespace skiff::kernels
