@@ -5,6 +5,8 @@ optimizer ops, writing parameters and accumulators in place; in static mode
 import numbers
 import re
 
+import numpy as np
+
 from .. import _C
 from ..autograd import no_grad
 from ..framework.core import apply, eager_op
@@ -228,8 +230,10 @@ class Optimizer:
         """{accumulator name: Tensor} for every accumulator, plus 'LR_Scheduler' (the
         scheduler's state) when the learning rate is an LRScheduler."""
         state = {}
-        if not self._accumulators:
-            state.update(self._accumulators_holder)
+        if not self._accumulators:  # a loaded state not taken yet: its values, as Tensors
+            from ..tensor.creation import to_tensor
+            state.update({k: to_tensor(v) if isinstance(v, np.ndarray) else v
+                          for k, v in self._accumulators_holder.items()})
         for per_param in self._accumulators.values():
             for var in per_param.values():
                 state[var.name] = var

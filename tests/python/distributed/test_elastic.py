@@ -183,7 +183,7 @@ def test_hung_worker_late_joiner_and_etcd_restart(tmp_path, etcd):
     # back: every worker trained and ends with the same model.
     sizes = [json.loads(line)["world_size"]
              for path in glob.glob(str(job.dir / "steps.*.jsonl")) for line in open(path)]
-    assert {2, 3, 4} <= set(sizes), collections.Counter(sizes)
+    assert {2, 3, 4} <= set(sizes), (collections.Counter(sizes), job.logs())
     acc = job.accuracies()
     assert len(acc) == 4 and len(set(acc)) == 1, (acc, job.logs())
 
@@ -208,6 +208,63 @@ def test_a_job_that_lost_every_worker_resumes_from_its_checkpoint(tmp_path, etcd
     assert all(p.returncode == 0 for p in job.workers[2:]), job.logs()
     assert "resumed from" in job.logs(), job.logs()
     check_exactly_once(job)
+
+
+class _Failed(Exception):
+    pass
+
+
+def _train_in_process(monkeypatch, etcd, job, checkpoints, epochs, fail_in_epoch=None):
+    """An elastic job of one worker in this process (an MLP on a synthetic 4-class problem,
+    200 samples, batches of 16); ``fail_in_epoch`` makes it fail after its first step of
+    that epoch. Returns the model's parameters."""
+    import numpy as np
+
+    import skiff
+    import skiff.nn as nn
+    import skiff.nn.functional as F
+    from skiff.distributed import elastic
+
+    monkeypatch.setenv("SKIFF_ETCD", etcd.endpoint)
+    monkeypatch.setenv("SKIFF_JOB_ID", job)
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 4, 200)
+    features = (rng.standard_normal([4, 8])[labels] + rng.standard_normal([200, 8]))
+    data = [(features[i].astype(np.float32), labels[i]) for i in range(200)]
+
+    def on_step(info):
+        if info["epoch"] == fail_in_epoch:
+            raise _Failed()
+
+    with skiff.utils.unique_name.guard():  # the names a worker process of its own gives
+        skiff.seed(1)
+        model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+        opt = skiff.optimizer.Momentum(learning_rate=0.05, momentum=0.9,
+                                       parameters=model.parameters())
+        trainer = elastic.ElasticTrainer(
+            model, opt, data, batch_size=16, loss_fn=lambda m, x, y: F.cross_entropy(m(x), y),
+            checkpoint_dir=str(checkpoints), on_step=on_step)
+        try:
+            trainer.fit(epochs=epochs)
+        except _Failed:
+            pass
+    return [p.numpy() for p in model.parameters()]
+
+
+def test_a_checkpoint_taken_at_an_epoch_end_resumes_to_the_undisturbed_model(
+        tmp_path, etcd, monkeypatch):
+    """A job fails just after the checkpoint at the end of its first epoch; a new worker
+    with a fresh model resumes from it, saves it again before its first step (its
+    optimizer holds the loaded state, no accumulator yet), and ends with the very model
+    of an undisturbed run."""
+    import numpy as np
+
+    calm = _train_in_process(monkeypatch, etcd, "calm", tmp_path / "calm", epochs=2)
+    _train_in_process(monkeypatch, etcd, "failed", tmp_path / "ckpt", epochs=2,
+                      fail_in_epoch=1)
+    resumed = _train_in_process(monkeypatch, etcd, "failed", tmp_path / "ckpt", epochs=2)
+    for got, want in zip(resumed, calm):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=0)
 
 
 def test_w3_survives_five_kills_as_accurate_as_undisturbed(tmp_path, etcd):
