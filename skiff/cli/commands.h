@@ -38,6 +38,8 @@ int export_onnx_command(const Args& args);
 
 // skiff launch [launcher arguments] SCRIPT [ARGS...]: python -m skiff.distributed.launch.
 int launch_command(const Args& args);
+// skiff board --logdir DIR [--port P] [--host H]: python -m skiff.board.
+int board_command(const Args& args);
 
 extern const char kOpsHelp[];
 extern const char kPrintHelp[];
@@ -46,5 +48,6 @@ extern const char kRunHelp[];
 extern const char kCompileHelp[];
 extern const char kExportOnnxHelp[];
 extern const char kLaunchHelp[];
+extern const char kBoardHelp[];
 
 }  // namespace skiff::cli

@@ -28,6 +28,7 @@ constexpr char kHelp[] =
     "  compile FILE -o DIR   translate a program to C++ and build a native binary\n"
     "  export-onnx FILE -o F.onnx   write a program as an ONNX model\n"
     "  launch [...] SCRIPT   start the workers of a data-parallel job (distributed)\n"
+    "  board --logdir DIR    serve training logs and programs as a web page\n"
     "\n"
     "`skiff <command> --help` describes a command.\n";
 
@@ -45,6 +46,7 @@ const Command kCommands[] = {
     {"compile", skiff::cli::compile_command, skiff::cli::kCompileHelp},
     {"export-onnx", skiff::cli::export_onnx_command, skiff::cli::kExportOnnxHelp},
     {"launch", skiff::cli::launch_command, skiff::cli::kLaunchHelp},
+    {"board", skiff::cli::board_command, skiff::cli::kBoardHelp},
 };
 
 }  // namespace
