@@ -5,23 +5,28 @@
 #                             toolchain, protobuf, oneDNN, Eigen, GTest and Benchmark (the
 #                             default build configures the tests and benchmarks), Gloo,
 #                             libcurl, nlohmann-json and etcd (distributed training), the
-#                             Fashion-MNIST dataset; numpy and the binding's build tools
-#                             (nanobind, scikit-build-core)
+#                             Fashion-MNIST dataset; numpy, the binding's build tools
+#                             (nanobind, scikit-build-core), and aiohttp and plotly (skiff
+#                             board's server and charts)
 #   scripts/setup.sh --test   also what the tests and benchmarks use (scripts/test.sh):
 #                             clang-format, clang's sanitizer runtime, the aarch64 cross
 #                             compiler and qemu-user (aarch64 and emulated x86-64 CPUs),
 #                             pytest, and the reference frameworks the tests compare against
-#                             (PyTorch, PaddlePaddle, onnx / onnxruntime; never runtime
-#                             dependencies of skiff)
+#                             (PyTorch, PaddlePaddle, onnx / onnxruntime, TensorBoard; never
+#                             runtime dependencies of skiff), Chromium and Playwright (the
+#                             board's page is tested in a headless browser)
+#   scripts/setup.sh --bench  also VisualDL (bench/board_writer.py's peer)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 with_tests=0
+with_bench=0
 case "${1:-}" in
-  --test | --bench) with_tests=1 ;;
+  --test) with_tests=1 ;;
+  --bench) with_tests=1 with_bench=1 ;;
   "") ;;
   *)
-    echo "usage: scripts/setup.sh [--test]" >&2
+    echo "usage: scripts/setup.sh [--test|--bench]" >&2
     exit 2
     ;;
 esac
@@ -31,7 +36,7 @@ packages=(g++ cmake ninja-build ccache pkg-config protobuf-compiler libprotobuf-
           python3-venv dataset-fashion-mnist make libgloo-dev libcurl4-openssl-dev
           nlohmann-json3-dev etcd-server)
 if [ "$with_tests" = 1 ]; then
-  packages+=(clang clang-format libclang-rt-14-dev g++-aarch64-linux-gnu qemu-user)
+  packages+=(clang clang-format libclang-rt-14-dev g++-aarch64-linux-gnu qemu-user chromium)
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -58,10 +63,17 @@ pip_install() {
 pip_install numpy numpy
 pip_install nanobind nanobind
 pip_install scikit_build_core scikit-build-core
+pip_install aiohttp aiohttp
+pip_install plotly plotly
 if [ "$with_tests" = 1 ]; then
   pip_install pytest pytest
   pip_install torch torch
   pip_install paddle paddlepaddle
   pip_install onnx onnx
   pip_install onnxruntime onnxruntime
+  pip_install tensorboard tensorboard
+  pip_install playwright playwright
+fi
+if [ "$with_bench" = 1 ]; then
+  pip_install visualdl visualdl  # (bench/board_writer.py's peer)
 fi
