@@ -4,6 +4,7 @@
 //   conv3x3(1->32, pad 1)-relu-maxpool2, conv3x3(32->64, pad 1)-relu-maxpool2, fc(3136->10)
 //
 //   build/bin/fashion_mnist_cnn [--epochs N] [--data DIR] [--save PREFIX] [--min-accuracy A]
+//       [--logdir DIR]
 //       [--optimizer adam|momentum|sgd] [--lr LR] [--schedule cosine|constant]
 //       [--batch B] [--threads T]
 //

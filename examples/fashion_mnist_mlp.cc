@@ -2,6 +2,7 @@
 // reports test accuracy. The data comes from the Debian package dataset-fashion-mnist.
 //
 //   build/bin/fashion_mnist_mlp [--epochs N] [--data DIR] [--save PREFIX] [--min-accuracy A]
+//       [--logdir DIR]   (a training log for skiff board)
 //
 // The trained inference program and its parameters are written to PREFIX.skmodel and
 // PREFIX.skparams, ready for `skiff run`.

@@ -1,6 +1,7 @@
 // What the Fashion-MNIST examples share: their common flags, reading the IDX files of the
 // Debian package dataset-fashion-mnist, the softmax cross-entropy loss, the training loop
-// with its progress lines, test accuracy, and saving the trained inference program.
+// with its progress lines (and, with --logdir, a training log for skiff board), test
+// accuracy, and saving the trained inference program.
 //
 //   const ExampleFlags flags = read_flags(argc, argv, "fashion_mnist_mlp", /*epochs=*/2);
 //   const FashionMnist data = load_fashion_mnist(flags.dir, {784});
@@ -16,10 +17,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "skiff/api/builder.h"
+#include "skiff/board/log_writer.h"
 #include "skiff/data/batch_reader.h"
 #include "skiff/data/idx.h"
 #include "skiff/ir/serialize.h"
@@ -39,6 +43,7 @@ struct ExampleFlags {
   std::string save;         // PREFIX of PREFIX.skmodel and PREFIX.skparams
   double min_accuracy = 0;  // exit 1 when the final test accuracy is below
   uint64_t seed = 1;        // of the parameter initialisation (and dropout, if any)
+  std::string logdir;       // when set, the training log for skiff board goes there
 };
 
 // Reads "--flag value" pairs: the common ones into the result, every other one through
@@ -62,6 +67,8 @@ inline ExampleFlags read_flags(
       flags.min_accuracy = std::atof(value);
     } else if (!std::strcmp(argv[a], "--seed")) {
       flags.seed = std::strtoull(value, nullptr, 10);
+    } else if (!std::strcmp(argv[a], "--logdir")) {
+      flags.logdir = value;
     } else if (other) {
       other(argv[a], value);
     }
@@ -144,9 +151,12 @@ inline double test_accuracy(const Executor& exe, PreparedBlock& predict, const P
 
 // Runs p.startup, then trains `epochs` epochs over `train` in shuffled batches of `batch`
 // (seed 1), printing the mean loss every 200 steps and, after each epoch, the train
-// loss, test accuracy and throughput. Returns the test accuracy after the last epoch.
+// loss, test accuracy and throughput; with `log`, also each step's loss ("train/loss")
+// and each epoch's accuracy ("test/accuracy"). Returns the test accuracy after the last
+// epoch.
 inline double train_and_test(const ExamplePrograms& p, Scope* scope, const LabeledImages& train,
-                             const LabeledImages& test, int64_t batch, int epochs) {
+                             const LabeledImages& test, int64_t batch, int epochs,
+                             board::LogWriter* log = nullptr) {
   Executor exe;
   exe.run(p.startup, scope);
   auto step = exe.prepare(p.train, {p.loss});
@@ -163,7 +173,10 @@ inline double train_and_test(const ExamplePrograms& p, Scope* scope, const Label
       feed(p.train, scope, "x", next->first);
       feed(p.train, scope, "label", next->second);
       exe.run(*step, scope);
-      loss_sum += fetch(*scope, p.loss).item<float>();
+      const float loss = fetch(*scope, p.loss).item<float>();
+      loss_sum += loss;
+      if (log)
+        log->add_scalar("train/loss", loss, (epoch - 1) * reader.batches_per_epoch() + steps);
       if (++steps % 200 == 0) {
         std::printf("  epoch %d  step %4lld/%lld  loss %.4f\n", epoch,
                     static_cast<long long>(steps),
@@ -173,6 +186,7 @@ inline double train_and_test(const ExamplePrograms& p, Scope* scope, const Label
     }
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     accuracy = test_accuracy(exe, *predict, p.infer, p.logits, scope, test);
+    if (log) log->add_scalar("test/accuracy", accuracy, epoch * reader.batches_per_epoch());
     std::printf("epoch %d: train loss %.4f, test accuracy %.4f, %.1f s (%.0f images/s)\n", epoch,
                 loss_sum / steps, accuracy, secs, steps * batch / secs);
   }
@@ -186,7 +200,19 @@ inline int run_example(const ExampleFlags& flags, const ExamplePrograms& p,
                        const FashionMnist& data, int64_t batch, const char* input) {
   Scope scope;
   kernels::set_global_seed(flags.seed);  // the same initial parameters every run
-  const double accuracy = train_and_test(p, &scope, data.train, data.test, batch, flags.epochs);
+  std::unique_ptr<board::LogWriter> log;
+  if (!flags.logdir.empty()) {
+    log = std::make_unique<board::LogWriter>(flags.logdir);
+    std::filesystem::create_directories(flags.logdir + "/programs");
+    save_program(p.train, flags.logdir + "/programs/" + flags.name + "_train.skmodel");
+  }
+  const double accuracy =
+      train_and_test(p, &scope, data.train, data.test, batch, flags.epochs, log.get());
+  if (log) {
+    log->close();
+    std::printf("training log in %s (skiff board --logdir %s)\n", flags.logdir.c_str(),
+                flags.logdir.c_str());
+  }
   save_program(p.infer, flags.save + ".skmodel");
   save_persistables(flags.save + ".skparams", p.infer, scope);
   std::printf("saved %s.skmodel and %s.skparams (input 'x' %s, output '%s')\n", flags.save.c_str(),
