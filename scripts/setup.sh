@@ -72,6 +72,7 @@ if [ "$with_tests" = 1 ]; then
   pip_install onnx onnx
   pip_install onnxruntime onnxruntime
   pip_install tensorboard tensorboard
+  pip_install PIL pillow
   pip_install playwright playwright
 fi
 if [ "$with_bench" = 1 ]; then

@@ -95,15 +95,17 @@ void define_writer(nb::module_& m) {
       .def(
           "__init__",
           [](LogWriter* self, const std::string& logdir, const std::string& suffix,
-             size_t max_queue, double flush_secs) {
+             size_t max_queue, double flush_secs, double block_secs, const std::string& file_name) {
             board::LogWriterOptions options;
             options.filename_suffix = suffix;
+            options.file_name = file_name;
             options.max_queue = max_queue;
             options.flush_secs = flush_secs;
+            options.block_secs = block_secs;
             new (self) LogWriter(logdir, options);
           },
           nb::arg("logdir"), nb::arg("filename_suffix") = "", nb::arg("max_queue") = 4096,
-          nb::arg("flush_secs") = 2.0)
+          nb::arg("flush_secs") = 2.0, nb::arg("block_secs") = 1.0, nb::arg("file_name") = "")
       .def_prop_ro("path", &LogWriter::path)
       .def_prop_ro("dropped", &LogWriter::dropped)
       .def("add_scalar", &LogWriter::add_scalar, nb::arg("tag"), nb::arg("value"), nb::arg("step"),

@@ -49,13 +49,21 @@ LogWriter::LogWriter(const std::string& logdir, LogWriterOptions options)
   std::error_code error;
   std::filesystem::create_directories(logdir, error);
   SKIFF_CHECK(!error, "LogWriter: cannot create the log folder ", logdir, ": ", error.message());
-  path_ = (std::filesystem::path(logdir) / event_file_name(options_.filename_suffix)).string();
-  file_ = std::fopen(path_.c_str(), "wb");
+  const std::string name =
+      options_.file_name.empty() ? event_file_name(options_.filename_suffix) : options_.file_name;
+  SKIFF_CHECK(name.find('/') == std::string::npos, "LogWriter: the file name '", name,
+              "' is not a plain name (the file goes in the log folder)");
+  SKIFF_CHECK(name.find("tfevents") != std::string::npos, "LogWriter: the file name '", name,
+              "' lacks \"tfevents\", without which TensorBoard and skiff board ignore it");
+  path_ = (std::filesystem::path(logdir) / name).string();
+  file_ = std::fopen(path_.c_str(), "ab");  // (a named file is appended to)
   SKIFF_CHECK(file_, "LogWriter: cannot create ", path_);
-  std::string first;
-  append_record(file_version_event(), &first);
-  std::fwrite(first.data(), 1, first.size(), file_);
-  std::fflush(file_);
+  if (std::ftell(file_) == 0) {
+    std::string first;
+    append_record(file_version_event(), &first);
+    std::fwrite(first.data(), 1, first.size(), file_);
+    std::fflush(file_);
+  }
   thread_ = std::thread([this] { run(); });
 }
 
@@ -129,6 +137,12 @@ void LogWriter::add_pr_curve(std::string tag, std::vector<double> labels,
               "': ", weights.size(), " weights for ", labels.size(), " labels");
   SKIFF_CHECK(num_thresholds >= 2, "add_pr_curve '", tag, "': num_thresholds is ", num_thresholds,
               " (at least 2)");
+  for (size_t i = 0; i < labels.size(); ++i) {
+    SKIFF_CHECK(labels[i] == 0 || labels[i] == 1, "add_pr_curve '", tag, "': label ", i, " is ",
+                labels[i], " (labels are 0 or 1)");
+    SKIFF_CHECK(predictions[i] >= 0 && predictions[i] <= 1, "add_pr_curve '", tag, "': prediction ",
+                i, " is ", predictions[i], " (predictions are in [0, 1])");
+  }
   push({std::move(tag), step, or_now(wall_time), 0,
         [labels = std::move(labels), predictions = std::move(predictions),
          weights = std::move(weights), num_thresholds](proto::Summary_Value* v) {
@@ -240,17 +254,19 @@ void LogWriter::write_batch(std::deque<Pending>& batch, std::string* buffer) {
   proto::Event event;
   std::string bytes;
   for (Pending& p : batch) {
+    if (!p.fill) {
+      bytes.clear();
+      append_scalar_event(p.wall_time, p.step, p.tag, static_cast<float>(p.scalar), &bytes);
+      append_record(bytes, buffer);
+      continue;
+    }
     event.Clear();
     event.set_wall_time(p.wall_time);
     event.set_step(p.step);
     proto::Summary_Value* value = event.mutable_summary()->add_value();
     value->set_tag(p.tag);
     try {
-      if (p.fill) {
-        p.fill(value);
-      } else {
-        value->set_simple_value(static_cast<float>(p.scalar));
-      }
+      p.fill(value);
     } catch (const std::exception& e) {
       std::cerr << "skiff board: '" << p.tag << "' at step " << p.step
                 << " not written: " << e.what() << "\n";

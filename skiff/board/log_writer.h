@@ -32,6 +32,8 @@ namespace skiff::board {
 
 struct LogWriterOptions {
   std::string filename_suffix;  // appended to the event file's name
+  std::string file_name;        // when set, the event file's name (holding "tfevents";
+                                // appended to if it exists)
   size_t max_queue = 4096;      // records waiting to be written
   double flush_secs = 2.0;      // how often the file is flushed
   double block_secs = 1.0;      // how long a full queue holds up the caller before a drop
@@ -45,7 +47,8 @@ class LogWriter {
   LogWriter(const LogWriter&) = delete;
   LogWriter& operator=(const LogWriter&) = delete;
 
-  // The event file: logdir/events.out.tfevents.SECONDS.HOST.PID.N[suffix].
+  // The event file: logdir/events.out.tfevents.SECONDS.HOST.PID.N[suffix], or
+  // logdir/file_name.
   const std::string& path() const { return path_; }
 
   // Each records one value of `tag` at `step`; `wall_time` (seconds since the epoch)
@@ -61,8 +64,8 @@ class LogWriter {
   void add_audio(std::string tag, std::vector<float> samples, int64_t frames, int channels,
                  int sample_rate, int64_t step, double wall_time = 0);
   void add_text(std::string tag, std::string text, int64_t step, double wall_time = 0);
-  // Precision/recall at `num_thresholds` thresholds of binary `labels` (0/1) against
-  // `predictions` in [0, 1]; `weights` empty or one per label.
+  // Precision/recall at `num_thresholds` thresholds of binary `labels` (0 or 1) against
+  // `predictions` in [0, 1]; `weights` empty or one per label. Other values fail.
   void add_pr_curve(std::string tag, std::vector<double> labels, std::vector<double> predictions,
                     int64_t step, int num_thresholds = 10, std::vector<double> weights = {},
                     double wall_time = 0);

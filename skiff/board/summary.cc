@@ -7,6 +7,56 @@
 
 namespace skiff::board {
 
+namespace {
+
+void append_varint(uint64_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+template <typename T>
+void append_fixed(T v, std::string* out) {
+  out->append(reinterpret_cast<const char*>(&v), sizeof(T));  // little-endian targets
+}
+
+size_t varint_size(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) v >>= 7, ++n;
+  return n;
+}
+
+}  // namespace
+
+void append_scalar_event(double wall_time, int64_t step, const std::string& tag, float value,
+                         std::string* out) {
+  // Event { 1: wall_time (fixed64), 2: step (varint), 5: Summary { 1: Value { 1: tag,
+  // 2: simple_value (fixed32) } } }, fields in number order as protobuf writes them.
+  const size_t value_size = (tag.empty() ? 0 : 1 + varint_size(tag.size()) + tag.size()) + 5;
+  const size_t summary_size = 1 + varint_size(value_size) + value_size;
+  if (wall_time != 0) {
+    out->push_back(0x09);
+    append_fixed(wall_time, out);
+  }
+  if (step != 0) {
+    out->push_back(0x10);
+    append_varint(static_cast<uint64_t>(step), out);
+  }
+  out->push_back(0x2a);
+  append_varint(summary_size, out);
+  out->push_back(0x0a);
+  append_varint(value_size, out);
+  if (!tag.empty()) {
+    out->push_back(0x0a);
+    append_varint(tag.size(), out);
+    out->append(tag);
+  }
+  out->push_back(0x15);
+  append_fixed(value, out);
+}
+
 void fill_histogram(const std::vector<double>& values, int buckets, proto::HistogramProto* h) {
   SKIFF_CHECK(buckets >= 1, "add_histogram: ", buckets, " buckets (at least 1)");
   double lo = INFINITY, hi = -INFINITY, sum = 0, sum_squares = 0, num = 0;

@@ -35,6 +35,11 @@ void fill_hparams_experiment(const std::vector<std::pair<std::string, HParamValu
 void fill_hparams_session(const std::vector<std::pair<std::string, HParamValue>>& hparams,
                           double wall_time, proto::Summary_Value* value);
 
+// Appends the serialized Event of one simple_value scalar, the bytes the generated
+// Event would give, without building it (the writer's common case).
+void append_scalar_event(double wall_time, int64_t step, const std::string& tag, float value,
+                         std::string* out);
+
 // Plugin names and tags of the formats above.
 inline constexpr char kTextPlugin[] = "text";
 inline constexpr char kPrCurvesPlugin[] = "pr_curves";

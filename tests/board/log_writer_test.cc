@@ -145,9 +145,55 @@ TEST(LogWriter, EveryKindReadsBackAsWritten) {
   fs::remove_all(dir);
 }
 
+TEST(LogWriter, ScalarEventsKeepEveryTagStepAndValue) {
+  // Scalars take a hand-written encoding: odd tags, steps and values read back exactly.
+  const fs::path dir = fresh_dir("scalar_bytes");
+  const std::string long_tag(300, 'g');  // a two-byte length
+  const std::vector<int64_t> steps = {0, 1, 127, 128, 1ll << 40, -1, -(1ll << 50)};
+  const std::vector<float> values = {0.f, -0.f, 1e-30f, -3.5f, INFINITY, 1e30f, 42.f};
+  {
+    LogWriter log(dir.string());
+    for (size_t i = 0; i < steps.size(); ++i) {
+      log.add_scalar(long_tag, values[i], steps[i], 1.5 * i);  // wall time 0 at i = 0
+      log.add_scalar("", values[i], steps[i], 1e9 + i);
+    }
+  }
+  RunLog run(dir.string());
+  run.reload();
+  EXPECT_TRUE(run.take_warnings().empty());
+  for (const std::string& tag : {long_tag, std::string()}) {
+    const ScalarSeries* s = run.scalars(tag);
+    ASSERT_TRUE(s) << tag.size();
+    EXPECT_EQ(s->steps, steps);
+    EXPECT_EQ(s->values, values);
+  }
+  EXPECT_EQ(run.scalars(long_tag)->wall_times[3], 4.5);
+  EXPECT_EQ(run.scalars("")->wall_times[2], 1e9 + 2);
+  fs::remove_all(dir);
+}
+
+TEST(LogWriter, ANamedFileIsAppendedTo) {
+  const fs::path dir = fresh_dir("named");
+  LogWriterOptions options;
+  options.file_name = "events.out.tfevents.mine";
+  for (int writer = 0; writer < 2; ++writer) {
+    LogWriter log(dir.string(), options);
+    EXPECT_EQ(log.path(), (dir / "events.out.tfevents.mine").string());
+    log.add_scalar("x", writer, writer);
+  }
+  RunLog run((dir).string());
+  EXPECT_EQ(run.reload(), 3);  // one file_version record, then both scalars
+  EXPECT_EQ(run.scalars("x")->values, (std::vector<float>{0, 1}));
+  options.file_name = "../escape.tfevents";
+  EXPECT_THROW(LogWriter(dir.string(), options), Error);
+  options.file_name = "vdlrecords.1.log";  // readers would not see it
+  EXPECT_THROW(LogWriter(dir.string(), options), Error);
+  fs::remove_all(dir);
+}
+
 TEST(LogWriter, FlushPutsEverythingAddedInTheFile) {
   const fs::path dir = fresh_dir("flush");
-  LogWriter log(dir.string(), {"", 64, 3600.0, 1.0});  // (no timed flush within the test)
+  LogWriter log(dir.string(), {"", "", 64, 3600.0, 1.0});  // (no timed flush within the test)
   RunLog run(dir.string());
   for (int round = 1; round <= 3; ++round) {
     for (int i = 0; i < 1000; ++i) log.add_scalar("x", i, round * 1000 + i);
@@ -164,7 +210,7 @@ TEST(LogWriter, AFloodedQueueDropsNothingUncounted) {
   constexpr int kRecords = 20000;
   int64_t dropped = 0;
   {
-    LogWriter log(dir.string(), {"", 2, 3600.0, 0.0});  // a full queue drops at once
+    LogWriter log(dir.string(), {"", "", 2, 3600.0, 0.0});  // a full queue drops at once
     for (int i = 0; i < kRecords; ++i) log.add_scalar("x", i, i);
     dropped = log.dropped();
   }
@@ -182,6 +228,9 @@ TEST(LogWriter, RefusesBadImagesAndAClosedWriter) {
   EXPECT_THROW(log.add_image("im", std::vector<uint8_t>(10), 2, 2, 3, 0), Error);
   EXPECT_THROW(log.add_image("im", std::vector<uint8_t>(10), 2, 5, 5, 0), Error);
   EXPECT_THROW(log.add_pr_curve("pr", {1, 0}, {0.5}, 0), Error);
+  EXPECT_THROW(log.add_pr_curve("pr", {1, 2}, {0.5, 0.5}, 0), Error);
+  EXPECT_THROW(log.add_pr_curve("pr", {1, 0}, {0.5, 1.5}, 0), Error);
+  EXPECT_THROW(log.add_pr_curve("pr", {1, 0}, {0.5, NAN}, 0), Error);
   log.close();
   try {
     log.add_scalar("late", 1, 0);

@@ -2,10 +2,10 @@
 its callbacks (skiff.callbacks) and skiff.summary."""
 from . import callbacks
 from .callbacks import (Callback, EarlyStopping, LRScheduler, ModelCheckpoint,
-                        ProgBarLogger)
+                        ProgBarLogger, VisualDL)
 from .model import Model
 from .model_summary import summary
 from .progressbar import ProgressBar
 
 __all__ = ["Model", "summary", "callbacks", "Callback", "EarlyStopping", "LRScheduler",
-           "ModelCheckpoint", "ProgBarLogger", "ProgressBar"]
+           "ModelCheckpoint", "ProgBarLogger", "ProgressBar", "VisualDL"]

@@ -15,7 +15,7 @@ import numpy as np
 from .progressbar import ProgressBar
 
 __all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "LRScheduler", "EarlyStopping",
-           "config_callbacks"]
+           "VisualDL", "config_callbacks"]
 
 _MODES = ("train", "eval", "predict")
 
@@ -336,3 +336,71 @@ class EarlyStopping(Callback):
                     print(f"Best checkpoint has been saved at {os.path.abspath(best_path)}")
         self.stopped_epoch += 1
 
+
+
+def _logged_value(value):
+    """A loss or metric from the logs as a number (a list holds it first), else None."""
+    if isinstance(value, (list, tuple)):
+        value = value[0] if value else None
+    if isinstance(value, np.ndarray) and value.size == 1:
+        value = value.reshape(-1)[0]
+    return value if isinstance(value, numbers.Number) else None
+
+
+class VisualDL(Callback):
+    """Logs to a skiff.board.LogWriter on ``log_dir`` (Paddle's paddle.callbacks.VisualDL):
+    the loss and metrics after every training step as 'train/<name>' at the global step
+    (counted from 1), and the evaluation results as 'eval/<name>' at the epoch. Only the
+    worker of local rank 0 writes; the writer is closed when fit (or evaluate) ends."""
+
+    def __init__(self, log_dir):
+        super().__init__()
+        self.log_dir = log_dir
+        self.writer = None
+        self.epoch = 0
+        self.train_step = 0
+        self.train_metrics = []
+        self.eval_metrics = []
+        self._in_fit = False
+        from ..distributed.env import ParallelEnv
+        self._writes = ParallelEnv().local_rank == 0
+
+    def _write(self, mode, names, logs, step):
+        if not self._writes:
+            return
+        if self.writer is None:
+            from ..board import LogWriter
+            self.writer = LogWriter(self.log_dir)
+        for name in names:
+            value = _logged_value((logs or {}).get(name))
+            if value is not None:
+                self.writer.add_scalar(f"{mode}/{name}", value, step)
+
+    def _close(self):
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+    def on_train_begin(self, logs=None):
+        self._in_fit = True
+        self.train_step = 0
+        self.train_metrics = list(self.params.get("metrics") or [])
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch = epoch
+
+    def on_train_batch_end(self, step, logs=None):
+        self.train_step += 1
+        self._write("train", self.train_metrics, logs, self.train_step)
+
+    def on_eval_begin(self, logs=None):
+        self.eval_metrics = list((logs or {}).get("metrics") or [])
+
+    def on_eval_end(self, logs=None):
+        self._write("eval", self.eval_metrics, logs, self.epoch)
+        if not self._in_fit:
+            self._close()
+
+    def on_train_end(self, logs=None):
+        self._in_fit = False
+        self._close()

@@ -2,6 +2,7 @@
 regularizes and updates every parameter with its gradient through the registered
 optimizer ops, writing parameters and accumulators in place; in static mode
 ``minimize(loss)`` appends the backward pass and the same ops to the program."""
+import itertools
 import numbers
 import re
 
@@ -20,6 +21,7 @@ from .lr import LRScheduler
 __all__ = ["Optimizer"]
 
 _name_counts = {}
+_hook_ids = itertools.count()  # keys of step hooks (a removed hook's key is never reused)
 
 
 def _unique_name(prefix):
@@ -332,6 +334,21 @@ class Optimizer:
                             if self._wants_update(p) and p.grad is not None]
             if params_grads:
                 self._apply_group(params_grads, group)
+        self._run_step_post_hooks()
+
+    def register_step_post_hook(self, hook):
+        """Calls ``hook(optimizer, args, kwargs)`` after every eager step() and minimize();
+        returns a handle whose remove() unregisters it (PyTorch's optimizer hook)."""
+        from ..nn.layer.layers import HookRemoveHelper
+        hooks = self.__dict__.setdefault("_step_post_hooks", {})
+        key = next(_hook_ids)
+        hooks[key] = hook
+        return HookRemoveHelper(hooks, key)
+
+    def _run_step_post_hooks(self):
+        hooks = self.__dict__.get("_step_post_hooks")
+        for hook in list(hooks.values()) if hooks else ():
+            hook(self, (), {})
 
     def clear_grad(self, set_to_zero=True):
         """Zeroes every parameter's gradient in place (or drops it: set_to_zero=False).
@@ -376,4 +393,5 @@ class Optimizer:
             return static_support.minimize(self, loss, startup_program, parameters, no_grad_set)
         params_grads = self.backward(loss, startup_program, parameters, no_grad_set)
         self.apply_gradients(params_grads)
+        self._run_step_post_hooks()
         return None, params_grads
