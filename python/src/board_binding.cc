@@ -167,7 +167,9 @@ void define_reader(nb::module_& m) {
   nb::class_<RunLog>(m, "RunLog")
       .def(nb::init<std::string>(), nb::arg("path"))
       .def_prop_ro("path", &RunLog::dir)
-      .def("reload", &RunLog::reload)
+      // (without the GIL: a server's other threads go on while a run loads; one caller at
+      // a time per RunLog)
+      .def("reload", &RunLog::reload, nb::call_guard<nb::gil_scoped_release>())
       .def("warnings", &RunLog::take_warnings)
       .def("tags",
            [](const RunLog& r) {
@@ -227,8 +229,11 @@ void define_reader(nb::module_& m) {
            })
       .def("texts",
            [](const RunLog& r, const std::string& tag) {
-             return records_of(r.texts(tag),
-                               [](const board::TextRecord& t, nb::dict& d) { d["text"] = t.text; });
+             return records_of(r.texts(tag), [](const board::TextRecord& t, nb::dict& d) {
+               // (text tensors hold bytes: what is not UTF-8 shows as U+FFFD)
+               d["text"] = nb::steal(PyUnicode_DecodeUTF8(
+                   t.text.data(), static_cast<Py_ssize_t>(t.text.size()), "replace"));
+             });
            })
       .def("pr_curves",
            [](const RunLog& r, const std::string& tag) {

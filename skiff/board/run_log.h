@@ -6,7 +6,7 @@
 //   for (const auto& w : run.take_warnings()) std::cerr << w << "\n";
 //   if (const board::ScalarSeries* loss = run.scalars("train/loss")) plot(loss->values);
 //
-// Bad data never stops it: a record failing its CRC is skipped, a file whose framing is
+// Not thread-safe: one caller at a time. Bad data never stops it: a record failing its CRC is skipped, a file whose framing is
 // lost is read no further, a record cut off at the end of a file is read when the rest
 // arrives; each is reported once by take_warnings().
 #pragma once

@@ -519,3 +519,18 @@ def test_a_named_event_file_is_appended_to(tmp_path):
     assert list(steps) == [0, 1] and list(values) == [0.0, 1.0]
     with pytest.raises(skiff.Error, match="tfevents"):
         LogWriter(str(tmp_path), file_name="vdlrecords.1.log")
+
+
+def test_text_that_is_not_utf8_reads_with_replacement_characters(tmp_path):
+    from tensorboard.compat.proto import event_pb2, summary_pb2, tensor_pb2
+    from tensorboard.summary.writer.event_file_writer import EventFileWriter
+    writer = EventFileWriter(str(tmp_path))
+    value = summary_pb2.Summary.Value(
+        tag="notes", tensor=tensor_pb2.TensorProto(dtype=7, string_val=[b"ok \xff\xfe bad"]))
+    value.metadata.plugin_data.plugin_name = "text"
+    writer.add_event(event_pb2.Event(step=3, summary=summary_pb2.Summary(value=[value])))
+    writer.close()
+    run = _C.RunLog(str(tmp_path))
+    run.reload()
+    [record] = run.texts("notes")
+    assert record["step"] == 3 and record["text"] == "ok \ufffd\ufffd bad"
