@@ -6,7 +6,7 @@ saved program back with skiff.jit.load and reports its test accuracy.
 
     python examples/fashion_mnist.py [--epochs 3] [--batch-size 64] [--lr 1e-3]
         [--schedule cosine|constant] [--data DIR] [--save PREFIX] [--min-accuracy A]
-        [--train-samples N] [--test-samples N]
+        [--train-samples N] [--test-samples N] [--logdir DIR]
 
 Adam starts at --lr and, with the cosine schedule, anneals to 0 over all the steps
 (stepped after every batch by fit's LRScheduler callback). Measured with the defaults:
@@ -17,7 +17,8 @@ The data comes from the Debian package dataset-fashion-mnist (/usr/share/dataset
 fashion-mnist). The program and its parameters go to PREFIX.skmodel and PREFIX.skparams
 (one float32 input [-1, 1, 28, 28]), ready for `skiff run`. Exits with status 1 when
 the loaded program's test accuracy is below --min-accuracy. OMP_NUM_THREADS sets the
-number of compute threads. Run from a checkout, skiff is imported from build/python when
+number of compute threads. The loss and accuracy of every step and the program go to
+--logdir (default build/fashion_mnist/log) for `skiff board --logdir DIR`. Run from a checkout, skiff is imported from build/python when
 it is not installed.
 """
 import argparse
@@ -66,6 +67,8 @@ def parse_args(argv):
     p.add_argument("--data", default=None, help="folder holding the Fashion-MNIST IDX files")
     p.add_argument("--save", default="build/fashion_mnist/model",
                    help="path prefix of the saved program (PREFIX.skmodel, PREFIX.skparams)")
+    p.add_argument("--logdir", default="build/fashion_mnist/log",
+                   help="the training log and program for skiff board ('' for none)")
     p.add_argument("--min-accuracy", type=float, default=0.0)
     p.add_argument("--train-samples", type=int, default=0,
                    help="train on the first N images only (0: all 60000)")
@@ -126,8 +129,9 @@ def run(args):
         model.summary()
 
     start = time.time()
+    callbacks = [skiff.callbacks.VisualDL(args.logdir)] if args.logdir else []
     model.fit(train_set, epochs=args.epochs, batch_size=args.batch_size, shuffle=True,
-              verbose=args.verbose, log_freq=100)
+              verbose=args.verbose, log_freq=100, callbacks=callbacks)
     eager = model.evaluate(test_set, batch_size=500, verbose=0)["acc"]
     print(f"trained {args.epochs} epoch(s) in {time.time() - start:.1f} s; test accuracy "
           f"in eager mode: {eager:.4f}")
@@ -136,6 +140,11 @@ def run(args):
     network.eval()
     static_net = skiff.jit.to_static(network, input_spec=[image])
     skiff.jit.save(static_net, args.save, input_spec=[image])
+    if args.logdir:
+        with skiff.board.LogWriter(args.logdir) as log:
+            log.add_scalar("test/accuracy", eager, args.epochs)
+            log.add_graph(network, input_spec=[image], name="ConvNet")
+        print(f"training log in {args.logdir}: skiff board --logdir {args.logdir}")
     loaded = skiff.jit.load(args.save)
     accuracy = program_accuracy(loaded, test_set)
     print(f"saved {args.save}.skmodel and {args.save}.skparams; test accuracy of the "

@@ -29,12 +29,22 @@ def example():
 
 def test_small_run_trains_and_the_loaded_program_agrees(example, tmp_path, capsys):
     prefix = str(tmp_path / "fm")
+    logdir = str(tmp_path / "log")
     args = example.parse_args(["--epochs", "1", "--train-samples", "1024",
-                               "--test-samples", "1000", "--save", prefix, "--verbose", "2"])
+                               "--test-samples", "1000", "--save", prefix, "--verbose", "2",
+                               "--logdir", logdir])
     eager, program = example.run(args)
     out = capsys.readouterr().out
     assert "Epoch 1/1" in out and "step 16/16" in out and "Total params: 50,186" in out
     assert os.path.exists(prefix + ".skmodel") and os.path.exists(prefix + ".skparams")
+    # The training log: every step's loss and accuracy, the test accuracy, the program.
+    log = skiff._C.RunLog(logdir)
+    log.reload()
+    steps, _, losses = log.scalars("train/loss")
+    assert list(steps) == list(range(1, 17)) and np.all(np.isfinite(losses))
+    assert len(log.scalars("train/acc")[0]) == 16
+    assert log.scalars("test/accuracy")[2][0] == pytest.approx(eager, abs=1e-6)
+    assert os.path.exists(os.path.join(logdir, "programs", "ConvNet.skmodel"))
     # 1024 images are enough to be far above chance (0.1).
     assert eager > 0.45
     assert program == pytest.approx(eager)
@@ -54,5 +64,5 @@ def test_loaded_program_matches_the_eager_network(example, tmp_path):
 
 def test_accuracy_floor_sets_the_exit_status(example, tmp_path):
     argv = ["--epochs", "1", "--train-samples", "64", "--test-samples", "100",
-            "--save", str(tmp_path / "fm"), "--verbose", "0"]
+            "--save", str(tmp_path / "fm"), "--verbose", "0", "--logdir", ""]
     assert example.main(argv + ["--min-accuracy", "0.999"]) == 1
