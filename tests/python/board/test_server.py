@@ -3,7 +3,7 @@ for the projector layout): runs and tags, scalars against the reader's own point
 downsampling, every kind of record, embeddings (PCA against numpy, t-SNE quality and
 gradient), the program view, live reloading, broken and vanishing files, paths leading
 out of the logdir (never opened: they are FIFOs a reader would block on), a huge tag,
-the command line and the time to the first answer for a million points."""
+the command line and a million points downsampled."""
 import errno
 import io
 import json
@@ -629,7 +629,8 @@ def test_command_line_serves_and_reports_a_taken_port(tmp_path):
     assert result.returncode == 1 and "cannot listen" in result.stderr
 
 
-def test_a_million_points_answer_within_a_second(tmp_path, board):
+def test_a_million_points_come_back_downsampled_with_their_extremes(tmp_path, board):
+    """(How fast: bench/board_server.py; timings are not unit tests.)"""
     n = 1_000_000
     values = _noisy_series(n)
     w = _C.EventLogWriter(str(tmp_path), max_queue=1 << 20)
@@ -637,14 +638,9 @@ def test_a_million_points_answer_within_a_second(tmp_path, board):
         w.add_scalar("loss", v, i, WALL0 + i)
     w.close()
     assert w.dropped == 0
-    best = None
-    for _ in range(3):  # fresh servers: the first answer includes reading the file
-        url = board(tmp_path)
-        start = time.perf_counter()
-        got = _json(url, "api/scalars", run=".", tag="loss")
-        elapsed = time.perf_counter() - start
-        assert got["total"] == n and len(got["step"]) <= 1000
-        best = elapsed if best is None else min(best, elapsed)
-        if best < 1.0:
-            break
-    assert best < 1.0, f"first answer took {best:.2f} s"
+    got = _json(board(tmp_path), "api/scalars", run=".", tag="loss")
+    assert got["total"] == n and 600 < len(got["step"]) <= 1000
+    assert got["step"][0] == 0 and got["step"][-1] == n - 1
+    kept = np.asarray(got["value"], np.float32)
+    assert kept.max() == values.astype(np.float32).max()
+    assert kept.min() == values.astype(np.float32).min()
