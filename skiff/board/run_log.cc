@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 
 #include "skiff/board/record.h"
 #include "skiff/board/summary.h"
@@ -106,6 +107,81 @@ HParamValue hparam_of(const google::protobuf::Value& v) {
   return out;
 }
 
+// Protobuf's wire format, just enough for decode_scalar_event.
+struct WireReader {
+  const unsigned char* p;
+  const unsigned char* end;
+
+  bool varint(uint64_t* v) {
+    *v = 0;
+    for (int shift = 0; shift < 64 && p < end; shift += 7) {
+      const unsigned char byte = *p++;
+      *v |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if (!(byte & 0x80)) return true;
+    }
+    return false;
+  }
+  template <typename T>
+  bool fixed(T* v) {
+    if (end - p < static_cast<ptrdiff_t>(sizeof(T))) return false;
+    std::memcpy(v, p, sizeof(T));
+    p += sizeof(T);
+    return true;
+  }
+  bool bytes(WireReader* inner) {
+    uint64_t n;
+    if (!varint(&n) || n > static_cast<uint64_t>(end - p)) return false;
+    *inner = {p, p + n};
+    p += n;
+    return true;
+  }
+};
+
+// An event that is one simple_value scalar (most of what any writer writes), read without
+// the generated parser; false for every other event, which that parser then reads.
+bool decode_scalar_event(const char* data, size_t size, double* wall_time, int64_t* step,
+                         std::string_view* tag, float* value) {
+  WireReader event{reinterpret_cast<const unsigned char*>(data),
+                   reinterpret_cast<const unsigned char*>(data) + size};
+  *wall_time = 0;
+  *step = 0;
+  bool has_value = false;
+  uint64_t key;
+  while (event.p < event.end) {
+    if (!event.varint(&key)) return false;
+    if (key == 0x09) {  // 1: wall_time, fixed64
+      if (!event.fixed(wall_time)) return false;
+    } else if (key == 0x10) {  // 2: step, varint
+      uint64_t v;
+      if (!event.varint(&v)) return false;
+      *step = static_cast<int64_t>(v);
+    } else if (key == 0x2a && !has_value) {  // 5: summary, holding one value
+      WireReader summary, value_fields;
+      if (!event.bytes(&summary) || !summary.varint(&key) || key != 0x0a ||
+          !summary.bytes(&value_fields) || summary.p != summary.end) {
+        return false;
+      }
+      *tag = std::string_view();
+      while (value_fields.p < value_fields.end) {
+        if (!value_fields.varint(&key)) return false;
+        if (key == 0x0a) {  // 1: tag
+          WireReader text;
+          if (!value_fields.bytes(&text)) return false;
+          *tag = std::string_view(reinterpret_cast<const char*>(text.p), text.end - text.p);
+        } else if (key == 0x15) {  // 2: simple_value, fixed32
+          if (!value_fields.fixed(value)) return false;
+          has_value = true;
+        } else {
+          return false;  // metadata, another kind of value: the parser's job
+        }
+      }
+    } else {
+      return false;
+    }
+  }
+  return has_value;
+}
+
 }  // namespace
 
 struct RunLog::File {
@@ -186,6 +262,15 @@ void RunLog::read_file(File& file) {
             str_cat(file.path, ": the record at byte ", at, " fails its CRC; skipped"));
         continue;
       }
+      double wall_time;
+      int64_t step;
+      std::string_view tag;
+      float value;
+      if (decode_scalar_event(record->data, record->size, &wall_time, &step, &tag, &value)) {
+        ++decoder_->events;
+        append_scalar(scalar_series(tag), step, wall_time, value);
+        continue;
+      }
       if (!event.ParseFromArray(record->data, static_cast<int>(record->size))) {
         warnings_.push_back(
             str_cat(file.path, ": the record at byte ", at, " is not an event; skipped"));
@@ -248,7 +333,7 @@ void RunLog::add_summary(const proto::Event& event) {
     }
     switch (value.value_case()) {
       case proto::Summary_Value::kSimpleValue:
-        add_scalar(tag, step, wall_time, value.simple_value());
+        append_scalar(scalar_series(tag), step, wall_time, value.simple_value());
         break;
       case proto::Summary_Value::kHisto: {
         const proto::HistogramProto& h = value.histo();
@@ -356,7 +441,9 @@ void RunLog::add_tensor(const std::string& tag, const std::string& plugin, int64
   }
   if (plugin.empty() || plugin == kScalarsPlugin) {
     const std::vector<double> v = numbers_of(tensor);
-    if (v.size() == 1 && tensor.dtype() != proto::DT_STRING) add_scalar(tag, step, wall_time, v[0]);
+    if (v.size() == 1 && tensor.dtype() != proto::DT_STRING) {
+      append_scalar(scalar_series(tag), step, wall_time, v[0]);
+    }
   }
 }
 
@@ -383,8 +470,15 @@ void RunLog::add_hparams(const std::string& content) {
   }
 }
 
-void RunLog::add_scalar(const std::string& tag, int64_t step, double wall_time, double value) {
-  ScalarSeries& s = scalars_[tag];
+ScalarSeries& RunLog::scalar_series(std::string_view tag) {
+  if (!last_series_ || tag != last_scalar_tag_) {
+    last_scalar_tag_.assign(tag.data(), tag.size());
+    last_series_ = &scalars_[last_scalar_tag_];
+  }
+  return *last_series_;
+}
+
+void RunLog::append_scalar(ScalarSeries& s, int64_t step, double wall_time, double value) {
   if (s.seen++ % s.stride != 0) return;
   if (s.steps.size() >= limits_.scalars) {  // keep every other point from now on
     size_t kept = 0;

@@ -6,9 +6,9 @@
 //   for (const auto& w : run.take_warnings()) std::cerr << w << "\n";
 //   if (const board::ScalarSeries* loss = run.scalars("train/loss")) plot(loss->values);
 //
-// Not thread-safe: one caller at a time. Bad data never stops it: a record failing its CRC is skipped, a file whose framing is
-// lost is read no further, a record cut off at the end of a file is read when the rest
-// arrives; each is reported once by take_warnings().
+// Not thread-safe: one caller at a time. Bad data never stops it: a record failing its CRC is
+// skipped, a file whose framing is lost is read no further, a record cut off at the end of a file
+// is read when the rest arrives; each is reported once by take_warnings().
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -142,7 +143,9 @@ class RunLog {
   void add_tensor(const std::string& tag, const std::string& plugin, int64_t step, double wall_time,
                   const proto::TensorProto& tensor);
   void add_hparams(const std::string& plugin_content);
-  void add_scalar(const std::string& tag, int64_t step, double wall_time, double value);
+  // The series of `tag` (the last one asked for is cached: scalars come in runs).
+  ScalarSeries& scalar_series(std::string_view tag);
+  void append_scalar(ScalarSeries& series, int64_t step, double wall_time, double value);
 
   std::string dir_;
   RunLogLimits limits_;
@@ -151,6 +154,8 @@ class RunLog {
   std::unique_ptr<Decoder> decoder_;
   std::mt19937_64 rng_{20261203};
   std::map<std::string, ScalarSeries> scalars_;
+  std::string last_scalar_tag_;
+  ScalarSeries* last_series_ = nullptr;
   std::map<std::string, Reservoir<HistogramRecord>> histograms_;
   std::map<std::string, Reservoir<BlobRecord>> images_;
   std::map<std::string, Reservoir<BlobRecord>> audio_;

@@ -11,6 +11,7 @@
 #include <iterator>
 
 #include "skiff/board/log_writer.h"
+#include "skiff/board/record.h"
 
 namespace skiff::board {
 namespace {
@@ -96,6 +97,47 @@ TEST(RunLog, SkipsARecordFailingItsCrcAndStopsAtABadLength) {
   EXPECT_EQ(broken.scalars("x")->values.size(), 5u);  // file_version + 5 scalars before it
   EXPECT_TRUE(mentions(broken.take_warnings(), "the rest of the file is not read"));
   fs::remove_all(run.dir);
+}
+
+// A length-delimited protobuf field (lengths < 128).
+std::string field(char key, const std::string& bytes) {
+  return std::string(1, key) + static_cast<char>(bytes.size()) + bytes;
+}
+
+std::string fixed32(float v) { return std::string(reinterpret_cast<const char*>(&v), 4); }
+
+TEST(RunLog, ReadsScalarEventsInAnyFieldOrderAndWithFieldsItDoesNotDecodeItself) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("skiff_run_log_wire" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const double wall = 1234.5;
+  const std::string wall_bytes = "\x09" + std::string(reinterpret_cast<const char*>(&wall), 8);
+  // Event{summary{value{tag "x", simple_value 1.5}}, step 3, wall_time}: fields out of order.
+  const std::string plain =
+      field('\x2a', field('\x0a', field('\x0a', "x") + "\x15" + fixed32(1.5f))) + "\x10\x03" +
+      wall_bytes;
+  // The same with a node_name (field 7) in the value, and two values in one summary.
+  const std::string named =
+      "\x10\x04" + field('\x2a', field('\x0a', field('\x0a', "x") + field('\x3a', "n") + "\x15" +
+                                                   fixed32(2.5f)));
+  const std::string two =
+      "\x10\x05" + field('\x2a', field('\x0a', field('\x0a', "x") + "\x15" + fixed32(3.5f)) +
+                                     field('\x0a', field('\x0a', "y") + "\x15" + fixed32(4.5f)));
+  std::string bytes;
+  for (const std::string& event : {plain, named, two}) append_record(event, &bytes);
+  write_file(dir / "events.out.tfevents.wire", bytes);
+  RunLog log(dir.string());
+  EXPECT_EQ(log.reload(), 3);
+  EXPECT_TRUE(log.take_warnings().empty());
+  const ScalarSeries* x = log.scalars("x");
+  ASSERT_TRUE(x);
+  EXPECT_EQ(x->steps, (std::vector<int64_t>{3, 4, 5}));
+  EXPECT_EQ(x->values, (std::vector<float>{1.5f, 2.5f, 3.5f}));
+  EXPECT_EQ(x->wall_times[0], wall);
+  ASSERT_TRUE(log.scalars("y"));
+  EXPECT_EQ(log.scalars("y")->values, std::vector<float>{4.5f});
+  fs::remove_all(dir);
 }
 
 TEST(RunLog, AVanishedRunIsEmptyNotAnError) {
