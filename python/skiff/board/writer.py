@@ -169,7 +169,7 @@ class LogWriter:
         self._writer.add_histogram(tag, flat, _step(step), walltime, int(buckets))
 
     def add_text(self, tag, text_string, step=None, walltime=None):
-        """Records a text (shown as Markdown)."""
+        """Records a text (the page shows it as plain text, TensorBoard as Markdown)."""
         walltime = 0.0 if walltime is None else _seconds(walltime)
         self._writer.add_text(tag, str(text_string), _step(step), walltime)
 
