@@ -32,3 +32,22 @@ def as_numpy():
 def paddle():
     """The PaddlePaddle module used as a reference; tests using it skip where it is missing."""
     return pytest.importorskip("paddle")
+
+
+# Folders whose tests run once, in the uncapped pass: what they test does not depend on
+# the kernels' instruction set, and they start processes for tens of seconds.
+UNCAPPED_ONLY = {
+    "distributed": "collectives, rendezvous, membership",
+    "board": "event files, the server, the page in a browser",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    if not os.environ.get("SKIFF_MAX_CPU_ISA"):
+        return
+    here = pathlib.Path(__file__).resolve().parent
+    for item in items:
+        folder = pathlib.Path(str(item.fspath)).resolve().relative_to(here).parts[0]
+        if folder in UNCAPPED_ONLY:
+            item.add_marker(pytest.mark.skip(
+                reason=f"{folder} tests ({UNCAPPED_ONLY[folder]}) run in the uncapped pass only"))
