@@ -606,11 +606,24 @@ def _python_env():
     return env
 
 
-def test_command_line_serves_and_reports_a_taken_port(tmp_path):
+def _board_command(how):
+    """`python -m skiff.board`, or the C++ tool's `skiff board` (which runs the same)."""
+    if how == "python":
+        return [sys.executable, "-m", "skiff.board"]
+    build = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(skiff.__file__))))
+    tool = os.path.join(build, "bin", "skiff")
+    if not os.path.exists(tool):
+        pytest.skip(f"no skiff tool in {build}/bin (not built)")
+    return [tool, "board"]
+
+
+@pytest.mark.parametrize("how", ["python", "skiff_tool"])
+def test_command_line_serves_and_reports_a_taken_port(tmp_path, how):
     _write_scalars(tmp_path, "loss", [1.0, 2.0])
-    proc = subprocess.Popen([sys.executable, "-m", "skiff.board", "--logdir", str(tmp_path),
-                             "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=_python_env(), text=True)
+    env = dict(_python_env(), SKIFF_PYTHON=sys.executable)
+    command = _board_command(how)
+    proc = subprocess.Popen(command + ["--logdir", str(tmp_path), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
     try:
         line = proc.stdout.readline()
         assert "http://127.0.0.1:" in line, line + proc.stderr.read()
@@ -623,9 +636,8 @@ def test_command_line_serves_and_reports_a_taken_port(tmp_path):
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
-        result = subprocess.run([sys.executable, "-m", "skiff.board", "--logdir", str(tmp_path),
-                                 "--port", str(port)], capture_output=True, text=True,
-                                env=_python_env(), timeout=60)
+        result = subprocess.run(command + ["--logdir", str(tmp_path), "--port", str(port)],
+                                capture_output=True, text=True, env=env, timeout=60)
     assert result.returncode == 1 and "cannot listen" in result.stderr
 
 
