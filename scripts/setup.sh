@@ -4,8 +4,9 @@
 #   scripts/setup.sh          to build and run skiff (scripts/demo.sh): the compiler
 #                             toolchain, protobuf, oneDNN, Eigen, GTest and Benchmark (the
 #                             default build configures the tests and benchmarks), Gloo,
-#                             libcurl, nlohmann-json and etcd (distributed training), the
-#                             Fashion-MNIST dataset; numpy, the binding's build tools
+#                             libcurl, nlohmann-json and etcd (distributed training), gRPC
+#                             (the parameter server), the Fashion-MNIST dataset; numpy,
+#                             the binding's build tools
 #                             (nanobind, scikit-build-core), and aiohttp and plotly (skiff
 #                             board's server and charts)
 #   scripts/setup.sh --test   also what the tests and benchmarks use (scripts/test.sh):
@@ -34,7 +35,7 @@ esac
 packages=(g++ cmake ninja-build ccache pkg-config protobuf-compiler libprotobuf-dev
           libdnnl-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
           python3-venv dataset-fashion-mnist make libgloo-dev libcurl4-openssl-dev
-          nlohmann-json3-dev etcd-server)
+          nlohmann-json3-dev etcd-server libgrpc++-dev protobuf-compiler-grpc)
 if [ "$with_tests" = 1 ]; then
   packages+=(clang clang-format libclang-rt-14-dev g++-aarch64-linux-gnu qemu-user chromium)
 fi

@@ -1,0 +1,64 @@
+// A trainer's side of the parameter servers: each sparse id goes to the server
+// shard_of(id) holds, each dense table to dense_shard_of(name); calls to several
+// servers run at once.
+//
+//   ps::Client client({"127.0.0.1:7001", "127.0.0.1:7002"}, /*trainer=*/0);
+//   client.create_table(spec, ps::Mode::kSync, /*trainers=*/2);
+//   client.pull_sparse("emb", ids, n, rows);          // rows: n x dim
+//   client.push_sparse("emb", ids, n, grads, step);
+//   client.barrier(step);                             // sync: the step is applied
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "skiff/ps/table_spec.h"
+
+namespace skiff::ps {
+
+struct TableInfo {
+  std::string name;
+  int64_t rows = 0, pulls = 0, pushes = 0, dropped_unadmitted = 0, evicted = 0;
+};
+
+class Client {
+ public:
+  // Connects to every server, waiting up to `connect_secs` for each (then fails naming the
+  // ones it could not reach); each call then fails after `call_secs` (0: no limit).
+  Client(std::vector<std::string> endpoints, int trainer, double connect_secs = 10,
+         double call_secs = 0);
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  int servers() const;
+  // Creates the table on every server (or checks it exists with the same spec).
+  void create_table(const TableSpec& spec, Mode mode, int trainers);
+  // The rows of `ids` (n x dim floats into `out`; ids may repeat).
+  void pull_sparse(const std::string& table, const int64_t* ids, size_t n, float* out);
+  // Gradients (or geo deltas) of `ids`, n x dim floats, for `step` (sync mode).
+  void push_sparse(const std::string& table, const int64_t* ids, size_t n, const float* values,
+                   int64_t step = 0);
+  void pull_dense(const std::string& table, float* out);
+  void push_dense(const std::string& table, const float* values, int64_t step = 0);
+  // Sync mode: returns once every trainer reached step `step` on every server and its
+  // update is applied.
+  void barrier(int64_t step);
+  // Every server writes (reads) its shard of every table in `folder`.
+  void save(const std::string& folder);
+  void load(const std::string& folder);
+  // Evicts rows past their TTL; returns how many.
+  int64_t shrink();
+  // Each table's counts summed over the servers.
+  std::vector<TableInfo> info();
+  // Tells every server to stop.
+  void stop_servers();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace skiff::ps

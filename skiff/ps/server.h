@@ -1,0 +1,45 @@
+// A parameter server: one process's shard of every table, served over gRPC.
+//
+//   ps::Server server({"127.0.0.1:0", /*shard=*/0, /*shards=*/2});
+//   std::printf("serving on port %d\n", server.port());
+//   server.wait();   // until a client calls Stop, or shutdown()
+//
+// Tables are created by the trainers (CreateTable, idempotent: the same config again is
+// accepted, a different one refused). In async mode a push updates the rows at once; in
+// sync mode pushes of step s are kept until every trainer reached the barrier of step s,
+// then their average is applied (one update per distinct id), as one process would on the
+// trainers' batches together; in geo mode pushes are deltas added to the values.
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace skiff::ps {
+
+struct ServerOptions {
+  std::string address = "127.0.0.1:0";  // host:port; port 0 picks a free one
+  int shard = 0;                        // this server's index
+  int shards = 1;                       // servers in the job
+};
+
+class Server {
+ public:
+  // Starts serving (fails naming the address when it cannot listen).
+  explicit Server(const ServerOptions& options);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // The port it listens on.
+  int port() const;
+  // Blocks until a client's Stop or shutdown().
+  void wait();
+  // Stops serving: waiting calls end (a barrier waiter gets an error), wait() returns.
+  void shutdown();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace skiff::ps

@@ -1,0 +1,31 @@
+// Which server holds an id of a sparse table (and which holds a dense table): the same
+// function on trainers and servers, so an id always meets its row.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace skiff::ps {
+
+// A well-mixed 64-bit hash of `id` (splitmix64's finaliser): ids that differ in low bits
+// spread over every shard.
+inline uint64_t mix_id(int64_t id) {
+  uint64_t z = static_cast<uint64_t>(id) + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// The server (of `shards`) holding sparse id `id`.
+inline int shard_of(int64_t id, int shards) {
+  return static_cast<int>(mix_id(id) % static_cast<uint64_t>(shards));
+}
+
+// The server holding the dense table `name` whole (FNV-1a of the name).
+inline int dense_shard_of(const std::string& name, int shards) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : name) h = (h ^ c) * 0x100000001b3ull;
+  return static_cast<int>(h % static_cast<uint64_t>(shards));
+}
+
+}  // namespace skiff::ps

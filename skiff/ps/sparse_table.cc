@@ -1,0 +1,587 @@
+// Sparse table: rows live in per-shard slabs (one float array per shard, a slot per row,
+// freed slots reused), found through a hash map from id to slot.
+//
+// File layout (little-endian): magic "SKPSSPAR", version (u32), dim (u32), optimizer kind
+// (u32 length + bytes), state width (u32), block count (u32); per block: row count (u64)
+// and per row its id (i64), dim values and the state (f32), touch count (u64) and seconds
+// since its last touch (f64); then the pending count (u64) and per pending id its id
+// (i64), touch count (u64) and idle seconds (f64); last, the CRC-32 of all before it.
+#include "skiff/ps/sparse_table.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <numeric>
+#include <unordered_map>
+#include <utility>
+
+#include "skiff/core/error.h"
+
+namespace skiff::ps {
+namespace {
+
+constexpr char kMagic[8] = {'S', 'K', 'P', 'S', 'S', 'P', 'A', 'R'};
+constexpr uint32_t kVersion = 1;
+constexpr int kMaxShards = 1 << 16;
+constexpr size_t kFileBuffer = 1 << 20;
+
+uint64_t mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ULL;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBULL;
+  x ^= x >> 31;
+  return x;
+}
+
+// CRC-32 (the zlib polynomial) of `n` more bytes, continuing from `crc` (0 to start).
+uint32_t crc32_update(uint32_t crc, const void* data, size_t n) {
+  static const auto table = [] {
+    std::vector<uint32_t> t(256);
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      t[i] = c;
+    }
+    return t;
+  }();
+  const auto* p = static_cast<const unsigned char*>(data);
+  crc = ~crc;
+  for (size_t i = 0; i < n; ++i) crc = table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
+  return ~crc;
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+std::string folder_of(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+struct RowMeta {
+  int64_t id = 0;
+  uint64_t count = 0;  // touches, including those before admission
+  double last_touch = 0;
+};
+
+struct Pending {
+  uint64_t count = 0;
+  double last_touch = 0;
+};
+
+}  // namespace
+
+struct SparseTable::Shard {
+  mutable std::mutex mu;
+  std::unordered_map<int64_t, size_t> slot_of;
+  std::vector<float> data;  // slot * width: values, then optimizer state
+  std::vector<RowMeta> meta;
+  std::vector<size_t> free_slots;
+  std::unordered_map<int64_t, Pending> pending;  // touched ids not admitted yet
+  uint64_t pulls = 0, pushes = 0, dropped = 0, evicted = 0;
+
+  // Registers a row for m.id and returns its slot (the floats are left to the caller).
+  size_t add_row(const RowMeta& m, int64_t width) {
+    size_t slot;
+    if (!free_slots.empty()) {
+      slot = free_slots.back();
+      free_slots.pop_back();
+      meta[slot] = m;
+    } else {
+      slot = meta.size();
+      meta.push_back(m);
+      data.resize(data.size() + static_cast<size_t>(width));
+    }
+    slot_of.emplace(m.id, slot);
+    return slot;
+  }
+
+  // Moves the live rows to the front when at least half the slots are free.
+  void compact(int64_t width) {
+    if (free_slots.size() * 2 < meta.size() || free_slots.empty()) return;
+    std::vector<float> new_data(slot_of.size() * static_cast<size_t>(width));
+    std::vector<RowMeta> new_meta;
+    new_meta.reserve(slot_of.size());
+    for (auto& [id, slot] : slot_of) {
+      std::copy_n(data.begin() + static_cast<ptrdiff_t>(slot * width), width,
+                  new_data.begin() + static_cast<ptrdiff_t>(new_meta.size() * width));
+      new_meta.push_back(meta[slot]);
+      slot = new_meta.size() - 1;
+    }
+    data.swap(new_data);
+    meta.swap(new_meta);
+    free_slots.clear();
+  }
+};
+
+SparseTable::SparseTable(SparseTableConfig config) : config_(std::move(config)) {
+  const std::string& name = config_.name;
+  SKIFF_CHECK(config_.dim > 0, "sparse table '", name, "': dim must be positive, got ",
+              config_.dim);
+  SKIFF_CHECK(config_.shards > 0 && config_.shards <= kMaxShards, "sparse table '", name,
+              "': shards must be in [1, ", kMaxShards, "], got ", config_.shards);
+  SKIFF_CHECK(config_.admit_count >= 0, "sparse table '", name, "': admit_count must be >= 0, got ",
+              config_.admit_count);
+  SKIFF_CHECK(config_.ttl_secs >= 0, "sparse table '", name, "': ttl_secs must be >= 0, got ",
+              config_.ttl_secs);
+  check_initializer(config_.init, name);
+  check_optimizer(config_.optimizer, name);
+  width_ = config_.dim + state_width(config_.optimizer, config_.dim);
+  for (int i = 0; i < config_.shards; ++i) shards_.push_back(std::make_unique<Shard>());
+}
+
+SparseTable::~SparseTable() = default;
+
+// The lock stripe of an id. Servers pick a server by a hash of the id too; this one
+// differs from it (no added constant), so the ids of one server still spread over all
+// stripes.
+size_t SparseTable::shard_of(int64_t id) const {
+  return static_cast<size_t>(mix64(static_cast<uint64_t>(id)) % shards_.size());
+}
+
+double SparseTable::now() const { return config_.clock ? config_.clock() : steady_seconds(); }
+
+float* SparseTable::touch(Shard& shard, int64_t id, double now) {
+  auto found = shard.slot_of.find(id);
+  if (found != shard.slot_of.end()) {
+    RowMeta& m = shard.meta[found->second];
+    ++m.count;
+    m.last_touch = now;
+    return shard.data.data() + found->second * width_;
+  }
+  uint64_t count = 1;
+  if (config_.admit_count > 1) {
+    auto [it, inserted] = shard.pending.try_emplace(id);
+    count = ++it->second.count;
+    it->second.last_touch = now;
+    if (count < static_cast<uint64_t>(config_.admit_count)) return nullptr;
+    shard.pending.erase(it);
+  }
+  size_t slot = shard.add_row({id, count, now}, width_);
+  float* row = shard.data.data() + slot * width_;
+  init_row(config_.init, id, row, config_.dim);
+  init_state(config_.optimizer, row + config_.dim, config_.dim);
+  return row;
+}
+
+void SparseTable::apply(Op op, const int64_t* ids, size_t n, const float* in, float* out) {
+  if (n == 0) return;
+  const double time = now();
+  const int64_t dim = config_.dim;
+  std::vector<size_t> shard(n);
+  for (size_t i = 0; i < n; ++i) shard[i] = shard_of(ids[i]);
+  // Sorted by shard, then id, then position: equal ids are adjacent and summed in the
+  // order the caller sent them, so a push gives the same result on every run.
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (shard[a] != shard[b]) return shard[a] < shard[b];
+    if (ids[a] != ids[b]) return ids[a] < ids[b];
+    return a < b;
+  });
+  std::vector<float> merged(op == Op::kPull ? 0 : static_cast<size_t>(dim));
+  for (size_t begin = 0; begin < n;) {
+    Shard& s = *shards_[shard[order[begin]]];
+    size_t end = begin;
+    while (end < n && shard[order[end]] == shard[order[begin]]) ++end;
+    std::lock_guard<std::mutex> lock(s.mu);
+    (op == Op::kPull ? s.pulls : s.pushes) += end - begin;
+    for (size_t first = begin; first < end;) {
+      const int64_t id = ids[order[first]];
+      size_t last = first;
+      while (last < end && ids[order[last]] == id) ++last;
+      float* row = touch(s, id, time);
+      if (op == Op::kPull) {
+        for (size_t k = first; k < last; ++k) {
+          float* dst = out + order[k] * dim;
+          if (row) {
+            std::copy_n(row, dim, dst);
+          } else {
+            std::fill_n(dst, dim, 0.0f);
+          }
+        }
+      } else if (!row) {
+        ++s.dropped;
+      } else {
+        const float* g = in + order[first] * dim;
+        if (last - first > 1) {
+          std::copy_n(g, dim, merged.data());
+          for (size_t k = first + 1; k < last; ++k) {
+            const float* more = in + order[k] * dim;
+            for (int64_t j = 0; j < dim; ++j) merged[j] += more[j];
+          }
+          g = merged.data();
+        }
+        if (op == Op::kPush) {
+          update_row(config_.optimizer, row, row + dim, g, dim);
+        } else {
+          for (int64_t j = 0; j < dim; ++j) row[j] += g[j];
+        }
+      }
+      first = last;
+    }
+    begin = end;
+  }
+}
+
+void SparseTable::pull(const int64_t* ids, size_t n, float* out) {
+  apply(Op::kPull, ids, n, nullptr, out);
+}
+
+void SparseTable::push(const int64_t* ids, size_t n, const float* grads) {
+  apply(Op::kPush, ids, n, grads, nullptr);
+}
+
+void SparseTable::push_delta(const int64_t* ids, size_t n, const float* deltas) {
+  apply(Op::kPushDelta, ids, n, deltas, nullptr);
+}
+
+size_t SparseTable::size() const {
+  size_t rows = 0;
+  for (const auto& s : shards_) {
+    std::lock_guard<std::mutex> lock(s->mu);
+    rows += s->slot_of.size();
+  }
+  return rows;
+}
+
+size_t SparseTable::shrink(double now_secs) {
+  if (config_.ttl_secs <= 0) return 0;
+  const double cutoff = now_secs - config_.ttl_secs;
+  size_t evicted = 0;
+  for (const auto& s : shards_) {
+    std::lock_guard<std::mutex> lock(s->mu);
+    for (auto it = s->slot_of.begin(); it != s->slot_of.end();) {
+      if (s->meta[it->second].last_touch <= cutoff) {
+        s->free_slots.push_back(it->second);
+        it = s->slot_of.erase(it);
+        ++s->evicted;
+        ++evicted;
+      } else {
+        ++it;
+      }
+    }
+    for (auto it = s->pending.begin(); it != s->pending.end();) {
+      it = it->second.last_touch <= cutoff ? s->pending.erase(it) : std::next(it);
+    }
+    s->compact(width_);
+  }
+  return evicted;
+}
+
+SparseTable::Stats SparseTable::stats() const {
+  Stats stats;
+  for (const auto& s : shards_) {
+    std::lock_guard<std::mutex> lock(s->mu);
+    stats.rows += s->slot_of.size();
+    stats.pulls += s->pulls;
+    stats.pushes += s->pushes;
+    stats.dropped_unadmitted += s->dropped;
+    stats.evicted += s->evicted;
+  }
+  return stats;
+}
+
+void SparseTable::save(const std::string& path) const {
+  TableFileWriter file(path);
+  file.put_bytes(kMagic, sizeof kMagic);
+  file.put_u32(kVersion);
+  file.put_u32(static_cast<uint32_t>(config_.dim));
+  file.put_string(config_.optimizer.kind);
+  file.put_u32(static_cast<uint32_t>(width_ - config_.dim));
+  file.put_u32(static_cast<uint32_t>(shards_.size()));
+  const double time = now();
+  std::vector<float> rows;
+  std::vector<RowMeta> meta;
+  std::vector<std::pair<int64_t, Pending>> pending;
+  for (const auto& s : shards_) {
+    {  // Copy under the lock, write without it.
+      std::lock_guard<std::mutex> lock(s->mu);
+      rows.resize(s->slot_of.size() * width_);
+      meta.clear();
+      for (const auto& [id, slot] : s->slot_of) {
+        std::copy_n(s->data.begin() + static_cast<ptrdiff_t>(slot * width_), width_,
+                    rows.begin() + static_cast<ptrdiff_t>(meta.size() * width_));
+        meta.push_back(s->meta[slot]);
+      }
+      pending.assign(s->pending.begin(), s->pending.end());
+    }
+    file.put_u64(meta.size());
+    for (size_t r = 0; r < meta.size(); ++r) {
+      file.put_i64(meta[r].id);
+      file.put_floats(rows.data() + r * width_, static_cast<size_t>(width_));
+      file.put_u64(meta[r].count);
+      file.put_f64(time - meta[r].last_touch);
+    }
+    file.put_u64(pending.size());
+    for (const auto& [id, p] : pending) {
+      file.put_i64(id);
+      file.put_u64(p.count);
+      file.put_f64(time - p.last_touch);
+    }
+  }
+  file.commit();
+}
+
+void SparseTable::load(const std::string& path) {
+  TableFileReader file(path);
+  const std::string& name = config_.name;
+  char magic[sizeof kMagic];
+  file.get_bytes(magic, sizeof magic);
+  if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) file.corrupt("not a sparse table file");
+  uint32_t version = file.get_u32();
+  if (version != kVersion) {
+    file.corrupt(
+        str_cat("format version ", version, " is not supported (expected ", kVersion, ")"));
+  }
+  uint32_t dim = file.get_u32();
+  if (dim != static_cast<uint32_t>(config_.dim)) {
+    file.corrupt(str_cat("rows have dim ", dim, " but table '", name, "' has dim ", config_.dim));
+  }
+  std::string kind = file.get_string(64);
+  if (kind != config_.optimizer.kind) {
+    file.corrupt(str_cat("saved with optimizer '", kind, "' but table '", name, "' uses '",
+                         config_.optimizer.kind, "'"));
+  }
+  uint32_t state = file.get_u32();
+  if (state != static_cast<uint32_t>(width_ - config_.dim)) {
+    file.corrupt(str_cat("optimizer state has ", state, " floats per row but table '", name,
+                         "' needs ", width_ - config_.dim));
+  }
+  std::vector<std::unique_ptr<Shard>> loaded;
+  for (size_t i = 0; i < shards_.size(); ++i) loaded.push_back(std::make_unique<Shard>());
+  const double time = now();
+  std::vector<float> row(static_cast<size_t>(width_));
+  uint32_t blocks = file.get_u32();
+  for (uint32_t b = 0; b < blocks; ++b) {
+    uint64_t rows = file.get_u64();
+    for (uint64_t r = 0; r < rows; ++r) {
+      RowMeta m;
+      m.id = file.get_i64();
+      file.get_floats(row.data(), row.size());
+      m.count = file.get_u64();
+      m.last_touch = time - file.get_f64();
+      Shard& s = *loaded[shard_of(m.id)];
+      if (s.slot_of.count(m.id)) file.corrupt(str_cat("id ", m.id, " appears twice"));
+      size_t slot = s.add_row(m, width_);
+      std::copy(row.begin(), row.end(), s.data.begin() + static_cast<ptrdiff_t>(slot * width_));
+    }
+    uint64_t pending = file.get_u64();
+    for (uint64_t p = 0; p < pending; ++p) {
+      int64_t id = file.get_i64();
+      Pending entry;
+      entry.count = file.get_u64();
+      entry.last_touch = time - file.get_f64();
+      loaded[shard_of(id)]->pending[id] = entry;
+    }
+  }
+  file.finish();
+  for (size_t i = 0; i < shards_.size(); ++i) {
+    Shard& s = *shards_[i];
+    Shard& from = *loaded[i];
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.slot_of.swap(from.slot_of);
+    s.data.swap(from.data);
+    s.meta.swap(from.meta);
+    s.free_slots.swap(from.free_slots);
+    s.pending.swap(from.pending);
+  }
+}
+
+// Table files.
+
+TableFileWriter::TableFileWriter(std::string path) : path_(std::move(path)), temp_(path_ + ".tmp") {
+  SKIFF_CHECK(!path_.empty(), "cannot write a table file with an empty path");
+  fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0)
+    fail("cannot create '", temp_, "' (to write table file '", path_, "'): ", errno_text());
+  buffer_.reserve(kFileBuffer);
+}
+
+TableFileWriter::~TableFileWriter() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_) ::unlink(temp_.c_str());
+}
+
+void TableFileWriter::flush() {
+  size_t done = 0;
+  while (done < buffer_.size()) {
+    ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail("cannot write '", temp_, "' (table file '", path_, "'): ", errno_text());
+    done += static_cast<size_t>(n);
+  }
+  buffer_.clear();
+}
+
+void TableFileWriter::put_bytes(const void* data, size_t n) {
+  crc_ = crc32_update(crc_, data, n);
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    size_t take = std::min(n, kFileBuffer - buffer_.size());
+    buffer_.append(p, take);
+    p += take;
+    n -= take;
+    if (buffer_.size() == kFileBuffer) flush();
+  }
+}
+
+void TableFileWriter::put_u32(uint32_t v) {
+  unsigned char b[4];
+  for (int i = 0; i < 4; ++i) b[i] = static_cast<unsigned char>(v >> (8 * i));
+  put_bytes(b, sizeof b);
+}
+
+void TableFileWriter::put_u64(uint64_t v) {
+  unsigned char b[8];
+  for (int i = 0; i < 8; ++i) b[i] = static_cast<unsigned char>(v >> (8 * i));
+  put_bytes(b, sizeof b);
+}
+
+void TableFileWriter::put_f64(double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  put_u64(bits);
+}
+
+void TableFileWriter::put_string(const std::string& s) {
+  put_u32(static_cast<uint32_t>(s.size()));
+  put_bytes(s.data(), s.size());
+}
+
+void TableFileWriter::put_floats(const float* v, size_t n) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  put_bytes(v, n * sizeof(float));
+#else
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, v + i, sizeof bits);
+    put_u32(bits);
+  }
+#endif
+}
+
+void TableFileWriter::commit() {
+  SKIFF_CHECK(!committed_, "table file '", path_, "' was already committed");
+  uint32_t crc = crc_;
+  put_u32(crc);
+  flush();
+  if (::fsync(fd_) != 0) fail("cannot flush '", temp_, "' to disk: ", errno_text());
+  int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) fail("cannot close '", temp_, "': ", errno_text());
+  if (::rename(temp_.c_str(), path_.c_str()) != 0) {
+    fail("cannot rename '", temp_, "' to table file '", path_, "': ", errno_text());
+  }
+  committed_ = true;
+  // Make the rename durable; a folder that cannot be opened leaves it to the system.
+  int folder = ::open(folder_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (folder >= 0) {
+    ::fsync(folder);
+    ::close(folder);
+  }
+}
+
+TableFileReader::TableFileReader(std::string path) : path_(std::move(path)) {
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) fail("cannot open table file '", path_, "': ", errno_text());
+  buffer_.resize(kFileBuffer);
+}
+
+TableFileReader::~TableFileReader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void TableFileReader::corrupt(const std::string& what) const {
+  fail("table file '", path_, "': ", what);
+}
+
+size_t TableFileReader::read_raw(void* data, size_t n) {
+  char* out = static_cast<char*>(data);
+  size_t done = 0;
+  while (done < n) {
+    if (begin_ == end_) {
+      ssize_t got = ::read(fd_, buffer_.data(), buffer_.size());
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) fail("cannot read table file '", path_, "': ", errno_text());
+      if (got == 0) break;
+      begin_ = 0;
+      end_ = static_cast<size_t>(got);
+    }
+    size_t take = std::min(n - done, end_ - begin_);
+    std::memcpy(out + done, buffer_.data() + begin_, take);
+    begin_ += take;
+    done += take;
+  }
+  return done;
+}
+
+void TableFileReader::get_bytes(void* data, size_t n) {
+  if (read_raw(data, n) != n) corrupt("truncated (the file ends early)");
+  crc_ = crc32_update(crc_, data, n);
+}
+
+uint32_t TableFileReader::get_u32() {
+  unsigned char b[4];
+  get_bytes(b, sizeof b);
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(b[i]) << (8 * i);
+  return v;
+}
+
+uint64_t TableFileReader::get_u64() {
+  unsigned char b[8];
+  get_bytes(b, sizeof b);
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(b[i]) << (8 * i);
+  return v;
+}
+
+double TableFileReader::get_f64() {
+  uint64_t bits = get_u64();
+  double v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+std::string TableFileReader::get_string(size_t max_length) {
+  uint32_t length = get_u32();
+  if (length > max_length) corrupt(str_cat("a string of ", length, " bytes is too long"));
+  std::string s(length, '\0');
+  get_bytes(s.data(), length);
+  return s;
+}
+
+void TableFileReader::get_floats(float* v, size_t n) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  get_bytes(v, n * sizeof(float));
+#else
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t bits = get_u32();
+    std::memcpy(v + i, &bits, sizeof bits);
+  }
+#endif
+}
+
+void TableFileReader::finish() {
+  const uint32_t expected = crc_;
+  unsigned char b[4];
+  if (read_raw(b, sizeof b) != sizeof b) corrupt("truncated (the checksum is missing)");
+  uint32_t stored = 0;
+  for (int i = 0; i < 4; ++i) stored |= static_cast<uint32_t>(b[i]) << (8 * i);
+  if (stored != expected) corrupt("checksum mismatch (the file is damaged)");
+  char extra;
+  if (read_raw(&extra, 1) != 0) corrupt("unexpected bytes after the checksum");
+}
+
+}  // namespace skiff::ps

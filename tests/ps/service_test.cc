@@ -1,0 +1,208 @@
+// The parameter server over gRPC on 127.0.0.1: two servers and one or two trainers in this
+// process. Rows are sharded and initialised as a single table would be; async pushes apply
+// at once, sync pushes average over the trainers at the step's barrier, geo pushes add
+// deltas; save/load, stop, and the errors a trainer can meet.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <thread>
+#include <vector>
+
+#include "skiff/core/error.h"
+#include "skiff/ps/client.h"
+#include "skiff/ps/initializer.h"
+#include "skiff/ps/server.h"
+
+namespace skiff::ps {
+namespace {
+
+struct Cluster {
+  std::vector<std::unique_ptr<Server>> servers;
+  std::vector<std::string> endpoints;
+
+  explicit Cluster(int n) {
+    for (int s = 0; s < n; ++s) {
+      servers.push_back(std::make_unique<Server>(ServerOptions{"127.0.0.1:0", s, n}));
+      endpoints.push_back("127.0.0.1:" + std::to_string(servers.back()->port()));
+    }
+  }
+};
+
+TableSpec embedding(const std::string& name, int dim, const std::string& optimizer = "sgd") {
+  TableSpec spec;
+  spec.name = name;
+  spec.dim = dim;
+  spec.init.kind = "uniform";
+  spec.init.low = -0.5f;
+  spec.init.high = 0.5f;
+  spec.init.seed = 7;
+  spec.optimizer.kind = optimizer;
+  spec.optimizer.lr = 0.1f;
+  return spec;
+}
+
+std::vector<float> initial_rows(const TableSpec& spec, const std::vector<int64_t>& ids) {
+  std::vector<float> rows(ids.size() * spec.dim);
+  for (size_t i = 0; i < ids.size(); ++i)
+    init_row(spec.init, ids[i], &rows[i * spec.dim], spec.dim);
+  return rows;
+}
+
+TEST(ParameterServer, PullsRowsFromEveryShardAsOneTableWouldInitialiseThem) {
+  Cluster cluster(2);
+  Client client(cluster.endpoints, 0);
+  const TableSpec spec = embedding("emb", 4);
+  client.create_table(spec, Mode::kAsync, 1);
+  std::vector<int64_t> ids;
+  for (int64_t i = -50; i < 150; ++i) ids.push_back(i * 7919);
+  ids.push_back(ids[3]);  // a repeat
+  std::vector<float> rows(ids.size() * 4);
+  client.pull_sparse("emb", ids.data(), ids.size(), rows.data());
+  EXPECT_EQ(rows, initial_rows(spec, ids));
+  const std::vector<TableInfo> info = client.info();
+  ASSERT_EQ(info.size(), 1u);
+  EXPECT_EQ(info[0].rows, 200);  // distinct ids, spread over both servers
+}
+
+TEST(ParameterServer, AsyncPushesApplyAtOnceWithDuplicatesSummed) {
+  Cluster cluster(2);
+  Client client(cluster.endpoints, 0);
+  const TableSpec spec = embedding("emb", 2);
+  client.create_table(spec, Mode::kAsync, 1);
+  const std::vector<int64_t> ids = {1, 2, 1, 1000003};
+  const std::vector<float> grads = {1, 2, 3, 4, 5, 6, 7, 8};
+  client.push_sparse("emb", ids.data(), ids.size(), grads.data());
+  const std::vector<int64_t> distinct = {1, 2, 1000003};
+  std::vector<float> rows(6);
+  client.pull_sparse("emb", distinct.data(), 3, rows.data());
+  std::vector<float> want = initial_rows(spec, distinct);
+  const float summed[6] = {1 + 5, 2 + 6, 3, 4, 7, 8};
+  for (int k = 0; k < 6; ++k) EXPECT_FLOAT_EQ(rows[k], want[k] - 0.1f * summed[k]) << k;
+}
+
+TEST(ParameterServer, SyncStepsApplyTheTrainersAverageAtTheBarrier) {
+  Cluster cluster(2);
+  const TableSpec spec = embedding("emb", 2);
+  TableSpec dense;
+  dense.name = "fc.w";
+  dense.dense = true;
+  dense.size = 3;
+  dense.init.kind = "constant";
+  dense.init.value = 1;
+  dense.optimizer.lr = 0.5f;
+  const std::vector<int64_t> ids = {11, 12};
+  std::vector<std::vector<float>> seen(2);
+  auto trainer = [&](int t) {
+    Client client(cluster.endpoints, t);
+    client.create_table(spec, Mode::kSync, 2);
+    client.create_table(dense, Mode::kSync, 2);
+    for (int step = 0; step < 3; ++step) {
+      const float g = static_cast<float>(t + 1);  // trainer 0 pushes 1s, trainer 1 2s
+      const std::vector<float> grads(4, g), dense_grad(3, g);
+      client.push_sparse("emb", ids.data(), 2, grads.data(), step);
+      client.push_dense("fc.w", dense_grad.data(), step);
+      client.barrier(step);
+    }
+    seen[t].resize(4 + 3);
+    client.pull_sparse("emb", ids.data(), 2, seen[t].data());
+    client.pull_dense("fc.w", seen[t].data() + 4);
+  };
+  std::thread a(trainer, 0), b(trainer, 1);
+  a.join();
+  b.join();
+  EXPECT_EQ(seen[0], seen[1]);
+  const std::vector<float> init = initial_rows(spec, ids);
+  for (int k = 0; k < 4; ++k) EXPECT_NEAR(seen[0][k], init[k] - 3 * 0.1f * 1.5f, 1e-6) << k;
+  for (int k = 4; k < 7; ++k) EXPECT_NEAR(seen[0][k], 1 - 3 * 0.5f * 1.5f, 1e-6) << k;
+}
+
+TEST(ParameterServer, GeoPushesAddDeltas) {
+  Cluster cluster(1);
+  Client client(cluster.endpoints, 0);
+  const TableSpec spec = embedding("emb", 3);
+  client.create_table(spec, Mode::kGeo, 1);
+  const int64_t id = 42;
+  const std::vector<float> delta = {0.25f, -1.f, 2.f};
+  client.push_sparse("emb", &id, 1, delta.data());
+  std::vector<float> row(3);
+  client.pull_sparse("emb", &id, 1, row.data());
+  const std::vector<float> init = initial_rows(spec, {id});
+  for (int k = 0; k < 3; ++k) EXPECT_FLOAT_EQ(row[k], init[k] + delta[k]);
+}
+
+TEST(ParameterServer, SavedShardsLoadIntoNewServers) {
+  const auto folder =
+      std::filesystem::temp_directory_path() / ("skiff_ps_save" + std::to_string(::getpid()));
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  const TableSpec spec = embedding("emb", 2, "adagrad");
+  const std::vector<int64_t> ids = {1, 2, 3, 4, 5, 6};
+  const std::vector<float> grads(12, 0.5f);
+  std::vector<float> before(12), after(12);
+  {
+    Cluster cluster(2);
+    Client client(cluster.endpoints, 0);
+    client.create_table(spec, Mode::kAsync, 1);
+    client.push_sparse("emb", ids.data(), ids.size(), grads.data());
+    client.save(folder.string());
+    client.push_sparse("emb", ids.data(), ids.size(), grads.data());  // the optimizer state too
+    client.pull_sparse("emb", ids.data(), ids.size(), before.data());
+  }
+  Cluster cluster(2);
+  Client client(cluster.endpoints, 0);
+  client.create_table(spec, Mode::kAsync, 1);
+  client.load(folder.string());
+  client.push_sparse("emb", ids.data(), ids.size(), grads.data());
+  client.pull_sparse("emb", ids.data(), ids.size(), after.data());
+  EXPECT_EQ(before, after);
+  std::filesystem::remove_all(folder);
+}
+
+TEST(ParameterServer, ErrorsNameTheTableAndTheServer) {
+  Cluster cluster(2);
+  Client client(cluster.endpoints, 0);
+  client.create_table(embedding("emb", 4), Mode::kAsync, 1);
+  try {
+    Client other(cluster.endpoints, 1);
+    other.create_table(embedding("emb", 8), Mode::kAsync, 1);  // another dimension
+    FAIL() << "a table was re-created with another dimension";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'emb'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("dim 8"), std::string::npos) << e.what();
+  }
+  float row[4];
+  const int64_t id = 1;
+  EXPECT_THROW(client.pull_sparse("nope", &id, 1, row), Error);
+  try {
+    Client(cluster.endpoints, 2).create_table(embedding("emb", 4), Mode::kSync, 2);
+    FAIL() << "a trainer changed the job's mode";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("SYNC"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ParameterServer, AnUnreachableServerFailsWithinTheConnectTime) {
+  int port;
+  {
+    Server probe(ServerOptions{"127.0.0.1:0", 0, 1});
+    port = probe.port();
+  }  // (nothing listens there now)
+  try {
+    Client client({"127.0.0.1:" + std::to_string(port)}, 0, /*connect_secs=*/0.5);
+    FAIL() << "connected to a closed port";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(std::to_string(port)), std::string::npos) << e.what();
+  }
+}
+
+TEST(ParameterServer, StopEndsEveryServersWait) {
+  Cluster cluster(2);
+  std::thread waiting([&] {
+    for (auto& s : cluster.servers) s->wait();
+  });
+  Client(cluster.endpoints, 0).stop_servers();
+  waiting.join();  // (the test's timeout catches a hang)
+}
+
+}  // namespace
+}  // namespace skiff::ps
