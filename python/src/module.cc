@@ -24,4 +24,5 @@ NB_MODULE(_C, m) {
   skiff::python::define_etcd(m);
   skiff::python::define_dist(m);
   skiff::python::define_board(m);
+  skiff::python::define_ps(m);
 }
