@@ -9,6 +9,7 @@
 
 #include "skiff/core/error.h"
 #include "skiff/ps/sparse_table.h"
+#include "skiff/ps/table_file.h"
 
 namespace skiff::ps {
 namespace {
