@@ -114,6 +114,7 @@ class Service final : public proto::ParameterServer::Service {
                   " ids carries ", values.size(), " values (trainer ", request->trainer(), ")");
       switch (mode()) {
         case proto::SYNC: {
+          check_not_applied(request->table(), request->step(), request->trainer());
           std::lock_guard<std::mutex> lock(table.pending_mutex);
           Table::Pending& p = table.pending[request->step()];
           p.ids.insert(p.ids.end(), ids.begin(), ids.end());
@@ -150,6 +151,7 @@ class Service final : public proto::ParameterServer::Service {
                   " values: a push of ", values.size(), " (trainer ", request->trainer(), ")");
       switch (mode()) {
         case proto::SYNC: {
+          check_not_applied(request->table(), request->step(), request->trainer());
           std::lock_guard<std::mutex> lock(table.pending_mutex);
           Table::Pending& p = table.pending[request->step()];
           if (p.values.empty()) p.values.assign(values.size(), 0.f);
@@ -253,6 +255,14 @@ class Service final : public proto::ParameterServer::Service {
     } catch (const std::exception& e) {
       return invalid(e.what());
     }
+  }
+
+  // Sync mode: a push for a step whose barrier has passed would never be applied.
+  void check_not_applied(const std::string& table, int64_t step, int trainer) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    SKIFF_CHECK(step > applied_step_, "parameter server ", options_.shard, " table '", table,
+                "': trainer ", trainer, " pushes step ", step, " after step ", applied_step_,
+                " was applied (sync steps go forward)");
   }
 
   proto::Mode mode() {

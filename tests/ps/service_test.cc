@@ -116,6 +116,23 @@ TEST(ParameterServer, SyncStepsApplyTheTrainersAverageAtTheBarrier) {
   for (int k = 4; k < 7; ++k) EXPECT_NEAR(seen[0][k], 1 - 3 * 0.5f * 1.5f, 1e-6) << k;
 }
 
+TEST(ParameterServer, ASyncPushForAStepAlreadyAppliedFails) {
+  Cluster cluster(1);
+  Client client(cluster.endpoints, 0);
+  client.create_table(embedding("emb", 1), Mode::kSync, 1);
+  const int64_t id = 7;
+  const float grad = 1;
+  client.push_sparse("emb", &id, 1, &grad, 5);
+  client.barrier(5);
+  try {
+    client.push_sparse("emb", &id, 1, &grad, 3);
+    FAIL() << "a push for step 3 after step 5 was taken";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("pushes step 3 after step 5"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ParameterServer, GeoPushesAddDeltas) {
   Cluster cluster(1);
   Client client(cluster.endpoints, 0);

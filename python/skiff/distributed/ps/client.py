@@ -1,0 +1,134 @@
+"""A trainer's connection to the parameter servers of its job: ``init()`` makes the
+default one, which the layers and the Trainer use unless given another."""
+import os
+
+from ... import _C
+
+__all__ = ["Connection", "init", "connection", "barrier", "save", "load", "info", "shrink",
+           "stop_servers", "shutdown"]
+
+MODES = ("sync", "async", "geo")
+
+
+def _from_env(value, key, convert, what):
+    if value is not None:
+        return value
+    if key not in os.environ:
+        raise ValueError(f"ps.init: give {what} or set {key}")
+    return convert(os.environ[key])
+
+
+class Connection:
+    """The servers at ``endpoints`` ("host:port", in shard order) as seen by trainer
+    ``trainer_id`` of ``trainers``, in ``mode`` "sync" (each step's gradients averaged over
+    the trainers at its barrier), "async" (applied on arrival) or "geo" (pushes are deltas).
+    Fails with skiff.Error naming the endpoints it cannot reach within ``connect_secs``."""
+
+    def __init__(self, endpoints, trainer_id, trainers, mode="sync", connect_secs=10.0,
+                 call_secs=0.0):
+        if isinstance(endpoints, str):
+            endpoints = endpoints.split(",")
+        self.endpoints = [str(e).strip() for e in endpoints]
+        self.trainer_id, self.trainers, self.mode = int(trainer_id), int(trainers), mode
+        if mode not in MODES:
+            raise ValueError(f"ps.init: mode {mode!r} is not one of {', '.join(MODES)}")
+        if not 0 <= self.trainer_id < self.trainers:
+            raise ValueError(f"ps.init: trainer_id {self.trainer_id} is not in "
+                             f"[0, trainers {self.trainers})")
+        if not self.endpoints or not all(self.endpoints):
+            raise ValueError(f"ps.init: no server endpoints in {endpoints!r}")
+        self.client = _C.PsClient(endpoints=self.endpoints, trainer=self.trainer_id,
+                                  connect_secs=float(connect_secs), call_secs=float(call_secs))
+
+    def create_table(self, name, **config):
+        """Creates table ``name`` on every server in this job's mode (or checks that it
+        exists with the same configuration); ``config`` as _C.PsClient.create_table."""
+        self.client.create_table(name, mode=self.mode, trainers=self.trainers, **config)
+
+    def barrier(self, step):
+        """Sync mode: returns once every trainer reached ``step`` and its update is
+        applied on every server; other modes: returns at once."""
+        if self.mode == "sync":
+            self.client.barrier(int(step))
+
+    def save(self, folder):
+        """Every server writes its shard of every table (values and optimizer state)
+        into ``folder``, a path the servers can reach."""
+        self.client.save(os.fspath(folder))
+
+    def load(self, folder):
+        """Every server reads back its shards of the tables created so far."""
+        self.client.load(os.fspath(folder))
+
+    def info(self):
+        """Each table's counts summed over the servers: dicts of name, rows, pulls,
+        pushes, dropped_unadmitted, evicted."""
+        return self.client.info()
+
+    def shrink(self):
+        """Evicts rows past their table's ttl_secs; returns how many."""
+        return self.client.shrink()
+
+    def stop_servers(self):
+        """Tells every server to stop (their processes then exit)."""
+        self.client.stop_servers()
+
+    def __repr__(self):
+        return (f"ps.Connection(trainer {self.trainer_id} of {self.trainers}, {self.mode}, "
+                f"servers {','.join(self.endpoints)})")
+
+
+_default = None
+
+
+def init(endpoints=None, trainer_id=None, trainers=None, mode="sync", connect_secs=10.0,
+         call_secs=0.0):
+    """Connects this trainer to the servers and makes that the default connection.
+    Missing arguments come from Paddle's variables PADDLE_PSERVERS_IP_PORT_LIST,
+    PADDLE_TRAINER_ID and PADDLE_TRAINERS_NUM."""
+    global _default
+    endpoints = _from_env(endpoints, "PADDLE_PSERVERS_IP_PORT_LIST", str, "endpoints")
+    trainer_id = _from_env(trainer_id, "PADDLE_TRAINER_ID", int, "trainer_id")
+    trainers = _from_env(trainers, "PADDLE_TRAINERS_NUM", int, "trainers")
+    _default = Connection(endpoints, trainer_id, trainers, mode, connect_secs, call_secs)
+    return _default
+
+
+def connection(given=None):
+    """``given``, else the default connection (RuntimeError before ps.init())."""
+    if given is not None:
+        return given
+    if _default is None:
+        raise RuntimeError("skiff.distributed.ps: call ps.init(endpoints, trainer_id, "
+                           "trainers) first")
+    return _default
+
+
+def barrier(step):
+    connection().barrier(step)
+
+
+def save(folder):
+    connection().save(folder)
+
+
+def load(folder):
+    connection().load(folder)
+
+
+def info():
+    return connection().info()
+
+
+def shrink():
+    return connection().shrink()
+
+
+def stop_servers():
+    connection().stop_servers()
+
+
+def shutdown():
+    """Drops the default connection (the servers keep running)."""
+    global _default
+    _default = None

@@ -1,0 +1,96 @@
+"""DistributedEmbedding: an embedding whose rows live in a sparse table on the parameter
+servers, keyed by any int64 id (no vocabulary size)."""
+import numbers
+
+import numpy as np
+
+from ... import _C
+from ...autograd import is_grad_enabled
+from ...nn import Layer
+from ...tensor.creation import to_tensor, zeros
+from ...tensor.manipulation import gather, reshape
+from . import client
+
+__all__ = ["DistributedEmbedding", "as_int64_ids"]
+
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
+
+
+def _out_of_range(value, what):
+    return ValueError(f"{what}: id {value} is outside the int64 range [-2**63, 2**63 - 1]")
+
+
+def as_int64_ids(ids, what):
+    """``ids`` (a Tensor, numpy array, int or nested lists of ints) as an int64 numpy
+    array of the same shape; ValueError naming ``what`` and the id for one that does not
+    fit in int64, TypeError for ids that are not integers."""
+    if isinstance(ids, _C.Tensor):
+        ids = ids.numpy()
+    if isinstance(ids, np.ndarray) and ids.dtype != object:
+        if ids.dtype.kind not in "iu":
+            raise TypeError(f"{what}: ids must be integers, got {ids.dtype} values")
+        if ids.dtype.kind == "u" and ids.size and ids.max() > INT64_MAX:
+            raise _out_of_range(int(ids.max()), what)
+        return np.ascontiguousarray(ids, dtype=np.int64)
+    values = np.array(ids, dtype=object)
+    for v in values.flat:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
+            raise TypeError(f"{what}: ids must be integers, got {v!r}")
+        if not INT64_MIN <= int(v) <= INT64_MAX:
+            raise _out_of_range(int(v), what)
+    return np.array([int(v) for v in values.flat], dtype=np.int64).reshape(values.shape)
+
+
+class DistributedEmbedding(Layer):
+    """Rows of ``embedding_dim`` floats by int64 id, kept in the sparse table ``name`` on
+    the servers (sharded by id), created on first use by ``init`` and updated there by
+    ``optimizer`` (dicts as _C.PsClient.create_table takes, e.g. {"kind": "uniform",
+    "low": -0.1, "high": 0.1, "seed": 1} and {"kind": "adagrad", "lr": 0.05}).
+
+    forward(ids) pulls the distinct ids' rows and returns their rows in ids' shape plus
+    [embedding_dim]; after backward, push(step) sends the rows' gradients (a Trainer
+    does it). An existing table of another dim fails with skiff.Error naming it."""
+
+    def __init__(self, name, embedding_dim, init=None, optimizer=None, admit_count=0,
+                 ttl_secs=0.0, connection=None):
+        super().__init__()
+        self.table, self.embedding_dim = str(name), int(embedding_dim)
+        self._connection = client.connection(connection)
+        self._connection.create_table(self.table, dim=self.embedding_dim, init=dict(init or {}),
+                                      optimizer=dict(optimizer or {}),
+                                      admit_count=int(admit_count), ttl_secs=float(ttl_secs))
+        self._pulled = []  # (distinct ids, their rows Tensor) of each forward since push()
+
+    def forward(self, ids):
+        ids = as_int64_ids(ids, f"DistributedEmbedding '{self.table}'")
+        shape = list(ids.shape) + [self.embedding_dim]
+        if ids.size == 0:
+            return zeros(shape, "float32")
+        distinct, where = np.unique(ids.reshape(-1), return_inverse=True)
+        rows = self.pull(distinct)
+        train = self.training and is_grad_enabled()
+        rows = to_tensor(rows, stop_gradient=not train)
+        if train:
+            self._pulled.append((distinct, rows))
+        return reshape(gather(rows, to_tensor(where.reshape(-1).astype(np.int64))), shape)
+
+    def pull(self, ids):
+        """The current rows of ``ids`` (int64 numpy, 1-D) as a float32 numpy [n, dim]."""
+        return self._connection.client.pull_sparse(self.table, ids, self.embedding_dim)
+
+    def push(self, step=0):
+        """Sends the gradients of the rows pulled since the last push (rows that got no
+        gradient are left out) for ``step``, and forgets those rows."""
+        pulled, self._pulled = self._pulled, []
+        ids, grads = [], []
+        for distinct, rows in pulled:
+            if rows.grad is not None:
+                ids.append(distinct)
+                grads.append(np.asarray(rows.grad.numpy(), dtype=np.float32))
+        if ids:
+            self._connection.client.push_sparse(self.table, np.concatenate(ids),
+                                                np.ascontiguousarray(np.concatenate(grads)),
+                                                int(step))
+
+    def extra_repr(self):
+        return f"table={self.table!r}, embedding_dim={self.embedding_dim}"

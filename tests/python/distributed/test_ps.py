@@ -1,0 +1,314 @@
+"""The parameter server from Python: 2 servers (python -m skiff.distributed.ps.server) and 2
+trainer processes on 127.0.0.1 train a CTR model (workers/ps_ctr.py). In sync mode they
+end with the parameters one process gets training on the union batches (1e-6); tables
+saved through the client and loaded by a fresh pair of servers continue identically;
+async mode gets about the same loss and AUC; bad ids, a table of another dim and an
+unreachable server fail clearly."""
+import importlib.util
+import json
+import selectors
+import socket
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from jobs import WORKERS, job_env
+
+import skiff
+from skiff import _C
+from skiff.distributed import ps
+
+
+def _load_worker_module(name):
+    spec = importlib.util.spec_from_file_location(name, WORKERS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ps_ctr = _load_worker_module("ps_ctr")  # the trainers' model and data
+
+SHARDS, TRAINERS = 2, 2
+HALF = ps_ctr.STEPS // 2
+
+
+class PsJob:
+    """Servers and trainers started by the test, all ended by stop() or kill()."""
+
+    def __init__(self, tmp_path, name, shards=SHARDS):
+        self.dir = tmp_path / name
+        self.dir.mkdir()
+        self.env = job_env()
+        self.servers, self.trainers = [], []
+        try:
+            for shard in range(shards):
+                log = open(self.dir / f"server{shard}.log", "wb")
+                self.servers.append(subprocess.Popen(
+                    [sys.executable, "-m", "skiff.distributed.ps.server", "--shard", str(shard),
+                     "--shards", str(shards), "--host", "127.0.0.1", "--port", "0"],
+                    env=self.env, stdout=subprocess.PIPE, stderr=log))
+                log.close()
+            self.endpoints = [self._announced(p, shard, shards) for shard, p in
+                              enumerate(self.servers)]
+        except BaseException:
+            self.kill()
+            raise
+
+    def _announced(self, server, shard, shards, timeout=30):
+        """The endpoint of the server's one line 'skiff ps server I/N listening on H:P'."""
+        with selectors.DefaultSelector() as sel:
+            sel.register(server.stdout, selectors.EVENT_READ)
+            assert sel.select(timeout), f"server {shard} did not start\n{self.logs()}"
+        line = server.stdout.readline().decode()
+        prefix = f"skiff ps server {shard}/{shards} listening on 127.0.0.1:"
+        assert line.startswith(prefix), f"{line!r}\n{self.logs()}"
+        return line.split()[-1]
+
+    def train(self, mode, first, last, load_from="-", trainers=TRAINERS, timeout=60):
+        """Runs the trainers over steps [first, last); their losses, by trainer."""
+        procs = []
+        for t in range(trainers):
+            out = self.dir / f"trainer{t}.{first}.json"
+            log = open(self.dir / f"trainer{t}.{first}.log", "wb")
+            procs.append((out, subprocess.Popen(
+                [sys.executable, str(WORKERS / "ps_trainer.py"), ",".join(self.endpoints),
+                 str(t), str(trainers), mode, str(first), str(last), str(load_from), str(out)],
+                env=self.env, stdout=log, stderr=subprocess.STDOUT)))
+            log.close()
+        self.trainers += [p for _, p in procs]
+        deadline = time.monotonic() + timeout
+        for _, p in procs:
+            try:
+                p.wait(timeout=max(1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"trainers still running after {timeout} s\n{self.logs()}")
+            assert p.returncode == 0, self.logs()
+        return [json.loads(out.read_text())["losses"] for out, _ in procs]
+
+    def connect(self, mode):
+        return ps.Connection(self.endpoints, 0, TRAINERS, mode=mode, connect_secs=10.0)
+
+    def stop(self, connection):
+        """Stops the servers through the client; each exits with status 0."""
+        connection.stop_servers()
+        for p in self.servers:
+            assert p.wait(timeout=15) == 0, self.logs()
+
+    def kill(self):
+        for p in self.servers + self.trainers:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            if p.stdout:
+                p.stdout.close()
+
+    def logs(self):
+        return "\n".join(f"--- {f.name} ---\n{f.read_text(errors='replace')[-3000:]}"
+                         for f in sorted(self.dir.glob("*.log")))
+
+
+@pytest.fixture
+def job_factory(tmp_path):
+    jobs = []
+
+    def make(name):
+        jobs.append(PsJob(tmp_path, name))
+        return jobs[-1]
+
+    yield make
+    for job in jobs:
+        job.kill()
+
+
+def model_on(connection, vocab):
+    """A single-process CTR model holding the servers' current values: the rows of every
+    id of ``vocab`` and the dense tables (as a Trainer names them)."""
+    embedding = ps.DistributedEmbedding("emb", ps_ctr.DIM, init=ps_ctr.EMBEDDING_INIT,
+                                        optimizer=ps_ctr.SGD, connection=connection)
+    ids = vocab.reshape(-1)
+    model = ps_ctr.CTR(ps_ctr.LocalEmbedding(ids, embedding.pull(ids)))
+    dense = list(model.fc1.parameters()) + list(model.fc2.parameters())
+    ps.DenseParameters(dense, optimizer=ps_ctr.SGD, connection=connection).pull()
+    return model
+
+
+def state_of(model, vocab):
+    ids = vocab.reshape(-1)
+    return {"emb": model.embedding.rows(ids), **{
+        name: p.numpy() for name, p in model.named_parameters() if "fc" in name}}
+
+
+def max_difference(a, b):
+    return max(float(np.abs(a[k] - b[k]).max()) for k in a)
+
+
+@pytest.fixture(scope="module")
+def data():
+    return ps_ctr.make_data()
+
+
+def train_single_process(data, batch):
+    """One process on consecutive batches of ``batch`` with SGD lr 0.1, from the initial
+    values a fresh single server gives: {"states": {step: state}, "losses", "eval": (loss,
+    auc)}."""
+    vocab, train_ids, train_labels, eval_ids, eval_labels = data
+    server = _C.PsServer(address="127.0.0.1:0", shard=0, shards=1)
+    try:
+        model = model_on(ps.Connection([f"127.0.0.1:{server.port}"], 0, 1), vocab)
+    finally:
+        server.shutdown()
+    opt = skiff.optimizer.SGD(learning_rate=ps_ctr.LR, parameters=model.parameters())
+    states, losses = {0: state_of(model, vocab)}, []
+    for step in range(len(train_ids) // batch):
+        rows = slice(step * batch, (step + 1) * batch)
+        loss = ps_ctr.loss_of(model, train_ids[rows], train_labels[rows])
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        losses.append(float(loss))
+        if step + 1 in (HALF, ps_ctr.STEPS):
+            states[step + 1] = state_of(model, vocab)
+    return {"states": states, "losses": losses,
+            "eval": ps_ctr.evaluate(model, eval_ids, eval_labels)}
+
+
+@pytest.fixture(scope="module")
+def reference(data):
+    """The union batches of 64 (what sync mode computes)."""
+    return train_single_process(data, ps_ctr.BATCH)
+
+
+@pytest.fixture(scope="module")
+def sync_run(tmp_path_factory, data):
+    """2 servers x 2 trainers in sync mode: steps [0, 100), the tables saved through a
+    client, steps [100, 200) by new trainer processes. Returns the state after 200
+    steps, the trainers' losses and the saved folder."""
+    job = PsJob(tmp_path_factory.mktemp("ps"), "sync")
+    try:
+        losses = job.train("sync", 0, HALF)
+        connection = job.connect("sync")
+        saved = job.dir / "saved"
+        saved.mkdir()
+        model_on(connection, data[0])  # creates the tables in this client (idempotent)
+        connection.save(saved)
+        more = job.train("sync", HALF, ps_ctr.STEPS)
+        final = state_of(model_on(connection, data[0]), data[0])
+        job.stop(connection)
+    finally:
+        job.kill()
+    return {"state": final, "losses": [a + b for a, b in zip(losses, more)], "saved": saved}
+
+
+def test_sync_two_trainers_equal_single_process(sync_run, reference):
+    difference = max_difference(sync_run["state"], reference["states"][ps_ctr.STEPS])
+    moved = max_difference(reference["states"][ps_ctr.STEPS], reference["states"][0])
+    # Each trainer's loss is the mean over its 32 samples; their mean is the batch's.
+    union_losses = np.mean(sync_run["losses"], axis=0)
+    loss_difference = float(np.abs(union_losses - reference["losses"]).max())
+    print(f"\nsync vs single process after {ps_ctr.STEPS} steps: max |difference| "
+          f"{difference:.3g} (parameters moved by up to {moved:.3g}); losses "
+          f"{loss_difference:.3g}")
+    assert moved > 0.1
+    assert difference <= 1e-6
+    assert loss_difference <= 1e-6
+    assert reference["eval"][1] > 0.7, reference["eval"]  # the model learns
+
+
+def test_fresh_servers_load_and_continue_identically(sync_run, reference, job_factory, data):
+    job = job_factory("loaded")
+    job.train("sync", HALF, ps_ctr.STEPS, load_from=sync_run["saved"])
+    connection = job.connect("sync")
+    state = state_of(model_on(connection, data[0]), data[0])
+    job.stop(connection)
+    difference = max_difference(state, sync_run["state"])
+    print(f"\nloaded and continued vs uninterrupted: max |difference| {difference:.3g}")
+    assert difference <= 1e-6
+    assert max_difference(state, reference["states"][ps_ctr.STEPS]) <= 1e-6
+
+
+def test_async_close_to_single_process(job_factory, reference, data):
+    """Async mode applies each trainer's gradient of 32 samples on arrival: about what one
+    process gets from the batches of 32 in turn (400 updates, here on slightly stale rows),
+    clearly more than from the 200 union batches of 64 that sync mode applies."""
+    vocab, _, _, eval_ids, eval_labels = data
+    job = job_factory("async")
+    job.train("async", 0, ps_ctr.STEPS)
+    connection = job.connect("async")
+    loss, auc = ps_ctr.evaluate(model_on(connection, vocab), eval_ids, eval_labels)
+    for p in job.servers:  # SIGTERM stops a server cleanly
+        p.terminate()
+        assert p.wait(timeout=15) == 0, job.logs()
+    halves = train_single_process(data, ps_ctr.BATCH // TRAINERS)["eval"]
+    print(f"\nasync eval: loss {loss:.4f} auc {auc:.4f}; one process, batches of 32: loss "
+          f"{halves[0]:.4f} auc {halves[1]:.4f}; batches of 64: loss {reference['eval'][0]:.4f} "
+          f"auc {reference['eval'][1]:.4f}")
+    assert abs(auc - halves[1]) <= 0.02
+    assert abs(loss - halves[0]) <= 0.02
+    assert auc > reference["eval"][1] + 0.03
+
+
+def test_save_load_keeps_optimizer_state(tmp_path, data):
+    """One trainer, adagrad rows and adam dense tables: after a load on fresh servers the
+    next steps give exactly what the uninterrupted servers give."""
+    vocab, train_ids, train_labels, _, _ = data
+
+    def train(servers, steps, first, load=None, save=None):
+        connection = ps.Connection([f"127.0.0.1:{s.port}" for s in servers], 0, 1, "async")
+        embedding = ps.DistributedEmbedding("emb", ps_ctr.DIM, init=ps_ctr.EMBEDDING_INIT,
+                                            optimizer={"kind": "adagrad", "lr": 0.05},
+                                            connection=connection)
+        model = ps_ctr.CTR(embedding)
+        trainer = ps.Trainer(model, optimizer={"kind": "adam", "lr": 0.01},
+                             connection=connection)
+        if load:
+            trainer.load(load)
+        for step in range(first, first + steps):
+            rows = slice(step * ps_ctr.BATCH, (step + 1) * ps_ctr.BATCH)
+            ps_ctr.loss_of(model, train_ids[rows], train_labels[rows]).backward()
+            trainer.step()
+        if save:
+            trainer.save(save)
+        ids = vocab.reshape(-1)
+        return [embedding.pull(ids)] + [p.numpy() for p in model.parameters()]
+
+    def servers():
+        return [_C.PsServer(address="127.0.0.1:0", shard=i, shards=SHARDS)
+                for i in range(SHARDS)]
+
+    first, second = servers(), servers()
+    try:
+        saved_at = train(first, 5, 0, save=str(tmp_path))
+        uninterrupted = train(first, 5, 5)
+        continued = train(second, 5, 5, load=str(tmp_path))
+    finally:
+        for s in first + second:
+            s.shutdown()
+    assert any(not np.array_equal(a, b) for a, b in zip(saved_at, uninterrupted))
+    for a, b in zip(uninterrupted, continued):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_bad_inputs_fail_clearly():
+    server = _C.PsServer(address="127.0.0.1:0", shard=0, shards=1)
+    try:
+        connection = ps.Connection([f"127.0.0.1:{server.port}"], 0, 1, "async")
+        embedding = ps.DistributedEmbedding("clicks", 8, connection=connection)
+        with pytest.raises(ValueError, match=f"DistributedEmbedding 'clicks'.*{2**70}"):
+            embedding([[1, 2**70]])
+        with pytest.raises(ValueError, match=f"DistributedEmbedding 'clicks'.*{2**63 + 5}"):
+            embedding(np.array([3, 2**63 + 5], dtype=np.uint64))
+        assert embedding(np.array([-2**63, 2**63 - 1])).shape == [2, 8]  # the int64 ends
+        with pytest.raises(skiff.Error, match=r"table 'clicks'.*dim 4"):
+            ps.DistributedEmbedding("clicks", 4, connection=connection)
+    finally:
+        server.shutdown()
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    start = time.monotonic()
+    with pytest.raises(skiff.Error, match=f"cannot reach 127.0.0.1:{port} within 1"):
+        ps.init([f"127.0.0.1:{port}"], 0, 1, connect_secs=1.0)
+    assert time.monotonic() - start < 5
