@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "skiff/core/error.h"
+#include "skiff/ps/shard.h"
 
 namespace skiff::ps {
 namespace {
@@ -14,16 +15,6 @@ constexpr double kTwoPi = 6.283185307179586476925286766559;
 // Redraws allowed for one truncated-normal element; 2-std rejection fails with
 // probability 0.0455 per draw, so the limit is never reached in practice.
 constexpr int kMaxTruncatedDraws = 64;
-
-// The splitmix64 finalizer: a bijective mix of all 64 bits.
-uint64_t mix64(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xBF58476D1CE4E5B9ULL;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBULL;
-  x ^= x >> 31;
-  return x;
-}
 
 // The key of row `id`: distinct ids give distinct keys for a given seed.
 uint64_t row_key(uint64_t seed, int64_t id) {

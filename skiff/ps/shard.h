@@ -7,13 +7,17 @@
 
 namespace skiff::ps {
 
-// A well-mixed 64-bit hash of `id` (splitmix64's finaliser): ids that differ in low bits
-// spread over every shard.
+// splitmix64's finaliser: a bijective mix of all 64 bits (the servers' sharding, the
+// tables' lock stripes and the initializers' streams are all built on it).
+inline uint64_t mix64(uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// A well-mixed 64-bit hash of `id`: ids that differ in low bits spread over every shard.
 inline uint64_t mix_id(int64_t id) {
-  uint64_t z = static_cast<uint64_t>(id) + 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+  return mix64(static_cast<uint64_t>(id) + 0x9e3779b97f4a7c15ull);
 }
 
 // The server (of `shards`) holding sparse id `id`.

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "skiff/core/error.h"
+#include "skiff/ps/shard.h"
 #include "skiff/ps/table_file.h"
 
 namespace skiff::ps {
@@ -25,15 +26,6 @@ namespace {
 constexpr char kMagic[8] = {'S', 'K', 'P', 'S', 'S', 'P', 'A', 'R'};
 constexpr uint32_t kVersion = 1;
 constexpr int kMaxShards = 1 << 16;
-
-uint64_t mix64(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xBF58476D1CE4E5B9ULL;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBULL;
-  x ^= x >> 31;
-  return x;
-}
 
 double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
