@@ -159,6 +159,12 @@ void define_ps(nb::module_& m) {
             c.push_dense(table, values.data(), step);
           },
           nb::arg("table"), nb::arg("values"), nb::arg("step") = 0, Release())
+      .def(
+          "assign_dense",
+          [](ps::Client& c, const std::string& table, const Values& values) {
+            c.assign_dense(table, values.data());
+          },
+          nb::arg("table"), nb::arg("values"), Release())
       .def("barrier", &ps::Client::barrier, nb::arg("step"), Release())
       .def("save", &ps::Client::save, nb::arg("folder"), Release())
       .def("load", &ps::Client::load, nb::arg("folder"), Release())

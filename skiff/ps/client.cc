@@ -82,6 +82,10 @@ struct Client::Impl {
   using AsyncMethod = void (proto::ParameterServer::StubInterface::async_interface::*)(
       grpc::ClientContext*, const Request*, Reply*, std::function<void(grpc::Status)>);
 
+  // A dense table's values to the server holding it (a push or an assignment).
+  void send_dense(const std::string& table, const float* values, int64_t step, const char* what,
+                  AsyncMethod<proto::PushDenseRequest, proto::Ack> method);
+
   // The same request to every server at once; their replies in server order.
   template <typename Request, typename Reply>
   std::vector<Reply> on_every_server(const char* what, const Request& request,
@@ -95,6 +99,22 @@ struct Client::Impl {
 };
 
 using Async = proto::ParameterServer::StubInterface::async_interface;
+
+void Client::Impl::send_dense(const std::string& table, const float* values, int64_t step,
+                              const char* what,
+                              AsyncMethod<proto::PushDenseRequest, proto::Ack> method) {
+  const int64_t size = spec(table).size;
+  const int s = dense_shard_of(table, static_cast<int>(stubs.size()));
+  proto::PushDenseRequest request;
+  request.set_table(table);
+  set_bytes(values, static_cast<size_t>(size), request.mutable_values());
+  request.set_trainer(trainer);
+  request.set_step(step);
+  proto::Ack reply;
+  call({s}, what, [&](int, grpc::ClientContext* c, auto done) {
+    (stubs[s]->async()->*method)(c, &request, &reply, done);
+  });
+}
 
 Client::Client(std::vector<std::string> endpoints, int trainer, double connect_secs,
                double call_secs)
@@ -214,17 +234,11 @@ void Client::pull_dense(const std::string& table, float* out) {
 }
 
 void Client::push_dense(const std::string& table, const float* values, int64_t step) {
-  const TableSpec& spec = impl_->spec(table);
-  const int s = dense_shard_of(table, servers());
-  proto::PushDenseRequest request;
-  request.set_table(table);
-  set_bytes(values, static_cast<size_t>(spec.size), request.mutable_values());
-  request.set_trainer(impl_->trainer);
-  request.set_step(step);
-  proto::Ack reply;
-  impl_->call({s}, "dense push", [&](int, grpc::ClientContext* c, auto done) {
-    impl_->stubs[s]->async()->PushDense(c, &request, &reply, done);
-  });
+  impl_->send_dense(table, values, step, "dense push", &Async::PushDense);
+}
+
+void Client::assign_dense(const std::string& table, const float* values) {
+  impl_->send_dense(table, values, 0, "dense assign", &Async::AssignDense);
 }
 
 void Client::barrier(int64_t step) {

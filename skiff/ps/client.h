@@ -43,8 +43,10 @@ class Client {
                    int64_t step = 0);
   void pull_dense(const std::string& table, float* out);
   void push_dense(const std::string& table, const float* values, int64_t step = 0);
-  // Sync mode: returns once every trainer reached step `step` on every server and its
-  // update is applied.
+  // Sets a dense table's values (trainer 0's initial parameters, as Paddle's init_worker).
+  void assign_dense(const std::string& table, const float* values);
+  // Returns once every trainer reached step `step` on every server (in sync mode, once
+  // the step's update is applied); steps go forward.
   void barrier(int64_t step);
   // Every server writes (reads) its shard of every table in `folder`.
   void save(const std::string& folder);

@@ -50,6 +50,11 @@ void DenseTable::push_delta(const float* delta) {
   ++pushes_;
 }
 
+void DenseTable::assign(const float* values) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::copy(values, values + size_, value_.begin());
+}
+
 uint64_t DenseTable::pushes() const {
   std::lock_guard<std::mutex> lock(mu_);
   return pushes_;

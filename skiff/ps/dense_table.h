@@ -34,6 +34,9 @@ class DenseTable {
   void push(const float* grad);
   // Adds delta[0, size) to the values without the optimizer (geo mode).
   void push_delta(const float* delta);
+  // Sets the values to values[0, size) (a trainer's initial parameters); the optimizer
+  // state stays.
+  void assign(const float* values);
   // Pushes applied so far (push and push_delta).
   uint64_t pushes() const;
 

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -168,12 +169,24 @@ class Service final : public proto::ParameterServer::Service {
     });
   }
 
+  grpc::Status AssignDense(grpc::ServerContext*, const proto::PushDenseRequest* request,
+                           proto::Ack*) override {
+    return guarded([&] {
+      Table& table = dense_table(request->table());
+      const std::vector<float> values = array_of<float>(request->values());
+      SKIFF_CHECK(static_cast<int64_t>(values.size()) == table.config.size(),
+                  "parameter server dense table '", request->table(), "' of ", table.config.size(),
+                  " values: trainer ", request->trainer(), " assigns ", values.size());
+      table.dense->assign(values.data());
+    });
+  }
+
   grpc::Status Barrier(grpc::ServerContext* context, const proto::BarrierRequest* request,
                        proto::Ack*) override {
     return guarded([&] {
       std::unique_lock<std::mutex> lock(mutex_);
       const int64_t step = request->step();
-      if (server_.mode() != proto::SYNC || step <= applied_step_) return;
+      if (step <= applied_step_) return;
       std::set<int>& arrived = arrived_[step];
       arrived.insert(request->trainer());
       if (static_cast<int>(arrived.size()) >= server_.trainers()) {
@@ -324,7 +337,7 @@ class Service final : public proto::ParameterServer::Service {
   proto::ServerConfig server_;
   bool configured_ = false;
   std::map<int64_t, std::set<int>> arrived_;  // sync: trainers at each step's barrier
-  int64_t applied_step_ = -1;
+  int64_t applied_step_ = INT64_MIN;  // the last step every trainer met (and, sync, applied)
   bool stopping_ = false;
 };
 

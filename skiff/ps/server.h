@@ -5,10 +5,11 @@
 //   server.wait();   // until a client calls Stop, or shutdown()
 //
 // Tables are created by the trainers (CreateTable, idempotent: the same config again is
-// accepted, a different one refused). In async mode a push updates the rows at once; in
-// sync mode pushes of step s are kept until every trainer reached the barrier of step s,
-// then their average is applied (one update per distinct id), as one process would on the
-// trainers' batches together; in geo mode pushes are deltas added to the values.
+// accepted, a different one refused). A barrier is where every trainer meets, in any mode. In async
+// mode a push updates the rows at once; in sync mode pushes of step s are kept until every trainer
+// reached the barrier of step s, then their average is applied (one update per distinct id), as one
+// process would on the trainers' batches together; in geo mode pushes are deltas added to the
+// values.
 #pragma once
 
 #include <memory>

@@ -4,6 +4,7 @@
 // deltas; save/load, stop, and the errors a trainer can meet.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <thread>
 #include <vector>
@@ -131,6 +132,31 @@ TEST(ParameterServer, ASyncPushForAStepAlreadyAppliedFails) {
     EXPECT_NE(std::string(e.what()).find("pushes step 3 after step 5"), std::string::npos)
         << e.what();
   }
+}
+
+TEST(ParameterServer, TrainersMeetAtABarrierInAnyModeAfterTrainerZeroAssignsDenseValues) {
+  Cluster cluster(2);
+  TableSpec dense;
+  dense.name = "fc.w";
+  dense.dense = true;
+  dense.size = 3;
+  dense.init.kind = "constant";
+  std::vector<float> seen(3);
+  auto trainer = [&](int t) {
+    Client client(cluster.endpoints, t);
+    client.create_table(dense, Mode::kAsync, 2);
+    if (t == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));  // trainer 1 waits
+      const std::vector<float> mine = {1, 2, 3};
+      client.assign_dense("fc.w", mine.data());
+    }
+    client.barrier(-1);
+    if (t == 1) client.pull_dense("fc.w", seen.data());
+  };
+  std::thread a(trainer, 0), b(trainer, 1);
+  a.join();
+  b.join();
+  EXPECT_EQ(seen, (std::vector<float>{1, 2, 3}));
 }
 
 TEST(ParameterServer, GeoPushesAddDeltas) {

@@ -291,6 +291,46 @@ def test_save_load_keeps_optimizer_state(tmp_path, data):
         np.testing.assert_array_equal(a, b)
 
 
+def test_dense_values_can_start_from_trainer_zeros_model():
+    """dense_from="trainer0": trainer 0 assigns its model's values, every trainer meets it
+    at the step before the first and pulls them, whatever its own model started with."""
+    import threading
+
+    servers = [_C.PsServer(address="127.0.0.1:0", shard=i, shards=2) for i in range(2)]
+    endpoints = [f"127.0.0.1:{s.port}" for s in servers]
+    started, ended, errors = {}, {}, []
+
+    def trainer(tid):
+        try:
+            connection = ps.Connection(endpoints, tid, 2, "async")
+            skiff.seed(100 + tid)  # each trainer's model starts elsewhere
+            model = skiff.nn.Linear(4, 3)
+            started[tid] = [p.numpy().copy() for p in model.parameters()]
+            ps.Trainer(model, optimizer={"kind": "sgd", "lr": 0.1}, connection=connection,
+                       dense_from="trainer0")
+            ended[tid] = [p.numpy().copy() for p in model.parameters()]
+        except Exception as e:  # (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=trainer, args=(t,)) for t in (1, 0)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        with pytest.raises(ValueError, match="dense_from"):
+            ps.Trainer(skiff.nn.Linear(2, 2), name="other", dense_from="mine",
+                       connection=ps.Connection(endpoints, 0, 2, "async"))
+    finally:
+        for s in servers:
+            s.shutdown()
+    assert not errors, errors
+    assert any(not np.array_equal(a, b) for a, b in zip(started[0], started[1]))
+    for tid in (0, 1):
+        for got, want in zip(ended[tid], started[0]):
+            np.testing.assert_array_equal(got, want)
+
+
 def test_bad_inputs_fail_clearly():
     server = _C.PsServer(address="127.0.0.1:0", shard=0, shards=1)
     try:

@@ -51,6 +51,10 @@ class Connection:
         if self.mode == "sync":
             self.client.barrier(int(step))
 
+    def meet(self, step):
+        """Returns once every trainer reached ``step``, in any mode (steps go forward)."""
+        self.client.barrier(int(step))
+
     def save(self, folder):
         """Every server writes its shard of every table (values and optimizer state)
         into ``folder``, a path the servers can reach."""

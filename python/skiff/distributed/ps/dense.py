@@ -41,6 +41,13 @@ class DenseParameters:
             self._connection.create_table(table, dense=True, size=int(np.prod(shape)),
                                           init=start, optimizer=dict(optimizer or {}))
 
+    def assign(self):
+        """Sets the servers' values to the parameters' own (trainer 0's initial values,
+        as Paddle's init_worker does)."""
+        for p, table in zip(self.parameters, self.tables):
+            values = np.ascontiguousarray(p.numpy(), dtype=np.float32).reshape(-1)
+            self._connection.client.assign_dense(table, values)
+
     def pull(self):
         """Copies the servers' values into the parameters."""
         for p, table in zip(self.parameters, self.tables):

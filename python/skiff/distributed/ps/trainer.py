@@ -18,10 +18,14 @@ class Trainer:
             trainer.step()   # push for step_id, barrier (sync mode), pull dense
 
     Sync mode numbers the steps from ``first_step``: every trainer of the job must use
-    the same numbers, each above the servers' last applied step."""
+    the same numbers, each above the servers' last applied step.
+
+    ``dense_from``: where the dense values start: "servers" (their initializers, ``init``)
+    or "trainer0" (trainer 0's model, as Paddle's init_worker: trainer 0 assigns its
+    values, every trainer meets it at step first_step - 1, then pulls)."""
 
     def __init__(self, model, optimizer=None, init=None, name="dense", connection=None,
-                 first_step=0):
+                 first_step=0, dense_from="servers"):
         self._connection = client.connection(connection)
         if self._connection.mode == "geo":
             raise ValueError("ps.Trainer: geo mode pushes deltas of values trained locally; "
@@ -32,6 +36,13 @@ class Trainer:
         self.dense = DenseParameters(model.parameters(), name, optimizer, init,
                                      self._connection)
         self.step_id = int(first_step)
+        if dense_from == "trainer0":
+            if self._connection.trainer_id == 0:
+                self.dense.assign()
+            self._connection.meet(self.step_id - 1)
+        elif dense_from != "servers":
+            raise ValueError(f"ps.Trainer: dense_from is 'servers' or 'trainer0', got "
+                             f"{dense_from!r}")
         self.dense.pull()
 
     def step(self):
