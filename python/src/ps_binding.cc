@@ -112,7 +112,7 @@ void define_ps(nb::module_& m) {
           "create_table",
           [](ps::Client& c, const std::string& name, bool dense, int dim, int64_t size,
              const nb::dict& init, const nb::dict& optimizer, int admit_count, double ttl_secs,
-             const std::string& mode, int trainers) {
+             const std::string& mode, int trainers, double barrier_timeout) {
             ps::TableSpec spec;
             spec.name = name;
             spec.dense = dense;
@@ -123,12 +123,12 @@ void define_ps(nb::module_& m) {
             spec.admit_count = admit_count;
             spec.ttl_secs = ttl_secs;
             nb::gil_scoped_release release;
-            c.create_table(spec, mode_of(mode), trainers);
+            c.create_table(spec, mode_of(mode), trainers, barrier_timeout);
           },
           nb::arg("name"), nb::arg("dense") = false, nb::arg("dim") = 0, nb::arg("size") = 0,
           nb::arg("init") = nb::dict(), nb::arg("optimizer") = nb::dict(),
           nb::arg("admit_count") = 0, nb::arg("ttl_secs") = 0.0, nb::arg("mode") = "async",
-          nb::arg("trainers") = 1)
+          nb::arg("trainers") = 1, nb::arg("barrier_timeout") = 300.0)
       .def(
           "pull_sparse",
           [](ps::Client& c, const std::string& table, const Ids& ids, int dim) {

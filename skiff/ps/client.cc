@@ -143,13 +143,15 @@ Client::~Client() = default;
 
 int Client::servers() const { return static_cast<int>(impl_->stubs.size()); }
 
-void Client::create_table(const TableSpec& spec, Mode mode, int trainers) {
+void Client::create_table(const TableSpec& spec, Mode mode, int trainers,
+                          double barrier_timeout_secs) {
   SKIFF_CHECK(spec.dense ? spec.size > 0 : spec.dim > 0, "parameter server table '", spec.name,
               "': ", spec.dense ? str_cat("size ", spec.size) : str_cat("dim ", spec.dim));
   proto::CreateTableRequest request;
   to_proto(spec, request.mutable_table());
   request.mutable_server()->set_mode(to_proto(mode));
   request.mutable_server()->set_trainers(trainers);
+  request.mutable_server()->set_barrier_timeout_secs(barrier_timeout_secs);
   impl_->on_every_server<proto::CreateTableRequest, proto::Ack>("create_table", request,
                                                                 &Async::CreateTable);
   std::lock_guard<std::mutex> lock(impl_->mutex);

@@ -34,8 +34,11 @@ class Client {
   Client& operator=(const Client&) = delete;
 
   int servers() const;
-  // Creates the table on every server (or checks it exists with the same spec).
-  void create_table(const TableSpec& spec, Mode mode, int trainers);
+  // Creates the table on every server (or checks it exists with the same spec) in a job of
+  // `trainers` in `mode`, whose barriers fail after `barrier_timeout_secs` without every
+  // trainer (0: no limit).
+  void create_table(const TableSpec& spec, Mode mode, int trainers,
+                    double barrier_timeout_secs = 300);
   // The rows of `ids` (n x dim floats into `out`; ids may repeat).
   void pull_sparse(const std::string& table, const int64_t* ids, size_t n, float* out);
   // Gradients (or geo deltas) of `ids`, n x dim floats, for `step` (sync mode).

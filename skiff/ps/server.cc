@@ -68,11 +68,14 @@ class Service final : public proto::ParameterServer::Service {
         configured_ = true;
       } else {
         SKIFF_CHECK(server_.mode() == request->server().mode() &&
-                        server_.trainers() == request->server().trainers(),
+                        server_.trainers() == request->server().trainers() &&
+                        server_.barrier_timeout_secs() == request->server().barrier_timeout_secs(),
                     "parameter server ", options_.shard, ": a trainer asks for mode ",
                     proto::Mode_Name(request->server().mode()), " with ",
-                    request->server().trainers(), " trainers, the job runs ",
-                    proto::Mode_Name(server_.mode()), " with ", server_.trainers());
+                    request->server().trainers(), " trainers (barrier timeout ",
+                    request->server().barrier_timeout_secs(), " s), the job runs ",
+                    proto::Mode_Name(server_.mode()), " with ", server_.trainers(), " (",
+                    server_.barrier_timeout_secs(), " s)");
       }
       const proto::TableConfig& config = request->table();
       auto found = tables_.find(config.name());
@@ -187,21 +190,36 @@ class Service final : public proto::ParameterServer::Service {
       std::unique_lock<std::mutex> lock(mutex_);
       const int64_t step = request->step();
       if (step <= applied_step_) return;
-      std::set<int>& arrived = arrived_[step];
-      arrived.insert(request->trainer());
-      if (static_cast<int>(arrived.size()) >= server_.trainers()) {
+      Meeting& meeting = meetings_[step];
+      if (meeting.arrived.empty()) meeting.first = std::chrono::steady_clock::now();
+      meeting.arrived.insert(request->trainer());
+      if (static_cast<int>(meeting.arrived.size()) >= server_.trainers()) {
         apply_step(step);
-        arrived_.erase(step);
+        meetings_.erase(step);
         applied_step_ = step;
         changed_.notify_all();
         return;
       }
+      const double timeout = server_.barrier_timeout_secs();
       while (applied_step_ < step) {
         SKIFF_CHECK(!stopping_, "parameter server ", options_.shard,
                     " stopped during the barrier of step ", step);
         SKIFF_CHECK(!context->IsCancelled(), "barrier of step ", step, " cancelled by trainer ",
                     request->trainer());
-        changed_.wait_for(lock, std::chrono::milliseconds(200));
+        auto it = meetings_.find(step);
+        if (it != meetings_.end() && timeout > 0 &&
+            std::chrono::steady_clock::now() - it->second.first >
+                std::chrono::duration<double>(timeout)) {
+          const std::string missing = missing_trainers(it->second.arrived);
+          meetings_.erase(it);  // (the others waiting here fail the same way)
+          failed_steps_[step] = missing;
+        }
+        if (auto failed = failed_steps_.find(step); failed != failed_steps_.end()) {
+          fail("parameter server ", options_.shard, ": trainer(s) ", failed->second,
+               " did not reach the barrier of step ", step, " within ", timeout,
+               " s (dead or stuck?); the step is not applied");
+        }
+        changed_.wait_for(lock, std::chrono::milliseconds(50));
       }
     });
   }
@@ -270,6 +288,15 @@ class Service final : public proto::ParameterServer::Service {
     }
   }
 
+  // The trainers of the job not in `arrived`, as "1, 3".
+  std::string missing_trainers(const std::set<int>& arrived) const {
+    std::string out;
+    for (int t = 0; t < server_.trainers(); ++t) {
+      if (!arrived.count(t)) out += str_cat(out.empty() ? "" : ", ", t);
+    }
+    return out;
+  }
+
   // Sync mode: a push for a step whose barrier has passed would never be applied.
   void check_not_applied(const std::string& table, int64_t step, int trainer) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -336,7 +363,14 @@ class Service final : public proto::ParameterServer::Service {
   std::map<std::string, std::unique_ptr<Table>> tables_;
   proto::ServerConfig server_;
   bool configured_ = false;
-  std::map<int64_t, std::set<int>> arrived_;  // sync: trainers at each step's barrier
+  // The trainers at each step's barrier, since when; steps whose barrier timed out, with
+  // the trainers that never came.
+  struct Meeting {
+    std::set<int> arrived;
+    std::chrono::steady_clock::time_point first;
+  };
+  std::map<int64_t, Meeting> meetings_;
+  std::map<int64_t, std::string> failed_steps_;
   int64_t applied_step_ = INT64_MIN;  // the last step every trainer met (and, sync, applied)
   bool stopping_ = false;
 };

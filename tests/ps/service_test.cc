@@ -159,6 +159,28 @@ TEST(ParameterServer, TrainersMeetAtABarrierInAnyModeAfterTrainerZeroAssignsDens
   EXPECT_EQ(seen, (std::vector<float>{1, 2, 3}));
 }
 
+TEST(ParameterServer, ABarrierWithoutEveryTrainerFailsNamingTheMissingOnes) {
+  Cluster cluster(2);
+  Client client(cluster.endpoints, 0);
+  client.create_table(embedding("emb", 1), Mode::kSync, 3, /*barrier_timeout_secs=*/0.3);
+  const int64_t id = 7;
+  const float grad = 1;
+  client.push_sparse("emb", &id, 1, &grad, 0);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    client.barrier(0);  // trainers 1 and 2 never come
+    FAIL() << "a barrier passed without two of three trainers";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("trainer(s) 1, 2 did not reach the barrier of step 0"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  float row;
+  client.pull_sparse("emb", &id, 1, &row);
+  EXPECT_EQ(row, initial_rows(embedding("emb", 1), {id})[0]);  // the step was not applied
+}
+
 TEST(ParameterServer, GeoPushesAddDeltas) {
   Cluster cluster(1);
   Client client(cluster.endpoints, 0);

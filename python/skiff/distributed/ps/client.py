@@ -22,14 +22,17 @@ class Connection:
     """The servers at ``endpoints`` ("host:port", in shard order) as seen by trainer
     ``trainer_id`` of ``trainers``, in ``mode`` "sync" (each step's gradients averaged over
     the trainers at its barrier), "async" (applied on arrival) or "geo" (pushes are deltas).
-    Fails with skiff.Error naming the endpoints it cannot reach within ``connect_secs``."""
+    Fails with skiff.Error naming the endpoints it cannot reach within ``connect_secs``; a
+    barrier fails (naming the missing trainers) when some trainer has not reached it
+    ``barrier_timeout`` seconds after the first did (0: wait forever)."""
 
     def __init__(self, endpoints, trainer_id, trainers, mode="sync", connect_secs=10.0,
-                 call_secs=0.0):
+                 call_secs=0.0, barrier_timeout=300.0):
         if isinstance(endpoints, str):
             endpoints = endpoints.split(",")
         self.endpoints = [str(e).strip() for e in endpoints]
         self.trainer_id, self.trainers, self.mode = int(trainer_id), int(trainers), mode
+        self.barrier_timeout = float(barrier_timeout)
         if mode not in MODES:
             raise ValueError(f"ps.init: mode {mode!r} is not one of {', '.join(MODES)}")
         if not 0 <= self.trainer_id < self.trainers:
@@ -43,7 +46,8 @@ class Connection:
     def create_table(self, name, **config):
         """Creates table ``name`` on every server in this job's mode (or checks that it
         exists with the same configuration); ``config`` as _C.PsClient.create_table."""
-        self.client.create_table(name, mode=self.mode, trainers=self.trainers, **config)
+        self.client.create_table(name, mode=self.mode, trainers=self.trainers,
+                                 barrier_timeout=self.barrier_timeout, **config)
 
     def barrier(self, step):
         """Sync mode: returns once every trainer reached ``step`` and its update is
@@ -86,7 +90,7 @@ _default = None
 
 
 def init(endpoints=None, trainer_id=None, trainers=None, mode="sync", connect_secs=10.0,
-         call_secs=0.0):
+         call_secs=0.0, barrier_timeout=300.0):
     """Connects this trainer to the servers and makes that the default connection.
     Missing arguments come from Paddle's variables PADDLE_PSERVERS_IP_PORT_LIST,
     PADDLE_TRAINER_ID and PADDLE_TRAINERS_NUM."""
@@ -94,7 +98,8 @@ def init(endpoints=None, trainer_id=None, trainers=None, mode="sync", connect_se
     endpoints = _from_env(endpoints, "PADDLE_PSERVERS_IP_PORT_LIST", str, "endpoints")
     trainer_id = _from_env(trainer_id, "PADDLE_TRAINER_ID", int, "trainer_id")
     trainers = _from_env(trainers, "PADDLE_TRAINERS_NUM", int, "trainers")
-    _default = Connection(endpoints, trainer_id, trainers, mode, connect_secs, call_secs)
+    _default = Connection(endpoints, trainer_id, trainers, mode, connect_secs, call_secs,
+                          barrier_timeout)
     return _default
 
 
