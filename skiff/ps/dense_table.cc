@@ -62,8 +62,7 @@ uint64_t DenseTable::pushes() const {
 
 void DenseTable::save(const std::string& path) const {
   TableFileWriter file(path);
-  file.put_bytes(kMagic, sizeof kMagic);
-  file.put_u32(kVersion);
+  file.put_header(kMagic, kVersion);
   file.put_i64(size_);
   file.put_string(optimizer_.kind);
   {
@@ -77,14 +76,7 @@ void DenseTable::save(const std::string& path) const {
 
 void DenseTable::load(const std::string& path) {
   TableFileReader file(path);
-  char magic[sizeof kMagic];
-  file.get_bytes(magic, sizeof magic);
-  if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) file.corrupt("not a dense table file");
-  uint32_t version = file.get_u32();
-  if (version != kVersion) {
-    file.corrupt(
-        str_cat("format version ", version, " is not supported (expected ", kVersion, ")"));
-  }
+  file.expect_header(kMagic, kVersion, "dense table");
   int64_t size = file.get_i64();
   if (size != size_) {
     file.corrupt(str_cat("holds ", size, " values but dense table '", name_, "' has ", size_));

@@ -149,10 +149,7 @@ class Service final : public proto::ParameterServer::Service {
                          proto::Ack*) override {
     return guarded([&] {
       Table& table = dense_table(request->table());
-      const std::vector<float> values = array_of<float>(request->values());
-      SKIFF_CHECK(static_cast<int64_t>(values.size()) == table.config.size(),
-                  "parameter server dense table '", request->table(), "' of ", table.config.size(),
-                  " values: a push of ", values.size(), " (trainer ", request->trainer(), ")");
+      const std::vector<float> values = dense_values(table, *request, "pushes");
       switch (mode()) {
         case proto::SYNC: {
           check_not_applied(request->table(), request->step(), request->trainer());
@@ -176,11 +173,7 @@ class Service final : public proto::ParameterServer::Service {
                            proto::Ack*) override {
     return guarded([&] {
       Table& table = dense_table(request->table());
-      const std::vector<float> values = array_of<float>(request->values());
-      SKIFF_CHECK(static_cast<int64_t>(values.size()) == table.config.size(),
-                  "parameter server dense table '", request->table(), "' of ", table.config.size(),
-                  " values: trainer ", request->trainer(), " assigns ", values.size());
-      table.dense->assign(values.data());
+      table.dense->assign(dense_values(table, *request, "assigns").data());
     });
   }
 
@@ -286,6 +279,16 @@ class Service final : public proto::ParameterServer::Service {
     } catch (const std::exception& e) {
       return invalid(e.what());
     }
+  }
+
+  // A dense request's values, checked to fill `table` (`verb`: what the trainer does).
+  static std::vector<float> dense_values(const Table& table, const proto::PushDenseRequest& request,
+                                         const char* verb) {
+    std::vector<float> values = array_of<float>(request.values());
+    SKIFF_CHECK(static_cast<int64_t>(values.size()) == table.config.size(),
+                "parameter server dense table '", request.table(), "' of ", table.config.size(),
+                " values: trainer ", request.trainer(), " ", verb, " ", values.size());
+    return values;
   }
 
   // The trainers of the job not in `arrived`, as "1, 3".

@@ -257,8 +257,7 @@ SparseTable::Stats SparseTable::stats() const {
 
 void SparseTable::save(const std::string& path) const {
   TableFileWriter file(path);
-  file.put_bytes(kMagic, sizeof kMagic);
-  file.put_u32(kVersion);
+  file.put_header(kMagic, kVersion);
   file.put_u32(static_cast<uint32_t>(config_.dim));
   file.put_string(config_.optimizer.kind);
   file.put_u32(static_cast<uint32_t>(width_ - config_.dim));
@@ -299,14 +298,7 @@ void SparseTable::save(const std::string& path) const {
 void SparseTable::load(const std::string& path) {
   TableFileReader file(path);
   const std::string& name = config_.name;
-  char magic[sizeof kMagic];
-  file.get_bytes(magic, sizeof magic);
-  if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) file.corrupt("not a sparse table file");
-  uint32_t version = file.get_u32();
-  if (version != kVersion) {
-    file.corrupt(
-        str_cat("format version ", version, " is not supported (expected ", kVersion, ")"));
-  }
+  file.expect_header(kMagic, kVersion, "sparse table");
   uint32_t dim = file.get_u32();
   if (dim != static_cast<uint32_t>(config_.dim)) {
     file.corrupt(str_cat("rows have dim ", dim, " but table '", name, "' has dim ", config_.dim));

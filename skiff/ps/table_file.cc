@@ -111,6 +111,11 @@ void TableFileWriter::put_floats(const float* v, size_t n) {
 #endif
 }
 
+void TableFileWriter::put_header(const char (&magic)[8], uint32_t version) {
+  put_bytes(magic, sizeof magic);
+  put_u32(version);
+}
+
 void TableFileWriter::commit() {
   SKIFF_CHECK(!committed_, "table file '", path_, "' was already committed");
   uint32_t crc = crc_;
@@ -211,6 +216,16 @@ void TableFileReader::get_floats(float* v, size_t n) {
     std::memcpy(v + i, &bits, sizeof bits);
   }
 #endif
+}
+
+void TableFileReader::expect_header(const char (&magic)[8], uint32_t version, const char* kind) {
+  char read[sizeof magic];
+  get_bytes(read, sizeof read);
+  if (std::memcmp(read, magic, sizeof magic) != 0) corrupt(str_cat("not a ", kind, " file"));
+  const uint32_t found = get_u32();
+  if (found != version) {
+    corrupt(str_cat("format version ", found, " is not supported (expected ", version, ")"));
+  }
 }
 
 void TableFileReader::finish() {

@@ -25,6 +25,8 @@ class TableFileWriter {
   void put_f64(double v);
   void put_string(const std::string& s);  // u32 length, then the bytes
   void put_floats(const float* v, size_t n);
+  // The file's kind (8 magic bytes) and format version, first in every table file.
+  void put_header(const char (&magic)[8], uint32_t version);
   void commit();
 
  private:
@@ -53,6 +55,9 @@ class TableFileReader {
   double get_f64();
   std::string get_string(size_t max_length);
   void get_floats(float* v, size_t n);
+  // Reads the header put_header wrote; fails unless it is `magic` (a `kind` file) at
+  // `version`.
+  void expect_header(const char (&magic)[8], uint32_t version, const char* kind);
   // Checks the trailing CRC and that the file ends right after it.
   void finish();
 
