@@ -95,18 +95,21 @@ void define_ps(nb::module_& m) {
   nb::class_<ps::Server>(m, "PsServer")
       .def(
           "__init__",
-          [](ps::Server* self, const std::string& address, int shard, int shards) {
-            new (self) ps::Server(ps::ServerOptions{address, shard, shards});
+          [](ps::Server* self, const std::string& address, int shard, int shards,
+             const std::string& checkpoint_dir, double checkpoint_secs) {
+            new (self) ps::Server(
+                ps::ServerOptions{address, shard, shards, checkpoint_dir, checkpoint_secs});
           },
-          nb::arg("address") = "127.0.0.1:0", nb::arg("shard") = 0, nb::arg("shards") = 1)
+          nb::arg("address") = "127.0.0.1:0", nb::arg("shard") = 0, nb::arg("shards") = 1,
+          nb::arg("checkpoint_dir") = "", nb::arg("checkpoint_secs") = 30.0, Release())
       .def_prop_ro("port", &ps::Server::port)
       .def("wait", &ps::Server::wait, Release())
       .def("shutdown", &ps::Server::shutdown, Release());
 
   nb::class_<ps::Client>(m, "PsClient")
-      .def(nb::init<std::vector<std::string>, int, double, double>(), nb::arg("endpoints"),
+      .def(nb::init<std::vector<std::string>, int, double, double, double>(), nb::arg("endpoints"),
            nb::arg("trainer"), nb::arg("connect_secs") = 10.0, nb::arg("call_secs") = 0.0,
-           Release())
+           nb::arg("recover_secs") = 60.0, Release())
       .def_prop_ro("servers", &ps::Client::servers)
       .def(
           "create_table",
@@ -185,6 +188,29 @@ void define_ps(nb::module_& m) {
                d["pushes"] = t.pushes;
                d["dropped_unadmitted"] = t.dropped_unadmitted;
                d["evicted"] = t.evicted;
+               out.append(d);
+             }
+             return out;
+           })
+      .def("progress",
+           [](ps::Client& c) {
+             std::vector<ps::ServerProgress> servers;
+             {
+               nb::gil_scoped_release release;
+               servers = c.progress();
+             }
+             nb::list out;
+             for (const ps::ServerProgress& p : servers) {
+               nb::dict d;
+               d["endpoint"] = p.endpoint;
+               d["incarnation"] = p.incarnation;
+               d["checkpointing"] = p.checkpointing;
+               d["checkpoints"] = p.checkpoints;
+               d["restored"] = p.restored;
+               d["pushes_applied"] = p.pushes_applied;
+               d["pushes_sent"] = p.pushes_sent;
+               d["recoveries"] = p.recoveries;
+               d["unacknowledged"] = p.unacknowledged;
                out.append(d);
              }
              return out;

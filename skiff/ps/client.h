@@ -7,6 +7,12 @@
 //   client.pull_sparse("emb", ids, n, rows);          // rows: n x dim
 //   client.push_sparse("emb", ids, n, grads, step);
 //   client.barrier(step);                             // sync: the step is applied
+//
+// When the servers keep checkpoints, the client numbers its state-changing requests to each
+// server and keeps those the server's last checkpoint does not hold yet; a server that
+// restarts from its checkpoint gets them again (replayed, each applied once), so a server
+// killed and restarted mid-job costs a pause, not the job. Without checkpoints a lost
+// server ends the job with an error naming it.
 #pragma once
 
 #include <cstdint>
@@ -23,12 +29,27 @@ struct TableInfo {
   int64_t rows = 0, pulls = 0, pushes = 0, dropped_unadmitted = 0, evicted = 0;
 };
 
+// One server as this client sees it (for monitoring and tests).
+struct ServerProgress {
+  std::string endpoint;
+  uint64_t incarnation = 0;    // changes when the server process restarts
+  bool checkpointing = false;  // the server keeps checkpoints
+  int64_t checkpoints = 0;     // written by the server's current process
+  int64_t restored = 0;        // the checkpoint it started from (0: none)
+  int64_t pushes_applied = 0;  // this trainer's pushes and assignments it applied
+  int64_t pushes_sent = 0;     // this client's pushes and assignments to it
+  int64_t recoveries = 0;      // times this client replayed requests to a restarted server
+  int64_t unacknowledged = 0;  // requests kept for replay
+};
+
 class Client {
  public:
   // Connects to every server, waiting up to `connect_secs` for each (then fails naming the
-  // ones it could not reach); each call then fails after `call_secs` (0: no limit).
+  // ones it could not reach); each call then fails after `call_secs` (0: no limit). A
+  // server that goes away is waited for up to `recover_secs` to come back from its
+  // checkpoint.
   Client(std::vector<std::string> endpoints, int trainer, double connect_secs = 10,
-         double call_secs = 0);
+         double call_secs = 0, double recover_secs = 60);
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
@@ -58,6 +79,8 @@ class Client {
   int64_t shrink();
   // Each table's counts summed over the servers.
   std::vector<TableInfo> info();
+  // Each server's state as seen by this client, in server order.
+  std::vector<ServerProgress> progress();
   // Tells every server to stop.
   void stop_servers();
 

@@ -2,17 +2,23 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <random>
 #include <set>
+#include <shared_mutex>
+#include <stdexcept>
 #include <vector>
 
 #include "ps.grpc.pb.h"
 #include "skiff/core/error.h"
+#include "skiff/ps/checkpoint.h"
 #include "skiff/ps/dense_table.h"
 #include "skiff/ps/sparse_table.h"
 #include "skiff/ps/table_config.h"
@@ -31,6 +37,29 @@ grpc::Status invalid(const std::string& message) {
   return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message);
 }
 
+// A request meant for an earlier incarnation of this server: the trainer must replay what
+// the restored checkpoint lacks before anything else.
+struct Restarted : std::runtime_error {
+  Restarted() : std::runtime_error("server restarted") {}
+};
+
+uint64_t new_incarnation() {
+  std::random_device device;
+  const uint64_t time =
+      static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  return ((static_cast<uint64_t>(device()) << 32) ^ device() ^ time) | 1;  // never 0
+}
+
+// Table names become file names in checkpoints and saved folders.
+void check_table_name(const std::string& name) {
+  bool ok = !name.empty() && name.size() <= 200 && name[0] != '.';
+  for (char c : name) {
+    ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-');
+  }
+  SKIFF_CHECK(ok, "parameter server: table name '", name,
+              "' (letters, digits, '_', '.', '-'; not starting with '.')");
+}
+
 // One table's shard, and (sync mode) the pushes of each step waiting for the barrier.
 struct Table {
   proto::TableConfig config;
@@ -46,7 +75,15 @@ struct Table {
 
 class Service final : public proto::ParameterServer::Service {
  public:
-  explicit Service(const ServerOptions& options) : options_(options) {}
+  explicit Service(const ServerOptions& options)
+      : options_(options), incarnation_(new_incarnation()) {
+    if (!options.checkpoint_dir.empty()) {
+      checkpoints_ = std::make_unique<CheckpointFolder>(
+          str_cat(options.checkpoint_dir, "/shard", options.shard, "-of-", options.shards));
+      restore();
+    }
+    last_checkpoint_ = std::chrono::steady_clock::now();
+  }
 
   // Ends barrier waits and tells wait() to stop the server.
   void stop() {
@@ -60,9 +97,11 @@ class Service final : public proto::ParameterServer::Service {
   }
 
   grpc::Status CreateTable(grpc::ServerContext*, const proto::CreateTableRequest* request,
-                           proto::Ack*) override {
+                           proto::Ack* reply) override {
     return guarded([&] {
       std::lock_guard<std::mutex> lock(mutex_);
+      accept_locked(request->trainer(), request->sequence(), false);
+      check_table_name(request->table().name());
       if (!configured_) {
         server_ = request->server();
         configured_ = true;
@@ -83,22 +122,17 @@ class Service final : public proto::ParameterServer::Service {
         SKIFF_CHECK(same_config(found->second->config, config), "parameter server table '",
                     config.name(), "': created again with another configuration (",
                     describe(config), " vs ", describe(found->second->config), ")");
-        return;
-      }
-      auto table = std::make_unique<Table>();
-      table->config = config;
-      if (config.dense()) {
-        table->dense = make_dense_table(config);
       } else {
-        table->sparse = make_sparse_table(config);
+        add_table(config);
       }
-      tables_[config.name()] = std::move(table);
+      reply->set_durable(durable_[request->trainer()]);
     });
   }
 
   grpc::Status PullSparse(grpc::ServerContext*, const proto::PullSparseRequest* request,
                           proto::PullSparseReply* reply) override {
     return guarded([&] {
+      check_incarnation(request->incarnation());
       Table& table = sparse_table(request->table());
       const std::vector<int64_t> ids = array_of<int64_t>(request->ids());
       std::string* rows = reply->mutable_rows();
@@ -108,7 +142,7 @@ class Service final : public proto::ParameterServer::Service {
   }
 
   grpc::Status PushSparse(grpc::ServerContext*, const proto::PushSparseRequest* request,
-                          proto::Ack*) override {
+                          proto::Ack* reply) override {
     return guarded([&] {
       Table& table = sparse_table(request->table());
       const std::vector<int64_t> ids = array_of<int64_t>(request->ids());
@@ -116,28 +150,30 @@ class Service final : public proto::ParameterServer::Service {
       SKIFF_CHECK(values.size() == ids.size() * table.config.dim(), "parameter server table '",
                   request->table(), "' of dim ", table.config.dim(), ": a push of ", ids.size(),
                   " ids carries ", values.size(), " values (trainer ", request->trainer(), ")");
-      switch (mode()) {
-        case proto::SYNC: {
-          check_not_applied(request->table(), request->step(), request->trainer());
-          std::lock_guard<std::mutex> lock(table.pending_mutex);
-          Table::Pending& p = table.pending[request->step()];
-          p.ids.insert(p.ids.end(), ids.begin(), ids.end());
-          p.values.insert(p.values.end(), values.begin(), values.end());
-          break;
+      apply_push(*request, reply, [&](proto::Mode mode) {
+        switch (mode) {
+          case proto::SYNC: {
+            std::lock_guard<std::mutex> lock(table.pending_mutex);
+            Table::Pending& p = table.pending[request->step()];
+            p.ids.insert(p.ids.end(), ids.begin(), ids.end());
+            p.values.insert(p.values.end(), values.begin(), values.end());
+            break;
+          }
+          case proto::GEO:
+            table.sparse->push_delta(ids.data(), ids.size(), values.data());
+            break;
+          default:
+            table.sparse->push(ids.data(), ids.size(), values.data());
+            break;
         }
-        case proto::GEO:
-          table.sparse->push_delta(ids.data(), ids.size(), values.data());
-          break;
-        default:
-          table.sparse->push(ids.data(), ids.size(), values.data());
-          break;
-      }
+      });
     });
   }
 
   grpc::Status PullDense(grpc::ServerContext*, const proto::PullDenseRequest* request,
                          proto::PullDenseReply* reply) override {
     return guarded([&] {
+      check_incarnation(request->incarnation());
       Table& table = dense_table(request->table());
       std::string* values = reply->mutable_values();
       values->resize(table.config.size() * sizeof(float));
@@ -146,75 +182,91 @@ class Service final : public proto::ParameterServer::Service {
   }
 
   grpc::Status PushDense(grpc::ServerContext*, const proto::PushDenseRequest* request,
-                         proto::Ack*) override {
+                         proto::Ack* reply) override {
     return guarded([&] {
       Table& table = dense_table(request->table());
       const std::vector<float> values = dense_values(table, *request, "pushes");
-      switch (mode()) {
-        case proto::SYNC: {
-          check_not_applied(request->table(), request->step(), request->trainer());
-          std::lock_guard<std::mutex> lock(table.pending_mutex);
-          Table::Pending& p = table.pending[request->step()];
-          if (p.values.empty()) p.values.assign(values.size(), 0.f);
-          for (size_t i = 0; i < values.size(); ++i) p.values[i] += values[i];
-          break;
+      apply_push(*request, reply, [&](proto::Mode mode) {
+        switch (mode) {
+          case proto::SYNC: {
+            std::lock_guard<std::mutex> lock(table.pending_mutex);
+            Table::Pending& p = table.pending[request->step()];
+            if (p.values.empty()) p.values.assign(values.size(), 0.f);
+            for (size_t i = 0; i < values.size(); ++i) p.values[i] += values[i];
+            break;
+          }
+          case proto::GEO:
+            table.dense->push_delta(values.data());
+            break;
+          default:
+            table.dense->push(values.data());
+            break;
         }
-        case proto::GEO:
-          table.dense->push_delta(values.data());
-          break;
-        default:
-          table.dense->push(values.data());
-          break;
-      }
+      });
     });
   }
 
   grpc::Status AssignDense(grpc::ServerContext*, const proto::PushDenseRequest* request,
-                           proto::Ack*) override {
+                           proto::Ack* reply) override {
     return guarded([&] {
       Table& table = dense_table(request->table());
-      table.dense->assign(dense_values(table, *request, "assigns").data());
+      const std::vector<float> values = dense_values(table, *request, "assigns");
+      apply_push(
+          *request, reply, [&](proto::Mode) { table.dense->assign(values.data()); },
+          /*stepped=*/false);
     });
   }
 
   grpc::Status Barrier(grpc::ServerContext* context, const proto::BarrierRequest* request,
-                       proto::Ack*) override {
+                       proto::Ack* reply) override {
     return guarded([&] {
       std::unique_lock<std::mutex> lock(mutex_);
-      const int64_t step = request->step();
-      if (step <= applied_step_) return;
-      Meeting& meeting = meetings_[step];
-      if (meeting.arrived.empty()) meeting.first = std::chrono::steady_clock::now();
-      meeting.arrived.insert(request->trainer());
-      if (static_cast<int>(meeting.arrived.size()) >= server_.trainers()) {
-        apply_step(step);
-        meetings_.erase(step);
-        applied_step_ = step;
-        changed_.notify_all();
-        return;
-      }
-      const double timeout = server_.barrier_timeout_secs();
-      while (applied_step_ < step) {
-        SKIFF_CHECK(!stopping_, "parameter server ", options_.shard,
-                    " stopped during the barrier of step ", step);
-        SKIFF_CHECK(!context->IsCancelled(), "barrier of step ", step, " cancelled by trainer ",
-                    request->trainer());
-        auto it = meetings_.find(step);
-        if (it != meetings_.end() && timeout > 0 &&
-            std::chrono::steady_clock::now() - it->second.first >
-                std::chrono::duration<double>(timeout)) {
-          const std::string missing = missing_trainers(it->second.arrived);
-          meetings_.erase(it);  // (the others waiting here fail the same way)
-          failed_steps_[step] = missing;
-        }
-        if (auto failed = failed_steps_.find(step); failed != failed_steps_.end()) {
-          fail("parameter server ", options_.shard, ": trainer(s) ", failed->second,
-               " did not reach the barrier of step ", step, " within ", timeout,
-               " s (dead or stuck?); the step is not applied");
-        }
-        changed_.wait_for(lock, std::chrono::milliseconds(50));
-      }
+      // A replayed barrier is met again (arrivals are not kept in checkpoints).
+      accept_locked(request->trainer(), request->sequence(), false);
+      meet(context, *request, lock);
+      reply->set_durable(durable_[request->trainer()]);
     });
+  }
+
+  // Waits, with mutex_ held through `lock`, until every trainer reached the request's step;
+  // in sync mode the last one to arrive applies the step (and may write a checkpoint).
+  void meet(grpc::ServerContext* context, const proto::BarrierRequest& request,
+            std::unique_lock<std::mutex>& lock) {
+    const int64_t step = request.step();
+    if (step <= applied_step_) return;
+    Meeting& meeting = meetings_[step];
+    if (meeting.arrived.empty()) meeting.first = std::chrono::steady_clock::now();
+    meeting.arrived.insert(request.trainer());
+    if (static_cast<int>(meeting.arrived.size()) >= server_.trainers()) {
+      apply_step(step);
+      meetings_.erase(step);
+      applied_step_ = step;
+      // Nothing is pending now: every trainer waits here, so the state is whole.
+      if (server_.mode() == proto::SYNC && checkpoint_due()) write_checkpoint_locked();
+      changed_.notify_all();
+      return;
+    }
+    const double timeout = server_.barrier_timeout_secs();
+    while (applied_step_ < step) {
+      SKIFF_CHECK(!stopping_, "parameter server ", options_.shard,
+                  " stopped during the barrier of step ", step);
+      SKIFF_CHECK(!context->IsCancelled(), "barrier of step ", step, " cancelled by trainer ",
+                  request.trainer());
+      auto it = meetings_.find(step);
+      if (it != meetings_.end() && timeout > 0 &&
+          std::chrono::steady_clock::now() - it->second.first >
+              std::chrono::duration<double>(timeout)) {
+        const std::string missing = missing_trainers(it->second.arrived);
+        meetings_.erase(it);  // (the others waiting here fail the same way)
+        failed_steps_[step] = missing;
+      }
+      if (auto failed = failed_steps_.find(step); failed != failed_steps_.end()) {
+        fail("parameter server ", options_.shard, ": trainer(s) ", failed->second,
+             " did not reach the barrier of step ", step, " within ", timeout,
+             " s (dead or stuck?); the step is not applied");
+      }
+      changed_.wait_for(lock, std::chrono::milliseconds(50));
+    }
   }
 
   grpc::Status Save(grpc::ServerContext*, const proto::TablesRequest* request,
@@ -256,6 +308,15 @@ class Service final : public proto::ParameterServer::Service {
     return guarded([&] {
       reply->set_shard(options_.shard);
       reply->set_shards(options_.shards);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        reply->set_incarnation(incarnation_);
+        reply->set_checkpointing(checkpoints_ != nullptr);
+        reply->set_checkpoints(checkpoints_written_);
+        reply->set_restored(restored_);
+        for (const auto& [trainer, progress] : progress_)
+          (*reply->mutable_trainers())[trainer] = progress;
+      }
       for (auto& [name, table] : snapshot()) {
         proto::TableStats* s = reply->add_tables();
         s->set_name(name);
@@ -276,6 +337,8 @@ class Service final : public proto::ParameterServer::Service {
     try {
       body();
       return grpc::Status::OK;
+    } catch (const Restarted& e) {
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, e.what());
     } catch (const std::exception& e) {
       return invalid(e.what());
     }
@@ -300,17 +363,120 @@ class Service final : public proto::ParameterServer::Service {
     return out;
   }
 
-  // Sync mode: a push for a step whose barrier has passed would never be applied.
-  void check_not_applied(const std::string& table, int64_t step, int trainer) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    SKIFF_CHECK(step > applied_step_, "parameter server ", options_.shard, " table '", table,
-                "': trainer ", trainer, " pushes step ", step, " after step ", applied_step_,
-                " was applied (sync steps go forward)");
+  void check_incarnation(uint64_t incarnation) {
+    if (incarnation != 0 && incarnation != incarnation_) throw Restarted();
   }
 
-  proto::Mode mode() {
+  // Takes a state-changing request of `trainer` numbered by `sequence`, with mutex_ held;
+  // false for a replay of one already taken (not to be applied again).
+  bool accept_locked(int trainer, const proto::Sequence& sequence, bool push) {
+    check_incarnation(sequence.incarnation());
+    if (sequence.seq() == 0) return true;
+    proto::TrainerProgress& progress = progress_[trainer];
+    if (sequence.seq() <= progress.seq()) return false;
+    SKIFF_CHECK(sequence.seq() == progress.seq() + 1, "parameter server ", options_.shard,
+                ": request ", sequence.seq(), " of trainer ", trainer, " follows request ",
+                progress.seq(), "; the ones between are lost (did the trainer restart?)");
+    progress.set_seq(sequence.seq());
+    if (push) progress.set_pushes(progress.pushes() + 1);
+    return true;
+  }
+
+  // Applies a push or assignment (`apply(mode)`) unless it is a replay of one already
+  // applied; a sync push must be for a step not yet applied. In async and geo mode a
+  // checkpoint may follow.
+  template <typename Request, typename Apply>
+  void apply_push(const Request& request, proto::Ack* reply, Apply&& apply, bool stepped = true) {
+    {
+      std::shared_lock<std::shared_mutex> state(state_mutex_);
+      proto::Mode mode;
+      bool fresh;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        mode = server_.mode();
+        SKIFF_CHECK(!stepped || mode != proto::SYNC || request.step() > applied_step_,
+                    "parameter server ", options_.shard, " table '", request.table(), "': trainer ",
+                    request.trainer(), " pushes step ", request.step(), " after step ",
+                    applied_step_, " was applied (sync steps go forward)");
+        fresh = accept_locked(request.trainer(), request.sequence(), true);
+      }
+      if (fresh) apply(mode);
+    }
+    bool due;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      due = server_.mode() != proto::SYNC && checkpoint_due();
+    }
+    if (due) {  // the state lock waits for the pushes in flight
+      std::unique_lock<std::shared_mutex> state(state_mutex_);
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (checkpoint_due()) write_checkpoint_locked();
+    }
     std::lock_guard<std::mutex> lock(mutex_);
-    return server_.mode();
+    reply->set_durable(durable_[request.trainer()]);
+  }
+
+  bool checkpoint_due() const {
+    return checkpoints_ && std::chrono::steady_clock::now() - last_checkpoint_ >=
+                               std::chrono::duration<double>(options_.checkpoint_secs);
+  }
+
+  // Writes a checkpoint of the whole state, with mutex_ held and no push in flight.
+  void write_checkpoint_locked() {
+    proto::Checkpoint state;
+    state.set_number(checkpoint_number_ + 1);
+    state.set_configured(configured_);
+    *state.mutable_server() = server_;
+    for (const auto& [name, table] : tables_) *state.add_tables() = table->config;
+    for (const auto& [trainer, progress] : progress_)
+      (*state.mutable_trainers())[trainer] = progress;
+    state.set_applied_step(applied_step_);
+    checkpoints_->write(state, [&](const std::string& dir) {
+      for (const auto& [name, table] : tables_) {
+        const std::string path = dir + "/table." + name;
+        if (table->sparse) table->sparse->save(path);
+        if (table->dense) table->dense->save(path);
+      }
+    });
+    checkpoint_number_ = state.number();
+    ++checkpoints_written_;
+    for (const auto& [trainer, progress] : progress_) durable_[trainer] = progress.seq();
+    last_checkpoint_ = std::chrono::steady_clock::now();
+  }
+
+  // Starts from the last checkpoint in the folder, if any.
+  void restore() {
+    proto::Checkpoint state;
+    std::string dir;
+    if (!checkpoints_->latest(&state, &dir)) return;
+    configured_ = state.configured();
+    server_ = state.server();
+    for (const proto::TableConfig& config : state.tables()) {
+      Table& table = add_table(config);
+      const std::string path = dir + "/table." + config.name();
+      if (table.sparse) table.sparse->load(path);
+      if (table.dense) table.dense->load(path);
+    }
+    for (const auto& [trainer, progress] : state.trainers()) {
+      progress_[trainer] = progress;
+      durable_[trainer] = progress.seq();
+    }
+    applied_step_ = state.applied_step();
+    checkpoint_number_ = restored_ = state.number();
+    std::fprintf(stderr, "skiff ps server %d/%d: restored checkpoint %lld from %s\n",
+                 options_.shard, options_.shards, static_cast<long long>(state.number()),
+                 dir.c_str());
+  }
+
+  Table& add_table(const proto::TableConfig& config) {
+    auto table = std::make_unique<Table>();
+    table->config = config;
+    if (config.dense()) {
+      table->dense = make_dense_table(config);
+    } else {
+      table->sparse = make_sparse_table(config);
+    }
+    return *(tables_[config.name()] = std::move(table));
   }
 
   Table& find_table(const std::string& name) {
@@ -376,6 +542,16 @@ class Service final : public proto::ParameterServer::Service {
   std::map<int64_t, std::string> failed_steps_;
   int64_t applied_step_ = INT64_MIN;  // the last step every trainer met (and, sync, applied)
   bool stopping_ = false;
+  // Fault tolerance: this process's random incarnation; each trainer's last request taken
+  // and pushes applied, and its last request held by the newest checkpoint.
+  const uint64_t incarnation_;
+  std::map<int, proto::TrainerProgress> progress_;
+  std::map<int, int64_t> durable_;
+  // Pushes hold it shared while they apply; a checkpoint holds it alone. Taken before mutex_.
+  std::shared_mutex state_mutex_;
+  std::unique_ptr<CheckpointFolder> checkpoints_;
+  std::chrono::steady_clock::time_point last_checkpoint_;
+  int64_t checkpoint_number_ = 0, checkpoints_written_ = 0, restored_ = 0;
 };
 
 }  // namespace

@@ -9,7 +9,9 @@
 // mode a push updates the rows at once; in sync mode pushes of step s are kept until every trainer
 // reached the barrier of step s, then their average is applied (one update per distinct id), as one
 // process would on the trainers' batches together; in geo mode pushes are deltas added to the
-// values.
+// values. With a checkpoint folder the server survives being killed: restarted on the same
+// address it resumes from its last checkpoint and the trainers replay the requests after it
+// (docs/parameter_server.md, "Fault tolerance").
 #pragma once
 
 #include <memory>
@@ -21,6 +23,13 @@ struct ServerOptions {
   std::string address = "127.0.0.1:0";  // host:port; port 0 picks a free one
   int shard = 0;                        // this server's index
   int shards = 1;                       // servers in the job
+  // Where checkpoints go (a folder per shard inside it); empty: none. A server started
+  // with the folder of a killed one resumes from its last checkpoint, and the trainers
+  // replay what came after it.
+  std::string checkpoint_dir;
+  // A checkpoint is written at the first whole state this long after the last one: at a
+  // step's barrier in sync mode, after a push otherwise (0: at every one).
+  double checkpoint_secs = 30;
 };
 
 class Server {

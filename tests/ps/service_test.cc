@@ -17,13 +17,19 @@
 namespace skiff::ps {
 namespace {
 
+ServerOptions options(int shard, int shards, int port = 0, const std::string& checkpoints = "",
+                      double checkpoint_secs = 30) {
+  return ServerOptions{"127.0.0.1:" + std::to_string(port), shard, shards, checkpoints,
+                       checkpoint_secs};
+}
+
 struct Cluster {
   std::vector<std::unique_ptr<Server>> servers;
   std::vector<std::string> endpoints;
 
   explicit Cluster(int n) {
     for (int s = 0; s < n; ++s) {
-      servers.push_back(std::make_unique<Server>(ServerOptions{"127.0.0.1:0", s, n}));
+      servers.push_back(std::make_unique<Server>(options(s, n)));
       endpoints.push_back("127.0.0.1:" + std::to_string(servers.back()->port()));
     }
   }
@@ -249,7 +255,7 @@ TEST(ParameterServer, ErrorsNameTheTableAndTheServer) {
 TEST(ParameterServer, AnUnreachableServerFailsWithinTheConnectTime) {
   int port;
   {
-    Server probe(ServerOptions{"127.0.0.1:0", 0, 1});
+    Server probe(options(0, 1));
     port = probe.port();
   }  // (nothing listens there now)
   try {
@@ -267,6 +273,70 @@ TEST(ParameterServer, StopEndsEveryServersWait) {
   });
   Client(cluster.endpoints, 0).stop_servers();
   waiting.join();  // (the test's timeout catches a hang)
+}
+
+// A fresh folder under the system's temporary one, removed at the end of the test.
+struct TempFolder {
+  std::filesystem::path path;
+  explicit TempFolder(const std::string& name)
+      : path(std::filesystem::temp_directory_path() / (name + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(path);
+  }
+  ~TempFolder() { std::filesystem::remove_all(path); }
+};
+
+TEST(ParameterServer, ARestartedServerResumesFromItsCheckpointAndTheTrainersReplay) {
+  const TempFolder folder("skiff_ps_ckpt");
+  const TableSpec spec = embedding("emb", 2, "adagrad");
+  const std::vector<int64_t> ids = {1, 2, 3, 5, 8};
+  auto grads = [](int k) { return std::vector<float>(10, 0.25f * static_cast<float>(k + 1)); };
+  std::vector<float> want(10), got(10);
+  {
+    Cluster reference(1);
+    Client client(reference.endpoints, 0);
+    client.create_table(spec, Mode::kAsync, 1);
+    for (int k = 0; k < 5; ++k) client.push_sparse("emb", ids.data(), ids.size(), grads(k).data());
+    client.pull_sparse("emb", ids.data(), ids.size(), want.data());
+  }
+  // The first server checkpoints after every push; the second never does, so the third
+  // starts from the first's last checkpoint and the trainer replays what came after it.
+  auto server = std::make_unique<Server>(options(0, 1, 0, folder.path.string(), 0));
+  const int port = server->port();
+  Client client({"127.0.0.1:" + std::to_string(port)}, 0, 10, 0, /*recover_secs=*/20);
+  client.create_table(spec, Mode::kAsync, 1);
+  for (int k = 0; k < 3; ++k) client.push_sparse("emb", ids.data(), ids.size(), grads(k).data());
+  EXPECT_EQ(client.progress()[0].unacknowledged, 0);
+  server.reset();  // (gone as if killed: nothing after its checkpoint is written)
+  server = std::make_unique<Server>(options(0, 1, port, folder.path.string(), 3600));
+  for (int k = 3; k < 5; ++k) client.push_sparse("emb", ids.data(), ids.size(), grads(k).data());
+  EXPECT_EQ(client.progress()[0].unacknowledged, 2);
+  server.reset();
+  server = std::make_unique<Server>(options(0, 1, port, folder.path.string(), 3600));
+  client.pull_sparse("emb", ids.data(), ids.size(), got.data());
+  EXPECT_EQ(got, want);
+  const ServerProgress progress = client.progress()[0];
+  EXPECT_EQ(progress.restored, 3);  // one checkpoint per push
+  EXPECT_EQ(progress.recoveries, 2);
+  EXPECT_EQ(progress.pushes_sent, 5);
+  EXPECT_EQ(progress.pushes_applied, 5);  // each exactly once
+}
+
+TEST(ParameterServer, ALostServerWithoutCheckpointsEndsTheTrainerClearly) {
+  auto server = std::make_unique<Server>(options(0, 1));
+  const int port = server->port();
+  Client client({"127.0.0.1:" + std::to_string(port)}, 0);
+  client.create_table(embedding("emb", 2), Mode::kAsync, 1);
+  server.reset();
+  server = std::make_unique<Server>(options(0, 1, port));
+  const int64_t id = 1;
+  float row[2];
+  try {
+    client.pull_sparse("emb", &id, 1, row);
+    FAIL() << "a restarted server without checkpoints was used";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no checkpoints"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(std::to_string(port)), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

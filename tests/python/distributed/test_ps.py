@@ -36,49 +36,69 @@ HALF = ps_ctr.STEPS // 2
 
 
 class PsJob:
-    """Servers and trainers started by the test, all ended by stop() or kill()."""
+    """Servers and trainers started by the test, all ended by stop() or kill(). With
+    ``checkpoints`` (a folder) the servers checkpoint every ``checkpoint_secs``."""
 
-    def __init__(self, tmp_path, name, shards=SHARDS):
+    def __init__(self, tmp_path, name, shards=SHARDS, checkpoints=None, checkpoint_secs=30.0):
         self.dir = tmp_path / name
         self.dir.mkdir()
         self.env = job_env()
-        self.servers, self.trainers = [], []
+        self.shards, self.checkpoints, self.checkpoint_secs = shards, checkpoints, checkpoint_secs
+        self.servers, self.trainers, self.endpoints = [], [], []
         try:
             for shard in range(shards):
-                log = open(self.dir / f"server{shard}.log", "wb")
-                self.servers.append(subprocess.Popen(
-                    [sys.executable, "-m", "skiff.distributed.ps.server", "--shard", str(shard),
-                     "--shards", str(shards), "--host", "127.0.0.1", "--port", "0"],
-                    env=self.env, stdout=subprocess.PIPE, stderr=log))
-                log.close()
-            self.endpoints = [self._announced(p, shard, shards) for shard, p in
-                              enumerate(self.servers)]
+                self.servers.append(self._start_server(shard, 0))
+            self.endpoints = [self._announced(p, shard) for shard, p in enumerate(self.servers)]
         except BaseException:
             self.kill()
             raise
 
-    def _announced(self, server, shard, shards, timeout=30):
+    def _start_server(self, shard, port):
+        command = [sys.executable, "-m", "skiff.distributed.ps.server", "--shard", str(shard),
+                   "--shards", str(self.shards), "--host", "127.0.0.1", "--port", str(port)]
+        if self.checkpoints:
+            command += ["--checkpoint_dir", str(self.checkpoints), "--checkpoint_secs",
+                        str(self.checkpoint_secs)]
+        with open(self.dir / f"server{shard}.log", "ab") as log:
+            return subprocess.Popen(command, env=self.env, stdout=subprocess.PIPE, stderr=log)
+
+    def restart_server(self, shard):
+        """Kills server ``shard`` (SIGKILL) and starts it again on its port."""
+        self.servers[shard].kill()
+        self.servers[shard].wait()
+        self.servers[shard].stdout.close()
+        port = int(self.endpoints[shard].rsplit(":", 1)[1])
+        self.servers[shard] = self._start_server(shard, port)
+        assert self._announced(self.servers[shard], shard) == self.endpoints[shard]
+
+    def _announced(self, server, shard, timeout=30):
         """The endpoint of the server's one line 'skiff ps server I/N listening on H:P'."""
         with selectors.DefaultSelector() as sel:
             sel.register(server.stdout, selectors.EVENT_READ)
             assert sel.select(timeout), f"server {shard} did not start\n{self.logs()}"
         line = server.stdout.readline().decode()
-        prefix = f"skiff ps server {shard}/{shards} listening on 127.0.0.1:"
+        prefix = f"skiff ps server {shard}/{self.shards} listening on 127.0.0.1:"
         assert line.startswith(prefix), f"{line!r}\n{self.logs()}"
         return line.split()[-1]
 
-    def train(self, mode, first, last, load_from="-", trainers=TRAINERS, timeout=60):
-        """Runs the trainers over steps [first, last); their losses, by trainer."""
+    def start_trainers(self, mode, first, last, load_from="-", trainers=TRAINERS, pause=0.0):
+        """Starts the trainers over steps [first, last) (each pausing ``pause`` s after a
+        step); returns what finish() takes."""
         procs = []
         for t in range(trainers):
             out = self.dir / f"trainer{t}.{first}.json"
             log = open(self.dir / f"trainer{t}.{first}.log", "wb")
             procs.append((out, subprocess.Popen(
                 [sys.executable, str(WORKERS / "ps_trainer.py"), ",".join(self.endpoints),
-                 str(t), str(trainers), mode, str(first), str(last), str(load_from), str(out)],
+                 str(t), str(trainers), mode, str(first), str(last), str(load_from), str(out),
+                 str(pause)],
                 env=self.env, stdout=log, stderr=subprocess.STDOUT)))
             log.close()
         self.trainers += [p for _, p in procs]
+        return procs
+
+    def finish(self, procs, timeout=60):
+        """Waits for the trainers; their outputs (losses, progress), by trainer."""
         deadline = time.monotonic() + timeout
         for _, p in procs:
             try:
@@ -86,7 +106,13 @@ class PsJob:
             except subprocess.TimeoutExpired:
                 pytest.fail(f"trainers still running after {timeout} s\n{self.logs()}")
             assert p.returncode == 0, self.logs()
-        return [json.loads(out.read_text())["losses"] for out, _ in procs]
+        return [json.loads(out.read_text()) for out, _ in procs]
+
+    def train(self, mode, first, last, load_from="-", trainers=TRAINERS, timeout=60):
+        """Runs the trainers over steps [first, last); their losses, by trainer."""
+        outputs = self.finish(self.start_trainers(mode, first, last, load_from, trainers),
+                              timeout)
+        return [o["losses"] for o in outputs]
 
     def connect(self, mode):
         return ps.Connection(self.endpoints, 0, TRAINERS, mode=mode, connect_secs=10.0)
@@ -109,13 +135,21 @@ class PsJob:
         return "\n".join(f"--- {f.name} ---\n{f.read_text(errors='replace')[-3000:]}"
                          for f in sorted(self.dir.glob("*.log")))
 
+    def wait_for_checkpoint(self, shard, timeout=30):
+        """Waits until server ``shard`` has named a checkpoint."""
+        latest = self.checkpoints / f"shard{shard}-of-{self.shards}" / "LATEST"
+        deadline = time.monotonic() + timeout
+        while not latest.exists():
+            assert time.monotonic() < deadline, f"no checkpoint after {timeout} s\n{self.logs()}"
+            time.sleep(0.05)
+
 
 @pytest.fixture
 def job_factory(tmp_path):
     jobs = []
 
-    def make(name):
-        jobs.append(PsJob(tmp_path, name))
+    def make(name, **options):
+        jobs.append(PsJob(tmp_path, name, **options))
         return jobs[-1]
 
     yield make
@@ -248,6 +282,64 @@ def test_async_close_to_single_process(job_factory, reference, data):
     assert abs(auc - halves[1]) <= 0.02
     assert abs(loss - halves[0]) <= 0.02
     assert auc > reference["eval"][1] + 0.03
+
+
+def run_killing_a_server(job, mode, steps=ps_ctr.STEPS, pause=0.01):
+    """Trains ``steps`` steps while server 1 is killed with SIGKILL (after its first
+    checkpoint) and started again; returns the trainers' outputs and checks that every
+    push reached each server exactly once."""
+    procs = job.start_trainers(mode, 0, steps, pause=pause)
+    job.wait_for_checkpoint(1)
+    job.restart_server(1)
+    outputs = job.finish(procs, timeout=120)
+    for t, output in enumerate(outputs):
+        progress = output["progress"]
+        print(f"\ntrainer {t}: " + "; ".join(
+            f"server {s}: {p['pushes_sent']} pushes sent, {p['pushes_applied']} applied, "
+            f"restored checkpoint {p['restored']}, {p['recoveries']} recoveries"
+            for s, p in enumerate(progress)))
+        for p in progress:
+            assert p["pushes_applied"] == p["pushes_sent"] > 0, (t, progress)
+        assert progress[1]["restored"] >= 1 and progress[1]["recoveries"] >= 1, progress
+        assert progress[0]["restored"] == 0 and progress[0]["recoveries"] == 0, progress
+    return outputs
+
+
+def test_sync_survives_a_killed_server_exactly(job_factory, reference, data, tmp_path):
+    """Sync mode: the killed server restarts from its checkpoint, the trainers replay the
+    requests after it, and the job ends with exactly the uninterrupted parameters."""
+    job = job_factory("killed_sync", checkpoints=tmp_path / "ckpt", checkpoint_secs=0.3)
+    run_killing_a_server(job, "sync")
+    connection = job.connect("sync")
+    state = state_of(model_on(connection, data[0]), data[0])
+    job.stop(connection)
+    difference = max_difference(state, reference["states"][ps_ctr.STEPS])
+    print(f"sync with a killed server vs single process: max |difference| {difference:.3g}")
+    assert difference <= 1e-6
+
+
+def test_async_survives_a_killed_server(job_factory, data, tmp_path):
+    """Async mode: every push is applied once despite the kill; the model still learns."""
+    vocab, _, _, eval_ids, eval_labels = data
+    job = job_factory("killed_async", checkpoints=tmp_path / "ckpt", checkpoint_secs=0.3)
+    run_killing_a_server(job, "async")
+    connection = job.connect("async")
+    loss, auc = ps_ctr.evaluate(model_on(connection, vocab), eval_ids, eval_labels)
+    job.stop(connection)
+    print(f"async with a killed server: eval loss {loss:.4f} auc {auc:.4f}")
+    assert auc > 0.7
+
+
+def test_a_killed_server_without_checkpoints_ends_the_job_clearly(job_factory):
+    job = job_factory("killed_plain")
+    procs = job.start_trainers("sync", 0, ps_ctr.STEPS, pause=0.01)
+    time.sleep(3)
+    job.restart_server(1)
+    for _, p in procs:
+        assert p.wait(timeout=60) != 0
+    log = (job.dir / "trainer0.0.log").read_text()
+    assert f"parameter server 1 ({job.endpoints[1]})" in log, log
+    assert "keeps no checkpoints" in log or "no checkpoints" in log, log
 
 
 def test_save_load_keeps_optimizer_state(tmp_path, data):

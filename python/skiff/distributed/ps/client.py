@@ -24,10 +24,12 @@ class Connection:
     the trainers at its barrier), "async" (applied on arrival) or "geo" (pushes are deltas).
     Fails with skiff.Error naming the endpoints it cannot reach within ``connect_secs``; a
     barrier fails (naming the missing trainers) when some trainer has not reached it
-    ``barrier_timeout`` seconds after the first did (0: wait forever)."""
+    ``barrier_timeout`` seconds after the first did (0: wait forever). A server that goes
+    away is waited for ``recover_secs``: restarted from its checkpoint, it gets this
+    trainer's requests since then again (servers without checkpoints end the job)."""
 
     def __init__(self, endpoints, trainer_id, trainers, mode="sync", connect_secs=10.0,
-                 call_secs=0.0, barrier_timeout=300.0):
+                 call_secs=0.0, barrier_timeout=300.0, recover_secs=60.0):
         if isinstance(endpoints, str):
             endpoints = endpoints.split(",")
         self.endpoints = [str(e).strip() for e in endpoints]
@@ -41,7 +43,8 @@ class Connection:
         if not self.endpoints or not all(self.endpoints):
             raise ValueError(f"ps.init: no server endpoints in {endpoints!r}")
         self.client = _C.PsClient(endpoints=self.endpoints, trainer=self.trainer_id,
-                                  connect_secs=float(connect_secs), call_secs=float(call_secs))
+                                  connect_secs=float(connect_secs), call_secs=float(call_secs),
+                                  recover_secs=float(recover_secs))
 
     def create_table(self, name, **config):
         """Creates table ``name`` on every server in this job's mode (or checks that it
@@ -77,6 +80,13 @@ class Connection:
         """Evicts rows past their table's ttl_secs; returns how many."""
         return self.client.shrink()
 
+    def progress(self):
+        """Each server as this trainer sees it, in server order: dicts of endpoint,
+        incarnation, checkpointing, checkpoints, restored (the checkpoint it started from),
+        pushes_applied (this trainer's, each once), pushes_sent, recoveries and
+        unacknowledged (requests kept for replay)."""
+        return self.client.progress()
+
     def stop_servers(self):
         """Tells every server to stop (their processes then exit)."""
         self.client.stop_servers()
@@ -90,7 +100,7 @@ _default = None
 
 
 def init(endpoints=None, trainer_id=None, trainers=None, mode="sync", connect_secs=10.0,
-         call_secs=0.0, barrier_timeout=300.0):
+         call_secs=0.0, barrier_timeout=300.0, recover_secs=60.0):
     """Connects this trainer to the servers and makes that the default connection.
     Missing arguments come from Paddle's variables PADDLE_PSERVERS_IP_PORT_LIST,
     PADDLE_TRAINER_ID and PADDLE_TRAINERS_NUM."""
@@ -99,7 +109,7 @@ def init(endpoints=None, trainer_id=None, trainers=None, mode="sync", connect_se
     trainer_id = _from_env(trainer_id, "PADDLE_TRAINER_ID", int, "trainer_id")
     trainers = _from_env(trainers, "PADDLE_TRAINERS_NUM", int, "trainers")
     _default = Connection(endpoints, trainer_id, trainers, mode, connect_secs, call_secs,
-                          barrier_timeout)
+                          barrier_timeout, recover_secs)
     return _default
 
 

@@ -3,6 +3,10 @@ trainer's ``stop_servers()``, SIGTERM or SIGINT (then it exits with status 0).
 
     python -m skiff.distributed.ps.server --shard 0 --shards 2 --port 0
     # prints: skiff ps server 0/2 listening on 127.0.0.1:PORT
+
+With ``--checkpoint_dir DIR`` the server writes a checkpoint of its shard at most every
+``--checkpoint_secs`` and, started again with the same folder and port after being killed,
+resumes from the last one while the trainers replay what came after it.
 """
 import argparse
 import signal
@@ -14,10 +18,15 @@ from ... import _C
 __all__ = ["serve", "main"]
 
 
-def serve(shard, shards, host="127.0.0.1", port=0, out=sys.stdout):
+def serve(shard, shards, host="127.0.0.1", port=0, out=sys.stdout, checkpoint_dir="",
+          checkpoint_secs=30.0):
     """Serves shard ``shard`` of ``shards`` on host:port (0: a free port), announcing the
-    address in one flushed line on ``out``; returns once the server has stopped."""
-    server = _C.PsServer(address=f"{host}:{port}", shard=shard, shards=shards)
+    address in one flushed line on ``out``; returns once the server has stopped. With
+    ``checkpoint_dir`` it checkpoints (at most every ``checkpoint_secs``) into it and
+    starts from the last checkpoint found there."""
+    server = _C.PsServer(address=f"{host}:{port}", shard=shard, shards=shards,
+                         checkpoint_dir=str(checkpoint_dir or ""),
+                         checkpoint_secs=float(checkpoint_secs))
     previous = {sig: signal.signal(sig, lambda *_: server.shutdown())
                 for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
@@ -42,10 +51,18 @@ def main(argv=None):
     parser.add_argument("--shards", type=int, required=True, help="servers in the job")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=0, help="port (0: a free one)")
+    parser.add_argument("--checkpoint_dir", default="",
+                        help="folder of the job's server checkpoints (default: none; a killed "
+                             "server then ends the job)")
+    parser.add_argument("--checkpoint_secs", type=float, default=30.0,
+                        help="seconds between checkpoints (0: at every step or push)")
     args = parser.parse_args(argv)
     if not 0 <= args.shard < args.shards:
         parser.error(f"--shard {args.shard} is not in [0, --shards {args.shards})")
-    serve(args.shard, args.shards, args.host, args.port)
+    if args.checkpoint_secs < 0:
+        parser.error(f"--checkpoint_secs {args.checkpoint_secs} is negative")
+    serve(args.shard, args.shards, args.host, args.port, checkpoint_dir=args.checkpoint_dir,
+          checkpoint_secs=args.checkpoint_secs)
     return 0
 
 
