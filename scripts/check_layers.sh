@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-layers=(core ir kernels dist ops autodiff runtime eager api passes data codegen export tools ps board cli)
+layers=(core ir kernels dist ops autodiff runtime eager api passes data codegen export tools ps ps_ops board cli)
 declare -A rank
 for i in "${!layers[@]}"; do rank[${layers[$i]}]=$i; done
 

@@ -9,6 +9,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include "ps.grpc.pb.h"
@@ -204,11 +205,20 @@ struct Client::Impl {
 
 grpc::Status Client::Impl::info(int s, std::chrono::system_clock::time_point deadline,
                                 proto::InfoReply* out) {
-  grpc::ClientContext context;
-  context.set_wait_for_ready(true);
-  context.set_deadline(deadline);
-  proto::Ack request;
-  return stubs[s]->Info(&context, request, out);
+  // wait_for_ready covers waiting for a connection; a call that went out on a connection
+  // the dying server then broke fails UNAVAILABLE and is tried again.
+  while (true) {
+    grpc::ClientContext context;
+    context.set_wait_for_ready(true);
+    context.set_deadline(deadline);
+    proto::Ack request;
+    grpc::Status status = stubs[s]->Info(&context, request, out);
+    if (status.ok() || status.error_code() != grpc::StatusCode::UNAVAILABLE ||
+        std::chrono::system_clock::now() >= deadline) {
+      return status;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
 }
 
 grpc::Status Client::Impl::resend(int s, const Logged& logged) {

@@ -12,7 +12,12 @@ def _needs_clip(param, grad):
 
 
 def _is_sparse(grad):
-    return getattr(grad, "_kind", "dense") == "selected_rows"
+    """True for a selected-rows gradient: an eager Tensor's kind, or a static variable's
+    declared kind (its ``type``)."""
+    kind = getattr(grad, "_kind", None)
+    if kind is None:
+        kind = getattr(grad, "type", "dense")
+    return kind == "selected_rows"
 
 
 def _dense(param, grad):

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -285,10 +286,14 @@ def test_async_close_to_single_process(job_factory, reference, data):
 
 
 def run_killing_a_server(job, mode, steps=ps_ctr.STEPS, pause=0.01):
-    """Trains ``steps`` steps while server 1 is killed with SIGKILL (after its first
-    checkpoint) and started again; returns the trainers' outputs and checks that every
-    push reached each server exactly once."""
+    """Trains ``steps`` steps while server 1 is killed with SIGKILL (once every trainer is
+    training and the server has a checkpoint) and started again; returns the trainers'
+    outputs and checks that every push reached each server exactly once."""
     procs = job.start_trainers(mode, 0, steps, pause=pause)
+    deadline = time.monotonic() + 60
+    while not all(Path(f"{out}.started").exists() for out, _ in procs):
+        assert time.monotonic() < deadline, f"trainers did not start\n{job.logs()}"
+        time.sleep(0.05)
     job.wait_for_checkpoint(1)
     job.restart_server(1)
     outputs = job.finish(procs, timeout=120)

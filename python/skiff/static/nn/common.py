@@ -115,8 +115,11 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
 def embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=None,
               param_attr=None, dtype="float32"):
     """Rows of a [size[0], size[1]] table at the ids ``input``; ``is_sparse`` makes the
-    table's gradient selected rows."""
+    table's gradient selected rows; ``is_distributed`` marks the table for the parameter
+    servers (skiff.distributed.ps.program), as ``is_sparse`` does there."""
     from ...nn import functional as F
     prefix = unique_name.generate("embedding")
     w = _param(prefix, "w_0", [int(size[0]), int(size[1])], dtype, param_attr)
+    if is_distributed:
+        w.is_distributed = True
     return F.embedding(input, w, padding_idx=padding_idx, sparse=is_sparse)

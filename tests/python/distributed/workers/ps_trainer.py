@@ -2,7 +2,8 @@
 the servers argv[1] (comma-separated) in mode argv[4], steps [argv[5], argv[6]); each step
 trains on its share of the step's batch of 64. Loads the tables from argv[7] first when it
 is not "-"; writes its losses and what the servers applied (progress) to argv[8] (JSON).
-An optional argv[9] pauses that many seconds after each step."""
+An optional argv[9] pauses that many seconds after each step; argv[8] + ".started" is
+written after the fifth step."""
 import json
 import sys
 import time
@@ -32,6 +33,9 @@ for step in range(first, last):
     loss.backward()
     trainer.step()
     losses.append(float(loss))
+    if step == first + 4:
+        with open(out + ".started", "w") as f:
+            f.write("started\n")
     time.sleep(pause)
 with open(out, "w") as f:
     json.dump({"losses": losses, "progress": ps.connection().progress()}, f)

@@ -1,0 +1,251 @@
+// The parameter-server ops of a trainer's program (ps_split makes them from a training
+// program): they pull rows and dense values from the servers and push gradients through
+// the process's connection (ps_connection.h). They live outside libskiff, registered by an
+// OpRegistrar, because they call libskiff_ps. None is differentiable: the gradients they
+// push are the ones the program's backward computed.
+#include <cstring>
+#include <unordered_map>
+#include <vector>
+
+#include "skiff/ops/kernel_context.h"
+#include "skiff/ops/registry.h"
+#include "skiff/ops/shape_context.h"
+#include "skiff/ps/client.h"
+#include "skiff/ps_ops/ps_connection.h"
+
+namespace skiff {
+
+namespace {
+
+constexpr int64_t kNoPadding = -1;
+
+// The distinct ids of ids[0, n) other than `padding`, in order of first appearance, and
+// per position the index of its id among them (-1 for padding): each row travels once.
+struct DistinctIds {
+  std::vector<int64_t> ids;
+  std::vector<int64_t> where;
+
+  DistinctIds(const int64_t* all, int64_t n, int64_t padding) : where(n) {
+    std::unordered_map<int64_t, int64_t> index;
+    index.reserve(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      if (padding != kNoPadding && all[i] == padding) {
+        where[i] = -1;
+        continue;
+      }
+      auto [it, added] = index.emplace(all[i], static_cast<int64_t>(ids.size()));
+      if (added) ids.push_back(all[i]);
+      where[i] = it->second;
+    }
+  }
+};
+
+void pull_sparse_kernel(KernelContext& ctx) {
+  PsConnectionRef ps("ps_pull_sparse");
+  const std::string table = ctx.attr<std::string>("table");
+  const int64_t dim = ctx.attr<int64_t>("dim");
+  ps.check_width(table, dim, "per row");
+  const Tensor& ids = ctx.in("Ids");
+  Shape shape = ids.shape();
+  shape.push_back(dim);
+  Tensor* out = ctx.out("Out");
+  out->resize(shape, DType::kF32);
+  const DistinctIds distinct(ids.data<int64_t>(), ids.numel(), ctx.attr<int64_t>("padding_idx"));
+  std::vector<float> rows(distinct.ids.size() * dim);
+  if (!distinct.ids.empty())
+    ps.client().pull_sparse(table, distinct.ids.data(), distinct.ids.size(), rows.data());
+  float* o = out->data<float>();
+  for (size_t i = 0; i < distinct.where.size(); ++i) {
+    float* row = o + i * dim;
+    if (distinct.where[i] < 0) {
+      std::memset(row, 0, dim * sizeof(float));
+    } else {
+      std::memcpy(row, rows.data() + distinct.where[i] * dim, dim * sizeof(float));
+    }
+  }
+}
+
+// Sums the gradient rows of each distinct id (the servers apply one update per id and
+// push), leaving out padding, and pushes them for the current step.
+void push_sparse_kernel(KernelContext& ctx) {
+  PsConnectionRef ps("ps_push_sparse");
+  const std::string table = ctx.attr<std::string>("table");
+  const int64_t dim = ctx.attr<int64_t>("dim");
+  ps.check_width(table, dim, "per row");
+  const Tensor& ids = ctx.in("Ids");
+  const Tensor& grad = ctx.in("Grad");
+  SKIFF_CHECK(grad.numel() == ids.numel() * dim, "ps_push_sparse: table '", table, "': Grad ",
+              grad.type_str(), " is not Ids ", ids.type_str(), " rows of ", dim);
+  const DistinctIds distinct(ids.data<int64_t>(), ids.numel(), ctx.attr<int64_t>("padding_idx"));
+  if (distinct.ids.empty()) return;
+  std::vector<float> sums(distinct.ids.size() * dim, 0.f);
+  const float* g = grad.data<float>();
+  for (size_t i = 0; i < distinct.where.size(); ++i) {
+    if (distinct.where[i] < 0) continue;
+    float* sum = sums.data() + distinct.where[i] * dim;
+    const float* row = g + i * dim;
+    for (int64_t k = 0; k < dim; ++k) sum[k] += row[k];
+  }
+  ps.client().push_sparse(table, distinct.ids.data(), distinct.ids.size(), sums.data(), ps.step());
+}
+
+void pull_dense_kernel(KernelContext& ctx) {
+  PsConnectionRef ps("ps_pull_dense");
+  const std::string table = ctx.attr<std::string>("table");
+  const Shape shape(ctx.attr_ref<std::vector<int64_t>>("shape"));
+  ps.check_width(table, shape.numel(), "in all");
+  Tensor* out = ctx.out("Out");
+  out->resize(shape, DType::kF32);
+  ps.client().pull_dense(table, out->data<float>());
+}
+
+void push_dense_kernel(KernelContext& ctx) {
+  PsConnectionRef ps("ps_push_dense");
+  const std::string table = ctx.attr<std::string>("table");
+  const Tensor& x = ctx.in("X");
+  ps.check_width(table, x.numel(), "in all");
+  ps.client().push_dense(table, x.data<float>(), ps.step());
+}
+
+void barrier_kernel(KernelContext& ctx) {
+  PsConnectionRef ps("ps_barrier");
+  if (ctx.attr<std::string>("mode") == "sync") ps.client().barrier(ps.step());
+  const int64_t ended = ps.end_step();
+  if (Tensor* step = ctx.out("Step")) {
+    step->resize(Shape{}, DType::kI64);
+    *step->data<int64_t>() = ended;
+  }
+}
+
+const VarDesc& int64_ids(ShapeContext& ctx, const char* op) {
+  const VarDesc& ids = ctx.in_var("Ids");
+  SKIFF_CHECK(ids.dtype == DType::kI64, op, ": Ids ('", ids.name, "') must be int64, got ",
+              dtype_name(ids.dtype), ids.shape);
+  return ids;
+}
+
+// Checks the table attrs; returns dim.
+int64_t table_dim(ShapeContext& ctx, const char* op) {
+  SKIFF_CHECK(!ctx.attr<std::string>("table").empty(), op, ": the table attr is empty");
+  const int64_t dim = ctx.attr<int64_t>("dim");
+  SKIFF_CHECK(dim > 0, op, ": table '", ctx.attr<std::string>("table"),
+              "': dim must be positive, got ", dim);
+  return dim;
+}
+
+Shape rows_shape(const Shape& ids, int64_t dim) {
+  Shape s = ids;
+  s.push_back(dim);
+  return s;
+}
+
+void infer_pull_sparse(ShapeContext& ctx) {
+  const int64_t dim = table_dim(ctx, "ps_pull_sparse");
+  ctx.set_output("Out", rows_shape(int64_ids(ctx, "ps_pull_sparse").shape, dim), DType::kF32);
+}
+
+void infer_push_sparse(ShapeContext& ctx) {
+  const int64_t dim = table_dim(ctx, "ps_push_sparse");
+  const Shape want = rows_shape(int64_ids(ctx, "ps_push_sparse").shape, dim);
+  const VarDesc& grad = ctx.in_var("Grad");
+  SKIFF_CHECK(grad.dtype == DType::kF32 && grad.kind == VarKind::kDenseTensor &&
+                  shapes_compatible(grad.shape, want),
+              "ps_push_sparse: table '", ctx.attr<std::string>("table"), "': Grad ('", grad.name,
+              "') must be a float32 tensor of shape ", want, " (Ids' shape and dim), got ",
+              dtype_name(grad.dtype), grad.shape, " ", var_kind_name(grad.kind));
+}
+
+void infer_pull_dense(ShapeContext& ctx) {
+  const std::string table = ctx.attr<std::string>("table");
+  SKIFF_CHECK(!table.empty(), "ps_pull_dense: the table attr is empty");
+  const Shape shape(ctx.attr_ref<std::vector<int64_t>>("shape"));
+  SKIFF_CHECK(shape.known() && shape.numel() > 0, "ps_pull_dense: table '", table,
+              "': shape must have known positive dims, got ", shape);
+  ctx.set_output("Out", shape, DType::kF32);
+}
+
+void infer_push_dense(ShapeContext& ctx) {
+  const std::string table = ctx.attr<std::string>("table");
+  SKIFF_CHECK(!table.empty(), "ps_push_dense: the table attr is empty");
+  const VarDesc& x = ctx.in_var("X");
+  SKIFF_CHECK(x.dtype == DType::kF32 && x.kind == VarKind::kDenseTensor, "ps_push_dense: table '",
+              table, "': X ('", x.name, "') must be a dense float32 tensor, got ",
+              dtype_name(x.dtype), x.shape, " ", var_kind_name(x.kind));
+}
+
+void infer_barrier(ShapeContext& ctx) {
+  const std::string mode = ctx.attr<std::string>("mode");
+  SKIFF_CHECK(mode == "sync" || mode == "async",
+              "ps_barrier: mode must be 'sync' or 'async', got '", mode, "'");
+  ctx.set_output("Step", Shape{}, DType::kI64);
+}
+
+void register_ps_ops(OpRegistry& r) {
+  r.add("ps_pull_sparse")
+      .doc(
+          "Out[..., :] = the row of Ids[...] in the parameter servers' sparse table `table` "
+          "(rows made on first use by the table's initializer); an id equal to padding_idx "
+          "gives zeros. Each distinct id is pulled once. The embedding lookup of a "
+          "parameter-server program; not differentiable (ps_push_sparse sends the rows' "
+          "gradients).")
+      .input("Ids", "int64 ids, any values, any shape")
+      .output("Out", "float32, Ids' shape followed by dim")
+      .required_attr("table", AttrType::kString, "the sparse table's name")
+      .required_attr("dim", AttrType::kInt, "floats per row (the table's dim)")
+      .attr("padding_idx", int64_t{-1}, "id whose row is zeros and gets no gradient; -1: none")
+      .infer_shape(infer_pull_sparse)
+      .kernel({DType::kF32}, pull_sparse_kernel);
+
+  r.add("ps_push_sparse")
+      .doc(
+          "Sends the gradient rows of Ids to the sparse table `table` for the current step: "
+          "the rows of repeated ids summed, padding_idx left out. The servers apply their "
+          "optimizer (sync mode: the trainers' average, at the step's ps_barrier). Not "
+          "differentiable.")
+      .input("Ids", "the int64 ids of the lookup")
+      .input("Grad", "float32 gradient of the lookup's Out: Ids' shape followed by dim")
+      .required_attr("table", AttrType::kString, "the sparse table's name")
+      .required_attr("dim", AttrType::kInt, "floats per row (the table's dim)")
+      .attr("padding_idx", int64_t{-1}, "id that gets no gradient; -1: none")
+      .infer_shape(infer_push_sparse)
+      .kernel({DType::kF32}, push_sparse_kernel)
+      .kernel_dtype_from("Grad");
+
+  r.add("ps_pull_dense")
+      .doc(
+          "Out = the values of the parameter servers' dense table `table` (a parameter the "
+          "servers update). Not differentiable.")
+      .output("Out", "float32 of `shape`")
+      .required_attr("table", AttrType::kString, "the dense table's name")
+      .required_attr("shape", AttrType::kInts, "Out's shape (its elements: the table's size)")
+      .infer_shape(infer_pull_dense)
+      .kernel({DType::kF32}, pull_dense_kernel);
+
+  r.add("ps_push_dense")
+      .doc(
+          "Sends X, a dense parameter's gradient, to the dense table `table` for the current "
+          "step; the servers apply their optimizer (sync mode: the trainers' average, at the "
+          "step's ps_barrier). Not differentiable.")
+      .input("X", "float32 gradient, the table's size in elements")
+      .required_attr("table", AttrType::kString, "the dense table's name")
+      .infer_shape(infer_push_dense)
+      .kernel({DType::kF32}, push_dense_kernel)
+      .kernel_dtype_from("X");
+
+  r.add("ps_barrier")
+      .doc(
+          "Ends the current step of the parameter-server connection: in sync mode it returns "
+          "once every trainer reached the step and its update is applied on every server; "
+          "in async mode it does not wait. Either way the next pushes belong to the next "
+          "step. Not differentiable.")
+      .output("Step", "int64 scalar: the number of the step it ended")
+      .attr("mode", std::string("sync"), "'sync' (wait for the step's update) or 'async'")
+      .infer_shape(infer_barrier)
+      .kernel({DType::kI64}, barrier_kernel);
+}
+
+const OpRegistrar kPsOps(register_ps_ops);
+
+}  // namespace
+
+}  // namespace skiff
