@@ -1,4 +1,4 @@
-"""fleet's collective mode (Paddle's paddle.distributed.fleet): the same data-parallel
+"""fleet (Paddle's paddle.distributed.fleet). Collective mode: the same data-parallel
 training as DataParallel, through the names Paddle's collective scripts use.
 
     from skiff.distributed import fleet
@@ -10,42 +10,24 @@ In static mode ``distributed_optimizer(opt).minimize(loss)`` writes the data par
 into the program: each gradient is averaged over the ranks by a c_allreduce_avg op before
 the updates, and the startup program broadcasts rank 0's parameters. Such a program runs
 data-parallel in the executor and compiled (``skiff compile``).
+
+Parameter-server mode (``fleet.init(is_collective=False)``, or a role maker that is not
+collective): servers and trainers of one script, see ps_mode.py. The functions below
+answer for the mode fleet.init entered.
 """
 from .. import collective
 from ...framework.core import apply
 from ...framework.mode import mode
 from ..parallel import DataParallel
+from . import ps_mode
+from .role_maker import PaddleCloudRoleMaker, Role, UserDefinedRoleMaker
+from .strategy import DistributedStrategy
 
 __all__ = ["init", "DistributedStrategy", "distributed_model", "distributed_optimizer",
-           "worker_index", "worker_num", "is_first_worker", "barrier_worker"]
-
-
-class DistributedStrategy:
-    """The strategy fields that apply to collective data-parallel training on CPUs:
-    ``fuse_grad_size_in_MB`` (bucket size), ``last_comm_group_size_MB``,
-    ``find_unused_parameters`` and ``gradient_scale_configs['scale_strategy']`` ("avg",
-    the only one: gradients are averaged). Setting a field Paddle has and skiff does not
-    apply (amp, recompute, sharding, pipeline, ...) to anything but its default raises."""
-
-    _UNSUPPORTED = ("amp", "recompute", "sharding", "pipeline", "tensor_parallel", "lamb",
-                    "lars", "dgc", "localsgd", "gradient_merge", "a_sync")
-
-    def __init__(self):
-        self.fuse_grad_size_in_MB = 25
-        self.last_comm_group_size_MB = 1
-        self.find_unused_parameters = False
-        self.gradient_scale_configs = {"scale_strategy": "avg"}
-        for name in self._UNSUPPORTED:
-            object.__setattr__(self, name, False)
-
-    def __setattr__(self, name, value):
-        if name in self._UNSUPPORTED and value:
-            raise ValueError(f"DistributedStrategy.{name}: not supported; skiff's "
-                             "collective training is data-parallel only")
-        if name == "gradient_scale_configs" and value.get("scale_strategy", "avg") != "avg":
-            raise ValueError("DistributedStrategy: gradients are averaged "
-                             "(scale_strategy 'avg' is the only one)")
-        object.__setattr__(self, name, value)
+           "worker_index", "worker_num", "is_first_worker", "barrier_worker", "Role",
+           "PaddleCloudRoleMaker", "UserDefinedRoleMaker", "is_server", "is_worker",
+           "server_index", "server_num", "server_endpoints", "worker_endpoints",
+           "init_server", "run_server", "init_worker", "stop_worker"]
 
 
 class _Fleet:
@@ -53,9 +35,17 @@ class _Fleet:
 
 
 def init(role_maker=None, is_collective=False, strategy=None):
+    """Collective mode when ``is_collective`` (or ``role_maker.is_collective``): joins the
+    launcher's job. Otherwise parameter-server mode with ``role_maker`` (default: a
+    PaddleCloudRoleMaker reading the environment; outside a parameter-server job it fails
+    saying so)."""
+    if role_maker is not None:
+        is_collective = getattr(role_maker, "is_collective", False)
     if not is_collective:
-        raise ValueError("fleet.init: only collective mode (is_collective=True) is "
-                         "supported; parameter-server mode is not")
+        ps_mode.init(role_maker, strategy)
+        _Fleet.strategy = None
+        return
+    ps_mode.reset()
     _Fleet.strategy = strategy or DistributedStrategy()
     collective.init_parallel_env()
 
@@ -67,6 +57,8 @@ def _strategy():
 
 
 def distributed_model(model):
+    if ps_mode.active():
+        return ps_mode.distributed_model(model)
     s = _strategy()
     return DataParallel(model, comm_buffer_size=s.fuse_grad_size_in_MB,
                         last_comm_buffer_size=s.last_comm_group_size_MB,
@@ -74,6 +66,8 @@ def distributed_model(model):
 
 
 def distributed_optimizer(optimizer, strategy=None):
+    if ps_mode.active():
+        return ps_mode.distributed_optimizer(optimizer, strategy)
     if strategy is not None:
         _Fleet.strategy = strategy
     _strategy()
@@ -110,16 +104,40 @@ class _StaticDataParallelOptimizer:
 
 
 def worker_index():
-    return collective.get_rank()
+    return ps_mode.worker_index() if ps_mode.active() else collective.get_rank()
 
 
 def worker_num():
-    return collective.get_world_size()
+    return ps_mode.worker_num() if ps_mode.active() else collective.get_world_size()
 
 
 def is_first_worker():
-    return worker_index() == 0
+    return ps_mode.is_first_worker() if ps_mode.active() else worker_index() == 0
 
 
 def barrier_worker():
-    collective.barrier()
+    if ps_mode.active():
+        ps_mode.barrier_worker()
+    else:
+        collective.barrier()
+
+
+def is_worker():
+    """Parameter-server mode: whether this process is a trainer; collective: True."""
+    return ps_mode.is_worker() if ps_mode.active() else True
+
+
+def is_server():
+    """Parameter-server mode: whether this process is a server; collective: False."""
+    return ps_mode.is_server() if ps_mode.active() else False
+
+
+# Parameter-server mode only (they fail clearly before fleet.init(is_collective=False)).
+server_index = ps_mode.server_index
+server_num = ps_mode.server_num
+server_endpoints = ps_mode.server_endpoints
+worker_endpoints = ps_mode.worker_endpoints
+init_server = ps_mode.init_server
+run_server = ps_mode.run_server
+init_worker = ps_mode.init_worker
+stop_worker = ps_mode.stop_worker

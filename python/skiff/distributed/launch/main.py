@@ -4,6 +4,10 @@
     python -m skiff.distributed.launch --nnodes 2 --etcd 10.0.0.5:2379 --job_id j1 \\
         --host 10.0.0.7 --nproc_per_node 4 train.py
 
+or a parameter-server job's servers and trainers on this machine (ps_job.py):
+
+    python -m skiff.distributed.launch --server_num 2 --trainer_num 2 train.py
+
 Each worker gets its place in the environment (SKIFF_RANK, SKIFF_WORLD_SIZE,
 SKIFF_LOCAL_RANK, SKIFF_ETCD, SKIFF_JOB_ID, SKIFF_HOST, and Paddle's PADDLE_TRAINER_ID /
 PADDLE_TRAINERS_NUM) and writes its output to LOG_DIR/workerlog.RANK (rank 0's is also
@@ -11,6 +15,9 @@ shown here). Nodes meet in etcd: each launcher takes the first free node number 
 /skiff/JOB/nodes/ and waits for the others. Without --etcd the launcher starts a private
 etcd on 127.0.0.1 (one node only). The job's exit code is the first failing worker's
 (the others are then stopped), or 0.
+
+Parameter-server mode is chosen by any of --server_num, --trainer_num (or Paddle's
+--worker_num), --servers, --trainers (or --workers).
 """
 import argparse
 import os
@@ -24,6 +31,8 @@ import uuid
 from ... import _C
 from ..etcd_server import LocalEtcd
 from ..lease import KeptLease
+from . import ps_job
+from .echo import echo_log
 
 __all__ = ["launch", "main"]
 
@@ -57,6 +66,16 @@ def _parser():
     p.add_argument("--max_restarts", type=int, default=3,
                    help="elastic jobs (--nnodes MIN:MAX): how many times a failed worker is "
                         "replaced; the replacement joins the running job")
+    ps = p.add_argument_group("parameter-server mode (every process on 127.0.0.1)")
+    ps.add_argument("--server_num", type=int, help="servers to start (default: 1, or as "
+                    "many as --servers lists)")
+    ps.add_argument("--trainer_num", "--worker_num", dest="trainer_num", type=int,
+                    help="trainers to start (default: 1, or as many as --trainers lists)")
+    ps.add_argument("--servers", default="", help="the servers' endpoints, "
+                    "127.0.0.1:PORT,... (default: free ports)")
+    ps.add_argument("--trainers", "--workers", dest="trainers", default="",
+                    help="the trainers' endpoints, 127.0.0.1:PORT,... (given to the trainers "
+                         "as PADDLE_TRAINER_ENDPOINTS)")
     p.add_argument("script", help="the training script")
     p.add_argument("script_args", nargs=argparse.REMAINDER)
     return p
@@ -111,24 +130,31 @@ def _start_worker(args, rank, local_rank, world_size, endpoint, job_id):
     return process
 
 
-def _echo(path, stop):
-    """Copies a worker's log to this launcher's output as it grows."""
-    while not os.path.exists(path) and not stop.is_set():
-        time.sleep(0.05)
-    with open(path, "rb") as f:
-        while True:
-            chunk = f.read(65536)
-            if chunk:
-                sys.stdout.buffer.write(chunk)
-                sys.stdout.flush()
-            elif stop.is_set():
-                return
-            else:
-                time.sleep(0.05)
+def _ps_mode(args):
+    return args.server_num is not None or args.trainer_num is not None or bool(
+        args.servers) or bool(args.trainers)
+
+
+def _launch_ps(args):
+    collective = [flag for flag, given in (
+        ("--nnodes", args.nnodes != "1"), ("--nproc_per_node", args.nproc_per_node != 1),
+        ("--etcd", bool(args.etcd)), ("--job_id", bool(args.job_id)),
+        ("--host", args.host != "127.0.0.1")) if given]
+    if collective:
+        raise ValueError(f"launch: {', '.join(collective)} belong to collective jobs; a "
+                         f"parameter-server job (--server_num/--trainer_num/--servers/"
+                         f"--trainers) takes none")
+    if not os.path.exists(args.script):
+        raise FileNotFoundError(f"launch: no script {args.script}")
+    servers, trainers = ps_job.job_endpoints(args.server_num, args.trainer_num, args.servers,
+                                             args.trainers)
+    return ps_job.run(args.script, args.script_args, servers, trainers, args.log_dir)
 
 
 def launch(argv):
     args = _parser().parse_args(argv)
+    if _ps_mode(args):
+        return _launch_ps(args)
     low, high = _parse_nnodes(args.nnodes)
     if args.nproc_per_node < 1:
         raise ValueError(f"launch: --nproc_per_node must be positive, got {args.nproc_per_node}")
@@ -212,8 +238,8 @@ def _wait(workers, log_dir, first_rank):
     stop = threading.Event()
     echo = None
     if first_rank == 0:
-        echo = threading.Thread(target=_echo, args=(os.path.join(log_dir, "workerlog.0"), stop),
-                                daemon=True)
+        echo = threading.Thread(target=echo_log, args=(os.path.join(log_dir, "workerlog.0"),
+                                                       stop), daemon=True)
         echo.start()
     try:
         while True:

@@ -14,13 +14,18 @@ barrier, where the servers apply the average of the trainers' gradients.
     for ids, label in batches:
         F.binary_cross_entropy_with_logits(model(ids), label).backward()
         trainer.step()
+
+Geo mode (ps.init(..., mode="geo")): ps.GeoTrainer(model, k_steps, lr) trains locally and
+sends deltas every k_steps steps (see geo.py).
 """
 
 from .client import (Connection, barrier, connection, info, init, load, save, shrink,
                      shutdown, stop_servers)
 from .dense import DenseParameters
 from .embedding import DistributedEmbedding
+from .geo import GeoTrainer
 from .trainer import Trainer
 
 __all__ = ["Connection", "init", "connection", "barrier", "save", "load", "info", "shrink",
-           "stop_servers", "shutdown", "DistributedEmbedding", "DenseParameters", "Trainer"]
+           "stop_servers", "shutdown", "DistributedEmbedding", "DenseParameters", "Trainer",
+           "GeoTrainer"]

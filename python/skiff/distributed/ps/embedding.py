@@ -49,7 +49,11 @@ class DistributedEmbedding(Layer):
 
     forward(ids) pulls the distinct ids' rows and returns their rows in ids' shape plus
     [embedding_dim]; after backward, push(step) sends the rows' gradients (a Trainer
-    does it). An existing table of another dim fails with skiff.Error naming it."""
+    does it). An existing table of another dim fails with skiff.Error naming it.
+
+    On a connection in geo mode the layer keeps the rows it uses in ``local_rows``
+    (ps.geo.LocalRows): forward pulls only ids it does not hold, and a ps.GeoTrainer trains
+    them locally and sends their deltas (push is refused: the servers add what is pushed)."""
 
     def __init__(self, name, embedding_dim, init=None, optimizer=None, admit_count=0,
                  ttl_secs=0.0, connection=None):
@@ -60,6 +64,10 @@ class DistributedEmbedding(Layer):
                                       optimizer=dict(optimizer or {}),
                                       admit_count=int(admit_count), ttl_secs=float(ttl_secs))
         self._pulled = []  # (distinct ids, their rows Tensor) of each forward since push()
+        self.local_rows = None
+        if self._connection.mode == "geo":  # rows trained here between a GeoTrainer's syncs
+            from .geo import LocalRows
+            self.local_rows = LocalRows(self.embedding_dim)
 
     def forward(self, ids):
         ids = as_int64_ids(ids, f"DistributedEmbedding '{self.table}'")
@@ -67,7 +75,8 @@ class DistributedEmbedding(Layer):
         if ids.size == 0:
             return zeros(shape, "float32")
         distinct, where = np.unique(ids.reshape(-1), return_inverse=True)
-        rows = self.pull(distinct)
+        rows = self.pull(distinct) if self.local_rows is None else \
+            self.local_rows.get(distinct, self.pull)
         train = self.training and is_grad_enabled()
         rows = to_tensor(rows, stop_gradient=not train)
         if train:
@@ -81,16 +90,28 @@ class DistributedEmbedding(Layer):
     def push(self, step=0):
         """Sends the gradients of the rows pulled since the last push (rows that got no
         gradient are left out) for ``step``, and forgets those rows."""
+        if self.local_rows is not None:
+            raise RuntimeError(f"DistributedEmbedding '{self.table}': in geo mode the rows are "
+                               f"trained locally and their deltas sent by a ps.GeoTrainer; "
+                               f"push (gradients) is for sync and async modes")
+        taken = self.take_gradients()
+        if taken is not None:
+            ids, grads = taken
+            self._connection.client.push_sparse(self.table, ids, grads, int(step))
+
+    def take_gradients(self):
+        """(ids, gradients [n, dim] float32) of the rows pulled since the last call, ids
+        repeating when several forwards used them (rows that got no gradient are left
+        out), or None; forgets those rows."""
         pulled, self._pulled = self._pulled, []
         ids, grads = [], []
         for distinct, rows in pulled:
             if rows.grad is not None:
                 ids.append(distinct)
                 grads.append(np.asarray(rows.grad.numpy(), dtype=np.float32))
-        if ids:
-            self._connection.client.push_sparse(self.table, np.concatenate(ids),
-                                                np.ascontiguousarray(np.concatenate(grads)),
-                                                int(step))
+        if not ids:
+            return None
+        return np.concatenate(ids), np.ascontiguousarray(np.concatenate(grads))
 
     def extra_repr(self):
         return f"table={self.table!r}, embedding_dim={self.embedding_dim}"

@@ -29,7 +29,7 @@ class Trainer:
         self._connection = client.connection(connection)
         if self._connection.mode == "geo":
             raise ValueError("ps.Trainer: geo mode pushes deltas of values trained locally; "
-                             "use the connection's client directly")
+                             "use ps.GeoTrainer(model, k_steps, lr)")
         self.model = model
         self.embeddings = [layer for layer in model.sublayers(include_self=True)
                            if isinstance(layer, DistributedEmbedding)]

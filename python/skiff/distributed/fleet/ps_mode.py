@@ -1,0 +1,290 @@
+"""fleet's parameter-server mode (Paddle's fleet with is_collective=False): one script runs
+as every server and every trainer of the job, each told its part by a role maker.
+
+    python -m skiff.distributed.launch --server_num 2 --trainer_num 2 train.py
+
+    fleet.init(is_collective=False, strategy=strategy)   # role from the environment
+    if fleet.is_server():
+        fleet.init_server()
+        fleet.run_server()               # serves its shard until the trainers stop it
+    else:
+        fleet.init_worker()              # connects, in the strategy's mode
+        model = fleet.distributed_model(CTR(ps.DistributedEmbedding("emb", 8)))
+        opt = fleet.distributed_optimizer(skiff.optimizer.SGD(0.1, model.parameters()))
+        for ids, label in batches:
+            loss_fn(model(ids), label).backward()
+            opt.step()
+            opt.clear_grad()
+        fleet.stop_worker()              # every trainer meets; trainer 0 stops the servers
+
+The mode comes from the strategy (DistributedStrategy.ps_mode): a_sync False is "sync",
+a_sync True "async", a_sync True with a_sync_configs k_steps > 0 "geo".
+
+In static mode distributed_optimizer returns skiff.distributed.ps.program's
+DistributedMinimizer, whose minimize rewrites the program for the servers; init_worker
+then hands the connection to that module. In dygraph it returns a PsOptimizer
+(ps_optimizer.py) that trains the model given to distributed_model.
+
+Meetings: barrier_worker() and stop_worker() meet the trainers at steps of their own
+(from 2**62 up), above every training step. The servers count steps forward only, so a
+sync-mode step after a barrier_worker() would never be applied: in sync mode call
+barrier_worker() once training is over (the PsOptimizer refuses a sync step after one; a
+ps.Trainer of your own cannot tell). In every mode, give fleet the model before the first
+barrier_worker() (trainer 0's dense values are handed over at a meeting of step -1). Until
+a trainer has created a table the servers do not know the number of trainers, and a
+meeting returns at once.
+"""
+import importlib
+
+from ...framework.mode import mode as _framework_mode
+from .. import ps
+from .ps_optimizer import PsOptimizer
+from .role_maker import PaddleCloudRoleMaker, UserDefinedRoleMaker
+from .strategy import DistributedStrategy
+
+__all__ = ["init", "active", "reset", "is_server", "is_worker", "is_first_worker",
+           "worker_index", "worker_num", "server_index", "server_num", "server_endpoints",
+           "worker_endpoints", "init_server", "run_server", "init_worker", "stop_worker",
+           "barrier_worker", "distributed_optimizer", "distributed_model"]
+
+CONNECT_SECS = 60.0  # how long a trainer waits for the servers to come up
+FIRST_MEETING_STEP = 2**62
+
+
+class _State:
+    role = None          # the role maker; None outside parameter-server mode
+    strategy = None
+    mode, k_steps = "async", 0
+    connection = None    # this trainer's, from init_worker
+    optimizer = None     # the PsOptimizer of distributed_optimizer (dygraph)
+    model = None         # the model of distributed_model
+    meetings = 0
+
+
+def init(role_maker=None, strategy=None):
+    """Enters parameter-server mode with ``role_maker`` (default: PaddleCloudRoleMaker,
+    from the environment) and ``strategy`` (default: a DistributedStrategy, async)."""
+    if role_maker is None:
+        role_maker = PaddleCloudRoleMaker(is_collective=False)
+    if not isinstance(role_maker, (PaddleCloudRoleMaker, UserDefinedRoleMaker)):
+        raise TypeError(f"fleet.init: role_maker must be a PaddleCloudRoleMaker or a "
+                        f"UserDefinedRoleMaker, got {type(role_maker).__name__}")
+    strategy = strategy if strategy is not None else DistributedStrategy()
+    mode, k_steps = _mode_of(strategy)
+    reset()
+    _State.role, _State.strategy, _State.mode, _State.k_steps = role_maker, strategy, mode, \
+        k_steps
+
+
+def active():
+    """True after fleet.init in parameter-server mode."""
+    return _State.role is not None
+
+
+def reset():
+    """Leaves parameter-server mode (the connection is dropped; servers keep running)."""
+    if _State.connection is not None:
+        ps.shutdown()
+    _State.role = _State.strategy = _State.connection = _State.optimizer = _State.model = None
+    _State.mode, _State.k_steps, _State.meetings = "async", 0, 0
+
+
+def _mode_of(strategy):
+    if not isinstance(strategy, DistributedStrategy):
+        raise TypeError(f"fleet: strategy must be a fleet.DistributedStrategy, got "
+                        f"{type(strategy).__name__}")
+    return strategy.ps_mode()
+
+
+def _role(what):
+    if _State.role is None:
+        raise RuntimeError(f"fleet.{what}: call fleet.init(is_collective=False) first "
+                           f"(parameter-server mode)")
+    return _State.role
+
+
+def _worker(what):
+    role = _role(what)
+    if not role.is_worker():
+        raise RuntimeError(f"fleet.{what}: this process is server {role.server_index()}; "
+                           f"only trainers call it")
+    return role
+
+
+def _server(what):
+    role = _role(what)
+    if not role.is_server():
+        raise RuntimeError(f"fleet.{what}: this process is trainer {role.worker_index()}; "
+                           f"only servers call it")
+    return role
+
+
+def _connection(what):
+    _worker(what)
+    if _State.connection is None:
+        raise RuntimeError(f"fleet.{what}: call fleet.init_worker() first")
+    return _State.connection
+
+
+def is_server():
+    return _role("is_server").is_server()
+
+
+def is_worker():
+    return _role("is_worker").is_worker()
+
+
+def is_first_worker():
+    return _role("is_first_worker").is_first_worker()
+
+
+def worker_index():
+    return _role("worker_index").worker_index()
+
+
+def worker_num():
+    return _role("worker_num").worker_num()
+
+
+def server_index():
+    return _role("server_index").server_index()
+
+
+def server_num():
+    return _role("server_num").server_num()
+
+
+def server_endpoints(to_string=False):
+    endpoints = _role("server_endpoints").server_endpoints()
+    return ",".join(endpoints) if to_string else endpoints
+
+
+def worker_endpoints(to_string=False):
+    endpoints = _role("worker_endpoints").worker_endpoints()
+    return ",".join(endpoints) if to_string else endpoints
+
+
+def init_server(dirname=None, var_names=None):
+    """Prepares this server. The tables are made by the trainers (their DistributedEmbedding
+    and dense parameters), so a server cannot fill them from ``dirname`` before they exist:
+    giving it is refused; load saved tables from the trainers (ps.Trainer.load or
+    ps.load(dirname), every trainer before its first step)."""
+    _server("init_server")
+    if dirname is not None or var_names is not None:
+        raise ValueError(f"fleet.init_server: loading tables into a server is not supported "
+                         f"(dirname={dirname!r}): the trainers create the tables; load "
+                         f"them from the trainers with ps.Trainer.load(dirname) or "
+                         f"ps.load(dirname) once created, before the first step")
+
+
+def run_server():
+    """Serves this server's shard on its endpoint until the trainers stop the servers
+    (stop_worker), SIGTERM or SIGINT; then returns."""
+    from ..ps.server import serve  # (not at import: `python -m ...ps.server` runs it)
+
+    role = _server("run_server")
+    host, _, port = role.current_endpoint().rpartition(":")
+    serve(role.server_index(), role.server_num(), host, int(port))
+
+
+def init_worker(scopes=None):
+    """Connects this trainer to the servers in the strategy's mode (the default ps
+    connection); then hands it to the program rewritten by a DistributedMinimizer, or
+    binds the PsOptimizer to the model, when there is one."""
+    role = _worker("init_worker")
+    if _State.connection is not None:
+        raise RuntimeError("fleet.init_worker: called twice")
+    _State.connection = ps.init(role.server_endpoints(), role.worker_index(), role.worker_num(),
+                                mode=_State.mode, connect_secs=CONNECT_SECS)
+    program = _program_module()
+    if program is not None and program.pending():
+        program.init_worker(_State.connection)
+    _bind()
+
+
+def stop_worker():
+    """Sends this trainer's last geo deltas (GeoTrainer.finish), meets every trainer, and
+    trainer 0 then stops the servers (their processes exit with status 0)."""
+    connection = _connection("stop_worker")
+    if _State.optimizer is not None:
+        _State.optimizer.flush()
+    _meet(connection)
+    if connection.trainer_id == 0:
+        connection.stop_servers()
+    ps.shutdown()
+    _State.connection = None
+
+
+def barrier_worker():
+    """Sends this trainer's last geo deltas (GeoTrainer.finish), meets every trainer, then
+    takes the servers' values (which then hold every trainer's updates). See the module's
+    note on sync mode."""
+    connection = _connection("barrier_worker")
+    if _State.optimizer is not None:
+        _State.optimizer.flush()
+    _meet(connection)
+    if _State.optimizer is not None:
+        _State.optimizer.refresh()
+
+
+def _meet(connection):
+    step = FIRST_MEETING_STEP + _State.meetings
+    _State.meetings += 1
+    if _State.optimizer is not None:
+        _State.optimizer.steps_closed = True
+    connection.meet(step)
+
+
+def distributed_optimizer(optimizer, strategy=None):
+    """Static mode: ps.program.DistributedMinimizer(optimizer, mode, k_steps). Dygraph: a
+    PsOptimizer training the model of distributed_model (see ps_optimizer.py). A
+    ``strategy`` given here replaces fleet.init's (before init_worker only)."""
+    _role("distributed_optimizer")
+    if strategy is not None:
+        mode, k_steps = _mode_of(strategy)
+        if _State.connection is not None and (mode, k_steps) != (_State.mode, _State.k_steps):
+            raise RuntimeError(f"fleet.distributed_optimizer: the strategy asks for {mode} mode "
+                               f"but init_worker() connected in {_State.mode} mode; pass the "
+                               f"strategy before init_worker()")
+        _State.strategy, _State.mode, _State.k_steps = strategy, mode, k_steps
+    if _framework_mode.static:
+        program = _program_module()
+        if program is None:
+            raise RuntimeError("fleet.distributed_optimizer: parameter-server programs (static "
+                               "mode) need skiff.distributed.ps.program, which this skiff "
+                               "lacks; in dygraph use fleet.distributed_optimizer or ps.Trainer")
+        return program.DistributedMinimizer(optimizer, _State.mode, _State.k_steps)
+    _State.optimizer = PsOptimizer(optimizer, _State.mode, _State.k_steps)
+    _bind()
+    return _State.optimizer
+
+
+def distributed_model(model):
+    """Dygraph: gives ``model`` to the PsOptimizer of distributed_optimizer (in either
+    order, after init_worker); returns it unchanged."""
+    _role("distributed_model")
+    _State.model = model
+    _bind()
+    return model
+
+
+def _bind():
+    if None not in (_State.optimizer, _State.model, _State.connection) and \
+            _State.optimizer.driver is None:
+        if _State.meetings:
+            raise RuntimeError("fleet: give the model (distributed_model) and the optimizer "
+                               "(distributed_optimizer) before the first barrier_worker(): "
+                               "trainer 0's dense values are handed over at an earlier "
+                               "meeting")
+        _State.optimizer.bind(_State.model, _State.connection)
+
+
+def _program_module():
+    """skiff.distributed.ps.program, or None where it does not exist."""
+    name = f"{ps.__name__}.program"
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name != name:
+            raise
+        return None
