@@ -455,8 +455,29 @@ def test_a_failing_trainer_ends_the_job(tmp_path):
     assert time.monotonic() - start < 30
 
 
+def test_a_killed_server_restarts_from_its_checkpoint(tmp_path, data):
+    """With --ps_checkpoint_dir the launcher starts a server killed mid-job again; it resumes
+    from its checkpoint, the trainers replay the rest, and the job ends as if nothing
+    happened (sync: equal to one process)."""
+    rc, output, logs, results = run_ps_job(
+        tmp_path, "sync", 0, 1, ("--server_num", "2", "--trainer_num", "2",
+                                 "--ps_checkpoint_dir", str(tmp_path / "ckpt"),
+                                 "--ps_checkpoint_secs", "0.2"), fail="killserver1")
+    assert rc == 0, describe(tmp_path / "log", output)
+    assert (tmp_path / "out" / "killed").exists()
+    assert "server 1 exited with code -9; starting it again from its last checkpoint" in output
+    assert "skiff ps server 1/2: restored checkpoint" in logs["serverlog.1"]
+    for i in (0, 1):
+        assert "parameter server 1 (127.0.0.1:" in logs[f"workerlog.{i}"], logs
+        assert "replayed" in logs[f"workerlog.{i}"]
+    loss, auc = results[0]["eval"]
+    want = single_process(data, ps_ctr.BATCH, 1)
+    assert abs(loss - want[0]) <= 1e-5 and abs(auc - want[1]) <= 1e-4
+
+
 def test_a_dying_server_ends_the_job(tmp_path):
     rc, output, logs, _ = run_ps_job(tmp_path, "async", 0, 1, fail="server1")
     assert rc == 4, describe(tmp_path / "log", output)
-    assert f"server 1 exited with code 4; stopping the job (its log: " \
+    assert f"server 1 exited with code 4 and the servers keep no checkpoints " \
+           f"(--ps_checkpoint_dir); stopping the job (its log: " \
            f"{tmp_path / 'log' / 'serverlog.1'})" in output

@@ -35,6 +35,7 @@ a trainer has created a table the servers do not know the number of trainers, an
 meeting returns at once.
 """
 import importlib
+import os
 
 from ...framework.mode import mode as _framework_mode
 from .. import ps
@@ -179,12 +180,16 @@ def init_server(dirname=None, var_names=None):
 
 def run_server():
     """Serves this server's shard on its endpoint until the trainers stop the servers
-    (stop_worker), SIGTERM or SIGINT; then returns."""
+    (stop_worker), SIGTERM or SIGINT; then returns. Under a launcher given
+    --ps_checkpoint_dir it checkpoints there and starts from the last checkpoint."""
     from ..ps.server import serve  # (not at import: `python -m ...ps.server` runs it)
 
     role = _server("run_server")
     host, _, port = role.current_endpoint().rpartition(":")
-    serve(role.server_index(), role.server_num(), host, int(port))
+    # The launcher's --ps_checkpoint_dir: checkpoints, and a restart resumes from them.
+    serve(role.server_index(), role.server_num(), host, int(port),
+          checkpoint_dir=os.environ.get("SKIFF_PS_CHECKPOINT_DIR", ""),
+          checkpoint_secs=float(os.environ.get("SKIFF_PS_CHECKPOINT_SECS", "30")))
 
 
 def init_worker(scopes=None):

@@ -65,7 +65,9 @@ def _parser():
                    help="seconds a collective waits for its peers before failing")
     p.add_argument("--max_restarts", type=int, default=3,
                    help="elastic jobs (--nnodes MIN:MAX): how many times a failed worker is "
-                        "replaced; the replacement joins the running job")
+                        "replaced; the replacement joins the running job. Parameter-server "
+                        "jobs with --ps_checkpoint_dir: how many times a failed server is "
+                        "started again")
     ps = p.add_argument_group("parameter-server mode (every process on 127.0.0.1)")
     ps.add_argument("--server_num", type=int, help="servers to start (default: 1, or as "
                     "many as --servers lists)")
@@ -76,6 +78,12 @@ def _parser():
     ps.add_argument("--trainers", "--workers", dest="trainers", default="",
                     help="the trainers' endpoints, 127.0.0.1:PORT,... (given to the trainers "
                          "as PADDLE_TRAINER_ENDPOINTS)")
+    ps.add_argument("--ps_checkpoint_dir", default="",
+                    help="the servers checkpoint into this folder, and a server that dies is "
+                         "started again from its last checkpoint (default: none; a dead server "
+                         "ends the job)")
+    ps.add_argument("--ps_checkpoint_secs", type=float, default=30.0,
+                    help="seconds between a server's checkpoints (0: at every step or push)")
     p.add_argument("script", help="the training script")
     p.add_argument("script_args", nargs=argparse.REMAINDER)
     return p
@@ -146,9 +154,12 @@ def _launch_ps(args):
                          f"--trainers) takes none")
     if not os.path.exists(args.script):
         raise FileNotFoundError(f"launch: no script {args.script}")
+    if args.ps_checkpoint_secs < 0:
+        raise ValueError(f"launch: --ps_checkpoint_secs {args.ps_checkpoint_secs} is negative")
     servers, trainers = ps_job.job_endpoints(args.server_num, args.trainer_num, args.servers,
                                              args.trainers)
-    return ps_job.run(args.script, args.script_args, servers, trainers, args.log_dir)
+    return ps_job.run(args.script, args.script_args, servers, trainers, args.log_dir,
+                      args.ps_checkpoint_dir, args.ps_checkpoint_secs, args.max_restarts)
 
 
 def launch(argv):

@@ -13,8 +13,12 @@ unless it is set. Their output goes to LOG_DIR/serverlog.I and LOG_DIR/workerlog
 
 The job succeeds when every trainer exits with status 0 (the trainers stop the servers
 with fleet.stop_worker; servers still running SERVER_GRACE_SECS later are terminated). A
-trainer that fails ends the job with its exit code; a server that exits with another status
-than 0, or is killed, ends it too (PsJob.server_exited decides; a restart policy goes there).
+trainer that fails ends the job with its exit code. A server that exits with another status
+than 0, or is killed, ends it too, unless the servers keep checkpoints
+(--ps_checkpoint_dir: SKIFF_PS_CHECKPOINT_DIR and SKIFF_PS_CHECKPOINT_SECS in their
+environment, which fleet.run_server reads): then it is started again on its endpoint, up to
+--max_restarts times, resumes from its last checkpoint and the trainers replay what came
+after it.
 """
 import os
 import signal
@@ -89,8 +93,10 @@ def job_endpoints(server_num, trainer_num, servers, trainers):
 class PsJob:
     """The processes of one parameter-server job: start() them, wait() for the outcome."""
 
-    def __init__(self, script, script_args, servers, trainers, log_dir):
+    def __init__(self, script, script_args, servers, trainers, log_dir, checkpoint_dir="",
+                 checkpoint_secs=30.0, max_restarts=0):
         self.script, self.script_args, self.log_dir = script, list(script_args), log_dir
+        self.checkpoint_dir, self.max_restarts, self.restarts = checkpoint_dir, max_restarts, 0
         self.servers_at, self.trainers_at = servers, trainers
         self.servers, self.trainers = [None] * len(servers), [None] * len(trainers)
         base = {k: v for k, v in os.environ.items() if k not in _JOB_VARIABLES}
@@ -101,12 +107,16 @@ class PsJob:
                      "PADDLE_TRAINERS_NUM": str(len(trainers))})
         if all(trainers):
             base["PADDLE_TRAINER_ENDPOINTS"] = ",".join(trainers)
+        base.pop("SKIFF_PS_CHECKPOINT_DIR", None)
+        if checkpoint_dir:
+            base.update({"SKIFF_PS_CHECKPOINT_DIR": os.path.abspath(checkpoint_dir),
+                         "SKIFF_PS_CHECKPOINT_SECS": str(float(checkpoint_secs))})
         self._base_env = base
 
     def _start(self, kind, index, variables):
         env = dict(self._base_env, **variables)
         os.makedirs(self.log_dir, exist_ok=True)
-        log = open(self.log_path(kind, index), "wb")
+        log = open(self.log_path(kind, index), "ab" if self.restarts else "wb")
         try:
             return subprocess.Popen([sys.executable, "-u", self.script] + self.script_args,
                                     env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -141,12 +151,22 @@ class PsJob:
 
     def server_exited(self, index, code):
         """Called when server ``index`` exits with ``code`` while trainers run; returns the
-        job's exit code, or None to go on. A server stopped by the trainers exits 0; any
-        other end is a failure of the job (a restart policy would start_server here)."""
+        job's exit code, or None to go on. A server stopped by the trainers exits 0; one
+        that fails is started again when the servers keep checkpoints and restarts are
+        left, else the job fails."""
         if code == 0:
             return None
-        self._say(f"server {index} exited with code {code}; stopping the job (its log: "
-                  f"{self.log_path('server', index)})")
+        if self.checkpoint_dir and self.restarts < self.max_restarts:
+            self.restarts += 1
+            self._say(f"server {index} exited with code {code}; starting it again from its "
+                      f"last checkpoint ({self.restarts} of {self.max_restarts} restarts; "
+                      f"its log: {self.log_path('server', index)})")
+            self.start_server(index)
+            return None
+        why = (f"the job has used its {self.max_restarts} restarts" if self.checkpoint_dir
+               else "the servers keep no checkpoints (--ps_checkpoint_dir)")
+        self._say(f"server {index} exited with code {code} and {why}; stopping the job (its "
+                  f"log: {self.log_path('server', index)})")
         return _exit_code(code)
 
     def wait(self):
@@ -210,10 +230,12 @@ def _exit_code(code):
     return code if code > 0 else 128 - code
 
 
-def run(script, script_args, servers, trainers, log_dir):
+def run(script, script_args, servers, trainers, log_dir, checkpoint_dir="", checkpoint_secs=30.0,
+        max_restarts=0):
     """Runs the job, showing trainer 0's log; its exit code. SIGTERM to the launcher ends
     every process of the job."""
-    job = PsJob(script, script_args, servers, trainers, log_dir)
+    job = PsJob(script, script_args, servers, trainers, log_dir, checkpoint_dir,
+                checkpoint_secs, max_restarts)
     stop = threading.Event()
     echo = threading.Thread(target=echo_log, args=(job.log_path("trainer", 0), stop),
                             daemon=True)

@@ -8,10 +8,15 @@ MODE is sync, async or geo (a_sync_configs k_steps K_STEPS); each trainer trains
 passes, on its share of each batch of 64, through fleet.distributed_optimizer. Trainer I
 writes its role and trainer 0 also the evaluation (loss, AUC) to OUT/trainerI.json;
 servers print their role. FAIL "trainer1" makes trainer 1 exit with status 3 once
-connected; "server1" makes server 1 exit with status 4 instead of serving."""
+connected; "server1" makes server 1 exit with status 4 instead of serving; "killserver1"
+makes server 1 kill itself (SIGKILL) once it has written a checkpoint (under the launcher's
+--ps_checkpoint_dir), the first time only (it leaves OUT/killed behind)."""
 import json
 import os
+import signal
 import sys
+import threading
+import time
 
 import ps_ctr
 import skiff
@@ -31,6 +36,18 @@ if fleet.is_server():
           f"{fleet.server_endpoints()[fleet.server_index()]}", flush=True)
     if fail == f"server{fleet.server_index()}":
         sys.exit(4)
+    killed = os.path.join(out, "killed")
+    if fail == f"killserver{fleet.server_index()}" and not os.path.exists(killed):
+        latest = os.path.join(os.environ["SKIFF_PS_CHECKPOINT_DIR"],
+                              f"shard{fleet.server_index()}-of-{fleet.server_num()}", "LATEST")
+
+        def kill_after_a_checkpoint():
+            while not os.path.exists(latest):
+                time.sleep(0.01)
+            open(killed, "w").close()
+            os.kill(os.getpid(), signal.SIGKILL)
+
+        threading.Thread(target=kill_after_a_checkpoint, daemon=True).start()
     fleet.init_server()
     fleet.run_server()
     sys.exit(0)
