@@ -17,20 +17,14 @@
 #include "skiff/core/error.h"
 #include "skiff/ps/row_optimizer.h"
 #include "skiff/ps/sparse_table.h"
+#include "tests/testing/error_of.h"
 
 namespace skiff::ps {
 namespace {
 
-using Values = std::vector<float>;
+using skiff::testing::error_of;
 
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using Values = std::vector<float>;
 
 constexpr int kSteps = 5;
 constexpr int kDim = 7;

@@ -20,20 +20,14 @@
 
 #include "skiff/core/error.h"
 #include "skiff/ps/initializer.h"
+#include "tests/testing/error_of.h"
 
 namespace skiff::ps {
 namespace {
 
-using Row = std::vector<float>;
+using skiff::testing::error_of;
 
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using Row = std::vector<float>;
 
 Row initial_row(const InitializerConfig& init, int64_t id, int dim) {
   Row row(dim);

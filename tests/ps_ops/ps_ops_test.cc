@@ -20,10 +20,13 @@
 #include "skiff/ps/server.h"
 #include "skiff/ps_ops/ps_connection.h"
 #include "skiff/runtime/executor.h"
+#include "tests/testing/error_of.h"
 #include "tests/testing/sparse_model.h"
 
 namespace skiff {
 namespace {
+
+using skiff::testing::error_of;
 
 using testing::kIdsPerSample;
 using testing::kSparseDim;
@@ -81,15 +84,6 @@ std::vector<float> initial_row(const ps::TableSpec& spec, int64_t id) {
   std::vector<float> row(spec.dim);
   ps::init_row(spec.init, id, row.data(), spec.dim);
   return row;
-}
-
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 // ids [2, 3] -> ps_pull_sparse of table "emb" (padding id 9).

@@ -80,15 +80,6 @@ bool all_close(const Tensor& a, const Tensor& b, double atol, double rtol, std::
   return true;
 }
 
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 void expect_error(const OpTest& test, const std::vector<std::string>& parts) {
   std::string message = error_of([&] { test.run(); });
   ASSERT_FALSE(message.empty()) << "expected a skiff::Error";

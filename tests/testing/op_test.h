@@ -16,6 +16,7 @@
 
 #include "skiff/api/builder.h"
 #include "skiff/core/tensor.h"
+#include "tests/testing/error_of.h"
 
 namespace skiff::testing {
 
@@ -29,9 +30,6 @@ Tensor from_f64(const Tensor& t, DType dtype);
 // True when shapes match and |a - b| <= atol + rtol * |b| elementwise; on failure
 // `why` names the first bad element.
 bool all_close(const Tensor& a, const Tensor& b, double atol, double rtol, std::string* why);
-
-// The message of the skiff::Error that `fn` throws; "" when it throws none.
-std::string error_of(const std::function<void()>& fn);
 
 class OpTest;
 // Runs the op expecting a skiff::Error whose message contains every one of `parts`.

@@ -1,11 +1,20 @@
 """Runs a worker script as a job of the launcher (python -m skiff.distributed.launch) on
 127.0.0.1, with its own etcd, bounded in time."""
+import importlib.util
 import os
 import pathlib
 import subprocess
 import sys
 
 WORKERS = pathlib.Path(__file__).resolve().parent / "workers"
+
+
+def load_worker(name):
+    """The worker module workers/NAME.py (a model and data the tests share with workers)."""
+    spec = importlib.util.spec_from_file_location(name, WORKERS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def job_env():

@@ -4,7 +4,6 @@ end with the parameters one process gets training on the union batches (1e-6); t
 saved through the client and loaded by a fresh pair of servers continue identically;
 async mode gets about the same loss and AUC; bad ids, a table of another dim and an
 unreachable server fail clearly."""
-import importlib.util
 import json
 import selectors
 import socket
@@ -16,21 +15,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from jobs import WORKERS, job_env
+from jobs import WORKERS, job_env, load_worker
 
 import skiff
 from skiff import _C
 from skiff.distributed import ps
 
 
-def _load_worker_module(name):
-    spec = importlib.util.spec_from_file_location(name, WORKERS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ps_ctr = _load_worker_module("ps_ctr")  # the trainers' model and data
+ps_ctr = load_worker("ps_ctr")  # the trainers' model and data
 
 SHARDS, TRAINERS = 2, 2
 HALF = ps_ctr.STEPS // 2

@@ -3,7 +3,6 @@ picks the mode, the launcher runs a script as 2 servers and 2 trainers on 127.0.
 (workers/ps_fleet_ctr.py, the CTR model of ps_ctr.py). Sync mode through fleet equals one
 process on the union batches; geo and async reach the single-process AUC within 0.005; a
 failing trainer or server ends the job naming its log; mistakes fail clearly."""
-import importlib.util
 import json
 import os
 import signal
@@ -16,7 +15,7 @@ import types
 import numpy as np
 import pytest
 
-from jobs import WORKERS, job_env
+from jobs import WORKERS, job_env, load_worker
 
 import skiff
 from skiff import _C
@@ -24,14 +23,7 @@ from skiff.distributed import fleet, ps
 from skiff.distributed.launch import main as launch_main
 
 
-def _load_worker_module(name):
-    spec = importlib.util.spec_from_file_location(name, WORKERS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ps_ctr = _load_worker_module("ps_ctr")  # the trainers' model and data
+ps_ctr = load_worker("ps_ctr")  # the trainers' model and data
 
 EPOCHS = 8     # geo and async: the single-process AUC has about converged (0.917)
 K_STEPS = 10   # geo: each trainer sends its deltas every 10 steps
@@ -244,6 +236,7 @@ def test_static_mode_hands_the_program_to_ps_program(monkeypatch, server):
     fake.DistributedMinimizer = lambda *args: ("minimizer", args)
     fake.pending = lambda: True
     fake.init_worker = calls.append
+    fake.stop_worker = lambda: calls.append("stopped")
     monkeypatch.setitem(sys.modules, "skiff.distributed.ps.program", fake)
     strategy = fleet.DistributedStrategy()
     strategy.a_sync_configs = {"k_steps": 4}
@@ -257,6 +250,7 @@ def test_static_mode_hands_the_program_to_ps_program(monkeypatch, server):
     fleet.init_worker()
     assert len(calls) == 1 and calls[0].mode == "geo" and calls[0] is ps.connection()
     fleet.stop_worker()  # trainer 0 stops the (in-process) server
+    assert calls[1] == "stopped"
 
 
 def test_static_mode_without_ps_program_fails_clearly(monkeypatch, server):

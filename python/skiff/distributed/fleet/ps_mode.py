@@ -59,6 +59,7 @@ class _State:
     connection = None    # this trainer's, from init_worker
     optimizer = None     # the PsOptimizer of distributed_optimizer (dygraph)
     model = None         # the model of distributed_model
+    program = None       # ps.program, once distributed_optimizer split a static program
     meetings = 0
 
 
@@ -87,6 +88,7 @@ def reset():
     if _State.connection is not None:
         ps.shutdown()
     _State.role = _State.strategy = _State.connection = _State.optimizer = _State.model = None
+    _State.program = None
     _State.mode, _State.k_steps, _State.meetings = "async", 0, 0
 
 
@@ -201,7 +203,8 @@ def init_worker(scopes=None):
         raise RuntimeError("fleet.init_worker: called twice")
     _State.connection = ps.init(role.server_endpoints(), role.worker_index(), role.worker_num(),
                                 mode=_State.mode, connect_secs=CONNECT_SECS)
-    program = _program_module()
+    # (only a program this fleet session split: others may linger in the process)
+    program = _State.program
     if program is not None and program.pending():
         program.init_worker(_State.connection)
     _bind()
@@ -209,13 +212,16 @@ def init_worker(scopes=None):
 
 def stop_worker():
     """Sends this trainer's last geo deltas (GeoTrainer.finish), meets every trainer, and
-    trainer 0 then stops the servers (their processes exit with status 0)."""
+    trainer 0 then stops the servers (their processes exit with status 0); the ps ops of a
+    split program are disconnected."""
     connection = _connection("stop_worker")
     if _State.optimizer is not None:
         _State.optimizer.flush()
     _meet(connection)
     if connection.trainer_id == 0:
         connection.stop_servers()
+    if _State.program is not None:
+        _State.program.stop_worker()  # a split program's ps ops let go of the connection
     ps.shutdown()
     _State.connection = None
 
@@ -258,6 +264,7 @@ def distributed_optimizer(optimizer, strategy=None):
             raise RuntimeError("fleet.distributed_optimizer: parameter-server programs (static "
                                "mode) need skiff.distributed.ps.program, which this skiff "
                                "lacks; in dygraph use fleet.distributed_optimizer or ps.Trainer")
+        _State.program = program
         return program.DistributedMinimizer(optimizer, _State.mode, _State.k_steps)
     _State.optimizer = PsOptimizer(optimizer, _State.mode, _State.k_steps)
     _bind()

@@ -1,0 +1,72 @@
+"""A Paddle-style parameter-server script of the static CTR model (ps_static.py), run by the
+launcher as every server and every trainer of the job:
+
+    python -m skiff.distributed.launch --server_num 2 --trainer_num 2 ps_fleet_static.py \\
+        MODE STEPS OUT
+
+Every process builds the program and minimizes it through fleet.distributed_optimizer
+(which splits it for the servers); servers then serve, trainers run the startup program,
+init_worker, and STEPS steps of MODE (sync or async), each on its share of the step's batch
+of 64 (ids fed as they are: any int64). Trainer I writes to OUT/trainerI.json its losses and
+the dense values it started from (trainer 0's, pulled by init_worker) and ended with;
+trainer 0 also the final rows of every vocabulary id."""
+import json
+import os
+import sys
+
+import numpy as np
+import ps_ctr
+import ps_static
+
+import skiff
+from skiff import static
+from skiff.distributed import fleet, ps
+
+mode, steps, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+
+skiff.enable_static()
+main, startup, loss = ps_static.build()  # the model in programs of its own, not minimized
+
+strategy = fleet.DistributedStrategy()
+strategy.a_sync = mode != "sync"
+fleet.init(is_collective=False, strategy=strategy)
+with static.program_guard(main, startup):
+    opt = fleet.distributed_optimizer(skiff.optimizer.SGD(learning_rate=ps_ctr.LR), strategy)
+    opt.minimize(loss)
+
+if fleet.is_server():
+    fleet.init_server()
+    fleet.run_server()
+    sys.exit(0)
+
+skiff.seed(100 + fleet.worker_index())  # each trainer's startup values differ: trainer 0's win
+exe = static.Executor()
+exe.run(startup)
+fleet.init_worker()  # creates the tables, hands over trainer 0's dense values, pulls them
+scope = static.global_scope()
+
+
+def dense_values():
+    return {name: scope.get(name).numpy().tolist() for name in ps_static.DENSE}
+
+
+initial = dense_values()
+vocab, train_ids, train_labels, _, _ = ps_ctr.make_data()
+share = ps_ctr.BATCH // fleet.worker_num()
+first = fleet.worker_index() * share
+losses = []
+for step in range(steps):
+    rows = slice(step * ps_ctr.BATCH + first, step * ps_ctr.BATCH + first + share)
+    value, = exe.run(main, feed={"ids": train_ids[rows], "label": train_labels[rows]},
+                     fetch_list=[loss])
+    losses.append(float(value))
+# Sync mode: the last step's barrier waited for every trainer's update, which its pulls took.
+result = {"losses": losses, "initial": initial, "final": dense_values(),
+          "next_step": skiff._C.ps_ops_step()}
+if fleet.is_first_worker():
+    ids = np.ascontiguousarray(vocab.reshape(-1))
+    result["rows"] = ps.connection().client.pull_sparse(ps_static.TABLE, ids,
+                                                        ps_ctr.DIM).tolist()
+with open(os.path.join(out, f"trainer{fleet.worker_index()}.json"), "w") as f:
+    json.dump(result, f)
+fleet.stop_worker()
