@@ -9,7 +9,8 @@ the batches are bench/peers.py's ctr_batch. Both sides are skiff eager Python:
   ps       the same model with the table as ps.DistributedEmbedding (rows created on
            first touch) and the MLP's parameters as dense tables, on 2 server processes
            (python -m skiff.distributed.ps.server, 127.0.0.1); one trainer (this process)
-           in sync mode: each step pulls the batch's distinct rows, runs forward and
+           in sync mode: each step pulls the batch's distinct rows (the ps_pull_sparse op,
+           inside the forward), runs forward and
            backward, pushes the row and dense gradients, meets the step's barrier (the
            servers apply SGD) and pulls the dense values back.
 
@@ -115,7 +116,6 @@ def ps_step_fn(endpoints, phases):
                                     optimizer={"kind": "sgd", "lr": LR}, connection=connection)
     model = Ctr(table)
     trainer = ps.Trainer(model, optimizer={"kind": "sgd", "lr": LR}, connection=connection)
-    phases.wrap(table, "pull", "pull rows")
     phases.wrap(table, "push", "push row gradients")
     phases.wrap(trainer.dense, "push", "push dense gradients")
     phases.wrap(connection, "barrier", "barrier (servers apply the step)")

@@ -17,11 +17,18 @@
 namespace skiff::python {
 namespace {
 
-// The PsClient the ps ops use, referenced here so that it lives while they may call it.
-// Never destroyed: a static nb::object would be released after the interpreter is gone.
-nb::object& connected_client() {
-  static nb::object* held = new nb::object();
+// The PsClient of each connection of the ps ops, referenced here so that it lives while
+// they may call it. Never destroyed: a static nb::object would be released after the
+// interpreter is gone.
+std::map<int64_t, nb::object>& connected_clients() {
+  static auto* held = new std::map<int64_t, nb::object>();
   return *held;
+}
+
+ps::Client* client_of(nb::handle client, const char* function) {
+  if (!nb::isinstance<ps::Client>(client))
+    throw nb::type_error(str_cat(function, ": client must be a skiff._C.PsClient").c_str());
+  return nb::inst_ptr<ps::Client>(client);
 }
 
 PsSplitMode split_mode(const std::string& mode) {
@@ -59,29 +66,42 @@ void define_ps_ops(nb::module_& m) {
       "ps_ops_connect",
       [](nb::handle client, const std::map<std::string, int64_t>& table_widths,
          int64_t first_step) {
-        if (!nb::isinstance<ps::Client>(client))
-          throw nb::type_error("ps_ops_connect: client must be a skiff._C.PsClient");
-        ps::Client* c = nb::inst_ptr<ps::Client>(client);
+        ps::Client* c = client_of(client, "ps_ops_connect");
         {
           nb::gil_scoped_release release;  // waits for ps ops running on other threads
           connect_ps_ops(c, table_widths, first_step);
         }
-        connected_client() = nb::borrow(client);
+        connected_clients()[0] = nb::borrow(client);
       },
       nb::arg("client"), nb::arg("table_widths"), nb::arg("first_step") = 0,
-      "Makes `client` the connection of the ps_* ops, with each table's width (floats per "
-      "row of a sparse table, in all of a dense one); the next step is `first_step`.");
+      "Makes `client` the connection of a split program's ps_* ops (connection 0), with "
+      "each table's width (floats per row of a sparse table, in all of a dense one); the "
+      "next step is `first_step`.");
+  m.def(
+      "ps_ops_open",
+      [](nb::handle client) {
+        const int64_t handle = open_ps_ops_connection(client_of(client, "ps_ops_open"));
+        connected_clients()[handle] = nb::borrow(client);
+        return handle;
+      },
+      nb::arg("client"),
+      "A new connection of the ps_* ops (their `connection` attr) to `client`, for eager "
+      "layers; tables are added with ps_ops_add_table.");
+  m.def("ps_ops_add_table", &add_ps_ops_table, nb::arg("connection"), nb::arg("table"),
+        nb::arg("width"), "Lets the ops of `connection` use `table` of `width` floats.");
   m.def(
       "ps_ops_disconnect",
-      [] {
+      [](int64_t connection) {
         {
           nb::gil_scoped_release release;
-          disconnect_ps_ops();
+          disconnect_ps_ops(connection);
         }
-        connected_client() = nb::object();
+        connected_clients().erase(connection);
       },
-      "Forgets the ps ops' connection (they then fail until ps_ops_connect).");
-  m.def("ps_ops_step", &ps_ops_step, "The step the ps ops push gradients for now.");
+      nb::arg("connection") = 0,
+      "Forgets a connection of the ps ops (0: the split program's); its ops then fail.");
+  m.def("ps_ops_step", &ps_ops_step, nb::arg("connection") = 0,
+        "The step a connection's ps ops push gradients for now.");
 }
 
 }  // namespace skiff::python

@@ -18,6 +18,7 @@ namespace skiff {
 namespace {
 
 constexpr int64_t kNoPadding = -1;
+constexpr int64_t kProgramConnection = 0;
 
 // The distinct ids of ids[0, n) other than `padding`, in order of first appearance, and
 // per position the index of its id among them (-1 for padding): each row travels once.
@@ -40,8 +41,14 @@ struct DistinctIds {
   }
 };
 
+// A push's step: its `step` attr, or (-1) the connection's current one.
+int64_t step_of(const KernelContext& ctx, const PsConnectionRef& ps) {
+  const int64_t step = ctx.attr<int64_t>("step");
+  return step >= 0 ? step : ps.step();
+}
+
 void pull_sparse_kernel(KernelContext& ctx) {
-  PsConnectionRef ps("ps_pull_sparse");
+  PsConnectionRef ps("ps_pull_sparse", ctx.attr<int64_t>("connection"));
   const std::string table = ctx.attr<std::string>("table");
   const int64_t dim = ctx.attr<int64_t>("dim");
   ps.check_width(table, dim, "per row");
@@ -68,7 +75,7 @@ void pull_sparse_kernel(KernelContext& ctx) {
 // Sums the gradient rows of each distinct id (the servers apply one update per id and
 // push), leaving out padding, and pushes them for the current step.
 void push_sparse_kernel(KernelContext& ctx) {
-  PsConnectionRef ps("ps_push_sparse");
+  PsConnectionRef ps("ps_push_sparse", ctx.attr<int64_t>("connection"));
   const std::string table = ctx.attr<std::string>("table");
   const int64_t dim = ctx.attr<int64_t>("dim");
   ps.check_width(table, dim, "per row");
@@ -86,11 +93,12 @@ void push_sparse_kernel(KernelContext& ctx) {
     const float* row = g + i * dim;
     for (int64_t k = 0; k < dim; ++k) sum[k] += row[k];
   }
-  ps.client().push_sparse(table, distinct.ids.data(), distinct.ids.size(), sums.data(), ps.step());
+  ps.client().push_sparse(table, distinct.ids.data(), distinct.ids.size(), sums.data(),
+                          step_of(ctx, ps));
 }
 
 void pull_dense_kernel(KernelContext& ctx) {
-  PsConnectionRef ps("ps_pull_dense");
+  PsConnectionRef ps("ps_pull_dense", ctx.attr<int64_t>("connection"));
   const std::string table = ctx.attr<std::string>("table");
   const Shape shape(ctx.attr_ref<std::vector<int64_t>>("shape"));
   ps.check_width(table, shape.numel(), "in all");
@@ -100,15 +108,15 @@ void pull_dense_kernel(KernelContext& ctx) {
 }
 
 void push_dense_kernel(KernelContext& ctx) {
-  PsConnectionRef ps("ps_push_dense");
+  PsConnectionRef ps("ps_push_dense", ctx.attr<int64_t>("connection"));
   const std::string table = ctx.attr<std::string>("table");
   const Tensor& x = ctx.in("X");
   ps.check_width(table, x.numel(), "in all");
-  ps.client().push_dense(table, x.data<float>(), ps.step());
+  ps.client().push_dense(table, x.data<float>(), step_of(ctx, ps));
 }
 
 void barrier_kernel(KernelContext& ctx) {
-  PsConnectionRef ps("ps_barrier");
+  PsConnectionRef ps("ps_barrier", ctx.attr<int64_t>("connection"));
   if (ctx.attr<std::string>("mode") == "sync") ps.client().barrier(ps.step());
   const int64_t ended = ps.end_step();
   if (Tensor* step = ctx.out("Step")) {
@@ -191,6 +199,8 @@ void register_ps_ops(OpRegistry& r) {
       .input("Ids", "int64 ids, any values, any shape")
       .output("Out", "float32, Ids' shape followed by dim")
       .required_attr("table", AttrType::kString, "the sparse table's name")
+      .attr("connection", kProgramConnection,
+            "which connection of this process (ps_connection.h): 0 a split program's")
       .required_attr("dim", AttrType::kInt, "floats per row (the table's dim)")
       .attr("padding_idx", int64_t{-1}, "id whose row is zeros and gets no gradient; -1: none")
       .infer_shape(infer_pull_sparse)
@@ -205,6 +215,9 @@ void register_ps_ops(OpRegistry& r) {
       .input("Ids", "the int64 ids of the lookup")
       .input("Grad", "float32 gradient of the lookup's Out: Ids' shape followed by dim")
       .required_attr("table", AttrType::kString, "the sparse table's name")
+      .attr("connection", kProgramConnection,
+            "which connection of this process (ps_connection.h): 0 a split program's")
+      .attr("step", int64_t{-1}, "the step the gradient is for; -1: the connection's current one")
       .required_attr("dim", AttrType::kInt, "floats per row (the table's dim)")
       .attr("padding_idx", int64_t{-1}, "id that gets no gradient; -1: none")
       .infer_shape(infer_push_sparse)
@@ -217,6 +230,8 @@ void register_ps_ops(OpRegistry& r) {
           "servers update). Not differentiable.")
       .output("Out", "float32 of `shape`")
       .required_attr("table", AttrType::kString, "the dense table's name")
+      .attr("connection", kProgramConnection,
+            "which connection of this process (ps_connection.h): 0 a split program's")
       .required_attr("shape", AttrType::kInts, "Out's shape (its elements: the table's size)")
       .infer_shape(infer_pull_dense)
       .kernel({DType::kF32}, pull_dense_kernel);
@@ -228,6 +243,9 @@ void register_ps_ops(OpRegistry& r) {
           "step's ps_barrier). Not differentiable.")
       .input("X", "float32 gradient, the table's size in elements")
       .required_attr("table", AttrType::kString, "the dense table's name")
+      .attr("connection", kProgramConnection,
+            "which connection of this process (ps_connection.h): 0 a split program's")
+      .attr("step", int64_t{-1}, "the step the gradient is for; -1: the connection's current one")
       .infer_shape(infer_push_dense)
       .kernel({DType::kF32}, push_dense_kernel)
       .kernel_dtype_from("X");
@@ -240,6 +258,8 @@ void register_ps_ops(OpRegistry& r) {
           "step. Not differentiable.")
       .output("Step", "int64 scalar: the number of the step it ended")
       .attr("mode", std::string("sync"), "'sync' (wait for the step's update) or 'async'")
+      .attr("connection", kProgramConnection,
+            "which connection of this process (ps_connection.h): 0 a split program's")
       .infer_shape(infer_barrier)
       .kernel({DType::kI64}, barrier_kernel);
 }

@@ -170,6 +170,49 @@ TEST(PsOps, PushesApplyAtTheSyncBarrier) {
   }
 }
 
+TEST(PsOps, AnOpenedConnectionServesOpsThatNameItWithTheirOwnStep) {
+  Servers servers;
+  ps::Client client(servers.endpoints, 0);
+  const ps::TableSpec spec = sparse_spec(1.0f);
+  client.create_table(spec, ps::Mode::kSync, 1);
+  const int64_t handle = open_ps_ops_connection(&client);
+  ASSERT_GT(handle, 0);
+  add_ps_ops_table(handle, "emb", kSparseDim);
+  Program p;
+  BlockBuilder b(&p);
+  b.data("ids", DType::kI64, {1});
+  b.data("grad", DType::kF32, {1, kSparseDim});
+  b.op("ps_push_sparse", {{"Ids", {"ids"}}, {"Grad", {"grad"}}}, {},
+       {{"table", std::string("emb")},
+        {"dim", kSparseDim},
+        {"connection", handle},
+        {"step", int64_t{41}}});
+  Scope scope;
+  const std::vector<float> grad(kSparseDim, 0.25f);
+  Executor().run(p, &scope,
+                 {{"ids", Tensor::from_vector<int64_t>({1}, {77})},
+                  {"grad", Tensor::from_vector<float>({1, kSparseDim}, grad)}},
+                 {});
+  EXPECT_EQ(ps_ops_step(handle), 0);  // the step came from the attr
+  client.barrier(41);                 // step 41's push is applied
+  std::vector<float> row(kSparseDim);
+  const int64_t id = 77;
+  client.pull_sparse("emb", &id, 1, row.data());
+  const std::vector<float> init = initial_row(spec, id);
+  for (int64_t k = 0; k < kSparseDim; ++k) EXPECT_NEAR(row[k], init[k] - 0.25f, 1e-6);
+  disconnect_ps_ops(handle);
+  const std::string what = error_of([&] {
+    Executor().run(p, &scope,
+                   {{"ids", Tensor::from_vector<int64_t>({1}, {77})},
+                    {"grad", Tensor::from_vector<float>({1, kSparseDim}, grad)}},
+                   {});
+  });
+  EXPECT_NE(what.find("ps_push_sparse: parameter-server connection " + std::to_string(handle) +
+                      " is closed"),
+            std::string::npos)
+      << what;
+}
+
 // Batches of 8 samples: ids in [0, kSparseRows), labels in [-1, 1).
 struct Batches {
   std::vector<Tensor> ids, labels;

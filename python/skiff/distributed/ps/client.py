@@ -42,6 +42,7 @@ class Connection:
                              f"[0, trainers {self.trainers})")
         if not self.endpoints or not all(self.endpoints):
             raise ValueError(f"ps.init: no server endpoints in {endpoints!r}")
+        self._ops = None  # this connection's handle for the ps_* ops, once opened
         self.client = _C.PsClient(endpoints=self.endpoints, trainer=self.trainer_id,
                                   connect_secs=float(connect_secs), call_secs=float(call_secs),
                                   recover_secs=float(recover_secs))
@@ -51,6 +52,21 @@ class Connection:
         exists with the same configuration); ``config`` as _C.PsClient.create_table."""
         self.client.create_table(name, mode=self.mode, trainers=self.trainers,
                                  barrier_timeout=self.barrier_timeout, **config)
+
+    def ops_connection(self, table, width):
+        """This connection's handle for the ps_* ops (their ``connection`` attr; opened at
+        first use), with ``table`` of ``width`` floats (per row, or in all) usable."""
+        if self._ops is None:
+            self._ops = _C.ps_ops_open(self.client)
+        _C.ps_ops_add_table(self._ops, table, int(width))
+        return self._ops
+
+    def __del__(self):
+        if getattr(self, "_ops", None) is not None and _C is not None:
+            try:
+                _C.ps_ops_disconnect(self._ops)
+            except Exception:  # (the interpreter is exiting)
+                pass
 
     def barrier(self, step):
         """Sync mode: returns once every trainer reached ``step`` and its update is

@@ -6,6 +6,7 @@ import numpy as np
 
 from ... import _C
 from ...autograd import is_grad_enabled
+from ...framework.core import eager_op
 from ...nn import Layer
 from ...tensor.creation import to_tensor, zeros
 from ...tensor.manipulation import gather, reshape
@@ -47,9 +48,11 @@ class DistributedEmbedding(Layer):
     ``optimizer`` (dicts as _C.PsClient.create_table takes, e.g. {"kind": "uniform",
     "low": -0.1, "high": 0.1, "seed": 1} and {"kind": "adagrad", "lr": 0.05}).
 
-    forward(ids) pulls the distinct ids' rows and returns their rows in ids' shape plus
-    [embedding_dim]; after backward, push(step) sends the rows' gradients (a Trainer
-    does it). An existing table of another dim fails with skiff.Error naming it.
+    forward(ids) returns the rows of ids (ids' shape plus [embedding_dim]) through the
+    ps_pull_sparse op, which pulls each distinct id once; after backward, push(step) sends
+    the rows' gradients through ps_push_sparse (a Trainer does it): the ops a split static
+    program runs, on this layer's connection. An existing table of another dim fails with
+    skiff.Error naming it.
 
     On a connection in geo mode the layer keeps the rows it uses in ``local_rows``
     (ps.geo.LocalRows): forward pulls only ids it does not hold, and a ps.GeoTrainer trains
@@ -63,21 +66,31 @@ class DistributedEmbedding(Layer):
         self._connection.create_table(self.table, dim=self.embedding_dim, init=dict(init or {}),
                                       optimizer=dict(optimizer or {}),
                                       admit_count=int(admit_count), ttl_secs=float(ttl_secs))
-        self._pulled = []  # (distinct ids, their rows Tensor) of each forward since push()
+        # Each forward's (ids, rows) since push(): the ids Tensor and its rows (sync, async),
+        # or the distinct ids and their rows (geo).
+        self._pulled = []
         self.local_rows = None
         if self._connection.mode == "geo":  # rows trained here between a GeoTrainer's syncs
             from .geo import LocalRows
             self.local_rows = LocalRows(self.embedding_dim)
+        else:
+            self._ops = self._connection.ops_connection(self.table, self.embedding_dim)
 
     def forward(self, ids):
         ids = as_int64_ids(ids, f"DistributedEmbedding '{self.table}'")
         shape = list(ids.shape) + [self.embedding_dim]
         if ids.size == 0:
             return zeros(shape, "float32")
-        distinct, where = np.unique(ids.reshape(-1), return_inverse=True)
-        rows = self.pull(distinct) if self.local_rows is None else \
-            self.local_rows.get(distinct, self.pull)
         train = self.training and is_grad_enabled()
+        if self.local_rows is None:
+            ids = to_tensor(ids)
+            rows = eager_op("ps_pull_sparse", self._attrs())(ids)
+            if train:
+                rows.stop_gradient = False
+                self._pulled.append((ids, rows))
+            return rows
+        distinct, where = np.unique(ids.reshape(-1), return_inverse=True)
+        rows = self.local_rows.get(distinct, self.pull)
         rows = to_tensor(rows, stop_gradient=not train)
         if train:
             self._pulled.append((distinct, rows))
@@ -94,13 +107,18 @@ class DistributedEmbedding(Layer):
             raise RuntimeError(f"DistributedEmbedding '{self.table}': in geo mode the rows are "
                                f"trained locally and their deltas sent by a ps.GeoTrainer; "
                                f"push (gradients) is for sync and async modes")
-        taken = self.take_gradients()
-        if taken is not None:
-            ids, grads = taken
-            self._connection.client.push_sparse(self.table, ids, grads, int(step))
+        pulled, self._pulled = self._pulled, []
+        push = None
+        for ids, rows in pulled:
+            if rows.grad is not None:
+                push = push or _C.Op("ps_push_sparse", self._attrs(step=int(step)), None)
+                push(ids, rows.grad)
+
+    def _attrs(self, **more):
+        return {"table": self.table, "dim": self.embedding_dim, "connection": self._ops, **more}
 
     def take_gradients(self):
-        """(ids, gradients [n, dim] float32) of the rows pulled since the last call, ids
+        """Geo mode: (ids, gradients [n, dim] float32) of the rows used since the last call, ids
         repeating when several forwards used them (rows that got no gradient are left
         out), or None; forgets those rows."""
         pulled, self._pulled = self._pulled, []
