@@ -2,6 +2,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -39,7 +40,9 @@ struct Logged {
 
 // What the client knows of one server.
 struct ServerView {
-  uint64_t incarnation = 0;
+  // Written under Impl::stateful (recovery); read by pulls without it, so that a pull
+  // never waits behind another thread's barrier.
+  std::atomic<uint64_t> incarnation{0};
   bool checkpointing = false;
   int64_t next_seq = 1;
   int64_t pushes_sent = 0, recoveries = 0;
@@ -79,10 +82,7 @@ struct Client::Impl {
     return it->second;
   }
 
-  uint64_t incarnation(int s) {
-    std::lock_guard<std::recursive_mutex> lock(stateful);
-    return views[s].incarnation;
-  }
+  uint64_t incarnation(int s) const { return views[s].incarnation; }
 
   void set_deadline(grpc::ClientContext* context, double secs) const {
     if (secs > 0) {
@@ -342,7 +342,7 @@ Client::Client(std::vector<std::string> endpoints, int trainer, double connect_s
   const auto deadline = std::chrono::system_clock::now() +
                         std::chrono::milliseconds(static_cast<int64_t>(connect_secs * 1e3));
   std::string unreachable;
-  impl_->views.resize(impl_->endpoints.size());
+  impl_->views = std::vector<ServerView>(impl_->endpoints.size());
   for (size_t s = 0; s < impl_->endpoints.size(); ++s) {
     auto channel =
         grpc::CreateCustomChannel(impl_->endpoints[s], grpc::InsecureChannelCredentials(), args);

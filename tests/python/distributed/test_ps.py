@@ -4,18 +4,15 @@ end with the parameters one process gets training on the union batches (1e-6); t
 saved through the client and loaded by a fresh pair of servers continue identically;
 async mode gets about the same loss and AUC; bad ids, a table of another dim and an
 unreachable server fail clearly."""
-import json
-import selectors
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from jobs import WORKERS, job_env, load_worker
+import ps_jobs
+from jobs import WORKERS, load_worker
 
 import skiff
 from skiff import _C
@@ -28,78 +25,15 @@ SHARDS, TRAINERS = 2, 2
 HALF = ps_ctr.STEPS // 2
 
 
-class PsJob:
-    """Servers and trainers started by the test, all ended by stop() or kill(). With
-    ``checkpoints`` (a folder) the servers checkpoint every ``checkpoint_secs``."""
-
-    def __init__(self, tmp_path, name, shards=SHARDS, checkpoints=None, checkpoint_secs=30.0):
-        self.dir = tmp_path / name
-        self.dir.mkdir()
-        self.env = job_env()
-        self.shards, self.checkpoints, self.checkpoint_secs = shards, checkpoints, checkpoint_secs
-        self.servers, self.trainers, self.endpoints = [], [], []
-        try:
-            for shard in range(shards):
-                self.servers.append(self._start_server(shard, 0))
-            self.endpoints = [self._announced(p, shard) for shard, p in enumerate(self.servers)]
-        except BaseException:
-            self.kill()
-            raise
-
-    def _start_server(self, shard, port):
-        command = [sys.executable, "-m", "skiff.distributed.ps.server", "--shard", str(shard),
-                   "--shards", str(self.shards), "--host", "127.0.0.1", "--port", str(port)]
-        if self.checkpoints:
-            command += ["--checkpoint_dir", str(self.checkpoints), "--checkpoint_secs",
-                        str(self.checkpoint_secs)]
-        with open(self.dir / f"server{shard}.log", "ab") as log:
-            return subprocess.Popen(command, env=self.env, stdout=subprocess.PIPE, stderr=log)
-
-    def restart_server(self, shard):
-        """Kills server ``shard`` (SIGKILL) and starts it again on its port."""
-        self.servers[shard].kill()
-        self.servers[shard].wait()
-        self.servers[shard].stdout.close()
-        port = int(self.endpoints[shard].rsplit(":", 1)[1])
-        self.servers[shard] = self._start_server(shard, port)
-        assert self._announced(self.servers[shard], shard) == self.endpoints[shard]
-
-    def _announced(self, server, shard, timeout=30):
-        """The endpoint of the server's one line 'skiff ps server I/N listening on H:P'."""
-        with selectors.DefaultSelector() as sel:
-            sel.register(server.stdout, selectors.EVENT_READ)
-            assert sel.select(timeout), f"server {shard} did not start\n{self.logs()}"
-        line = server.stdout.readline().decode()
-        prefix = f"skiff ps server {shard}/{self.shards} listening on 127.0.0.1:"
-        assert line.startswith(prefix), f"{line!r}\n{self.logs()}"
-        return line.split()[-1]
+class CtrJob(ps_jobs.PsJob):
+    """A PsJob whose trainers run workers/ps_trainer.py (the CTR model)."""
 
     def start_trainers(self, mode, first, last, load_from="-", trainers=TRAINERS, pause=0.0):
         """Starts the trainers over steps [first, last) (each pausing ``pause`` s after a
         step); returns what finish() takes."""
-        procs = []
-        for t in range(trainers):
-            out = self.dir / f"trainer{t}.{first}.json"
-            log = open(self.dir / f"trainer{t}.{first}.log", "wb")
-            procs.append((out, subprocess.Popen(
-                [sys.executable, str(WORKERS / "ps_trainer.py"), ",".join(self.endpoints),
-                 str(t), str(trainers), mode, str(first), str(last), str(load_from), str(out),
-                 str(pause)],
-                env=self.env, stdout=log, stderr=subprocess.STDOUT)))
-            log.close()
-        self.trainers += [p for _, p in procs]
-        return procs
-
-    def finish(self, procs, timeout=60):
-        """Waits for the trainers; their outputs (losses, progress), by trainer."""
-        deadline = time.monotonic() + timeout
-        for _, p in procs:
-            try:
-                p.wait(timeout=max(1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                pytest.fail(f"trainers still running after {timeout} s\n{self.logs()}")
-            assert p.returncode == 0, self.logs()
-        return [json.loads(out.read_text()) for out, _ in procs]
+        return super().start_trainers(f"trainer.{first}", trainers, lambda t, out: [
+            WORKERS / "ps_trainer.py", ",".join(self.endpoints), t, trainers, mode, first,
+            last, load_from, out, pause])
 
     def train(self, mode, first, last, load_from="-", trainers=TRAINERS, timeout=60):
         """Runs the trainers over steps [first, last); their losses, by trainer."""
@@ -110,39 +44,13 @@ class PsJob:
     def connect(self, mode):
         return ps.Connection(self.endpoints, 0, TRAINERS, mode=mode, connect_secs=10.0)
 
-    def stop(self, connection):
-        """Stops the servers through the client; each exits with status 0."""
-        connection.stop_servers()
-        for p in self.servers:
-            assert p.wait(timeout=15) == 0, self.logs()
-
-    def kill(self):
-        for p in self.servers + self.trainers:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-            if p.stdout:
-                p.stdout.close()
-
-    def logs(self):
-        return "\n".join(f"--- {f.name} ---\n{f.read_text(errors='replace')[-3000:]}"
-                         for f in sorted(self.dir.glob("*.log")))
-
-    def wait_for_checkpoint(self, shard, timeout=30):
-        """Waits until server ``shard`` has named a checkpoint."""
-        latest = self.checkpoints / f"shard{shard}-of-{self.shards}" / "LATEST"
-        deadline = time.monotonic() + timeout
-        while not latest.exists():
-            assert time.monotonic() < deadline, f"no checkpoint after {timeout} s\n{self.logs()}"
-            time.sleep(0.05)
-
 
 @pytest.fixture
 def job_factory(tmp_path):
     jobs = []
 
     def make(name, **options):
-        jobs.append(PsJob(tmp_path, name, **options))
+        jobs.append(CtrJob(tmp_path / name, **options))
         return jobs[-1]
 
     yield make
@@ -213,7 +121,7 @@ def sync_run(tmp_path_factory, data):
     """2 servers x 2 trainers in sync mode: steps [0, 100), the tables saved through a
     client, steps [100, 200) by new trainer processes. Returns the state after 200
     steps, the trainers' losses and the saved folder."""
-    job = PsJob(tmp_path_factory.mktemp("ps"), "sync")
+    job = CtrJob(tmp_path_factory.mktemp("ps") / "sync")
     try:
         losses = job.train("sync", 0, HALF)
         connection = job.connect("sync")
@@ -334,7 +242,7 @@ def test_a_killed_server_without_checkpoints_ends_the_job_clearly(job_factory):
     job.restart_server(1)
     for _, p in procs:
         assert p.wait(timeout=60) != 0
-    log = (job.dir / "trainer0.0.log").read_text()
+    log = (job.dir / "trainer.0.0.log").read_text()
     assert f"parameter server 1 ({job.endpoints[1]})" in log, log
     assert "keeps no checkpoints" in log or "no checkpoints" in log, log
 

@@ -4,10 +4,7 @@ picks the mode, the launcher runs a script as 2 servers and 2 trainers on 127.0.
 process on the union batches; geo and async reach the single-process AUC within 0.005; a
 failing trainer or server ends the job naming its log; mistakes fail clearly."""
 import json
-import os
-import signal
 import socket
-import subprocess
 import sys
 import time
 import types
@@ -15,7 +12,8 @@ import types
 import numpy as np
 import pytest
 
-from jobs import WORKERS, job_env, load_worker
+from jobs import WORKERS, load_worker
+from ps_jobs import describe, launch
 
 import skiff
 from skiff import _C
@@ -88,35 +86,16 @@ def run_ps_job(tmp_path, mode, k_steps, epochs, launcher_args=("--server_num", "
     trainers' JSON by index). The whole process group is killed on a timeout."""
     log_dir, out = tmp_path / "log", tmp_path / "out"
     out.mkdir()
-    cmd = [sys.executable, "-m", "skiff.distributed.launch", "--log_dir", str(log_dir),
-           *launcher_args, str(WORKERS / "ps_fleet_ctr.py"), mode, str(k_steps), str(epochs),
-           str(out)] + ([fail] if fail else [])
-    launcher = subprocess.Popen(cmd, env=job_env(), stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        output = launcher.communicate(timeout=timeout)[0].decode(errors="replace")
-    except subprocess.TimeoutExpired:
-        output = None
-    finally:
-        try:
-            os.killpg(launcher.pid, signal.SIGKILL)  # whatever is left of the job
-        except ProcessLookupError:
-            pass
-        launcher.communicate()
+    returncode, output, _ = launch(
+        ["--log_dir", log_dir, *launcher_args, WORKERS / "ps_fleet_ctr.py", mode, k_steps,
+         epochs, out] + ([fail] if fail else []), timeout)
     if output is None:
         pytest.fail(f"the job ran past {timeout} s\n{describe(log_dir)}")
     logs = {f.name: f.read_text(errors="replace") for f in log_dir.glob("*log.*")} \
         if log_dir.exists() else {}
     results = {int(f.stem[len("trainer"):]): json.loads(f.read_text())
                for f in out.glob("trainer*.json")}
-    return launcher.returncode, output, logs, results
-
-
-def describe(log_dir, output=""):
-    parts = [output]
-    for f in sorted(log_dir.glob("*log.*")) if log_dir.exists() else []:
-        parts.append(f"--- {f.name} ---\n{f.read_text(errors='replace')[-3000:]}")
-    return "\n".join(parts)
+    return returncode, output, logs, results
 
 
 # ----- role makers and strategy ------------------------------------------------------
@@ -251,18 +230,6 @@ def test_static_mode_hands_the_program_to_ps_program(monkeypatch, server):
     assert len(calls) == 1 and calls[0].mode == "geo" and calls[0] is ps.connection()
     fleet.stop_worker()  # trainer 0 stops the (in-process) server
     assert calls[1] == "stopped"
-
-
-def test_static_mode_without_ps_program_fails_clearly(monkeypatch, server):
-    monkeypatch.setitem(sys.modules, "skiff.distributed.ps.program", None)  # not built
-    fleet.init(fleet.UserDefinedRoleMaker(0, fleet.Role.WORKER, 1, [server]))
-    fleet.init_worker()  # nothing to hand over
-    skiff.enable_static()
-    try:
-        with pytest.raises(RuntimeError, match="need skiff.distributed.ps.program"):
-            fleet.distributed_optimizer(skiff.optimizer.SGD(learning_rate=0.1))
-    finally:
-        skiff.disable_static()
 
 
 def test_dygraph_optimizer_mistakes_fail_clearly(server):

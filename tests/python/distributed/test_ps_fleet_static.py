@@ -6,43 +6,22 @@ parameters and losses of one process training the unsplit program on the union b
 (1e-6, test_ps_program.py's reference); in async mode the loss falls. Each job is bounded
 in time and leaves no process behind."""
 import json
-import os
-import signal
-import subprocess
 import sys
 import time
 
 import numpy as np
 import pytest
 
-from jobs import WORKERS, job_env
+from jobs import WORKERS
+from ps_jobs import describe, launch
 
 sys.path.insert(0, str(WORKERS))
 import ps_ctr  # noqa: E402  (the data and constants)
 import ps_static  # noqa: E402  (the static model)
-from test_ps_program import check_sync_result  # noqa: E402  (one process, unsplit program)
+from test_ps_program import check_sync_result, static_mode  # noqa: E402,F401
 
-import skiff  # noqa: E402
-from skiff import static  # noqa: E402
 
 TIMEOUT = 60  # seconds for a whole job (3 to 5 s on 2 cores)
-
-
-@pytest.fixture
-def static_mode():
-    skiff.enable_static()
-    try:
-        with static.scope_guard(static.Scope()):
-            yield
-    finally:
-        skiff.disable_static()
-
-
-def describe(log_dir, output=""):
-    parts = [output]
-    for f in sorted(log_dir.glob("*log.*")) if log_dir.exists() else []:
-        parts.append(f"--- {f.name} ---\n{f.read_text(errors='replace')[-3000:]}")
-    return "\n".join(parts)
 
 
 def run_job(tmp_path, mode, steps):
@@ -51,29 +30,13 @@ def run_job(tmp_path, mode, steps):
     TIMEOUT and leaves no process of its group running (whatever is left is killed)."""
     log_dir, out = tmp_path / "log", tmp_path / "out"
     out.mkdir()
-    cmd = [sys.executable, "-m", "skiff.distributed.launch", "--server_num", "2",
-           "--trainer_num", "2", "--log_dir", str(log_dir), str(WORKERS / "ps_fleet_static.py"),
-           mode, str(steps), str(out)]
     start = time.monotonic()
-    launcher = subprocess.Popen(cmd, env=job_env(), stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-    output, left = None, False
-    try:
-        output = launcher.communicate(timeout=TIMEOUT)[0].decode(errors="replace")
-    except subprocess.TimeoutExpired:
-        pass
-    finally:
-        try:
-            if output is not None:
-                os.killpg(launcher.pid, 0)  # raises once no process of the job is left
-                left = True
-            os.killpg(launcher.pid, signal.SIGKILL)  # whatever is left of the job
-        except ProcessLookupError:
-            pass
-        launcher.communicate()
+    returncode, output, left = launch(
+        ["--server_num", "2", "--trainer_num", "2", "--log_dir", log_dir,
+         WORKERS / "ps_fleet_static.py", mode, steps, out], TIMEOUT)
     if output is None:
         pytest.fail(f"the {mode} job ran past {TIMEOUT} s\n{describe(log_dir)}")
-    assert launcher.returncode == 0, describe(log_dir, output)
+    assert returncode == 0, describe(log_dir, output)
     assert not left, f"processes of the {mode} job outlived the launcher\n{describe(log_dir)}"
     assert "still running" not in output, describe(log_dir, output)  # stop_worker stopped them
     assert sorted(f.name for f in log_dir.glob("*log.*")) == [

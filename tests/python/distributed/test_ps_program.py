@@ -4,17 +4,14 @@ static CTR model (workers/ps_static.py) split by DistributedMinimizer. In sync m
 with the parameters one process gets training the unsplit program on the union batches
 (1e-6); async mode trains; the split program keeps no optimizer op of a distributed
 parameter, and programs it cannot split are refused naming the op and the variable."""
-import json
-import selectors
-import subprocess
 import sys
-import time
 import zlib
 
 import numpy as np
 import pytest
 
-from jobs import WORKERS, job_env
+import ps_jobs
+from jobs import WORKERS
 
 sys.path.insert(0, str(WORKERS))
 import ps_ctr  # noqa: E402  (the data and constants)
@@ -38,66 +35,14 @@ def static_mode():
         skiff.disable_static()
 
 
-class Job:
-    """Two servers and the trainers started by the test; close() kills what still runs."""
-
-    def __init__(self, folder, shards=2):
-        self.dir, self.env, self.procs = folder, job_env(), []
-        self.dir.mkdir()
-        try:
-            servers = []
-            for shard in range(shards):
-                with open(self.dir / f"server{shard}.log", "wb") as log:
-                    servers.append(subprocess.Popen(
-                        [sys.executable, "-m", "skiff.distributed.ps.server", "--shard",
-                         str(shard), "--shards", str(shards), "--host", "127.0.0.1", "--port",
-                         "0"], env=self.env, stdout=subprocess.PIPE, stderr=log))
-                self.procs.append(servers[-1])
-            self.endpoints = [self._announced(p, s, shards) for s, p in enumerate(servers)]
-        except BaseException:
-            self.close()
-            raise
-
-    def _announced(self, server, shard, shards, timeout=30):
-        with selectors.DefaultSelector() as sel:
-            sel.register(server.stdout, selectors.EVENT_READ)
-            assert sel.select(timeout), f"server {shard} did not start\n{self.logs()}"
-        line = server.stdout.readline().decode()
-        assert line.startswith(f"skiff ps server {shard}/{shards} listening on 127.0.0.1:"), (
-            f"{line!r}\n{self.logs()}")
-        return line.split()[-1]
+class Job(ps_jobs.PsJob):
+    """A PsJob whose trainers run workers/ps_static_trainer.py (the split static model)."""
 
     def train(self, mode, steps, timeout=180):
         """Runs the trainers for ``steps`` steps; their JSON results, by trainer."""
-        runs = []
-        for t in range(TRAINERS):
-            out = self.dir / f"trainer{t}.json"
-            with open(self.dir / f"trainer{t}.log", "wb") as log:
-                runs.append((out, subprocess.Popen(
-                    [sys.executable, str(WORKERS / "ps_static_trainer.py"),
-                     ",".join(self.endpoints), str(t), str(TRAINERS), mode, str(steps),
-                     str(out)], env=self.env, stdout=log, stderr=subprocess.STDOUT)))
-            self.procs.append(runs[-1][1])
-        deadline = time.monotonic() + timeout
-        for _, p in runs:
-            try:
-                p.wait(timeout=max(1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                pytest.fail(f"trainers still running after {timeout} s\n{self.logs()}")
-            assert p.returncode == 0, self.logs()
-        return [json.loads(out.read_text()) for out, _ in runs]
-
-    def close(self):
-        for p in self.procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-            if p.stdout:
-                p.stdout.close()
-
-    def logs(self):
-        return "\n".join(f"--- {f.name} ---\n{f.read_text(errors='replace')[-3000:]}"
-                         for f in sorted(self.dir.glob("*.log")))
+        return self.finish(self.start_trainers("trainer", TRAINERS, lambda t, out: [
+            WORKERS / "ps_static_trainer.py", ",".join(self.endpoints), t, TRAINERS, mode,
+            steps, out]), timeout)
 
 
 @pytest.fixture
@@ -110,7 +55,7 @@ def job(tmp_path):
 
     yield make
     for j in made:
-        j.close()
+        j.kill()
 
 
 def server_rows(ids):

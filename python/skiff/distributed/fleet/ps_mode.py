@@ -259,13 +259,8 @@ def distributed_optimizer(optimizer, strategy=None):
                                f"strategy before init_worker()")
         _State.strategy, _State.mode, _State.k_steps = strategy, mode, k_steps
     if _framework_mode.static:
-        program = _program_module()
-        if program is None:
-            raise RuntimeError("fleet.distributed_optimizer: parameter-server programs (static "
-                               "mode) need skiff.distributed.ps.program, which this skiff "
-                               "lacks; in dygraph use fleet.distributed_optimizer or ps.Trainer")
-        _State.program = program
-        return program.DistributedMinimizer(optimizer, _State.mode, _State.k_steps)
+        _State.program = _program_module()
+        return _State.program.DistributedMinimizer(optimizer, _State.mode, _State.k_steps)
     _State.optimizer = PsOptimizer(optimizer, _State.mode, _State.k_steps)
     _bind()
     return _State.optimizer
@@ -292,11 +287,5 @@ def _bind():
 
 
 def _program_module():
-    """skiff.distributed.ps.program, or None where it does not exist."""
-    name = f"{ps.__name__}.program"
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as e:
-        if e.name != name:
-            raise
-        return None
+    """skiff.distributed.ps.program, imported when a static program is first split."""
+    return importlib.import_module(f"{ps.__name__}.program")
