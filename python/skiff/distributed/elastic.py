@@ -110,12 +110,20 @@ class ElasticTrainer:
     loss of a batch. ``on_step(info)`` (optional) is called on every rank after each
     applied step with a dict: epoch, step, total (steps applied since the job began),
     world (the membership epoch), rank, world_size, samples (the indices trained on by the
-    whole world in that step), loss (this rank's, or None)."""
+    whole world in that step), loss (this rank's, or None), lr (the learning rate the
+    step applied).
+
+    ``lr_schedule(progress)`` (optional) gives the learning rate of each step from the
+    job's progress in epochs when the step begins: the data epoch plus the fraction of its
+    chunks already trained on (0 at the start, ``epochs`` at the end). An elastic job takes
+    more, smaller steps while it is short of workers, so a schedule by step count would
+    not end where it should; one by progress ends on the same rate whatever happened. It
+    sets the optimizer's float learning rate (not an LRScheduler's)."""
 
     def __init__(self, model, optimizer, dataset, batch_size, loss_fn, min_workers=None,
                  max_workers=None, step_timeout=30.0, connect_timeout=3.0, lease_ttl=2,
                  grace=0.5, wait_timeout=300.0, checkpoint_dir=None, checkpoint_every=0,
-                 on_step=None, shuffle=True, seed=0):
+                 on_step=None, shuffle=True, seed=0, lr_schedule=None):
         env = ParallelEnv()
         if not env.etcd:
             raise RuntimeError("ElasticTrainer: SKIFF_ETCD is not set; start workers with "
@@ -134,6 +142,7 @@ class ElasticTrainer:
         self.connect_timeout = connect_timeout
         self.checkpoint_dir, self.checkpoint_every = checkpoint_dir, checkpoint_every
         self.on_step, self.shuffle, self.seed = on_step, shuffle, seed
+        self.lr_schedule = lr_schedule
         self.env = env
         self.job = env.job_id
         self.root = f"/skiff/{self.job}/"
@@ -425,12 +434,15 @@ class ElasticTrainer:
 
     def _apply(self, taken, chunks, loss_value):
         self._inflight = None
+        if self.lr_schedule is not None:
+            self.optimizer.set_lr(self.lr_schedule(self.epoch + len(self.done) / len(chunks)))
         self.optimizer.step()
         self.optimizer.clear_grad(set_to_zero=False)
         self.done.update(taken)
         if self.on_step:
             self.on_step({"epoch": self.epoch, "step": self.step, "rank": self.rank,
                           "world_size": self.size, "loss": loss_value,
+                          "lr": self.optimizer.get_lr(),
                           "total": self.total_steps + 1, "world": self.world_epoch,
                           "samples": [int(s) for i in taken for s in chunks[i]]})
         self.step += 1

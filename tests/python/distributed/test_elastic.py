@@ -229,10 +229,12 @@ class _Failed(Exception):
     pass
 
 
-def _train_in_process(monkeypatch, etcd, job, checkpoints, epochs, fail_in_epoch=None):
+def _train_in_process(monkeypatch, etcd, job, checkpoints, epochs, fail_in_epoch=None,
+                      lr_schedule=None, steps=None):
     """An elastic job of one worker in this process (an MLP on a synthetic 4-class problem,
     200 samples, batches of 16); ``fail_in_epoch`` makes it fail after its first step of
-    that epoch. Returns the model's parameters."""
+    that epoch; ``steps`` (a list) gets each step's on_step info. Returns the model's
+    parameters."""
     import numpy as np
 
     import skiff
@@ -248,6 +250,8 @@ def _train_in_process(monkeypatch, etcd, job, checkpoints, epochs, fail_in_epoch
     data = [(features[i].astype(np.float32), labels[i]) for i in range(200)]
 
     def on_step(info):
+        if steps is not None:
+            steps.append(info)
         if info["epoch"] == fail_in_epoch:
             raise _Failed()
 
@@ -258,7 +262,7 @@ def _train_in_process(monkeypatch, etcd, job, checkpoints, epochs, fail_in_epoch
                                        parameters=model.parameters())
         trainer = elastic.ElasticTrainer(
             model, opt, data, batch_size=16, loss_fn=lambda m, x, y: F.cross_entropy(m(x), y),
-            checkpoint_dir=str(checkpoints), on_step=on_step)
+            checkpoint_dir=str(checkpoints), on_step=on_step, lr_schedule=lr_schedule)
         try:
             trainer.fit(epochs=epochs)
         except _Failed:
@@ -282,12 +286,28 @@ def test_a_checkpoint_taken_at_an_epoch_end_resumes_to_the_undisturbed_model(
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=0)
 
 
+def test_the_learning_rate_follows_the_jobs_progress_in_epochs(tmp_path, etcd, monkeypatch):
+    """lr_schedule gets the progress in epochs when each step begins (13 chunks of 16 of
+    the 200 samples per epoch, one worker: step k of epoch e begins at e + k/13) and the
+    step applies the rate it returns."""
+    steps = []
+    _train_in_process(monkeypatch, etcd, "lr", tmp_path, epochs=2,
+                      lr_schedule=lambda progress: 0.1 / (1 + progress), steps=steps)
+    assert [(s["epoch"], s["step"]) for s in steps] == [(e, k) for e in (0, 1)
+                                                         for k in range(13)]
+    for s in steps:
+        assert s["lr"] == pytest.approx(0.1 / (1 + s["epoch"] + s["step"] / 13), rel=1e-12)
+
+
 def test_w3_survives_five_kills_as_accurate_as_undisturbed(tmp_path, etcd):
-    """W3 (the CNN on 30000 Fashion-MNIST training images, one epoch, 4 workers): five
-    workers killed at random moments and replaced; every image trained on once, and the
-    test accuracy no more than 0.5% below the same job undisturbed. (The global batch
-    follows the number of workers, so a job that ran short of workers for a while took
-    more, smaller steps: it has ended up to 0.6% more accurate, which is no loss.)"""
+    """W3 (the CNN on 30000 Fashion-MNIST training images, one epoch, 4 workers, Adam with
+    cosine decay by progress): five workers killed at random moments and replaced; every
+    image trained on once, and the test accuracy no more than 0.5% below the same job
+    undisturbed. (The global batch follows the number of workers, so a job that ran short
+    of workers for a while took more, smaller steps. At a constant learning rate that
+    alone moves the accuracy of one epoch by +-1%: one process training the same chunks
+    in steps of 4, 3 or 2 of them at random ended 0.8307-0.8514 against 0.8486; with the
+    decay, 0.8473-0.8511 against 0.8485.)"""
     if not os.path.exists("/usr/share/datasets/fashion-mnist"):
         pytest.skip("needs the Debian package dataset-fashion-mnist")
     job_args = {"epochs": 1, "script": "elastic_w3.py", "args": [30000]}

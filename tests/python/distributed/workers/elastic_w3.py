@@ -1,9 +1,11 @@
 """An elastic worker on W3: the CNN of examples/fashion_mnist.py on the first argv[3]
-Fashion-MNIST training images (Debian's dataset-fashion-mnist), Adam, batches of 32 per
-worker, argv[4] epochs; every applied step logged (argv[1]/steps.PID.jsonl) and the test
+Fashion-MNIST training images (Debian's dataset-fashion-mnist), Adam with W3's cosine
+decay (by the job's progress: a job short of workers takes more, smaller steps), batches
+of 32 per worker, argv[4] epochs; every applied step logged (argv[1]/steps.PID.jsonl) and the test
 accuracy on the 10000 test images written at the end (argv[1]/accuracy.PID)."""
 import json
 import logging
+import math
 import os
 import pathlib
 import sys
@@ -41,7 +43,8 @@ log = open(os.path.join(out_dir, f"steps.{os.getpid()}.jsonl"), "a", buffering=1
 trainer = elastic.ElasticTrainer(
     model, opt, train, batch_size=32, loss_fn=lambda m, x, y: F.cross_entropy(m(x), y),
     min_workers=min_workers, max_workers=4, step_timeout=10.0, wait_timeout=120.0,
-    on_step=lambda info: log.write(json.dumps(dict(info, time=time.time())) + "\n"))
+    on_step=lambda info: log.write(json.dumps(dict(info, time=time.time())) + "\n"),
+    lr_schedule=lambda progress: 0.5e-3 * (1 + math.cos(math.pi * progress / epochs)))
 trainer.fit(epochs=epochs)
 with skiff.no_grad():
     pred = np.concatenate([model(skiff.to_tensor(test_x[i:i + 1000])).numpy().argmax(axis=1)
