@@ -1,6 +1,8 @@
 // skiff._C's part of static-program parameter-server training (passes/ps_split.h,
 // ps_ops/ps_connection.h): ps_split rewrites a training program and its startup program
-// in place, ps_ops_connect hands a PsClient to the ps_* ops of this process.
+// in place, ps_ops_connect hands a PsClient to the ps_* ops of this process, ps_ops_geo
+// puts a connection in geo mode.
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -34,8 +36,11 @@ ps::Client* client_of(nb::handle client, const char* function) {
 PsSplitMode split_mode(const std::string& mode) {
   if (mode == "sync") return PsSplitMode::kSync;
   if (mode == "async") return PsSplitMode::kAsync;
-  fail("ps_split: mode '", mode, "' (static programs train in 'sync' or 'async' mode)");
+  if (mode == "geo") return PsSplitMode::kGeo;
+  fail("ps_split: mode '", mode, "' (static programs train in 'sync', 'async' or 'geo' mode)");
 }
+
+using DenseValues = nb::ndarray<float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
 }  // namespace
 
@@ -44,12 +49,14 @@ void define_ps_ops(nb::module_& m) {
       "ps_split",
       [](ProgramHandle& main, ProgramHandle& startup,
          const std::vector<std::tuple<std::string, std::string, int64_t>>& sparse,
-         const std::vector<std::tuple<std::string, std::string>>& dense, const std::string& mode) {
+         const std::vector<std::tuple<std::string, std::string>>& dense, const std::string& mode,
+         int64_t k_steps) {
         PsSplitOptions options;
         for (const auto& [param, table, dim] : sparse)
           options.sparse.push_back({param, table, dim});
         for (const auto& [param, table] : dense) options.dense.push_back({param, table});
         options.mode = split_mode(mode);
+        options.k_steps = k_steps;
         // Both results first, so that a refused program is left as it was.
         Program trainer = ps_split(*main.ir, options);
         Program trainer_startup = ps_split_startup(*startup.ir, *main.ir, trainer);
@@ -59,9 +66,10 @@ void define_ps_ops(nb::module_& m) {
         startup.touched();
       },
       nb::arg("main"), nb::arg("startup"), nb::arg("sparse"), nb::arg("dense"),
-      nb::arg("mode") = "sync",
+      nb::arg("mode") = "sync", nb::arg("k_steps") = 0,
       "Splits a training program and its startup program in place for parameter-server "
-      "training: sparse is [(param, table, dim)], dense [(param, table)].");
+      "training: sparse is [(param, table, dim)], dense [(param, table)]; geo mode syncs "
+      "every k_steps steps.");
   m.def(
       "ps_ops_connect",
       [](nb::handle client, const std::map<std::string, int64_t>& table_widths,
@@ -100,6 +108,30 @@ void define_ps_ops(nb::module_& m) {
       },
       nb::arg("connection") = 0,
       "Forgets a connection of the ps ops (0: the split program's); its ops then fail.");
+  m.def(
+      "ps_ops_geo",
+      [](int64_t connection, int trainers, const std::map<std::string, DenseValues>& bases) {
+        std::map<std::string, std::vector<float>> copies;
+        for (const auto& [table, values] : bases)
+          copies[table].assign(values.data(), values.data() + values.size());
+        set_ps_ops_geo(connection, trainers, std::move(copies));
+      },
+      nb::arg("connection"), nb::arg("trainers"), nb::arg("dense_bases"),
+      "Puts a connection of the ps ops in geo mode for a job of `trainers`; dense_bases "
+      "maps each dense table to the float32 values the trainer pulled into its parameter.");
+  m.def(
+      "ps_ops_geo_sync",
+      [](int64_t connection, const std::map<std::string, DenseValues>& dense, bool final) {
+        std::map<std::string, std::pair<float*, int64_t>> values;
+        for (const auto& [table, array] : dense)
+          values[table] = {array.data(), static_cast<int64_t>(array.size())};
+        nb::gil_scoped_release release;
+        ps_ops_geo_sync(connection, values, final);
+      },
+      nb::arg("connection"), nb::arg("dense"), nb::arg("final") = false,
+      "A geo sync of a connection outside its program: dense maps each dense table to the "
+      "trainer's float32 values (of the table's width), written in place; final (after the "
+      "last step) sends the share of what moved, drops the carries and pulls nothing.");
   m.def("ps_ops_step", &ps_ops_step, nb::arg("connection") = 0,
         "The step a connection's ps ops push gradients for now.");
 }

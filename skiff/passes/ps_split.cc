@@ -46,6 +46,7 @@ class PsSplitter {
 
   Program run() {
     if (o_.sparse.empty() && o_.dense.empty()) return std::move(p_);
+    SKIFF_CHECK(!geo() || o_.k_steps > 0, "ps_split: geo mode needs k_steps > 0, got ", o_.k_steps);
     for (const PsSparseParam& s : o_.sparse) check_param(s.param, s.table, "sparse");
     for (const PsDenseParam& d : o_.dense) check_param(d.param, d.table, "dense");
     for (const PsSparseParam& s : o_.sparse) plan_sparse(s);
@@ -56,6 +57,7 @@ class PsSplitter {
 
  private:
   Block& block0() { return p_.block(0); }
+  bool geo() const { return o_.mode == PsSplitMode::kGeo; }
 
   void check_param(const std::string& param, const std::string& table, const char* kind) {
     SKIFF_CHECK(!param.empty() && !table.empty(), "ps_split: a ", kind,
@@ -84,15 +86,20 @@ class PsSplitter {
     const OpDesc& op = b.ops[found[0]];
     SKIFF_CHECK(found.size() == 1, "ps_split: parameter '", param, "' is updated by ", found.size(),
                 " ops (", op.type, at(op), ", ", b.ops[found[1]].type, ", ...)");
-    SKIFF_CHECK(server_optimizer(op.type), "ps_split: parameter '", param, "' is updated by op '",
-                op.type, "'", at(op), "; the parameter servers apply sgd, adam or adagrad");
+    if (geo()) {
+      SKIFF_CHECK(op.type == "sgd", "ps_split: sparse table '", param, "' is updated by op '",
+                  op.type, "'", at(op), "; geo mode trains the trainer's rows with sgd");
+    } else {
+      SKIFF_CHECK(server_optimizer(op.type), "ps_split: parameter '", param, "' is updated by op '",
+                  op.type, "'", at(op), "; the parameter servers apply sgd, adam or adagrad");
+    }
     SKIFF_CHECK(!(op.type == "adam" && op.attr_or<bool>("amsgrad", false)), "ps_split: op adam",
                 at(op), " of parameter '", param,
                 "' uses amsgrad, which the parameter servers do not apply");
     SKIFF_CHECK(op.first_output("ParamOut") == param, "ps_split: op '", op.type, "'", at(op),
                 " writes parameter '", param, "' to '", op.first_output("ParamOut"),
                 "' instead of in place");
-    check_learning_rate(op, param);
+    if (!geo()) check_learning_rate(op, param);
     for (int bi = 0; bi < p_.num_blocks(); ++bi) {
       const auto& ops = p_.block(bi).ops;
       for (size_t i = 0; i < ops.size(); ++i) {
@@ -152,6 +159,8 @@ class PsSplitter {
         replaced_[i] = pull_sparse(s, op);
       } else if (way.ops.count(i) && op.type == "embedding_grad") {
         replaced_[i] = push_sparse(s, op);
+        if (geo())
+          replaced_[i].set_input("LearningRate", {b.ops[update].first_input("LearningRate")});
       } else if (way.ops.count(i)) {
         remove(i);
       }
@@ -242,25 +251,31 @@ class PsSplitter {
       fail_gradient_way(s, update, way.off.begin()->first, way.off.begin()->second);
   }
 
-  static OpDesc& sparse_attrs(const PsSparseParam& s, const OpDesc& from, OpDesc& op) {
-    return op.set_attr("table", s.table)
+  OpDesc& sparse_attrs(const PsSparseParam& s, const OpDesc& from, OpDesc& op) const {
+    op.set_attr("table", s.table)
         .set_attr("dim", s.dim)
         .set_attr("padding_idx", from.attr_or<int64_t>("padding_idx", -1));
+    if (geo()) op.set_attr("geo", true);
+    return op;
   }
 
-  static OpDesc pull_sparse(const PsSparseParam& s, const OpDesc& embedding) {
+  OpDesc pull_sparse(const PsSparseParam& s, const OpDesc& embedding) const {
     OpDesc op = made_from("ps_pull_sparse", embedding);
     op.set_input("Ids", embedding.input("Ids")).set_output("Out", embedding.output("Out"));
     return sparse_attrs(s, embedding, op);
   }
 
-  static OpDesc push_sparse(const PsSparseParam& s, const OpDesc& grad) {
+  OpDesc push_sparse(const PsSparseParam& s, const OpDesc& grad) const {
     OpDesc op = made_from("ps_push_sparse", grad);
     op.set_input("Ids", grad.input("Ids")).set_input("Grad", grad.input("Out@GRAD"));
     return sparse_attrs(s, grad, op);
   }
 
   void plan_dense(const PsDenseParam& d) {
+    if (geo()) {  // trained here as the program says; ps_geo_step syncs it
+      geo_dense_.push_back(d);
+      return;
+    }
     const size_t update = find_update(d.param);
     const OpDesc& op = block0().ops[update];
     const VarDesc& param = *block0().find_local_var(d.param);
@@ -292,15 +307,17 @@ class PsSplitter {
   void remove_dead_ops(std::vector<OpDesc>& ops, std::vector<OpDesc>& gone);
   void drop_declarations(const std::vector<OpDesc>& gone, const std::set<std::string>& written);
   std::string step_var();
+  OpDesc geo_step();
 
   Program p_;
   const PsSplitOptions& o_;
   std::set<std::string> params_, tables_;
-  std::set<size_t> removed_;            // ops of block 0 the servers' updates replace
-  std::map<size_t, OpDesc> replaced_;   // ops of block 0 rewritten in place
-  std::vector<OpDesc> pushes_, pulls_;  // appended around the barrier
-  std::set<std::string> drop_;          // declarations the trainer no longer needs
-  std::vector<std::string> roots_;      // inputs of removed ops: maybe dead now
+  std::set<size_t> removed_;             // ops of block 0 the servers' updates replace
+  std::map<size_t, OpDesc> replaced_;    // ops of block 0 rewritten in place
+  std::vector<OpDesc> pushes_, pulls_;   // appended around the barrier
+  std::vector<PsDenseParam> geo_dense_;  // geo mode: synced by ps_geo_step
+  std::set<std::string> drop_;           // declarations the trainer no longer needs
+  std::vector<std::string> roots_;       // inputs of removed ops: maybe dead now
 };
 
 void PsSplitter::rewrite() {
@@ -319,12 +336,16 @@ void PsSplitter::rewrite() {
       if (it != replaced_.end()) gone.push_back(b.ops[i]);
     }
   }
-  ops.insert(ops.end(), pushes_.begin(), pushes_.end());
-  OpDesc barrier("ps_barrier");
-  barrier.set_output("Step", {step_var()});
-  barrier.set_attr("mode", std::string(o_.mode == PsSplitMode::kSync ? "sync" : "async"));
-  ops.push_back(barrier);
-  ops.insert(ops.end(), pulls_.begin(), pulls_.end());
+  if (geo()) {
+    ops.push_back(geo_step());
+  } else {
+    ops.insert(ops.end(), pushes_.begin(), pushes_.end());
+    OpDesc barrier("ps_barrier");
+    barrier.set_output("Step", {step_var()});
+    barrier.set_attr("mode", std::string(o_.mode == PsSplitMode::kSync ? "sync" : "async"));
+    ops.push_back(barrier);
+    ops.insert(ops.end(), pulls_.begin(), pulls_.end());
+  }
   remove_dead_ops(ops, gone);
   b.ops = std::move(ops);
   drop_declarations(gone, written);
@@ -388,6 +409,19 @@ void PsSplitter::drop_declarations(const std::vector<OpDesc>& gone,
     if (!v->persistable && !written.count(n) && !drop_.count(n)) continue;  // fed
     b.vars.erase(n);
   }
+}
+
+OpDesc PsSplitter::geo_step() {
+  std::vector<std::string> params, tables;
+  for (const PsDenseParam& d : geo_dense_) {
+    params.push_back(d.param);
+    tables.push_back(d.table);
+  }
+  OpDesc op("ps_geo_step");
+  op.set_output("Step", {step_var()});
+  op.set_input("X", params).set_output("Out", params);
+  op.set_attr("tables", tables).set_attr("k_steps", o_.k_steps);
+  return op;
 }
 
 std::string PsSplitter::step_var() {

@@ -8,6 +8,14 @@
 //   (end of block 0)               +=  ps_push_dense(grad) per dense parameter, ps_barrier,
 //                                      ps_pull_dense(param) per dense parameter
 //
+// In geo mode (Paddle's GeoSGD) the trainer trains local copies with SGD and every k steps
+// sends the servers its share of how far they moved (skiff/ps_ops/ps_geo.h):
+//
+//   embedding(W, Ids)              ->  ps_pull_sparse(Ids) {geo}: the trainer's rows
+//   embedding_grad(W, Ids, dOut)   ->  ps_push_sparse(Ids, dOut, LearningRate) {geo}: local SGD
+//   sgd of a sparse table          ->  removed (the push applied it); dense updates stay
+//   (end of block 0)               +=  ps_geo_step(dense params) {tables, k_steps}
+//
 //   PsSplitOptions options;
 //   options.sparse = {{"emb.w_0", "emb.w_0", 8}};
 //   options.dense = {{"fc.w_0", "fc.w_0"}, {"fc.b_0", "fc.b_0"}};
@@ -34,13 +42,15 @@ struct PsDenseParam {
   std::string param, table;
 };
 
-enum class PsSplitMode { kSync, kAsync };
+enum class PsSplitMode { kSync, kAsync, kGeo };
 
 struct PsSplitOptions {
   std::vector<PsSparseParam> sparse;
   std::vector<PsDenseParam> dense;
   // Sync: ps_barrier waits for the step's update on every server; async: it does not.
   PsSplitMode mode = PsSplitMode::kSync;
+  // Geo mode: steps between syncs (positive).
+  int64_t k_steps = 0;
 };
 
 // The trainer's part of `main` (forward, backward and update ops in block 0, as
@@ -50,8 +60,9 @@ struct PsSplitOptions {
 // and its gradient may reach its update only as embedding_grad outputs (summed, or made
 // dense with fill_any_like): the servers apply no weight decay or clipping to it. The
 // tables' variables, their gradients, the removed updates' optimizer state and the ops only
-// those updates read are dropped (a value fetched only from them is gone). Throws
-// skiff::Error naming the op and the variable it cannot split.
+// those updates read are dropped (a value fetched only from them is gone). In geo mode a
+// sparse table's update must be sgd (at any rate, a schedule's too) and the dense updates
+// are kept as they are. Throws skiff::Error naming the op and the variable it cannot split.
 Program ps_split(const Program& main, const PsSplitOptions& options);
 
 // The startup program of a split trainer: without the ops that initialise what

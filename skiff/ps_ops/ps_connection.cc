@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "skiff/core/error.h"
+#include "skiff/ps_ops/ps_geo.h"
 
 namespace skiff {
 
@@ -15,6 +16,7 @@ struct PsOpsConnection {
   ps::Client* client = nullptr;
   std::map<std::string, int64_t> widths;
   std::atomic<int64_t> step{0};
+  std::unique_ptr<PsGeo> geo;  // geo mode's local copies; null in sync and async mode
 };
 
 namespace {
@@ -52,6 +54,7 @@ void connect_ps_ops(ps::Client* client, std::map<std::string, int64_t> table_wid
   c.client = client;
   c.widths = std::move(table_widths);
   c.step = first_step;
+  c.geo.reset();
 }
 
 int64_t open_ps_ops_connection(ps::Client* client) {
@@ -78,11 +81,31 @@ void disconnect_ps_ops(int64_t handle) {
   std::unique_lock<std::shared_mutex> lock(c->mutex);
   c->client = nullptr;
   c->widths.clear();
+  c->geo.reset();
 }
 
 int64_t ps_ops_step(int64_t handle) {
   PsOpsConnection* c = find(handle, false);
   return c ? c->step.load() : 0;
+}
+
+void set_ps_ops_geo(int64_t handle, int trainers,
+                    std::map<std::string, std::vector<float>> dense_bases) {
+  PsOpsConnection* c = find(handle, false);
+  SKIFF_CHECK(c, "set_ps_ops_geo: no connection ", handle);
+  std::unique_lock<std::shared_mutex> lock(c->mutex);
+  c->geo = std::make_unique<PsGeo>(trainers, std::move(dense_bases));
+}
+
+void ps_ops_geo_sync(int64_t handle, const std::map<std::string, std::pair<float*, int64_t>>& dense,
+                     bool final) {
+  PsConnectionRef ps("ps_ops_geo_sync", handle);
+  std::vector<PsGeo::Dense> values;
+  for (const auto& [table, data] : dense) {
+    ps.check_width(table, data.second, "in all");
+    values.push_back({table, data.first, data.second});
+  }
+  ps.geo().sync(ps.client(), values, ps.step(), final);
 }
 
 PsConnectionRef::PsConnectionRef(const char* op, int64_t handle)
@@ -104,6 +127,13 @@ void PsConnectionRef::check_width(const std::string& table, int64_t want, const 
               " tables); split the program with DistributedMinimizer before init_worker");
   SKIFF_CHECK(it->second == want, op_, ": table '", table, "' has ", it->second, " floats ", what,
               " but the op uses ", want);
+}
+
+PsGeo& PsConnectionRef::geo() const {
+  SKIFF_CHECK(connection_->geo, op_,
+              ": the parameter-server connection is not in geo mode (a program split for geo "
+              "mode needs init_worker on a geo connection)");
+  return *connection_->geo;
 }
 
 int64_t PsConnectionRef::step() const { return connection_->step; }

@@ -2,7 +2,8 @@
 // `connection` attr): 0 is a split program's, set by the frontend once the tables exist
 // (skiff.distributed.ps.program.init_worker); eager layers open their own (each
 // skiff.distributed.ps.Connection one). A connection is a ps::Client, the width of each
-// table the ops may touch, and the step counter that ps_barrier advances.
+// table the ops may touch, the step counter that ps_barrier advances and, in geo mode, the
+// trainer's local copies (ps_geo.h).
 //
 //   ps::Client client(endpoints, /*trainer=*/0);
 //   client.create_table(spec, ps::Mode::kSync, /*trainers=*/2);   // every table
@@ -15,6 +16,8 @@
 #include <map>
 #include <shared_mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace skiff {
 
@@ -39,7 +42,19 @@ void disconnect_ps_ops(int64_t handle = 0);
 // The step connection `handle`'s ops push gradients for now (the one the next ps_barrier
 // ends).
 int64_t ps_ops_step(int64_t handle = 0);
+// Puts connection `handle` in geo mode (ps_geo.h) for a job of `trainers`: its geo ops
+// train local copies; `dense_bases` holds each dense table's values as the trainer pulled
+// them into its parameters. Disconnecting drops the copies.
+void set_ps_ops_geo(int64_t handle, int trainers,
+                    std::map<std::string, std::vector<float>> dense_bases);
+// A geo sync of connection `handle` outside the program (ps_geo_step does them every k
+// steps): `dense` maps each dense table to the trainer's values and their count (the
+// table's width), written in place. `final`, after the last step: sends the share of what
+// moved and drops the carries, pulling nothing.
+void ps_ops_geo_sync(int64_t handle, const std::map<std::string, std::pair<float*, int64_t>>& dense,
+                     bool final);
 
+class PsGeo;
 struct PsOpsConnection;  // (ps_connection.cc)
 
 // An op's hold on the connection for the length of its call: disconnect_ps_ops waits for
@@ -57,6 +72,8 @@ class PsConnectionRef {
   int64_t step() const;
   // Ends the current step: returns its number and numbers the next one.
   int64_t end_step();
+  // The connection's geo state; throws naming the op when it is not in geo mode.
+  PsGeo& geo() const;
 
  private:
   PsOpsConnection* connection_;

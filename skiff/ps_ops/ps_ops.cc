@@ -12,6 +12,7 @@
 #include "skiff/ops/shape_context.h"
 #include "skiff/ps/client.h"
 #include "skiff/ps_ops/ps_connection.h"
+#include "skiff/ps_ops/ps_geo.h"
 
 namespace skiff {
 
@@ -59,8 +60,13 @@ void pull_sparse_kernel(KernelContext& ctx) {
   out->resize(shape, DType::kF32);
   const DistinctIds distinct(ids.data<int64_t>(), ids.numel(), ctx.attr<int64_t>("padding_idx"));
   std::vector<float> rows(distinct.ids.size() * dim);
-  if (!distinct.ids.empty())
+  if (distinct.ids.empty()) {
+  } else if (ctx.attr<bool>("geo")) {
+    ps.geo().get_rows(ps.client(), table, dim, distinct.ids.data(), distinct.ids.size(),
+                      rows.data());
+  } else {
     ps.client().pull_sparse(table, distinct.ids.data(), distinct.ids.size(), rows.data());
+  }
   float* o = out->data<float>();
   for (size_t i = 0; i < distinct.where.size(); ++i) {
     float* row = o + i * dim;
@@ -73,7 +79,8 @@ void pull_sparse_kernel(KernelContext& ctx) {
 }
 
 // Sums the gradient rows of each distinct id (the servers apply one update per id and
-// push), leaving out padding, and pushes them for the current step.
+// push), leaving out padding, and pushes them for the current step; in geo mode applies
+// them to the trainer's rows instead (SGD at LearningRate).
 void push_sparse_kernel(KernelContext& ctx) {
   PsConnectionRef ps("ps_push_sparse", ctx.attr<int64_t>("connection"));
   const std::string table = ctx.attr<std::string>("table");
@@ -92,6 +99,17 @@ void push_sparse_kernel(KernelContext& ctx) {
     float* sum = sums.data() + distinct.where[i] * dim;
     const float* row = g + i * dim;
     for (int64_t k = 0; k < dim; ++k) sum[k] += row[k];
+  }
+  if (ctx.attr<bool>("geo")) {
+    const Tensor* lr = ctx.in_or_null("LearningRate");
+    SKIFF_CHECK(lr && lr->numel() == 1 && lr->dtype() == DType::kF32, "ps_push_sparse: table '",
+                table,
+                "': geo mode trains the trainer's rows and needs a float32 LearningRate "
+                "of one element, got ",
+                lr ? lr->type_str() : std::string("none"));
+    ps.geo().add_rows(table, dim, distinct.ids.data(), distinct.ids.size(), sums.data(),
+                      -*lr->data<float>());
+    return;
   }
   ps.client().push_sparse(table, distinct.ids.data(), distinct.ids.size(), sums.data(),
                           step_of(ctx, ps));
@@ -123,6 +141,34 @@ void barrier_kernel(KernelContext& ctx) {
     step->resize(Shape{}, DType::kI64);
     *step->data<int64_t>() = ended;
   }
+}
+
+// Counts a step of the trainer's local training; at every k_steps-th, syncs (ps_geo.h):
+// pushes the share of what the rows and the dense parameters X moved, pulls X (into Out,
+// the same variables) and adds their carry.
+void geo_step_kernel(KernelContext& ctx) {
+  PsConnectionRef ps("ps_geo_step", ctx.attr<int64_t>("connection"));
+  const auto& tables = ctx.attr_ref<std::vector<std::string>>("tables");
+  const int n = ctx.in_count("X");
+  SKIFF_CHECK(static_cast<int>(tables.size()) == n && ctx.out_count("Out") == n, "ps_geo_step: ", n,
+              " X, ", ctx.out_count("Out"), " Out and ", tables.size(), " tables");
+  std::vector<PsGeo::Dense> dense;
+  for (int i = 0; i < n; ++i) {
+    const Tensor& x = ctx.in("X", i);
+    ps.check_width(tables[i], x.numel(), "in all");
+    Tensor* out = ctx.out("Out", i);
+    if (out != &x) {
+      out->resize(x.shape(), DType::kF32);
+      std::memcpy(out->data<float>(), x.data<float>(), x.numel() * sizeof(float));
+    }
+    dense.push_back({tables[i], out->data<float>(), x.numel()});
+  }
+  PsGeo& geo = ps.geo();
+  const int64_t step = ps.end_step();
+  if (geo.count_step(ctx.attr<int64_t>("k_steps"))) geo.sync(ps.client(), dense, step, false);
+  Tensor* t = ctx.out("Step");
+  t->resize(Shape{}, DType::kI64);
+  *t->data<int64_t>() = step;
 }
 
 const VarDesc& int64_ids(ShapeContext& ctx, const char* op) {
@@ -161,6 +207,9 @@ void infer_push_sparse(ShapeContext& ctx) {
               "ps_push_sparse: table '", ctx.attr<std::string>("table"), "': Grad ('", grad.name,
               "') must be a float32 tensor of shape ", want, " (Ids' shape and dim), got ",
               dtype_name(grad.dtype), grad.shape, " ", var_kind_name(grad.kind));
+  SKIFF_CHECK(!ctx.attr<bool>("geo") || ctx.has_input("LearningRate"), "ps_push_sparse: table '",
+              ctx.attr<std::string>("table"),
+              "': geo mode trains the trainer's rows and needs the LearningRate input");
 }
 
 void infer_pull_dense(ShapeContext& ctx) {
@@ -179,6 +228,27 @@ void infer_push_dense(ShapeContext& ctx) {
   SKIFF_CHECK(x.dtype == DType::kF32 && x.kind == VarKind::kDenseTensor, "ps_push_dense: table '",
               table, "': X ('", x.name, "') must be a dense float32 tensor, got ",
               dtype_name(x.dtype), x.shape, " ", var_kind_name(x.kind));
+}
+
+void infer_geo_step(ShapeContext& ctx) {
+  const int n = ctx.in_count("X");
+  const auto& tables = ctx.attr_ref<std::vector<std::string>>("tables");
+  SKIFF_CHECK(static_cast<int>(tables.size()) == n && ctx.out_count("Out") == n,
+              "ps_geo_step: X has ", n, " parameters, Out ", ctx.out_count("Out"), " and tables ",
+              tables.size(), "; each dense parameter needs its table and is written in place");
+  SKIFF_CHECK(ctx.attr<int64_t>("k_steps") > 0, "ps_geo_step: k_steps must be positive, got ",
+              ctx.attr<int64_t>("k_steps"));
+  for (int i = 0; i < n; ++i) {
+    const VarDesc& x = ctx.in_var("X", i);
+    SKIFF_CHECK(x.dtype == DType::kF32 && x.kind == VarKind::kDenseTensor, "ps_geo_step: table '",
+                tables[i], "': X ('", x.name, "') must be a dense float32 tensor, got ",
+                dtype_name(x.dtype), x.shape, " ", var_kind_name(x.kind));
+    SKIFF_CHECK(ctx.op().output("Out")[i] == x.name, "ps_geo_step: Out[", i, "] ('",
+                ctx.op().output("Out")[i], "') must be X[", i, "] ('", x.name,
+                "'): the sync writes the parameters in place");
+    ctx.set_output("Out", x.shape, DType::kF32, i);
+  }
+  ctx.set_output("Step", Shape{}, DType::kI64);
 }
 
 void infer_barrier(ShapeContext& ctx) {
@@ -203,6 +273,9 @@ void register_ps_ops(OpRegistry& r) {
             "which connection of this process (ps_connection.h): 0 a split program's")
       .required_attr("dim", AttrType::kInt, "floats per row (the table's dim)")
       .attr("padding_idx", int64_t{-1}, "id whose row is zeros and gets no gradient; -1: none")
+      .attr("geo", false,
+            "geo mode: the trainer's rows (pulled when first used since the last sync, plus "
+            "their carry) instead of the servers'")
       .infer_shape(infer_pull_sparse)
       .kernel({DType::kF32}, pull_sparse_kernel);
 
@@ -214,12 +287,16 @@ void register_ps_ops(OpRegistry& r) {
           "differentiable.")
       .input("Ids", "the int64 ids of the lookup")
       .input("Grad", "float32 gradient of the lookup's Out: Ids' shape followed by dim")
+      .optional_input("LearningRate", "geo mode: the float32 rate of the trainer's SGD")
       .required_attr("table", AttrType::kString, "the sparse table's name")
       .attr("connection", kProgramConnection,
             "which connection of this process (ps_connection.h): 0 a split program's")
       .attr("step", int64_t{-1}, "the step the gradient is for; -1: the connection's current one")
       .required_attr("dim", AttrType::kInt, "floats per row (the table's dim)")
       .attr("padding_idx", int64_t{-1}, "id that gets no gradient; -1: none")
+      .attr("geo", false,
+            "geo mode: rows -= LearningRate * gradient on the trainer's rows, sent at the "
+            "next sync (ps_geo_step), instead of pushing")
       .infer_shape(infer_push_sparse)
       .kernel({DType::kF32}, push_sparse_kernel)
       .kernel_dtype_from("Grad");
@@ -249,6 +326,23 @@ void register_ps_ops(OpRegistry& r) {
       .infer_shape(infer_push_dense)
       .kernel({DType::kF32}, push_dense_kernel)
       .kernel_dtype_from("X");
+
+  r.add("ps_geo_step")
+      .doc(
+          "Ends a step of geo training (Paddle's GeoSGD): the trainer trains local copies "
+          "(its dense parameters X, the rows its geo lookups use) and every k_steps steps "
+          "sends the servers 1/trainers of how far each moved since it was pulled, pulls X "
+          "back and keeps the rest of its move on top (its carry). Trainers never wait for "
+          "one another. Not differentiable.")
+      .inputs("X", "the dense parameters, float32, each its dense table's size")
+      .outputs("Out", "X, written in place at a sync")
+      .output("Step", "int64 scalar: the number of the step it ended")
+      .required_attr("tables", AttrType::kStrings, "the dense table of each X")
+      .required_attr("k_steps", AttrType::kInt, "steps between syncs")
+      .attr("connection", kProgramConnection,
+            "which connection of this process (ps_connection.h): 0 a split program's")
+      .infer_shape(infer_geo_step)
+      .kernel({DType::kF32, DType::kI64}, geo_step_kernel);
 
   r.add("ps_barrier")
       .doc(

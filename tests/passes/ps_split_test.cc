@@ -123,6 +123,40 @@ TEST(PsSplit, AsyncModeBarrierDoesNotWait) {
   EXPECT_EQ(op_of(split, "ps_barrier").attr<std::string>("mode"), "async");
 }
 
+TEST(PsSplit, GeoModeTrainsLocalCopiesAndSyncsEveryKSteps) {
+  OptimizerConfig c{"sgd", 0.1};
+  c.lr_schedule.type = "step_decay";  // the trainer's own rate: a schedule works
+  const SparseModel m = sparse_model(c);
+  PsSplitOptions o = all_distributed(m, PsSplitMode::kGeo);
+  o.k_steps = 5;
+  const Program split = ps_split(m.main, o);
+  const std::vector<std::string> types = op_types(split);
+  EXPECT_EQ(count(types, "embedding") + count(types, "embedding_grad"), 0);
+  EXPECT_EQ(count(types, "sgd"), 2);  // the dense parameters' updates stay
+  EXPECT_EQ(
+      count(types, "ps_barrier") + count(types, "ps_push_dense") + count(types, "ps_pull_dense"),
+      0);
+  EXPECT_TRUE(op_of(split, "ps_pull_sparse").attr<bool>("geo"));
+  const OpDesc& push = op_of(split, "ps_push_sparse");
+  EXPECT_TRUE(push.attr<bool>("geo"));
+  EXPECT_EQ(push.first_input("LearningRate"), op_of(split, "sgd").first_input("LearningRate"));
+  EXPECT_FALSE(declares(split, m.table));
+  const OpDesc& step = split.block(0).ops.back();
+  ASSERT_EQ(step.type, "ps_geo_step");
+  EXPECT_EQ(step.input("X"), (std::vector<std::string>{m.w, m.b}));
+  EXPECT_EQ(step.output("Out"), step.input("X"));
+  EXPECT_EQ(step.attr<std::vector<std::string>>("tables"),
+            (std::vector<std::string>{"fc.w", "fc.b"}));
+  EXPECT_EQ(step.attr<int64_t>("k_steps"), 5);
+
+  o.k_steps = 0;
+  expect_refused(m.main, o, {"geo mode needs k_steps > 0"});
+  const SparseModel adam = model_for("adam");
+  o = all_distributed(adam, PsSplitMode::kGeo);
+  o.k_steps = 5;
+  expect_refused(adam.main, o, {"sparse table 'emb.w'", "op 'adam'", "geo mode", "sgd"});
+}
+
 TEST(PsSplit, SharedTablePushesEachLookupsGradient) {
   SparseModelOptions o;
   o.shared_lookup = true;

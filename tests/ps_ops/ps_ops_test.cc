@@ -20,6 +20,7 @@
 #include "skiff/ps/server.h"
 #include "skiff/ps_ops/ps_connection.h"
 #include "skiff/runtime/executor.h"
+#include "tests/ps_ops/ps_ops_testing.h"
 #include "tests/testing/error_of.h"
 #include "tests/testing/sparse_model.h"
 
@@ -28,63 +29,14 @@ namespace {
 
 using skiff::testing::error_of;
 
-using testing::kIdsPerSample;
+using testing::Batches;
+using testing::Connected;
+using testing::dense_spec;
+using testing::initial_row;
 using testing::kSparseDim;
 using testing::kSparseRows;
-
-struct Servers {
-  std::vector<std::unique_ptr<ps::Server>> servers;
-  std::vector<std::string> endpoints;
-
-  Servers() {
-    for (int s = 0; s < 2; ++s) {
-      ps::ServerOptions options;
-      options.shard = s;
-      options.shards = 2;
-      servers.push_back(std::make_unique<ps::Server>(options));
-      endpoints.push_back("127.0.0.1:" + std::to_string(servers.back()->port()));
-    }
-  }
-};
-
-// Connects the ps ops for the length of a test.
-struct Connected {
-  Connected(ps::Client* client, std::map<std::string, int64_t> widths) {
-    connect_ps_ops(client, std::move(widths), 0);
-  }
-  ~Connected() { disconnect_ps_ops(); }
-};
-
-ps::TableSpec sparse_spec(float lr) {
-  ps::TableSpec spec;
-  spec.name = "emb";
-  spec.dim = kSparseDim;
-  spec.init.kind = "uniform";
-  spec.init.low = -0.5f;
-  spec.init.high = 0.5f;
-  spec.init.seed = 3;
-  spec.optimizer.kind = "sgd";
-  spec.optimizer.lr = lr;
-  return spec;
-}
-
-ps::TableSpec dense_spec(const std::string& name, int64_t size, float lr) {
-  ps::TableSpec spec;
-  spec.name = name;
-  spec.dense = true;
-  spec.size = size;
-  spec.init.kind = "constant";
-  spec.init.value = 0.5f;
-  spec.optimizer.kind = "sgd";
-  spec.optimizer.lr = lr;
-  return spec;
-}
-
-std::vector<float> initial_row(const ps::TableSpec& spec, int64_t id) {
-  std::vector<float> row(spec.dim);
-  ps::init_row(spec.init, id, row.data(), spec.dim);
-  return row;
-}
+using testing::Servers;
+using testing::sparse_spec;
 
 // ids [2, 3] -> ps_pull_sparse of table "emb" (padding id 9).
 Program pull_program(int64_t dim = kSparseDim, DType ids_dtype = DType::kI64) {
@@ -212,24 +164,6 @@ TEST(PsOps, AnOpenedConnectionServesOpsThatNameItWithTheirOwnStep) {
             std::string::npos)
       << what;
 }
-
-// Batches of 8 samples: ids in [0, kSparseRows), labels in [-1, 1).
-struct Batches {
-  std::vector<Tensor> ids, labels;
-  explicit Batches(int steps) {
-    std::mt19937 rng(17);
-    std::uniform_int_distribution<int64_t> id(0, kSparseRows - 1);
-    std::uniform_real_distribution<float> label(-1.f, 1.f);
-    for (int s = 0; s < steps; ++s) {
-      std::vector<int64_t> i(8 * kIdsPerSample);
-      std::vector<float> l(8);
-      for (auto& v : i) v = id(rng);
-      for (auto& v : l) v = label(rng);
-      ids.push_back(Tensor::from_vector<int64_t>({8, kIdsPerSample}, i));
-      labels.push_back(Tensor::from_vector<float>({8, 1}, l));
-    }
-  }
-};
 
 TEST(PsOps, SplitProgramTrainsAsTheUnsplitOneWithOneSyncTrainer) {
   constexpr int kSteps = 20;

@@ -208,8 +208,10 @@ def test_refuses_what_it_cannot_split(static_mode):
             skiff.optimizer.SGD(learning_rate=schedule)))
     with pytest.raises(ValueError, match="SGD, Adam or Adagrad, not Momentum"):
         ps_program.DistributedMinimizer(skiff.optimizer.Momentum(learning_rate=0.1))
-    with pytest.raises(ValueError, match="geo mode"):
-        ps_program.DistributedMinimizer(ps_static.sgd(), k_steps=4)
+    with pytest.raises(ValueError, match="geo mode trains the trainer's copies with SGD"):
+        ps_program.DistributedMinimizer(skiff.optimizer.Adam(learning_rate=0.1), k_steps=4)
+    with pytest.raises(ValueError, match="geo mode syncs every k_steps steps"):
+        ps_program.DistributedMinimizer(ps_static.sgd(), mode="geo")
 
     main, startup = static.Program(), static.Program()
     with static.program_guard(main, startup):

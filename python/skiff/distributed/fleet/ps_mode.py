@@ -211,12 +211,12 @@ def init_worker(scopes=None):
 
 
 def stop_worker():
-    """Sends this trainer's last geo deltas (GeoTrainer.finish), meets every trainer, and
+    """Sends this trainer's last geo deltas (GeoTrainer.finish, or a split program's
+    flush), meets every trainer, and
     trainer 0 then stops the servers (their processes exit with status 0); the ps ops of a
     split program are disconnected."""
     connection = _connection("stop_worker")
-    if _State.optimizer is not None:
-        _State.optimizer.flush()
+    _flush()
     _meet(connection)
     if connection.trainer_id == 0:
         connection.stop_servers()
@@ -227,15 +227,24 @@ def stop_worker():
 
 
 def barrier_worker():
-    """Sends this trainer's last geo deltas (GeoTrainer.finish), meets every trainer, then
-    takes the servers' values (which then hold every trainer's updates). See the module's
+    """Sends this trainer's last geo deltas (GeoTrainer.finish, or a split program's
+    flush), meets every trainer, then takes the servers' values (which then hold every trainer's updates). See the module's
     note on sync mode."""
     connection = _connection("barrier_worker")
-    if _State.optimizer is not None:
-        _State.optimizer.flush()
+    _flush()
     _meet(connection)
     if _State.optimizer is not None:
         _State.optimizer.refresh()
+    if _State.program is not None:
+        _State.program.refresh(connection)
+
+
+def _flush():
+    """Geo mode: the trainer's last deltas (a GeoTrainer's, a split program's)."""
+    if _State.optimizer is not None:
+        _State.optimizer.flush()
+    if _State.program is not None:
+        _State.program.flush()
 
 
 def _meet(connection):

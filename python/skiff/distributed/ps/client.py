@@ -53,12 +53,16 @@ class Connection:
         self.client.create_table(name, mode=self.mode, trainers=self.trainers,
                                  barrier_timeout=self.barrier_timeout, **config)
 
-    def ops_connection(self, table, width):
+    def ops_connection(self, table=None, width=0):
         """This connection's handle for the ps_* ops (their ``connection`` attr; opened at
-        first use), with ``table`` of ``width`` floats (per row, or in all) usable."""
+        first use, in geo mode with the trainer's copies of skiff/ps_ops/ps_geo.h), with
+        ``table`` of ``width`` floats (per row, or in all) usable."""
         if self._ops is None:
             self._ops = _C.ps_ops_open(self.client)
-        _C.ps_ops_add_table(self._ops, table, int(width))
+            if self.mode == "geo":
+                _C.ps_ops_geo(self._ops, self.trainers, {})
+        if table is not None:
+            _C.ps_ops_add_table(self._ops, table, int(width))
         return self._ops
 
     def __del__(self):

@@ -9,7 +9,6 @@ from ...autograd import is_grad_enabled
 from ...framework.core import eager_op
 from ...nn import Layer
 from ...tensor.creation import to_tensor, zeros
-from ...tensor.manipulation import gather, reshape
 from . import client
 
 __all__ = ["DistributedEmbedding", "as_int64_ids"]
@@ -54,9 +53,11 @@ class DistributedEmbedding(Layer):
     program runs, on this layer's connection. An existing table of another dim fails with
     skiff.Error naming it.
 
-    On a connection in geo mode the layer keeps the rows it uses in ``local_rows``
-    (ps.geo.LocalRows): forward pulls only ids it does not hold, and a ps.GeoTrainer trains
-    them locally and sends their deltas (push is refused: the servers add what is pushed)."""
+    On a connection in geo mode the lookups read the trainer's copies of the rows (pulled
+    when first used after a sync: skiff/ps_ops/ps_geo.h) and a ps.GeoTrainer trains them
+    (train_locally) and sends their deltas; push is refused (the servers add what is
+    pushed).
+    """
 
     def __init__(self, name, embedding_dim, init=None, optimizer=None, admit_count=0,
                  ttl_secs=0.0, connection=None):
@@ -66,35 +67,22 @@ class DistributedEmbedding(Layer):
         self._connection.create_table(self.table, dim=self.embedding_dim, init=dict(init or {}),
                                       optimizer=dict(optimizer or {}),
                                       admit_count=int(admit_count), ttl_secs=float(ttl_secs))
-        # Each forward's (ids, rows) since push(): the ids Tensor and its rows (sync, async),
-        # or the distinct ids and their rows (geo).
+        # Each forward's (ids, rows) since push() / train_locally().
         self._pulled = []
-        self.local_rows = None
-        if self._connection.mode == "geo":  # rows trained here between a GeoTrainer's syncs
-            from .geo import LocalRows
-            self.local_rows = LocalRows(self.embedding_dim)
-        else:
-            self._ops = self._connection.ops_connection(self.table, self.embedding_dim)
+        self.geo = self._connection.mode == "geo"
+        self._ops = self._connection.ops_connection(self.table, self.embedding_dim)
 
     def forward(self, ids):
         ids = as_int64_ids(ids, f"DistributedEmbedding '{self.table}'")
         shape = list(ids.shape) + [self.embedding_dim]
         if ids.size == 0:
             return zeros(shape, "float32")
-        train = self.training and is_grad_enabled()
-        if self.local_rows is None:
-            ids = to_tensor(ids)
-            rows = eager_op("ps_pull_sparse", self._attrs())(ids)
-            if train:
-                rows.stop_gradient = False
-                self._pulled.append((ids, rows))
-            return rows
-        distinct, where = np.unique(ids.reshape(-1), return_inverse=True)
-        rows = self.local_rows.get(distinct, self.pull)
-        rows = to_tensor(rows, stop_gradient=not train)
-        if train:
-            self._pulled.append((distinct, rows))
-        return reshape(gather(rows, to_tensor(where.reshape(-1).astype(np.int64))), shape)
+        ids = to_tensor(ids)
+        rows = eager_op("ps_pull_sparse", self._attrs())(ids)
+        if self.training and is_grad_enabled():
+            rows.stop_gradient = False
+            self._pulled.append((ids, rows))
+        return rows
 
     def pull(self, ids):
         """The current rows of ``ids`` (int64 numpy, 1-D) as a float32 numpy [n, dim]."""
@@ -103,33 +91,31 @@ class DistributedEmbedding(Layer):
     def push(self, step=0):
         """Sends the gradients of the rows pulled since the last push (rows that got no
         gradient are left out) for ``step``, and forgets those rows."""
-        if self.local_rows is not None:
+        if self.geo:
             raise RuntimeError(f"DistributedEmbedding '{self.table}': in geo mode the rows are "
                                f"trained locally and their deltas sent by a ps.GeoTrainer; "
                                f"push (gradients) is for sync and async modes")
+        push = _C.Op("ps_push_sparse", self._attrs(step=int(step)), None)
+        self._send(lambda ids, grad: push(ids, grad, None))  # (no LearningRate)
+
+    def train_locally(self, lr):
+        """Geo mode: one SGD step at rate ``lr`` (a float32 Tensor of one element) on the
+        trainer's copies of the rows pulled since the last call, from their gradients
+        (ps_push_sparse with geo); forgets those rows."""
+        push = _C.Op("ps_push_sparse", self._attrs(), None)
+        self._send(lambda ids, grad: push(ids, grad, lr))
+
+    def _send(self, push):
+        """Calls push(ids, gradient) for each forward since the last call whose rows got
+        a gradient, and forgets them."""
         pulled, self._pulled = self._pulled, []
-        push = None
         for ids, rows in pulled:
             if rows.grad is not None:
-                push = push or _C.Op("ps_push_sparse", self._attrs(step=int(step)), None)
                 push(ids, rows.grad)
 
     def _attrs(self, **more):
-        return {"table": self.table, "dim": self.embedding_dim, "connection": self._ops, **more}
-
-    def take_gradients(self):
-        """Geo mode: (ids, gradients [n, dim] float32) of the rows used since the last call, ids
-        repeating when several forwards used them (rows that got no gradient are left
-        out), or None; forgets those rows."""
-        pulled, self._pulled = self._pulled, []
-        ids, grads = [], []
-        for distinct, rows in pulled:
-            if rows.grad is not None:
-                ids.append(distinct)
-                grads.append(np.asarray(rows.grad.numpy(), dtype=np.float32))
-        if not ids:
-            return None
-        return np.concatenate(ids), np.ascontiguousarray(np.concatenate(grads))
+        return {"table": self.table, "dim": self.embedding_dim, "connection": self._ops,
+                "geo": self.geo, **more}
 
     def extra_repr(self):
         return f"table={self.table!r}, embedding_dim={self.embedding_dim}"

@@ -13,6 +13,13 @@ servers apply the optimizer. init_worker then creates the tables and connects th
     for ids, label in batches:                  # one step: pulls, pushes, barrier, pulls
         exe.run(feed={"ids": ids, "label": label}, fetch_list=[loss])
 
+In geo mode (``DistributedMinimizer(SGD(lr), mode="geo", k_steps=K)``, Paddle's GeoSGD)
+the trainer trains local copies with the program's SGD: its lookups read rows it keeps
+(pulled when first used after a sync), their gradients update those rows, the dense
+parameters keep their sgd ops, and every K steps ``ps_geo_step`` sends the servers
+1/trainers of how far each copy moved and pulls the dense values back (skiff/ps_ops/
+ps_geo.h). ``flush()`` after the last step sends what moved since the last sync.
+
 Tables are named after their parameters. A sparse table's rows start from the
 initializer of the startup program's op for its parameter (uniform, normal, truncated
 normal within 2 std, constant), seeded by the table's name, so any id gets a row; dense
@@ -28,7 +35,7 @@ from ... import _C
 from . import client
 from .dense import default_init
 
-__all__ = ["DistributedMinimizer", "init_worker", "stop_worker", "pending"]
+__all__ = ["DistributedMinimizer", "init_worker", "stop_worker", "pending", "flush", "refresh"]
 
 _splits = []  # the _Split of the programs DistributedMinimizer rewrote in this process
 
@@ -78,17 +85,26 @@ def _live_splits():
 class DistributedMinimizer:
     """``optimizer`` (SGD, Adam or Adagrad with a float learning rate) applied by the
     parameter servers in ``mode`` "sync" (each step's gradients averaged over the trainers
-    at its barrier) or "async". Geo mode (``k_steps`` > 0) is not implemented for static
-    programs: it is refused with a ValueError."""
+    at its barrier) or "async"; or, in mode "geo" (or with ``k_steps`` > 0), an SGD
+    optimizer training the trainer's local copies, synced every ``k_steps`` steps."""
 
     def __init__(self, optimizer, mode="sync", k_steps=0):
-        if k_steps > 0 or mode == "geo":
-            raise ValueError("DistributedMinimizer: geo mode (k_steps > 0) is not implemented "
-                             "for static programs; use mode 'sync' or 'async'")
-        if mode not in ("sync", "async"):
-            raise ValueError(f"DistributedMinimizer: mode is 'sync' or 'async', got {mode!r}")
-        _server_kind(optimizer)
-        self._optimizer, self.mode = optimizer, mode
+        if isinstance(k_steps, bool) or not isinstance(k_steps, int) or k_steps < 0:
+            raise ValueError(f"DistributedMinimizer: k_steps must be a non-negative integer, "
+                             f"got {k_steps!r}")
+        if k_steps > 0 and mode in ("sync", "async"):
+            mode = "geo"  # (Paddle: a_sync with k_steps > 0)
+        if mode not in ("sync", "async", "geo"):
+            raise ValueError(f"DistributedMinimizer: mode is 'sync', 'async' or 'geo', got "
+                             f"{mode!r}")
+        if mode == "geo" and k_steps < 1:
+            raise ValueError("DistributedMinimizer: geo mode syncs every k_steps steps; give "
+                             "k_steps > 0")
+        kind = _server_kind(optimizer)
+        if mode == "geo" and kind != "sgd":
+            raise ValueError(f"DistributedMinimizer: geo mode trains the trainer's copies with "
+                             f"SGD (Paddle's GeoSGD), not {type(optimizer).__name__}")
+        self._optimizer, self.mode, self.k_steps = optimizer, mode, k_steps
         self.tables = []
 
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
@@ -109,11 +125,13 @@ class DistributedMinimizer:
         tables = self._tables(main, startup, params_grads)
         _C.ps_split(main.desc, startup.desc,
                     [(t.param, t.name, t.dim) for t in tables if t.sparse],
-                    [(t.param, t.name) for t in tables if not t.sparse], self.mode)
+                    [(t.param, t.name) for t in tables if not t.sparse], self.mode,
+                    self.k_steps)
         _splits.append(_Split(main, self.mode, tables))
         self.tables = tables
         step_ops = [op for op in main.global_block().ops
-                    if op.type in ("ps_push_dense", "ps_barrier", "ps_pull_dense")]
+                    if op.type in ("ps_push_dense", "ps_barrier", "ps_pull_dense",
+                                   "ps_geo_step")]
         return step_ops, params_grads
 
     def _tables(self, main, startup, params_grads):
@@ -209,7 +227,8 @@ def init_worker(connection=None, first_step=0, scope=None):
     ``connection`` (default: ps.init()'s), sets the dense tables to trainer 0's values from
     ``scope`` (default: the global scope; run the startup program first), meets every
     trainer, pulls the dense values into the scope and connects the ps ops, whose first
-    step is ``first_step`` (sync mode: above the servers' last applied step)."""
+    step is ``first_step`` (sync mode: above the servers' last applied step); in geo mode
+    the pulled values are the bases of the trainer's first sync."""
     from ... import static
     connection = client.connection(connection)
     scope = scope or static.global_scope()
@@ -237,13 +256,53 @@ def init_worker(connection=None, first_step=0, scope=None):
             values = np.ascontiguousarray(value.numpy(), dtype=np.float32).reshape(-1)
             connection.client.assign_dense(table.name, values)
     connection.meet(int(first_step) - 1)
+    _C.ps_ops_connect(connection.client, {t.name: t.width for t in tables}, int(first_step))
+    _pull_dense(connection, dense, scope)
+
+
+def _pull_dense(connection, dense, scope):
+    """Sets the dense parameters in ``scope`` to the servers' values; in geo mode they are
+    the bases of the next sync (the trainer's rows and carries are dropped)."""
+    bases = {}
     for table in dense:
         values = connection.client.pull_dense(table.name, table.width)
         scope.set(table.param, values.reshape(table.shape))
-    _C.ps_ops_connect(connection.client, {t.name: t.width for t in tables}, int(first_step))
+        bases[table.name] = values
+    if connection.mode == "geo":
+        _C.ps_ops_geo(0, connection.trainers, bases)
+
+
+def _geo_dense(scope):
+    """The dense tables of the split geo programs and their parameters' values in ``scope``
+    (float32 copies, as ps_ops_geo_sync writes them)."""
+    from ... import static
+    scope = scope or static.global_scope()
+    dense = [t for s in _live_splits() if s.mode == "geo" for t in s.tables if not t.sparse]
+    return scope, dense, {t.name: np.ascontiguousarray(scope.get(t.param).numpy(),
+                                                       np.float32).reshape(-1)
+                          for t in dense}
+
+
+def flush(scope=None):
+    """Geo mode, after a trainer's last step: sends the servers its share of what its copies
+    moved since the last sync (the dense parameters' values in ``scope``, default the
+    global scope) and drops the carries. Nothing in sync and async mode."""
+    scope, dense, values = _geo_dense(scope)
+    if any(s.mode == "geo" and s.created for s in _live_splits()):
+        _C.ps_ops_geo_sync(0, values, final=True)
+
+
+def refresh(connection=None, scope=None):
+    """Geo mode, once every trainer flushed (a meeting): takes the servers' dense values
+    into ``scope`` and forgets the trainer's rows, so the next lookups pull the job's
+    result."""
+    scope, dense, _ = _geo_dense(scope)
+    connection = client.connection(connection)
+    if connection.mode == "geo":
+        _pull_dense(connection, dense, scope)
 
 
 def stop_worker():
     """Disconnects the ps ops (they fail until the next init_worker); the servers keep
-    running."""
+    running. (Geo mode: flush() first.)"""
     _C.ps_ops_disconnect()

@@ -2,14 +2,16 @@
 launcher as every server and every trainer of the job:
 
     python -m skiff.distributed.launch --server_num 2 --trainer_num 2 ps_fleet_static.py \\
-        MODE STEPS OUT
+        MODE STEPS OUT [K_STEPS]
 
 Every process builds the program and minimizes it through fleet.distributed_optimizer
 (which splits it for the servers); servers then serve, trainers run the startup program,
-init_worker, and STEPS steps of MODE (sync or async), each on its share of the step's batch
-of 64 (ids fed as they are: any int64). Trainer I writes to OUT/trainerI.json its losses and
-the dense values it started from (trainer 0's, pulled by init_worker) and ended with;
-trainer 0 also the final rows of every vocabulary id."""
+init_worker, and STEPS steps of MODE (sync, async, or geo syncing every K_STEPS steps),
+each on its share of the step's batch of 64 (ids fed as they are: any int64; after
+ps_ctr.STEPS steps the data starts over). In geo mode every trainer then sends its last
+deltas and takes the job's values (fleet.barrier_worker). Trainer I writes to
+OUT/trainerI.json its losses and the dense values it started from (trainer 0's, pulled by
+init_worker) and ended with; trainer 0 also the final rows of every vocabulary id."""
 import json
 import os
 import sys
@@ -23,12 +25,15 @@ from skiff import static
 from skiff.distributed import fleet, ps
 
 mode, steps, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+k_steps = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 
 skiff.enable_static()
 main, startup, loss = ps_static.build()  # the model in programs of its own, not minimized
 
 strategy = fleet.DistributedStrategy()
 strategy.a_sync = mode != "sync"
+if mode == "geo":
+    strategy.a_sync_configs = {"k_steps": k_steps}
 fleet.init(is_collective=False, strategy=strategy)
 with static.program_guard(main, startup):
     opt = fleet.distributed_optimizer(skiff.optimizer.SGD(learning_rate=ps_ctr.LR), strategy)
@@ -56,11 +61,14 @@ share = ps_ctr.BATCH // fleet.worker_num()
 first = fleet.worker_index() * share
 losses = []
 for step in range(steps):
-    rows = slice(step * ps_ctr.BATCH + first, step * ps_ctr.BATCH + first + share)
+    at = step % ps_ctr.STEPS * ps_ctr.BATCH + first
+    rows = slice(at, at + share)
     value, = exe.run(main, feed={"ids": train_ids[rows], "label": train_labels[rows]},
                      fetch_list=[loss])
     losses.append(float(value))
 # Sync mode: the last step's barrier waited for every trainer's update, which its pulls took.
+if mode == "geo":
+    fleet.barrier_worker()  # every trainer's last deltas sent; the job's values taken
 result = {"losses": losses, "initial": initial, "final": dense_values(),
           "next_step": skiff._C.ps_ops_step()}
 if fleet.is_first_worker():

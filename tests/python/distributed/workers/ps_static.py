@@ -1,6 +1,7 @@
 """The static-program CTR model of the parameter-server tests: ps_ctr.py's model (8 fields
 of 3 ids, each field's rows summed, an MLP, a logit) built with skiff.static, its
 parameters named so that every process builds the same names."""
+import numpy as np
 import ps_ctr
 
 import skiff
@@ -38,3 +39,14 @@ DENSE = ["fc1.w_0", "fc1.b_0", "fc2.w_0", "fc2.b_0"]
 
 def sgd():
     return skiff.optimizer.SGD(learning_rate=ps_ctr.LR)
+
+
+def evaluate(rows_of, dense, ids, labels):
+    """The AUC of the model whose rows ``rows_of(ids)`` gives ([n, DIM] for int64 ids [n])
+    and whose dense parameters are ``dense`` (by name, as arrays) on the samples."""
+    n = len(ids)
+    rows = np.asarray(rows_of(np.ascontiguousarray(ids.reshape(-1))), np.float32)
+    pooled = rows.reshape(n, ps_ctr.FIELDS, ps_ctr.IDS_PER_FIELD, ps_ctr.DIM).sum(axis=2)
+    w1, b1, w2, b2 = (np.asarray(dense[name], np.float32) for name in DENSE)
+    hidden = np.maximum(pooled.reshape(n, -1) @ w1 + b1, 0)
+    return ps_ctr.auc((hidden @ w2 + b2).reshape(-1), labels)
