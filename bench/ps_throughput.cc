@@ -42,7 +42,11 @@ std::pair<pid_t, std::string> fork_server(int shard, int shards) {
   const pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
-    Server server(ServerOptions{"127.0.0.1:0", shard, shards, "", 0});
+    ServerOptions options;
+    options.shard = shard;
+    options.shards = shards;
+    options.checkpoint_secs = 0;
+    Server server(options);
     const int port = server.port();
     if (write(fds[1], &port, sizeof(port)) != sizeof(port)) _exit(1);
     close(fds[1]);

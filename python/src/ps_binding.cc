@@ -96,12 +96,14 @@ void define_ps(nb::module_& m) {
       .def(
           "__init__",
           [](ps::Server* self, const std::string& address, int shard, int shards,
-             const std::string& checkpoint_dir, double checkpoint_secs) {
-            new (self) ps::Server(
-                ps::ServerOptions{address, shard, shards, checkpoint_dir, checkpoint_secs});
+             const std::string& checkpoint_dir, double checkpoint_secs, const std::string& load_dir,
+             const std::vector<std::string>& load_tables) {
+            new (self) ps::Server(ps::ServerOptions{address, shard, shards, checkpoint_dir,
+                                                    checkpoint_secs, load_dir, load_tables});
           },
           nb::arg("address") = "127.0.0.1:0", nb::arg("shard") = 0, nb::arg("shards") = 1,
-          nb::arg("checkpoint_dir") = "", nb::arg("checkpoint_secs") = 30.0, Release())
+          nb::arg("checkpoint_dir") = "", nb::arg("checkpoint_secs") = 30.0,
+          nb::arg("load_dir") = "", nb::arg("load_tables") = std::vector<std::string>(), Release())
       .def_prop_ro("port", &ps::Server::port)
       .def("wait", &ps::Server::wait, Release())
       .def("shutdown", &ps::Server::shutdown, Release());

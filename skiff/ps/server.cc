@@ -2,12 +2,14 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <random>
@@ -71,12 +73,14 @@ struct Table {
   };
   std::map<int64_t, Pending> pending;  // by step
   std::mutex pending_mutex;
+  bool loaded = false;  // started from the load folder
 };
 
 class Service final : public proto::ParameterServer::Service {
  public:
   explicit Service(const ServerOptions& options)
       : options_(options), incarnation_(new_incarnation()) {
+    if (!options.load_dir.empty()) check_load_dir();
     if (!options.checkpoint_dir.empty()) {
       checkpoints_ = std::make_unique<CheckpointFolder>(
           str_cat(options.checkpoint_dir, "/shard", options.shard, "-of-", options.shards));
@@ -123,7 +127,13 @@ class Service final : public proto::ParameterServer::Service {
                     config.name(), "': created again with another configuration (",
                     describe(config), " vs ", describe(found->second->config), ")");
       } else {
-        add_table(config);
+        Table& table = add_table(config);
+        try {
+          load_saved(table);
+        } catch (...) {  // a table whose file could not be read is not made
+          tables_.erase(config.name());
+          throw;
+        }
       }
       reply->set_durable(durable_[request->trainer()]);
     });
@@ -212,7 +222,10 @@ class Service final : public proto::ParameterServer::Service {
       Table& table = dense_table(request->table());
       const std::vector<float> values = dense_values(table, *request, "assigns");
       apply_push(
-          *request, reply, [&](proto::Mode) { table.dense->assign(values.data()); },
+          *request, reply,
+          [&](proto::Mode) {
+            if (!table.loaded) table.dense->assign(values.data());
+          },
           /*stepped=*/false);
     });
   }
@@ -427,7 +440,10 @@ class Service final : public proto::ParameterServer::Service {
     state.set_number(checkpoint_number_ + 1);
     state.set_configured(configured_);
     *state.mutable_server() = server_;
-    for (const auto& [name, table] : tables_) *state.add_tables() = table->config;
+    for (const auto& [name, table] : tables_) {
+      *state.add_tables() = table->config;
+      if (table->loaded) state.add_loaded_tables(name);
+    }
     for (const auto& [trainer, progress] : progress_)
       (*state.mutable_trainers())[trainer] = progress;
     state.set_applied_step(applied_step_);
@@ -457,6 +473,10 @@ class Service final : public proto::ParameterServer::Service {
       if (table.sparse) table.sparse->load(path);
       if (table.dense) table.dense->load(path);
     }
+    for (const std::string& name : state.loaded_tables()) {
+      auto it = tables_.find(name);
+      if (it != tables_.end()) it->second->loaded = true;
+    }
     for (const auto& [trainer, progress] : state.trainers()) {
       progress_[trainer] = progress;
       durable_[trainer] = progress.seq();
@@ -466,6 +486,49 @@ class Service final : public proto::ParameterServer::Service {
     std::fprintf(stderr, "skiff ps server %d/%d: restored checkpoint %lld from %s\n",
                  options_.shard, options_.shards, static_cast<long long>(state.number()),
                  dir.c_str());
+  }
+
+  // The load folder must hold table files of this shard of a job of as many servers.
+  void check_load_dir() const {
+    namespace fs = std::filesystem;
+    const std::string& dir = options_.load_dir;
+    std::error_code error;
+    SKIFF_CHECK(fs::is_directory(dir, error), "parameter server ", options_.shard,
+                ": the load folder '", dir, "' is not a folder");
+    const std::string mine = str_cat(".shard", options_.shard, "-of-", options_.shards);
+    std::string other;
+    for (const auto& entry : fs::directory_iterator(dir, error)) {
+      const std::string name = entry.path().filename().string();
+      if (name.size() > mine.size() &&
+          name.compare(name.size() - mine.size(), mine.size(), mine) == 0)
+        return;
+      const size_t at = name.rfind(".shard");
+      if (at != std::string::npos && other.empty()) other = name.substr(at + 1);
+    }
+    fail("parameter server ", options_.shard, ": the load folder '", dir,
+         "' holds no table saved by shard ", options_.shard, " of ", options_.shards,
+         other.empty() ? std::string(" (no table files at all)")
+                       : str_cat(" (it holds files such as '", other,
+                                 "': saved by a job of another number of servers)"));
+  }
+
+  // A new table starts from its file in the load folder, if there is one (and it is one
+  // of load_tables, when given).
+  void load_saved(Table& table) {
+    const std::string& name = table.config.name();
+    const auto& only = options_.load_tables;
+    if (options_.load_dir.empty() ||
+        (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()))
+      return;
+    const std::string path = shard_file(options_.load_dir, name);
+    if (!std::filesystem::exists(path)) {
+      std::fprintf(stderr, "skiff ps server %d/%d: table '%s' is not in %s: it starts fresh\n",
+                   options_.shard, options_.shards, name.c_str(), options_.load_dir.c_str());
+      return;
+    }
+    if (table.sparse) table.sparse->load(path);
+    if (table.dense) table.dense->load(path);
+    table.loaded = true;
   }
 
   Table& add_table(const proto::TableConfig& config) {

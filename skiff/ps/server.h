@@ -11,11 +11,13 @@
 // process would on the trainers' batches together; in geo mode pushes are deltas added to the
 // values. With a checkpoint folder the server survives being killed: restarted on the same
 // address it resumes from its last checkpoint and the trainers replay the requests after it
-// (docs/parameter_server.md, "Fault tolerance").
+// (docs/parameter_server.md, "Fault tolerance"). With a load folder, the tables start from a
+// saved job's values.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace skiff::ps {
 
@@ -30,6 +32,13 @@ struct ServerOptions {
   // A checkpoint is written at the first whole state this long after the last one: at a
   // step's barrier in sync mode, after a push otherwise (0: at every one).
   double checkpoint_secs = 30;
+  // A folder tables were saved in (Client::save, by a job of as many servers; Paddle's
+  // fleet.init_server(dirname)): each table the trainers create starts from its shard
+  // there, and trainer 0's initial values (AssignDense) do not replace it. Empty: none.
+  std::string load_dir;
+  // With load_dir: only these tables are loaded (empty: every saved one); others start
+  // fresh.
+  std::vector<std::string> load_tables;
 };
 
 class Server {

@@ -13,14 +13,22 @@
 #include "skiff/ps/client.h"
 #include "skiff/ps/initializer.h"
 #include "skiff/ps/server.h"
+#include "tests/testing/error_of.h"
 
 namespace skiff::ps {
 namespace {
 
+using skiff::testing::error_of;
+
 ServerOptions options(int shard, int shards, int port = 0, const std::string& checkpoints = "",
                       double checkpoint_secs = 30) {
-  return ServerOptions{"127.0.0.1:" + std::to_string(port), shard, shards, checkpoints,
-                       checkpoint_secs};
+  ServerOptions o;
+  o.address = "127.0.0.1:" + std::to_string(port);
+  o.shard = shard;
+  o.shards = shards;
+  o.checkpoint_dir = checkpoints;
+  o.checkpoint_secs = checkpoint_secs;
+  return o;
 }
 
 struct Cluster {
@@ -226,6 +234,88 @@ TEST(ParameterServer, SavedShardsLoadIntoNewServers) {
   client.push_sparse("emb", ids.data(), ids.size(), grads.data());
   client.pull_sparse("emb", ids.data(), ids.size(), after.data());
   EXPECT_EQ(before, after);
+  std::filesystem::remove_all(folder);
+}
+
+TEST(ParameterServer, ServersGivenALoadFolderStartTheTablesFromIt) {
+  const auto folder =
+      std::filesystem::temp_directory_path() / ("skiff_ps_load" + std::to_string(::getpid()));
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  const TableSpec spec = embedding("emb", 2);
+  TableSpec dense;
+  dense.name = "fc.w";
+  dense.dense = true;
+  dense.size = 2;
+  dense.init.kind = "constant";
+  dense.init.value = 1;
+  const std::vector<int64_t> ids = {1, 2, 3, 4, 5, 6};
+  const std::vector<float> grads(12, 0.5f), dense_grad = {1, 2};
+  std::vector<float> saved(12), saved_dense(2);
+  {
+    Cluster cluster(2);
+    Client client(cluster.endpoints, 0);
+    client.create_table(spec, Mode::kAsync, 1);
+    client.create_table(dense, Mode::kAsync, 1);
+    client.push_sparse("emb", ids.data(), ids.size(), grads.data());
+    client.push_dense("fc.w", dense_grad.data());
+    client.save(folder.string());
+    client.pull_sparse("emb", ids.data(), ids.size(), saved.data());
+    client.pull_dense("fc.w", saved_dense.data());
+  }
+  auto loading = [&](int shard, int shards, std::vector<std::string> only = {}) {
+    ServerOptions o = options(shard, shards);
+    o.load_dir = folder.string();
+    o.load_tables = std::move(only);
+    return o;
+  };
+  {
+    std::vector<std::unique_ptr<Server>> servers;
+    std::vector<std::string> endpoints;
+    for (int s = 0; s < 2; ++s) {
+      servers.push_back(std::make_unique<Server>(loading(s, 2)));
+      endpoints.push_back("127.0.0.1:" + std::to_string(servers.back()->port()));
+    }
+    Client client(endpoints, 0);
+    client.create_table(spec, Mode::kAsync, 1);
+    client.create_table(dense, Mode::kAsync, 1);
+    const std::vector<float> trainer_values = {7, 7};
+    client.assign_dense("fc.w", trainer_values.data());  // the saved values stay
+    std::vector<float> rows(12), values(2);
+    client.pull_sparse("emb", ids.data(), ids.size(), rows.data());
+    client.pull_dense("fc.w", values.data());
+    EXPECT_EQ(rows, saved);
+    EXPECT_EQ(values, saved_dense);
+  }
+  {  // only the tables asked for: the dense one starts fresh and takes trainer 0's values
+    std::vector<std::unique_ptr<Server>> servers;
+    std::vector<std::string> endpoints;
+    for (int s = 0; s < 2; ++s) {
+      servers.push_back(std::make_unique<Server>(loading(s, 2, {"emb"})));
+      endpoints.push_back("127.0.0.1:" + std::to_string(servers.back()->port()));
+    }
+    Client client(endpoints, 0);
+    client.create_table(spec, Mode::kAsync, 1);
+    client.create_table(dense, Mode::kAsync, 1);
+    const std::vector<float> trainer_values = {7, 7};
+    client.assign_dense("fc.w", trainer_values.data());
+    std::vector<float> rows(12), values(2);
+    client.pull_sparse("emb", ids.data(), ids.size(), rows.data());
+    client.pull_dense("fc.w", values.data());
+    EXPECT_EQ(rows, saved);
+    EXPECT_EQ(values, trainer_values);
+  }
+  std::string what = error_of([&] { Server server(loading(0, 3)); });
+  EXPECT_NE(what.find("holds no table saved by shard 0 of 3 (it holds files such as "),
+            std::string::npos)
+      << what;
+  EXPECT_NE(what.find("-of-2'"), std::string::npos) << what;
+  ServerOptions missing = options(0, 1);
+  missing.load_dir = (folder / "nope").string();
+  what = error_of([&] { Server server(missing); });
+  EXPECT_NE(what.find("the load folder '" + missing.load_dir + "' is not a folder"),
+            std::string::npos)
+      << what;
   std::filesystem::remove_all(folder);
 }
 

@@ -130,8 +130,10 @@ def test_role_maker_reads_a_servers_environment(monkeypatch):
     assert (fleet.server_index(), fleet.server_num(), fleet.worker_num()) == (1, 2, 2)
     with pytest.raises(RuntimeError, match="only trainers call it"):
         fleet.init_worker()
-    with pytest.raises(ValueError, match="loading tables into a server is not supported"):
-        fleet.init_server("saved")
+    with pytest.raises(ValueError, match="'no_such_folder' is not a folder"):
+        fleet.init_server("no_such_folder")
+    with pytest.raises(ValueError, match="give the folder too"):
+        fleet.init_server(var_names=["emb"])
     fleet.init_server()
 
 

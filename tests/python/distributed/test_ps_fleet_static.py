@@ -3,7 +3,9 @@ servers and 2 trainers on 127.0.0.1 run workers/ps_fleet_static.py, which minimi
 static CTR model (workers/ps_static.py) with fleet.distributed_optimizer and trains it
 between fleet.init_worker() and fleet.stop_worker(). In sync mode the job ends with the
 parameters and losses of one process training the unsplit program on the union batches
-(1e-6, test_ps_program.py's reference); in async mode the loss falls; in geo mode the job
+(1e-6, test_ps_program.py's reference), also when it is two jobs, the second one's servers
+starting from the tables the first saved (fleet.save_persistables, fleet.init_server(dirname));
+in async mode the loss falls; in geo mode the job
 reaches the AUC of one process training the unsplit program on batches of 32 within 0.005.
 Each job is bounded in time and leaves no process behind."""
 import json
@@ -30,16 +32,16 @@ K_STEPS = 10  # geo: each trainer sends its deltas every 10 steps
 AUC_BOUND = 0.005
 
 
-def run_job(tmp_path, mode, steps, k_steps=0):
+def run_job(tmp_path, mode, steps, k_steps=0, more=()):
     """Launches workers/ps_fleet_static.py as 2 servers and 2 trainers; the trainers' JSON
     results by index. Fails unless the job succeeds within
     TIMEOUT and leaves no process of its group running (whatever is left is killed)."""
     log_dir, out = tmp_path / "log", tmp_path / "out"
-    out.mkdir()
+    out.mkdir(parents=True)
     start = time.monotonic()
     returncode, output, left = launch(
         ["--server_num", "2", "--trainer_num", "2", "--log_dir", log_dir,
-         WORKERS / "ps_fleet_static.py", mode, steps, out, k_steps], TIMEOUT)
+         WORKERS / "ps_fleet_static.py", mode, steps, out, k_steps, *more], TIMEOUT)
     if output is None:
         pytest.fail(f"the {mode} job ran past {TIMEOUT} s\n{describe(log_dir)}")
     assert returncode == 0, describe(log_dir, output)
@@ -56,6 +58,25 @@ def test_sync_job_equals_one_process_on_the_union_batches(tmp_path, static_mode)
     # trainer 1 started from other values (its own seed) and took trainer 0's
     assert results[0]["initial"] == results[1]["initial"]
     check_sync_result([results[t] for t in sorted(results)], "fleet static sync")
+
+
+def test_a_job_whose_servers_load_the_saved_tables_goes_on_from_them(tmp_path, static_mode):
+    """Half the steps, saved by trainer 0; a new job whose servers init_server(dirname) does
+    the other half: together the very run of one job (and of one process)."""
+    saved, half = tmp_path / "saved", ps_ctr.STEPS // 2
+    first = run_job(tmp_path / "first", "sync", half, more=["--save", saved])
+    assert sorted(p.name for p in saved.iterdir()) == [
+        f"{name}.shard{s}-of-2" for name in sorted([ps_static.TABLE] + ps_static.DENSE)
+        for s in (0, 1)]
+    second = run_job(tmp_path / "second", "sync", half,
+                     more=["--start", half, "--load", saved])
+    for t in (0, 1):  # the saved values, not trainer 0's startup values
+        assert second[t]["initial"] == first[0]["final"]
+    whole = [{"losses": first[t]["losses"] + second[t]["losses"],
+              "initial": first[t]["initial"], "final": second[t]["final"],
+              "rows": second[t].get("rows"),
+              "next_step": first[t]["next_step"] + second[t]["next_step"]} for t in (0, 1)]
+    check_sync_result(whole, "fleet static sync, saved and loaded halfway")
 
 
 def test_async_job_trains(tmp_path):

@@ -27,7 +27,7 @@ __all__ = ["init", "DistributedStrategy", "distributed_model", "distributed_opti
            "worker_index", "worker_num", "is_first_worker", "barrier_worker", "Role",
            "PaddleCloudRoleMaker", "UserDefinedRoleMaker", "is_server", "is_worker",
            "server_index", "server_num", "server_endpoints", "worker_endpoints",
-           "init_server", "run_server", "init_worker", "stop_worker"]
+           "init_server", "run_server", "init_worker", "stop_worker", "save_persistables"]
 
 
 class _Fleet:
@@ -137,6 +137,16 @@ server_index = ps_mode.server_index
 server_num = ps_mode.server_num
 server_endpoints = ps_mode.server_endpoints
 worker_endpoints = ps_mode.worker_endpoints
+def save_persistables(executor=None, dirname=None, main_program=None, mode=0):
+    """Parameter-server mode: the servers save every table into ``dirname`` (see
+    ps_mode.save_persistables)."""
+    if not ps_mode.active():
+        raise RuntimeError("fleet.save_persistables saves a parameter-server job's tables "
+                           "(fleet.init(is_collective=False)); in collective mode save the "
+                           "model with skiff.save or skiff.static.save")
+    ps_mode.save_persistables(executor, dirname, main_program, mode)
+
+
 init_server = ps_mode.init_server
 run_server = ps_mode.run_server
 init_worker = ps_mode.init_worker

@@ -46,7 +46,7 @@ from .strategy import DistributedStrategy
 __all__ = ["init", "active", "reset", "is_server", "is_worker", "is_first_worker",
            "worker_index", "worker_num", "server_index", "server_num", "server_endpoints",
            "worker_endpoints", "init_server", "run_server", "init_worker", "stop_worker",
-           "barrier_worker", "distributed_optimizer", "distributed_model"]
+           "barrier_worker", "save_persistables", "distributed_optimizer", "distributed_model"]
 
 CONNECT_SECS = 60.0  # how long a trainer waits for the servers to come up
 FIRST_MEETING_STEP = 2**62
@@ -56,6 +56,7 @@ class _State:
     role = None          # the role maker; None outside parameter-server mode
     strategy = None
     mode, k_steps = "async", 0
+    load_dir, load_tables = None, []  # a server's init_server(dirname, var_names)
     connection = None    # this trainer's, from init_worker
     optimizer = None     # the PsOptimizer of distributed_optimizer (dygraph)
     model = None         # the model of distributed_model
@@ -88,7 +89,8 @@ def reset():
     if _State.connection is not None:
         ps.shutdown()
     _State.role = _State.strategy = _State.connection = _State.optimizer = _State.model = None
-    _State.program = None
+    _State.program = _State.load_dir = None
+    _State.load_tables = []
     _State.mode, _State.k_steps, _State.meetings = "async", 0, 0
 
 
@@ -168,21 +170,26 @@ def worker_endpoints(to_string=False):
 
 
 def init_server(dirname=None, var_names=None):
-    """Prepares this server. The tables are made by the trainers (their DistributedEmbedding
-    and dense parameters), so a server cannot fill them from ``dirname`` before they exist:
-    giving it is refused; load saved tables from the trainers (ps.Trainer.load or
-    ps.load(dirname), every trainer before its first step)."""
-    _server("init_server")
-    if dirname is not None or var_names is not None:
-        raise ValueError(f"fleet.init_server: loading tables into a server is not supported "
-                         f"(dirname={dirname!r}): the trainers create the tables; load "
-                         f"them from the trainers with ps.Trainer.load(dirname) or "
-                         f"ps.load(dirname) once created, before the first step")
+    """Prepares this server. With ``dirname`` (a folder a job of as many servers saved with
+    fleet.save_persistables or ps.save) the tables the trainers create start from their
+    shards saved there (only ``var_names``, table names, when given; the others fresh), and
+    trainer 0's initial dense values do not replace them: training goes on from the saved
+    job. run_server() serves them."""
+    role = _server("init_server")
+    if dirname is not None and not os.path.isdir(dirname):
+        raise ValueError(f"fleet.init_server: {dirname!r} is not a folder (server "
+                         f"{role.server_index()})")
+    if var_names is not None and dirname is None:
+        raise ValueError("fleet.init_server: var_names selects tables of dirname; give the "
+                         "folder too")
+    _State.load_dir = None if dirname is None else os.fspath(dirname)
+    _State.load_tables = [str(v) for v in var_names or ()]
 
 
 def run_server():
-    """Serves this server's shard on its endpoint until the trainers stop the servers
-    (stop_worker), SIGTERM or SIGINT; then returns. Under a launcher given
+    """Serves this server's shard on its endpoint (the tables starting from init_server's
+    folder) until the trainers stop the servers (stop_worker), SIGTERM or SIGINT; then
+    returns. Under a launcher given
     --ps_checkpoint_dir it checkpoints there and starts from the last checkpoint."""
     from ..ps.server import serve  # (not at import: `python -m ...ps.server` runs it)
 
@@ -191,7 +198,8 @@ def run_server():
     # The launcher's --ps_checkpoint_dir: checkpoints, and a restart resumes from them.
     serve(role.server_index(), role.server_num(), host, int(port),
           checkpoint_dir=os.environ.get("SKIFF_PS_CHECKPOINT_DIR", ""),
-          checkpoint_secs=float(os.environ.get("SKIFF_PS_CHECKPOINT_SECS", "30")))
+          checkpoint_secs=float(os.environ.get("SKIFF_PS_CHECKPOINT_SECS", "30")),
+          load_dir=_State.load_dir or "", load_tables=_State.load_tables)
 
 
 def init_worker(scopes=None):
@@ -224,6 +232,23 @@ def stop_worker():
         _State.program.stop_worker()  # a split program's ps ops let go of the connection
     ps.shutdown()
     _State.connection = None
+
+
+def save_persistables(executor=None, dirname=None, main_program=None, mode=0):
+    """Every server writes its shard of every table (values and optimizer state) into
+    ``dirname``, a folder they can reach, atomically per file; a job of as many servers
+    starts from it with fleet.init_server(dirname). Call it from one trainer (usually
+    fleet.is_first_worker()) after a barrier_worker() when the others' last updates must be
+    in (geo mode: their last deltas). ``executor``, ``main_program`` and ``mode`` are
+    Paddle's and change nothing: every parameter of a split program is on the servers."""
+    connection = _connection("save_persistables")
+    if dirname is None:
+        raise ValueError("fleet.save_persistables: give dirname, the folder to save into")
+    if mode not in (0, None):
+        raise ValueError(f"fleet.save_persistables: mode {mode!r}; the servers save whole "
+                         f"tables (mode 0)")
+    os.makedirs(dirname, exist_ok=True)
+    connection.save(os.path.abspath(dirname))
 
 
 def barrier_worker():

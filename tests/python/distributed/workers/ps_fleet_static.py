@@ -2,7 +2,7 @@
 launcher as every server and every trainer of the job:
 
     python -m skiff.distributed.launch --server_num 2 --trainer_num 2 ps_fleet_static.py \\
-        MODE STEPS OUT [K_STEPS]
+        MODE STEPS OUT [K_STEPS] [--start S] [--save DIR] [--load DIR]
 
 Every process builds the program and minimizes it through fleet.distributed_optimizer
 (which splits it for the servers); servers then serve, trainers run the startup program,
@@ -12,9 +12,9 @@ ps_ctr.STEPS steps the data starts over). In geo mode every trainer then sends i
 deltas and takes the job's values (fleet.barrier_worker). Trainer I writes to
 OUT/trainerI.json its losses and the dense values it started from (trainer 0's, pulled by
 init_worker) and ended with; trainer 0 also the final rows of every vocabulary id."""
+import argparse
 import json
 import os
-import sys
 
 import numpy as np
 import ps_ctr
@@ -24,8 +24,16 @@ import skiff
 from skiff import static
 from skiff.distributed import fleet, ps
 
-mode, steps, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-k_steps = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+parser = argparse.ArgumentParser()
+parser.add_argument("mode")
+parser.add_argument("steps", type=int)
+parser.add_argument("out")
+parser.add_argument("k_steps", type=int, nargs="?", default=0)
+parser.add_argument("--start", type=int, default=0)
+parser.add_argument("--save")
+parser.add_argument("--load")
+args = parser.parse_args()
+mode, steps, out, k_steps = args.mode, args.steps, args.out, args.k_steps
 
 skiff.enable_static()
 main, startup, loss = ps_static.build()  # the model in programs of its own, not minimized
@@ -40,9 +48,9 @@ with static.program_guard(main, startup):
     opt.minimize(loss)
 
 if fleet.is_server():
-    fleet.init_server()
+    fleet.init_server(args.load)
     fleet.run_server()
-    sys.exit(0)
+    raise SystemExit(0)
 
 skiff.seed(100 + fleet.worker_index())  # each trainer's startup values differ: trainer 0's win
 exe = static.Executor()
@@ -60,7 +68,7 @@ vocab, train_ids, train_labels, _, _ = ps_ctr.make_data()
 share = ps_ctr.BATCH // fleet.worker_num()
 first = fleet.worker_index() * share
 losses = []
-for step in range(steps):
+for step in range(args.start, args.start + steps):
     at = step % ps_ctr.STEPS * ps_ctr.BATCH + first
     rows = slice(at, at + share)
     value, = exe.run(main, feed={"ids": train_ids[rows], "label": train_labels[rows]},
@@ -75,6 +83,8 @@ if fleet.is_first_worker():
     ids = np.ascontiguousarray(vocab.reshape(-1))
     result["rows"] = ps.connection().client.pull_sparse(ps_static.TABLE, ids,
                                                         ps_ctr.DIM).tolist()
+    if args.save:
+        fleet.save_persistables(exe, args.save)
 with open(os.path.join(out, f"trainer{fleet.worker_index()}.json"), "w") as f:
     json.dump(result, f)
 fleet.stop_worker()
