@@ -273,7 +273,7 @@ class PsSplitter {
 
   void plan_dense(const PsDenseParam& d) {
     if (geo()) {  // trained here as the program says; ps_geo_step syncs it
-      geo_dense_.push_back(d);
+      dense_.push_back(d);
       return;
     }
     const size_t update = find_update(d.param);
@@ -289,13 +289,8 @@ class PsSplitter {
                   : std::string("an undeclared variable"),
                 " (list an embedding table with sparse gradients as sparse)");
     remove(update);
-    OpDesc push = made_from("ps_push_dense", op);
-    push.set_input("X", {grad}).set_attr("table", d.table);
-    pushes_.push_back(push);
-    OpDesc pull = made_from("ps_pull_dense", op);
-    pull.set_output("Out", {d.param}).set_attr("table", d.table);
-    pull.set_attr("shape", param.shape.vec());
-    pulls_.push_back(pull);
+    dense_.push_back(d);
+    dense_grads_.push_back(grad);
   }
 
   void remove(size_t i) {
@@ -307,15 +302,14 @@ class PsSplitter {
   void remove_dead_ops(std::vector<OpDesc>& ops, std::vector<OpDesc>& gone);
   void drop_declarations(const std::vector<OpDesc>& gone, const std::set<std::string>& written);
   std::string step_var();
-  OpDesc geo_step();
 
   Program p_;
   const PsSplitOptions& o_;
   std::set<std::string> params_, tables_;
   std::set<size_t> removed_;             // ops of block 0 the servers' updates replace
   std::map<size_t, OpDesc> replaced_;    // ops of block 0 rewritten in place
-  std::vector<OpDesc> pushes_, pulls_;   // appended around the barrier
-  std::vector<PsDenseParam> geo_dense_;  // geo mode: synced by ps_geo_step
+  std::vector<PsDenseParam> dense_;        // pushed, pulled (sync, async) or synced (geo)
+  std::vector<std::string> dense_grads_;  // sync, async: their gradients
   std::set<std::string> drop_;           // declarations the trainer no longer needs
   std::vector<std::string> roots_;       // inputs of removed ops: maybe dead now
 };
@@ -336,15 +330,30 @@ void PsSplitter::rewrite() {
       if (it != replaced_.end()) gone.push_back(b.ops[i]);
     }
   }
+  std::vector<std::string> params, tables;
+  for (const PsDenseParam& d : dense_) {
+    params.push_back(d.param);
+    tables.push_back(d.table);
+  }
   if (geo()) {
-    ops.push_back(geo_step());
+    OpDesc step("ps_geo_step");
+    step.set_output("Step", {step_var()});
+    step.set_input("X", params).set_output("Out", params);
+    ops.push_back(step.set_attr("tables", tables).set_attr("k_steps", o_.k_steps));
   } else {
-    ops.insert(ops.end(), pushes_.begin(), pushes_.end());
+    if (!dense_.empty()) {
+      OpDesc push("ps_push_dense");
+      ops.push_back(push.set_input("X", dense_grads_).set_attr("tables", tables));
+    }
     OpDesc barrier("ps_barrier");
     barrier.set_output("Step", {step_var()});
     barrier.set_attr("mode", std::string(o_.mode == PsSplitMode::kSync ? "sync" : "async"));
     ops.push_back(barrier);
-    ops.insert(ops.end(), pulls_.begin(), pulls_.end());
+    if (!dense_.empty()) {
+      OpDesc pull("ps_pull_dense");
+      pull.set_input("X", params).set_output("Out", params);
+      ops.push_back(pull.set_attr("tables", tables));
+    }
   }
   remove_dead_ops(ops, gone);
   b.ops = std::move(ops);
@@ -409,19 +418,6 @@ void PsSplitter::drop_declarations(const std::vector<OpDesc>& gone,
     if (!v->persistable && !written.count(n) && !drop_.count(n)) continue;  // fed
     b.vars.erase(n);
   }
-}
-
-OpDesc PsSplitter::geo_step() {
-  std::vector<std::string> params, tables;
-  for (const PsDenseParam& d : geo_dense_) {
-    params.push_back(d.param);
-    tables.push_back(d.table);
-  }
-  OpDesc op("ps_geo_step");
-  op.set_output("Step", {step_var()});
-  op.set_input("X", params).set_output("Out", params);
-  op.set_attr("tables", tables).set_attr("k_steps", o_.k_steps);
-  return op;
 }
 
 std::string PsSplitter::step_var() {

@@ -5,8 +5,9 @@
 //   embedding(W, Ids)              ->  ps_pull_sparse(Ids) {table, dim, padding_idx}
 //   embedding_grad(W, Ids, dOut)   ->  ps_push_sparse(Ids, dOut)
 //   sgd / adam / adagrad of a distributed parameter, and what only they read -> removed
-//   (end of block 0)               +=  ps_push_dense(grad) per dense parameter, ps_barrier,
-//                                      ps_pull_dense(param) per dense parameter
+//   (end of block 0)               +=  ps_push_dense(dense grads), ps_barrier,
+//                                      ps_pull_dense(dense params): a server's dense
+//                                      tables travel in one call
 //
 // In geo mode (Paddle's GeoSGD) the trainer trains local copies with SGD and every k steps
 // sends the servers its share of how far they moved (skiff/ps_ops/ps_geo.h):

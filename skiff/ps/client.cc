@@ -94,7 +94,8 @@ struct Client::Impl {
   // Runs one asynchronous call per server in `servers` at once (`start(s, context,
   // on_done)` issues server s's call) and waits for all. A server that went away is
   // recovered (recover()) and its call issued again; other failures fail with every
-  // server's error.
+  // server's error. A failure the job cannot survive cancels the other calls, so that a
+  // trainer does not wait at a barrier for peers that the same failure ends.
   template <typename Start>
   void call(const std::vector<int>& servers, const char* what, Start&& start) {
     std::vector<int> todo = servers;
@@ -104,12 +105,19 @@ struct Client::Impl {
       std::mutex done_mutex;
       std::condition_variable done_cv;
       size_t done = 0;
+      bool cancelled = false;
       for (size_t k = 0; k < todo.size(); ++k) {
         set_deadline(&contexts[k], call_secs);
         start(todo[k], &contexts[k], [&, k](grpc::Status status) {
           std::lock_guard<std::mutex> lock(done_mutex);
+          const bool fatal = !status.ok() && !(restarted(status) && views[todo[k]].checkpointing);
           statuses[k] = std::move(status);
           ++done;
+          if (fatal && !cancelled) {
+            cancelled = true;
+            for (size_t j = 0; j < contexts.size(); ++j)
+              if (j != k) contexts[j].TryCancel();
+          }
           done_cv.notify_all();
         });
       }
@@ -121,6 +129,7 @@ struct Client::Impl {
       std::vector<int> again;
       for (size_t k = 0; k < todo.size(); ++k) {
         if (statuses[k].ok()) continue;
+        if (cancelled && statuses[k].error_code() == grpc::StatusCode::CANCELLED) continue;
         if (restarted(statuses[k]) && attempt < kMaxRecoveries) {
           recover(todo[k], statuses[k]);
           again.push_back(todo[k]);
@@ -185,9 +194,11 @@ struct Client::Impl {
   // Sends one kept request again, synchronously.
   grpc::Status resend(int s, const Logged& logged);
 
-  // A dense table's values to the server holding it (a push or an assignment).
-  void send_dense(const std::string& table, const float* values, int64_t step, Kind kind,
-                  const char* what, AsyncMethod<proto::PushDenseRequest, proto::Ack> method);
+  // Dense tables' values to the servers holding them, one request per server (a push or an
+  // assignment).
+  void send_dense(const std::vector<std::string>& tables, const std::vector<const float*>& values,
+                  int64_t step, Kind kind, const char* what,
+                  AsyncMethod<proto::PushDenseRequest, proto::Ack> method);
 
   // The same request to every server at once; their replies in server order.
   template <typename Request, typename Reply>
@@ -310,18 +321,28 @@ void Client::Impl::recover(int s, const grpc::Status& status) {
        " attempts)");
 }
 
-void Client::Impl::send_dense(const std::string& table, const float* values, int64_t step,
-                              Kind kind, const char* what,
+void Client::Impl::send_dense(const std::vector<std::string>& tables,
+                              const std::vector<const float*>& values, int64_t step, Kind kind,
+                              const char* what,
                               AsyncMethod<proto::PushDenseRequest, proto::Ack> method) {
-  const int64_t size = spec(table).size;
-  const int s = dense_shard_of(table, static_cast<int>(stubs.size()));
+  SKIFF_CHECK(tables.size() == values.size(), "parameter server client: ", tables.size(),
+              " dense tables and ", values.size(), " value arrays");
   std::vector<proto::PushDenseRequest> requests(stubs.size());
-  proto::PushDenseRequest& request = requests[s];
-  request.set_table(table);
-  set_bytes(values, static_cast<size_t>(size), request.mutable_values());
-  request.set_trainer(trainer);
-  request.set_step(step);
-  send({s}, requests, kind, what, method);
+  std::vector<int> used;
+  for (size_t i = 0; i < tables.size(); ++i) {
+    const int64_t size = spec(tables[i]).size;
+    const int s = dense_shard_of(tables[i], static_cast<int>(stubs.size()));
+    proto::PushDenseRequest& request = requests[s];
+    if (request.tables().empty()) {
+      used.push_back(s);
+      request.set_trainer(trainer);
+      request.set_step(step);
+    }
+    proto::DenseValues* d = request.add_tables();
+    d->set_table(tables[i]);
+    set_bytes(values[i], static_cast<size_t>(size), d->mutable_values());
+  }
+  send(used, requests, kind, what, method);
 }
 
 Client::Client(std::vector<std::string> endpoints, int trainer, double connect_secs,
@@ -441,27 +462,56 @@ void Client::push_sparse(const std::string& table, const int64_t* ids, size_t n,
 }
 
 void Client::pull_dense(const std::string& table, float* out) {
-  const TableSpec& spec = impl_->spec(table);
-  const int s = dense_shard_of(table, servers());
-  proto::PullDenseRequest request;
-  request.set_table(table);
-  proto::PullDenseReply reply;
-  impl_->call({s}, "dense pull", [&](int, grpc::ClientContext* c, auto done) {
-    request.set_incarnation(impl_->incarnation(s));
-    impl_->stubs[s]->async()->PullDense(c, &request, &reply, done);
+  pull_dense(std::vector<std::string>{table}, std::vector<float*>{out});
+}
+
+void Client::pull_dense(const std::vector<std::string>& tables, const std::vector<float*>& outs) {
+  SKIFF_CHECK(tables.size() == outs.size(), "parameter server client: ", tables.size(),
+              " dense tables and ", outs.size(), " outputs");
+  const int shards = servers();
+  std::vector<proto::PullDenseRequest> requests(shards);
+  std::vector<std::vector<size_t>> asked(shards);  // indices into tables, by server
+  std::vector<int> used;
+  for (size_t i = 0; i < tables.size(); ++i) {
+    impl_->spec(tables[i]);  // (a table this client created)
+    const int s = dense_shard_of(tables[i], shards);
+    if (asked[s].empty()) used.push_back(s);
+    asked[s].push_back(i);
+    requests[s].add_tables(tables[i]);
+  }
+  std::vector<proto::PullDenseReply> replies(shards);
+  impl_->call(used, "dense pull", [&](int s, grpc::ClientContext* c, auto done) {
+    requests[s].set_incarnation(impl_->incarnation(s));
+    impl_->stubs[s]->async()->PullDense(c, &requests[s], &replies[s], done);
   });
-  SKIFF_CHECK(reply.values().size() == spec.size * sizeof(float), "parameter server ", s,
-              " answered a pull of dense '", table, "' with ", reply.values().size(), " bytes for ",
-              spec.size, " floats");
-  std::memcpy(out, reply.values().data(), reply.values().size());
+  for (int s : used) {
+    SKIFF_CHECK(replies[s].values_size() == static_cast<int>(asked[s].size()), "parameter server ",
+                s, " answered a pull of ", asked[s].size(), " dense tables with ",
+                replies[s].values_size());
+    for (size_t k = 0; k < asked[s].size(); ++k) {
+      const std::string& table = tables[asked[s][k]];
+      const std::string& values = replies[s].values(static_cast<int>(k));
+      const int64_t size = impl_->spec(table).size;
+      SKIFF_CHECK(values.size() == size * sizeof(float), "parameter server ", s,
+                  " answered a pull of dense '", table, "' with ", values.size(), " bytes for ",
+                  size, " floats");
+      std::memcpy(outs[asked[s][k]], values.data(), values.size());
+    }
+  }
 }
 
 void Client::push_dense(const std::string& table, const float* values, int64_t step) {
-  impl_->send_dense(table, values, step, Kind::kPushDense, "dense push", &Async::PushDense);
+  push_dense(std::vector<std::string>{table}, std::vector<const float*>{values}, step);
+}
+
+void Client::push_dense(const std::vector<std::string>& tables,
+                        const std::vector<const float*>& values, int64_t step) {
+  impl_->send_dense(tables, values, step, Kind::kPushDense, "dense push", &Async::PushDense);
 }
 
 void Client::assign_dense(const std::string& table, const float* values) {
-  impl_->send_dense(table, values, 0, Kind::kAssign, "dense assign", &Async::AssignDense);
+  impl_->send_dense(std::vector<std::string>{table}, std::vector<const float*>{values}, 0,
+                    Kind::kAssign, "dense assign", &Async::AssignDense);
 }
 
 void Client::barrier(int64_t step) {

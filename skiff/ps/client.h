@@ -67,6 +67,11 @@ class Client {
                    int64_t step = 0);
   void pull_dense(const std::string& table, float* out);
   void push_dense(const std::string& table, const float* values, int64_t step = 0);
+  // Several dense tables at once: one call to each server holding some of them (a step's
+  // dense tables travel together).
+  void pull_dense(const std::vector<std::string>& tables, const std::vector<float*>& outs);
+  void push_dense(const std::vector<std::string>& tables, const std::vector<const float*>& values,
+                  int64_t step = 0);
   // Sets a dense table's values (trainer 0's initial parameters, as Paddle's init_worker).
   void assign_dense(const std::string& table, const float* values);
   // Returns once every trainer reached step `step` on every server (in sync mode, once

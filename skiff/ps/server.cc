@@ -184,33 +184,36 @@ class Service final : public proto::ParameterServer::Service {
                          proto::PullDenseReply* reply) override {
     return guarded([&] {
       check_incarnation(request->incarnation());
-      Table& table = dense_table(request->table());
-      std::string* values = reply->mutable_values();
-      values->resize(table.config.size() * sizeof(float));
-      table.dense->pull(reinterpret_cast<float*>(values->data()));
+      for (const std::string& name : request->tables()) {
+        Table& table = dense_table(name);
+        std::string* values = reply->add_values();
+        values->resize(table.config.size() * sizeof(float));
+        table.dense->pull(reinterpret_cast<float*>(values->data()));
+      }
     });
   }
 
   grpc::Status PushDense(grpc::ServerContext*, const proto::PushDenseRequest* request,
                          proto::Ack* reply) override {
     return guarded([&] {
-      Table& table = dense_table(request->table());
-      const std::vector<float> values = dense_values(table, *request, "pushes");
+      const auto tables = dense_values(*request, "pushes");
       apply_push(*request, reply, [&](proto::Mode mode) {
-        switch (mode) {
-          case proto::SYNC: {
-            std::lock_guard<std::mutex> lock(table.pending_mutex);
-            Table::Pending& p = table.pending[request->step()];
-            if (p.values.empty()) p.values.assign(values.size(), 0.f);
-            for (size_t i = 0; i < values.size(); ++i) p.values[i] += values[i];
-            break;
+        for (auto& [table, values] : tables) {
+          switch (mode) {
+            case proto::SYNC: {
+              std::lock_guard<std::mutex> lock(table->pending_mutex);
+              Table::Pending& p = table->pending[request->step()];
+              if (p.values.empty()) p.values.assign(values.size(), 0.f);
+              for (size_t i = 0; i < values.size(); ++i) p.values[i] += values[i];
+              break;
+            }
+            case proto::GEO:
+              table->dense->push_delta(values.data());
+              break;
+            default:
+              table->dense->push(values.data());
+              break;
           }
-          case proto::GEO:
-            table.dense->push_delta(values.data());
-            break;
-          default:
-            table.dense->push(values.data());
-            break;
         }
       });
     });
@@ -219,12 +222,12 @@ class Service final : public proto::ParameterServer::Service {
   grpc::Status AssignDense(grpc::ServerContext*, const proto::PushDenseRequest* request,
                            proto::Ack* reply) override {
     return guarded([&] {
-      Table& table = dense_table(request->table());
-      const std::vector<float> values = dense_values(table, *request, "assigns");
+      const auto tables = dense_values(*request, "assigns");
       apply_push(
           *request, reply,
           [&](proto::Mode) {
-            if (!table.loaded) table.dense->assign(values.data());
+            for (auto& [table, values] : tables)
+              if (!table->loaded) table->dense->assign(values.data());
           },
           /*stepped=*/false);
     });
@@ -358,13 +361,19 @@ class Service final : public proto::ParameterServer::Service {
   }
 
   // A dense request's values, checked to fill `table` (`verb`: what the trainer does).
-  static std::vector<float> dense_values(const Table& table, const proto::PushDenseRequest& request,
-                                         const char* verb) {
-    std::vector<float> values = array_of<float>(request.values());
-    SKIFF_CHECK(static_cast<int64_t>(values.size()) == table.config.size(),
-                "parameter server dense table '", request.table(), "' of ", table.config.size(),
-                " values: trainer ", request.trainer(), " ", verb, " ", values.size());
-    return values;
+  // Each dense table of a push or assignment with its values, checked against its size.
+  std::vector<std::pair<Table*, std::vector<float>>> dense_values(
+      const proto::PushDenseRequest& request, const char* verb) {
+    std::vector<std::pair<Table*, std::vector<float>>> out;
+    for (const proto::DenseValues& d : request.tables()) {
+      Table& table = dense_table(d.table());
+      std::vector<float> values = array_of<float>(d.values());
+      SKIFF_CHECK(static_cast<int64_t>(values.size()) == table.config.size(),
+                  "parameter server dense table '", d.table(), "' of ", table.config.size(),
+                  " values: trainer ", request.trainer(), " ", verb, " ", values.size());
+      out.emplace_back(&table, std::move(values));
+    }
+    return out;
   }
 
   // The trainers of the job not in `arrived`, as "1, 3".
@@ -395,6 +404,17 @@ class Service final : public proto::ParameterServer::Service {
     return true;
   }
 
+  // "table 'emb'", "tables 'fc.w', 'fc.b'": what a push is for, in messages.
+  static std::string tables_of(const proto::PushSparseRequest& request) {
+    return str_cat("table '", request.table(), "'");
+  }
+  static std::string tables_of(const proto::PushDenseRequest& request) {
+    std::string names;
+    for (const proto::DenseValues& d : request.tables())
+      names += str_cat(names.empty() ? "" : ", ", "'", d.table(), "'");
+    return str_cat(request.tables_size() == 1 ? "table " : "tables ", names);
+  }
+
   // Applies a push or assignment (`apply(mode)`) unless it is a replay of one already
   // applied; a sync push must be for a step not yet applied. In async and geo mode a
   // checkpoint may follow.
@@ -408,7 +428,7 @@ class Service final : public proto::ParameterServer::Service {
         std::lock_guard<std::mutex> lock(mutex_);
         mode = server_.mode();
         SKIFF_CHECK(!stepped || mode != proto::SYNC || request.step() > applied_step_,
-                    "parameter server ", options_.shard, " table '", request.table(), "': trainer ",
+                    "parameter server ", options_.shard, " ", tables_of(request), ": trainer ",
                     request.trainer(), " pushes step ", request.step(), " after step ",
                     applied_step_, " was applied (sync steps go forward)");
         fresh = accept_locked(request.trainer(), request.sequence(), true);

@@ -115,22 +115,51 @@ void push_sparse_kernel(KernelContext& ctx) {
                           step_of(ctx, ps));
 }
 
-void pull_dense_kernel(KernelContext& ctx) {
-  PsConnectionRef ps("ps_pull_dense", ctx.attr<int64_t>("connection"));
-  const std::string table = ctx.attr<std::string>("table");
-  const Shape shape(ctx.attr_ref<std::vector<int64_t>>("shape"));
-  ps.check_width(table, shape.numel(), "in all");
-  Tensor* out = ctx.out("Out");
-  out->resize(shape, DType::kF32);
-  ps.client().pull_dense(table, out->data<float>());
+// The tables attr of an op over dense parameters X (one table each), checked against
+// X's count.
+const std::vector<std::string>& dense_tables(const KernelContext& ctx, const char* op) {
+  const auto& tables = ctx.attr_ref<std::vector<std::string>>("tables");
+  SKIFF_CHECK(static_cast<int>(tables.size()) == ctx.in_count("X"), op, ": ", ctx.in_count("X"),
+              " X and ", tables.size(), " tables");
+  return tables;
 }
 
+// The dense parameters X of an op that writes them in place (Out = X), each checked
+// against its table's width: the Out buffers, in X's order.
+std::vector<float*> dense_in_place(KernelContext& ctx, const PsConnectionRef& ps,
+                                   const std::vector<std::string>& tables) {
+  std::vector<float*> out;
+  for (int i = 0; i < ctx.in_count("X"); ++i) {
+    const Tensor& x = ctx.in("X", i);
+    ps.check_width(tables[i], x.numel(), "in all");
+    Tensor* o = ctx.out("Out", i);
+    if (o != &x) {
+      o->resize(x.shape(), DType::kF32);
+      std::memcpy(o->data<float>(), x.data<float>(), x.numel() * sizeof(float));
+    }
+    out.push_back(o->data<float>());
+  }
+  return out;
+}
+
+// Pulls every dense table of the op in one call per server, into X in place.
+void pull_dense_kernel(KernelContext& ctx) {
+  PsConnectionRef ps("ps_pull_dense", ctx.attr<int64_t>("connection"));
+  const auto& tables = dense_tables(ctx, "ps_pull_dense");
+  ps.client().pull_dense(tables, dense_in_place(ctx, ps, tables));
+}
+
+// Pushes the gradients X of every dense table of the op in one call per server.
 void push_dense_kernel(KernelContext& ctx) {
   PsConnectionRef ps("ps_push_dense", ctx.attr<int64_t>("connection"));
-  const std::string table = ctx.attr<std::string>("table");
-  const Tensor& x = ctx.in("X");
-  ps.check_width(table, x.numel(), "in all");
-  ps.client().push_dense(table, x.data<float>(), step_of(ctx, ps));
+  const auto& tables = dense_tables(ctx, "ps_push_dense");
+  std::vector<const float*> grads;
+  for (int i = 0; i < ctx.in_count("X"); ++i) {
+    const Tensor& x = ctx.in("X", i);
+    ps.check_width(tables[i], x.numel(), "in all");
+    grads.push_back(x.data<float>());
+  }
+  ps.client().push_dense(tables, grads, step_of(ctx, ps));
 }
 
 void barrier_kernel(KernelContext& ctx) {
@@ -148,21 +177,11 @@ void barrier_kernel(KernelContext& ctx) {
 // the same variables) and adds their carry.
 void geo_step_kernel(KernelContext& ctx) {
   PsConnectionRef ps("ps_geo_step", ctx.attr<int64_t>("connection"));
-  const auto& tables = ctx.attr_ref<std::vector<std::string>>("tables");
-  const int n = ctx.in_count("X");
-  SKIFF_CHECK(static_cast<int>(tables.size()) == n && ctx.out_count("Out") == n, "ps_geo_step: ", n,
-              " X, ", ctx.out_count("Out"), " Out and ", tables.size(), " tables");
+  const auto& tables = dense_tables(ctx, "ps_geo_step");
+  const std::vector<float*> values = dense_in_place(ctx, ps, tables);
   std::vector<PsGeo::Dense> dense;
-  for (int i = 0; i < n; ++i) {
-    const Tensor& x = ctx.in("X", i);
-    ps.check_width(tables[i], x.numel(), "in all");
-    Tensor* out = ctx.out("Out", i);
-    if (out != &x) {
-      out->resize(x.shape(), DType::kF32);
-      std::memcpy(out->data<float>(), x.data<float>(), x.numel() * sizeof(float));
-    }
-    dense.push_back({tables[i], out->data<float>(), x.numel()});
-  }
+  for (size_t i = 0; i < tables.size(); ++i)
+    dense.push_back({tables[i], values[i], ctx.in("X", static_cast<int>(i)).numel()});
   PsGeo& geo = ps.geo();
   const int64_t step = ps.end_step();
   if (geo.count_step(ctx.attr<int64_t>("k_steps"))) geo.sync(ps.client(), dense, step, false);
@@ -212,42 +231,40 @@ void infer_push_sparse(ShapeContext& ctx) {
               "': geo mode trains the trainer's rows and needs the LearningRate input");
 }
 
-void infer_pull_dense(ShapeContext& ctx) {
-  const std::string table = ctx.attr<std::string>("table");
-  SKIFF_CHECK(!table.empty(), "ps_pull_dense: the table attr is empty");
-  const Shape shape(ctx.attr_ref<std::vector<int64_t>>("shape"));
-  SKIFF_CHECK(shape.known() && shape.numel() > 0, "ps_pull_dense: table '", table,
-              "': shape must have known positive dims, got ", shape);
-  ctx.set_output("Out", shape, DType::kF32);
+// X (dense float32 parameters, one table each) written to Out (in a program, X itself).
+void infer_dense_in_place(ShapeContext& ctx, const char* op) {
+  const int n = ctx.in_count("X");
+  const auto& tables = ctx.attr_ref<std::vector<std::string>>("tables");
+  SKIFF_CHECK(static_cast<int>(tables.size()) == n && ctx.out_count("Out") == n, op, ": X has ", n,
+              " parameters, Out ", ctx.out_count("Out"), " and tables ", tables.size(),
+              "; each dense parameter needs its table and an output");
+  for (int i = 0; i < n; ++i) {
+    const VarDesc& x = ctx.in_var("X", i);
+    SKIFF_CHECK(x.dtype == DType::kF32 && x.kind == VarKind::kDenseTensor, op, ": table '",
+                tables[i], "': X ('", x.name, "') must be a dense float32 tensor, got ",
+                dtype_name(x.dtype), x.shape, " ", var_kind_name(x.kind));
+    ctx.set_output("Out", x.shape, DType::kF32, i);
+  }
 }
 
+void infer_pull_dense(ShapeContext& ctx) { infer_dense_in_place(ctx, "ps_pull_dense"); }
+
 void infer_push_dense(ShapeContext& ctx) {
-  const std::string table = ctx.attr<std::string>("table");
-  SKIFF_CHECK(!table.empty(), "ps_push_dense: the table attr is empty");
-  const VarDesc& x = ctx.in_var("X");
-  SKIFF_CHECK(x.dtype == DType::kF32 && x.kind == VarKind::kDenseTensor, "ps_push_dense: table '",
-              table, "': X ('", x.name, "') must be a dense float32 tensor, got ",
-              dtype_name(x.dtype), x.shape, " ", var_kind_name(x.kind));
+  const auto& tables = ctx.attr_ref<std::vector<std::string>>("tables");
+  SKIFF_CHECK(static_cast<int>(tables.size()) == ctx.in_count("X"), "ps_push_dense: X has ",
+              ctx.in_count("X"), " gradients and tables ", tables.size());
+  for (int i = 0; i < ctx.in_count("X"); ++i) {
+    const VarDesc& x = ctx.in_var("X", i);
+    SKIFF_CHECK(x.dtype == DType::kF32 && x.kind == VarKind::kDenseTensor, "ps_push_dense: table '",
+                tables[i], "': X ('", x.name, "') must be a dense float32 tensor, got ",
+                dtype_name(x.dtype), x.shape, " ", var_kind_name(x.kind));
+  }
 }
 
 void infer_geo_step(ShapeContext& ctx) {
-  const int n = ctx.in_count("X");
-  const auto& tables = ctx.attr_ref<std::vector<std::string>>("tables");
-  SKIFF_CHECK(static_cast<int>(tables.size()) == n && ctx.out_count("Out") == n,
-              "ps_geo_step: X has ", n, " parameters, Out ", ctx.out_count("Out"), " and tables ",
-              tables.size(), "; each dense parameter needs its table and is written in place");
+  infer_dense_in_place(ctx, "ps_geo_step");
   SKIFF_CHECK(ctx.attr<int64_t>("k_steps") > 0, "ps_geo_step: k_steps must be positive, got ",
               ctx.attr<int64_t>("k_steps"));
-  for (int i = 0; i < n; ++i) {
-    const VarDesc& x = ctx.in_var("X", i);
-    SKIFF_CHECK(x.dtype == DType::kF32 && x.kind == VarKind::kDenseTensor, "ps_geo_step: table '",
-                tables[i], "': X ('", x.name, "') must be a dense float32 tensor, got ",
-                dtype_name(x.dtype), x.shape, " ", var_kind_name(x.kind));
-    SKIFF_CHECK(ctx.op().output("Out")[i] == x.name, "ps_geo_step: Out[", i, "] ('",
-                ctx.op().output("Out")[i], "') must be X[", i, "] ('", x.name,
-                "'): the sync writes the parameters in place");
-    ctx.set_output("Out", x.shape, DType::kF32, i);
-  }
   ctx.set_output("Step", Shape{}, DType::kI64);
 }
 
@@ -303,26 +320,28 @@ void register_ps_ops(OpRegistry& r) {
 
   r.add("ps_pull_dense")
       .doc(
-          "Out = the values of the parameter servers' dense table `table` (a parameter the "
-          "servers update). Not differentiable.")
-      .output("Out", "float32 of `shape`")
-      .required_attr("table", AttrType::kString, "the dense table's name")
+          "X = the values of the parameter servers' dense tables `tables` (parameters the "
+          "servers update), written in place, every table of a server in one call. Not "
+          "differentiable.")
+      .inputs("X", "the dense parameters, float32, each its table's size")
+      .outputs("Out", "X, written in place")
+      .required_attr("tables", AttrType::kStrings, "the dense table of each X")
       .attr("connection", kProgramConnection,
             "which connection of this process (ps_connection.h): 0 a split program's")
-      .required_attr("shape", AttrType::kInts, "Out's shape (its elements: the table's size)")
       .infer_shape(infer_pull_dense)
       .kernel({DType::kF32}, pull_dense_kernel);
 
   r.add("ps_push_dense")
       .doc(
-          "Sends X, a dense parameter's gradient, to the dense table `table` for the current "
-          "step; the servers apply their optimizer (sync mode: the trainers' average, at the "
-          "step's ps_barrier). Not differentiable.")
-      .input("X", "float32 gradient, the table's size in elements")
-      .required_attr("table", AttrType::kString, "the dense table's name")
+          "Sends X, dense parameters' gradients, to the dense tables `tables` for the current "
+          "step, every table of a server in one call; the servers apply their optimizer "
+          "(sync mode: the trainers' average, at the step's ps_barrier). Not "
+          "differentiable.")
+      .inputs("X", "float32 gradients, each its table's size in elements")
+      .required_attr("tables", AttrType::kStrings, "the dense table of each X")
       .attr("connection", kProgramConnection,
             "which connection of this process (ps_connection.h): 0 a split program's")
-      .attr("step", int64_t{-1}, "the step the gradient is for; -1: the connection's current one")
+      .attr("step", int64_t{-1}, "the step the gradients are for; -1: the connection's current one")
       .infer_shape(infer_push_dense)
       .kernel({DType::kF32}, push_dense_kernel)
       .kernel_dtype_from("X");

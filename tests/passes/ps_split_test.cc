@@ -77,10 +77,9 @@ TEST(PsSplit, LookupsBecomePullsAndPushesUpdatesGoToTheServers) {
       EXPECT_EQ(count(types, gone), 0) << gone;
     EXPECT_EQ(count(types, "ps_pull_sparse"), 1);
     EXPECT_EQ(count(types, "ps_push_sparse"), 1);
-    // The end of block 0: the dense pushes, the barrier, the dense pulls.
-    const std::vector<std::string> tail(types.end() - 5, types.end());
-    EXPECT_EQ(tail, (std::vector<std::string>{"ps_push_dense", "ps_push_dense", "ps_barrier",
-                                              "ps_pull_dense", "ps_pull_dense"}));
+    // The end of block 0: the dense push, the barrier, the dense pull (all tables each).
+    const std::vector<std::string> tail(types.end() - 3, types.end());
+    EXPECT_EQ(tail, (std::vector<std::string>{"ps_push_dense", "ps_barrier", "ps_pull_dense"}));
 
     const OpDesc& lookup = m.main.block(0).ops[0];
     const OpDesc& pull = split.block(0).ops[0];  // in the lookup's place
@@ -95,14 +94,15 @@ TEST(PsSplit, LookupsBecomePullsAndPushesUpdatesGoToTheServers) {
     EXPECT_EQ(push.input("Ids"), lookup.input("Ids"));
     EXPECT_EQ(push.input("Grad"), std::vector<std::string>{grad_name(lookup.first_output("Out"))});
 
-    EXPECT_EQ(op_of(split, "ps_push_dense").input("X"), std::vector<std::string>{"fc.w@GRAD"});
-    EXPECT_EQ(op_of(split, "ps_push_dense", 1).attr<std::string>("table"), "fc.b");
+    const std::vector<std::string> tables = {"fc.w", "fc.b"};
+    const OpDesc& push_dense = op_of(split, "ps_push_dense");
+    EXPECT_EQ(push_dense.input("X"), (std::vector<std::string>{"fc.w@GRAD", "fc.b@GRAD"}));
+    EXPECT_EQ(push_dense.attr<std::vector<std::string>>("tables"), tables);
     EXPECT_EQ(op_of(split, "ps_barrier").attr<std::string>("mode"), "sync");
-    const OpDesc& pull_w = op_of(split, "ps_pull_dense");
-    EXPECT_EQ(pull_w.output("Out"), std::vector<std::string>{m.w});
-    EXPECT_EQ(pull_w.attr<std::string>("table"), "fc.w");
-    EXPECT_EQ(pull_w.attr_ref<std::vector<int64_t>>("shape"),
-              (std::vector<int64_t>{testing::kSparseDim, 1}));
+    const OpDesc& pull_dense = op_of(split, "ps_pull_dense");
+    EXPECT_EQ(pull_dense.input("X"), (std::vector<std::string>{m.w, m.b}));
+    EXPECT_EQ(pull_dense.output("Out"), pull_dense.input("X"));
+    EXPECT_EQ(pull_dense.attr<std::vector<std::string>>("tables"), tables);
 
     // The table, its gradient and every server-side optimizer state are gone.
     EXPECT_FALSE(declares(split, m.table));

@@ -93,17 +93,19 @@ TEST(PsOps, PushesApplyAtTheSyncBarrier) {
   b.data("bias_grad", DType::kF32, {3});
   b.op("ps_push_sparse", {{"Ids", {"ids"}}, {"Grad", {"grad"}}}, {},
        {{"table", std::string("emb")}, {"dim", kSparseDim}, {"padding_idx", int64_t{9}}});
-  b.op("ps_push_dense", {{"X", {"bias_grad"}}}, {}, {{"table", std::string("bias")}});
+  b.op("ps_push_dense", {{"X", {"bias_grad"}}}, {}, {{"tables", std::vector<std::string>{"bias"}}});
   b.op("ps_barrier", {}, {{"Step", {"step"}}}, {{"mode", std::string("sync")}});
-  b.op("ps_pull_dense", {}, {{"Out", {"bias"}}},
-       {{"table", std::string("bias")}, {"shape", std::vector<int64_t>{3}}});
+  b.data("bias", DType::kF32, {3});
+  b.op("ps_pull_dense", {{"X", {"bias"}}}, {{"Out", {"bias"}}},
+       {{"tables", std::vector<std::string>{"bias"}}});
   std::vector<float> grad(kIds.size() * kSparseDim);
   for (size_t i = 0; i < grad.size(); ++i) grad[i] = 0.01f * static_cast<float>(i);
   Scope scope;
   const auto out = Executor().run(p, &scope,
                                   {{"ids", Tensor::from_vector<int64_t>({2, 3}, kIds)},
                                    {"grad", Tensor::from_vector<float>({2, 3, kSparseDim}, grad)},
-                                   {"bias_grad", Tensor::from_vector<float>({3}, {1, 2, 3})}},
+                                   {"bias_grad", Tensor::from_vector<float>({3}, {1, 2, 3})},
+                                   {"bias", Tensor::from_vector<float>({3}, {9, 9, 9})}},
                                   {"step", "bias"});
   EXPECT_EQ(out[0].item<int64_t>(), 0);
   EXPECT_EQ(ps_ops_step(), 1);

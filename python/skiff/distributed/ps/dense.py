@@ -5,6 +5,8 @@ import zlib
 
 import numpy as np
 
+from ...autograd import no_grad
+from ...framework.core import eager_op
 from ...nn.initializer import compute_fans
 from . import client
 
@@ -27,7 +29,9 @@ class DenseParameters:
     ``name.1``, ...) kept on the servers. The servers make their initial values
     (``init``, a dict as _C.PsClient.create_table takes, for all of them; default:
     default_init per parameter), so a trainer's own values are replaced at the first
-    pull(). push(step) sends the gradients, pull() copies the values back."""
+    pull(). push(step) sends the gradients, pull() copies the values back: through the
+    ps_push_dense / ps_pull_dense ops a split static program runs, every table of a server
+    in one call."""
 
     def __init__(self, parameters, name="dense", optimizer=None, init=None, connection=None):
         self.parameters = [p for p in parameters if not p.stop_gradient]
@@ -40,6 +44,7 @@ class DenseParameters:
                 start.setdefault("seed", zlib.crc32(table.encode()))
             self._connection.create_table(table, dense=True, size=int(np.prod(shape)),
                                           init=start, optimizer=dict(optimizer or {}))
+            self._ops = self._connection.ops_connection(table, int(np.prod(shape)))
 
     def assign(self):
         """Sets the servers' values to the parameters' own (trainer 0's initial values,
@@ -50,17 +55,21 @@ class DenseParameters:
 
     def pull(self):
         """Copies the servers' values into the parameters."""
-        for p, table in zip(self.parameters, self.tables):
-            values = self._connection.client.pull_dense(table, int(np.prod(p.shape)))
-            p.set_value(values.reshape(list(p.shape)))
+        if not self.parameters:
+            return
+        pull = eager_op("ps_pull_dense", {"tables": self.tables, "connection": self._ops},
+                        [len(self.parameters)])
+        with no_grad():
+            pull.call_into([self.parameters], [self.parameters])
 
     def push(self, step=0):
         """Sends each parameter's gradient for ``step`` (one without a gradient sends
         nothing: in sync mode it counts as zeros in the trainers' average)."""
-        for p, table in zip(self.parameters, self.tables):
-            if p.grad is not None:
-                grad = np.ascontiguousarray(p.grad.numpy(), dtype=np.float32).reshape(-1)
-                self._connection.client.push_dense(table, grad, int(step))
+        sent = [(p.grad, table) for p, table in zip(self.parameters, self.tables)
+                if p.grad is not None]
+        if sent:
+            eager_op("ps_push_dense", {"tables": [t for _, t in sent], "connection": self._ops,
+                                       "step": int(step)})([g for g, _ in sent])
 
     def clear_grad(self):
         for p in self.parameters:
