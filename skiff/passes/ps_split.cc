@@ -306,12 +306,12 @@ class PsSplitter {
   Program p_;
   const PsSplitOptions& o_;
   std::set<std::string> params_, tables_;
-  std::set<size_t> removed_;             // ops of block 0 the servers' updates replace
-  std::map<size_t, OpDesc> replaced_;    // ops of block 0 rewritten in place
-  std::vector<PsDenseParam> dense_;        // pushed, pulled (sync, async) or synced (geo)
+  std::set<size_t> removed_;              // ops of block 0 the servers' updates replace
+  std::map<size_t, OpDesc> replaced_;     // ops of block 0 rewritten in place
+  std::vector<PsDenseParam> dense_;       // pushed, pulled (sync, async) or synced (geo)
   std::vector<std::string> dense_grads_;  // sync, async: their gradients
-  std::set<std::string> drop_;           // declarations the trainer no longer needs
-  std::vector<std::string> roots_;       // inputs of removed ops: maybe dead now
+  std::set<std::string> drop_;            // declarations the trainer no longer needs
+  std::vector<std::string> roots_;        // inputs of removed ops: maybe dead now
 };
 
 void PsSplitter::rewrite() {
