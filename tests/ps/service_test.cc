@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -31,17 +32,30 @@ ServerOptions options(int shard, int shards, int port = 0, const std::string& ch
   return o;
 }
 
+// n servers in this process, made with the options `make(shard)` gives (default: options()).
 struct Cluster {
   std::vector<std::unique_ptr<Server>> servers;
   std::vector<std::string> endpoints;
 
-  explicit Cluster(int n) {
+  explicit Cluster(int n, const std::function<ServerOptions(int)>& make = {}) {
     for (int s = 0; s < n; ++s) {
-      servers.push_back(std::make_unique<Server>(options(s, n)));
+      servers.push_back(std::make_unique<Server>(make ? make(s) : options(s, n)));
       endpoints.push_back("127.0.0.1:" + std::to_string(servers.back()->port()));
     }
   }
 };
+
+// A dense table of `size` values starting at `value`, updated by sgd at `lr`.
+TableSpec constant_dense(const std::string& name, int64_t size, float value, float lr = 0.1f) {
+  TableSpec spec;
+  spec.name = name;
+  spec.dense = true;
+  spec.size = size;
+  spec.init.kind = "constant";
+  spec.init.value = value;
+  spec.optimizer.lr = lr;
+  return spec;
+}
 
 TableSpec embedding(const std::string& name, int dim, const std::string& optimizer = "sgd") {
   TableSpec spec;
@@ -98,13 +112,7 @@ TEST(ParameterServer, AsyncPushesApplyAtOnceWithDuplicatesSummed) {
 TEST(ParameterServer, SyncStepsApplyTheTrainersAverageAtTheBarrier) {
   Cluster cluster(2);
   const TableSpec spec = embedding("emb", 2);
-  TableSpec dense;
-  dense.name = "fc.w";
-  dense.dense = true;
-  dense.size = 3;
-  dense.init.kind = "constant";
-  dense.init.value = 1;
-  dense.optimizer.lr = 0.5f;
+  const TableSpec dense = constant_dense("fc.w", 3, 1, 0.5f);
   const std::vector<int64_t> ids = {11, 12};
   std::vector<std::vector<float>> seen(2);
   auto trainer = [&](int t) {
@@ -150,11 +158,7 @@ TEST(ParameterServer, ASyncPushForAStepAlreadyAppliedFails) {
 
 TEST(ParameterServer, TrainersMeetAtABarrierInAnyModeAfterTrainerZeroAssignsDenseValues) {
   Cluster cluster(2);
-  TableSpec dense;
-  dense.name = "fc.w";
-  dense.dense = true;
-  dense.size = 3;
-  dense.init.kind = "constant";
+  const TableSpec dense = constant_dense("fc.w", 3, 0);
   std::vector<float> seen(3);
   auto trainer = [&](int t) {
     Client client(cluster.endpoints, t);
@@ -243,12 +247,7 @@ TEST(ParameterServer, ServersGivenALoadFolderStartTheTablesFromIt) {
   std::filesystem::remove_all(folder);
   std::filesystem::create_directories(folder);
   const TableSpec spec = embedding("emb", 2);
-  TableSpec dense;
-  dense.name = "fc.w";
-  dense.dense = true;
-  dense.size = 2;
-  dense.init.kind = "constant";
-  dense.init.value = 1;
+  const TableSpec dense = constant_dense("fc.w", 2, 1);
   const std::vector<int64_t> ids = {1, 2, 3, 4, 5, 6};
   const std::vector<float> grads(12, 0.5f), dense_grad = {1, 2};
   std::vector<float> saved(12), saved_dense(2);
@@ -270,13 +269,8 @@ TEST(ParameterServer, ServersGivenALoadFolderStartTheTablesFromIt) {
     return o;
   };
   {
-    std::vector<std::unique_ptr<Server>> servers;
-    std::vector<std::string> endpoints;
-    for (int s = 0; s < 2; ++s) {
-      servers.push_back(std::make_unique<Server>(loading(s, 2)));
-      endpoints.push_back("127.0.0.1:" + std::to_string(servers.back()->port()));
-    }
-    Client client(endpoints, 0);
+    Cluster cluster(2, [&](int shard) { return loading(shard, 2); });
+    Client client(cluster.endpoints, 0);
     client.create_table(spec, Mode::kAsync, 1);
     client.create_table(dense, Mode::kAsync, 1);
     const std::vector<float> trainer_values = {7, 7};
@@ -288,13 +282,8 @@ TEST(ParameterServer, ServersGivenALoadFolderStartTheTablesFromIt) {
     EXPECT_EQ(values, saved_dense);
   }
   {  // only the tables asked for: the dense one starts fresh and takes trainer 0's values
-    std::vector<std::unique_ptr<Server>> servers;
-    std::vector<std::string> endpoints;
-    for (int s = 0; s < 2; ++s) {
-      servers.push_back(std::make_unique<Server>(loading(s, 2, {"emb"})));
-      endpoints.push_back("127.0.0.1:" + std::to_string(servers.back()->port()));
-    }
-    Client client(endpoints, 0);
+    Cluster cluster(2, [&](int shard) { return loading(shard, 2, {"emb"}); });
+    Client client(cluster.endpoints, 0);
     client.create_table(spec, Mode::kAsync, 1);
     client.create_table(dense, Mode::kAsync, 1);
     const std::vector<float> trainer_values = {7, 7};

@@ -22,7 +22,6 @@ using testing::Batches;
 using testing::Connected;
 using testing::dense_spec;
 using testing::error_of;
-using testing::initial_row;
 using testing::kSparseDim;
 using testing::kSparseRows;
 using testing::Servers;
@@ -119,11 +118,7 @@ TEST(PsGeo, OneTrainerLeavesTheUnsplitProgramsValuesOnTheServersAtEachSync) {
 
   Scope local;
   exe.run(m.startup, &local);
-  std::vector<float> table;
-  for (int64_t id = 0; id < kSparseRows; ++id) {
-    const std::vector<float> row = initial_row(spec, id);
-    table.insert(table.end(), row.begin(), row.end());
-  }
+  const std::vector<float> table = testing::initial_table(spec);
   local.var(m.table)->set(Tensor::from_vector<float>({kSparseRows, kSparseDim}, table));
   const std::vector<float> w0 = fetch(local, m.w).to_vector<float>();
   const std::vector<float> b0 = fetch(local, m.b).to_vector<float>();

@@ -182,11 +182,7 @@ TEST(PsOps, SplitProgramTrainsAsTheUnsplitOneWithOneSyncTrainer) {
   // Locally, from the table's initial rows and the startup program's dense values.
   Scope local;
   exe.run(m.startup, &local);
-  std::vector<float> table;
-  for (int64_t id = 0; id < kSparseRows; ++id) {
-    const std::vector<float> row = initial_row(spec, id);
-    table.insert(table.end(), row.begin(), row.end());
-  }
+  const std::vector<float> table = testing::initial_table(spec);
   local.var(m.table)->set(Tensor::from_vector<float>({kSparseRows, kSparseDim}, table));
   const Tensor w0 = fetch(local, m.w).clone(), b0 = fetch(local, m.b).clone();
 

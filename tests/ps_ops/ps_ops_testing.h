@@ -71,6 +71,16 @@ inline std::vector<float> initial_row(const ps::TableSpec& spec, int64_t id) {
   return row;
 }
 
+// The rows of ids 0 .. kSparseRows - 1 as `spec`'s servers make them, one after another.
+inline std::vector<float> initial_table(const ps::TableSpec& spec) {
+  std::vector<float> table;
+  for (int64_t id = 0; id < kSparseRows; ++id) {
+    const std::vector<float> row = initial_row(spec, id);
+    table.insert(table.end(), row.begin(), row.end());
+  }
+  return table;
+}
+
 // Batches of 8 samples: ids in [0, kSparseRows), labels in [-1, 1).
 struct Batches {
   std::vector<Tensor> ids, labels;
