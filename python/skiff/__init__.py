@@ -4,7 +4,7 @@ The API follows PaddlePaddle 2.x: code written for Paddle runs after
 from . import _C
 from ._C import Error, Tensor
 from .framework.dtype import (DType as dtype, bfloat16, bool_ as bool, float16, float32,
-                              float64, int32, int64)
+                              float64, int8, int16, int32, int64, uint8)
 from .framework.mode import disable_static, enable_static, in_dynamic_mode
 from .framework.dtype import (double, finfo, float_ as float, get_default_dtype, half, iinfo,
                               int_ as int, long, set_default_dtype)

@@ -28,6 +28,12 @@ nb::dlpack::dtype to_dlpack(DType t) {
       return nb::dtype<int64_t>();
     case DType::kBool:
       return nb::dtype<bool>();
+    case DType::kI8:
+      return nb::dtype<int8_t>();
+    case DType::kU8:
+      return nb::dtype<uint8_t>();
+    case DType::kI16:
+      return nb::dtype<int16_t>();
     default:
       break;
   }
@@ -40,8 +46,11 @@ DType from_dlpack(nb::dlpack::dtype d) {
   if (d == nb::dtype<int32_t>()) return DType::kI32;
   if (d == nb::dtype<int64_t>()) return DType::kI64;
   if (d == nb::dtype<bool>()) return DType::kBool;
+  if (d == nb::dtype<int8_t>()) return DType::kI8;
+  if (d == nb::dtype<uint8_t>()) return DType::kU8;
+  if (d == nb::dtype<int16_t>()) return DType::kI16;
   fail("no skiff dtype for this array's element type (code ", int(d.code), ", ", int(d.bits),
-       " bits); convert it to float32/float64/int32/int64/bool first");
+       " bits); convert it to float32/float64/int32/int64/int16/int8/uint8/bool first");
 }
 
 // A dense view of a value: a tensor as is, selected rows scattered into zeros.

@@ -26,6 +26,12 @@ std::string element_text(const Tensor& t, int64_t i) {
     case DType::kBF16:  // 4 digits tell every bfloat16 apart
       std::snprintf(buffer, sizeof buffer, "%.4g", static_cast<float>(t.data<bfloat16>()[i]));
       break;
+    case DType::kI8:
+      return std::to_string(t.data<int8_t>()[i]);
+    case DType::kU8:
+      return std::to_string(t.data<uint8_t>()[i]);
+    case DType::kI16:
+      return std::to_string(t.data<int16_t>()[i]);
   }
   return buffer;
 }

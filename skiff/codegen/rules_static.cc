@@ -33,6 +33,12 @@ const char* cpp_type_of(DType t) {
       return "int64_t";
     case DType::kBool:
       return "bool";
+    case DType::kI8:
+      return "int8_t";
+    case DType::kU8:
+      return "uint8_t";
+    case DType::kI16:
+      return "int16_t";
     default:
       return nullptr;
   }

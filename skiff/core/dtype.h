@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 
 #include "skiff/core/error.h"
@@ -13,10 +14,22 @@
 namespace skiff {
 
 // Numbering is part of the file formats (proto VarDesc.dtype, .skparams): never renumber.
-enum class DType : int { kF32 = 0, kF64 = 1, kI32 = 2, kI64 = 3, kBool = 4, kBF16 = 5 };
+// The numbers are stable (programs and files store them). The 8- and 16-bit integers hold
+// quantized values (skiff.quantization) and the bytes of images.
+enum class DType : int {
+  kF32 = 0,
+  kF64 = 1,
+  kI32 = 2,
+  kI64 = 3,
+  kBool = 4,
+  kBF16 = 5,
+  kI8 = 6,
+  kU8 = 7,
+  kI16 = 8,
+};
 
 // True when `n` is the number of a DType (for readers of files and programs).
-inline bool is_dtype_number(int n) { return n >= 0 && n <= static_cast<int>(DType::kBF16); }
+inline bool is_dtype_number(int n) { return n >= 0 && n <= static_cast<int>(DType::kI16); }
 
 // A bfloat16 value: the upper half of an IEEE float32 (sign, 8 exponent bits, 7 stored
 // mantissa bits). From float it rounds to nearest, ties to even (a NaN stays a quiet NaN
@@ -71,18 +84,34 @@ inline size_t dtype_size(DType t) {
       return 1;
     case DType::kBF16:
       return 2;
+    case DType::kI8:
+    case DType::kU8:
+      return 1;
+    case DType::kI16:
+      return 2;
   }
   fail("unknown dtype ", static_cast<int>(t));
 }
-// "float32", "float64", "int32", "int64", "bool", "bfloat16" (numpy / ml_dtypes names).
+// "float32", "float64", "int32", "int64", "bool", "bfloat16", "int8", "uint8", "int16"
+// (numpy / ml_dtypes names).
 const char* dtype_name(DType t);
 // Parses a numpy-style name; throws skiff::Error for an unknown one.
 DType dtype_from_name(const std::string& name);
+// True for the 8- and 16-bit integers (int8, uint8, int16).
+inline bool is_small_integer(DType t) {
+  return t == DType::kI8 || t == DType::kU8 || t == DType::kI16;
+}
 // True for the floating dtypes f32, f64 and bf16: those that carry gradients. Kernels
 // dispatch bf16 on their own (SKIFF_DISPATCH_FLOATING covers f32 and f64 only).
 inline bool is_floating(DType t) {
   return t == DType::kF32 || t == DType::kF64 || t == DType::kBF16;
 }
+
+// The dtypes ops that only move, fill or compare values take (every one but bfloat16,
+// whose kernels are registered where written for it).
+inline constexpr std::initializer_list<DType> kDataDTypes = {DType::kF32, DType::kF64,  DType::kI32,
+                                                             DType::kI64, DType::kBool, DType::kI8,
+                                                             DType::kU8,  DType::kI16};
 
 template <typename T>
 struct DTypeOf;
@@ -109,6 +138,18 @@ struct DTypeOf<bool> {
 template <>
 struct DTypeOf<bfloat16> {
   static constexpr DType value = DType::kBF16;
+};
+template <>
+struct DTypeOf<int8_t> {
+  static constexpr DType value = DType::kI8;
+};
+template <>
+struct DTypeOf<uint8_t> {
+  static constexpr DType value = DType::kU8;
+};
+template <>
+struct DTypeOf<int16_t> {
+  static constexpr DType value = DType::kI16;
 };
 template <typename T>
 inline constexpr DType dtype_of = DTypeOf<T>::value;
@@ -145,7 +186,8 @@ inline constexpr DType dtype_of = DTypeOf<T>::value;
       ::skiff::fail("expected a numeric dtype, got ", ::skiff::dtype_name(DT)); \
   }
 
-// Runs the body with `T` bound to the C++ type of any dtype but bfloat16.
+// Runs the body with `T` bound to the C++ type of any dtype but bfloat16 (data movement,
+// fills, comparisons, casts).
 #define SKIFF_DISPATCH_ALL(DT, T, ...)                                                    \
   switch (DT) {                                                                           \
     SKIFF_DTYPE_CASE_(kF32, float, T, __VA_ARGS__)                                        \
@@ -153,6 +195,9 @@ inline constexpr DType dtype_of = DTypeOf<T>::value;
     SKIFF_DTYPE_CASE_(kI32, int32_t, T, __VA_ARGS__)                                      \
     SKIFF_DTYPE_CASE_(kI64, int64_t, T, __VA_ARGS__)                                      \
     SKIFF_DTYPE_CASE_(kBool, bool, T, __VA_ARGS__)                                        \
+    SKIFF_DTYPE_CASE_(kI8, int8_t, T, __VA_ARGS__)                                        \
+    SKIFF_DTYPE_CASE_(kU8, uint8_t, T, __VA_ARGS__)                                       \
+    SKIFF_DTYPE_CASE_(kI16, int16_t, T, __VA_ARGS__)                                      \
     default:                                                                              \
       ::skiff::fail("dtype ", ::skiff::dtype_name(DT), " (number ", static_cast<int>(DT), \
                     ") is not supported here");                                           \

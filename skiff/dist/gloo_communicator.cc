@@ -105,6 +105,15 @@ ReduceFn reduce_fn(DType dtype, ReduceOp op, const char* what) {
     case DType::kI64:
       SKIFF_CHECK(op != ReduceOp::kAvg, what, ": avg needs a floating tensor, got int64");
       return typed_reduce<int64_t>(op);
+    case DType::kI8:
+      SKIFF_CHECK(op != ReduceOp::kAvg, what, ": avg needs a floating tensor, got int8");
+      return typed_reduce<int8_t>(op);
+    case DType::kU8:
+      SKIFF_CHECK(op != ReduceOp::kAvg, what, ": avg needs a floating tensor, got uint8");
+      return typed_reduce<uint8_t>(op);
+    case DType::kI16:
+      SKIFF_CHECK(op != ReduceOp::kAvg, what, ": avg needs a floating tensor, got int16");
+      return typed_reduce<int16_t>(op);
     case DType::kBool:
       // As numbers 0/1: max is any, min is all; sum and prod saturate to any and all.
       SKIFF_CHECK(op != ReduceOp::kAvg, what, ": avg needs a floating tensor, got bool");

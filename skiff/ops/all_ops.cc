@@ -48,6 +48,7 @@ void register_unique_ops(OpRegistry& r);
 void register_interpolate_ops(OpRegistry& r);
 void register_unfold_ops(OpRegistry& r);
 void register_linalg_ops(OpRegistry& r);
+void register_quantize_ops(OpRegistry& r);
 
 void register_all_ops(OpRegistry& r) {
   register_control_flow_ops(r);
@@ -93,6 +94,7 @@ void register_all_ops(OpRegistry& r) {
   register_interpolate_ops(r);
   register_unfold_ops(r);
   register_linalg_ops(r);
+  register_quantize_ops(r);
 }
 
 }  // namespace skiff

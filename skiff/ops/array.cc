@@ -14,9 +14,6 @@ namespace skiff {
 
 namespace {
 
-constexpr std::initializer_list<DType> kAllDTypes = {DType::kF32, DType::kF64, DType::kI32,
-                                                     DType::kI64, DType::kBool};
-
 // The array a variable holds; an empty array for a variable holding nothing.
 const TensorArray& array_of(const Variable* v, const char* slot) {
   static const TensorArray kEmpty;
@@ -191,7 +188,7 @@ void register_array_ops(OpRegistry& r) {
       .input("Mask", "bool or integer scalar: the index of the candidate")
       .output("Out", "a copy of the selected candidate")
       .infer_shape(infer_select_input)
-      .kernel(kAllDTypes, select_input_kernel)
+      .kernel(kDataDTypes, select_input_kernel)
       .grad(select_input_grad_maker);
 
   r.add("select_input_grad")
@@ -200,7 +197,7 @@ void register_array_ops(OpRegistry& r) {
       .input("Out@GRAD", "gradient of Out")
       .outputs("X@GRAD", "gradients of X (\"\" where not needed)")
       .infer_shape(infer_select_input_grad)
-      .kernel(kAllDTypes, select_input_grad_kernel)
+      .kernel(kDataDTypes, select_input_grad_kernel)
       .kernel_dtype_from("Out@GRAD");
 
   r.add("write_to_array")
@@ -211,7 +208,7 @@ void register_array_ops(OpRegistry& r) {
       .input("I", "int64 scalar index")
       .output("Out", "the tensor array (written in place)")
       .infer_shape(infer_write_to_array)
-      .kernel(kAllDTypes, write_to_array_kernel)
+      .kernel(kDataDTypes, write_to_array_kernel)
       .kernel_dtype_from("X")
       .grad(write_to_array_grad_maker);
 
@@ -234,7 +231,7 @@ void register_array_ops(OpRegistry& r) {
       .input("I", "int64 scalar index, 0 <= I < length")
       .output("Out", "the entry")
       .infer_shape(infer_read_from_array)
-      .kernel(kAllDTypes, read_from_array_kernel)
+      .kernel(kDataDTypes, read_from_array_kernel)
       .grad(read_from_array_grad_maker);
 
   r.add("read_from_array_grad")

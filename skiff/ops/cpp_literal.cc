@@ -77,6 +77,12 @@ std::string dtype_literal(DType t) {
       return "DType::kBool";
     case DType::kBF16:
       return "DType::kBF16";
+    case DType::kI8:
+      return "DType::kI8";
+    case DType::kU8:
+      return "DType::kU8";
+    case DType::kI16:
+      return "DType::kI16";
   }
   fail("unknown dtype ", static_cast<int>(t));
 }

@@ -105,8 +105,7 @@ void register_creation_ops(OpRegistry& r) {
       .attr("value", 0.0, "the fill value (integral for integer dtypes)")
       .attr("dtype", std::string("float32"), "numpy name of Out's dtype")
       .infer_shape(infer_from_shape_and_dtype)
-      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool},
-            fill_constant<KernelContext>, fill_constant<EmitContext>);
+      .bind(kDataDTypes, fill_constant<KernelContext>, fill_constant<EmitContext>);
 
   r.add("fill_any_like")
       .doc("Out = a tensor shaped like X with every element = value.")
@@ -115,8 +114,7 @@ void register_creation_ops(OpRegistry& r) {
       .attr("value", 0.0, "the fill value (integral for integer dtypes)")
       .attr("dtype", std::string(""), "numpy name of Out's dtype; \"\" for X's dtype")
       .infer_shape(infer_fill_any_like)
-      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool},
-            fill_any_like<KernelContext>, fill_any_like<EmitContext>);
+      .bind(kDataDTypes, fill_any_like<KernelContext>, fill_any_like<EmitContext>);
 
   r.add("fill_zeros_like")
       .doc(
@@ -125,8 +123,7 @@ void register_creation_ops(OpRegistry& r) {
       .input("X", "a tensor or a tensor array")
       .output("Out", "same kind, dtype and shape as X")
       .infer_shape(infer_like_x)
-      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool},
-              fill_zeros_like_kernel);
+      .kernel(kDataDTypes, fill_zeros_like_kernel);
 
   r.add("uniform_random")
       .doc("Out = values uniform in [min, max) from a seeded counter-based generator.")

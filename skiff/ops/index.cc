@@ -13,8 +13,9 @@ namespace skiff {
 
 namespace {
 
-constexpr std::initializer_list<DType> kAllDTypes = {DType::kF32, DType::kF64, DType::kI32,
-                                                     DType::kI64, DType::kBool};
+// Scatter adds in place unless it overwrites: the dtypes with addition, and bool.
+constexpr std::initializer_list<DType> kScatterDTypes = {DType::kF32, DType::kF64, DType::kI32,
+                                                         DType::kI64, DType::kBool};
 constexpr std::initializer_list<DType> kGradDTypes = {DType::kF32, DType::kF64};
 
 void check_index_dtype(const ShapeContext& ctx, const char* op, const char* slot) {
@@ -151,7 +152,7 @@ void register_index_ops(OpRegistry& r) {
       .output("Out", "X's dims with the axis dim replaced by len(Index), X's dtype")
       .attr("axis", int64_t{0}, "the axis indexed (negative: from the back)")
       .infer_shape(infer_gather)
-      .bind(kAllDTypes, gather<KernelContext>, gather<EmitContext>)
+      .bind(kDataDTypes, gather<KernelContext>, gather<EmitContext>)
       .grad(indexed_grad_maker);
 
   r.add("gather_grad")
@@ -173,7 +174,7 @@ void register_index_ops(OpRegistry& r) {
       .input("Index", "int32 or int64 [..., k]")
       .output("Out", "Index.shape[:-1] + X.shape[k:], X's dtype")
       .infer_shape(infer_gather_nd)
-      .bind(kAllDTypes, gather_nd<KernelContext>, gather_nd<EmitContext>)
+      .bind(kDataDTypes, gather_nd<KernelContext>, gather_nd<EmitContext>)
       .grad(indexed_grad_maker);
 
   r.add("gather_nd_grad")
@@ -196,7 +197,7 @@ void register_index_ops(OpRegistry& r) {
       .output("Out", "X's shape and dtype")
       .attr("overwrite", true, "replace rows (true) or sum the updates of each row (false)")
       .infer_shape(infer_scatter)
-      .bind(kAllDTypes, scatter<KernelContext>, scatter<EmitContext>)
+      .bind(kScatterDTypes, scatter<KernelContext>, scatter<EmitContext>)
       .grad(scatter_grad_maker);
 
   r.add("scatter_grad")

@@ -16,8 +16,6 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-constexpr std::initializer_list<DType> kAllDTypes = {DType::kF32, DType::kF64, DType::kI32,
-                                                     DType::kI64, DType::kBool};
 constexpr std::initializer_list<DType> kGradDTypes = {DType::kF32, DType::kF64};
 
 // The shapes of X's variables, after checking that they share one dtype.
@@ -154,7 +152,7 @@ void register_join_ops(OpRegistry& r) {
       .output("Out", "X's dims with the axis dims summed")
       .attr("axis", int64_t{0}, kAxisDoc)
       .infer_shape(infer_concat)
-      .bind(kAllDTypes, concat<KernelContext>, concat<EmitContext>)
+      .bind(kDataDTypes, concat<KernelContext>, concat<EmitContext>)
       .grad(concat_grad_maker);
 
   r.add("concat_grad")
@@ -177,7 +175,7 @@ void register_join_ops(OpRegistry& r) {
       .attr("sections", Ints{}, "part sizes along the axis; one may be -1")
       .attr("axis", int64_t{0}, kAxisDoc)
       .infer_shape(infer_split)
-      .bind(kAllDTypes, split<KernelContext>, split<EmitContext>)
+      .bind(kDataDTypes, split<KernelContext>, split<EmitContext>)
       .grad(split_grad_maker);
 
   r.add("stack")
@@ -186,7 +184,7 @@ void register_join_ops(OpRegistry& r) {
       .output("Y", "X's shape with len(X) inserted at axis")
       .attr("axis", int64_t{0}, "the new axis (negative: from the back of Y)")
       .infer_shape(infer_stack)
-      .bind(kAllDTypes, stack<KernelContext>, stack<EmitContext>)
+      .bind(kDataDTypes, stack<KernelContext>, stack<EmitContext>)
       .grad(stack_grad_maker);
 
   r.add("stack_grad")

@@ -17,8 +17,6 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-constexpr std::initializer_list<DType> kAllDTypes = {DType::kF32, DType::kF64, DType::kI32,
-                                                     DType::kI64, DType::kBool};
 constexpr std::initializer_list<DType> kGradDTypes = {DType::kF32, DType::kF64};
 
 // ---- flatten, squeeze, unsqueeze: Out is a view of X with another shape ----
@@ -148,7 +146,7 @@ void register_expand(OpRegistry& r, const char* type, const char* doc) {
       .required_attr("shape", AttrType::kInts,
                      "the target dims, aligned with X's last dims; -1 keeps X's dim")
       .infer_shape(infer_expand)
-      .bind(kAllDTypes, expand<KernelContext>, expand<EmitContext>)
+      .bind(kDataDTypes, expand<KernelContext>, expand<EmitContext>)
       .grad(expand_grad_maker);
 }
 
@@ -164,7 +162,7 @@ void register_shape_edit_ops(OpRegistry& r) {
       .attr("start_axis", int64_t{1}, "first merged axis (negative: from the back)")
       .attr("stop_axis", int64_t{-1}, "last merged axis (negative: from the back)")
       .infer_shape(infer_view<flatten_shape_of>)
-      .bind(kAllDTypes, flatten<KernelContext>, flatten<EmitContext>)
+      .bind(kDataDTypes, flatten<KernelContext>, flatten<EmitContext>)
       .grad(view_grad_maker);
 
   r.add("squeeze")
@@ -175,7 +173,7 @@ void register_shape_edit_ops(OpRegistry& r) {
       .output("Out", "X's dims without the squeezed ones, X's dtype")
       .attr("axes", Ints{}, "axes to drop if they have size 1 (negative: from the back)")
       .infer_shape(infer_view<squeeze_shape_of>)
-      .bind(kAllDTypes, squeeze<KernelContext>, squeeze<EmitContext>)
+      .bind(kDataDTypes, squeeze<KernelContext>, squeeze<EmitContext>)
       .grad(view_grad_maker);
 
   r.add("unsqueeze")
@@ -186,7 +184,7 @@ void register_shape_edit_ops(OpRegistry& r) {
       .output("Out", "X's dims with 1s inserted, X's dtype")
       .required_attr("axes", AttrType::kInts, "where to insert the new dims")
       .infer_shape(infer_view<unsqueeze_shape_of>)
-      .bind(kAllDTypes, unsqueeze<KernelContext>, unsqueeze<EmitContext>)
+      .bind(kDataDTypes, unsqueeze<KernelContext>, unsqueeze<EmitContext>)
       .grad(view_grad_maker);
 
   register_expand(r, "expand",
@@ -213,7 +211,7 @@ void register_shape_edit_ops(OpRegistry& r) {
       .output("Out", "X's dims times repeat_times, X's dtype")
       .required_attr("repeat_times", AttrType::kInts, "copies per dim, each >= 1")
       .infer_shape(infer_tile)
-      .bind(kAllDTypes, tile<KernelContext>, tile<EmitContext>)
+      .bind(kDataDTypes, tile<KernelContext>, tile<EmitContext>)
       .grad(tile_grad_maker);
 
   r.add("tile_grad")

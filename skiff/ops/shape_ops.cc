@@ -15,9 +15,6 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-constexpr std::initializer_list<DType> kShapeOpDTypes = {DType::kF32, DType::kF64, DType::kI32,
-                                                         DType::kI64, DType::kBool};
-
 // ---- reshape ----
 
 void infer_reshape(ShapeContext& ctx) {
@@ -108,7 +105,7 @@ void register_shape_ops(OpRegistry& r) {
       .output("Out", "the requested shape, X's dtype")
       .required_attr("shape", AttrType::kInts, "the new dims (0: copy X's, -1: infer one)")
       .infer_shape(infer_reshape)
-      .bind(kShapeOpDTypes, reshape<KernelContext>, reshape<EmitContext>)
+      .bind(kDataDTypes, reshape<KernelContext>, reshape<EmitContext>)
       .grad(reshape_grad_maker);
 
   r.add("reshape_grad")
@@ -117,7 +114,7 @@ void register_shape_ops(OpRegistry& r) {
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X")
       .infer_shape(infer_x_grad_like_x)
-      .bind(kShapeOpDTypes, reshape_grad<KernelContext>, reshape_grad<EmitContext>)
+      .bind(kDataDTypes, reshape_grad<KernelContext>, reshape_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 
   r.add("transpose")
@@ -126,7 +123,7 @@ void register_shape_ops(OpRegistry& r) {
       .output("Out", "X's dims permuted, X's dtype")
       .required_attr("axis", AttrType::kInts, "a permutation of X's axes (negative: from the back)")
       .infer_shape(infer_transpose)
-      .bind(kShapeOpDTypes, transpose<KernelContext>, transpose<EmitContext>)
+      .bind(kDataDTypes, transpose<KernelContext>, transpose<EmitContext>)
       .grad(transpose_grad_maker);
 
   r.add("transpose_grad")
@@ -135,7 +132,7 @@ void register_shape_ops(OpRegistry& r) {
       .output("X@GRAD", "gradient of X")
       .required_attr("axis", AttrType::kInts, "as in the forward op")
       .infer_shape(infer_transpose_grad)
-      .bind(kShapeOpDTypes, transpose_grad<KernelContext>, transpose_grad<EmitContext>)
+      .bind(kDataDTypes, transpose_grad<KernelContext>, transpose_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 }
 

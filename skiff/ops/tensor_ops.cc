@@ -16,9 +16,6 @@ namespace skiff {
 
 namespace {
 
-constexpr std::initializer_list<DType> kAllDTypes = {DType::kF32, DType::kF64, DType::kI32,
-                                                     DType::kI64, DType::kBool};
-
 void infer_like_x(ShapeContext& ctx) {
   const VarDesc& x = ctx.in_var("X");
   ctx.set_output("Out", x.shape, x.dtype, 0, x.kind);
@@ -238,19 +235,22 @@ void register_tensor_ops(OpRegistry& r) {
       .input("X", "the value to copy")
       .output("Out", "the copy (may name X)")
       .infer_shape(infer_like_x)
-      .kernel(kAllDTypes, assign_kernel)
+      .kernel(kDataDTypes, assign_kernel)
       .kernel({DType::kBF16}, assign_kernel)
       .grad(assign_grad_maker);
 
   r.add("cast")
       .doc(
           "Out = X converted to out_dtype elementwise (to bool: X != 0; to bfloat16: rounded "
-          "to nearest, ties to even; from bfloat16: exact).")
+          "to nearest, ties to even; from bfloat16: exact; a floating value to int8, uint8 or "
+          "int16: truncated toward zero and saturated at the type's range, NaN to 0; "
+          "integers to narrower integers wrap as in C).")
       .input("X", "any dtype")
       .output("Out", "same shape as X, dtype out_dtype")
       .required_attr("out_dtype", AttrType::kString, "numpy name of Out's dtype")
       .infer_shape(infer_cast)
-      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool, DType::kBF16},
+      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool, DType::kBF16,
+             DType::kI8, DType::kU8, DType::kI16},
             cast<KernelContext>, cast<EmitContext>)
       .kernel_dtype_from("X")
       .grad(cast_grad_maker);

@@ -27,6 +27,12 @@ const char* npy_descr(DType t) {
       return "<i8";
     case DType::kBool:
       return "|b1";
+    case DType::kI8:
+      return "|i1";
+    case DType::kU8:
+      return "|u1";
+    case DType::kI16:
+      return "<i2";
     case DType::kBF16:
       fail(
           "the .npy format has no bfloat16 type: cast the tensor to float32 first (the cast "
@@ -45,7 +51,12 @@ DType dtype_from_descr(const std::string& descr) {
   if (type == "i4") return DType::kI32;
   if (type == "i8") return DType::kI64;
   if (type == "b1") return DType::kBool;
-  fail("dtype '", descr, "' is not supported (skiff reads float32, float64, int32, int64, bool)");
+  if (type == "i1") return DType::kI8;
+  if (type == "u1") return DType::kU8;
+  if (type == "i2") return DType::kI16;
+  fail("dtype '", descr,
+       "' is not supported (skiff reads float32, float64, int32, int64, int16, int8, uint8, "
+       "bool)");
 }
 
 // One value of the header dict: a string, a bool or a tuple of ints.

@@ -41,6 +41,16 @@ TEST(AssignOp, CopiesEveryDtype) {
   }
 }
 
+TEST(AssignOp, CopiesSmallIntegers) {
+  for (DType dtype : {DType::kI8, DType::kU8, DType::kI16}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    Tensor x = random_tensor({3, 4}, dtype, 1, 0, 100);
+    OpTest t("assign");
+    t.input("X", x);
+    t.check_output("Out", x, 0, 0);
+  }
+}
+
 TEST(AssignOp, Gradient) {
   OpTest t("assign");
   t.input("X", random_tensor({3, 4}, DType::kF64, 2));
@@ -95,6 +105,44 @@ TEST(CastOp, FloatToIntTruncatesTowardZero) {
   narrow.input("X", Tensor::from_vector<double>({2}, {0.1, 1e300}))
       .attr("out_dtype", std::string("float32"));
   narrow.check_output("Out", Tensor::from_vector<float>({2}, {0.1f, INFINITY}), 0, 0);
+}
+
+TEST(CastOp, SmallIntegersFromAndToEveryDtype) {
+  const std::vector<double> values = {0, 1, 3, 2, 0, 5};
+  const DType others[] = {DType::kF32,  DType::kF64, DType::kI32, DType::kI64,
+                          DType::kBool, DType::kBF16, DType::kI8, DType::kU8, DType::kI16};
+  for (DType small : {DType::kI8, DType::kU8, DType::kI16}) {
+    for (DType other : others) {
+      for (auto [from, to] : {std::pair{small, other}, std::pair{other, small}}) {
+        SCOPED_TRACE(str_cat(dtype_name(from), " -> ", dtype_name(to)));
+        Tensor x = from_f64(Tensor::from_vector<double>({2, 3}, values), from);
+        std::vector<double> want = to_f64(x).to_vector<double>();
+        if (to == DType::kBool)
+          for (double& v : want) v = v != 0;
+        OpTest t("cast");
+        t.input("X", x).attr("out_dtype", std::string(dtype_name(to)));
+        t.check_output("Out", from_f64(Tensor::from_vector<double>({2, 3}, want), to), 0, 0);
+      }
+    }
+  }
+}
+
+TEST(CastOp, FloatToSmallIntegersTruncatesAndSaturates) {
+  const Tensor x =
+      Tensor::from_vector<float>({7}, {-200.7f, -1.5f, 0.4f, 1.5f, 300.2f, NAN, -0.9f});
+  auto cast_to = [&](const char* dtype) {
+    OpTest t("cast");
+    t.input("X", x).attr("out_dtype", std::string(dtype));
+    return t.run().at("Out").at(0);
+  };
+  EXPECT_EQ(cast_to("int8").to_vector<int8_t>(),
+            (std::vector<int8_t>{-128, -1, 0, 1, 127, 0, 0}));
+  EXPECT_EQ(cast_to("uint8").to_vector<uint8_t>(), (std::vector<uint8_t>{0, 0, 0, 1, 255, 0, 0}));
+  EXPECT_EQ(cast_to("int16").to_vector<int16_t>(),
+            (std::vector<int16_t>{-200, -1, 0, 1, 300, 0, 0}));
+  OpTest wrap("cast");  // integers to narrower integers wrap, as in C
+  wrap.input("X", Tensor::from_vector<int32_t>({2}, {300, -129})).attr("out_dtype", std::string("int8"));
+  wrap.check_output("Out", Tensor::from_vector<int8_t>({2}, {44, 127}), 0, 0);
 }
 
 TEST(CastOp, GradientSameDtype) {

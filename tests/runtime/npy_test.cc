@@ -46,6 +46,9 @@ TEST(Npy, RoundTripEveryDtype) {
       Tensor::scalar<int64_t>(1LL << 50),
       Tensor::from_vector<bool>({2, 2}, {true, false, true, true}),
       Tensor::empty({0, 4}, DType::kF32),
+      Tensor::from_vector<int8_t>({3}, {-128, 0, 127}),
+      Tensor::from_vector<uint8_t>({2, 1}, {0, 255}),
+      Tensor::from_vector<int16_t>({2}, {-32768, 1234}),
   };
   for (const Tensor& t : tensors) expect_same(npy_from_bytes(npy_to_bytes(t)), t);
 }

@@ -36,6 +36,9 @@ NamedTensors sample_tensors() {
           {"step", Tensor::scalar<int64_t>(-(1LL << 40))},
           {"ids", Tensor::from_vector<int32_t>({1, 1, 1, 1, 1, 1, 1, 2}, {-7, 9})},
           {"mask", Tensor::from_vector<bool>({4}, {true, false, false, true})},
+          {"q", Tensor::from_vector<int8_t>({3}, {-128, 5, 127})},
+          {"pixels", Tensor::from_vector<uint8_t>({2}, {0, 255})},
+          {"acc", Tensor::from_vector<int16_t>({2}, {-300, 300})},
           {"nothing", empty}};
 }
 

@@ -35,9 +35,13 @@ int32 = DType("int32")
 int64 = DType("int64")
 bool_ = DType("bool")
 bfloat16 = DType("bfloat16")
+int8 = DType("int8")      # quantized values (skiff.quantization)
+uint8 = DType("uint8")    # quantized values, image bytes
+int16 = DType("int16")
 float16 = float32  # not a compute dtype in skiff: float16 data is read as float32
 
-_BY_NAME = {d.name: d for d in (float32, float64, int32, int64, bool_, bfloat16)}
+_BY_NAME = {d.name: d for d in (float32, float64, int32, int64, bool_, bfloat16, int8, uint8,
+                                int16)}
 _ALIASES = {"float": "float32", "double": "float64", "int": "int64", "long": "int64",
             "fp32": "float32", "fp64": "float64", "bf16": "bfloat16", "float16": "float32"}
 
@@ -72,6 +76,8 @@ def _numpy_to_skiff(dt):
         return "float64"
     if dt == np.int32:
         return "int32"
+    if dt in (np.int8, np.uint8, np.int16):
+        return dt.name
     if dt.kind in "iu":
         return "int64"
     if dt == np.bool_:
@@ -117,8 +123,9 @@ class iinfo:
 
     def __init__(self, dtype):
         name = dtype_name(dtype)
-        if name not in ("int32", "int64"):
-            raise TypeError(f"iinfo: {name} is not an integer dtype (skiff has int32, int64)")
+        if name not in ("int8", "uint8", "int16", "int32", "int64"):
+            raise TypeError(f"iinfo: {name} is not an integer dtype (skiff has int8, uint8, "
+                            f"int16, int32, int64)")
         info = np.iinfo(name)
         self.bits, self.min, self.max, self.dtype = info.bits, int(info.min), int(info.max), name
 

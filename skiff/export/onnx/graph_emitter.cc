@@ -73,6 +73,12 @@ int onnx_elem_type(DType dtype) {
       return pb::TensorProto::BOOL;
     case DType::kBF16:
       return pb::TensorProto::BFLOAT16;
+    case DType::kI8:
+      return pb::TensorProto::INT8;
+    case DType::kU8:
+      return pb::TensorProto::UINT8;
+    case DType::kI16:
+      return pb::TensorProto::INT16;
   }
   fail("dtype ", static_cast<int>(dtype), " has no ONNX type");
 }

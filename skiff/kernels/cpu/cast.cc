@@ -1,6 +1,8 @@
 #include "skiff/kernels/cpu/cast.h"
 
 #include <cstring>
+#include <limits>
+#include <type_traits>
 #include <utility>
 
 #include "skiff/core/parallel.h"
@@ -11,10 +13,26 @@ namespace skiff::kernels {
 
 namespace {
 
+// One element: as C++ converts, except a floating value to an 8- or 16-bit integer, which
+// truncates toward zero and saturates at the integer's range (NaN gives 0) instead of
+// being undefined out of range.
+template <typename To, typename From>
+To convert_one(From v) {
+  if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To> && sizeof(To) <= 2 &&
+                !std::is_same_v<To, bool>) {
+    if (!(v == v)) return 0;
+    if (v <= static_cast<From>(std::numeric_limits<To>::min()))
+      return std::numeric_limits<To>::min();
+    if (v >= static_cast<From>(std::numeric_limits<To>::max()))
+      return std::numeric_limits<To>::max();
+  }
+  return static_cast<To>(v);
+}
+
 template <typename From, typename To>
 void convert(const From* x, To* out, int64_t n) {
   parallel_for(n, kParallelGrain, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) out[i] = static_cast<To>(x[i]);
+    for (int64_t i = b; i < e; ++i) out[i] = convert_one<To>(x[i]);
   });
 }
 
@@ -24,7 +42,7 @@ void convert(const From* x, To* out, int64_t n) {
 template <typename To>
 void from_bf16(const bfloat16* x, To* out, int64_t n) {
   parallel_for(n, kParallelGrain, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) out[i] = static_cast<To>(static_cast<float>(x[i]));
+    for (int64_t i = b; i < e; ++i) out[i] = convert_one<To>(static_cast<float>(x[i]));
   });
 }
 template <typename From>

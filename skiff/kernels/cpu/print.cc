@@ -21,6 +21,8 @@ void put_values(const Tensor& t, int64_t count, std::ostringstream* out) {
       *out << (p[i] ? "true" : "false");
     } else if constexpr (std::is_same_v<T, bfloat16>) {
       *out << static_cast<float>(p[i]);
+    } else if constexpr (sizeof(T) == 1) {  // int8, uint8: numbers, not characters
+      *out << static_cast<int>(p[i]);
     } else {
       *out << p[i];
     }
@@ -39,25 +41,10 @@ std::string format_tensor(const Tensor& t, const std::string& name, const PrintO
   const int64_t n = t.numel();
   const int64_t count = options.summarize < 0 ? n : std::min(n, options.summarize);
   out << "  - data: [";
-  switch (t.dtype()) {
-    case DType::kF32:
-      put_values<float>(t, count, &out);
-      break;
-    case DType::kF64:
-      put_values<double>(t, count, &out);
-      break;
-    case DType::kI32:
-      put_values<int32_t>(t, count, &out);
-      break;
-    case DType::kI64:
-      put_values<int64_t>(t, count, &out);
-      break;
-    case DType::kBool:
-      put_values<bool>(t, count, &out);
-      break;
-    case DType::kBF16:
-      put_values<bfloat16>(t, count, &out);
-      break;
+  if (t.dtype() == DType::kBF16) {
+    put_values<bfloat16>(t, count, &out);
+  } else {
+    SKIFF_DISPATCH_ALL(t.dtype(), T, put_values<T>(t, count, &out));
   }
   if (count < n) out << (count ? " " : "") << "... (" << n - count << " more)";
   out << "]\n";

@@ -147,6 +147,10 @@ void transpose(const Tensor& x, const std::vector<int>& perm, Tensor* out) {
       transpose_elems(static_cast<const uint8_t*>(x.raw_data()),
                       static_cast<uint8_t*>(dst->raw_data()), n, plan);
       break;
+    case 2:
+      transpose_elems(static_cast<const uint16_t*>(x.raw_data()),
+                      static_cast<uint16_t*>(dst->raw_data()), n, plan);
+      break;
     case 4:
       transpose_elems(static_cast<const uint32_t*>(x.raw_data()),
                       static_cast<uint32_t*>(dst->raw_data()), n, plan);

@@ -23,7 +23,8 @@ def test_to_tensor_shares_numpy_memory():
 def test_to_tensor_converts_python_data():
     assert skiff.to_tensor([1.5, 2]).dtype == skiff.float32
     assert skiff.to_tensor([1, 2]).dtype == skiff.int64
-    assert skiff.to_tensor(np.zeros(3, np.uint8)).dtype == skiff.int64
+    assert skiff.to_tensor(np.zeros(3, np.uint8)).dtype == skiff.uint8  # as Paddle
+    assert skiff.to_tensor(np.zeros(3, np.uint32)).dtype == skiff.int64
     assert skiff.to_tensor(np.zeros(3, np.float64)).dtype == skiff.float64
     assert skiff.to_tensor([[1, 2]], dtype="float64").numpy().dtype == np.float64
     strided = np.arange(12, dtype=np.float32).reshape(3, 4)[:, ::2]
