@@ -109,8 +109,8 @@ TEST(CastOp, FloatToIntTruncatesTowardZero) {
 
 TEST(CastOp, SmallIntegersFromAndToEveryDtype) {
   const std::vector<double> values = {0, 1, 3, 2, 0, 5};
-  const DType others[] = {DType::kF32,  DType::kF64, DType::kI32, DType::kI64,
-                          DType::kBool, DType::kBF16, DType::kI8, DType::kU8, DType::kI16};
+  const DType others[] = {DType::kF32,  DType::kF64, DType::kI32, DType::kI64, DType::kBool,
+                          DType::kBF16, DType::kI8,  DType::kU8,  DType::kI16};
   for (DType small : {DType::kI8, DType::kU8, DType::kI16}) {
     for (DType other : others) {
       for (auto [from, to] : {std::pair{small, other}, std::pair{other, small}}) {
@@ -135,13 +135,13 @@ TEST(CastOp, FloatToSmallIntegersTruncatesAndSaturates) {
     t.input("X", x).attr("out_dtype", std::string(dtype));
     return t.run().at("Out").at(0);
   };
-  EXPECT_EQ(cast_to("int8").to_vector<int8_t>(),
-            (std::vector<int8_t>{-128, -1, 0, 1, 127, 0, 0}));
+  EXPECT_EQ(cast_to("int8").to_vector<int8_t>(), (std::vector<int8_t>{-128, -1, 0, 1, 127, 0, 0}));
   EXPECT_EQ(cast_to("uint8").to_vector<uint8_t>(), (std::vector<uint8_t>{0, 0, 0, 1, 255, 0, 0}));
   EXPECT_EQ(cast_to("int16").to_vector<int16_t>(),
             (std::vector<int16_t>{-200, -1, 0, 1, 300, 0, 0}));
   OpTest wrap("cast");  // integers to narrower integers wrap, as in C
-  wrap.input("X", Tensor::from_vector<int32_t>({2}, {300, -129})).attr("out_dtype", std::string("int8"));
+  wrap.input("X", Tensor::from_vector<int32_t>({2}, {300, -129}))
+      .attr("out_dtype", std::string("int8"));
   wrap.check_output("Out", Tensor::from_vector<int8_t>({2}, {44, 127}), 0, 0);
 }
 
