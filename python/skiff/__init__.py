@@ -22,7 +22,7 @@ from . import jit
 from . import onnx
 from .linalg import cholesky, eigvalsh, inverse  # also binds skiff.linalg
 from .static import CPUPlace, get_flags, set_flags
-from . import amp, board, device, distribution, utils
+from . import amp, board, device, distribution, quantization, utils
 from .device import get_device, set_device
 
 __version__ = "0.1.0"

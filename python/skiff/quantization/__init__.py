@@ -1,0 +1,10 @@
+"""Quantization (Paddle's paddle.quantization): fake-quant ops with straight-through
+gradients, observers for post-training quantization, quanters for quantization-aware
+training, QuantConfig, QAT and PTQ. See docs/quantization.md."""
+from . import functional, observers, quanters
+from .config import QuantConfig
+from .functional import dequantize_linear, fake_quantize, quantize_linear
+from .qat import PTQ, QAT
+
+__all__ = ["QuantConfig", "QAT", "PTQ", "functional", "observers", "quanters",
+           "fake_quantize", "quantize_linear", "dequantize_linear"]
