@@ -174,6 +174,11 @@ void define_eager(nb::module_& m) {
           nb::arg("type"), nb::arg("attrs").none() = nb::none(),
           nb::arg("output_counts").none() = nb::none())
       .def_prop_ro("type", [](const EagerOp& op) { return op.type(); })
+      // An op is its type and fixed attributes: a copy of a layer holding one shares it.
+      .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
+      .def(
+          "__deepcopy__", [](nb::handle self, nb::handle) { return nb::borrow(self); },
+          nb::arg("memo"))
       .def(
           "call_into",
           [](EagerOp& op, nb::handle inputs, nb::handle outputs) {

@@ -24,6 +24,15 @@ class QuantConfig:
         for one in layer_type if isinstance(layer_type, (list, tuple)) else [layer_type]:
             self._by_type[one] = (activation, weight)
 
+    def _rekeyed(self, copies):
+        """This config for a deep copy of the model (``copies``: deepcopy's memo, which
+        maps each original object's id to its copy)."""
+        out = QuantConfig(*self._global)
+        out._by_type = dict(self._by_type)
+        out._by_layer = {id(copies.get(key, None)) if key in copies else key: value
+                         for key, value in self._by_layer.items()}
+        return out
+
     def _quantizers(self, layer):
         """(activation quantizer, weight quantizer) made for ``layer``, or None when it is
         not to be quantized."""

@@ -48,14 +48,17 @@ class _Quantization:
     def quantize(self, model, inplace=False):
         """The model with quantizers around each layer the config names (a deep copy
         unless ``inplace``)."""
+        config = self._config
         if not inplace:
-            model = copy.deepcopy(model)
+            copies = {}
+            model = copy.deepcopy(model, copies)
+            config = config._rekeyed(copies)  # layers named in the config: their copies
         count = [0]
 
         def make(layer):
             if isinstance(layer, _Quanted):
                 return layer
-            quantizers = self._config._quantizers(layer)
+            quantizers = config._quantizers(layer)
             if quantizers is None:
                 return None
             count[0] += 1

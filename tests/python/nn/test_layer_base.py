@@ -225,3 +225,13 @@ def test_an_assigned_tensor_becomes_a_non_persistable_buffer():
     assert layer.table.dtype == "float64"
     layer.register_buffer("table", layer.table)  # now persistable
     assert list(layer.state_dict()) == ["table"]
+
+
+def test_a_sublayer_or_parameter_replaced_keeps_its_place():
+    model = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+    setattr(model, "1", nn.Tanh())
+    assert [type(layer).__name__ for layer in model] == ["Linear", "Tanh", "Linear"]
+    layer = model[2]
+    names = [name for name, _ in layer.named_parameters()]
+    layer.weight = skiff.create_parameter([3, 1], "float32")
+    assert [name for name, _ in layer.named_parameters()] == names

@@ -153,13 +153,15 @@ class Layer:
             if params is None:
                 raise RuntimeError(f"{type(self).__name__}: call super().__init__() before "
                                    f"assigning parameter {name!r}")
-            self._remove_name(name)
+            if name not in params:  # (a parameter replaced keeps its place)
+                self._remove_name(name)
             params[name] = value
         elif isinstance(value, Layer):
             if params is None:
                 raise RuntimeError(f"{type(self).__name__}: call super().__init__() before "
                                    f"assigning sublayer {name!r}")
-            self._remove_name(name)
+            if name not in d["_sub_layers"]:  # (a sublayer replaced keeps its place)
+                self._remove_name(name)
             d["_sub_layers"][name] = value
         elif params is not None and name in params:
             if value is not None:
