@@ -35,6 +35,15 @@ std::string raw_bytes(const std::vector<double>& values, DType dtype) {
       case DType::kBool:
         put(static_cast<uint8_t>(v != 0));
         break;
+      case DType::kI8:
+        put(static_cast<int8_t>(v));
+        break;
+      case DType::kU8:
+        put(static_cast<uint8_t>(v));
+        break;
+      case DType::kI16:
+        put(static_cast<int16_t>(v));
+        break;
       default:
         fail("no constants of dtype ", dtype_name(dtype), " in ONNX export");
     }

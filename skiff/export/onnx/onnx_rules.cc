@@ -17,6 +17,7 @@ const RuleTable& onnx_rules() {
     add_loss_rules(t);
     add_index_rules(t);
     add_resample_rules(t);
+    add_quantize_rules(t);
     return t;
   }();
   return table;

@@ -32,6 +32,7 @@ void add_if_else_rules(RuleTable& table);       // rules_if_else.cc: conditional
 void add_loss_rules(RuleTable& table);          // rules_loss.cc: losses
 void add_index_rules(RuleTable& table);         // rules_index.cc: scatter, nonzero, trilu
 void add_resample_rules(RuleTable& table);      // rules_resample.cc: the interp_v2 resizes
+void add_quantize_rules(RuleTable& table);      // rules_quantize.cc: QuantizeLinear, DQ
 
 // --- shared by the rules ---
 // `axis` (negative counts from the back) as an index in [0, rank); throws if outside.
