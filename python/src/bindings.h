@@ -30,7 +30,8 @@ void define_dist(nb::module_& m);         // dist/communicator.h, gloo_communica
                                           // async_all_reduce.h; eager grad-ready hooks
 void define_board(nb::module_& m);        // board/log_writer.h, board/run_log.h
 void define_ps(nb::module_& m);           // ps/server.h, ps/client.h
-void define_ps_ops(nb::module_& m);       // passes/ps_split.h, ps_ops/ps_connection.h
+void define_ps_ops(nb::module_& m);
+void define_quantize(nb::module_& m);  // passes/int8.h
 
 // Tensor's arithmetic operators (tensor_operators.cc), installed as type slots.
 extern PyType_Slot tensor_operator_slots[];

@@ -64,6 +64,13 @@ class Int8Converter {
         if (n == var) return static_cast<int>(j);
     return -1;
   }
+  VarDesc* find_declared(int b, const std::string& n) {
+    for (int blk = b; blk >= 0; blk = p_.block(blk).parent_idx) {
+      auto it = p_.block(blk).vars.find(n);
+      if (it != p_.block(blk).vars.end()) return &it->second;
+    }
+    return nullptr;
+  }
   bool internal(int b, const std::string& n) const {
     const VarDesc* v = p_.find_var(b, n);
     return v && !v->persistable && reads(n) == 1;
@@ -136,6 +143,9 @@ class Int8Converter {
     qmm.set_output("Out", {out}).set_attr("fuse_relu", qmm.attr_or<bool>("fuse_relu", false));
     block.ops[last] = qmm;
     if (last != i) dropped_.insert({b, i});
+    // int8 compute has no gradient: what it reads is not trained through it.
+    for (const std::string& n : qmm.input_names())
+      if (VarDesc* v = find_declared(b, n)) v->stop_gradient = true;
     ++report_.converted;
   }
 

@@ -7,7 +7,8 @@
 //
 // for the int8 grid (quant range [-128, 127], per-tensor s_x, no zero points, ties to
 // even) and w_int8 [K, N] with one scale or one per column. What does not match stays as
-// it was (computed in float on int8-rounded values) and is reported.
+// it was (computed in float on int8-rounded values) and is reported. The int8 ops have no
+// gradient: the variables they read are marked stop_gradient (an inference program).
 //
 //   Int8Report report;
 //   Program fast = convert_to_int8(program, &report);

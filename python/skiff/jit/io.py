@@ -45,6 +45,7 @@ def save(layer, path, input_spec=None, **configs):
     if not fetches:
         raise Error("jit.save: the forward returns no Tensor computed from its inputs")
     pruned = static.io.normalize_program(program, feeds, fetches)
+    _to_int8(pruned)
     scope = _C.Scope()
     for name, tensor in zip(concrete.captured_names, concrete.captured):
         if pruned.desc.var(0, name) is not None:
@@ -54,6 +55,18 @@ def save(layer, path, input_spec=None, **configs):
         os.makedirs(folder, exist_ok=True)
     _C.save_program(pruned.desc, path + ".skmodel")
     _C.save_persistables(path + ".skparams", pruned.desc, scope)
+
+
+def _to_int8(program):
+    """A program of a converted (skiff.quantization) model computes in int8 where its
+    pattern allows (passes/int8.h); the ops left float are reported as a warning."""
+    if not any(op.type == "fake_quantize_dequantize" for op in program.global_block().ops):
+        return
+    report = _C.convert_to_int8(program.desc)
+    if report["left_float"]:
+        import warnings
+        warnings.warn("jit.save: " + str(len(report["left_float"])) + " quantized op(s) stay "
+                      "float32: " + "; ".join(report["left_float"]), stacklevel=3)
 
 
 def _layer_base():
