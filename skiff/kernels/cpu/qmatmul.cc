@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "skiff/core/cpu.h"
 #include "skiff/core/parallel.h"
 #ifndef SKIFF_NO_ONEDNN
 #include "skiff/kernels/cpu/onednn_cache.h"
@@ -60,7 +61,15 @@ QuantizedMatmul make_primitive(int64_t m, int64_t k, int64_t n) {
   }
 }
 
-// out = acc * scale by oneDNN; false (nothing done) when it has no int8 matmul here.
+// oneDNN's int8 products are exact only with VNNI: without it (AVX2, AVX-512 before
+// VNNI) they go through 16-bit sums of byte pairs, which saturate on full-range int8
+// operands (measured: an element 0.43 where the exact product gives 0.90).
+bool onednn_exact() {
+  static const bool vnni = cpu_has("avx512_vnni");
+  return vnni && kernel_isa() >= CpuIsa::kAvx512;
+}
+
+// out = acc * scale by oneDNN; false (nothing done) when it has no exact int8 matmul here.
 bool onednn(const int8_t* x, const int8_t* w, const float* scale, int64_t m, int64_t k, int64_t n,
             float* out) {
   constexpr int64_t kTag = 0x716d61746d756c;  // "qmatmul"
@@ -122,7 +131,7 @@ void quantized_matmul(const Tensor& x, const Tensor& w, const Tensor& x_scale,
   if (m == 0 || n == 0) return;
   bool done = false;
 #ifndef SKIFF_NO_ONEDNN
-  done = k > 0 && onednn(x.data<int8_t>(), w.data<int8_t>(), scale.data(), m, k, n, o);
+  done = k > 0 && onednn_exact() && onednn(x.data<int8_t>(), w.data<int8_t>(), scale.data(), m, k, n, o);
 #endif
   if (!done) loops(x.data<int8_t>(), w.data<int8_t>(), scale.data(), m, k, n, o);
   if (has_bias || relu) {

@@ -4,9 +4,10 @@
 //
 // x int8 [..., K] (its leading dims are rows), w int8 [K, N], x_scale float32 [1], w_scale
 // float32 [1] or [N] (per output channel), bias float32 [N] or empty; out float32
-// [..., N]. The product runs on oneDNN's int8 matmul (VNNI where the CPU has it) or, where
-// oneDNN has none (or in generated code built without it), on int32 loops; both are exact
-// in the integer part.
+// [..., N]. The product runs on oneDNN's int8 matmul where the CPU has AVX-512 VNNI, else
+// (and in generated code built without oneDNN) on int32 loops the compiler vectorises:
+// oneDNN's int8 path without VNNI saturates 16-bit pair sums on full-range operands. Both
+// are exact in the integer part.
 //
 //   kernels::quantized_matmul(xq, wq, x_scale, w_scale, bias, /*relu=*/false, &y);
 #pragma once
