@@ -97,9 +97,23 @@ void for_each_element(const Channels& c, Fn&& fn) {
                });
 }
 
-// The integer of x on channel ch's grid, before clamping.
-double grid_integer(double x, const Channels& c, int64_t ch, bool half_even) {
-  return round_to_grid(x / c.scale[ch], half_even) + static_cast<double>(c.zero[ch]);
+// The integer of x on channel ch's grid, before clamping; x / scale in x's precision, as
+// ONNX's QuantizeLinear divides.
+template <typename T>
+double grid_integer(T x, const Channels& c, int64_t ch, bool half_even) {
+  const T v = x / static_cast<T>(c.scale[ch]);
+  return round_to_grid(static_cast<double>(v), half_even) + static_cast<double>(c.zero[ch]);
+}
+
+// quantize_linear's common case (float32 to int8, one scale, ties to even) in float, a loop
+// the compiler vectorises.
+void quantize_f32_to_i8(const float* in, float scale, float zero, int64_t n, int8_t* out) {
+  parallel_for(n, kParallelGrain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const float v = std::nearbyint(in[i] / scale) + zero;
+      out[i] = static_cast<int8_t>(std::min(std::max(v, -128.f), 127.f));
+    }
+  });
 }
 
 }  // namespace
@@ -132,12 +146,17 @@ void quantize_linear(const Tensor& x, const Tensor& scale, const Tensor& zero_po
   const QuantGrid g = grid(scale, zero_point, axis, lo, hi, round_type, "quantize_linear");
   const Channels c = channels_of(x, g, "quantize_linear");
   y->resize(x.shape(), to);
+  if (x.dtype() == DType::kF32 && to == DType::kI8 && g.half_even && c.count == 1) {
+    quantize_f32_to_i8(x.data<float>(), static_cast<float>(c.scale[0]),
+                       static_cast<float>(c.zero[0]), x.numel(), y->data<int8_t>());
+    return;
+  }
   SKIFF_DISPATCH_FLOATING(x.dtype(), T, {
     const T* in = x.data<T>();
     SKIFF_DISPATCH_ALL(to, Q, {
       Q* out = y->data<Q>();
       for_each_element(c, [&](int64_t i, int64_t ch) {
-        const double q = grid_integer(static_cast<double>(in[i]), c, ch, g.half_even);
+        const double q = grid_integer(in[i], c, ch, g.half_even);
         out[i] = static_cast<Q>(std::clamp(q, static_cast<double>(lo), static_cast<double>(hi)));
       });
     });
@@ -176,8 +195,7 @@ void fake_quantize(const Tensor& x, const Tensor& scale, const Tensor& zero_poin
     const T* in = x.data<T>();
     T* out = y->data<T>();
     for_each_element(c, [&](int64_t i, int64_t ch) {
-      const double q =
-          std::clamp(grid_integer(static_cast<double>(in[i]), c, ch, g.half_even), lo, hi);
+      const double q = std::clamp(grid_integer(in[i], c, ch, g.half_even), lo, hi);
       out[i] = static_cast<T>((q - static_cast<double>(c.zero[ch])) * c.scale[ch]);
     });
   });
@@ -198,7 +216,7 @@ void fake_quantize_grad(const Tensor& x, const Tensor& scale, const Tensor& zero
     const T* dy = y_grad.data<T>();
     T* dx = x_grad->data<T>();
     for_each_element(c, [&](int64_t i, int64_t ch) {
-      const double q = grid_integer(static_cast<double>(in[i]), c, ch, g.half_even);
+      const double q = grid_integer(in[i], c, ch, g.half_even);
       dx[i] = q >= lo && q <= hi ? dy[i] : T(0);
     });
   });
