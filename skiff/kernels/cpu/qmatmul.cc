@@ -131,7 +131,8 @@ void quantized_matmul(const Tensor& x, const Tensor& w, const Tensor& x_scale,
   if (m == 0 || n == 0) return;
   bool done = false;
 #ifndef SKIFF_NO_ONEDNN
-  done = k > 0 && onednn_exact() && onednn(x.data<int8_t>(), w.data<int8_t>(), scale.data(), m, k, n, o);
+  done = k > 0 && onednn_exact() &&
+         onednn(x.data<int8_t>(), w.data<int8_t>(), scale.data(), m, k, n, o);
 #endif
   if (!done) loops(x.data<int8_t>(), w.data<int8_t>(), scale.data(), m, k, n, o);
   if (has_bias || relu) {
