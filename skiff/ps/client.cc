@@ -94,8 +94,9 @@ struct Client::Impl {
   // Runs one asynchronous call per server in `servers` at once (`start(s, context,
   // on_done)` issues server s's call) and waits for all. A server that went away is
   // recovered (recover()) and its call issued again; other failures fail with every
-  // server's error. A failure the job cannot survive cancels the other calls, so that a
-  // trainer does not wait at a barrier for peers that the same failure ends.
+  // server's error. A failure of a server without checkpoints (the job cannot survive it)
+  // cancels the other calls, so that a trainer does not wait at a barrier for peers that
+  // the same failure ends.
   template <typename Start>
   void call(const std::vector<int>& servers, const char* what, Start&& start) {
     std::vector<int> todo = servers;
@@ -110,7 +111,8 @@ struct Client::Impl {
         set_deadline(&contexts[k], call_secs);
         start(todo[k], &contexts[k], [&, k](grpc::Status status) {
           std::lock_guard<std::mutex> lock(done_mutex);
-          const bool fatal = !status.ok() && !(restarted(status) && views[todo[k]].checkpointing);
+          // (a server that keeps checkpoints may come back: its peers' calls go on)
+          const bool fatal = !status.ok() && !views[todo[k]].checkpointing;
           statuses[k] = std::move(status);
           ++done;
           if (fatal && !cancelled) {
