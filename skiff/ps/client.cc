@@ -94,9 +94,11 @@ struct Client::Impl {
   // Runs one asynchronous call per server in `servers` at once (`start(s, context,
   // on_done)` issues server s's call) and waits for all. A server that went away is
   // recovered (recover()) and its call issued again; other failures fail with every
-  // server's error. A failure of a server without checkpoints (the job cannot survive it)
-  // cancels the other calls, so that a trainer does not wait at a barrier for peers that
-  // the same failure ends.
+  // server's error. A failure cancels the other calls of the moment, so that a trainer
+  // never waits at a barrier while it holds up a peer: a lost server without checkpoints
+  // ends the job at once; one that restarted is recovered (its requests replayed) and the
+  // cancelled calls are issued again (state-changing ones are numbered, so each applies
+  // once).
   template <typename Start>
   void call(const std::vector<int>& servers, const char* what, Start&& start) {
     std::vector<int> todo = servers;
@@ -106,16 +108,20 @@ struct Client::Impl {
       std::mutex done_mutex;
       std::condition_variable done_cv;
       size_t done = 0;
-      bool cancelled = false;
+      bool cancelled = false, fatal_seen = false;
       for (size_t k = 0; k < todo.size(); ++k) {
         set_deadline(&contexts[k], call_secs);
         start(todo[k], &contexts[k], [&, k](grpc::Status status) {
           std::lock_guard<std::mutex> lock(done_mutex);
-          // (a server that keeps checkpoints may come back: its peers' calls go on)
+          // A server without checkpoints that fails ends the job; one with checkpoints that
+          // went away is recovered before the others' calls are issued again (a peer may be
+          // waiting at one of them for this trainer, which would otherwise not replay).
           const bool fatal = !status.ok() && !views[todo[k]].checkpointing;
+          fatal_seen = fatal_seen || fatal;
+          const bool cancel = fatal || (!status.ok() && restarted(status));
           statuses[k] = std::move(status);
           ++done;
-          if (fatal && !cancelled) {
+          if (cancel && !cancelled) {
             cancelled = true;
             for (size_t j = 0; j < contexts.size(); ++j)
               if (j != k) contexts[j].TryCancel();
@@ -131,7 +137,10 @@ struct Client::Impl {
       std::vector<int> again;
       for (size_t k = 0; k < todo.size(); ++k) {
         if (statuses[k].ok()) continue;
-        if (cancelled && statuses[k].error_code() == grpc::StatusCode::CANCELLED) continue;
+        if (cancelled && statuses[k].error_code() == grpc::StatusCode::CANCELLED) {
+          if (!fatal_seen) again.push_back(todo[k]);  // (numbered: applied at most once)
+          continue;
+        }
         if (restarted(statuses[k]) && attempt < kMaxRecoveries) {
           recover(todo[k], statuses[k]);
           again.push_back(todo[k]);
