@@ -272,34 +272,32 @@ def _pull_dense(connection, dense, scope):
         _C.ps_ops_geo(0, connection.trainers, bases)
 
 
-def _geo_dense(scope):
-    """The dense tables of the split geo programs and their parameters' values in ``scope``
-    (float32 copies, as ps_ops_geo_sync writes them)."""
-    from ... import static
-    scope = scope or static.global_scope()
-    dense = [t for s in _live_splits() if s.mode == "geo" for t in s.tables if not t.sparse]
-    return scope, dense, {t.name: np.ascontiguousarray(scope.get(t.param).numpy(),
-                                                       np.float32).reshape(-1)
-                          for t in dense}
+def _geo_dense():
+    """The dense tables of the split geo programs."""
+    return [t for s in _live_splits() if s.mode == "geo" for t in s.tables if not t.sparse]
 
 
 def flush(scope=None):
     """Geo mode, after a trainer's last step: sends the servers its share of what its copies
     moved since the last sync (the dense parameters' values in ``scope``, default the
     global scope) and drops the carries. Nothing in sync and async mode."""
-    scope, dense, values = _geo_dense(scope)
-    if any(s.mode == "geo" and s.created for s in _live_splits()):
-        _C.ps_ops_geo_sync(0, values, final=True)
+    from ... import static
+    if not any(s.mode == "geo" and s.created for s in _live_splits()):
+        return
+    scope = scope or static.global_scope()
+    values = {t.name: np.ascontiguousarray(scope.get(t.param).numpy(), np.float32).reshape(-1)
+              for t in _geo_dense()}
+    _C.ps_ops_geo_sync(0, values, final=True)
 
 
 def refresh(connection=None, scope=None):
     """Geo mode, once every trainer flushed (a meeting): takes the servers' dense values
     into ``scope`` and forgets the trainer's rows, so the next lookups pull the job's
     result."""
-    scope, dense, _ = _geo_dense(scope)
+    from ... import static
     connection = client.connection(connection)
     if connection.mode == "geo":
-        _pull_dense(connection, dense, scope)
+        _pull_dense(connection, _geo_dense(), scope or static.global_scope())
 
 
 def stop_worker():
