@@ -49,6 +49,7 @@ void register_interpolate_ops(OpRegistry& r);
 void register_unfold_ops(OpRegistry& r);
 void register_linalg_ops(OpRegistry& r);
 void register_quantize_ops(OpRegistry& r);
+void register_quantized_compute_ops(OpRegistry& r);
 
 void register_all_ops(OpRegistry& r) {
   register_control_flow_ops(r);
@@ -95,6 +96,7 @@ void register_all_ops(OpRegistry& r) {
   register_unfold_ops(r);
   register_linalg_ops(r);
   register_quantize_ops(r);
+  register_quantized_compute_ops(r);
 }
 
 }  // namespace skiff

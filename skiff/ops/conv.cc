@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "skiff/ops/binding.h"
+#include "skiff/ops/conv_attrs.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
@@ -15,21 +16,6 @@ namespace skiff {
 namespace {
 
 using Ints = std::vector<int64_t>;
-
-template <typename Ctx>
-void check_data_format(const Ctx& ctx, const char* layout = "NCHW") {
-  const std::string& format = ctx.op().template attr_ref<std::string>("data_format");
-  SKIFF_CHECK(format == layout, "data_format \"", format, "\" is not supported; only \"", layout,
-              "\"");
-}
-
-template <typename Ctx>
-kernels::ConvParams conv_params_of(const Ctx& ctx) {
-  check_data_format(ctx);
-  return kernels::conv_params(
-      ctx.template attr_ref<Ints>("strides"), ctx.template attr_ref<Ints>("paddings"),
-      ctx.template attr_ref<Ints>("dilations"), ctx.template attr<int64_t>("groups"));
-}
 
 template <typename Ctx>
 kernels::ConvParams conv3d_params_of(const Ctx& ctx) {
@@ -88,15 +74,6 @@ void infer_conv2d(ShapeContext& ctx) {
                 "), got ", bias);
   }
   ctx.set_output("Output", out, dtype);
-}
-
-// The op's ConvParams (conv2d's), or the expression making them.
-template <typename C>
-auto conv2d_params_value(const C& c) {
-  check_data_format(c);
-  return SKIFF_KERNEL_VALUE(c, kernels::conv_params, attr_ref<Ints>(c, "strides"),
-                            attr_ref<Ints>(c, "paddings"), attr_ref<Ints>(c, "dilations"),
-                            attr<int64_t>(c, "groups"));
 }
 
 template <typename C>
@@ -278,18 +255,6 @@ void conv3d_transpose_grad(C& c) {
                     c.out("Filter@GRAD"));
 }
 
-// The attributes conv2d and conv2d_transpose share (and their grad ops repeat).
-void add_conv_attrs(OpBuilder& b) {
-  b.attr("strides", Ints{1, 1}, "[stride_h, stride_w]")
-      .attr("paddings", Ints{0, 0},
-            "zero padding: [pad_h, pad_w] on both sides, or [top, bottom, left, right]")
-      .attr("dilations", Ints{1, 1}, "[dilation_h, dilation_w]; 1 is a dense kernel")
-      .attr("groups", int64_t{1},
-            "channel groups: input and output channels split into this many independent "
-            "convolutions (groups = channels: depthwise)")
-      .attr("data_format", std::string("NCHW"), "layout of Input and Output; only \"NCHW\"");
-}
-
 // conv3d's attributes (and its grad op's).
 void add_conv3d_attrs(OpBuilder& b) {
   b.attr("strides", Ints{1, 1, 1}, "[stride_d, stride_h, stride_w]")
@@ -377,6 +342,17 @@ void register_conv3d(OpRegistry& r) {
 }
 
 }  // namespace
+
+void add_conv_attrs(OpBuilder& b) {
+  b.attr("strides", Ints{1, 1}, "[stride_h, stride_w]")
+      .attr("paddings", Ints{0, 0},
+            "zero padding: [pad_h, pad_w] on both sides, or [top, bottom, left, right]")
+      .attr("dilations", Ints{1, 1}, "[dilation_h, dilation_w]; 1 is a dense kernel")
+      .attr("groups", int64_t{1},
+            "channel groups: input and output channels split into this many independent "
+            "convolutions (groups = channels: depthwise)")
+      .attr("data_format", std::string("NCHW"), "layout of Input and Output; only \"NCHW\"");
+}
 
 void register_conv_ops(OpRegistry& r) {
   register_conv3d(r);

@@ -3,9 +3,8 @@
 // fake_quantize_dequantize, the float-in float-out op quantization-aware training inserts,
 // whose gradient is the straight-through estimate (PyTorch's fake_quantize_*_affine).
 // Scale holds one value (per tensor) or one per index of quant_axis (per channel);
-// ZeroPoint (optional) as many integers.
+// ZeroPoint (optional) as many integers. The int8 compute they feed is quantized_compute.cc's.
 #include "skiff/kernels/cpu/quantize.h"
-#include "skiff/kernels/cpu/qmatmul.h"
 #include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/registry.h"
@@ -118,28 +117,6 @@ void fake_quantize_grad_maker(GradContext& g) {
     op.set_attr(name, fwd.attr<int64_t>(name));
 }
 
-void infer_quantized_matmul(ShapeContext& ctx) {
-  const VarDesc& x = ctx.in_var("X");
-  const VarDesc& w = ctx.in_var("W");
-  SKIFF_CHECK(
-      x.dtype == DType::kI8 && w.dtype == DType::kI8 && w.shape.rank() == 2 && x.shape.rank() >= 1,
-      "quantized_matmul: X ('", x.name, "') must be int8 [..., K] and W ('", w.name,
-      "') int8 [K, N], got ", dtype_name(x.dtype), x.shape, " and ", dtype_name(w.dtype), w.shape);
-  const int64_t k = x.shape[x.shape.rank() - 1];
-  SKIFF_CHECK(k < 0 || w.shape[0] < 0 || k == w.shape[0], "quantized_matmul: X ('", x.name, "') ",
-              x.shape, " and W ('", w.name, "') ", w.shape, " do not chain");
-  Shape out = x.shape;
-  out[out.rank() - 1] = w.shape[1];
-  ctx.set_output("Out", out, DType::kF32);
-}
-
-template <typename C>
-void quantized_matmul(C& c) {
-  SKIFF_KERNEL_CALL(c, "qmatmul", kernels::quantized_matmul, c.in("X"), c.in("W"), c.in("XScale"),
-                    c.in("WScale"), in_or_empty(c, "Bias"), attr<bool>(c, "fuse_relu"),
-                    c.out("Out"));
-}
-
 OpBuilder& grid_attrs(OpBuilder& b) {
   return b.input("X", "the tensor to quantize")
       .input("Scale", "float32/float64: one value (per tensor) or one per index of quant_axis")
@@ -172,22 +149,6 @@ void register_quantize_ops(OpRegistry& r) {
       .infer_shape(infer_dequantize)
       .bind({DType::kI8, DType::kU8, DType::kI16, DType::kI32}, dequantize<KernelContext>,
             dequantize<EmitContext>)
-      .kernel_dtype_from("X");
-
-  r.add("quantized_matmul")
-      .doc(
-          "Out = (X · W, accumulated in int32) * XScale * WScale + Bias, relu'd when "
-          "fuse_relu: the int8 compute of a quantized Linear (oneDNN's int8 matmul, VNNI "
-          "where the CPU has it). Not differentiable.")
-      .input("X", "int8 [..., K]: the input on its grid")
-      .input("W", "int8 [K, N]")
-      .input("XScale", "float32 [1]: X's scale")
-      .input("WScale", "float32 [1] or [N]: W's scales (per output channel)")
-      .optional_input("Bias", "float32 [N]")
-      .output("Out", "float32 [..., N]")
-      .attr("fuse_relu", false, "apply relu to Out")
-      .infer_shape(infer_quantized_matmul)
-      .bind({DType::kI8}, quantized_matmul<KernelContext>, quantized_matmul<EmitContext>)
       .kernel_dtype_from("X");
 
   grid_attrs(r.add("fake_quantize_dequantize")

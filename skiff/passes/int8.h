@@ -5,10 +5,13 @@
 //   y  = matmul(xf, wf)                                       s_w, Bias=b, fuse_relu)
 //   [z = elementwise_add(y, b)] [out = relu(z)]
 //
-// for the int8 grid (quant range [-128, 127], per-tensor s_x, no zero points, ties to
-// even) and w_int8 [K, N] with one scale or one per column. What does not match stays as
-// it was (computed in float on int8-rounded values) and is reported. The int8 ops have no
-// gradient: the variables they read are marked stop_gradient (an inference program).
+// and alike conv2d(xf, wf, Bias) [relu] -> quantized_conv2d, for the int8 grid (quant range
+// [-128, 127], per-tensor s_x, no zero points, ties to even) and int8 weights with one scale
+// or one per output channel (a matmul's [K, N] per column, a conv's [M, C, KH, KW] per M).
+// Then an int8 op whose float result is read only by the next layer's quantize_linear
+// requantizes itself (OutScale): int8 flows from layer to layer. What does not match stays
+// as it was (computed in float on int8-rounded values) and is reported. The int8 ops have
+// no gradient: the variables they read are marked stop_gradient (an inference program).
 //
 //   Int8Report report;
 //   Program fast = convert_to_int8(program, &report);
@@ -22,12 +25,14 @@
 namespace skiff {
 
 struct Int8Report {
-  int converted = 0;                    // matmuls now computed in int8
-  std::vector<std::string> left_float;  // "op 'conv2d' (at model.py:12): why", one per op
+  int converted = 0;                    // matmuls and convolutions now computed in int8
+  int requantized = 0;                  // of them, those giving int8 to the next int8 layer
+  std::vector<std::string> left_float;  // "op 'fake_quantize_dequantize' (at model.py:12) of
+                                        // 'x': why", one per op
 };
 
-// Rewrites every block as above. Intermediates are assumed not to be fetched (a pass does
-// not see the fetch list); each must be read by its one consumer only.
+// Rewrites every block as above. Intermediates must be read by their one consumer only (a
+// variable fetched by the program's fetch_names, or read twice, stays).
 Program convert_to_int8(const Program& program, Int8Report* report);
 
 }  // namespace skiff

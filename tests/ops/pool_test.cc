@@ -1,7 +1,8 @@
 // pool2d: max and average values against a float64 reference for fixed, padded, ceil-mode,
 // adaptive and global windows in f32 and f64 (small planes on the direct loops, large
 // float32 ones on oneDNN), hand-computed values, argmax masks, gradients by finite
-// differences with and without Mask, float32 gradients against float64, shapes, errors.
+// differences with and without Mask, float32 gradients against float64, int8 max pooling,
+// shapes, errors.
 #include "skiff/kernels/cpu/pool.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "skiff/api/builder.h"
+#include "skiff/kernels/cpu/cast.h"
 #include "tests/testing/op_test.h"
 
 namespace skiff {
@@ -167,6 +169,21 @@ TEST(Pool2dOp, ForwardMatchesReference) {
       pool_op(c, x).check_output("Out", from_f64(reference_pool(c, x), dtype), 1e-6, 1e-5);
     }
   }
+}
+
+// int8 (quantized values) takes max pooling: the float result of the same values, cast.
+TEST(Pool2dOp, Int8MaxPoolingMatchesFloat) {
+  for (const PoolCase& c : kCases) {
+    if (c.type != "max") continue;
+    SCOPED_TRACE(describe(c));
+    const Tensor x = random_tensor(c.x, DType::kI8, 3, -128, 128);
+    Tensor want;
+    kernels::cast(reference_pool(c, x), DType::kI8, &want);
+    pool_op(c, x).check_output("Out", want, 0, 0);
+  }
+  PoolCase avg{"avg", {1, 1, 4, 4}, {2, 2}, {2, 2}, {0, 0}};
+  expect_error(pool_op(avg, random_tensor(avg.x, DType::kI8, 1, -128, 128)),
+               {"int8, for max pooling", "int8"});
 }
 
 TEST(Pool2dOp, HandComputedValues) {

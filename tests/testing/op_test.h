@@ -72,8 +72,8 @@ class OpTest {
                                                const std::vector<std::string>& wrt,
                                                const std::string& out_slot, const Tensor& cotangent,
                                                std::vector<std::string>* params) const;
-  // run(), also recording the case for its compiled run (compiled_cases.h) when atol or
-  // rtol is set (the tolerance of the comparison).
+  // run(), also recording the case for its compiled run (compiled_cases.h) with the
+  // tolerance of the comparison, atol and rtol (negative: not a checked case, not recorded).
   std::map<std::string, std::vector<Tensor>> run_case(double atol, double rtol) const;
   // Runs the case eagerly and compares with the interpreter's outputs `want`.
   void check_eager(const std::map<std::string, std::vector<Tensor>>& want, double atol,

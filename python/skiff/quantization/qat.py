@@ -17,6 +17,8 @@ calibration (PTQ, with observers), convert(model) makes the int8 model.
 import copy
 
 from ..autograd import no_grad
+from ..framework.core import apply
+from ..jit import StaticFunction, to_static
 from .config import QuantConfig
 from .layers import _Quanted, quantized, wrap
 
@@ -38,6 +40,31 @@ def _replace(model, make):
     return model
 
 
+def _prepared(model, inplace, memo):
+    """``model`` (inplace) or a deep copy of it (``memo``: deepcopy's, filled in), about to
+    be changed: its buffers (eager Tensors, which deepcopy cannot copy: quanters' state,
+    batch-norm statistics) copied by value, and its to_static forwards made afresh (their
+    programs were traced for the layers before the change; deepcopy cannot copy them)."""
+    statics = [(layer, layer.__dict__.pop("forward"))
+               for layer in model.sublayers(include_self=True)
+               if isinstance(layer.__dict__.get("forward"), StaticFunction)]
+    out = model
+    try:
+        if not inplace:
+            with no_grad():
+                for b in model.buffers():
+                    c = apply("assign", b)
+                    c.name, c.persistable, c.stop_gradient = b.name, b.persistable, True
+                    memo[id(b)] = c
+            out = copy.deepcopy(model, memo)
+    finally:
+        for layer, forward in statics:
+            layer.__dict__["forward"] = forward
+    for layer, forward in statics:
+        to_static(memo.get(id(layer), layer), input_spec=forward.input_spec)
+    return out
+
+
 class _Quantization:
     def __init__(self, config):
         if not isinstance(config, QuantConfig):
@@ -48,11 +75,9 @@ class _Quantization:
     def quantize(self, model, inplace=False):
         """The model with quantizers around each layer the config names (a deep copy
         unless ``inplace``)."""
-        config = self._config
-        if not inplace:
-            copies = {}
-            model = copy.deepcopy(model, copies)
-            config = config._rekeyed(copies)  # layers named in the config: their copies
+        copies = {}
+        model = _prepared(model, inplace, copies)
+        config = self._config._rekeyed(copies)  # layers named in the config: their copies
         count = [0]
 
         def make(layer):
@@ -73,8 +98,7 @@ class _Quantization:
     def convert(self, model, inplace=False):
         """The int8 model: each quantized layer with int8 weights and the scales its
         quantizers found (a deep copy unless ``inplace``); in eval mode."""
-        if not inplace:
-            model = copy.deepcopy(model)
+        model = _prepared(model, inplace, {})
         with no_grad():
             model = _replace(model, lambda layer: quantized(layer)
                              if isinstance(layer, _Quanted) else None)

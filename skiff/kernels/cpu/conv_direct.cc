@@ -100,6 +100,7 @@ void col2im_add(const ConvGeometry& g, const T* col, T* src) {
 
 template void im2col(const ConvGeometry&, const float*, float*);
 template void im2col(const ConvGeometry&, const double*, double*);
+template void im2col(const ConvGeometry&, const int8_t*, int8_t*);  // quantized convolutions
 template void col2im_add(const ConvGeometry&, const float*, float*);
 template void col2im_add(const ConvGeometry&, const double*, double*);
 

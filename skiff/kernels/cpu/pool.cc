@@ -203,7 +203,9 @@ Shape pool2d_output_shape(const Shape& x, const Pool2dOptions& o) {
 }
 
 void pool2d(const Tensor& x, const Pool2dOptions& o, Tensor* out, Tensor* mask) {
-  SKIFF_CHECK(is_floating(x.dtype()), "pool2d: X must be float32 or float64, got ", x.type_str());
+  SKIFF_CHECK(is_floating(x.dtype()) || (x.dtype() == DType::kI8 && o.max),
+              "pool2d: X must be float32 or float64 (or int8, for max pooling), got ",
+              x.type_str());
   SKIFF_CHECK(o.max || !mask, "pool2d: Mask (argmax indices) is only made by max pooling");
   const PoolGeometry g = geometry(x.shape(), o);
   const Shape out_shape{x.dim(0), x.dim(1), g.oh, g.ow};
@@ -213,6 +215,8 @@ void pool2d(const Tensor& x, const Pool2dOptions& o, Tensor* out, Tensor* mask) 
   if (g.planes == 0) return y.finish();
   if (use_onednn(g, x.dtype(), mask != nullptr)) {
     onednn_pool(g, /*backward=*/false, x.data<float>(), y.dst->data<float>());
+  } else if (x.dtype() == DType::kI8) {
+    pool_planes(g, x.data<int8_t>(), y.dst->data<int8_t>(), mask ? mask->data<int32_t>() : nullptr);
   } else {
     SKIFF_DISPATCH_FLOATING(
         x.dtype(), T,

@@ -88,6 +88,8 @@ struct PoolGeometry {
 // pool2d over every plane of x with the direct loops; `mask` (max pooling) may be null.
 void pool_planes(const PoolGeometry& g, const float* x, float* y, int32_t* mask);
 void pool_planes(const PoolGeometry& g, const double* x, double* y, int32_t* mask);
+// Max pooling only (an int8 tensor on its quantization grid: the max commutes with it).
+void pool_planes(const PoolGeometry& g, const int8_t* x, int8_t* y, int32_t* mask);
 // pool2d_grad over every plane; false when `mask` holds an index outside its plane.
 bool pool_planes_grad(const PoolGeometry& g, const float* x, const float* dy, const int32_t* mask,
                       float* dx);

@@ -221,6 +221,10 @@ void pool_planes(const PoolGeometry& g, const float* x, float* y, int32_t* mask)
 void pool_planes(const PoolGeometry& g, const double* x, double* y, int32_t* mask) {
   forward_planes(g, x, y, mask);
 }
+void pool_planes(const PoolGeometry& g, const int8_t* x, int8_t* y, int32_t* mask) {
+  SKIFF_CHECK(g.max, "pool2d: int8 tensors take max pooling only");
+  forward_planes(g, x, y, mask);
+}
 bool pool_planes_grad(const PoolGeometry& g, const float* x, const float* dy, const int32_t* mask,
                       float* dx) {
   return backward_planes(g, x, dy, mask, dx);

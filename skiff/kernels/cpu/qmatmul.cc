@@ -1,10 +1,12 @@
 #include "skiff/kernels/cpu/qmatmul.h"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "skiff/core/cpu.h"
 #include "skiff/core/parallel.h"
+#include "skiff/kernels/cpu/int8_gemm.h"
 #ifndef SKIFF_NO_ONEDNN
 #include "skiff/kernels/cpu/onednn_cache.h"
 #endif
@@ -13,49 +15,41 @@ namespace skiff::kernels {
 
 namespace {
 
-// out[m, n] = acc[m, n] * scale[n] by int32 loops (rows in parallel).
-void loops(const int8_t* x, const int8_t* w, const float* scale, int64_t m, int64_t k, int64_t n,
-           float* out) {
-  parallel_for(m, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(k * n, 1)),
-               [&](int64_t b, int64_t e) {
-                 std::vector<int32_t> acc(n);
-                 for (int64_t r = b; r < e; ++r) {
-                   std::fill(acc.begin(), acc.end(), 0);
-                   const int8_t* xr = x + r * k;
-                   for (int64_t i = 0; i < k; ++i) {
-                     const int32_t xv = xr[i];
-                     const int8_t* wr = w + i * n;
-                     for (int64_t j = 0; j < n; ++j) acc[j] += xv * static_cast<int32_t>(wr[j]);
-                   }
-                   for (int64_t j = 0; j < n; ++j)
-                     out[r * n + j] = static_cast<float>(acc[j]) * scale[j];
-                 }
-               });
+// acc = x · w for a few rows: int32 loops over w's rows as they lie (packing w would cost
+// as much as the products).
+void row_loops(const int8_t* x, const int8_t* w, int64_t m, int64_t k, int64_t n, int32_t* acc) {
+  std::fill(acc, acc + m * n, 0);
+  for (int64_t r = 0; r < m; ++r) {
+    int32_t* out = acc + r * n;
+    for (int64_t i = 0; i < k; ++i) {
+      const int32_t xv = x[r * k + i];
+      const int8_t* wr = w + i * n;
+      for (int64_t j = 0; j < n; ++j) out[j] += xv * static_cast<int32_t>(wr[j]);
+    }
+  }
 }
 
 #ifndef SKIFF_NO_ONEDNN
-struct QuantizedMatmul {
+struct Int8Matmul {
   dnnl::matmul primitive;
-  dnnl::memory x, w, out, scales;
+  dnnl::memory x, w, out;
   bool available = true;  // false: oneDNN has no int8 matmul here
 };
 
-QuantizedMatmul make_primitive(int64_t m, int64_t k, int64_t n) {
+Int8Matmul make_primitive(int64_t m, int64_t k, int64_t n) {
   using dt = dnnl::memory::data_type;
   using tag = dnnl::memory::format_tag;
   try {
     const dnnl::memory::desc x({m, k}, dt::s8, tag::ab), w({k, n}, dt::s8, tag::ab),
-        out({m, n}, dt::f32, tag::ab), scales({n}, dt::f32, tag::a);
-    dnnl::primitive_attr attr;
-    attr.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});  // one per column of out
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(x, w, out), attr, onednn_engine());
+        out({m, n}, dt::s32, tag::ab);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(x, w, out), onednn_engine());
     dnnl::engine& eng = onednn_engine();
     return {dnnl::matmul(pd), dnnl::memory(x, eng, nullptr), dnnl::memory(w, eng, nullptr),
-            dnnl::memory(out, eng, nullptr), dnnl::memory(scales, eng, nullptr)};
+            dnnl::memory(out, eng, nullptr)};
   } catch (const dnnl::error& e) {
     if (e.status != dnnl_unimplemented)
       fail("oneDNN could not make an int8 matmul for m=", m, " k=", k, " n=", n, ": ", e.what());
-    QuantizedMatmul none;
+    Int8Matmul none;
     none.available = false;
     return none;
   }
@@ -69,24 +63,19 @@ bool onednn_exact() {
   return vnni && kernel_isa() >= CpuIsa::kAvx512;
 }
 
-// out = acc * scale by oneDNN; false (nothing done) when it has no exact int8 matmul here.
-bool onednn(const int8_t* x, const int8_t* w, const float* scale, int64_t m, int64_t k, int64_t n,
-            float* out) {
+// acc = x · w by oneDNN; false (nothing done) when it has no int8 matmul here.
+bool onednn(const int8_t* x, const int8_t* w, int64_t m, int64_t k, int64_t n, int32_t* acc) {
   constexpr int64_t kTag = 0x716d61746d756c;  // "qmatmul"
   OnednnKey key(kTag);
   key.add(m).add(k).add(n);
-  QuantizedMatmul& e =
-      onednn_cache<QuantizedMatmul>().get(key, [&] { return make_primitive(m, k, n); });
+  Int8Matmul& e = onednn_cache<Int8Matmul>().get(key, [&] { return make_primitive(m, k, n); });
   if (!e.available) return false;
   e.x.set_data_handle(const_cast<int8_t*>(x));
   e.w.set_data_handle(const_cast<int8_t*>(w));
-  e.out.set_data_handle(out);
-  e.scales.set_data_handle(const_cast<float*>(scale));
+  e.out.set_data_handle(acc);
   dnnl::stream& stream = onednn_stream();
-  e.primitive.execute(stream, {{DNNL_ARG_SRC, e.x},
-                               {DNNL_ARG_WEIGHTS, e.w},
-                               {DNNL_ARG_DST, e.out},
-                               {DNNL_ARG_ATTR_OUTPUT_SCALES, e.scales}});
+  e.primitive.execute(stream,
+                      {{DNNL_ARG_SRC, e.x}, {DNNL_ARG_WEIGHTS, e.w}, {DNNL_ARG_DST, e.out}});
   stream.wait();
   return true;
 }
@@ -102,7 +91,8 @@ float scalar_of(const Tensor& t, const char* what) {
 }  // namespace
 
 void quantized_matmul(const Tensor& x, const Tensor& w, const Tensor& x_scale,
-                      const Tensor& w_scale, const Tensor& bias, bool relu, Tensor* out) {
+                      const Tensor& w_scale, const Tensor& bias, bool relu, const Tensor& out_scale,
+                      Tensor* out) {
   SKIFF_CHECK(x.initialized() && x.dtype() == DType::kI8 && x.rank() >= 1,
               "quantized_matmul: X must be int8 [..., K], got ",
               x.initialized() ? x.type_str() : std::string("none"));
@@ -121,32 +111,36 @@ void quantized_matmul(const Tensor& x, const Tensor& w, const Tensor& x_scale,
   SKIFF_CHECK(!has_bias || (bias.dtype() == DType::kF32 && bias.numel() == n),
               "quantized_matmul: Bias must be float32 [", n, "], got ", bias.type_str());
   const float xs = scalar_of(x_scale, "XScale");
+  Int8Output o;
+  if (out_scale.initialized()) {
+    o.out_scale = scalar_of(out_scale, "OutScale");
+    SKIFF_CHECK(o.out_scale > 0 && o.out_scale < std::numeric_limits<float>::infinity(),
+                "quantized_matmul: OutScale ", o.out_scale, " is not a positive finite number");
+  }
   std::vector<float> scale(n);
   const float* ws = w_scale.data<float>();
   for (int64_t j = 0; j < n; ++j) scale[j] = xs * ws[w_scale.numel() == 1 ? 0 : j];
   Shape shape = x.shape();
   shape[shape.rank() - 1] = n;
-  out->resize(shape, DType::kF32);
-  float* o = out->data<float>();
+  out->resize(shape, o.out_scale > 0 ? DType::kI8 : DType::kF32);
   if (m == 0 || n == 0) return;
-  bool done = false;
+  std::vector<int32_t> acc(static_cast<size_t>(m * n), 0);
+  const int8_t* xd = x.data<int8_t>();
+  const int8_t* wd = w.data<int8_t>();
+  bool done = k == 0;
 #ifndef SKIFF_NO_ONEDNN
-  done = k > 0 && onednn_exact() &&
-         onednn(x.data<int8_t>(), w.data<int8_t>(), scale.data(), m, k, n, o);
+  done = done || (onednn_exact() && onednn(xd, wd, m, k, n, acc.data()));
 #endif
-  if (!done) loops(x.data<int8_t>(), w.data<int8_t>(), scale.data(), m, k, n, o);
-  if (has_bias || relu) {
-    const float* b = has_bias ? bias.data<float>() : nullptr;
-    parallel_for(m, std::max<int64_t>(1, kParallelGrain / n), [&](int64_t lo, int64_t hi) {
-      for (int64_t r = lo; r < hi; ++r) {
-        float* row = o + r * n;
-        for (int64_t j = 0; j < n; ++j) {
-          const float v = b ? row[j] + b[j] : row[j];
-          row[j] = relu && v < 0 ? 0.f : v;
-        }
-      }
-    });
+  if (!done && m < 4) {
+    row_loops(xd, wd, m, k, n, acc.data());
+  } else if (!done) {
+    const Int8PackedB packed(wd, k, n, n);
+    int8_gemm(xd, k, m, packed, acc.data(), n, /*parallel=*/true);
   }
+  o.scale = scale.data();
+  o.bias = has_bias ? bias.data<float>() : nullptr;
+  o.relu = relu;
+  int8_finish(o, m, n, acc.data(), out->raw_data());
 }
 
 }  // namespace skiff::kernels

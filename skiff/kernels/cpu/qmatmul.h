@@ -4,12 +4,12 @@
 //
 // x int8 [..., K] (its leading dims are rows), w int8 [K, N], x_scale float32 [1], w_scale
 // float32 [1] or [N] (per output channel), bias float32 [N] or empty; out float32
-// [..., N]. The product runs on oneDNN's int8 matmul where the CPU has AVX-512 VNNI, else
-// (and in generated code built without oneDNN) on int32 loops the compiler vectorises:
-// oneDNN's int8 path without VNNI saturates 16-bit pair sums on full-range operands. Both
-// are exact in the integer part.
+// [..., N], or, given out_scale (float32 [1]), int8 requantized onto that grid (the next
+// layer's input: quantize_linear of the float result, bit for bit). The products are exact
+// int32 sums (int8_gemm.h; oneDNN's int8 matmul where the CPU has AVX-512 VNNI: without it
+// oneDNN sums byte pairs in 16 bits, which saturates on full-range operands).
 //
-//   kernels::quantized_matmul(xq, wq, x_scale, w_scale, bias, /*relu=*/false, &y);
+//   kernels::quantized_matmul(xq, wq, x_scale, w_scale, bias, /*relu=*/false, Tensor(), &y);
 #pragma once
 
 #include "skiff/core/tensor.h"
@@ -17,6 +17,7 @@
 namespace skiff::kernels {
 
 void quantized_matmul(const Tensor& x, const Tensor& w, const Tensor& x_scale,
-                      const Tensor& w_scale, const Tensor& bias, bool relu, Tensor* out);
+                      const Tensor& w_scale, const Tensor& bias, bool relu, const Tensor& out_scale,
+                      Tensor* out);
 
 }  // namespace skiff::kernels

@@ -80,7 +80,7 @@ QuantGrid grid(const Tensor& scale, const Tensor& zero_point, int64_t axis, int6
   return {&scale, &zero_point, axis, qmin, qmax, round_type == 0};
 }
 
-double round_to_grid(double v, bool half_even) {
+double round_double(double v, bool half_even) {
   return half_even ? std::nearbyint(v) : std::round(v);
 }
 
@@ -102,17 +102,15 @@ void for_each_element(const Channels& c, Fn&& fn) {
 template <typename T>
 double grid_integer(T x, const Channels& c, int64_t ch, bool half_even) {
   const T v = x / static_cast<T>(c.scale[ch]);
-  return round_to_grid(static_cast<double>(v), half_even) + static_cast<double>(c.zero[ch]);
+  return round_double(static_cast<double>(v), half_even) + static_cast<double>(c.zero[ch]);
 }
 
 // quantize_linear's common case (float32 to int8, one scale, ties to even) in float, a loop
 // the compiler vectorises.
 void quantize_f32_to_i8(const float* in, float scale, float zero, int64_t n, int8_t* out) {
   parallel_for(n, kParallelGrain, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      const float v = std::nearbyint(in[i] / scale) + zero;
-      out[i] = static_cast<int8_t>(std::min(std::max(v, -128.f), 127.f));
-    }
+    for (int64_t i = b; i < e; ++i)
+      out[i] = static_cast<int8_t>(round_to_grid(in[i] / scale, zero, -128.f, 127.f));
   });
 }
 
@@ -157,7 +155,10 @@ void quantize_linear(const Tensor& x, const Tensor& scale, const Tensor& zero_po
       Q* out = y->data<Q>();
       for_each_element(c, [&](int64_t i, int64_t ch) {
         const double q = grid_integer(in[i], c, ch, g.half_even);
-        out[i] = static_cast<Q>(std::clamp(q, static_cast<double>(lo), static_cast<double>(hi)));
+        out[i] =
+            std::isnan(q)
+                ? Q(0)
+                : static_cast<Q>(std::clamp(q, static_cast<double>(lo), static_cast<double>(hi)));
       });
     });
   });

@@ -22,11 +22,28 @@
 
 namespace skiff::kernels {
 
+// v rounded to the nearest integer, ties to even (the default rounding mode's result of
+// std::nearbyint) for |v| < 2^22, in float arithmetic the compiler vectorises (no libm call):
+// adding and taking off 1.5 * 2^23 leaves no fraction bits. Beyond 2^22 the result keeps
+// v's sign and magnitude within 2, enough for anything then clamped to a 16-bit range.
+inline float round_half_even(float v) {
+  constexpr float kShift = 12582912.f;  // 1.5 * 2^23
+  return (v + kShift) - kShift;
+}
+
+// round_half_even(v) + zero clamped to [lo, hi]; NaN gives 0 (as cast's float-to-integer rule).
+inline float round_to_grid(float v, float zero, float lo, float hi) {
+  float r = round_half_even(v) + zero;
+  r = r > lo ? r : lo;
+  r = r < hi ? r : hi;
+  return v == v ? r : 0.f;
+}
+
 // The range of an integer dtype (int8, uint8, int16, int32) as [qmin, qmax].
 void quant_range(DType dtype, int64_t* qmin, int64_t* qmax);
 
 // y (dtype `to`: int8, uint8, int16 or int32) = clamp(round(x / scale) + zero_point) to
-// `to`'s range.
+// `to`'s range; NaN gives 0.
 void quantize_linear(const Tensor& x, const Tensor& scale, const Tensor& zero_point, int64_t axis,
                      int64_t round_type, DType to, Tensor* y);
 // y (dtype `to`, float32 or float64) = (x - zero_point) * scale, x any integer dtype.

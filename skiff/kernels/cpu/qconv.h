@@ -1,0 +1,27 @@
+// int8 2-D convolution with int32 accumulation, the compute of a quantized Conv2D:
+//
+//   out[n, m] = (sum over m's group's channels and the window of input * filter)
+//               * input_scale * filter_scale[m] + bias[m]          (relu'd if asked)
+//
+// input int8 [N, C, H, W], filter int8 [M, C / groups, KH, KW], input_scale float32 [1],
+// filter_scale float32 [1] or [M] (per output channel), bias float32 [M] or [1, M, 1, 1] or
+// empty; strides, paddings, dilations and groups as conv2d's (ConvParams). out float32
+// [N, M, OH, OW], or int8 requantized onto out_scale's grid when out_scale (float32 [1]) is
+// given. Each image's columns (im2col in int8; none for a 1x1 kernel of stride 1) times the
+// filter rows, exactly in int32 (int8_gemm.h); images in parallel, or a single image's
+// column panels.
+//
+//   kernels::quantized_conv2d(xq, wq, x_scale, w_scale, bias, params, /*relu=*/true,
+//                             Tensor(), &y);
+#pragma once
+
+#include "skiff/core/tensor.h"
+#include "skiff/kernels/cpu/conv.h"
+
+namespace skiff::kernels {
+
+void quantized_conv2d(const Tensor& input, const Tensor& filter, const Tensor& input_scale,
+                      const Tensor& filter_scale, const Tensor& bias, const ConvParams& p,
+                      bool relu, const Tensor& out_scale, Tensor* out);
+
+}  // namespace skiff::kernels

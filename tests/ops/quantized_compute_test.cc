@@ -1,0 +1,249 @@
+// quantized_conv2d and quantized_matmul against references that sum the integer products
+// exactly (int64) and then scale as the kernels do (float32 acc * (input scale * weight
+// scale) + bias, relu): equal to the last bit. Shapes reach every path of the products:
+// rows and columns past a block (tails), odd sums (a pair padded), groups, strides,
+// padding, dilation, a 1x1 kernel (no columns made), one image (threads split the columns)
+// and several (threads split the images); OutScale's int8 equals quantize_linear of the
+// float result. (Not differentiable: no gradient check.)
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "skiff/kernels/cpu/quantize.h"
+#include "tests/testing/error_of.h"
+#include "tests/testing/op_test.h"
+
+namespace skiff {
+namespace {
+
+using testing::error_of;
+using testing::OpTest;
+using testing::random_tensor;
+
+Tensor one(float v) { return Tensor::from_vector<float>({1}, {v}); }
+
+struct ConvCase {
+  Shape input, filter;
+  std::vector<int64_t> strides{1, 1}, paddings{0, 0}, dilations{1, 1};
+  int64_t groups = 1;
+};
+
+// The float result of the int8 convolution, as the kernel computes it.
+Tensor reference_conv(const ConvCase& c, const Tensor& x, const Tensor& w, float xs,
+                      const std::vector<float>& ws, const std::vector<float>& bias, bool relu) {
+  const int64_t n = c.input[0], ch = c.input[1], h = c.input[2], wd = c.input[3];
+  const int64_t m = c.filter[0], cg = c.filter[1], kh = c.filter[2], kw = c.filter[3];
+  const int64_t pt = c.paddings[0], pl = c.paddings[c.paddings.size() == 4 ? 2 : 1];
+  const int64_t pb = c.paddings.size() == 4 ? c.paddings[1] : pt;
+  const int64_t pr = c.paddings.size() == 4 ? c.paddings[3] : pl;
+  const int64_t oh = (h + pt + pb - c.dilations[0] * (kh - 1) - 1) / c.strides[0] + 1;
+  const int64_t ow = (wd + pl + pr - c.dilations[1] * (kw - 1) - 1) / c.strides[1] + 1;
+  const int64_t mg = m / c.groups;
+  const int8_t* xv = x.data<int8_t>();
+  const int8_t* wv = w.data<int8_t>();
+  std::vector<float> out;
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t o = 0; o < m; ++o) {
+      const int64_t g = o / mg;
+      for (int64_t y = 0; y < oh; ++y) {
+        for (int64_t xx = 0; xx < ow; ++xx) {
+          int64_t acc = 0;
+          for (int64_t ci = 0; ci < cg; ++ci) {
+            for (int64_t i = 0; i < kh; ++i) {
+              for (int64_t j = 0; j < kw; ++j) {
+                const int64_t iy = y * c.strides[0] - pt + i * c.dilations[0];
+                const int64_t ix = xx * c.strides[1] - pl + j * c.dilations[1];
+                if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;
+                acc += int64_t{xv[((b * ch + g * cg + ci) * h + iy) * wd + ix]} *
+                       wv[((o * cg + ci) * kh + i) * kw + j];
+              }
+            }
+          }
+          float v = static_cast<float>(acc) * (xs * ws[ws.size() == 1 ? 0 : o]);
+          if (!bias.empty()) v += bias[o];
+          out.push_back(relu && v < 0 ? 0.f : v);
+        }
+      }
+    }
+  }
+  return Tensor::from_vector<float>({n, m, oh, ow}, out);
+}
+
+std::vector<float> ramp(int64_t n, float first, float step) {
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = first + step * static_cast<float>(i);
+  return v;
+}
+
+void check_conv(const ConvCase& c, bool relu, bool bias_4d, uint64_t seed) {
+  const Tensor x = random_tensor(c.input, DType::kI8, seed, -128, 128);
+  const Tensor w = random_tensor(c.filter, DType::kI8, seed + 1, -128, 128);
+  const int64_t m = c.filter[0];
+  const std::vector<float> ws = ramp(m, 0.002f, 0.0003f), bias = ramp(m, -20.f, 3.f);
+  OpTest t("quantized_conv2d");
+  t.input("Input", x)
+      .input("Filter", w)
+      .input("InputScale", one(0.01f))
+      .input("FilterScale", Tensor::from_vector<float>({m}, ws))
+      .input("Bias", bias_4d ? Tensor::from_vector<float>({1, m, 1, 1}, bias)
+                             : Tensor::from_vector<float>({m}, bias))
+      .attr("strides", c.strides)
+      .attr("paddings", c.paddings)
+      .attr("dilations", c.dilations)
+      .attr("groups", c.groups)
+      .attr("fuse_relu", relu)
+      .output("Output");
+  t.check_output("Output", reference_conv(c, x, w, 0.01f, ws, bias, relu), 0, 0);
+}
+
+TEST(QuantizedConv2D, ExactIntegerSumsScaledPerOutputChannel) {
+  // W3's first layer (one input channel: 9 sums, odd), one image and several.
+  check_conv({{1, 1, 28, 28}, {32, 1, 3, 3}, {1, 1}, {1, 1}}, true, false, 1);
+  check_conv({{3, 1, 28, 28}, {32, 1, 3, 3}, {1, 1}, {1, 1}}, false, true, 2);
+  // Many channels (sums of 288), a column count past the panels (7 x 7 = 49).
+  check_conv({{2, 32, 7, 7}, {20, 32, 3, 3}, {1, 1}, {1, 1}}, true, false, 3);
+  // Strides, uneven padding, dilation, groups.
+  check_conv({{2, 4, 11, 9}, {6, 2, 3, 2}, {2, 1}, {1, 0, 2, 1}, {2, 1}, 2}, false, false, 4);
+  // Depthwise, and a 1x1 kernel of stride 1 (the image is its own columns).
+  check_conv({{2, 5, 6, 6}, {5, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 5}, true, false, 5);
+  check_conv({{2, 7, 5, 3}, {9, 7, 1, 1}}, false, true, 6);
+}
+
+TEST(QuantizedConv2D, OneFilterScaleAndNoBias) {
+  const ConvCase c{{2, 3, 5, 5}, {4, 3, 3, 3}, {1, 1}, {1, 1}};
+  const Tensor x = random_tensor(c.input, DType::kI8, 7, -128, 128);
+  const Tensor w = random_tensor(c.filter, DType::kI8, 8, -128, 128);
+  OpTest t("quantized_conv2d");
+  t.input("Input", x)
+      .input("Filter", w)
+      .input("InputScale", one(0.5f))
+      .input("FilterScale", one(0.25f))
+      .attr("paddings", std::vector<int64_t>{1, 1})
+      .output("Output");
+  t.check_output("Output", reference_conv(c, x, w, 0.5f, {0.25f}, {}, false), 0, 0);
+}
+
+// OutScale: the int8 output is quantize_linear of the float output, bit for bit.
+Tensor quantized(const Tensor& y, float scale) {
+  Tensor q;
+  kernels::quantize_linear(y, one(scale), Tensor(), 0, 0, DType::kI8, &q);
+  return q;
+}
+
+TEST(QuantizedConv2D, OutScaleRequantizesToTheNextLayersGrid) {
+  const ConvCase c{{2, 8, 6, 6}, {16, 8, 3, 3}, {1, 1}, {1, 1}};
+  const Tensor x = random_tensor(c.input, DType::kI8, 9, -128, 128);
+  const Tensor w = random_tensor(c.filter, DType::kI8, 10, -128, 128);
+  const std::vector<float> ws = ramp(16, 0.001f, 0.0001f);
+  const Tensor want = reference_conv(c, x, w, 0.02f, ws, {}, true);
+  OpTest t("quantized_conv2d");
+  t.input("Input", x)
+      .input("Filter", w)
+      .input("InputScale", one(0.02f))
+      .input("FilterScale", Tensor::from_vector<float>({16}, ws))
+      .input("OutScale", one(0.02f))
+      .attr("paddings", std::vector<int64_t>{1, 1})
+      .attr("fuse_relu", true)
+      .output("Output");
+  const Tensor got = t.run().at("Output")[0];
+  ASSERT_EQ(got.dtype(), DType::kI8);
+  EXPECT_EQ(got.to_vector<int8_t>(), quantized(want, 0.02f).to_vector<int8_t>());
+  // Some values saturate, some do not.
+  const std::vector<int8_t> v = got.to_vector<int8_t>();
+  EXPECT_GT(std::count(v.begin(), v.end(), int8_t{127}), 0);
+  EXPECT_GT(std::count_if(v.begin(), v.end(), [](int8_t e) { return e > 0 && e < 127; }), 0);
+}
+
+// The reference of quantized_matmul: int64 sums, then scaled as the kernel scales.
+Tensor reference_matmul(const Tensor& x, const Tensor& w, float xs, const std::vector<float>& ws,
+                        const std::vector<float>& bias, bool relu) {
+  const int64_t k = w.shape()[0], n = w.shape()[1], m = x.numel() / k;
+  std::vector<float> out(m * n);
+  for (int64_t r = 0; r < m; ++r) {
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t acc = 0;
+      for (int64_t i = 0; i < k; ++i)
+        acc += int64_t{x.data<int8_t>()[r * k + i]} * w.data<int8_t>()[i * n + j];
+      float v = static_cast<float>(acc) * (xs * ws[ws.size() == 1 ? 0 : j]);
+      if (!bias.empty()) v += bias[j];
+      out[r * n + j] = relu && v < 0 ? 0.f : v;
+    }
+  }
+  return Tensor::from_vector<float>({m, n}, out);
+}
+
+TEST(QuantizedMatmul, EveryBlockShapeSumsExactly) {
+  // Rows below, at and past a block of 4; columns within a panel, at 16 and past it;
+  // odd and even sums, and a long one of full-range extremes.
+  for (int64_t m : {1, 3, 4, 9, 64}) {
+    for (int64_t n : {5, 16, 33}) {
+      for (int64_t k : {1, 7, 64}) {
+        const Tensor x = random_tensor({m, k}, DType::kI8, m * 100 + k, -128, 128);
+        const Tensor w = random_tensor({k, n}, DType::kI8, n * 100 + k, -128, 128);
+        const std::vector<float> ws = ramp(n, 0.01f, 0.001f), bias = ramp(n, -1.f, 0.1f);
+        OpTest t("quantized_matmul");
+        t.input("X", x)
+            .input("W", w)
+            .input("XScale", one(0.02f))
+            .input("WScale", Tensor::from_vector<float>({n}, ws))
+            .input("Bias", Tensor::from_vector<float>({n}, bias))
+            .attr("fuse_relu", true);
+        SCOPED_TRACE(str_cat("m=", m, " n=", n, " k=", k));
+        t.check_output("Out", reference_matmul(x, w, 0.02f, ws, bias, true), 0, 0);
+      }
+    }
+  }
+  const int64_t k = 4001;  // sums of 4001 products of -128 x -128 (beyond 2^26)
+  const Tensor x = Tensor::from_vector<int8_t>({8, k}, std::vector<int8_t>(8 * k, -128));
+  const Tensor w = Tensor::from_vector<int8_t>({k, 3}, std::vector<int8_t>(3 * k, -128));
+  OpTest t("quantized_matmul");
+  t.input("X", x).input("W", w).input("XScale", one(1.f)).input("WScale", one(1.f));
+  t.check_output("Out", Tensor::from_vector<float>({8, 3}, std::vector<float>(24, 16384.f * k)), 0,
+                 0);
+}
+
+TEST(QuantizedMatmul, OutScaleRequantizes) {
+  const Tensor x = random_tensor({6, 40}, DType::kI8, 11, -128, 128);
+  const Tensor w = random_tensor({40, 20}, DType::kI8, 12, -128, 128);
+  const std::vector<float> ws = ramp(20, 0.001f, 0.0002f);
+  OpTest t("quantized_matmul");
+  t.input("X", x)
+      .input("W", w)
+      .input("XScale", one(0.05f))
+      .input("WScale", Tensor::from_vector<float>({20}, ws))
+      .input("OutScale", one(0.1f));
+  const Tensor got = t.run().at("Out")[0];
+  ASSERT_EQ(got.dtype(), DType::kI8);
+  EXPECT_EQ(got.to_vector<int8_t>(),
+            quantized(reference_matmul(x, w, 0.05f, ws, {}, false), 0.1f).to_vector<int8_t>());
+}
+
+TEST(QuantizedConv2D, MistakesAreNamed) {
+  auto run = [](const Tensor& input, const Tensor& filter, const Tensor& out_scale) {
+    return error_of([&] {
+      OpTest t("quantized_conv2d");
+      t.input("Input", input)
+          .input("Filter", filter)
+          .input("InputScale", one(1.f))
+          .input("FilterScale", one(1.f))
+          .output("Output");
+      if (out_scale.initialized()) t.input("OutScale", out_scale);
+      t.run();
+    });
+  };
+  const Tensor x = Tensor::zeros({1, 3, 5, 5}, DType::kI8);
+  std::string what = run(x, Tensor::zeros({4, 2, 3, 3}, DType::kI8), Tensor());
+  EXPECT_NE(what.find("channels"), std::string::npos) << what;
+  what = run(Tensor::zeros({1, 3, 5, 5}, DType::kF32), Tensor::zeros({4, 3, 3, 3}, DType::kI8),
+             Tensor());
+  EXPECT_NE(what.find("quantized_conv2d: Input ("), std::string::npos) << what;
+  EXPECT_NE(what.find("must be int8"), std::string::npos) << what;
+  what = run(x, Tensor::zeros({4, 3, 3, 3}, DType::kI8), one(0.f));
+  EXPECT_NE(what.find("OutScale 0 is not a positive finite number"), std::string::npos) << what;
+}
+
+}  // namespace
+}  // namespace skiff
