@@ -103,7 +103,7 @@ TEST(FakeQuantize, GradientIsStraightThroughInsideTheRange) {
 }
 
 // The reference of quantized_matmul: the integer products summed exactly, then scaled as
-// the kernel scales (float32 acc * (x_scale * w_scale)), bias added, relu.
+// the kernel scales (float32 acc * (x_scale * w_scale) + bias in one rounding), relu.
 Tensor reference_qmatmul(const Tensor& x, const Tensor& w, float xs, const std::vector<float>& ws,
                          const std::vector<float>& bias, bool relu) {
   const int64_t k = w.shape()[0], n = w.shape()[1], m = x.numel() / k;
@@ -113,8 +113,8 @@ Tensor reference_qmatmul(const Tensor& x, const Tensor& w, float xs, const std::
       int64_t acc = 0;
       for (int64_t i = 0; i < k; ++i)
         acc += int64_t{x.data<int8_t>()[r * k + i]} * w.data<int8_t>()[i * n + j];
-      float v = static_cast<float>(acc) * (xs * ws[ws.size() == 1 ? 0 : j]) +
-                (bias.empty() ? 0.f : bias[j]);
+      const float v = std::fma(static_cast<float>(acc), xs * ws[ws.size() == 1 ? 0 : j],
+                               bias.empty() ? 0.f : bias[j]);
       out[r * n + j] = relu && v < 0 ? 0.f : v;
     }
   }

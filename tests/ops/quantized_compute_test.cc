@@ -1,7 +1,7 @@
 // quantized_conv2d and quantized_matmul against references that sum the integer products
 // exactly (int64) and then scale as the kernels do (float32 acc * (input scale * weight
-// scale) + bias, relu): equal to the last bit. Shapes reach every path of the products:
-// rows and columns past a block (tails), odd sums (a pair padded), groups, strides,
+// scale) + bias in one rounding, relu): equal to the last bit. Shapes reach every path of the
+// products: rows and columns past a block (tails), odd sums (a pair padded), groups, strides,
 // padding, dilation, a 1x1 kernel (no columns made), one image (threads split the columns)
 // and several (threads split the images); OutScale's int8 equals quantize_linear of the
 // float result. (Not differentiable: no gradient check.)
@@ -62,8 +62,9 @@ Tensor reference_conv(const ConvCase& c, const Tensor& x, const Tensor& w, float
               }
             }
           }
-          float v = static_cast<float>(acc) * (xs * ws[ws.size() == 1 ? 0 : o]);
-          if (!bias.empty()) v += bias[o];
+          const float scale = xs * ws[ws.size() == 1 ? 0 : o];
+          const float v = bias.empty() ? static_cast<float>(acc) * scale
+                                       : std::fma(static_cast<float>(acc), scale, bias[o]);
           out.push_back(relu && v < 0 ? 0.f : v);
         }
       }
@@ -78,8 +79,9 @@ std::vector<float> ramp(int64_t n, float first, float step) {
   return v;
 }
 
-void check_conv(const ConvCase& c, bool relu, bool bias_4d, uint64_t seed) {
-  const Tensor x = random_tensor(c.input, DType::kI8, seed, -128, 128);
+// `x_low` 0: an input after relu (no negative value), which takes the byte products.
+void check_conv(const ConvCase& c, bool relu, bool bias_4d, uint64_t seed, double x_low = -128) {
+  const Tensor x = random_tensor(c.input, DType::kI8, seed, x_low, 128);
   const Tensor w = random_tensor(c.filter, DType::kI8, seed + 1, -128, 128);
   const int64_t m = c.filter[0];
   const std::vector<float> ws = ramp(m, 0.002f, 0.0003f), bias = ramp(m, -20.f, 3.f);
@@ -110,6 +112,10 @@ TEST(QuantizedConv2D, ExactIntegerSumsScaledPerOutputChannel) {
   // Depthwise, and a 1x1 kernel of stride 1 (the image is its own columns).
   check_conv({{2, 5, 6, 6}, {5, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 5}, true, false, 5);
   check_conv({{2, 7, 5, 3}, {9, 7, 1, 1}}, false, true, 6);
+  // Inputs after relu (the byte products), sums of 9 (a quad padded) and 288.
+  check_conv({{1, 1, 28, 28}, {32, 1, 3, 3}, {1, 1}, {1, 1}}, true, false, 7, 0);
+  check_conv({{3, 32, 7, 7}, {20, 32, 3, 3}, {1, 1}, {1, 1}}, false, true, 8, 0);
+  check_conv({{2, 4, 11, 9}, {6, 2, 3, 2}, {2, 1}, {1, 0, 2, 1}, {2, 1}, 2}, true, false, 9, 0);
 }
 
 TEST(QuantizedConv2D, OneFilterScaleAndNoBias) {
@@ -167,8 +173,9 @@ Tensor reference_matmul(const Tensor& x, const Tensor& w, float xs, const std::v
       int64_t acc = 0;
       for (int64_t i = 0; i < k; ++i)
         acc += int64_t{x.data<int8_t>()[r * k + i]} * w.data<int8_t>()[i * n + j];
-      float v = static_cast<float>(acc) * (xs * ws[ws.size() == 1 ? 0 : j]);
-      if (!bias.empty()) v += bias[j];
+      const float scale = xs * ws[ws.size() == 1 ? 0 : j];
+      const float v = bias.empty() ? static_cast<float>(acc) * scale
+                                   : std::fma(static_cast<float>(acc), scale, bias[j]);
       out[r * n + j] = relu && v < 0 ? 0.f : v;
     }
   }
@@ -177,32 +184,37 @@ Tensor reference_matmul(const Tensor& x, const Tensor& w, float xs, const std::v
 
 TEST(QuantizedMatmul, EveryBlockShapeSumsExactly) {
   // Rows below, at and past a block of 4; columns within a panel, at 16 and past it;
-  // odd and even sums, and a long one of full-range extremes.
-  for (int64_t m : {1, 3, 4, 9, 64}) {
-    for (int64_t n : {5, 16, 33}) {
-      for (int64_t k : {1, 7, 64}) {
-        const Tensor x = random_tensor({m, k}, DType::kI8, m * 100 + k, -128, 128);
-        const Tensor w = random_tensor({k, n}, DType::kI8, n * 100 + k, -128, 128);
-        const std::vector<float> ws = ramp(n, 0.01f, 0.001f), bias = ramp(n, -1.f, 0.1f);
-        OpTest t("quantized_matmul");
-        t.input("X", x)
-            .input("W", w)
-            .input("XScale", one(0.02f))
-            .input("WScale", Tensor::from_vector<float>({n}, ws))
-            .input("Bias", Tensor::from_vector<float>({n}, bias))
-            .attr("fuse_relu", true);
-        SCOPED_TRACE(str_cat("m=", m, " n=", n, " k=", k));
-        t.check_output("Out", reference_matmul(x, w, 0.02f, ws, bias, true), 0, 0);
+  // sums of 1, 7 and 64 (pairs and quads padded or not); signed inputs and inputs after
+  // relu (the byte products); and long sums of full-range extremes.
+  for (double x_low : {-128.0, 0.0}) {
+    for (int64_t m : {1, 3, 4, 9, 64}) {
+      for (int64_t n : {5, 16, 33}) {
+        for (int64_t k : {1, 7, 64}) {
+          const Tensor x = random_tensor({m, k}, DType::kI8, m * 100 + k, x_low, 128);
+          const Tensor w = random_tensor({k, n}, DType::kI8, n * 100 + k, -128, 128);
+          const std::vector<float> ws = ramp(n, 0.01f, 0.001f), bias = ramp(n, -1.f, 0.1f);
+          OpTest t("quantized_matmul");
+          t.input("X", x)
+              .input("W", w)
+              .input("XScale", one(0.02f))
+              .input("WScale", Tensor::from_vector<float>({n}, ws))
+              .input("Bias", Tensor::from_vector<float>({n}, bias))
+              .attr("fuse_relu", true);
+          SCOPED_TRACE(str_cat("m=", m, " n=", n, " k=", k, " x from ", x_low));
+          t.check_output("Out", reference_matmul(x, w, 0.02f, ws, bias, true), 0, 0);
+        }
       }
     }
   }
-  const int64_t k = 4001;  // sums of 4001 products of -128 x -128 (beyond 2^26)
-  const Tensor x = Tensor::from_vector<int8_t>({8, k}, std::vector<int8_t>(8 * k, -128));
-  const Tensor w = Tensor::from_vector<int8_t>({k, 3}, std::vector<int8_t>(3 * k, -128));
-  OpTest t("quantized_matmul");
-  t.input("X", x).input("W", w).input("XScale", one(1.f)).input("WScale", one(1.f));
-  t.check_output("Out", Tensor::from_vector<float>({8, 3}, std::vector<float>(24, 16384.f * k)), 0,
-                 0);
+  const int64_t k = 4001;  // sums of 4001 products (beyond 2^25)
+  for (int8_t xv : {int8_t{-128}, int8_t{127}}) {
+    const Tensor x = Tensor::from_vector<int8_t>({8, k}, std::vector<int8_t>(8 * k, xv));
+    const Tensor w = Tensor::from_vector<int8_t>({k, 3}, std::vector<int8_t>(3 * k, -128));
+    OpTest t("quantized_matmul");
+    t.input("X", x).input("W", w).input("XScale", one(1.f)).input("WScale", one(1.f));
+    t.check_output(
+        "Out", Tensor::from_vector<float>({8, 3}, std::vector<float>(24, -128.f * xv * k)), 0, 0);
+  }
 }
 
 TEST(QuantizedMatmul, OutScaleRequantizes) {

@@ -24,6 +24,9 @@ GemmProblem group_problem(const ConvGeometry& g, int64_t m, int64_t n, int64_t k
   return p;
 }
 
+// ceil(a / b) for b > 0 and any a.
+int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
 }  // namespace
 
 // col[((ci * kd + kz) * kh + ki) * kw + kj][(oz * oh + oy) * ow + ox] = src[ci][iz][iy][ix]
@@ -53,11 +56,18 @@ void im2col(const ConvGeometry& g, const T* src, T* col) {
                 std::fill(out, out + g.ow, T(0));
                 continue;
               }
+              // The columns reading inside the image are [lo, hi); zeros around them.
+              const int64_t first = kj * g.dilation_w - g.pad_left;  // ix of ox = 0
+              const int64_t lo = std::clamp(ceil_div(-first, g.stride_w), int64_t{0}, g.ow);
+              const int64_t hi = std::clamp(ceil_div(g.w - first, g.stride_w), lo, g.ow);
               const T* line = plane + iy * g.w;
-              for (int64_t ox = 0; ox < g.ow; ++ox) {
-                const int64_t ix = ox * g.stride_w - g.pad_left + kj * g.dilation_w;
-                out[ox] = ix >= 0 && ix < g.w ? line[ix] : T(0);
+              std::fill(out, out + lo, T(0));
+              if (g.stride_w == 1) {
+                std::copy(line + first + lo, line + first + hi, out + lo);
+              } else {
+                for (int64_t ox = lo; ox < hi; ++ox) out[ox] = line[first + ox * g.stride_w];
               }
+              std::fill(out + hi, out + g.ow, T(0));
             }
           }
         }

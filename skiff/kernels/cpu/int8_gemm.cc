@@ -1,6 +1,7 @@
 #include "skiff/kernels/cpu/int8_gemm.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "skiff/core/cpu.h"
@@ -15,21 +16,21 @@ namespace {
 constexpr int64_t kPanel = Int8PackedB::kPanel;
 
 // The portable loops. Each pair of a panel row is read as one int32 (little-endian: the
-// first value in the low half) and split by shifts:
-// the compiler vectorises that (the int16 lanes read directly it leaves scalar).
-void int8_panels(GenericIsa, const int16_t* a, int64_t m, int64_t k2, const int16_t* b, int64_t p0,
-                 int64_t p1, int64_t n, int32_t* c, int64_t ldc) {
-  const int64_t lda = 2 * k2;
+// first value in the low half) and split by shifts: the compiler vectorises that (the
+// int16 lanes read directly it leaves scalar).
+void int8_pairs(GenericIsa, const int16_t* a, int64_t m, int64_t groups, const int16_t* b,
+                int64_t p0, int64_t p1, int64_t n, int32_t* c, int64_t ldc) {
+  const int64_t lda = 2 * groups;
   for (int64_t p = p0; p < p1; ++p) {
-    const int16_t* panel = b + p * k2 * 2 * kPanel;
+    const int16_t* panel = b + p * groups * 2 * kPanel;
     const int64_t cols = std::min(kPanel, n - p * kPanel);
     for (int64_t i = 0; i < m; ++i) {
       int32_t acc[kPanel] = {};
       const int16_t* row = a + i * lda;
-      for (int64_t kk = 0; kk < k2; ++kk) {
-        const int32_t a0 = row[2 * kk], a1 = row[2 * kk + 1];
+      for (int64_t g = 0; g < groups; ++g) {
+        const int32_t a0 = row[2 * g], a1 = row[2 * g + 1];
         int32_t pairs[kPanel];
-        std::memcpy(pairs, panel + kk * 2 * kPanel, sizeof pairs);
+        std::memcpy(pairs, panel + g * 2 * kPanel, sizeof pairs);
         for (int64_t j = 0; j < kPanel; ++j) {
           const int32_t lo = static_cast<int32_t>(static_cast<uint32_t>(pairs[j]) << 16) >> 16;
           acc[j] += a0 * lo + a1 * (pairs[j] >> 16);
@@ -40,46 +41,108 @@ void int8_panels(GenericIsa, const int16_t* a, int64_t m, int64_t k2, const int1
   }
 }
 
-void int8_pack(GenericIsa, const int8_t* b, int64_t k, int64_t n, int64_t ldb, int16_t* out) {
-  const int64_t k2 = (k + 1) / 2, panels = (n + kPanel - 1) / kPanel;
+void int8_quads(GenericIsa, const int8_t* a, int64_t m, int64_t groups, const int8_t* b, bool,
+                int64_t p0, int64_t p1, int64_t n, int32_t* c, int64_t ldc) {
+  const int64_t lda = 4 * groups;
+  for (int64_t p = p0; p < p1; ++p) {
+    const int8_t* panel = b + p * groups * 4 * kPanel;
+    const int64_t cols = std::min(kPanel, n - p * kPanel);
+    for (int64_t i = 0; i < m; ++i) {
+      int32_t acc[kPanel] = {};
+      const int8_t* row = a + i * lda;
+      for (int64_t g = 0; g < groups; ++g) {
+        const int8_t* quad = panel + g * 4 * kPanel;
+        for (int64_t j = 0; j < kPanel; ++j)
+          for (int64_t t = 0; t < 4; ++t) acc[j] += row[4 * g + t] * quad[4 * j + t];
+      }
+      std::copy(acc, acc + cols, c + i * ldc + p * kPanel);
+    }
+  }
+}
+
+void int8_pack_pairs(GenericIsa, const int8_t* b, int64_t k, int64_t n, int64_t ldb, int16_t* out) {
+  const int64_t groups = (k + 1) / 2, panels = (n + kPanel - 1) / kPanel;
   for (int64_t p = 0; p < panels; ++p) {
     const int64_t col = p * kPanel, cols = std::min(kPanel, n - col);
-    int16_t* dst = out + p * k2 * 2 * kPanel;
-    for (int64_t r = 0; r < k2; ++r, dst += 2 * kPanel) {
-      const int8_t* r0 = b + 2 * r * ldb + col;
-      const int8_t* r1 = 2 * r + 1 < k ? r0 + ldb : nullptr;
-      for (int64_t j = 0; j < kPanel; ++j) {
-        dst[2 * j] = j < cols ? r0[j] : 0;
-        dst[2 * j + 1] = j < cols && r1 ? r1[j] : 0;
-      }
-    }
+    int16_t* dst = out + p * groups * 2 * kPanel;
+    for (int64_t r = 0; r < groups; ++r, dst += 2 * kPanel)
+      for (int64_t j = 0; j < kPanel; ++j)
+        for (int64_t t = 0; t < 2; ++t)
+          dst[2 * j + t] = j < cols && 2 * r + t < k ? b[(2 * r + t) * ldb + col + j] : 0;
+  }
+}
+
+void int8_pack_quads(GenericIsa, const int8_t* b, int64_t k, int64_t n, int64_t ldb, int8_t* out) {
+  const int64_t groups = (k + 3) / 4, panels = (n + kPanel - 1) / kPanel;
+  for (int64_t p = 0; p < panels; ++p) {
+    const int64_t col = p * kPanel, cols = std::min(kPanel, n - col);
+    int8_t* dst = out + p * groups * 4 * kPanel;
+    for (int64_t r = 0; r < groups; ++r, dst += 4 * kPanel)
+      for (int64_t j = 0; j < kPanel; ++j)
+        for (int64_t t = 0; t < 4; ++t)
+          dst[4 * j + t] = j < cols && 4 * r + t < k ? b[(4 * r + t) * ldb + col + j] : 0;
   }
 }
 
 }  // namespace
 
-void Int8PackedB::pack(const int8_t* b, int64_t k_, int64_t n_, int64_t ldb) {
+bool non_negative(const int8_t* x, int64_t n) {
+  int8_t low = 0;
+  for (int64_t i = 0; i < n; ++i) low = std::min(low, x[i]);
+  return low >= 0;
+}
+
+void Int8PackedB::pack(const int8_t* b, int64_t k_, int64_t n_, int64_t ldb, Int8Signs signs_,
+                       bool parallel) {
   SKIFF_CHECK(k_ < (int64_t{1} << 17), "int8_gemm: k = ", k_,
               " is too long for exact int32 sums of int8 products (at most 131071)");
-  k = k_, n = n_, k2 = (k + 1) / 2, panels = (n + kPanel - 1) / kPanel;
-  data.resize(static_cast<size_t>(panels * k2 * 2 * kPanel));
-  if (!data.empty()) dispatch_isa([&](auto isa) { int8_pack(isa, b, k, n, ldb, data.data()); });
+  signs = signs_, k = k_, n = n_;
+  depth = signs == Int8Signs::kSigned ? 2 : 4;
+  groups = (k + depth - 1) / depth, panels = (n + kPanel - 1) / kPanel;
+  const int64_t panel_size = groups * depth * kPanel;
+  if (depth == 2) {
+    pairs.resize(static_cast<size_t>(panels * panel_size));
+  } else {
+    quads.resize(static_cast<size_t>(panels * panel_size));
+  }
+  if (panels * panel_size == 0) return;
+  auto run = [&](int64_t p0, int64_t p1) {
+    const int8_t* from = b + p0 * kPanel;
+    const int64_t cols = std::min(n, p1 * kPanel) - p0 * kPanel;
+    dispatch_isa([&](auto isa) {
+      if (depth == 2) {
+        int8_pack_pairs(isa, from, k, cols, ldb, pairs.data() + p0 * panel_size);
+      } else {
+        int8_pack_quads(isa, from, k, cols, ldb, quads.data() + p0 * panel_size);
+      }
+    });
+  };
+  if (!parallel) return run(0, panels);
+  parallel_for(panels, std::max<int64_t>(1, kParallelGrain / panel_size), run);
 }
 
 void int8_gemm(const int8_t* a, int64_t lda, int64_t m, const Int8PackedB& b, int32_t* c,
                int64_t ldc, bool parallel) {
   if (m == 0 || b.n == 0) return;
-  // A's rows as int16 pairs (a zero after an odd k).
-  const int64_t width = 2 * b.k2;
-  std::vector<int16_t> a16(static_cast<size_t>(m * width));
-  for (int64_t i = 0; i < m; ++i) {
-    int16_t* row = a16.data() + i * width;
-    std::copy(a + i * lda, a + i * lda + b.k, row);
-    if (b.k < width) row[b.k] = 0;
+  // A's rows as the products read them: int16 pairs, or bytes, zeros past k.
+  const int64_t width = b.groups * b.depth;
+  std::vector<int16_t> a16;
+  std::vector<int8_t> a8;
+  if (b.depth == 2) {
+    a16.assign(static_cast<size_t>(m * width), 0);
+    for (int64_t i = 0; i < m; ++i) std::copy(a + i * lda, a + i * lda + b.k, &a16[i * width]);
+  } else {
+    a8.assign(static_cast<size_t>(m * width), 0);
+    for (int64_t i = 0; i < m; ++i) std::copy(a + i * lda, a + i * lda + b.k, &a8[i * width]);
   }
   auto run = [&](int64_t p0, int64_t p1) {
     dispatch_isa([&](auto isa) {
-      int8_panels(isa, a16.data(), m, b.k2, b.data.data(), p0, p1, b.n, c, ldc);
+      if (b.depth == 2) {
+        int8_pairs(isa, a16.data(), m, b.groups, b.pairs.data(), p0, p1, b.n, c, ldc);
+      } else {
+        int8_quads(isa, a8.data(), m, b.groups, b.quads.data(), b.signs == Int8Signs::kBNonNegative,
+                   p0, p1, b.n, c, ldc);
+      }
     });
   };
   if (!parallel) return run(0, b.panels);
@@ -88,30 +151,52 @@ void int8_gemm(const int8_t* a, int64_t lda, int64_t m, const Int8PackedB& b, in
   parallel_for(b.panels, std::max<int64_t>(1, (int64_t{1} << 17) / macs_per_panel), run);
 }
 
+namespace {
+
+// int8_finish's loop for one combination of its options, branch-free inside a row so that
+// it vectorises. The bias is added in the same rounding as the product (std::fma): one
+// result on every CPU and in generated code, whatever the compiler contracts.
+template <bool kPerRow, bool kBias, bool kRelu, bool kInt8>
+void finish_rows(const Int8Output& o, int64_t r0, int64_t r1, int64_t n, const int32_t* acc,
+                 void* out) {
+  for (int64_t r = r0; r < r1; ++r) {
+    const int32_t* in = acc + r * n;
+    const float row_scale = kPerRow ? o.scale[r] : 0.f;
+    const float row_bias = kPerRow && kBias ? o.bias[r] : 0.f;
+    for (int64_t j = 0; j < n; ++j) {
+      const float sum = static_cast<float>(in[j]), scale = kPerRow ? row_scale : o.scale[j];
+      float v = kBias ? std::fma(sum, scale, kPerRow ? row_bias : o.bias[j]) : sum * scale;
+      if (kRelu) v = v < 0 ? 0.f : v;
+      if (kInt8) {
+        static_cast<int8_t*>(out)[r * n + j] =
+            static_cast<int8_t>(round_to_grid(v / o.out_scale, 0.f, -128.f, 127.f));
+      } else {
+        static_cast<float*>(out)[r * n + j] = v;
+      }
+    }
+  }
+}
+
+using FinishRows = void (*)(const Int8Output&, int64_t, int64_t, int64_t, const int32_t*, void*);
+
+template <bool... kFlags>
+FinishRows pick_finish(const Int8Output& o) {
+  constexpr size_t kChosen = sizeof...(kFlags);
+  if constexpr (kChosen == 4) {
+    return finish_rows<kFlags...>;
+  } else {
+    const bool flags[] = {o.per_row, o.bias != nullptr, o.relu, o.out_scale > 0};
+    return flags[kChosen] ? pick_finish<kFlags..., true>(o) : pick_finish<kFlags..., false>(o);
+  }
+}
+
+}  // namespace
+
 void int8_finish(const Int8Output& o, int64_t m, int64_t n, const int32_t* acc, void* out) {
-  const bool to_int8 = o.out_scale > 0;
-  parallel_for(m, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)),
-               [&](int64_t lo, int64_t hi) {
-                 for (int64_t r = lo; r < hi; ++r) {
-                   const int32_t* in = acc + r * n;
-                   // Per row: one scale and bias for the whole row; per column: the vectors.
-                   const float* scale = o.per_row ? nullptr : o.scale;
-                   const float* bias = o.per_row ? nullptr : o.bias;
-                   const float row_scale = o.per_row ? o.scale[r] : 0.f;
-                   const float row_bias = o.per_row && o.bias ? o.bias[r] : 0.f;
-                   for (int64_t j = 0; j < n; ++j) {
-                     float v = static_cast<float>(in[j]) * (scale ? scale[j] : row_scale);
-                     if (o.bias) v += bias ? bias[j] : row_bias;
-                     if (o.relu) v = v < 0 ? 0.f : v;
-                     if (to_int8) {
-                       static_cast<int8_t*>(out)[r * n + j] =
-                           static_cast<int8_t>(round_to_grid(v / o.out_scale, 0.f, -128.f, 127.f));
-                     } else {
-                       static_cast<float*>(out)[r * n + j] = v;
-                     }
-                   }
-                 }
-               });
+  const FinishRows rows = pick_finish<>(o);
+  // A few thousand elements a thread at least (a division and a conversion each).
+  parallel_for(m, std::max<int64_t>(1, 4096 / std::max<int64_t>(n, 1)),
+               [&](int64_t r0, int64_t r1) { rows(o, r0, r1, n, acc, out); });
 }
 
 }  // namespace skiff::kernels

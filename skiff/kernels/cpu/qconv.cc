@@ -30,8 +30,8 @@ struct ImageWork {
 };
 
 // acc [M, P] of image `src`: per group, the filter rows times the group's columns.
-void image_products(const ConvGeometry& g, const int8_t* src, const int8_t* filter, bool parallel,
-                    ImageWork* w) {
+void image_products(const ConvGeometry& g, const int8_t* src, const int8_t* filter, Int8Signs signs,
+                    bool parallel, ImageWork* w) {
   const int64_t p = g.dst_spatial(), mg = g.m / g.groups, cg = g.c / g.groups;
   const int64_t kg = cg * g.kernel_volume();
   const bool direct = g.kh == 1 && g.kw == 1 && g.stride_h == 1 && g.stride_w == 1 &&
@@ -44,7 +44,7 @@ void image_products(const ConvGeometry& g, const int8_t* src, const int8_t* filt
   }
   w->acc.resize(static_cast<size_t>(g.m * p));
   for (int64_t gi = 0; gi < g.groups; ++gi) {
-    w->packed.pack(col + gi * kg * p, kg, p, p);
+    w->packed.pack(col + gi * kg * p, kg, p, p, signs, parallel);
     int8_gemm(filter + gi * mg * kg, kg, mg, w->packed, w->acc.data() + gi * mg * p, p, parallel);
   }
 }
@@ -97,8 +97,12 @@ void quantized_conv2d(const Tensor& input, const Tensor& filter, const Tensor& i
   }
   const int8_t* src = input.data<int8_t>();
   const int8_t* w = filter.data<int8_t>();
+  // An input after relu (no negative value) takes the byte products; its columns (B) are
+  // then the unsigned operand.
+  const Int8Signs signs =
+      non_negative(src, input.numel()) ? Int8Signs::kBNonNegative : Int8Signs::kSigned;
   auto image = [&](int64_t b, bool parallel, ImageWork* work) {
-    image_products(g, src + b * g.c * g.src_spatial(), w, parallel, work);
+    image_products(g, src + b * g.c * g.src_spatial(), w, signs, parallel, work);
     int8_finish(o, g.m, plane, work->acc.data(), dst + b * g.m * plane * out_bytes);
   };
   if (g.n == 1) {

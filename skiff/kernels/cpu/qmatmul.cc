@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "skiff/core/cpu.h"
@@ -124,23 +125,26 @@ void quantized_matmul(const Tensor& x, const Tensor& w, const Tensor& x_scale,
   shape[shape.rank() - 1] = n;
   out->resize(shape, o.out_scale > 0 ? DType::kI8 : DType::kF32);
   if (m == 0 || n == 0) return;
-  std::vector<int32_t> acc(static_cast<size_t>(m * n), 0);
+  std::unique_ptr<int32_t[]> acc(new int32_t[m * n]);  // every element written below
   const int8_t* xd = x.data<int8_t>();
   const int8_t* wd = w.data<int8_t>();
   bool done = k == 0;
+  if (done) std::fill(acc.get(), acc.get() + m * n, 0);
 #ifndef SKIFF_NO_ONEDNN
-  done = done || (onednn_exact() && onednn(xd, wd, m, k, n, acc.data()));
+  done = done || (onednn_exact() && onednn(xd, wd, m, k, n, acc.get()));
 #endif
   if (!done && m < 4) {
-    row_loops(xd, wd, m, k, n, acc.data());
+    row_loops(xd, wd, m, k, n, acc.get());
   } else if (!done) {
-    const Int8PackedB packed(wd, k, n, n);
-    int8_gemm(xd, k, m, packed, acc.data(), n, /*parallel=*/true);
+    // An input after relu (no negative value) takes the byte products.
+    const Int8Signs signs = non_negative(xd, m * k) ? Int8Signs::kANonNegative : Int8Signs::kSigned;
+    const Int8PackedB packed(wd, k, n, n, signs, /*parallel=*/true);
+    int8_gemm(xd, k, m, packed, acc.get(), n, /*parallel=*/true);
   }
   o.scale = scale.data();
   o.bias = has_bias ? bias.data<float>() : nullptr;
   o.relu = relu;
-  int8_finish(o, m, n, acc.data(), out->raw_data());
+  int8_finish(o, m, n, acc.get(), out->raw_data());
 }
 
 }  // namespace skiff::kernels
