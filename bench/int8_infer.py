@@ -152,7 +152,8 @@ def run_impl(impl, model, reps):
 
 def run_layers(reps):
     """ms of each layer's product alone at batch 64 (MLP layers: matmul vs quantized_matmul;
-    CNN layers: conv2d vs quantized_conv2d)."""
+    CNN layers: conv2d vs quantized_conv2d), the int8 inputs non-negative as these models'
+    are (pixels in [0, 1], then relu)."""
     import numpy as np
 
     import skiff
@@ -160,8 +161,8 @@ def run_layers(reps):
     from skiff.framework.core import eager_op
     rng = np.random.default_rng(0)
 
-    def ints(shape):
-        return skiff.to_tensor(rng.integers(-128, 128, shape, dtype=np.int8))
+    def ints(shape, low=-128):
+        return skiff.to_tensor(rng.integers(low, 128, shape, dtype=np.int8))
 
     def floats(shape):
         return skiff.to_tensor(rng.standard_normal(shape).astype(np.float32))
@@ -170,7 +171,7 @@ def run_layers(reps):
     rows = []
     for k, n in [(784, 512), (512, 512), (3136, 10)]:
         f32, q = eager_op("matmul"), eager_op("quantized_matmul")
-        x, w, xq, wq = floats([64, k]), floats([k, n]), ints([64, k]), ints([k, n])
+        x, w, xq, wq = floats([64, k]), floats([k, n]), ints([64, k], 0), ints([k, n])
         ws = skiff.to_tensor(np.full([n], 0.01, np.float32))
         with skiff.no_grad():
             t32 = median_ms(lambda: [f32(x, w) for _ in range(50)], reps) / 50
@@ -180,7 +181,7 @@ def run_layers(reps):
     for c, m, hw in [(1, 32, 28), (32, 64, 14)]:
         f32, q = eager_op("conv2d", attrs), eager_op("quantized_conv2d", attrs)
         x, w = floats([64, c, hw, hw]), floats([m, c, 3, 3])
-        xq, wq = ints([64, c, hw, hw]), ints([m, c, 3, 3])
+        xq, wq = ints([64, c, hw, hw], 0), ints([m, c, 3, 3])
         ws = skiff.to_tensor(np.full([m], 0.01, np.float32))
         with skiff.no_grad():
             t32 = median_ms(lambda: [f32(x, w, None) for _ in range(10)], reps) / 10

@@ -112,6 +112,10 @@ TEST(QuantizedConv2D, ExactIntegerSumsScaledPerOutputChannel) {
   // Depthwise, and a 1x1 kernel of stride 1 (the image is its own columns).
   check_conv({{2, 5, 6, 6}, {5, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 5}, true, false, 5);
   check_conv({{2, 7, 5, 3}, {9, 7, 1, 1}}, false, true, 6);
+  // "Same" widths at stride 1 (columns made by whole-plane copies): dilated, and padded
+  // unevenly.
+  check_conv({{2, 3, 7, 9}, {4, 3, 3, 3}, {1, 1}, {2, 2}, {2, 2}}, false, false, 10);
+  check_conv({{2, 3, 6, 5}, {4, 3, 3, 3}, {1, 1}, {0, 2, 1, 1}}, true, false, 11);
   // Inputs after relu (the byte products), sums of 9 (a quad padded) and 288.
   check_conv({{1, 1, 28, 28}, {32, 1, 3, 3}, {1, 1}, {1, 1}}, true, false, 7, 0);
   check_conv({{3, 32, 7, 7}, {20, 32, 3, 3}, {1, 1}, {1, 1}}, false, true, 8, 0);

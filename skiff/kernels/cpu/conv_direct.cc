@@ -27,6 +27,36 @@ GemmProblem group_problem(const ConvGeometry& g, int64_t m, int64_t n, int64_t k
 // ceil(a / b) for b > 0 and any a.
 int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 
+// Strides of 1 and an output row as wide as the input's (a "same" padding): then a column
+// row of im2col is the input plane shifted by a constant offset, zeros where the window
+// leaves the image.
+bool same_width_unit_strides(const ConvGeometry& g) {
+  return g.stride_h == 1 && g.stride_w == 1 && g.ow == g.w;
+}
+
+// One plane of im2col's row (ki, kj) under same_width_unit_strides: the rows of the plane
+// that the window reads copied at once, then the columns outside the image zeroed.
+template <typename T>
+void shifted_plane(const ConvGeometry& g, const T* plane, int64_t ki, int64_t kj, T* out) {
+  const int64_t w = g.w, out_hw = g.oh * g.ow, in_hw = g.h * g.w;
+  const int64_t dy = ki * g.dilation_h - g.pad_top, dx = kj * g.dilation_w - g.pad_left;
+  // Output rows whose input row lies in the image: [y0, y1).
+  const int64_t y0 = std::clamp(-dy, int64_t{0}, g.oh);
+  const int64_t y1 = std::clamp(g.h - dy, y0, g.oh);
+  const int64_t shift = dy * w + dx;  // input index of output index i: i + shift
+  const int64_t c0 = std::clamp(-shift, y0 * w, y1 * w);
+  const int64_t c1 = std::clamp(in_hw - shift, c0, y1 * w);
+  std::fill(out, out + c0, T(0));
+  std::copy(plane + c0 + shift, plane + c1 + shift, out + c0);
+  std::fill(out + c1, out + out_hw, T(0));
+  // Columns whose input column lies outside the image: [0, lo) and [hi, w) of each row.
+  const int64_t lo = std::clamp(-dx, int64_t{0}, w), hi = std::clamp(w - dx, lo, w);
+  for (int64_t y = y0; y < y1; ++y) {
+    std::fill(out + y * w, out + y * w + lo, T(0));
+    std::fill(out + y * w + hi, out + (y + 1) * w, T(0));
+  }
+}
+
 }  // namespace
 
 // col[((ci * kd + kz) * kh + ki) * kw + kj][(oz * oh + oy) * ow + ox] = src[ci][iz][iy][ix]
@@ -49,6 +79,10 @@ void im2col(const ConvGeometry& g, const T* src, T* col) {
               continue;
             }
             const T* plane = volume + iz * in_hw;
+            if (same_width_unit_strides(g)) {
+              shifted_plane(g, plane, ki, kj, slab);
+              continue;
+            }
             for (int64_t oy = 0; oy < g.oh; ++oy) {
               T* out = slab + oy * g.ow;
               const int64_t iy = oy * g.stride_h - g.pad_top + ki * g.dilation_h;
