@@ -102,64 +102,6 @@ TEST(FakeQuantize, GradientIsStraightThroughInsideTheRange) {
   t.check_output("X@GRAD", Tensor::from_vector<float>({7}, {1, 2, 3, 0, 0, 0, 0}), 0, 0);
 }
 
-// The reference of quantized_matmul: the integer products summed exactly, then scaled as
-// the kernel scales (float32 acc * (x_scale * w_scale) + bias in one rounding), relu.
-Tensor reference_qmatmul(const Tensor& x, const Tensor& w, float xs, const std::vector<float>& ws,
-                         const std::vector<float>& bias, bool relu) {
-  const int64_t k = w.shape()[0], n = w.shape()[1], m = x.numel() / k;
-  std::vector<float> out(m * n);
-  for (int64_t r = 0; r < m; ++r) {
-    for (int64_t j = 0; j < n; ++j) {
-      int64_t acc = 0;
-      for (int64_t i = 0; i < k; ++i)
-        acc += int64_t{x.data<int8_t>()[r * k + i]} * w.data<int8_t>()[i * n + j];
-      const float v = std::fma(static_cast<float>(acc), xs * ws[ws.size() == 1 ? 0 : j],
-                               bias.empty() ? 0.f : bias[j]);
-      out[r * n + j] = relu && v < 0 ? 0.f : v;
-    }
-  }
-  Shape shape = x.shape();
-  shape[shape.rank() - 1] = n;
-  return Tensor::from_vector<float>(shape, out);
-}
-
-TEST(QuantizedMatmul, IntegerProductsExactlyThenScaledPerChannel) {
-  // The full int8 range, K = 300 (int32 sums beyond int16), rows in a leading batch dim.
-  const Tensor x = random_tensor({2, 5, 300}, DType::kI8, 1, -128, 128);
-  const Tensor w = random_tensor({300, 7}, DType::kI8, 2, -128, 128);
-  const std::vector<float> ws = {0.01f, 0.02f, 0.03f, 0.04f, 0.05f, 0.06f, 0.07f};
-  const std::vector<float> bias = {1, -2, 3, -4, 5, -6, 7};
-  for (bool relu : {false, true}) {
-    OpTest t("quantized_matmul");
-    t.input("X", x)
-        .input("W", w)
-        .input("XScale", Tensor::from_vector<float>({1}, {0.003f}))
-        .input("WScale", Tensor::from_vector<float>({7}, ws))
-        .input("Bias", Tensor::from_vector<float>({7}, bias))
-        .attr("fuse_relu", relu);
-    t.check_output("Out", reference_qmatmul(x, w, 0.003f, ws, bias, relu), 1e-5, 1e-6);
-  }
-  OpTest per_tensor("quantized_matmul");
-  per_tensor.input("X", x)
-      .input("W", w)
-      .input("XScale", Tensor::from_vector<float>({1}, {0.5f}))
-      .input("WScale", Tensor::from_vector<float>({1}, {0.25f}));
-  per_tensor.check_output("Out", reference_qmatmul(x, w, 0.5f, {0.25f}, {}, false), 0, 1e-6);
-}
-
-TEST(QuantizedMatmul, MismatchedOperandsAreNamed) {
-  const std::string what = error_of([] {
-    OpTest t("quantized_matmul");
-    t.input("X", Tensor::zeros({2, 3}, DType::kI8))
-        .input("W", Tensor::zeros({4, 5}, DType::kI8))
-        .input("XScale", Tensor::from_vector<float>({1}, {1}))
-        .input("WScale", Tensor::from_vector<float>({1}, {1}));
-    t.run();
-  });
-  EXPECT_NE(what.find("quantized_matmul: X ('"), std::string::npos) << what;
-  EXPECT_NE(what.find("do not chain"), std::string::npos) << what;
-}
-
 TEST(Quantize, BadScalesAndGridsAreNamed) {
   auto quantize = [](const Tensor& scale, int64_t axis = 0) {
     return error_of([&] {

@@ -183,7 +183,46 @@ Tensor reference_matmul(const Tensor& x, const Tensor& w, float xs, const std::v
       out[r * n + j] = relu && v < 0 ? 0.f : v;
     }
   }
-  return Tensor::from_vector<float>({m, n}, out);
+  Shape shape = x.shape();
+  shape[shape.rank() - 1] = n;
+  return Tensor::from_vector<float>(shape, out);
+}
+
+TEST(QuantizedMatmul, IntegerProductsExactlyThenScaledPerChannel) {
+  // The full int8 range, K = 300 (int32 sums beyond int16), rows in a leading batch dim.
+  const Tensor x = random_tensor({2, 5, 300}, DType::kI8, 1, -128, 128);
+  const Tensor w = random_tensor({300, 7}, DType::kI8, 2, -128, 128);
+  const std::vector<float> ws = {0.01f, 0.02f, 0.03f, 0.04f, 0.05f, 0.06f, 0.07f};
+  const std::vector<float> bias = {1, -2, 3, -4, 5, -6, 7};
+  for (bool relu : {false, true}) {
+    OpTest t("quantized_matmul");
+    t.input("X", x)
+        .input("W", w)
+        .input("XScale", Tensor::from_vector<float>({1}, {0.003f}))
+        .input("WScale", Tensor::from_vector<float>({7}, ws))
+        .input("Bias", Tensor::from_vector<float>({7}, bias))
+        .attr("fuse_relu", relu);
+    t.check_output("Out", reference_matmul(x, w, 0.003f, ws, bias, relu), 1e-5, 1e-6);
+  }
+  OpTest per_tensor("quantized_matmul");
+  per_tensor.input("X", x)
+      .input("W", w)
+      .input("XScale", Tensor::from_vector<float>({1}, {0.5f}))
+      .input("WScale", Tensor::from_vector<float>({1}, {0.25f}));
+  per_tensor.check_output("Out", reference_matmul(x, w, 0.5f, {0.25f}, {}, false), 0, 1e-6);
+}
+
+TEST(QuantizedMatmul, MismatchedOperandsAreNamed) {
+  const std::string what = error_of([] {
+    OpTest t("quantized_matmul");
+    t.input("X", Tensor::zeros({2, 3}, DType::kI8))
+        .input("W", Tensor::zeros({4, 5}, DType::kI8))
+        .input("XScale", Tensor::from_vector<float>({1}, {1}))
+        .input("WScale", Tensor::from_vector<float>({1}, {1}));
+    t.run();
+  });
+  EXPECT_NE(what.find("quantized_matmul: X ('"), std::string::npos) << what;
+  EXPECT_NE(what.find("do not chain"), std::string::npos) << what;
 }
 
 TEST(QuantizedMatmul, EveryBlockShapeSumsExactly) {
