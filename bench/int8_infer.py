@@ -10,7 +10,8 @@ rounds alternating; prints the median ms per call, the ratios to skiff int8, and
 largest difference of each int8 model's logits from its float model's. `--layers` also
 times each layer's product alone (float32 vs int8 op).
 
-    .venv/bin/python bench/int8_infer.py [--model mlp,cnn] [--rounds 3] [--reps 7] [--layers]
+    PYTHONPATH=build/python OPENBLAS_NUM_THREADS=1 .venv/bin/python bench/int8_infer.py \
+        [--model mlp,cnn] [--rounds 3] [--reps 7] [--layers]
 """
 
 import argparse

@@ -50,9 +50,15 @@ void define_registry(nb::module_& m) {
         }
         d["attrs"] = attrs;
         d["differentiable"] = info.differentiable();
+        nb::list dtypes;  // the dtypes of its CPU kernels
+        for (const auto& [key, fn] : info.kernels)
+          if (key.first == DeviceType::kCPU) dtypes.append(dtype_name(key.second));
+        d["dtypes"] = dtypes;
         return d;
       },
-      nb::arg("type"), "An op's slots and attributes (as `skiff ops` prints them).");
+      nb::arg("type"),
+      "An op's slots and attributes (as `skiff ops` prints them), and the dtypes of its CPU "
+      "kernels.");
 }
 
 }  // namespace skiff::python

@@ -73,8 +73,8 @@ void infer_pool2d(ShapeContext& ctx) {
   const kernels::Pool2dOptions o = options_of(ctx);
   SKIFF_CHECK(is_floating(dtype) || (dtype == DType::kI8 && o.max), "pool2d: X ('",
               ctx.in_var("X").name,
-              "') must be float32 or float64 (or int8, for max pooling), got ", dtype_name(dtype),
-              ctx.in_shape("X"));
+              "') must be float32, float64 or bfloat16 (or int8, for max pooling), got ",
+              dtype_name(dtype), ctx.in_shape("X"));
   const Shape out = kernels::pool2d_output_shape(ctx.in_shape("X"), o);
   SKIFF_CHECK(o.max || !ctx.has_output("Mask"),
               "pool2d: Mask (argmax indices) is only made by max pooling");
@@ -187,14 +187,17 @@ void register_pool_ops(OpRegistry& r) {
   register_pool3d(r);
   OpBuilder fwd = r.add("pool2d");
   fwd.doc("Out = max or average of X over 2-D windows, per plane of NCHW X (Paddle's pool2d).")
-      .input("X", "float32 or float64 [N, C, H, W]; int8 for max pooling (quantized values)")
+      .input("X",
+             "float32, float64 or bfloat16 (computed in float32, rounded once) [N, C, H, W]; "
+             "int8 for max pooling (quantized values)")
       .output("Out", "[N, C, OH, OW], X's dtype")
       .optional_output("Mask",
                        "max pooling only: int32 [N, C, OH, OW], the argmax h * W + w in its "
                        "plane (first in row-major order); declaring it speeds up the gradient");
   pool_attrs(fwd)
       .infer_shape(infer_pool2d)
-      .bind({DType::kF32, DType::kF64, DType::kI8}, pool2d<KernelContext>, pool2d<EmitContext>)
+      .bind({DType::kF32, DType::kF64, DType::kBF16, DType::kI8}, pool2d<KernelContext>,
+            pool2d<EmitContext>)
       .kernel_dtype_from("X")
       .grad(pool2d_grad_maker);
 
@@ -209,7 +212,8 @@ void register_pool_ops(OpRegistry& r) {
       .output("X@GRAD", "gradient of X");
   pool_attrs(bwd)
       .infer_shape(infer_x_grad_like_x)
-      .bind({DType::kF32, DType::kF64}, pool2d_grad<KernelContext>, pool2d_grad<EmitContext>)
+      .bind({DType::kF32, DType::kF64, DType::kBF16}, pool2d_grad<KernelContext>,
+            pool2d_grad<EmitContext>)
       .kernel_dtype_from("X");
 }
 

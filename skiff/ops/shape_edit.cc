@@ -10,6 +10,7 @@
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
+#include "skiff/ops/view_dtypes.h"
 
 namespace skiff {
 
@@ -162,7 +163,7 @@ void register_shape_edit_ops(OpRegistry& r) {
       .attr("start_axis", int64_t{1}, "first merged axis (negative: from the back)")
       .attr("stop_axis", int64_t{-1}, "last merged axis (negative: from the back)")
       .infer_shape(infer_view<flatten_shape_of>)
-      .bind(kDataDTypes, flatten<KernelContext>, flatten<EmitContext>)
+      .bind(kViewDTypes, flatten<KernelContext>, flatten<EmitContext>)
       .grad(view_grad_maker);
 
   r.add("squeeze")
@@ -173,7 +174,7 @@ void register_shape_edit_ops(OpRegistry& r) {
       .output("Out", "X's dims without the squeezed ones, X's dtype")
       .attr("axes", Ints{}, "axes to drop if they have size 1 (negative: from the back)")
       .infer_shape(infer_view<squeeze_shape_of>)
-      .bind(kDataDTypes, squeeze<KernelContext>, squeeze<EmitContext>)
+      .bind(kViewDTypes, squeeze<KernelContext>, squeeze<EmitContext>)
       .grad(view_grad_maker);
 
   r.add("unsqueeze")
@@ -184,7 +185,7 @@ void register_shape_edit_ops(OpRegistry& r) {
       .output("Out", "X's dims with 1s inserted, X's dtype")
       .required_attr("axes", AttrType::kInts, "where to insert the new dims")
       .infer_shape(infer_view<unsqueeze_shape_of>)
-      .bind(kDataDTypes, unsqueeze<KernelContext>, unsqueeze<EmitContext>)
+      .bind(kViewDTypes, unsqueeze<KernelContext>, unsqueeze<EmitContext>)
       .grad(view_grad_maker);
 
   register_expand(r, "expand",

@@ -8,6 +8,7 @@
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
+#include "skiff/ops/view_dtypes.h"
 
 namespace skiff {
 
@@ -105,7 +106,7 @@ void register_shape_ops(OpRegistry& r) {
       .output("Out", "the requested shape, X's dtype")
       .required_attr("shape", AttrType::kInts, "the new dims (0: copy X's, -1: infer one)")
       .infer_shape(infer_reshape)
-      .bind(kDataDTypes, reshape<KernelContext>, reshape<EmitContext>)
+      .bind(kViewDTypes, reshape<KernelContext>, reshape<EmitContext>)
       .grad(reshape_grad_maker);
 
   r.add("reshape_grad")
@@ -114,7 +115,7 @@ void register_shape_ops(OpRegistry& r) {
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X")
       .infer_shape(infer_x_grad_like_x)
-      .bind(kDataDTypes, reshape_grad<KernelContext>, reshape_grad<EmitContext>)
+      .bind(kViewDTypes, reshape_grad<KernelContext>, reshape_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 
   r.add("transpose")
@@ -123,7 +124,7 @@ void register_shape_ops(OpRegistry& r) {
       .output("Out", "X's dims permuted, X's dtype")
       .required_attr("axis", AttrType::kInts, "a permutation of X's axes (negative: from the back)")
       .infer_shape(infer_transpose)
-      .bind(kDataDTypes, transpose<KernelContext>, transpose<EmitContext>)
+      .bind(kViewDTypes, transpose<KernelContext>, transpose<EmitContext>)
       .grad(transpose_grad_maker);
 
   r.add("transpose_grad")
@@ -132,7 +133,7 @@ void register_shape_ops(OpRegistry& r) {
       .output("X@GRAD", "gradient of X")
       .required_attr("axis", AttrType::kInts, "as in the forward op")
       .infer_shape(infer_transpose_grad)
-      .bind(kDataDTypes, transpose_grad<KernelContext>, transpose_grad<EmitContext>)
+      .bind(kViewDTypes, transpose_grad<KernelContext>, transpose_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 }
 

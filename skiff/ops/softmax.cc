@@ -16,8 +16,8 @@ namespace {
 void infer_softmax(ShapeContext& ctx) {
   const Shape x = ctx.in_shape("X");
   const DType dtype = ctx.in_dtype("X");
-  SKIFF_CHECK(is_floating(dtype), "softmax: X must be float32 or float64, got ", dtype_name(dtype),
-              x);
+  SKIFF_CHECK(is_floating(dtype), "softmax: X must be float32, float64 or bfloat16, got ",
+              dtype_name(dtype), x);
   kernels::normalize_axis("softmax", ctx.attr<int64_t>("axis"), x.rank());
   ctx.set_output("Out", x, dtype);
 }
@@ -105,11 +105,11 @@ void softmax_with_cross_entropy_grad(C& c) {
 void register_softmax_ops(OpRegistry& r) {
   r.add("softmax")
       .doc("Out = exp(X - max) / sum(exp(X - max)) along `axis` (numerically stable).")
-      .input("X", "float32 or float64, any shape")
+      .input("X", "float32, float64 or bfloat16 (computed in float32, rounded once), any shape")
       .output("Out", "X's shape and dtype")
       .attr("axis", int64_t{-1}, "the normalised axis; negative counts from the back")
       .infer_shape(infer_softmax)
-      .bind({DType::kF32, DType::kF64}, softmax<KernelContext>, softmax<EmitContext>)
+      .bind({DType::kF32, DType::kF64, DType::kBF16}, softmax<KernelContext>, softmax<EmitContext>)
       .grad(softmax_grad_maker);
 
   r.add("softmax_grad")
@@ -119,7 +119,8 @@ void register_softmax_ops(OpRegistry& r) {
       .output("X@GRAD", "gradient of X")
       .attr("axis", int64_t{-1}, "as in the forward op")
       .infer_shape(infer_softmax_grad)
-      .bind({DType::kF32, DType::kF64}, softmax_grad<KernelContext>, softmax_grad<EmitContext>)
+      .bind({DType::kF32, DType::kF64, DType::kBF16}, softmax_grad<KernelContext>,
+            softmax_grad<EmitContext>)
       .kernel_dtype_from("Out");
 
   r.add("softmax_with_cross_entropy")

@@ -146,6 +146,25 @@ void accumulate_into(const Tensor& src, Tensor* acc, bool* have) {
   }
 }
 
+// bfloat16 tensors are summed in float32 and rounded once (added one by one in bfloat16,
+// 256 + 1 + 1 would stay 256); false when X is not bfloat16.
+bool sum_bfloat16(KernelContext& ctx, Variable* out) {
+  const int n = ctx.in_count("X");
+  int first = 0;
+  while (first < n && !ctx.has_in("X", first)) ++first;
+  if (first == n || ctx.in("X", first).dtype() != DType::kBF16) return false;
+  Tensor sum;
+  bool have = false;
+  for (int i = first; i < n; ++i) {
+    if (!ctx.has_in("X", i)) continue;
+    Tensor widened;
+    kernels::cast(ctx.in("X", i), DType::kF32, &widened);
+    accumulate_into(widened, &sum, &have);
+  }
+  kernels::cast(sum, DType::kBF16, out->mutable_tensor());
+  return true;
+}
+
 void sum_arrays(KernelContext& ctx, Variable* out) {
   std::vector<const TensorArray*> terms;
   for (int i = 0; i < ctx.in_count("X"); ++i) {
@@ -210,6 +229,7 @@ void sum_kernel(KernelContext& ctx) {
     check_summable(ctx.in_var("X", i), i);
     if (ctx.in_var("X", i) == out) base = i;
   }
+  if (sum_bfloat16(ctx, out)) return;
   Tensor* acc = out->mutable_tensor();
   bool have = base >= 0 && acc->initialized();
   for (int i = 0; i < n; ++i) {
@@ -283,7 +303,7 @@ void register_tensor_ops(OpRegistry& r) {
       .inputs("X", "tensors, selected rows or tensor arrays; inputs without a value are skipped")
       .output("Out", "the sum")
       .infer_shape(infer_sum)
-      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, sum_kernel)
+      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBF16}, sum_kernel)
       .grad(sum_grad_maker);
 }
 

@@ -186,6 +186,32 @@ TEST(Pool2dOp, Int8MaxPoolingMatchesFloat) {
                {"int8, for max pooling", "int8"});
 }
 
+// bfloat16 through float32: the float64 reference of the widened values, rounded (max
+// pooling exactly); gradients as float32's of the widened values, rounded.
+TEST(Pool2dOp, Bfloat16ThroughFloat32) {
+  for (const PoolCase& c : kCases) {
+    SCOPED_TRACE(describe(c));
+    const Tensor x = random_tensor(c.x, DType::kBF16, 5, -2, 2);
+    const double tol = c.type == "max" ? 0 : 8e-3;
+    pool_op(c, x).check_output("Out", from_f64(reference_pool(c, x), DType::kBF16), tol, tol);
+  }
+  const PoolCase c{"avg", {2, 3, 6, 6}, {3, 3}, {2, 2}, {1, 1, 1, 1}};
+  const Tensor x = random_tensor(c.x, DType::kBF16, 6, -2, 2);
+  Tensor out, dx, want;
+  const kernels::Pool2dOptions o =
+      kernels::pool2d_options(c.type, c.ksize, c.strides, c.paddings, false, false, true, false);
+  kernels::pool2d(x, o, &out, nullptr);
+  const Tensor dy = random_tensor(out.shape(), DType::kBF16, 7);
+  kernels::pool2d_grad(x, dy, nullptr, o, &dx);
+  Tensor x32, dy32;
+  kernels::cast(x, DType::kF32, &x32);
+  kernels::cast(dy, DType::kF32, &dy32);
+  kernels::pool2d_grad(x32, dy32, nullptr, o, &want);
+  kernels::cast(want, DType::kBF16, &want);
+  EXPECT_EQ(dx.dtype(), DType::kBF16);
+  EXPECT_EQ(to_f64(dx).to_vector<double>(), to_f64(want).to_vector<double>());
+}
+
 TEST(Pool2dOp, HandComputedValues) {
   // 1 2 3 4 / 5 6 7 8 / 9 10 11 12 / 13 14 15 16, 3x3 windows at stride 2, padding 1.
   std::vector<double> v(16);

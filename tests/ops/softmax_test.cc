@@ -76,6 +76,27 @@ TEST(SoftmaxOp, ForwardMatchesReference) {
   }
 }
 
+// bfloat16 runs in float32 on the widened values: the reference of those values, rounded
+// once (within one bfloat16 step of it); the gradient alike.
+TEST(SoftmaxOp, Bfloat16ThroughFloat32) {
+  for (const AxisCase& c : {AxisCase{{2, 5}, -1}, AxisCase{{3, 4, 5}, 1}}) {
+    SCOPED_TRACE(str_cat(c.x, " axis ", c.axis));
+    Tensor x = random_tensor(c.x, DType::kBF16, 1, -4, 4);
+    const int axis = kernels::normalize_axis("softmax", c.axis, c.x.rank());
+    OpTest t("softmax");
+    t.input("X", x).attr("axis", c.axis);
+    t.check_output("Out", from_f64(reference_softmax(x, axis), DType::kBF16), 1e-3, 8e-3);
+    const Tensor y = from_f64(reference_softmax(x, axis), DType::kBF16);
+    const Tensor dy = random_tensor(c.x, DType::kBF16, 2);
+    Tensor dx, want;
+    kernels::softmax_grad(y, dy, c.axis, &dx);
+    kernels::softmax_grad(to_f64(y), to_f64(dy), c.axis, &want);
+    std::string why;
+    EXPECT_TRUE(testing::all_close(to_f64(dx), want, 1e-3, 8e-3, &why)) << why;
+    EXPECT_EQ(dx.dtype(), DType::kBF16);
+  }
+}
+
 TEST(SoftmaxOp, LargeLogitsStayFinite) {
   for (DType dtype : kFloatTypes) {
     Tensor x = from_f64(Tensor::from_vector<double>({2, 3}, {1000, 1001, 1002, -1000, -1001, -999}),

@@ -235,6 +235,15 @@ TEST(SumOp, EveryNumericDtype) {
   }
 }
 
+TEST(SumOp, Bfloat16SumsInFloat32) {
+  // 256 + 1 + 1 = 258 exactly (a bfloat16 value); added in bfloat16 one by one, 256 + 1
+  // would round back to 256.
+  OpTest t("sum");
+  for (double v : {256.0, 1.0, 1.0})
+    t.input("X", from_f64(Tensor::from_vector<double>({1}, {v}), DType::kBF16));
+  t.check_output("Out", from_f64(Tensor::from_vector<double>({1}, {258}), DType::kBF16), 0, 0);
+}
+
 TEST(SumOp, Gradient) {
   OpTest t("sum");
   t.input("X", random_tensor({3, 4}, DType::kF64, 1))

@@ -1,7 +1,11 @@
-"""auto_cast: inside it, ops of the white list (matmul, conv2d) run on bfloat16 inputs with
-float32 accumulation and return float32 (Paddle returns bfloat16; skiff's other kernels
-mostly lack bfloat16, so the result comes back as float32). Every other op is unchanged.
-It works through ``skiff.framework.core.amp_hook``, a hook that costs one check when off."""
+"""auto_cast: inside it, at level O1, ops of the white list (matmul, conv2d) run on
+bfloat16 inputs with float32 accumulation and return float32 (Paddle returns bfloat16;
+skiff's other kernels mostly lack bfloat16, so the result comes back as float32); every
+other op is unchanged. At level O2 (with decorate's bfloat16 parameters) every op that has
+a bfloat16 kernel and is not in the black list runs on bfloat16 inputs and gives bfloat16;
+the others (losses, reductions, normalizations: ops without bfloat16 kernels) run on their
+inputs widened to float32. It works through ``skiff.framework.core.amp_hook``, a hook that
+costs one check when off."""
 import contextlib
 
 from .. import _C
@@ -28,10 +32,21 @@ def black_list():
 
 
 class _State:
-    """The active auto_cast: the ops run in bfloat16."""
+    """The active auto_cast: its level, the white list (O1: the ops run in bfloat16) and
+    the black list (O2: the ops kept in float32)."""
 
-    def __init__(self, white):
-        self.white = white
+    def __init__(self, level, white, black):
+        self.level, self.white, self.black = level, white, black
+
+
+_BF16_KERNELS = {}  # op type -> whether it has a bfloat16 kernel
+
+
+def _has_bfloat16_kernel(type):
+    known = _BF16_KERNELS.get(type)
+    if known is None:
+        known = _BF16_KERNELS[type] = "bfloat16" in _C.op_schema(type)["dtypes"]
+    return known
 
 
 _state = None
@@ -69,8 +84,21 @@ def _run(type, inputs, attrs, output_counts, out):
     return op(*inputs) if out is None else op.call_into(list(inputs), list(out))
 
 
+def _hook_o2(type, inputs, attrs, output_counts, out):
+    """Runs an op with a bfloat16 kernel on bfloat16 inputs, any other on float32 ones."""
+    if out is not None or type == "cast":
+        return _run(type, inputs, attrs, output_counts, out)
+    if type in _state.black or not _has_bfloat16_kernel(type):
+        inputs = tuple(_to(x, dt.bfloat16, "float32") for x in inputs)
+    else:
+        inputs = tuple(_to(x, dt.float32, "bfloat16") for x in inputs)
+    return _run(type, inputs, attrs, output_counts, None)
+
+
 def _hook(type, inputs, attrs, output_counts, out):
     """Runs a white-list op on bfloat16 inputs with float32 outputs; others unchanged."""
+    if _state.level == "O2":
+        return _hook_o2(type, inputs, attrs, output_counts, out)
     if type not in _state.white or out is not None:
         return _run(type, inputs, attrs, output_counts, out)
     inputs = tuple(_to(x, dt.float32, "bfloat16") for x in inputs)
@@ -113,10 +141,11 @@ def _names(ops, arg):
 @contextlib.contextmanager
 def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level="O1",
               dtype="float16", use_promote=True):
-    """Within it, white-list ops (matmul, conv2d and custom_white_list, less
-    custom_black_list) run on bfloat16 inputs, other ops on float32. Only dtype='bfloat16'
-    is supported (skiff has no float16 kernels); level 'O2' needs bfloat16 kernels for
-    every op and raises; 'O0' disables casting."""
+    """Within it, at level O1, white-list ops (matmul, conv2d and custom_white_list, less
+    custom_black_list) run on bfloat16 inputs, other ops on float32; at level O2 every op
+    with a bfloat16 kernel, less custom_black_list, runs on bfloat16 inputs and the others
+    on float32 (use it with decorate(level='O2')). Only dtype='bfloat16' is supported
+    (skiff has no float16 kernels); 'O0' disables casting."""
     global _state
     if level not in ("O0", "OD", "O1", "O2"):
         raise ValueError(f"auto_cast: level should be O0, OD, O1 or O2, got {level!r}")
@@ -131,9 +160,6 @@ def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level
     if active and dtype == "float16":
         raise _C.Error("auto_cast: dtype='float16' is not supported: skiff's CPU kernels "
                        "take bfloat16 only; use dtype='bfloat16'")
-    if active and level == "O2":
-        raise _C.Error("auto_cast: level='O2' is not supported: most skiff ops have no "
-                       "bfloat16 kernels; use level='O1'")
     if not active:
         saved_state, saved_hook = _state, core.amp_hook
         _state, core.amp_hook = None, None
@@ -143,7 +169,7 @@ def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level
             _state, core.amp_hook = saved_state, saved_hook
         return
     saved_state, saved_hook = _state, core.amp_hook
-    _state = _State((_WHITE | white) - black)
+    _state = _State(level, (_WHITE | white) - black, black)
     core.amp_hook = _hook
     saved_paths = _swap_fast_paths(_routed_matmul)
     try:

@@ -11,6 +11,7 @@ import numpy as np
 from .. import _C
 from ..autograd import no_grad
 from ..framework.core import apply, eager_op
+from ..framework import dtype as dtypes
 from ..framework.dtype import dtype_name
 from ..framework.mode import mode
 from ..regularizer import L2Decay, WeightDecayRegularizer
@@ -73,6 +74,7 @@ class Optimizer:
         self._update_ops = {}           # (type, attrs, output counts) -> eager op
         self._accumulator_lists = {}    # (param name, kinds) -> [accumulator, ...]
         self._eager_lr = {}             # (dtype, scale) -> (value, its [1] tensor)
+        self._master_weights = {}       # bfloat16 parameter name -> its float32 master
         self._param_groups = []
         self._parameter_list = None
         if parameters is not None:
@@ -143,10 +145,12 @@ class Optimizer:
         attr = getattr(param, "optimize_attr", None)
         return float(attr.get("learning_rate", 1.0)) if attr else 1.0
 
-    def _lr_input(self, param, group, cache):
-        """The one-element LearningRate input for ``param``'s update."""
+    def _lr_input(self, param, group, cache, target=None):
+        """The one-element LearningRate input for ``param``'s update (of ``target``, its
+        master weight, when it has one: in the target's dtype)."""
         scale = self._lr_scale(param, group)
-        dtype = dtype_name(param.dtype) if mode.static else param._dtype_name
+        target = param if target is None else target
+        dtype = dtype_name(target.dtype) if mode.static else target._dtype_name
         key = (dtype, scale)
         if key not in cache:
             if mode.static:
@@ -239,6 +243,8 @@ class Optimizer:
         for per_param in self._accumulators.values():
             for var in per_param.values():
                 state[var.name] = var
+        for master in self._master_weights.values():
+            state[master.name] = master
         if isinstance(self._learning_rate, LRScheduler):
             state["LR_Scheduler"] = self._learning_rate.state_dict()
         return state
@@ -275,14 +281,37 @@ class Optimizer:
         own = getattr(param, "regularizer", None)
         return own if own is not None else self.regularization
 
-    def _regularize(self, param, grad, group):
+    def _regularize(self, param, grad, group, value=None):
+        """grad with ``param``'s coupled weight decay added, computed on ``value`` (the
+        parameter's float32 master weight, when it has one) or on the parameter."""
         regularizer = self._regularizer_for(param, group)
         if regularizer is None or regularizer.coeff == 0.0:
             return grad
-        term = regularizer(param, grad)
+        term = regularizer(param if value is None else value, grad)
         if _is_sparse(grad):
             return apply("sum", [term, grad])
         return apply("elementwise_add", grad, term, attrs={"axis": -1})
+
+    def _master(self, param, grad):
+        """(what the update writes, its gradient): a bfloat16 parameter is updated through a
+        float32 master weight (made from it on first use; skiff's update ops are float32
+        and float64, and bfloat16 steps would round small updates away), its gradient
+        widened; any other parameter is updated itself."""
+        if param.dtype != dtypes.bfloat16:
+            return param, grad
+        if mode.static:
+            raise _C.Error(f"optimizer: parameter '{param.name}' is bfloat16: float32 master "
+                           f"weights are kept in eager mode only")
+        master = self._master_weights.get(param.name)
+        if master is None:
+            loaded = self._take_loaded(param.name + "_fp32_master_0")
+            master = apply("cast", param, attrs={"out_dtype": "float32"})
+            if loaded is not None:
+                self._load_value(master, loaded)
+            master.name, master.persistable, master.stop_gradient = (
+                param.name + "_fp32_master_0", True, True)
+            self._master_weights[param.name] = master
+        return master, apply("cast", grad, attrs={"out_dtype": "float32"})
 
     def _dense_grad(self, param, grad):
         """A sparse (selected-rows) gradient as a dense one, for ops without sparse kernels."""
@@ -297,11 +326,16 @@ class Optimizer:
             params_grads = clip(params_grads)
         lr_cache = {}
         for param, grad in params_grads:
-            grad = self._regularize(param, self._prepare_grad(param, grad, group), group)
-            if mode.static or param.name not in self._ready:
-                self._create_accumulators(param, group)
-                self._ready.add(self._param_name(param))
-            self._append_optimize_op(param, grad, self._lr_input(param, group, lr_cache), group)
+            target, grad = self._master(param, grad)
+            grad = self._regularize(param, self._prepare_grad(target, grad, group), group,
+                                    target)
+            if mode.static or target.name not in self._ready:
+                self._create_accumulators(target, group)
+                self._ready.add(self._param_name(target))
+            self._append_optimize_op(target, grad, self._lr_input(param, group, lr_cache, target),
+                                     group)
+            if target is not param:  # the parameter: its master weight, rounded
+                apply("cast", target, attrs={"out_dtype": "bfloat16"}, out=[param])
 
     def _prepare_grad(self, param, grad, group):
         """The gradient before weight decay (Momentum rescales it here)."""

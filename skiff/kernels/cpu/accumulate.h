@@ -5,7 +5,8 @@
 
 namespace skiff::kernels {
 
-// acc += src; shapes and dtypes must match (floating or integer dtypes).
+// acc += src; shapes and dtypes must match (floating or integer dtypes; bfloat16 sums in
+// float32, rounded once).
 void add_inplace(const Tensor& src, Tensor* acc);
 
 }  // namespace skiff::kernels

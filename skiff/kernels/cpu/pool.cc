@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "skiff/kernels/cpu/cast.h"
 #ifndef SKIFF_NO_ONEDNN
 #include "skiff/kernels/cpu/onednn_cache.h"
 #endif
@@ -202,7 +203,26 @@ Shape pool2d_output_shape(const Shape& x, const Pool2dOptions& o) {
   return out;
 }
 
+namespace {
+
+// bfloat16 runs the float32 kernels on the values widened (exactly), the result rounded
+// once: max pooling picks a bfloat16 value, averages and gradients sum in float32.
+Tensor widened(const Tensor& t) {
+  Tensor out;
+  cast(t, DType::kF32, &out);
+  return out;
+}
+
+void narrowed(const Tensor& f32, Tensor* out) { cast(f32, DType::kBF16, out); }
+
+}  // namespace
+
 void pool2d(const Tensor& x, const Pool2dOptions& o, Tensor* out, Tensor* mask) {
+  if (x.dtype() == DType::kBF16) {
+    Tensor y;
+    pool2d(widened(x), o, &y, mask);
+    return narrowed(y, out);
+  }
   SKIFF_CHECK(is_floating(x.dtype()) || (x.dtype() == DType::kI8 && o.max),
               "pool2d: X must be float32 or float64 (or int8, for max pooling), got ",
               x.type_str());
@@ -227,6 +247,11 @@ void pool2d(const Tensor& x, const Pool2dOptions& o, Tensor* out, Tensor* mask) 
 
 void pool2d_grad(const Tensor& x, const Tensor& out_grad, const Tensor* mask,
                  const Pool2dOptions& o, Tensor* x_grad) {
+  if (x.dtype() == DType::kBF16 && out_grad.dtype() == DType::kBF16) {
+    Tensor dx;
+    pool2d_grad(widened(x), widened(out_grad), mask, o, &dx);
+    return narrowed(dx, x_grad);
+  }
   SKIFF_CHECK(is_floating(x.dtype()) && out_grad.dtype() == x.dtype(), "pool2d_grad: X ",
               x.type_str(), " and Out@GRAD ", out_grad.type_str(), " must share a floating dtype");
   const PoolGeometry g = geometry(x.shape(), o);

@@ -6,7 +6,8 @@
 //   pool2d(x, o, &out, &mask);                    // mask: int32 argmax per output, may be null
 //   pool2d_grad(x, out_grad, &mask, o, &x_grad);  // mask null: argmax recomputed from x
 //
-// float32 and float64. Large float32 problems run on oneDNN where it is faster.
+// float32 and float64; bfloat16 through float32 (widened exactly, the result rounded once);
+// int8 max pooling. Large float32 problems run on oneDNN where it is faster.
 #pragma once
 
 #include <cstdint>
