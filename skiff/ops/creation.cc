@@ -2,6 +2,7 @@
 #include "skiff/kernels/cpu/fill.h"
 #include "skiff/kernels/cpu/random.h"
 #include "skiff/ops/binding.h"
+#include "skiff/ops/grad_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -114,7 +115,10 @@ void register_creation_ops(OpRegistry& r) {
       .attr("value", 0.0, "the fill value (integral for integer dtypes)")
       .attr("dtype", std::string(""), "numpy name of Out's dtype; \"\" for X's dtype")
       .infer_shape(infer_fill_any_like)
-      .bind(kDataDTypes, fill_any_like<KernelContext>, fill_any_like<EmitContext>);
+      .bind(kDataDTypes, fill_any_like<KernelContext>, fill_any_like<EmitContext>)
+      // Out does not depend on X's values: X's gradient through it is zero (no grad op),
+      // so zeros_like(x) of a trained x lies on no gradient path.
+      .grad([](GradContext&) {});
 
   r.add("fill_zeros_like")
       .doc(

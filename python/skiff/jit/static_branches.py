@@ -3,8 +3,9 @@ blocks of one skiff.static.nn.cond, and each live variable is merged leaf by lea
 Python numbers that differ between the branches (or face a Tensor) become tensors;
 the branches are traced again when the first one has to change what it returns."""
 from .. import _C
-from .static_control import (_is_number, _is_undefined, _known_shape, _number_dtype, constant,
-                             describe, flatten, is_static_var, unflatten)
+from .static_control import (_is_number, _is_undefined, _known_shape, _number_dtype,
+                             as_program_var, constant, describe, flatten, is_eager_tensor,
+                             is_static_var, unflatten)
 
 Error = _C.Error
 
@@ -17,11 +18,18 @@ class _Replan(Exception):
         self.plan = plan
 
 
+def _tensor(value):
+    return is_static_var(value) or is_eager_tensor(value)
+
+
 def _leaf_plan(a, b, name, loc):
     """How one leaf of both branches merges: None (the same Python value), or
-    (dtype, shape) of the tensor it becomes."""
-    if is_static_var(a) and is_static_var(b):
-        if a.type != b.type:
+    (dtype, shape) of the tensor it becomes. Tensors made eagerly in a branch (to_tensor,
+    zeros, full, ...) merge as the program variables they become."""
+    if is_eager_tensor(a) and a is b:
+        return None
+    if _tensor(a) and _tensor(b):
+        if is_static_var(a) and is_static_var(b) and a.type != b.type:
             raise Error(f"{loc}: variable '{name}' is {describe(a)} in the true branch and "
                         f"{describe(b)} in the false branch of this `if` on a Tensor")
         if a._dtype_name != b._dtype_name:
@@ -29,9 +37,9 @@ def _leaf_plan(a, b, name, loc):
                         f"{b._dtype_name} in the false branch of this `if` on a Tensor; "
                         f"cast one so both branches agree")
         return (a._dtype_name, None)
-    if is_static_var(a) or is_static_var(b):
-        var, other = (a, b) if is_static_var(a) else (b, a)
-        if _is_number(other) and var.type != "tensor_array":
+    if _tensor(a) or _tensor(b):
+        var, other = (a, b) if _tensor(a) else (b, a)
+        if _is_number(other) and getattr(var, "type", None) != "tensor_array":
             return (var._dtype_name, _known_shape(var))
         side = "true" if var is a else "false"
         raise Error(f"{loc}: variable '{name}' is {describe(var)} in the {side} branch and "
@@ -62,6 +70,8 @@ def _as_tensor(value, plan_entry):
     dtype, shape = plan_entry
     if is_static_var(value):
         return value
+    if is_eager_tensor(value):
+        return as_program_var(value)
     return constant(value, dtype, shape or [])
 
 

@@ -70,6 +70,17 @@ def _build(spec, it):
     return kind(*items)  # namedtuple
 
 
+def is_eager_tensor(value):
+    """A Tensor holding a value (made by to_tensor, zeros, full, ... while tracing), not a
+    program variable."""
+    return isinstance(value, _C.Tensor) and not is_static_var(value)
+
+
+def as_program_var(value):
+    """A program variable holding an eager Tensor's value (an assign of it)."""
+    return core.apply("assign", value)
+
+
 def describe(value):
     if _is_undefined(value):
         return "undefined"
@@ -79,6 +90,8 @@ def describe(value):
         return "a tensor array"
     if is_static_var(value):
         return f"a Tensor ({value.dtype.name if hasattr(value.dtype, 'name') else value.dtype})"
+    if is_eager_tensor(value):
+        return f"a Tensor made eagerly ({value._dtype_name}{list(value.shape)})"
     if isinstance(value, (list, tuple, dict)):
         return f"a {type(value).__name__} of {len(value)}"
     return f"the {type(value).__name__} {value!r}"

@@ -1,11 +1,13 @@
 """A converted loop whose condition became a Tensor: the remaining steps are one
 skiff.static.nn.while_loop over the loop-carried variables. Python numbers become
-tensors before the loop (traced again with the dtype the body gives them), lists
-become tensor arrays, and a variable the loop cannot carry is an error naming it."""
+tensors before the loop (traced again with the dtype the body gives them), Tensors the
+function made eagerly (to_tensor, zeros, full, ...) program variables holding their
+values, lists become tensor arrays, and a variable the loop cannot carry is an error
+naming it."""
 from .. import _C
 from .static_control import (ArrayList, _is_number, _is_undefined, _number_dtype,
-                             as_condition, constant, describe, flatten, is_array, is_static_var,
-                             new_array, unflatten)
+                             as_condition, as_program_var, constant, describe, flatten, is_array,
+                             is_eager_tensor, is_static_var, new_array, unflatten)
 from .ast_lowering import RETURN_VALUE
 
 Error = _C.Error
@@ -48,6 +50,8 @@ def _carry(value, name, loc, dtype_hint):
     if _is_number(value):
         dtype = dtype_hint or _number_dtype(value)
         return _Leaf("number", constant(value, dtype), dtype)
+    if is_eager_tensor(value):  # made in the function (to_tensor, zeros, full, ...)
+        return _Leaf("var", as_program_var(value))
     if isinstance(value, list):
         if not all(is_static_var(v) for v in value):
             raise Error(f"{loc}: list '{name}' is changed in this loop on a Tensor, so it "

@@ -1,0 +1,82 @@
+"""Tensors a converted function makes eagerly (to_tensor, zeros, full, assign, arange)
+carried by a loop on a Tensor or merged by an `if` on a Tensor become program variables
+holding their values: the converted function gives the eager values and gradients."""
+import numpy as np
+import pytest
+
+import skiff
+
+
+def counted(x, n):
+    """The Paddle user's loop: a Tensor counter from to_tensor, an accumulator from
+    zeros_like, an `if` on a Tensor inside."""
+    s = skiff.zeros_like(x)
+    i = skiff.to_tensor(0)
+    while i < n:
+        if skiff.mean(s) > 2.0:
+            s = s - x
+        else:
+            s = s + x * 2
+        i = i + 1
+    return s
+
+
+def made_in_branch(x):
+    if skiff.mean(x) > 0:
+        y = skiff.to_tensor(np.array([1.0, 1.0], np.float32))
+    else:
+        y = x * 2
+    return y + skiff.full([2], 3.0)
+
+
+def carried_kinds(x, n):
+    total = skiff.full([2], 0.5)
+    step = skiff.assign(np.array([1.0, 2.0], np.float32))
+    k = skiff.zeros([1], dtype="int64")
+    while k < n:
+        total = total + x * step
+        step = step * 0.5
+        k = k + skiff.ones([1], dtype="int64")
+    return total + skiff.arange(2).astype("float32")
+
+
+def _x(values):
+    x = skiff.to_tensor(np.array(values, np.float32))
+    x.stop_gradient = False
+    return x
+
+
+@pytest.mark.parametrize("fn, args", [
+    (counted, lambda: (_x([1.0, 2.0]), skiff.to_tensor(5))),
+    (counted, lambda: (_x([-0.5, 3.0]), skiff.to_tensor(7))),
+    (made_in_branch, lambda: (_x([1.0, 2.0]),)),
+    (made_in_branch, lambda: (_x([-1.0, -2.0]),)),
+    (carried_kinds, lambda: (_x([1.0, -2.0]), skiff.to_tensor([3]))),
+], ids=["counted-5", "counted-7", "branch-true", "branch-false", "carried-kinds"])
+def test_converted_values_and_gradients_equal_eager(fn, args):
+    eager_args, static_args = args(), args()
+    want = fn(*eager_args)
+    got = skiff.jit.to_static(fn)(*static_args)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    if not want.stop_gradient:
+        want.sum().backward()
+    if not got.stop_gradient:
+        got.sum().backward()
+    want_grad, got_grad = eager_args[0].grad, static_args[0].grad
+    if want_grad is None:  # (the branch taken made its value from constants)
+        assert got_grad is None or not np.any(got_grad.numpy())
+    else:
+        np.testing.assert_allclose(got_grad.numpy(), want_grad.numpy(), rtol=1e-6)
+
+
+def test_branches_of_different_dtypes_are_named():
+    def f(x):
+        if skiff.mean(x) > 0:
+            y = skiff.to_tensor([1, 2])  # int64
+        else:
+            y = x
+        return y
+
+    with pytest.raises(skiff.Error, match="'y' is int64 in the true branch and float32 in the "
+                                          "false branch"):
+        skiff.jit.to_static(f)(_x([1.0, 2.0]))
