@@ -18,7 +18,8 @@ using testing::expect_error;
 using testing::OpTest;
 using testing::random_tensor;
 
-constexpr DType kDTypes[] = {DType::kF32, DType::kF64, DType::kI32, DType::kI64};
+constexpr DType kDTypes[] = {DType::kF32, DType::kF64, DType::kI32,
+                             DType::kI64, DType::kI8,  DType::kBF16};
 
 OpTest reshape_op(const Tensor& x, const std::vector<int64_t>& shape) {
   OpTest t("reshape");
