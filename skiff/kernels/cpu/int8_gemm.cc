@@ -84,7 +84,33 @@ void int8_pack_quads(GenericIsa, const int8_t* b, int64_t k, int64_t n, int64_t 
   }
 }
 
+// C[r, j0:j1) for the rows of A: int32 loops over B's rows as they lie, which the compiler
+// vectorises along the columns.
+void int8_rows(GenericIsa, const int8_t* a, int64_t m, int64_t k, const int8_t* b, int64_t n,
+               int64_t j0, int64_t j1, int32_t* c) {
+  for (int64_t r = 0; r < m; ++r) {
+    int32_t* out = c + r * n;
+    std::fill(out + j0, out + j1, 0);
+    for (int64_t i = 0; i < k; ++i) {
+      const int32_t av = a[r * k + i];
+      const int8_t* row = b + i * n;
+      for (int64_t j = j0; j < j1; ++j) out[j] += av * static_cast<int32_t>(row[j]);
+    }
+  }
+}
+
 }  // namespace
+
+void int8_gemm_rows(const int8_t* a, int64_t m, int64_t k, const int8_t* b, int64_t n, int32_t* c) {
+  const int64_t chunks = (n + kPanel - 1) / kPanel;
+  // About 2^16 multiply-adds a thread at least.
+  const int64_t grain =
+      std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(m * k * kPanel, 1));
+  parallel_for(chunks, grain, [&](int64_t c0, int64_t c1) {
+    const int64_t j0 = c0 * kPanel, j1 = std::min(n, c1 * kPanel);
+    dispatch_isa([&](auto isa) { int8_rows(isa, a, m, k, b, n, j0, j1, c); });
+  });
+}
 
 bool non_negative(const int8_t* x, int64_t n) {
   int8_t low = 0;

@@ -66,6 +66,11 @@ struct Int8PackedB {
 void int8_gemm(const int8_t* a, int64_t lda, int64_t m, const Int8PackedB& b, int32_t* c,
                int64_t ldc, bool parallel);
 
+// C [m, n] = A [m, k] · B [k, n] (rows k and n apart) for a few rows, B read as it lies:
+// no packing, which would cost as much as the products (a batch of one); threads take
+// column ranges.
+void int8_gemm_rows(const int8_t* a, int64_t m, int64_t k, const int8_t* b, int64_t n, int32_t* c);
+
 // What becomes of the sums: v = float(acc) * scale + bias (one rounding: fma), max(0, v)
 // when relu; then float32 out, or, when out_scale > 0, int8 out =
 // clamp(round_half_even(v / out_scale), -128, 127) (quantize_linear of the float result, bit

@@ -196,4 +196,55 @@ void int8_pack_quads(Avx2Isa, const int8_t* b, int64_t k, int64_t n, int64_t ldb
   }
 }
 
+// Rows of B are read two at a time, 16 columns each: widened to int16 and interleaved into
+// pairs (within 128-bit lanes: the sums come out as columns 0-3, 8-11 and 4-7, 12-15 and
+// are put back in order at the end), multiplied by each row's pair of A values.
+template <int kRows>
+void rows_16(const int8_t* a, int64_t k, const int8_t* b, int64_t n, int32_t* c) {
+  __m256i lo[kRows], hi[kRows];
+#pragma GCC unroll 3
+  for (int r = 0; r < kRows; ++r) lo[r] = hi[r] = _mm256_setzero_si256();
+  for (int64_t i = 0; i < k; i += 2) {
+    const __m256i b0 =
+        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i * n)));
+    const __m256i b1 = i + 1 < k ? _mm256_cvtepi8_epi16(_mm_loadu_si128(
+                                       reinterpret_cast<const __m128i*>(b + (i + 1) * n)))
+                                 : _mm256_setzero_si256();
+    const __m256i pairs_lo = _mm256_unpacklo_epi16(b0, b1),
+                  pairs_hi = _mm256_unpackhi_epi16(b0, b1);
+#pragma GCC unroll 3
+    for (int r = 0; r < kRows; ++r) {
+      const int16_t a0 = a[r * k + i], a1 = i + 1 < k ? a[r * k + i + 1] : 0;
+      const __m256i av = _mm256_set1_epi32(static_cast<int32_t>(static_cast<uint16_t>(a0)) |
+                                           (static_cast<int32_t>(a1) << 16));
+      lo[r] = _mm256_add_epi32(lo[r], _mm256_madd_epi16(av, pairs_lo));
+      hi[r] = _mm256_add_epi32(hi[r], _mm256_madd_epi16(av, pairs_hi));
+    }
+  }
+#pragma GCC unroll 3
+  for (int r = 0; r < kRows; ++r) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * n),
+                        _mm256_permute2x128_si256(lo[r], hi[r], 0x20));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * n + 8),
+                        _mm256_permute2x128_si256(lo[r], hi[r], 0x31));
+  }
+}
+
+void int8_rows(Avx2Isa, const int8_t* a, int64_t m, int64_t k, const int8_t* b, int64_t n,
+               int64_t j0, int64_t j1, int32_t* c) {
+  int64_t j = j0;
+  for (; j + kPanel <= j1; j += kPanel) {
+    row_blocks(m, [&](auto rows, int64_t i) {
+      rows_16<decltype(rows)::value>(a + i * k, k, b + j, n, c + i * n + j);
+    });
+  }
+  for (int64_t r = 0; r < m; ++r) {  // the last columns
+    for (int64_t jj = j; jj < j1; ++jj) {
+      int32_t sum = 0;
+      for (int64_t i = 0; i < k; ++i) sum += a[r * k + i] * b[i * n + jj];
+      c[r * n + jj] = sum;
+    }
+  }
+}
+
 }  // namespace skiff::kernels

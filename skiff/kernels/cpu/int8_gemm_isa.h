@@ -7,7 +7,9 @@
 //   int8_quads      the same from A as byte rows of 4 * groups values and
 //                   Int8PackedB::quads; b_unsigned: B's bytes are the unsigned operand
 //                   (else A's are);
-//   int8_pack_*     Int8PackedB's pairs / quads of B int8 [k, n] (row stride ldb).
+//   int8_pack_*     Int8PackedB's pairs / quads of B int8 [k, n] (row stride ldb);
+//   int8_rows       C[r, j0:j1) = A[r, :] · B[:, j0:j1) for a few rows (r < m), B as it
+//                   lies (int8 [k, n]): no packing, for products too small to repay it.
 #pragma once
 
 #include <cstdint>
@@ -22,5 +24,7 @@ void int8_quads(Avx2Isa, const int8_t* a, int64_t m, int64_t groups, const int8_
                 bool b_unsigned, int64_t p0, int64_t p1, int64_t n, int32_t* c, int64_t ldc);
 void int8_pack_pairs(Avx2Isa, const int8_t* b, int64_t k, int64_t n, int64_t ldb, int16_t* out);
 void int8_pack_quads(Avx2Isa, const int8_t* b, int64_t k, int64_t n, int64_t ldb, int8_t* out);
+void int8_rows(Avx2Isa, const int8_t* a, int64_t m, int64_t k, const int8_t* b, int64_t n,
+               int64_t j0, int64_t j1, int32_t* c);
 
 }  // namespace skiff::kernels

@@ -16,20 +16,6 @@ namespace skiff::kernels {
 
 namespace {
 
-// acc = x · w for a few rows: int32 loops over w's rows as they lie (packing w would cost
-// as much as the products).
-void row_loops(const int8_t* x, const int8_t* w, int64_t m, int64_t k, int64_t n, int32_t* acc) {
-  std::fill(acc, acc + m * n, 0);
-  for (int64_t r = 0; r < m; ++r) {
-    int32_t* out = acc + r * n;
-    for (int64_t i = 0; i < k; ++i) {
-      const int32_t xv = x[r * k + i];
-      const int8_t* wr = w + i * n;
-      for (int64_t j = 0; j < n; ++j) out[j] += xv * static_cast<int32_t>(wr[j]);
-    }
-  }
-}
-
 #ifndef SKIFF_NO_ONEDNN
 struct Int8Matmul {
   dnnl::matmul primitive;
@@ -134,7 +120,7 @@ void quantized_matmul(const Tensor& x, const Tensor& w, const Tensor& x_scale,
   done = done || (onednn_exact() && onednn(xd, wd, m, k, n, acc.get()));
 #endif
   if (!done && m < 4) {
-    row_loops(xd, wd, m, k, n, acc.get());
+    int8_gemm_rows(xd, m, k, wd, n, acc.get());
   } else if (!done) {
     // An input after relu (no negative value) takes the byte products.
     const Int8Signs signs = non_negative(xd, m * k) ? Int8Signs::kANonNegative : Int8Signs::kSigned;
