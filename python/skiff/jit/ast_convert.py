@@ -11,7 +11,8 @@ from .ast_names import (assigned_names, attribute_stores, block_effects, exposed
 # Builtins called as they are (no conversion of their callee is useful).
 _PLAIN_BUILTINS = frozenset((
     "abs", "all", "any", "callable", "chr", "dict", "dir", "divmod", "enumerate",
-    "format", "frozenset", "getattr", "globals", "hasattr", "hash", "id", "isinstance", "issubclass", "iter", "list", "locals", "map", "max", "min", "next",
+    "format", "frozenset", "getattr", "globals", "hasattr", "hash", "id", "isinstance",
+    "issubclass", "iter", "list", "locals", "map", "max", "min", "next",
     "object", "ord", "print", "repr", "reversed", "round", "set", "setattr", "slice",
     "sorted", "str", "sum", "super", "tuple", "type", "vars", "zip", "range", "filter"))
 
@@ -65,6 +66,8 @@ class _ExprConverter(ast.NodeTransformer):
         if isinstance(f, ast.Name):
             if f.id == "len" and len(node.args) == 1 and not node.keywords:
                 return ast.copy_location(_jst_call("convert_len", node.args[0]), node)
+            if f.id == "isinstance" and len(node.args) == 2 and not node.keywords:
+                return ast.copy_location(_jst_call("convert_isinstance", *node.args), node)
             if f.id in _PLAIN_BUILTINS or f.id.startswith("_jst"):
                 return node
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and \

@@ -150,9 +150,10 @@ def for_length(seq):
 def for_item(seq, i):
     if isinstance(seq, list):
         if is_static(i):
-            raise Error("to_static cannot index a Python list by a Tensor: this `for` loop over "
-                        "a list became a tensor loop (a `break` or the loop's condition "
-                        "depends on a Tensor); iterate over a Tensor instead")
+            from ..static.source import user_source
+            raise Error(f"{user_source()}: to_static cannot index a Python list by a Tensor: "
+                        "this `for` loop over a list became a tensor loop (a `break` or the "
+                        "loop's condition depends on a Tensor); iterate over a Tensor instead")
         return seq[i]
     return static_control.item(seq, i)
 
@@ -173,6 +174,16 @@ def convert_len(x):
     if is_static(x) or static_control.is_array(x):
         return static_control.length(x)
     return len(x)
+
+
+def convert_isinstance(value, kinds):
+    """isinstance, where a program variable stands for the Tensor it will hold: an instance
+    of skiff.Tensor (and of its bases) as in eager code."""
+    if is_static(value):
+        classes = kinds if isinstance(kinds, tuple) else (kinds,)
+        if any(isinstance(k, type) and issubclass(_C.Tensor, k) for k in classes):
+            return True
+    return isinstance(value, kinds)
 
 
 def python_scalar(kind):

@@ -32,7 +32,9 @@ def not_to_static(fn):
 
 def _parse(fn):
     try:
-        lines, start = inspect.getsourcelines(fn)
+        # From the code object: inspect would follow a decorator's __wrapped__ to the
+        # function it wraps, and convert that body in the wrapper's place.
+        lines, start = inspect.getsourcelines(fn.__code__)
     except (OSError, TypeError) as e:
         raise _C.Error(f"to_static needs the source of {fn.__qualname__} ({e})") from None
     tree = ast.parse(textwrap.dedent("".join(lines)))
@@ -165,6 +167,8 @@ def convert_function(fn):
             closure.append(_cell(convert_ops))
         elif name in cells:
             closure.append(cells[name])
+        elif name == fn.__name__:  # a function calling itself by its (global) name
+            closure.append(_cell(fn))
         else:
             raise _C.Error(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: "
                            f"to_static: '{name}' has no value in {fn.__qualname__}'s closure")

@@ -194,6 +194,12 @@ class ArrayList:
             index = core.apply("elementwise_add", length(self.var), constant(index, "int64", [1]))
         return array_read(self.var, index)
 
+    def pop(self, index=-1):
+        from ..static.source import user_source
+        raise Error(f"{user_source()}: pop() of a list that a loop on a Tensor made a tensor "
+                    "array: a tensor array does not shrink; read xs[-1] instead, or keep the "
+                    "item out of the list")
+
     def __len__(self):
         raise Error("the length of a list that became a tensor array is known when the "
                     "program runs; use it in converted code (len(xs) there gives a Tensor)")

@@ -10,6 +10,13 @@ from ..framework import dtype as dt
 __all__ = ["Variable", "Parameter"]
 
 
+def _at():
+    """'file:line: ' of the user code building the program ('' when none)."""
+    from .source import user_source
+    where = user_source()
+    return f"{where}: " if where else ""
+
+
 class Variable:
     """A variable of a static program; its value exists only while an Executor runs."""
 
@@ -91,12 +98,16 @@ class Variable:
     # -- what a static value cannot do --
     def __bool__(self):
         raise _C.Error(
-            f"the truth value of static variable '{self.name}' is known only when the program "
-            f"runs; use skiff.static.nn.cond / while_loop for control flow on it")
+            f"{_at()}the truth value of static variable '{self.name}' is known only when the "
+            f"program runs; use skiff.static.nn.cond / while_loop for control flow on it (in "
+            f"to_static code: `if` / `while` on it convert; `assert` and `and`/`or` outside "
+            f"a condition do not)")
 
     def _no_value(self, *args, **kwargs):
-        raise _C.Error(f"static variable '{self.name}' has no value while the program is "
-                       f"built; fetch it with Executor.run(fetch_list=[...])")
+        raise _C.Error(f"{_at()}static variable '{self.name}' has no value while the program "
+                       f"is built; fetch it with Executor.run(fetch_list=[...]) (in to_static "
+                       f"code: a shape read from an unknown dim, x.shape[0], is such a "
+                       f"variable; pass shapes with -1 for it where the op takes one)")
 
     numpy = item = tolist = __array__ = __float__ = __int__ = __index__ = _no_value
     backward = _no_value

@@ -1,0 +1,77 @@
+"""The to_static idiom corpus under skiff: every case converts (the converted function
+gives eager's values and gradients), except the refusals listed below, each of which must
+raise skiff.Error naming a source line (".py:<line>"). A case that starts to differ from
+eager, or a refusal that loses its line, fails; so does a listed case that now converts
+(take it off the list). bench/to_static_corpus.py runs the same cases under Paddle."""
+import collections
+import functools
+
+import pytest
+
+import skiff
+
+from . import corpus
+
+SKIFF = corpus.skiff_framework()
+CASES = {case.name: case for case in corpus.load(skiff)}
+
+# Known gaps: refused with a message that names the line.
+EXPECTED_REFUSALS = {
+    "while_python_counter_tensor_bound": "x + i: i is an int64 Tensor in the loop",
+    "return_inside_for": "return inside a loop on a Tensor",
+    "return_inside_while": "return inside a loop after an `if` on a Tensor",
+    "variable_first_set_in_loop": "a variable first assigned inside a Tensor loop",
+    "len_of_list_grown_in_tensor_loop": "len() of a tensor array is an int64 Tensor",
+    "lambdas": "lambdas are not converted",
+    "python_float_carried": "a Python float that a loop makes a Tensor of shape [3]",
+    "numpy_array_branch_outputs": "ndarrays merged by an `if` on a Tensor",
+    "len_of_unknown_batch": "len() of an unknown batch is an int64 Tensor",
+    "list_pop_after_tensor_loop": "pop() of a list that became a tensor array",
+    "break_in_python_loop_over_list": "a `for` over a list that became a tensor loop",
+    "assert_on_tensor": "assert on a Tensor is not converted",
+    "reshape_with_unknown_batch": "x.shape[0] of an unknown batch in a shape list",
+    "zeros_of_unknown_batch": "x.shape[0] of an unknown batch in a shape list",
+}
+
+# Known failures worse than a refusal: wrong values, crashes, refusals naming no line.
+KNOWN_FAILURES = {
+}
+
+
+@functools.cache
+def result(name):
+    return corpus.run(SKIFF, CASES[name])
+
+
+def _param(name):
+    reason = KNOWN_FAILURES.get(name)
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(name, marks=marks, id=name)
+
+
+@pytest.mark.parametrize("name", [_param(name) for name in CASES])
+def test_case(name):
+    r = result(name)
+    assert r.outcome != "differs", f"gives other values than eager: {r.message}"
+    if name in EXPECTED_REFUSALS:
+        assert r.outcome != "converts", "now converts: take it off EXPECTED_REFUSALS"
+        assert r.outcome == "refuses", f"{r.outcome}: {r.message}"
+        assert r.names_a_line, f"the refusal names no source line: {r.message}"
+    else:
+        assert r.outcome == "converts", f"{r.outcome}: {r.message}"
+
+
+def test_lists_name_cases_of_the_corpus():
+    assert not set(EXPECTED_REFUSALS) - set(CASES)
+    assert not set(KNOWN_FAILURES) - set(CASES)
+    assert not set(EXPECTED_REFUSALS) & set(KNOWN_FAILURES)
+
+
+def test_counts(capsys):
+    counts = collections.Counter(result(name).outcome for name in CASES)
+    with capsys.disabled():
+        print(f"\nto_static corpus, {len(CASES)} cases in skiff: " +
+              ", ".join(f"{o} {counts[o]}" for o in ("converts", "refuses", "differs",
+                                                       "crashes", "eager fails")))
+    unexpected = [n for n in CASES if result(n).outcome == "differs" and n not in KNOWN_FAILURES]
+    assert not unexpected, f"cases that give other values than eager: {unexpected}"
