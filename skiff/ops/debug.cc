@@ -1,5 +1,6 @@
 // Debugging ops: print (skiff.static.Print) shows a tensor when the program runs,
-// and its grad op shows the gradient flowing back through it.
+// and its grad op shows the gradient flowing back through it; assert (Python's `assert` on
+// a Tensor in to_static code) stops the run unless a condition holds.
 #include <string>
 
 #include "skiff/kernels/cpu/print.h"
@@ -92,9 +93,33 @@ void add_print_attrs(OpBuilder& b) {
             "identifies the op for first_n: ops with the same id share their counts");
 }
 
+// ---- assert ----
+
+void infer_assert(ShapeContext& ctx) {
+  SKIFF_CHECK(ctx.in_dtype("Cond") == DType::kBool, "assert: Cond ('", ctx.in_var("Cond").name,
+              "') must be bool, got ", dtype_name(ctx.in_dtype("Cond")));
+}
+
+template <typename C>
+void assert_op(C& c) {
+  SKIFF_KERNEL_CALL(c, "print", kernels::assert_all, c.in("Cond"),
+                    constant(c, c.op().first_input("Cond")),
+                    constant(c, c.op().template attr<std::string>("message")));
+}
+
 }  // namespace
 
 void register_debug_ops(OpRegistry& r) {
+  r.add("assert")
+      .doc(
+          "Stops the run with an error (message, then Cond's values) unless every element of "
+          "Cond is true: Python's `assert` on a Tensor in converted code.")
+      .input("Cond", "bool, any shape")
+      .attr("message", std::string("assertion failed"), "the error's text (the user's line)")
+      .infer_shape(infer_assert)
+      .bind({DType::kBool}, assert_op<KernelContext>, assert_op<EmitContext>)
+      .kernel_dtype_from("Cond");
+
   OpBuilder print_op = r.add("print");
   print_op
       .doc(

@@ -1,5 +1,6 @@
 // print / print_grad: the text shown for each dtype, summarize, the phases, the
-// value passed through unchanged, and the gradient printed in backward.
+// value passed through unchanged, and the gradient printed in backward; assert: passes,
+// or stops with its message and the condition's values.
 #include <gtest/gtest.h>
 
 #include "skiff/api/builder.h"
@@ -91,6 +92,31 @@ TEST(PrintOp, RejectsAnUnknownPhase) {
   OpTest t("print");
   t.input("In", random_tensor({2}, DType::kF32, 1)).attr("print_phase", std::string("sideways"));
   testing::expect_error(t, {"print_phase must be 'forward', 'backward' or 'both'", "sideways"});
+}
+
+// Builds and runs an assert op on `cond`; returns the error's text ("" when it passes).
+std::string run_assert(const Tensor& cond) {
+  try {
+    Program p;
+    BlockBuilder b(&p);
+    b.data("c", cond.dtype(), cond.shape());
+    b.op("assert", {{"Cond", {"c"}}}, {},
+         {{"message", std::string("model.py:7: assertion failed: x too small")}});
+    Scope scope;
+    Executor().run(p, &scope, {{"c", cond}}, {});
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(AssertOp, PassesWhenEveryElementHoldsAndStopsWithTheMessageOtherwise) {
+  EXPECT_EQ(run_assert(Tensor::from_vector<bool>({3}, {true, true, true})), "");
+  const std::string what = run_assert(Tensor::from_vector<bool>({3}, {true, false, true}));
+  EXPECT_NE(what.find("model.py:7: assertion failed: x too small"), std::string::npos) << what;
+  EXPECT_NE(what.find("data: [true false true]"), std::string::npos) << what;
+  const std::string not_bool = run_assert(Tensor::from_vector<float>({1}, {1.f}));
+  EXPECT_NE(not_bool.find("must be bool, got float32"), std::string::npos) << not_bool;
 }
 
 }  // namespace

@@ -131,6 +131,11 @@ class BlockConverter:
             return self.convert_while(s, live_after)
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return [s]  # converted when called (convert_call)
+        if isinstance(s, ast.Assert):
+            msg = ast.Lambda(args=_no_args(), body=s.msg or ast.Constant(None))
+            call = _jst_call("convert_assert", self.convert_expr(s.test), msg,
+                             ast.Constant(self.loc(s)))
+            return [ast.copy_location(ast.Expr(value=call), s)]
         if isinstance(s, (ast.Yield, ast.YieldFrom)) or (
                 isinstance(s, ast.Expr) and isinstance(s.value, (ast.Yield, ast.YieldFrom))):
             raise ConversionError("generators (yield) cannot be converted", s.lineno)

@@ -2,6 +2,7 @@
 Python values (and for eager Tensors: ``if t`` reads the value), and builds program
 ops through skiff.static when a condition is a static Variable (tracing)."""
 from .. import _C
+from ..framework import core
 from . import static_control
 
 Error = _C.Error
@@ -184,6 +185,21 @@ def convert_isinstance(value, kinds):
         if any(isinstance(k, type) and issubclass(_C.Tensor, k) for k in classes):
             return True
     return isinstance(value, kinds)
+
+
+def convert_assert(test, message, loc):
+    """`assert test, message()`: a Tensor condition becomes an assert op, checked when the
+    program runs (every element must be true); a Python one is checked now."""
+    if is_static(test):
+        cond = test if test._dtype_name == "bool" else core.apply(
+            "cast", test, attrs={"out_dtype": "bool"})
+        text = message()
+        core.apply("assert", cond, attrs={
+            "message": f"{loc}: assertion failed" + (f": {text}" if text is not None else "")})
+        return
+    if not test:
+        text = message()
+        raise AssertionError(text) if text is not None else AssertionError()
 
 
 def python_scalar(kind):

@@ -76,4 +76,13 @@ void print_tensor(const Tensor& t, const std::string& name, const PrintOptions& 
   if (out) *out = t;
 }
 
+void assert_all(const Tensor& cond, const std::string& name, const std::string& message) {
+  SKIFF_CHECK(cond.initialized() && cond.dtype() == DType::kBool,
+              "assert: Cond must be a bool tensor, got ",
+              cond.initialized() ? cond.type_str() : std::string("none"));
+  const bool* v = cond.data<bool>();
+  if (std::all_of(v, v + cond.numel(), [](bool b) { return b; })) return;
+  fail(message, "\n", format_tensor(cond, name, PrintOptions{}));
+}
+
 }  // namespace skiff::kernels

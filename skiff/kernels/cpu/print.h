@@ -41,4 +41,8 @@ struct PrintLimit {
 void print_tensor(const Tensor& t, const std::string& name, const PrintOptions& options, bool show,
                   const PrintLimit& limit, Tensor* out);
 
+// The assert op: throws skiff::Error with `message` and cond's text block unless every
+// element of `cond` (bool) is true.
+void assert_all(const Tensor& cond, const std::string& name, const std::string& message);
+
 }  // namespace skiff::kernels
