@@ -196,6 +196,8 @@ void int8_pack_quads(Avx2Isa, const int8_t* b, int64_t k, int64_t n, int64_t ldb
   }
 }
 
+namespace {
+
 // Rows of B are read two at a time, 16 columns each: widened to int16 and interleaved into
 // pairs (within 128-bit lanes: the sums come out as columns 0-3, 8-11 and 4-7, 12-15 and
 // are put back in order at the end), multiplied by each row's pair of A values.
@@ -229,6 +231,8 @@ void rows_16(const int8_t* a, int64_t k, const int8_t* b, int64_t n, int32_t* c)
                         _mm256_permute2x128_si256(lo[r], hi[r], 0x31));
   }
 }
+
+}  // namespace
 
 void int8_rows(Avx2Isa, const int8_t* a, int64_t m, int64_t k, const int8_t* b, int64_t n,
                int64_t j0, int64_t j1, int32_t* c) {
