@@ -73,6 +73,10 @@ def full(shape, fill_value, dtype=None, name=None):
     if dtype is None:
         dtype = "bool" if isinstance(fill_value, bool) else (
             "int64" if isinstance(fill_value, (int, np.integer)) else dt.get_default_dtype())
+    if mode.static and isinstance(shape, (list, tuple)):
+        from ..jit.static_control import full_with_run_dims, is_static_var
+        if any(is_static_var(s) for s in shape):  # x.shape[0] of an unknown dim
+            return full_with_run_dims(shape, fill_value, dt.dtype_name(dtype))
     return apply("fill_constant", attrs={"shape": _shape_list(shape),
                                          "value": float(fill_value),
                                          "dtype": dt.dtype_name(dtype)})

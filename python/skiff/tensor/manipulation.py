@@ -32,6 +32,9 @@ def _axis(axis):
 
 def reshape(x, shape, name=None):
     """x viewed with ``shape`` (0 copies x's dim, one -1 is inferred)."""
+    if _mode.static and isinstance(shape, (list, tuple)):
+        from ..jit.static_control import reshape_spec
+        shape = reshape_spec(x, shape)
     shape = _ints(shape)
     return run_cached("reshape", tuple(shape), {"shape": shape}, x)
 

@@ -1,6 +1,7 @@
 """Tensors a converted function makes eagerly (to_tensor, zeros, full, assign, arange)
 carried by a loop on a Tensor or merged by an `if` on a Tensor become program variables
-holding their values: the converted function gives the eager values and gradients."""
+holding their values: the converted function gives the eager values and gradients. Shape
+lists holding x.shape[0] of an unknown batch build (reshape, zeros, full)."""
 import numpy as np
 import pytest
 
@@ -80,3 +81,20 @@ def test_branches_of_different_dtypes_are_named():
     with pytest.raises(skiff.Error, match="'y' is int64 in the true branch and float32 in the "
                                           "false branch"):
         skiff.jit.to_static(f)(_x([1.0, 2.0]))
+
+
+def test_shapes_holding_a_dim_of_an_unknown_batch():
+    """x.shape[0] of an unknown batch in reshape's and zeros' shape lists: reshape copies
+    x's own dim (or infers one), zeros broadcasts to the batch of the run."""
+    from skiff.static import InputSpec
+
+    def f(x):
+        flat = skiff.reshape(x, [x.shape[0], -1])
+        z = skiff.zeros([x.shape[0], 3]) + skiff.full([2, x.shape[0], 1], 2.0).sum(0)
+        return flat.sum(axis=1), z
+
+    g = skiff.jit.to_static(f, input_spec=[InputSpec([None, 2, 3], "float32")])
+    for batch in (4, 1):
+        x = skiff.to_tensor(np.arange(batch * 6, dtype=np.float32).reshape(batch, 2, 3))
+        for got, want in zip(g(x), f(x)):
+            np.testing.assert_allclose(got.numpy(), want.numpy())

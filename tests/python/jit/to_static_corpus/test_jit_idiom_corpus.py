@@ -28,8 +28,6 @@ EXPECTED_REFUSALS = {
     "len_of_unknown_batch": "len() of an unknown batch is an int64 Tensor",
     "list_pop_after_tensor_loop": "pop() of a list that became a tensor array",
     "break_in_python_loop_over_list": "a `for` over a list that became a tensor loop",
-    "reshape_with_unknown_batch": "x.shape[0] of an unknown batch in a shape list",
-    "zeros_of_unknown_batch": "x.shape[0] of an unknown batch in a shape list",
 }
 
 # Known failures worse than a refusal: wrong values, crashes, refusals naming no line.
