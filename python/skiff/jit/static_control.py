@@ -249,7 +249,9 @@ def length(x):
     """The length of a tensor array, or the first dim of a Variable (a Python int when
     known while building)."""
     if is_array(x):
-        return core.apply("array_length", _array_var(x))
+        out = core.apply("array_length", _array_var(x))
+        out._python_int = True
+        return out
     first = x.shape[0] if x.shape else -1
     return first if first >= 0 else dim(x, 0)
 
@@ -257,11 +259,13 @@ def length(x):
 def dim(x, axis):
     """Dim ``axis`` of ``x`` at run time: an int64 Tensor of shape [] that remembers where
     it comes from (``_dim_of``: x and the axis), so that shape lists holding it can be
-    built (reshape_spec, full_with_run_dims)."""
+    built (reshape_spec, full_with_run_dims), and that it stands for a Python int
+    (``_python_int``: arithmetic with a floating Tensor gives that Tensor's dtype, as the
+    int would in eager code)."""
     shape = core.apply("shape", x)
     out = core.apply("slice", shape, attrs={"axes": [0], "starts": [axis], "ends": [axis + 1],
                                             "decrease_axis": [0]})
-    out._dim_of = (x, axis)
+    out._dim_of, out._python_int = (x, axis), True
     return out
 
 

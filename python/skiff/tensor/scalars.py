@@ -77,12 +77,20 @@ def coerce_pair(x, y):
     return _coerce(x, y), y
 
 
+def _as_float_like(v, other):
+    """v cast to ``other``'s floating dtype when v stands for a Python int in converted code
+    (a len() or a dim known only at run time: ``_python_int``), as the int would promote."""
+    if getattr(v, "_python_int", False) and is_float(other) and not is_float(v):
+        return apply("cast", v, attrs={"out_dtype": dtype_name_of(other)})
+    return v
+
+
 def as_operands(x, y):
     """(x, y) as tensors of one dtype when one of them is a Python number."""
     x, y = coerce_pair(x, y)
     if is_tensor(x):
         if is_tensor(y):
-            return x, y
+            return _as_float_like(x, y), _as_float_like(y, x)
         x = promote_for_scalar(x, y)
         return x, constant(y, dtype_name_of(x))
     y = promote_for_scalar(y, x)

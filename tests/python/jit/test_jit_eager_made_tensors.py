@@ -98,3 +98,17 @@ def test_shapes_holding_a_dim_of_an_unknown_batch():
         x = skiff.to_tensor(np.arange(batch * 6, dtype=np.float32).reshape(batch, 2, 3))
         for got, want in zip(g(x), f(x)):
             np.testing.assert_allclose(got.numpy(), want.numpy())
+
+
+def test_a_len_known_only_at_run_time_acts_as_the_python_int():
+    """len() of an unknown batch and of a list grown in a loop on a Tensor are int64 Tensors
+    in converted code; with a float Tensor they promote as the eager Python int does."""
+    from skiff.static import InputSpec
+
+    def f(x):
+        return x * len(x) + x.shape[0]
+
+    g = skiff.jit.to_static(f, input_spec=[InputSpec([None, 2], "float32")])
+    x = skiff.to_tensor(np.ones([3, 2], np.float32))
+    np.testing.assert_allclose(g(x).numpy(), f(x).numpy())
+    assert g(x).dtype == skiff.float32

@@ -21,11 +21,9 @@ EXPECTED_REFUSALS = {
     "return_inside_for": "return inside a loop on a Tensor",
     "return_inside_while": "return inside a loop after an `if` on a Tensor",
     "variable_first_set_in_loop": "a variable first assigned inside a Tensor loop",
-    "len_of_list_grown_in_tensor_loop": "len() of a tensor array is an int64 Tensor",
     "lambdas": "lambdas are not converted",
     "python_float_carried": "a Python float that a loop makes a Tensor of shape [3]",
     "numpy_array_branch_outputs": "ndarrays merged by an `if` on a Tensor",
-    "len_of_unknown_batch": "len() of an unknown batch is an int64 Tensor",
     "list_pop_after_tensor_loop": "pop() of a list that became a tensor array",
     "break_in_python_loop_over_list": "a `for` over a list that became a tensor loop",
 }
