@@ -136,6 +136,9 @@ def _build(static_nn, cond_fn, body_fn, values, names, loc, hints):
         it = iter(vars_)
         flat = [c.value if c.kind == "const" else
                 ArrayList(c.value) if c.kind == "array" else next(it) for c in carried]
+        for c, v in zip(carried, flat):
+            if c.kind == "number" and c.dtype == "int64":  # a Python int counter
+                v._python_int = True
         out, pos = [], 0
         for spec in specs:
             count = _count(spec)

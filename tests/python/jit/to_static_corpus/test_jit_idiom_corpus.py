@@ -17,7 +17,6 @@ CASES = {case.name: case for case in corpus.load(skiff)}
 
 # Known gaps: refused with a message that names the line.
 EXPECTED_REFUSALS = {
-    "while_python_counter_tensor_bound": "x + i: i is an int64 Tensor in the loop",
     "return_inside_for": "return inside a loop on a Tensor",
     "return_inside_while": "return inside a loop after an `if` on a Tensor",
     "variable_first_set_in_loop": "a variable first assigned inside a Tensor loop",
