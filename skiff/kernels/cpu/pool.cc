@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "skiff/kernels/cpu/cast.h"
+#include "skiff/kernels/cpu/bf16_convert.h"
 #ifndef SKIFF_NO_ONEDNN
 #include "skiff/kernels/cpu/onednn_cache.h"
 #endif
@@ -203,25 +203,11 @@ Shape pool2d_output_shape(const Shape& x, const Pool2dOptions& o) {
   return out;
 }
 
-namespace {
-
-// bfloat16 runs the float32 kernels on the values widened (exactly), the result rounded
-// once: max pooling picks a bfloat16 value, averages and gradients sum in float32.
-Tensor widened(const Tensor& t) {
-  Tensor out;
-  cast(t, DType::kF32, &out);
-  return out;
-}
-
-void narrowed(const Tensor& f32, Tensor* out) { cast(f32, DType::kBF16, out); }
-
-}  // namespace
-
 void pool2d(const Tensor& x, const Pool2dOptions& o, Tensor* out, Tensor* mask) {
-  if (x.dtype() == DType::kBF16) {
+  if (x.dtype() == DType::kBF16) {  // in float32 on the exact values, rounded once
     Tensor y;
-    pool2d(widened(x), o, &y, mask);
-    return narrowed(y, out);
+    pool2d(widen_bf16(x), o, &y, mask);
+    return round_to_bf16(y, out);
   }
   SKIFF_CHECK(is_floating(x.dtype()) || (x.dtype() == DType::kI8 && o.max),
               "pool2d: X must be float32 or float64 (or int8, for max pooling), got ",
@@ -247,10 +233,10 @@ void pool2d(const Tensor& x, const Pool2dOptions& o, Tensor* out, Tensor* mask) 
 
 void pool2d_grad(const Tensor& x, const Tensor& out_grad, const Tensor* mask,
                  const Pool2dOptions& o, Tensor* x_grad) {
-  if (x.dtype() == DType::kBF16 && out_grad.dtype() == DType::kBF16) {
+  if (x.dtype() == DType::kBF16 && out_grad.dtype() == DType::kBF16) {  // as pool2d
     Tensor dx;
-    pool2d_grad(widened(x), widened(out_grad), mask, o, &dx);
-    return narrowed(dx, x_grad);
+    pool2d_grad(widen_bf16(x), widen_bf16(out_grad), mask, o, &dx);
+    return round_to_bf16(dx, x_grad);
   }
   SKIFF_CHECK(is_floating(x.dtype()) && out_grad.dtype() == x.dtype(), "pool2d_grad: X ",
               x.type_str(), " and Out@GRAD ", out_grad.type_str(), " must share a floating dtype");

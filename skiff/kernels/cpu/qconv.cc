@@ -1,12 +1,12 @@
 #include "skiff/kernels/cpu/qconv.h"
 
 #include <algorithm>
-#include <limits>
 #include <vector>
 
 #include "skiff/core/parallel.h"
 #include "skiff/kernels/cpu/conv_geometry.h"
 #include "skiff/kernels/cpu/int8_gemm.h"
+#include "skiff/kernels/cpu/qmatmul.h"
 
 namespace skiff::kernels {
 
@@ -14,12 +14,6 @@ namespace {
 
 std::string type_of(const Tensor& t) {
   return t.initialized() ? t.type_str() : std::string("none");
-}
-
-float scalar_of(const Tensor& t, const char* what) {
-  SKIFF_CHECK(t.initialized() && t.dtype() == DType::kF32 && t.numel() == 1,
-              "quantized_conv2d: ", what, " must be one float32, got ", type_of(t));
-  return t.data<float>()[0];
 }
 
 // Buffers one image's products need: its columns, their packed form, the int32 sums.
@@ -61,26 +55,16 @@ void quantized_conv2d(const Tensor& input, const Tensor& filter, const Tensor& i
               type_of(filter));
   const Shape out_shape = conv2d_shape(input.shape(), filter.shape(), p);
   const ConvGeometry g = make_conv_geometry(input.shape(), filter.shape(), out_shape, p);
-  SKIFF_CHECK(filter_scale.initialized() && filter_scale.dtype() == DType::kF32 &&
-                  (filter_scale.numel() == 1 || filter_scale.numel() == g.m),
-              "quantized_conv2d: FilterScale must be float32 [1] or [", g.m, "], got ",
-              type_of(filter_scale));
+  const QuantizedScales scales = quantized_scales("quantized_conv2d", input_scale, "InputScale",
+                                                  filter_scale, "FilterScale", g.m, out_scale);
   const bool has_bias = bias.initialized();
   SKIFF_CHECK(!has_bias || (bias.dtype() == DType::kF32 && bias.numel() == g.m &&
                             conv2d_bias_shape_ok(bias.shape(), g.m)),
               "quantized_conv2d: Bias must be float32 [", g.m, "] or [1, ", g.m, ", 1, 1], got ",
               type_of(bias));
-  const float xs = scalar_of(input_scale, "InputScale");
   Int8Output o;
-  if (out_scale.initialized()) {
-    o.out_scale = scalar_of(out_scale, "OutScale");
-    SKIFF_CHECK(o.out_scale > 0 && o.out_scale < std::numeric_limits<float>::infinity(),
-                "quantized_conv2d: OutScale ", o.out_scale, " is not a positive finite number");
-  }
-  std::vector<float> scale(static_cast<size_t>(g.m));
-  const float* fs = filter_scale.data<float>();
-  for (int64_t m = 0; m < g.m; ++m) scale[m] = xs * fs[filter_scale.numel() == 1 ? 0 : m];
-  o.scale = scale.data();
+  o.out_scale = scales.out;
+  o.scale = scales.channel.data();
   o.per_row = true;
   o.bias = has_bias ? bias.data<float>() : nullptr;
   o.relu = relu;

@@ -68,14 +68,36 @@ bool onednn(const int8_t* x, const int8_t* w, int64_t m, int64_t k, int64_t n, i
 }
 #endif
 
-float scalar_of(const Tensor& t, const char* what) {
-  SKIFF_CHECK(t.initialized() && t.dtype() == DType::kF32 && t.numel() == 1,
-              "quantized_matmul: ", what, " must be one float32, got ",
-              t.initialized() ? t.type_str() : std::string("none"));
+std::string type_of(const Tensor& t) {
+  return t.initialized() ? t.type_str() : std::string("none");
+}
+
+float scalar_of(const char* op, const Tensor& t, const char* slot) {
+  SKIFF_CHECK(t.initialized() && t.dtype() == DType::kF32 && t.numel() == 1, op, ": ", slot,
+              " must be one float32, got ", type_of(t));
   return t.data<float>()[0];
 }
 
 }  // namespace
+
+QuantizedScales quantized_scales(const char* op, const Tensor& x_scale, const char* x_slot,
+                                 const Tensor& w_scale, const char* w_slot, int64_t channels,
+                                 const Tensor& out_scale) {
+  SKIFF_CHECK(w_scale.initialized() && w_scale.dtype() == DType::kF32 &&
+                  (w_scale.numel() == 1 || w_scale.numel() == channels),
+              op, ": ", w_slot, " must be float32 [1] or [", channels, "], got ", type_of(w_scale));
+  QuantizedScales s;
+  const float xs = scalar_of(op, x_scale, x_slot);
+  const float* ws = w_scale.data<float>();
+  s.channel.resize(static_cast<size_t>(channels));
+  for (int64_t j = 0; j < channels; ++j) s.channel[j] = xs * ws[w_scale.numel() == 1 ? 0 : j];
+  if (out_scale.initialized()) {
+    s.out = scalar_of(op, out_scale, "OutScale");
+    SKIFF_CHECK(s.out > 0 && s.out < std::numeric_limits<float>::infinity(), op, ": OutScale ",
+                s.out, " is not a positive finite number");
+  }
+  return s;
+}
 
 void quantized_matmul(const Tensor& x, const Tensor& w, const Tensor& x_scale,
                       const Tensor& w_scale, const Tensor& bias, bool relu, const Tensor& out_scale,
@@ -90,23 +112,13 @@ void quantized_matmul(const Tensor& x, const Tensor& w, const Tensor& x_scale,
   SKIFF_CHECK(x.shape()[x.rank() - 1] == k, "quantized_matmul: X ", x.type_str(), " and W ",
               w.type_str(), " do not chain (", x.shape()[x.rank() - 1], " vs ", k, ")");
   const int64_t m = k ? x.numel() / k : 0;
-  SKIFF_CHECK(w_scale.initialized() && w_scale.dtype() == DType::kF32 &&
-                  (w_scale.numel() == 1 || w_scale.numel() == n),
-              "quantized_matmul: WScale must be float32 [1] or [", n, "], got ",
-              w_scale.initialized() ? w_scale.type_str() : std::string("none"));
+  const QuantizedScales scales =
+      quantized_scales("quantized_matmul", x_scale, "XScale", w_scale, "WScale", n, out_scale);
   const bool has_bias = bias.initialized();
   SKIFF_CHECK(!has_bias || (bias.dtype() == DType::kF32 && bias.numel() == n),
               "quantized_matmul: Bias must be float32 [", n, "], got ", bias.type_str());
-  const float xs = scalar_of(x_scale, "XScale");
   Int8Output o;
-  if (out_scale.initialized()) {
-    o.out_scale = scalar_of(out_scale, "OutScale");
-    SKIFF_CHECK(o.out_scale > 0 && o.out_scale < std::numeric_limits<float>::infinity(),
-                "quantized_matmul: OutScale ", o.out_scale, " is not a positive finite number");
-  }
-  std::vector<float> scale(n);
-  const float* ws = w_scale.data<float>();
-  for (int64_t j = 0; j < n; ++j) scale[j] = xs * ws[w_scale.numel() == 1 ? 0 : j];
+  o.out_scale = scales.out;
   Shape shape = x.shape();
   shape[shape.rank() - 1] = n;
   out->resize(shape, o.out_scale > 0 ? DType::kI8 : DType::kF32);
@@ -127,7 +139,7 @@ void quantized_matmul(const Tensor& x, const Tensor& w, const Tensor& x_scale,
     const Int8PackedB packed(wd, k, n, n, signs, /*parallel=*/true);
     int8_gemm(xd, k, m, packed, acc.get(), n, /*parallel=*/true);
   }
-  o.scale = scale.data();
+  o.scale = scales.channel.data();
   o.bias = has_bias ? bias.data<float>() : nullptr;
   o.relu = relu;
   int8_finish(o, m, n, acc.get(), out->raw_data());

@@ -12,9 +12,23 @@
 //   kernels::quantized_matmul(xq, wq, x_scale, w_scale, bias, /*relu=*/false, Tensor(), &y);
 #pragma once
 
+#include <vector>
+
 #include "skiff/core/tensor.h"
 
 namespace skiff::kernels {
+
+// A quantized layer's scales, checked (errors name `op` and the slot): `channel` = the
+// input's scale (one float32, slot `x_slot`) times each of the weights' (float32 [1] or
+// [channels], slot `w_slot`), one per output channel; `out` = OutScale's value, a positive
+// finite float32, or 0 when out_scale is empty (float32 output).
+struct QuantizedScales {
+  std::vector<float> channel;
+  float out = 0;
+};
+QuantizedScales quantized_scales(const char* op, const Tensor& x_scale, const char* x_slot,
+                                 const Tensor& w_scale, const char* w_slot, int64_t channels,
+                                 const Tensor& out_scale);
 
 void quantized_matmul(const Tensor& x, const Tensor& w, const Tensor& x_scale,
                       const Tensor& w_scale, const Tensor& bias, bool relu, const Tensor& out_scale,

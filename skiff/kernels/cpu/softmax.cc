@@ -6,7 +6,7 @@
 
 #include "skiff/core/parallel.h"
 #include "skiff/kernels/cpu/axis_blocks.h"
-#include "skiff/kernels/cpu/cast.h"
+#include "skiff/kernels/cpu/bf16_convert.h"
 #include "skiff/kernels/cpu/eigen.h"
 #include "skiff/kernels/cpu/input_handle.h"
 
@@ -183,22 +183,11 @@ int normalize_axis(const char* op, int64_t axis, int rank) {
   return static_cast<int>(axis < 0 ? axis + span : axis);
 }
 
-namespace {
-
-// bfloat16 softmax runs in float32 on the values widened (exactly), each result rounded once.
-Tensor widened(const Tensor& t) {
-  Tensor out;
-  cast(t, DType::kF32, &out);
-  return out;
-}
-
-}  // namespace
-
 void softmax(const Tensor& x, int64_t axis, Tensor* out) {
-  if (x.dtype() == DType::kBF16) {
+  if (x.dtype() == DType::kBF16) {  // in float32 on the exact values, rounded once
     Tensor y;
-    softmax(widened(x), axis, &y);
-    return cast(y, DType::kBF16, out);
+    softmax(widen_bf16(x), axis, &y);
+    return round_to_bf16(y, out);
   }
   const AxisBlocks s(x.shape(), normalize_axis("softmax", axis, x.rank()));
   out->resize(x.shape(), x.dtype());  // element by element, so out may be x
@@ -208,10 +197,10 @@ void softmax(const Tensor& x, int64_t axis, Tensor* out) {
 void softmax_grad(const Tensor& out, const Tensor& out_grad, int64_t axis, Tensor* x_grad) {
   SKIFF_CHECK(out.shape() == out_grad.shape() && out.dtype() == out_grad.dtype(),
               "softmax_grad: Out is ", out.type_str(), " but Out@GRAD is ", out_grad.type_str());
-  if (out.dtype() == DType::kBF16) {
+  if (out.dtype() == DType::kBF16) {  // as softmax: in float32, rounded once
     Tensor dx;
-    softmax_grad(widened(out), widened(out_grad), axis, &dx);
-    return cast(dx, DType::kBF16, x_grad);
+    softmax_grad(widen_bf16(out), widen_bf16(out_grad), axis, &dx);
+    return round_to_bf16(dx, x_grad);
   }
   const AxisBlocks s(out.shape(), normalize_axis("softmax_grad", axis, out.rank()));
   const Tensor y = input_handle(out), dy = input_handle(out_grad);
