@@ -116,8 +116,9 @@ void define_ps(nb::module_& m) {
       .def(
           "create_table",
           [](ps::Client& c, const std::string& name, bool dense, int dim, int64_t size,
-             const nb::dict& init, const nb::dict& optimizer, int admit_count, double ttl_secs,
-             const std::string& mode, int trainers, double barrier_timeout) {
+             const nb::dict& init, const nb::dict& optimizer, int admit_count,
+             double admit_probability, double ttl_secs, const std::string& mode, int trainers,
+             double barrier_timeout) {
             ps::TableSpec spec;
             spec.name = name;
             spec.dense = dense;
@@ -126,14 +127,15 @@ void define_ps(nb::module_& m) {
             spec.init = config_from<ps::InitializerConfig>(init, "initializer");
             spec.optimizer = config_from<ps::OptimizerConfig>(optimizer, "optimizer");
             spec.admit_count = admit_count;
+            spec.admit_probability = admit_probability;
             spec.ttl_secs = ttl_secs;
             nb::gil_scoped_release release;
             c.create_table(spec, mode_of(mode), trainers, barrier_timeout);
           },
           nb::arg("name"), nb::arg("dense") = false, nb::arg("dim") = 0, nb::arg("size") = 0,
           nb::arg("init") = nb::dict(), nb::arg("optimizer") = nb::dict(),
-          nb::arg("admit_count") = 0, nb::arg("ttl_secs") = 0.0, nb::arg("mode") = "async",
-          nb::arg("trainers") = 1, nb::arg("barrier_timeout") = 300.0)
+          nb::arg("admit_count") = 0, nb::arg("admit_probability") = 0.0, nb::arg("ttl_secs") = 0.0,
+          nb::arg("mode") = "async", nb::arg("trainers") = 1, nb::arg("barrier_timeout") = 300.0)
       .def(
           "pull_sparse",
           [](ps::Client& c, const std::string& table, const Ids& ids, int dim) {
@@ -173,7 +175,7 @@ void define_ps(nb::module_& m) {
       .def("barrier", &ps::Client::barrier, nb::arg("step"), Release())
       .def("save", &ps::Client::save, nb::arg("folder"), Release())
       .def("load", &ps::Client::load, nb::arg("folder"), Release())
-      .def("shrink", &ps::Client::shrink, Release())
+      .def("shrink", &ps::Client::shrink, nb::arg("untouched_secs") = 0.0, Release())
       .def("info",
            [](ps::Client& c) {
              std::vector<ps::TableInfo> tables;

@@ -545,11 +545,12 @@ void Client::load(const std::string& folder) {
   impl_->on_every_server<proto::TablesRequest, proto::Ack>("load", request, &Async::Load);
 }
 
-int64_t Client::shrink() {
-  proto::Ack request;
+int64_t Client::shrink(double untouched_secs) {
+  proto::ShrinkRequest request;
+  request.set_untouched_secs(untouched_secs);
   int64_t evicted = 0;
-  for (const auto& r :
-       impl_->on_every_server<proto::Ack, proto::ShrinkReply>("shrink", request, &Async::Shrink)) {
+  for (const auto& r : impl_->on_every_server<proto::ShrinkRequest, proto::ShrinkReply>(
+           "shrink", request, &Async::Shrink)) {
     evicted += r.evicted();
   }
   return evicted;

@@ -80,8 +80,9 @@ class Client {
   // Every server writes (reads) its shard of every table in `folder`.
   void save(const std::string& folder);
   void load(const std::string& folder);
-  // Evicts rows past their TTL; returns how many.
-  int64_t shrink();
+  // Evicts rows untouched for `untouched_secs` (when positive) or else for their table's
+  // ttl_secs, on every server; returns how many.
+  int64_t shrink(double untouched_secs = 0);
   // Each table's counts summed over the servers.
   std::vector<TableInfo> info();
   // Each server's state as seen by this client, in server order.

@@ -307,14 +307,17 @@ class Service final : public proto::ParameterServer::Service {
     });
   }
 
-  grpc::Status Shrink(grpc::ServerContext*, const proto::Ack*, proto::ShrinkReply* reply) override {
+  grpc::Status Shrink(grpc::ServerContext*, const proto::ShrinkRequest* request,
+                      proto::ShrinkReply* reply) override {
     return guarded([&] {
       const double now =
           std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
               .count();
       int64_t evicted = 0;
       for (auto& [name, table] : snapshot()) {
-        if (table->sparse) evicted += static_cast<int64_t>(table->sparse->shrink(now));
+        if (table->sparse) {
+          evicted += static_cast<int64_t>(table->sparse->shrink(now, request->untouched_secs()));
+        }
       }
       reply->set_evicted(evicted);
     });

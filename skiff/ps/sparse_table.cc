@@ -95,6 +95,8 @@ SparseTable::SparseTable(SparseTableConfig config) : config_(std::move(config)) 
               "': shards must be in [1, ", kMaxShards, "], got ", config_.shards);
   SKIFF_CHECK(config_.admit_count >= 0, "sparse table '", name, "': admit_count must be >= 0, got ",
               config_.admit_count);
+  SKIFF_CHECK(config_.admit_probability >= 0 && config_.admit_probability <= 1, "sparse table '",
+              name, "': admit_probability must be in [0, 1], got ", config_.admit_probability);
   SKIFF_CHECK(config_.ttl_secs >= 0, "sparse table '", name, "': ttl_secs must be >= 0, got ",
               config_.ttl_secs);
   check_initializer(config_.init, name);
@@ -123,11 +125,11 @@ float* SparseTable::touch(Shard& shard, int64_t id, double now) {
     return shard.data.data() + found->second * width_;
   }
   uint64_t count = 1;
-  if (config_.admit_count > 1) {
+  if (config_.admit_count > 1 || config_.admit_probability > 0) {
     auto [it, inserted] = shard.pending.try_emplace(id);
     count = ++it->second.count;
     it->second.last_touch = now;
-    if (count < static_cast<uint64_t>(config_.admit_count)) return nullptr;
+    if (!admits(id, count)) return nullptr;
     shard.pending.erase(it);
   }
   size_t slot = shard.add_row({id, count, now}, width_);
@@ -135,6 +137,14 @@ float* SparseTable::touch(Shard& shard, int64_t id, double now) {
   init_row(config_.init, id, row, config_.dim);
   init_state(config_.optimizer, row + config_.dim, config_.dim);
   return row;
+}
+
+bool SparseTable::admits(int64_t id, uint64_t count) const {
+  if (count < static_cast<uint64_t>(config_.admit_count)) return false;
+  if (config_.admit_probability <= 0 || config_.admit_probability >= 1) return true;
+  // 53 bits of a hash of (seed, id, count) as a uniform draw in [0, 1).
+  const uint64_t h = mix64(mix_id(id) ^ mix64(count + (config_.init.seed << 20)));
+  return static_cast<double>(h >> 11) * 0x1.0p-53 < config_.admit_probability;
 }
 
 void SparseTable::apply(Op op, const int64_t* ids, size_t n, const float* in, float* out) {
@@ -218,9 +228,10 @@ size_t SparseTable::size() const {
   return rows;
 }
 
-size_t SparseTable::shrink(double now_secs) {
-  if (config_.ttl_secs <= 0) return 0;
-  const double cutoff = now_secs - config_.ttl_secs;
+size_t SparseTable::shrink(double now_secs, double untouched_secs) {
+  const double ttl = untouched_secs > 0 ? untouched_secs : config_.ttl_secs;
+  if (ttl <= 0) return 0;
+  const double cutoff = now_secs - ttl;
   size_t evicted = 0;
   for (const auto& s : shards_) {
     std::lock_guard<std::mutex> lock(s->mu);

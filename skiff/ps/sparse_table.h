@@ -34,6 +34,11 @@ struct SparseTableConfig {
   // one call count once) this many times; 0 or 1: at first touch. Before that, pull gives
   // zeros and push drops the gradient (counted in Stats::dropped_unadmitted).
   int admit_count = 0;
+  // With a probability p in (0, 1], each touch of an id not admitted yet admits it with
+  // probability p (Paddle's ProbabilityEntry), drawn from a hash of the table's seed, the
+  // id and the touch's number: the same ids are admitted on every run. 0: no draw. With
+  // admit_count too, the draws start at the admit_count-th touch.
+  double admit_probability = 0;
   // shrink() evicts rows untouched for at least this long, in seconds; 0: never.
   double ttl_secs = 0;
   // Lock stripes: rows are spread over this many independently locked shards.
@@ -77,9 +82,10 @@ class SparseTable {
 
   // Rows currently held.
   size_t size() const;
-  // Evicts rows (and pending admission counts) untouched since now_secs - ttl_secs or
-  // earlier, on the config's clock; returns the rows evicted (0 when ttl_secs is 0).
-  size_t shrink(double now_secs);
+  // Evicts rows (and pending admission counts) untouched since now_secs - ttl or earlier,
+  // on the config's clock, where ttl is `untouched_secs` when positive, else the config's
+  // ttl_secs; returns the rows evicted (0 when both are 0).
+  size_t shrink(double now_secs, double untouched_secs = 0);
 
   // Writes every row (id, values, optimizer state, touch count, seconds since its last
   // touch) and the pending admission counts to `path` atomically (path + ".tmp", fsync,
@@ -101,6 +107,8 @@ class SparseTable {
   // The values (then state) of `id`'s row after counting one touch at `now`; nullptr
   // while the id is not admitted. Called with the shard locked.
   float* touch(Shard& shard, int64_t id, double now);
+  // Whether the `count`-th touch of `id`, not admitted yet, admits it.
+  bool admits(int64_t id, uint64_t count) const;
   size_t shard_of(int64_t id) const;
   double now() const;
 

@@ -54,6 +54,7 @@ void to_proto(const TableSpec& spec, proto::TableConfig* out) {
   opt->set_initial_g2sum(spec.optimizer.initial_g2sum);
   out->set_admit_count(spec.admit_count);
   out->set_ttl_secs(spec.ttl_secs);
+  out->set_admit_probability(spec.admit_probability);
 }
 
 proto::Mode to_proto(Mode mode) {
@@ -76,6 +77,7 @@ std::unique_ptr<SparseTable> make_sparse_table(const proto::TableConfig& config)
   c.optimizer = optimizer_of(config.optimizer());
   c.admit_count = config.admit_count();
   c.ttl_secs = config.ttl_secs();
+  c.admit_probability = config.admit_probability();
   return std::make_unique<SparseTable>(c);
 }
 
@@ -89,9 +91,15 @@ bool same_config(const proto::TableConfig& a, const proto::TableConfig& b) {
 }
 
 std::string describe(const proto::TableConfig& c) {
+  std::string admission;
+  if (c.admit_count() > 1) admission += str_cat(", admitted after ", c.admit_count(), " touches");
+  if (c.admit_probability() > 0) {
+    admission += str_cat(", admitted with probability ", c.admit_probability());
+  }
+  if (c.ttl_secs() > 0) admission += str_cat(", ttl ", c.ttl_secs(), " s");
   return str_cat(c.dense() ? str_cat("dense size ", c.size()) : str_cat("sparse dim ", c.dim()),
                  ", ", c.optimizer().kind(), " lr ", c.optimizer().lr(), ", ", c.init().kind(),
-                 " seed ", c.init().seed());
+                 " seed ", c.init().seed(), admission);
 }
 
 void fill_stats(const SparseTable& table, proto::TableStats* out) {

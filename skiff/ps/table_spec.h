@@ -18,8 +18,9 @@ struct TableSpec {
   int64_t size = 0;  // dense: floats
   InitializerConfig init;
   OptimizerConfig optimizer;
-  int admit_count = 0;  // sparse: touches before an id gets a row (0, 1: the first)
-  double ttl_secs = 0;  // sparse: shrink() evicts rows untouched this long (0: never)
+  int admit_count = 0;           // sparse: touches before an id gets a row (0, 1: the first)
+  double admit_probability = 0;  // sparse: each later touch admits with this chance (0: off)
+  double ttl_secs = 0;           // sparse: shrink() evicts rows untouched this long (0: never)
 };
 
 // async: each push is applied when it arrives; sync: the trainers' pushes of a step are

@@ -213,6 +213,41 @@ TEST(ParameterServer, GeoPushesAddDeltas) {
   for (int k = 0; k < 3; ++k) EXPECT_FLOAT_EQ(row[k], init[k] + delta[k]);
 }
 
+TEST(ParameterServer, IdsAreAdmittedOnEveryServerAndShrinkEvictsIdleRows) {
+  Cluster cluster(2);
+  Client client(cluster.endpoints, 0);
+  TableSpec spec = embedding("emb", 2);
+  spec.admit_count = 2;
+  client.create_table(spec, Mode::kAsync, 1);
+  std::vector<int64_t> ids;
+  for (int64_t i = 0; i < 40; ++i) ids.push_back(i * 1000003);  // spread over both servers
+  std::vector<float> rows(ids.size() * 2), grads(ids.size() * 2, 1.0f);
+  client.pull_sparse("emb", ids.data(), ids.size(), rows.data());
+  EXPECT_EQ(rows, std::vector<float>(rows.size(), 0.0f));   // one touch: not admitted yet
+  client.push_sparse("emb", ids.data(), 10, grads.data());  // the 2nd touch of 10: applied
+  client.pull_sparse("emb", ids.data(), ids.size(), rows.data());
+  std::vector<float> want = initial_rows(spec, ids);
+  for (size_t k = 0; k < 20; ++k) want[k] -= 0.1f;
+  EXPECT_EQ(rows, want);
+  TableInfo info = client.info()[0];
+  EXPECT_EQ(info.rows, 40);
+  EXPECT_EQ(info.dropped_unadmitted, 0);
+
+  // Another job asking for other admission gets an error naming the table.
+  TableSpec other = spec;
+  other.admit_probability = 0.5;
+  EXPECT_NE(error_of([&] { client.create_table(other, Mode::kAsync, 1); }).find("'emb'"),
+            std::string::npos);
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  client.pull_sparse("emb", ids.data(), 5, rows.data());
+  EXPECT_EQ(client.shrink(), 0);      // the table keeps rows forever (no ttl_secs)
+  EXPECT_EQ(client.shrink(0.2), 35);  // rows idle for 0.2 s: all but the 5 just pulled
+  info = client.info()[0];
+  EXPECT_EQ(info.rows, 5);
+  EXPECT_EQ(info.evicted, 35);
+}
+
 TEST(ParameterServer, SavedShardsLoadIntoNewServers) {
   const auto folder =
       std::filesystem::temp_directory_path() / ("skiff_ps_save" + std::to_string(::getpid()));

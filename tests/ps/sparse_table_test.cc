@@ -14,6 +14,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <string>
 #include <thread>
 #include <vector>
@@ -253,6 +254,49 @@ TEST(SparseTableTest, IdsAreAdmittedAfterEnoughTouches) {
   EXPECT_EQ(table.stats().dropped_unadmitted, 1u);
 }
 
+TEST(SparseTableTest, IdsAreAdmittedWithTheGivenProbabilityPerTouch) {
+  SparseTableConfig config = table_config(2);
+  config.admit_probability = 0.25;
+  SparseTable table(config);
+  const int64_t ids = 4000;
+  std::vector<int64_t> all(ids);
+  std::iota(all.begin(), all.end(), int64_t{0});
+  Row rows(ids * 2);
+  table.pull(all.data(), all.size(), rows.data());
+  const double first = static_cast<double>(table.size()) / ids;
+  EXPECT_NEAR(first, 0.25, 4 * std::sqrt(0.25 * 0.75 / ids));
+  table.pull(all.data(), all.size(), rows.data());  // a second chance: 1 - 0.75^2 in all
+  EXPECT_NEAR(static_cast<double>(table.size()) / ids, 1 - 0.75 * 0.75,
+              4 * std::sqrt(0.4375 * 0.5625 / ids));
+
+  // The draws depend on the seed, the id and the touch only: another table admits the same.
+  SparseTable again(config);
+  again.pull(all.data(), all.size(), rows.data());
+  again.pull(all.data(), all.size(), rows.data());
+  EXPECT_EQ(again.size(), table.size());
+  for (int64_t id = 0; id < ids; ++id) {
+    const bool here = pull(table, {id}) != Row(2, 0.0f);
+    const bool there = pull(again, {id}) != Row(2, 0.0f);
+    ASSERT_EQ(here, there) << "id " << id;
+  }
+
+  // With admit_count too, no id gets a row before that many touches.
+  config.admit_count = 3;
+  config.admit_probability = 1;
+  SparseTable counted(config);
+  pull(counted, {5});
+  pull(counted, {5});
+  EXPECT_EQ(counted.size(), 0u);
+  pull(counted, {5});
+  EXPECT_EQ(counted.size(), 1u);
+
+  config.admit_probability = 1.5;
+  EXPECT_NE(error_of([&] {
+              SparseTable bad(config);
+            }).find("sparse table 'emb': admit_probability must be in [0, 1], got 1.5"),
+            std::string::npos);
+}
+
 TEST(SparseTableTest, ShrinkEvictsRowsUntouchedForTheTtl) {
   double now = 0;
   SparseTableConfig config = table_config(2);
@@ -282,6 +326,19 @@ TEST(SparseTableTest, ShrinkEvictsRowsUntouchedForTheTtl) {
   SparseTable forever(table_config(2));
   pull(forever, {1});
   EXPECT_EQ(forever.shrink(1e12), 0u);
+}
+
+TEST(SparseTableTest, ShrinkTakesAnAgeOfItsOwn) {
+  double now = 0;
+  SparseTableConfig config = table_config(2);
+  config.clock = [&now] { return now; };
+  SparseTable table(config);  // no ttl of its own
+  pull(table, {1});
+  now = 4;
+  pull(table, {2});
+  EXPECT_EQ(table.shrink(6, 3), 1u);  // id 1: idle for 6 s
+  EXPECT_EQ(table.size(), 1u);
+  EXPECT_EQ(table.shrink(6), 0u);
 }
 
 class SparseTableFileTest : public ::testing::Test {

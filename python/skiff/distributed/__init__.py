@@ -9,9 +9,11 @@ from .collective import (CommunicationError, Group, ReduceOp, all_gather, all_ga
 from .env import ParallelEnv
 from .parallel import DataParallel, sync_params_buffers
 from . import fleet
+from .ps.entry import CountFilterEntry, ProbabilityEntry
 
 __all__ = ["CommunicationError", "Group", "ReduceOp", "all_gather", "all_gather_object",
            "all_reduce", "alltoall", "barrier", "broadcast", "destroy_process_group",
            "get_group", "get_rank", "get_world_size", "init_parallel_env", "irecv",
            "is_initialized", "isend", "new_group", "recv", "reduce", "reduce_scatter",
-           "scatter", "send", "ParallelEnv", "DataParallel", "sync_params_buffers", "fleet"]
+           "scatter", "send", "ParallelEnv", "DataParallel", "sync_params_buffers", "fleet",
+           "CountFilterEntry", "ProbabilityEntry"]

@@ -27,7 +27,8 @@ __all__ = ["init", "DistributedStrategy", "distributed_model", "distributed_opti
            "worker_index", "worker_num", "is_first_worker", "barrier_worker", "Role",
            "PaddleCloudRoleMaker", "UserDefinedRoleMaker", "is_server", "is_worker",
            "server_index", "server_num", "server_endpoints", "worker_endpoints",
-           "init_server", "run_server", "init_worker", "stop_worker", "save_persistables"]
+           "init_server", "run_server", "init_worker", "stop_worker", "save_persistables",
+           "shrink"]
 
 
 class _Fleet:
@@ -147,6 +148,7 @@ def save_persistables(executor=None, dirname=None, main_program=None, mode=0):
     ps_mode.save_persistables(executor, dirname, main_program, mode)
 
 
+shrink = ps_mode.shrink
 init_server = ps_mode.init_server
 run_server = ps_mode.run_server
 init_worker = ps_mode.init_worker

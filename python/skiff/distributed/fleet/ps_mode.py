@@ -36,6 +36,7 @@ meeting returns at once.
 """
 import importlib
 import os
+import warnings
 
 from ...framework.mode import mode as _framework_mode
 from .. import ps
@@ -46,7 +47,8 @@ from .strategy import DistributedStrategy
 __all__ = ["init", "active", "reset", "is_server", "is_worker", "is_first_worker",
            "worker_index", "worker_num", "server_index", "server_num", "server_endpoints",
            "worker_endpoints", "init_server", "run_server", "init_worker", "stop_worker",
-           "barrier_worker", "save_persistables", "distributed_optimizer", "distributed_model"]
+           "barrier_worker", "save_persistables", "shrink", "distributed_optimizer",
+           "distributed_model"]
 
 CONNECT_SECS = 60.0  # how long a trainer waits for the servers to come up
 FIRST_MEETING_STEP = 2**62
@@ -249,6 +251,21 @@ def save_persistables(executor=None, dirname=None, main_program=None, mode=0):
                          f"tables (mode 0)")
     os.makedirs(dirname, exist_ok=True)
     connection.save(os.path.abspath(dirname))
+
+
+def shrink(threshold=None, untouched_secs=None):
+    """Evicts the rows of the job's sparse tables that no trainer touched for
+    ``untouched_secs`` seconds (default: each table's ttl_secs; tables without one keep
+    their rows) and returns how many, over all servers: a table of an unbounded id space
+    stays bounded. Paddle's ``threshold`` scores rows by a CTR accessor's show/click
+    statistics, which skiff's tables do not keep; as Paddle's memory tables do, it is
+    ignored with a warning."""
+    connection = _connection("shrink")
+    if threshold is not None:
+        warnings.warn("fleet.shrink: threshold (a CTR accessor's score) is not used by "
+                      "skiff's tables, which evict rows by age; pass untouched_secs",
+                      stacklevel=2)
+    return connection.shrink(untouched_secs)
 
 
 def barrier_worker():

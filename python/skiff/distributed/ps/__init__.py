@@ -23,9 +23,10 @@ from .client import (Connection, barrier, connection, info, init, load, save, sh
                      shutdown, stop_servers)
 from .dense import DenseParameters
 from .embedding import DistributedEmbedding
+from .entry import CountFilterEntry, EntryAttr, ProbabilityEntry
 from .geo import GeoTrainer
 from .trainer import Trainer
 
 __all__ = ["Connection", "init", "connection", "barrier", "save", "load", "info", "shrink",
            "stop_servers", "shutdown", "DistributedEmbedding", "DenseParameters", "Trainer",
-           "GeoTrainer"]
+           "GeoTrainer", "EntryAttr", "CountFilterEntry", "ProbabilityEntry"]

@@ -96,9 +96,15 @@ class Connection:
         pushes, dropped_unadmitted, evicted."""
         return self.client.info()
 
-    def shrink(self):
-        """Evicts rows past their table's ttl_secs; returns how many."""
-        return self.client.shrink()
+    def shrink(self, untouched_secs=None):
+        """Evicts the rows of every sparse table that no pull or push touched for
+        ``untouched_secs`` seconds (default: the table's own ttl_secs; tables without one keep
+        their rows); returns how many, over all servers. An evicted id starts over: admitted
+        anew, from its initial row."""
+        if untouched_secs is not None and not untouched_secs > 0:
+            raise ValueError(f"ps.shrink: untouched_secs must be positive seconds, got "
+                             f"{untouched_secs!r}")
+        return self.client.shrink(float(untouched_secs or 0.0))
 
     def progress(self):
         """Each server as this trainer sees it, in server order: dicts of endpoint,
@@ -159,8 +165,8 @@ def info():
     return connection().info()
 
 
-def shrink():
-    return connection().shrink()
+def shrink(untouched_secs=None):
+    return connection().shrink(untouched_secs)
 
 
 def stop_servers():

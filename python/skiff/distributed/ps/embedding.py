@@ -10,6 +10,7 @@ from ...framework.core import eager_op
 from ...nn import Layer
 from ...tensor.creation import to_tensor, zeros
 from . import client
+from .entry import table_config
 
 __all__ = ["DistributedEmbedding", "as_int64_ids"]
 
@@ -45,7 +46,9 @@ class DistributedEmbedding(Layer):
     """Rows of ``embedding_dim`` floats by int64 id, kept in the sparse table ``name`` on
     the servers (sharded by id), created on first use by ``init`` and updated there by
     ``optimizer`` (dicts as _C.PsClient.create_table takes, e.g. {"kind": "uniform",
-    "low": -0.1, "high": 0.1, "seed": 1} and {"kind": "adagrad", "lr": 0.05}).
+    "low": -0.1, "high": 0.1, "seed": 1} and {"kind": "adagrad", "lr": 0.05}). ``entry``
+    (a CountFilterEntry or ProbabilityEntry, entry.py) admits new ids only when seen often
+    enough; ``ttl_secs`` > 0 lets ps.shrink() evict rows unused that long.
 
     forward(ids) returns the rows of ids (ids' shape plus [embedding_dim]) through the
     ps_pull_sparse op, which pulls each distinct id once; after backward, push(step) sends
@@ -59,14 +62,15 @@ class DistributedEmbedding(Layer):
     pushed).
     """
 
-    def __init__(self, name, embedding_dim, init=None, optimizer=None, admit_count=0,
+    def __init__(self, name, embedding_dim, init=None, optimizer=None, entry=None,
                  ttl_secs=0.0, connection=None):
         super().__init__()
         self.table, self.embedding_dim = str(name), int(embedding_dim)
         self._connection = client.connection(connection)
-        self._connection.create_table(self.table, dim=self.embedding_dim, init=dict(init or {}),
-                                      optimizer=dict(optimizer or {}),
-                                      admit_count=int(admit_count), ttl_secs=float(ttl_secs))
+        self._connection.create_table(
+            self.table, dim=self.embedding_dim, init=dict(init or {}),
+            optimizer=dict(optimizer or {}), ttl_secs=float(ttl_secs),
+            **table_config(entry, f"DistributedEmbedding '{self.table}'"))
         # Each forward's (ids, rows) since push() / train_locally().
         self._pulled = []
         self.geo = self._connection.mode == "geo"

@@ -34,6 +34,7 @@ import numpy as np
 from ... import _C
 from . import client
 from .dense import default_init
+from .entry import table_config
 
 __all__ = ["DistributedMinimizer", "init_worker", "stop_worker", "pending", "flush", "refresh"]
 
@@ -45,11 +46,12 @@ class Table:
     (rows of ``dim``) or dense (``shape``), with the servers' ``init`` and ``optimizer``
     dicts as _C.PsClient.create_table takes them."""
 
-    def __init__(self, param, shape, sparse, init, optimizer):
+    def __init__(self, param, shape, sparse, init, optimizer, admission=None):
         self.name = self.param = param
         self.shape, self.sparse = list(shape), bool(sparse)
         self.dim = self.shape[1] if sparse else 0
         self.init, self.optimizer = init, optimizer
+        self.admission = dict(admission or {})  # sparse: create_table's admit_* settings
 
     @property
     def width(self):
@@ -59,7 +61,7 @@ class Table:
     def create(self, connection):
         if self.sparse:
             connection.create_table(self.name, dim=self.dim, init=self.init,
-                                    optimizer=self.optimizer)
+                                    optimizer=self.optimizer, **self.admission)
         else:
             connection.create_table(self.name, dense=True, size=self.width, init=self.init,
                                     optimizer=self.optimizer)
@@ -135,13 +137,13 @@ class DistributedMinimizer:
         return step_ops, params_grads
 
     def _tables(self, main, startup, params_grads):
-        sparse = set()
+        sparse = {}  # the sparse tables' parameters: their entries (entry.py)
         for op in main.global_block().ops:
             if op.type == "embedding":
                 w = op.input("W")[0]
-                if op.attr("is_sparse") or getattr(main._vars.get((0, w)), "is_distributed",
-                                                   False):
-                    sparse.add(w)
+                var = main._vars.get((0, w))
+                if op.attr("is_sparse") or getattr(var, "is_distributed", False):
+                    sparse[w] = getattr(var, "ps_entry", None)
         tables = []
         for param, _ in params_grads:
             shape = list(param.shape)
@@ -149,11 +151,14 @@ class DistributedMinimizer:
                 raise ValueError(f"DistributedMinimizer: parameter '{param.name}' is "
                                  f"{param._dtype_name}; the parameter servers hold float32")
             optimizer = _server_optimizer(self._optimizer, param)
+            admission = None
             if param.name in sparse:
                 init = _sparse_init(startup, param.name)
+                admission = table_config(sparse[param.name], f"sparse table '{param.name}'")
             else:
                 init = default_init(shape, param.name)  # replaced by trainer 0's values
-            tables.append(Table(param.name, shape, param.name in sparse, init, optimizer))
+            tables.append(Table(param.name, shape, param.name in sparse, init, optimizer,
+                                admission))
         return tables
 
 

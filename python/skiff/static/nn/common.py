@@ -6,7 +6,7 @@ import math
 from ... import _C
 from ...framework.param import ParamAttr, create_parameter, unique_name
 
-__all__ = ["fc", "conv2d", "batch_norm", "embedding"]
+__all__ = ["fc", "conv2d", "batch_norm", "embedding", "sparse_embedding"]
 
 
 def _activation(x, act):
@@ -118,8 +118,40 @@ def embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=No
     table's gradient selected rows; ``is_distributed`` marks the table for the parameter
     servers (skiff.distributed.ps.program), as ``is_sparse`` does there."""
     from ...nn import functional as F
-    prefix = unique_name.generate("embedding")
-    w = _param(prefix, "w_0", [int(size[0]), int(size[1])], dtype, param_attr)
+    w = _embedding_table(size, param_attr, dtype, is_distributed)
+    return F.embedding(input, w, padding_idx=padding_idx, sparse=is_sparse)
+
+
+def _embedding_table(size, param_attr, dtype, is_distributed, entry=None):
+    w = _param(unique_name.generate("embedding"), "w_0", [int(size[0]), int(size[1])], dtype,
+               param_attr)
     if is_distributed:
         w.is_distributed = True
-    return F.embedding(input, w, padding_idx=padding_idx, sparse=is_sparse)
+        w.ps_entry = entry
+    return w
+
+
+def sparse_embedding(input, size, padding_idx=None, is_test=False, entry=None,
+                     table_class="MemorySparseTable", param_attr=None, dtype="float32",
+                     slot=None):
+    """Paddle's sparse_embedding: an embedding whose table lives on the parameter servers
+    once the program is split (skiff.distributed.ps.program), keyed by any int64 id;
+    ``size`` is [rows of the trainer's unsplit table, row width]. ``entry`` (a
+    skiff.distributed CountFilterEntry or ProbabilityEntry) admits new ids only when seen
+    often enough; before that their rows read zeros. ``slot`` (a feature slot of Paddle's
+    CTR accessors) changes nothing."""
+    from ...distributed.ps.entry import table_config
+    if is_test:
+        raise ValueError("sparse_embedding: is_test=True (lookups that make no rows) is not "
+                         "supported: skiff's servers give an unseen id its initial row (or "
+                         "zeros until an entry admits it); leave is_test False")
+    if table_class != "MemorySparseTable":
+        raise ValueError(f"sparse_embedding: table_class {table_class!r}; skiff's servers hold "
+                         f"tables in memory ('MemorySparseTable')")
+    if dtype != "float32":
+        raise ValueError(f"sparse_embedding: dtype {dtype!r}; the parameter servers hold "
+                         f"float32 rows")
+    from ...nn import functional as F
+    table_config(entry, "sparse_embedding")  # (checks the entry)
+    w = _embedding_table(size, param_attr, dtype, True, entry)
+    return F.embedding(input, w, padding_idx=padding_idx, sparse=True)
