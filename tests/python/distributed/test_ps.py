@@ -4,6 +4,7 @@ end with the parameters one process gets training on the union batches (1e-6); t
 saved through the client and loaded by a fresh pair of servers continue identically;
 async mode gets about the same loss and AUC; bad ids, a table of another dim and an
 unreachable server fail clearly."""
+import os
 import socket
 import time
 from pathlib import Path
@@ -58,15 +59,15 @@ def job_factory(tmp_path):
         job.kill()
 
 
-def model_on(connection, vocab):
-    """A single-process CTR model holding the servers' current values: the rows of every
-    id of ``vocab`` and the dense tables (as a Trainer names them)."""
-    embedding = ps.DistributedEmbedding("emb", ps_ctr.DIM, init=ps_ctr.EMBEDDING_INIT,
-                                        optimizer=ps_ctr.SGD, connection=connection)
+def model_on(connection, vocab, m=ps_ctr):
+    """A single-process CTR model (of module ``m``) holding the servers' current values:
+    the rows of every id of ``vocab`` and the dense tables (as a Trainer names them)."""
+    embedding = ps.DistributedEmbedding("emb", m.DIM, init=m.EMBEDDING_INIT, optimizer=m.SGD,
+                                        connection=connection)
     ids = vocab.reshape(-1)
-    model = ps_ctr.CTR(ps_ctr.LocalEmbedding(ids, embedding.pull(ids)))
+    model = m.CTR(m.LocalEmbedding(ids, embedding.pull(ids)))
     dense = list(model.fc1.parameters()) + list(model.fc2.parameters())
-    ps.DenseParameters(dense, optimizer=ps_ctr.SGD, connection=connection).pull()
+    ps.DenseParameters(dense, optimizer=m.SGD, connection=connection).pull()
     return model
 
 
@@ -85,29 +86,31 @@ def data():
     return ps_ctr.make_data()
 
 
-def train_single_process(data, batch):
+def train_single_process(data, batch, m=ps_ctr, vocab=None):
     """One process on consecutive batches of ``batch`` with SGD lr 0.1, from the initial
-    values a fresh single server gives: {"states": {step: state}, "losses", "eval": (loss,
-    auc)}."""
-    vocab, train_ids, train_labels, eval_ids, eval_labels = data
+    values a fresh single server gives (the CTR model of module ``m``, with the rows of
+    ``vocab``, default every id of the data's vocabulary): {"states": {step: state},
+    "losses", "eval": (loss, auc)}."""
+    _, train_ids, train_labels, eval_ids, eval_labels = data
+    vocab = data[0] if vocab is None else vocab
     server = _C.PsServer(address="127.0.0.1:0", shard=0, shards=1)
     try:
-        model = model_on(ps.Connection([f"127.0.0.1:{server.port}"], 0, 1), vocab)
+        model = model_on(ps.Connection([f"127.0.0.1:{server.port}"], 0, 1), vocab, m)
     finally:
         server.shutdown()
-    opt = skiff.optimizer.SGD(learning_rate=ps_ctr.LR, parameters=model.parameters())
+    opt = skiff.optimizer.SGD(learning_rate=m.LR, parameters=model.parameters())
     states, losses = {0: state_of(model, vocab)}, []
     for step in range(len(train_ids) // batch):
         rows = slice(step * batch, (step + 1) * batch)
-        loss = ps_ctr.loss_of(model, train_ids[rows], train_labels[rows])
+        loss = m.loss_of(model, train_ids[rows], train_labels[rows])
         loss.backward()
         opt.step()
         opt.clear_grad()
         losses.append(float(loss))
-        if step + 1 in (HALF, ps_ctr.STEPS):
+        if step + 1 in (m.STEPS // 2, m.STEPS):
             states[step + 1] = state_of(model, vocab)
     return {"states": states, "losses": losses,
-            "eval": ps_ctr.evaluate(model, eval_ids, eval_labels)}
+            "eval": m.evaluate(model, eval_ids, eval_labels)}
 
 
 @pytest.fixture(scope="module")
@@ -150,6 +153,41 @@ def test_sync_two_trainers_equal_single_process(sync_run, reference):
     assert difference <= 1e-6
     assert loss_difference <= 1e-6
     assert reference["eval"][1] > 0.7, reference["eval"]  # the model learns
+
+
+@pytest.fixture
+def w5():
+    """ps_ctr as W5 (26 fields of a 1M-id table, rows of 16, MLP 416-256-1, batch 512), here
+    and in the trainers this test starts."""
+    previous = os.environ.get("SKIFF_PS_CTR_MODEL")
+    os.environ["SKIFF_PS_CTR_MODEL"] = "w5"
+    try:
+        yield load_worker("ps_ctr")
+    finally:
+        if previous is None:
+            del os.environ["SKIFF_PS_CTR_MODEL"]
+        else:
+            os.environ["SKIFF_PS_CTR_MODEL"] = previous
+
+
+def test_sync_w5_equals_single_process(w5, job_factory):
+    """W5 itself on 2 servers x 2 trainers (256 samples each per step): after 200 sync steps
+    the rows of every id the batches touched and the MLP equal one process training on the
+    batches of 512 (1e-6)."""
+    data = w5.make_data()
+    touched = np.unique(np.concatenate([data[1].reshape(-1), data[3].reshape(-1)]))
+    reference = train_single_process(data, w5.BATCH, w5, touched)
+    job = job_factory("w5")
+    job.train("sync", 0, w5.STEPS, timeout=240)
+    connection = job.connect("sync")
+    state = state_of(model_on(connection, touched, w5), touched)
+    job.stop(connection)
+    difference = max_difference(state, reference["states"][w5.STEPS])
+    moved = max_difference(reference["states"][w5.STEPS], reference["states"][0])
+    print(f"\nW5 sync vs single process after {w5.STEPS} steps ({len(touched)} rows): max "
+          f"|difference| {difference:.3g} (parameters moved by up to {moved:.3g})")
+    assert moved > 0.02
+    assert difference <= 1e-6
 
 
 def test_fresh_servers_load_and_continue_identically(sync_run, reference, job_factory, data):

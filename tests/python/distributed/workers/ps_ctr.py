@@ -1,14 +1,25 @@
 """The CTR model and data of the parameter-server tests: 8 sparse fields of 3 ids each
 (ids spread over the whole int64 range, Zipf-like popularity), each field's rows summed,
-concatenated, an MLP and a logit; labels drawn from a hidden per-id weight model."""
+concatenated, an MLP and a logit; labels drawn from a hidden per-id weight model.
+
+With SKIFF_PS_CTR_MODEL=w5 in the environment it is W5 (the shared workloads' sparse CTR
+step): 26 fields of one id from a table of 1M ids (38461 per field), rows of 16, an MLP
+416-256-1, batches of 512."""
+import os
+
 import numpy as np
 
 import skiff
 import skiff.nn as nn
 import skiff.nn.functional as F
 
-FIELDS, IDS_PER_FIELD, DIM, VOCAB = 8, 3, 8, 100
-BATCH, STEPS, EVAL = 64, 200, 2048
+MODEL = os.environ.get("SKIFF_PS_CTR_MODEL", "small")
+if MODEL == "w5":
+    FIELDS, IDS_PER_FIELD, DIM, VOCAB, HIDDEN = 26, 1, 16, 1_000_000 // 26, 256
+    BATCH, STEPS, EVAL = 512, 200, 2048
+else:
+    FIELDS, IDS_PER_FIELD, DIM, VOCAB, HIDDEN = 8, 3, 8, 100, 32
+    BATCH, STEPS, EVAL = 64, 200, 2048
 LR = 0.1
 SIGNAL = 4.0  # the hidden logit's std
 EMBEDDING_INIT = {"kind": "uniform", "low": -0.1, "high": 0.1, "seed": 11}
@@ -41,8 +52,8 @@ class CTR(nn.Layer):
     def __init__(self, embedding):
         super().__init__()
         self.embedding = embedding
-        self.fc1 = nn.Linear(FIELDS * DIM, 32)
-        self.fc2 = nn.Linear(32, 1)
+        self.fc1 = nn.Linear(FIELDS * DIM, HIDDEN)
+        self.fc2 = nn.Linear(HIDDEN, 1)
 
     def forward(self, ids):  # ids [B, FIELDS, IDS_PER_FIELD]
         pooled = self.embedding(ids).sum(axis=2).reshape([-1, FIELDS * DIM])
