@@ -106,9 +106,10 @@ def test_probability_entry_admits_the_same_ids_in_every_job(server):
     connection = ps.Connection([server], 0, 1, "async")
     ids = np.arange(2000, dtype=np.int64)
     admitted = []
+    init = {"kind": "uniform", "low": -1, "high": 1, "seed": 3}
     for table in ("a", "b"):
-        emb = ps.DistributedEmbedding(table, DIM, init={"kind": "uniform", "low": -1, "high": 1, "seed": 3},
-                                      entry=ProbabilityEntry(0.3), connection=connection)
+        emb = ps.DistributedEmbedding(table, DIM, init=init, entry=ProbabilityEntry(0.3),
+                                      connection=connection)
         admitted.append(np.any(emb.pull(ids) != 0, axis=1))
     assert abs(admitted[0].mean() - 0.3) < 4 * np.sqrt(0.3 * 0.7 / len(ids))
     np.testing.assert_array_equal(admitted[0], admitted[1])
