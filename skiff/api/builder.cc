@@ -1,5 +1,6 @@
 #include "skiff/api/builder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -145,6 +146,11 @@ void BlockBuilder::while_loop(const std::string& cond,
   int sub = build_sub_block(body);
   std::vector<std::string> reads, writes;
   outer_vars(sub, &reads, &writes);
+  // A loop that runs no step leaves every outer variable it writes as it was: the op
+  // reads them all (their gradients then pass through such a loop, and are cut by a
+  // step that overwrites them without reading them).
+  for (const auto& w : writes)
+    if (std::find(reads.begin(), reads.end(), w) == reads.end()) reads.push_back(w);
   bool updates_cond = false;
   for (const auto& w : writes) updates_cond = updates_cond || w == cond;
   SKIFF_CHECK(updates_cond, "while_loop at ", loc.str(), ": the body never writes the condition '",

@@ -92,7 +92,11 @@ class Renamer {
     for (size_t j = 0; j < writes[0]; ++j) read_first = read_first || touches(p_, ops[j], v, false);
     // Outside kept scopes the last write takes the name, so an entry value that is
     // read (before the first write, or by it) needs a copy of its own.
-    bool snapshot = !outer && (read_first || reads(ops[writes[0]], v));
+    // (A local that is not persistable has no value before the block's first write of
+    // it, even when that write is a loop that lists it as an input.)
+    const bool value_before =
+        p_.find_var(block_, v)->persistable || !p_.block(block_).find_local_var(v);
+    bool snapshot = !outer && (read_first || (reads(ops[writes[0]], v) && value_before));
     if (!any && !snapshot) return;
 
     std::vector<OpDesc> out;
@@ -106,10 +110,14 @@ class Renamer {
       OpDesc op = ops[j];
       const bool is_write = k < writes.size() && writes[k] == j;
       const bool cf = !op.sub_blocks().empty();
-      if (is_write && cf && reads(op, v)) {
-        // A loop or branch updating v in place: give it its own copy to update.
+      if (is_write && cf) {
+        // A loop or branch writing v updates it in place even when its body does not
+        // read v: a loop that runs no step (a branch not taken) leaves the value v had.
+        // It gets its own copy of that value to update (none when v has none yet: a
+        // local first written by this op).
         std::string target = renamed(k) ? fresh(v) : v;
-        if (target != cur) out.push_back(assign_op(cur, target));
+        const bool has_value = k > 0 || cur != v || outer || value_before;
+        if (target != cur && has_value) out.push_back(assign_op(cur, target));
         if (target != v) rename_everywhere(p_, op, v, target);
         cur = target;
       } else {

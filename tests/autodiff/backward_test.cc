@@ -142,6 +142,30 @@ TEST(Backward, WhileLoopOverTensorArrays) {
                       {"x2", random_tensor({1, 2}, kF64, 11)}});
 }
 
+// z = z0; for i < n: z = tanh(x @ W)   (the loop writes z without reading it); loss =
+// sum(z * z): with no step z keeps z0's value, whose gradient then flows to z0.
+TEST(Backward, WhileLoopWritesAVariableItDoesNotRead) {
+  for (int steps : {2, 0}) {
+    Program p;
+    BlockBuilder b(&p);
+    b.persistable("W", kF64, {2, 2});
+    b.persistable("x", kF64, {1, 2});
+    b.persistable("z0", kF64, {1, 2});
+    std::string z = unary(b, "assign", "z0");
+    std::string i = constant(b, 0), n = constant(b, steps);
+    std::string cond = testing::less_than(b, i, n);
+    b.while_loop(cond, [&](BlockBuilder& body) {
+      body.assign(unary(body, "tanh", matmul(body, "x", "W")), z);
+      testing::step_counter(body, i, n, cond);
+    });
+    std::string loss = b.apply("reduce_sum", {{"X", {mul(b, z, z)}}});
+    check_program_grad(p, loss,
+                       {{"W", random_tensor({2, 2}, kF64, 30)},
+                        {"x", random_tensor({1, 2}, kF64, 31)},
+                        {"z0", random_tensor({1, 2}, kF64, 32)}});
+  }
+}
+
 TEST(Backward, NestedWhileLoops) {
   Program p;
   BlockBuilder b(&p);

@@ -26,14 +26,11 @@ class ConversionError(Exception):
 
 
 class _ExprConverter(ast.NodeTransformer):
-    """Rewrites expressions (not entering lambdas or comprehensions' own scopes less
-    than needed: their bodies run in Python and stay as written)."""
+    """Rewrites expressions, lambdas' bodies included (converted code calls its lambdas
+    as they are: converter.convert_callee)."""
 
     def __init__(self, loc):
         self.loc = loc
-
-    def visit_Lambda(self, node):
-        return node
 
     def visit_BoolOp(self, node):
         self.generic_visit(node)

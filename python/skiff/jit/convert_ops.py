@@ -4,29 +4,9 @@ ops through skiff.static when a condition is a static Variable (tracing)."""
 from .. import _C
 from ..framework import core
 from . import static_control
+from .static_control import UndefinedVar  # noqa: F401 (converted code's name for it)
 
 Error = _C.Error
-
-
-class UndefinedVar:
-    """The value of a name nothing has assigned yet; any use raises the error Python
-    would (UnboundLocalError), naming the variable."""
-    __slots__ = ("name",)
-
-    def __init__(self, name):
-        object.__setattr__(self, "name", name)
-
-    def _fail(self, *args, **kwargs):
-        raise UnboundLocalError(
-            f"local variable '{self.name}' is used before a value is assigned to it")
-
-    __getattr__ = __call__ = __getitem__ = __iter__ = __len__ = __bool__ = _fail
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
-    __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = __neg__ = _fail
-    __lt__ = __le__ = __gt__ = __ge__ = __index__ = __int__ = __float__ = _fail
-
-    def __repr__(self):
-        return f"<undefined {self.name}>"
 
 
 def get_vars(frame_locals, names):
@@ -151,12 +131,25 @@ def for_length(seq):
 def for_item(seq, i):
     if isinstance(seq, list):
         if is_static(i):
-            from ..static.source import user_source
-            raise Error(f"{user_source()}: to_static cannot index a Python list by a Tensor: "
-                        "this `for` loop over a list became a tensor loop (a `break` or the "
-                        "loop's condition depends on a Tensor); iterate over a Tensor instead")
+            # The `for` over a list became a tensor loop (a `break` or its condition depends
+            # on a Tensor): a list of Tensors is read as a tensor array.
+            return static_control.array_read(_list_as_array(seq), i)
         return seq[i]
     return static_control.item(seq, i)
+
+
+def _list_as_array(items):
+    values = [static_control.as_program_var(v) if static_control.is_eager_tensor(v) else v
+              for v in items]
+    dtypes = {v._dtype_name for v in values if is_static(v)}
+    if not values or len(dtypes) != 1 or not all(is_static(v) for v in values):
+        from ..static.source import user_source
+        kinds = ", ".join(sorted({static_control.describe(v) for v in values})) or "nothing"
+        raise Error(f"{user_source()}: this `for` loop over a list became a tensor loop (a "
+                    f"`break` or the loop's condition depends on a Tensor), so the list is read "
+                    f"by a Tensor index as a tensor array, which holds Tensors of one dtype; it "
+                    f"holds {kinds}")
+    return static_control.new_array(values[0]._dtype_name, values)
 
 
 def convert_shape(x):

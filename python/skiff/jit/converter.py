@@ -3,6 +3,7 @@ lowering passes and the control-flow conversion, and compiles the result against
 function's own globals and closure, keeping the user's file name and line numbers."""
 import ast
 import inspect
+import linecache
 import os
 import sys
 import textwrap
@@ -15,6 +16,7 @@ from . import config, convert_ops
 from .ast_convert import BlockConverter, ConversionError
 
 _converted = {}  # code object -> (converted code, or an Error to raise)
+_converted_lambdas = set()  # code of the lambdas in converted code (converted with it)
 _SKIFF_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 _LIBRARY_DIRS = tuple({os.path.abspath(p) for p in (sys.prefix, sys.base_prefix,
                                                     sys.exec_prefix)})
@@ -31,19 +33,61 @@ def not_to_static(fn):
 
 
 def _parse(fn):
+    code = fn.__code__
+    if code.co_name == "<lambda>":
+        return _parse_lambda(code)
     try:
         # From the code object: inspect would follow a decorator's __wrapped__ to the
         # function it wraps, and convert that body in the wrapper's place.
-        lines, start = inspect.getsourcelines(fn.__code__)
+        lines, start = inspect.getsourcelines(code)
     except (OSError, TypeError) as e:
         raise _C.Error(f"to_static needs the source of {fn.__qualname__} ({e})") from None
     tree = ast.parse(textwrap.dedent("".join(lines)))
     ast.increment_lineno(tree, start - 1)
-    fdef = tree.body[0]
-    if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        raise _C.Error(f"{fn.__code__.co_filename}:{start}: to_static converts functions "
-                       "defined with `def`, not lambdas")
-    return fdef
+    return tree.body[0]
+
+
+def _parse_lambda(code):
+    """A lambda (made outside converted code) as the function `_jst_lambda` returning its
+    expression, found in its file's source by its line and arguments (and, when several
+    lambdas on that line take the same arguments, by where its body starts)."""
+    where = f"{code.co_filename}:{code.co_firstlineno}"
+    source = "".join(linecache.getlines(code.co_filename))
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        tree = None
+    if tree is None or not source:
+        raise _C.Error(f"to_static needs the source of the lambda at {where}")
+    argc = code.co_argcount + code.co_kwonlyargcount + \
+        bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    names = code.co_varnames[:argc]
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
+             and n.lineno == code.co_firstlineno and _arg_names(n.args) == names]
+    if len(found) > 1:
+        starts = _starts(code)
+        found = [n for n in found if (n.body.lineno, n.body.col_offset) in starts]
+    if len(found) != 1:
+        raise _C.Error(f"{where}: to_static cannot tell this lambda from the others on its "
+                       f"line; define it with `def`")
+    (lam,) = found
+    fdef = ast.FunctionDef(name="_jst_lambda", args=lam.args,
+                           body=[ast.copy_location(ast.Return(value=lam.body), lam.body)],
+                           decorator_list=[], returns=None, type_params=[])
+    return ast.copy_location(fdef, lam)
+
+
+def _arg_names(args):
+    positional = [a.arg for a in args.posonlyargs + args.args]
+    rest = [a.arg for a in args.kwonlyargs]
+    rest += [args.vararg.arg] if args.vararg else []
+    rest += [args.kwarg.arg] if args.kwarg else []
+    return tuple(positional + rest)
+
+
+def _starts(code):
+    """(line, column) where each of the code's instructions starts."""
+    return {(p[0], p[2]) for p in code.co_positions() if p[0] is not None}
 
 
 class _Rewrite(ast.NodeTransformer):
@@ -141,8 +185,18 @@ def _compile(fn):
     ast.fix_missing_locations(module)
     compiled = compile(module, code.co_filename, "exec")
     factory_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
-    return next(c for c in factory_code.co_consts
-                if isinstance(c, types.CodeType) and c.co_name == fdef.name)
+    converted = next(c for c in factory_code.co_consts
+                     if isinstance(c, types.CodeType) and c.co_name == fdef.name)
+    _converted_lambdas.update(_lambdas_in(converted))
+    return converted
+
+
+def _lambdas_in(code):
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            if c.co_name == "<lambda>":
+                yield c
+            yield from _lambdas_in(c)
 
 
 def _cell(value):
@@ -205,7 +259,7 @@ def convert_callee(fn):
     if replacement is not None:
         return replacement
     if isinstance(fn, types.FunctionType):
-        return _try_convert(fn)
+        return fn if fn.__code__ in _converted_lambdas else _try_convert(fn)
     if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
         converted = _try_convert(fn.__func__)
         return fn if converted is fn.__func__ else types.MethodType(converted, fn.__self__)

@@ -8,7 +8,7 @@ from .._C import Tensor
 from ..framework import dtype as dt
 from ..framework.core import eager_op
 from ..framework.mode import mode
-from .static_control import ArrayList, flatten, is_static_var, unflatten
+from .static_control import ArrayList, UndefinedVar, flatten, is_static_var, unflatten
 
 Error = _C.Error
 _FLOATS = ("float32", "float64", "bfloat16")
@@ -118,6 +118,10 @@ class ConcreteProgram:
         self.out_leaves = leaves
         self.output_names = []
         for leaf in leaves:
+            if isinstance(leaf, UndefinedVar):  # (as Python's `return name` would fail)
+                raise UnboundLocalError(f"local variable '{leaf.name}' is used before a value "
+                                        f"is assigned to it (returned by "
+                                        f"{static_fn.__qualname__})")
             if isinstance(leaf, ArrayList) or (is_static_var(leaf) and
                                                leaf.type == "tensor_array"):
                 raise Error(f"to_static: {static_fn.__qualname__} returns a list grown in a "

@@ -3,6 +3,7 @@ blocks of one skiff.static.nn.cond, and each live variable is merged leaf by lea
 Python numbers that differ between the branches (or face a Tensor) become tensors;
 the branches are traced again when the first one has to change what it returns."""
 from .. import _C
+from .ast_lowering import RETURN_VALUE
 from .static_control import (_is_number, _is_undefined, _known_shape, _number_dtype,
                              as_program_var, constant, describe, flatten, is_eager_tensor,
                              is_static_var, unflatten)
@@ -28,6 +29,25 @@ def _leaf_plan(a, b, name, loc):
     zeros, full, ...) merge as the program variables they become."""
     if is_eager_tensor(a) and a is b:
         return None
+    from .static_loops import Unset
+    for unset, other in ((a, b), (b, a)):
+        if not _is_undefined(unset) or not (_tensor(other) or _is_number(other)):
+            continue
+        if isinstance(unset, Unset):
+            # A variable an enclosing loop assigns first here: that loop learns what it is.
+            raise unset.learned(as_program_var(other) if is_eager_tensor(other) else other)
+        if name == RETURN_VALUE:
+            # The value of a `return` in one branch: read only where the return flag set
+            # beside it holds, so the other branch holds zeros of its dtype and shape.
+            if _is_number(other):
+                return (_number_dtype(other), [])
+            shape = list(other.shape)
+            if any(d < 0 for d in shape):
+                raise Error(f"{loc}: a `return` inside a loop, in a branch of this `if` on a "
+                            f"Tensor, returns a Tensor of shape {shape}, known only when the "
+                            f"program runs; assign the result to a variable defined before "
+                            f"the loop and `break` instead")
+            return (other._dtype_name, shape)
     if _tensor(a) and _tensor(b):
         if is_static_var(a) and is_static_var(b) and a.type != b.type:
             raise Error(f"{loc}: variable '{name}' is {describe(a)} in the true branch and "
@@ -56,7 +76,8 @@ def _leaf_plan(a, b, name, loc):
         return None
     raise Error(f"{loc}: variable '{name}' is {describe(a)} in the true branch and "
                 f"{describe(b)} in the false branch of this `if` on a Tensor; to_static can "
-                f"merge only Tensors and numbers")
+                f"merge only Tensors and numbers, so make it a Tensor in both branches (e.g. "
+                f"skiff.to_tensor) or compute it before the `if`")
 
 
 def _safe_equal(a, b):
@@ -72,7 +93,7 @@ def _as_tensor(value, plan_entry):
         return value
     if is_eager_tensor(value):
         return as_program_var(value)
-    return constant(value, dtype, shape or [])
+    return constant(0 if _is_undefined(value) else value, dtype, shape or [])
 
 
 def ifelse(pred, true_fn, false_fn, values, names, live, loc):
@@ -151,5 +172,5 @@ def _leaf_count(spec):
 
 
 def _undefined(name):
-    from .convert_ops import UndefinedVar
+    from .static_control import UndefinedVar
     return UndefinedVar(name)

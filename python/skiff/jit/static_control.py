@@ -23,8 +23,28 @@ def is_array(x):
     return isinstance(x, ArrayList) or (is_static_var(x) and x.type == "tensor_array")
 
 
+class UndefinedVar:
+    """The value of a name nothing has assigned yet; any use raises the error Python
+    would (UnboundLocalError), naming the variable."""
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        object.__setattr__(self, "name", name)
+
+    def _fail(self, *args, **kwargs):
+        raise UnboundLocalError(
+            f"local variable '{self.name}' is used before a value is assigned to it")
+
+    __getattr__ = __call__ = __getitem__ = __iter__ = __len__ = __bool__ = _fail
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
+    __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = __neg__ = _fail
+    __lt__ = __le__ = __gt__ = __ge__ = __index__ = __int__ = __float__ = _fail
+
+    def __repr__(self):
+        return f"<undefined {self.name}>"
+
+
 def _is_undefined(x):
-    from .convert_ops import UndefinedVar
     return isinstance(x, UndefinedVar)
 
 

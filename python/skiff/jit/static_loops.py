@@ -1,11 +1,17 @@
 """A converted loop whose condition became a Tensor: the remaining steps are one
 skiff.static.nn.while_loop over the loop-carried variables. Python numbers become
-tensors before the loop (traced again with the dtype the body gives them), Tensors the
-function made eagerly (to_tensor, zeros, full, ...) program variables holding their
-values, lists become tensor arrays, and a variable the loop cannot carry is an error
-naming it."""
+tensors before the loop (traced again with the dtype and shape the body gives them),
+Tensors the function made eagerly (to_tensor, zeros, full, ...) program variables holding
+their values, lists become tensor arrays, and a variable the loop cannot carry is an error
+naming it.
+
+A variable the loop assigns before reading it but that has no value before the loop (a
+result first computed in the loop, the value of a `return` inside it) is traced once as
+unset: the body's first assignment tells its dtype and shape, and the loop is built again
+carrying zeros of them (what it holds only if the loop runs no step, where Python would
+have no value at all). A body that reads it before assigning it is refused."""
 from .. import _C
-from .static_control import (ArrayList, _is_number, _is_undefined, _number_dtype,
+from .static_control import (ArrayList, UndefinedVar, _is_number, _is_undefined, _number_dtype,
                              as_condition, as_program_var, constant, describe, flatten, is_array,
                              is_eager_tensor, is_static_var, new_array, unflatten)
 from .ast_lowering import RETURN_VALUE
@@ -19,15 +25,61 @@ class _Retype(Exception):
         self.position, self.dtype = position, dtype
 
 
-def _undefined_error(name, loc, value):
+class Learned(Exception):
+    """Leaf ``position`` of ``loop`` (unset before it, or a Python number the body
+    reshapes) gets a value of ``dtype`` and ``shape`` in the body: build the loop again."""
+
+    def __init__(self, loop, position, dtype, shape, name):
+        super().__init__()
+        self.loop, self.position, self.dtype, self.shape, self.name = \
+            loop, position, dtype, list(shape), name
+
+
+class Unset(UndefinedVar):
+    """A loop variable with no value before the loop, while its body is traced to learn
+    what the body assigns to it (static_branches raises Learned for one merged with a
+    value, the loop for one the step returns)."""
+    __slots__ = ("loop", "position")
+
+    def __init__(self, name, loop, position):
+        super().__init__(name)
+        object.__setattr__(self, "loop", loop)
+        object.__setattr__(self, "position", position)
+
+    def learned(self, value):
+        """Learned for ``value`` (a Tensor or a number) assigned to this variable; the
+        loop's refusal when the value cannot start a loop (unknown dims, other kinds)."""
+        if is_static_var(value) and getattr(value, "type", None) != "tensor_array":
+            dtype, shape = value._dtype_name, list(value.shape)
+        elif _is_number(value):
+            dtype, shape = _number_dtype(value), []
+        else:
+            raise _undefined_error(self.name, self.loop.loc, None,
+                                   f"the loop assigns it {describe(value)}")
+        if any(d < 0 for d in shape):
+            raise _undefined_error(self.name, self.loop.loc, None,
+                                   f"its shape {shape} is known only when the program runs")
+        return Learned(self.loop, self.position, dtype, shape, self.name)
+
+
+class _Loop:
+    """One while_loop call (Learned and Unset name the loop they belong to)."""
+
+    def __init__(self, loc):
+        self.loc = loc
+
+
+def _undefined_error(name, loc, value, why=None):
     if name == RETURN_VALUE:
+        reason = f" ({why})" if why else ""
         return Error(f"{loc}: a `return` inside this loop, whose condition depends on a "
-                     "Tensor, cannot be converted; assign the result to a variable defined "
-                     "before the loop and `break` instead")
-    what = "None" if value is None else "not assigned"
+                     f"Tensor, cannot be converted{reason}; assign the result to a variable "
+                     f"defined before the loop and `break` instead")
+    what = "None" if value is None and why is None else "not assigned"
+    reason = f": {why}" if why else ""
     return Error(f"{loc}: variable '{name}' is {what} before this loop, whose condition "
-                 f"depends on a Tensor, and the loop assigns it; a `while` op carries only "
-                 f"Tensors, so give '{name}' a Tensor value of its final shape and dtype "
+                 f"depends on a Tensor, and the loop assigns it{reason}; a `while` op carries "
+                 f"only Tensors, so give '{name}' a Tensor value of its final shape and dtype "
                  f"before the loop")
 
 
@@ -40,16 +92,20 @@ class _Leaf:
         self.dtype = dtype
 
 
-def _carry(value, name, loc, dtype_hint):
+def _carry(value, name, loc, dtype_hint, shape, loop, position):
     if isinstance(value, ArrayList):
         return _Leaf("array", value.var)
     if is_static_var(value):
         return _Leaf("array" if value.type == "tensor_array" else "var", value)
-    if _is_undefined(value) or value is None:
+    if _is_undefined(value):
+        if shape is None:  # trace the body once to learn what it assigns
+            return _Leaf("unset", Unset(name, loop, position))
+        return _Leaf("var" if shape else "number", constant(0, dtype_hint, shape), dtype_hint)
+    if value is None:
         raise _undefined_error(name, loc, value)
     if _is_number(value):
         dtype = dtype_hint or _number_dtype(value)
-        return _Leaf("number", constant(value, dtype), dtype)
+        return _Leaf("number", constant(value, dtype, shape or ()), dtype)
     if is_eager_tensor(value):  # made in the function (to_tensor, zeros, full, ...)
         return _Leaf("var", as_program_var(value))
     if isinstance(value, list):
@@ -66,17 +122,32 @@ def while_loop(cond_fn, body_fn, values, names, loc):
     attempt is rolled back and retried with other dtypes for the Python numbers
     (from the body's dtypes, or float32 for ints that meet floats)."""
     from ..static import nn as static_nn
-    hints = {}
-    ints = [p for p, v in enumerate(_leaves(values))
-            if isinstance(v, int) and not isinstance(v, bool)]
+    hints, shapes = {}, {}
+    leaves = _leaves(values)
+    ints = [p for p, v in enumerate(leaves) if isinstance(v, int) and not isinstance(v, bool)]
+    unset = sum(1 for v in leaves if _is_undefined(v))
+    loop = _Loop(loc)
     mark = _mark()
     first_error, candidates = None, list(ints)
-    for _ in range(8 + len(ints)):
+    for _ in range(8 + len(ints) + 2 * unset):
         try:
-            return _build(static_nn, cond_fn, body_fn, values, names, loc, hints)
+            return _build(static_nn, cond_fn, body_fn, values, names, loc, hints, shapes, loop)
         except _Retype as retype:
             _rollback(mark)
             hints[retype.position] = retype.dtype
+        except Learned as learned:
+            if learned.loop is not loop:
+                raise
+            _rollback(mark)
+            hints[learned.position] = learned.dtype
+            shapes[learned.position] = learned.shape
+        except UnboundLocalError as e:
+            _rollback(mark)
+            probed = [n for n, v in zip(names, values) if _is_undefined(v)]
+            if not probed:
+                raise
+            raise _undefined_error(probed[0], loc, None, f"the loop reads it before "
+                                   f"assigning it ({e})") from None
         except Error as e:
             _rollback(mark)
             first_error = first_error or e
@@ -114,7 +185,7 @@ def _rollback(mark):
         program.desc.remove_ops(block, list(range(count, now)))
 
 
-def _build(static_nn, cond_fn, body_fn, values, names, loc, hints):
+def _build(static_nn, cond_fn, body_fn, values, names, loc, hints, shapes, loop):
     specs, leaves, owner = [], [], []
     for k, v in enumerate(values):
         if isinstance(v, list) and v and not all(_is_number(x) or is_static_var(x) for x in v):
@@ -127,14 +198,15 @@ def _build(static_nn, cond_fn, body_fn, values, names, loc, hints):
             items = [v]
         leaves.extend(items)
         owner.extend([k] * len(items))
-    carried = [_carry(v, names[owner[p]], loc, hints.get(p)) for p, v in enumerate(leaves)]
+    carried = [_carry(v, names[owner[p]], loc, hints.get(p), shapes.get(p), loop, p)
+               for p, v in enumerate(leaves)]
     # Tensor arrays are written in place by the body: the while op sees them as outer
     # variables it writes, not as loop variables copied at every step.
     loop_pos = [p for p, c in enumerate(carried) if c.kind in ("var", "number")]
 
     def rebuild(vars_):
         it = iter(vars_)
-        flat = [c.value if c.kind == "const" else
+        flat = [c.value if c.kind in ("const", "unset") else
                 ArrayList(c.value) if c.kind == "array" else next(it) for c in carried]
         for c, v in zip(carried, flat):
             if c.kind == "number" and c.dtype == "int64":  # a Python int counter
@@ -164,17 +236,32 @@ def _build(static_nn, cond_fn, body_fn, values, names, loc, hints):
             new.extend(items)
         result = []
         for p, (c, v) in enumerate(zip(carried, new)):
-            result.extend(_step_value(c, v, p, names[owner[p]], loc))
+            result.extend(_step_value(c, v, p, names[owner[p]], loc, loop))
         return result
 
     init = [carried[p].value for p in loop_pos]
     if not init:
         raise Error(f"{loc}: this loop on a Tensor carries no Tensor variables")
     out = static_nn.while_loop(cond, body, init)
-    return tuple(rebuild(list(out)))
+    # A variable no step assigned is as undefined after the loop as before it.
+    return tuple(_forget_loop(v) for v in rebuild(list(out)))
 
 
-def _step_value(c, v, position, name, loc):
+def _forget_loop(value):
+    if isinstance(value, Unset):
+        return UndefinedVar(value.name)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_forget_loop(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _forget_loop(v) for k, v in value.items()}
+    return value
+
+
+def _step_value(c, v, position, name, loc, loop):
+    if c.kind == "unset":
+        if _is_undefined(v):
+            return []
+        raise c.value.learned(v)
     if c.kind == "const":
         if v is not c.value:
             raise Error(f"{loc}: variable '{name}' ({describe(c.value)}) is changed in this "
@@ -193,6 +280,9 @@ def _step_value(c, v, position, name, loc):
                 raise _Retype(position, v._dtype_name)
             raise Error(f"{loc}: loop variable '{name}' is {want} before the loop and "
                         f"{v._dtype_name} after a step; cast it so the dtype stays the same")
+        if c.kind == "number" and not c.value.shape and list(v.shape) and \
+                all(d >= 0 for d in v.shape):  # a Python number the body makes a Tensor
+            raise Learned(loop, position, v._dtype_name, v.shape, name)
         _check_shape(c.value, v, name, loc)
         return [v]
     if _is_number(v):

@@ -1,7 +1,8 @@
 """What to_static cannot convert faithfully is a skiff.Error naming the user's file and
-line (never a silently different result): a variable that is None or unassigned
-before a loop on a Tensor, a value defined in one branch only, returns inside tensor
-loops, attribute assignments in tensor branches, Python scalars of traced Tensors."""
+line (never a silently different result): a variable that is None before a loop on a
+Tensor, a value defined in one branch only, returns inside tensor loops of values whose
+shape is known only at run time, attribute assignments in tensor branches, Python scalars
+of traced Tensors."""
 import inspect
 
 import numpy as np
@@ -85,9 +86,18 @@ def return_in_tensor_loop(x):
     return -x
 
 
-def test_return_inside_a_tensor_loop_is_an_error():
-    raises_at(return_in_tensor_loop, "while x.sum() < 10.0", tensor([1.0]),
-              match="`return` inside this loop")
+def test_return_inside_a_tensor_loop_of_run_time_shape_is_an_error():
+    """A `return` inside a loop on a Tensor converts (tests/python/jit/
+    test_jit_loop_learned_values.py) when the returned value's shape is known while
+    tracing; one known only when the program runs is refused at its `if`."""
+    np.testing.assert_allclose(to_static(return_in_tensor_loop)(tensor([1.0])).numpy(), [6.0])
+    g = to_static(return_in_tensor_loop,
+                  input_spec=[skiff.static.InputSpec([None], "float32")])
+    with pytest.raises(skiff.Error) as err:
+        g(tensor([1.0]))
+    message = str(err.value)
+    assert line_of(return_in_tensor_loop, "while x.sum() < 10.0") in message, message
+    assert "a `return` inside this loop" in message and "shape [-1]" in message, message
 
 
 class Holder:

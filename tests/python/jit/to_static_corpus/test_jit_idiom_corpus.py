@@ -17,14 +17,8 @@ CASES = {case.name: case for case in corpus.load(skiff)}
 
 # Known gaps: refused with a message that names the line.
 EXPECTED_REFUSALS = {
-    "return_inside_for": "return inside a loop on a Tensor",
-    "return_inside_while": "return inside a loop after an `if` on a Tensor",
-    "variable_first_set_in_loop": "a variable first assigned inside a Tensor loop",
-    "lambdas": "lambdas are not converted",
-    "python_float_carried": "a Python float that a loop makes a Tensor of shape [3]",
     "numpy_array_branch_outputs": "ndarrays merged by an `if` on a Tensor",
     "list_pop_after_tensor_loop": "pop() of a list that became a tensor array",
-    "break_in_python_loop_over_list": "a `for` over a list that became a tensor loop",
 }
 
 # Known failures worse than a refusal: wrong values, crashes, refusals naming no line.
