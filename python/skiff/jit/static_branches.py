@@ -4,9 +4,9 @@ Python numbers that differ between the branches (or face a Tensor) become tensor
 the branches are traced again when the first one has to change what it returns."""
 from .. import _C
 from .ast_lowering import RETURN_VALUE
-from .static_control import (_is_number, _is_undefined, _known_shape, _number_dtype,
+from .static_control import (Filler, _is_number, _is_undefined, _known_shape, _number_dtype,
                              as_program_var, constant, describe, flatten, is_eager_tensor,
-                             is_static_var, unflatten)
+                             is_static_var, subject, unflatten)
 
 Error = _C.Error
 
@@ -19,6 +19,56 @@ class _Replan(Exception):
         self.plan = plan
 
 
+class _Refill(Exception):
+    """The first branch did not assign variable ``index``, a `return` value the second
+    branch assigns: trace again with ``filler``'s zeros in the first."""
+
+    def __init__(self, index, filler):
+        super().__init__()
+        self.index, self.filler = index, filler
+
+
+def _unassigned(outs, other, names, live_idx, loc, fills):
+    """Fills in (in ``outs``, in place) what a branch left unassigned that the other
+    branch assigned (``other``, its outputs, or None before it ran): a variable an
+    enclosing loop first assigns here makes that loop learn it (static_loops.Unset); the
+    value of a `return` inside a loop holds zeros of the other's structure, read only
+    where the return flag set beside it holds. Returns the (index, filler) the first
+    branch lacks, if any."""
+    from .static_loops import Unset
+    lacking = None
+    for k in live_idx:
+        mine = outs[k]
+        theirs = None if other is None else other[k]
+        if other is not None and isinstance(theirs, Unset) and not _is_undefined(mine):
+            raise theirs.learned(mine)
+        if not _is_undefined(mine):
+            if names[k] == RETURN_VALUE and other is not None and _is_undefined(theirs) \
+                    and not isinstance(theirs, Unset):
+                lacking = (k, _return_filler(mine, loc))
+            continue
+        if isinstance(mine, Unset):
+            if other is not None and not _is_undefined(theirs):
+                raise mine.learned(theirs)
+            continue
+        if names[k] != RETURN_VALUE:
+            continue
+        if k in fills:
+            outs[k] = fills[k].build()
+        elif other is not None and not _is_undefined(theirs):
+            fills[k] = _return_filler(theirs, loc)
+            outs[k] = fills[k].build()
+    return lacking
+
+
+def _return_filler(value, loc):
+    def refuse(reason):
+        return Error(f"{loc}: a `return` inside a loop, in a branch of this `if` on a "
+                     f"Tensor, cannot be converted ({reason}); assign the result to a "
+                     f"variable defined before the loop and `break` instead")
+    return Filler(value, refuse)
+
+
 def _tensor(value):
     return is_static_var(value) or is_eager_tensor(value)
 
@@ -29,31 +79,16 @@ def _leaf_plan(a, b, name, loc):
     zeros, full, ...) merge as the program variables they become."""
     if is_eager_tensor(a) and a is b:
         return None
-    from .static_loops import Unset
-    for unset, other in ((a, b), (b, a)):
-        if not _is_undefined(unset) or not (_tensor(other) or _is_number(other)):
-            continue
-        if isinstance(unset, Unset):
-            # A variable an enclosing loop assigns first here: that loop learns what it is.
-            raise unset.learned(as_program_var(other) if is_eager_tensor(other) else other)
-        if name == RETURN_VALUE:
-            # The value of a `return` in one branch: read only where the return flag set
-            # beside it holds, so the other branch holds zeros of its dtype and shape.
-            if _is_number(other):
-                return (_number_dtype(other), [])
-            shape = list(other.shape)
-            if any(d < 0 for d in shape):
-                raise Error(f"{loc}: a `return` inside a loop, in a branch of this `if` on a "
-                            f"Tensor, returns a Tensor of shape {shape}, known only when the "
-                            f"program runs; assign the result to a variable defined before "
-                            f"the loop and `break` instead")
-            return (other._dtype_name, shape)
+    if _is_ndarray(a) or _is_ndarray(b):
+        plan = _ndarray_plan(a, b, name, loc)
+        if plan != "other":
+            return plan
     if _tensor(a) and _tensor(b):
         if is_static_var(a) and is_static_var(b) and a.type != b.type:
-            raise Error(f"{loc}: variable '{name}' is {describe(a)} in the true branch and "
+            raise Error(f"{loc}: {subject(name)} is {describe(a)} in the true branch and "
                         f"{describe(b)} in the false branch of this `if` on a Tensor")
         if a._dtype_name != b._dtype_name:
-            raise Error(f"{loc}: variable '{name}' is {a._dtype_name} in the true branch and "
+            raise Error(f"{loc}: {subject(name)} is {a._dtype_name} in the true branch and "
                         f"{b._dtype_name} in the false branch of this `if` on a Tensor; "
                         f"cast one so both branches agree")
         return (a._dtype_name, None)
@@ -62,7 +97,7 @@ def _leaf_plan(a, b, name, loc):
         if _is_number(other) and getattr(var, "type", None) != "tensor_array":
             return (var._dtype_name, _known_shape(var))
         side = "true" if var is a else "false"
-        raise Error(f"{loc}: variable '{name}' is {describe(var)} in the {side} branch and "
+        raise Error(f"{loc}: {subject(name)} is {describe(var)} in the {side} branch and "
                     f"{describe(other)} in the other branch of this `if` on a Tensor, so its "
                     f"value after the `if` would depend on the Tensor; give it a Tensor value "
                     f"in both branches (or before the `if`)")
@@ -74,10 +109,35 @@ def _leaf_plan(a, b, name, loc):
         return (_number_dtype(a, b), [])
     if a is b or (type(a) is type(b) and _safe_equal(a, b)):
         return None
-    raise Error(f"{loc}: variable '{name}' is {describe(a)} in the true branch and "
+    raise Error(f"{loc}: {subject(name)} is {describe(a)} in the true branch and "
                 f"{describe(b)} in the false branch of this `if` on a Tensor; to_static can "
                 f"merge only Tensors and numbers, so make it a Tensor in both branches (e.g. "
                 f"skiff.to_tensor) or compute it before the `if`")
+
+
+def _is_ndarray(x):
+    import numpy as np
+    return isinstance(x, np.ndarray) and x.dtype.kind in "biuf"
+
+
+def _ndarray_plan(a, b, name, loc):
+    """How numeric ndarrays merge: None when both branches hold equal arrays, else the
+    (dtype, shape) of the program variable both become (with a Tensor of that dtype, or
+    another array); "other" for pairs it does not cover."""
+    import numpy as np
+    from ..framework import dtype as dt
+    if _is_ndarray(a) and _is_ndarray(b) and a.dtype == b.dtype and np.array_equal(a, b):
+        return None
+    arrays = [v for v in (a, b) if _is_ndarray(v)]
+    others = [v for v in (a, b) if not _is_ndarray(v)]
+    if others and not _tensor(others[0]):
+        return "other"
+    dtypes = {dt.dtype_name(v.dtype) for v in arrays} | {v._dtype_name for v in others}
+    if len(dtypes) != 1:
+        raise Error(f"{loc}: {subject(name)} is {describe(a)} in the true branch and "
+                    f"{describe(b)} in the false branch of this `if` on a Tensor; give both "
+                    f"the same dtype (they become one Tensor)")
+    return (dtypes.pop(), None)
 
 
 def _safe_equal(a, b):
@@ -93,6 +153,9 @@ def _as_tensor(value, plan_entry):
         return value
     if is_eager_tensor(value):
         return as_program_var(value)
+    if _is_ndarray(value):  # an ndarray merged with another value: its values, assigned
+        from ..tensor.creation import to_tensor
+        return as_program_var(to_tensor(value, dtype))
     return constant(0 if _is_undefined(value) else value, dtype, shape or [])
 
 
@@ -102,12 +165,17 @@ def ifelse(pred, true_fn, false_fn, values, names, live, loc):
     live_idx = [k for k, n in enumerate(names) if n in live]
     from .static_loops import _mark, _rollback
     plan = None  # per live leaf: None or (dtype, shape); fixed after the first trace
+    fills = {}   # index -> Filler of a `return` value the first branch does not assign
     mark = _mark()
-    for _ in range(2):
+    for _ in range(4):
         seen = {}
 
         def run(fn, side, plan=plan):
-            outs = fn(*[list(v) if isinstance(v, list) else v for v in values])
+            outs = list(fn(*[list(v) if isinstance(v, list) else v for v in values]))
+            other = seen["true"][0] if side == "false" else None
+            lacking = _unassigned(outs, other, names, live_idx, loc, fills)
+            if lacking is not None:
+                raise _Refill(*lacking)
             specs, leaves = [], []
             for k in live_idx:
                 specs.append(flatten(outs[k], leaves))
@@ -129,6 +197,10 @@ def ifelse(pred, true_fn, false_fn, values, names, live, loc):
         except _Replan as replan:
             _rollback(mark)
             plan = replan.plan
+        except _Refill as refill:
+            _rollback(mark)
+            fills[refill.index] = refill.filler
+            plan = None
     else:
         raise Error(f"{loc}: to_static could not merge the branches of this `if` on a Tensor")
 
@@ -156,7 +228,7 @@ def _merge_plan(seen, names, live_idx, loc):
         if spec_t != spec_f:
             a = seen["true"][0][k]
             b = seen["false"][0][k]
-            raise Error(f"{loc}: variable '{names[k]}' is {describe(a)} in the true branch "
+            raise Error(f"{loc}: {subject(names[k])} is {describe(a)} in the true branch "
                         f"and {describe(b)} in the false branch of this `if` on a Tensor")
         for a, b in zip(leaves_t[pos:pos + count], leaves_f[pos:pos + count]):
             plan.append(_leaf_plan(a, b, names[k], loc))

@@ -71,6 +71,36 @@ def flatten(value, leaves):
     return None
 
 
+class Filler:
+    """The structure of ``value`` (a Tensor, a number, or lists, tuples and dicts of them)
+    with zeros for its Tensors: what a variable holds on a path that did not assign it
+    (a loop that runs no step, the branch without the `return`), where the converted code
+    never reads it. ``refuse(reason)`` makes the error for a value it cannot stand for
+    (a Tensor whose shape is known only when the program runs, a tensor array)."""
+
+    def __init__(self, value, refuse):
+        leaves = []
+        self.spec = flatten(value, leaves)
+        self.leaves = []
+        for v in leaves:
+            if is_array(v) or isinstance(v, list):
+                raise refuse(f"it holds {describe(v)}")
+            if is_static_var(v) or is_eager_tensor(v):
+                shape = list(v.shape)
+                if any(d < 0 for d in shape):
+                    raise refuse(f"its shape {shape} is known only when the program runs")
+                self.leaves.append((v._dtype_name, shape))
+            elif _is_undefined(v):
+                raise refuse("part of it is undefined")
+            else:
+                self.leaves.append(v)  # numbers and other Python values: kept as they are
+
+    def build(self):
+        """The structure, its zeros made in the current block."""
+        return unflatten(self.spec, [constant(0, *v) if isinstance(v, tuple) else v
+                                     for v in self.leaves])
+
+
 def unflatten(spec, leaves):
     it = iter(leaves)
     return _build(spec, it)
@@ -101,6 +131,21 @@ def as_program_var(value):
     return core.apply("assign", value)
 
 
+def subject(name, kind="variable"):
+    """How an error names the variable ``name``: the user's names as they wrote them;
+    the converter's own ones by what they stand for."""
+    from .ast_lowering import JST, RETURN_FLAG, RETURN_VALUE
+    if name == "<value>":
+        return "the value of this conditional expression"
+    if name == RETURN_VALUE:
+        return "the value of a `return` inside the loop"
+    if name == RETURN_FLAG:
+        return "whether a `return` inside the loop was reached"
+    if name.startswith(JST + "_"):
+        return "a counter to_static keeps for a `for` or a `break`"
+    return f"{kind} '{name}'"
+
+
 def describe(value):
     if _is_undefined(value):
         return "undefined"
@@ -114,6 +159,8 @@ def describe(value):
         return f"a Tensor made eagerly ({value._dtype_name}{list(value.shape)})"
     if isinstance(value, (list, tuple, dict)):
         return f"a {type(value).__name__} of {len(value)}"
+    if hasattr(value, "__array__") and hasattr(value, "dtype") and hasattr(value, "shape"):
+        return f"an ndarray ({value.dtype}{list(value.shape)})"
     return f"the {type(value).__name__} {value!r}"
 
 
@@ -215,10 +262,33 @@ class ArrayList:
         return array_read(self.var, index)
 
     def pop(self, index=-1):
-        from ..static.source import user_source
-        raise Error(f"{user_source()}: pop() of a list that a loop on a Tensor made a tensor "
-                    "array: a tensor array does not shrink; read xs[-1] instead, or keep the "
-                    "item out of the list")
+        """Removes and returns entry ``index`` (an int, negative from the end, or a
+        non-negative int64 Tensor): the list becomes a new tensor array of the other
+        entries, copied in order (gradients flow through the copies)."""
+        from ..static import nn as static_nn
+        n = length(self.var)
+        if is_static_var(index):
+            at = core.apply("reshape", core.apply("cast", index, attrs={"out_dtype": "int64"}),
+                            attrs={"shape": [1]})
+        elif isinstance(index, int) and not isinstance(index, bool):
+            at = core.apply("elementwise_add", n, constant(index, "int64", [1])) if index < 0 \
+                else constant(index, "int64", [1])
+        else:
+            raise Error(f"pop() of a list that became a tensor array takes an int or an int64 "
+                        f"Tensor index, got {describe(index)}")
+        value = array_read(self.var, at)
+        rest = new_array(self.var._dtype_name)
+        one = constant(1, "int64", [1])
+        after = core.apply("elementwise_add", at, one)
+        for start, stop, shift in ((constant(0, "int64", [1]), at, None), (after, n, one)):
+            def step(j, shift=shift):
+                to = j if shift is None else core.apply("elementwise_sub", j, shift)
+                array_write(rest, to, array_read(self.var, j))
+                return [core.apply("elementwise_add", j, one)]
+            static_nn.while_loop(lambda j, stop=stop: core.apply("less_than", j, stop), step,
+                                 [start])
+        self.var = rest
+        return value
 
     def __len__(self):
         raise Error("the length of a list that became a tensor array is known when the "

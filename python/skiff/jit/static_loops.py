@@ -11,10 +11,12 @@ unset: the body's first assignment tells its dtype and shape, and the loop is bu
 carrying zeros of them (what it holds only if the loop runs no step, where Python would
 have no value at all). A body that reads it before assigning it is refused."""
 from .. import _C
-from .static_control import (ArrayList, UndefinedVar, _is_number, _is_undefined, _number_dtype,
-                             as_condition, as_program_var, constant, describe, flatten, is_array,
-                             is_eager_tensor, is_static_var, new_array, unflatten)
+from .static_control import (ArrayList, Filler, UndefinedVar, _is_number, _is_undefined,
+                             _number_dtype, as_condition, as_program_var, constant, describe,
+                             flatten, is_array, is_eager_tensor, is_static_var, new_array,
+                             subject, unflatten)
 from .ast_lowering import RETURN_VALUE
+from ..framework import dtype as dt
 
 Error = _C.Error
 
@@ -25,41 +27,43 @@ class _Retype(Exception):
         self.position, self.dtype = position, dtype
 
 
-class Learned(Exception):
-    """Leaf ``position`` of ``loop`` (unset before it, or a Python number the body
-    reshapes) gets a value of ``dtype`` and ``shape`` in the body: build the loop again."""
+class _Reshape(Exception):
+    """Leaf ``position`` (a Python number or an ndarray) becomes a Tensor of ``dtype``
+    and ``shape`` in the body: build the loop again carrying one from the start."""
 
-    def __init__(self, loop, position, dtype, shape, name):
+    def __init__(self, loop, position, dtype, shape):
         super().__init__()
-        self.loop, self.position, self.dtype, self.shape, self.name = \
-            loop, position, dtype, list(shape), name
+        self.loop, self.position, self.dtype, self.shape = loop, position, dtype, list(shape)
+
+
+class Learned(Exception):
+    """Loop variable ``index`` of ``loop``, unset before it, is assigned what ``filler``
+    stands for in the body: build the loop again carrying the filler's zeros."""
+
+    def __init__(self, loop, index, filler):
+        super().__init__()
+        self.loop, self.index, self.filler = loop, index, filler
 
 
 class Unset(UndefinedVar):
     """A loop variable with no value before the loop, while its body is traced to learn
     what the body assigns to it (static_branches raises Learned for one merged with a
     value, the loop for one the step returns)."""
-    __slots__ = ("loop", "position")
+    __slots__ = ("loop", "index")
 
-    def __init__(self, name, loop, position):
+    def __init__(self, name, loop, index):
         super().__init__(name)
         object.__setattr__(self, "loop", loop)
-        object.__setattr__(self, "position", position)
+        object.__setattr__(self, "index", index)
 
     def learned(self, value):
-        """Learned for ``value`` (a Tensor or a number) assigned to this variable; the
-        loop's refusal when the value cannot start a loop (unknown dims, other kinds)."""
-        if is_static_var(value) and getattr(value, "type", None) != "tensor_array":
-            dtype, shape = value._dtype_name, list(value.shape)
-        elif _is_number(value):
-            dtype, shape = _number_dtype(value), []
-        else:
-            raise _undefined_error(self.name, self.loop.loc, None,
-                                   f"the loop assigns it {describe(value)}")
-        if any(d < 0 for d in shape):
-            raise _undefined_error(self.name, self.loop.loc, None,
-                                   f"its shape {shape} is known only when the program runs")
-        return Learned(self.loop, self.position, dtype, shape, self.name)
+        """Learned for ``value`` assigned to this variable; the loop's refusal when the
+        value cannot start a loop (unknown dims, tensor arrays, None)."""
+        def refuse(reason):
+            return _undefined_error(self.name, self.loop.loc, None, reason)
+        if value is None:
+            raise refuse("the loop assigns it None")
+        return Learned(self.loop, self.index, Filler(value, refuse))
 
 
 class _Loop:
@@ -92,17 +96,18 @@ class _Leaf:
         self.dtype = dtype
 
 
-def _carry(value, name, loc, dtype_hint, shape, loop, position):
+def _carry(value, name, loc, dtype_hint, shape, loop, index):
     if isinstance(value, ArrayList):
         return _Leaf("array", value.var)
     if is_static_var(value):
         return _Leaf("array" if value.type == "tensor_array" else "var", value)
-    if _is_undefined(value):
-        if shape is None:  # trace the body once to learn what it assigns
-            return _Leaf("unset", Unset(name, loop, position))
-        return _Leaf("var" if shape else "number", constant(0, dtype_hint, shape), dtype_hint)
+    if _is_undefined(value):  # trace the body once to learn what it assigns
+        return _Leaf("unset", Unset(name, loop, index))
     if value is None:
         raise _undefined_error(name, loc, value)
+    if shape is not None and _is_ndarray(value):  # an ndarray the loop changes
+        from ..tensor.creation import to_tensor
+        return _Leaf("var", as_program_var(to_tensor(value, dtype_hint)))
     if _is_number(value):
         dtype = dtype_hint or _number_dtype(value)
         return _Leaf("number", constant(value, dtype, shape or ()), dtype)
@@ -122,25 +127,31 @@ def while_loop(cond_fn, body_fn, values, names, loc):
     attempt is rolled back and retried with other dtypes for the Python numbers
     (from the body's dtypes, or float32 for ints that meet floats)."""
     from ..static import nn as static_nn
-    hints, shapes = {}, {}
+    hints, shapes, fills = {}, {}, {}
     leaves = _leaves(values)
     ints = [p for p, v in enumerate(leaves) if isinstance(v, int) and not isinstance(v, bool)]
-    unset = sum(1 for v in leaves if _is_undefined(v))
+    unset = sum(1 for v in values if _is_undefined(v))
     loop = _Loop(loc)
     mark = _mark()
     first_error, candidates = None, list(ints)
-    for _ in range(8 + len(ints) + 2 * unset):
+    for _ in range(8 + len(ints) + 2 * (unset + len(leaves))):
         try:
-            return _build(static_nn, cond_fn, body_fn, values, names, loc, hints, shapes, loop)
+            # Variables learned unset: their zeros, made anew in each attempt.
+            start = [fills[k].build() if k in fills else v for k, v in enumerate(values)]
+            return _build(static_nn, cond_fn, body_fn, start, names, loc, hints, shapes, loop)
         except _Retype as retype:
             _rollback(mark)
             hints[retype.position] = retype.dtype
-        except Learned as learned:
+        except (_Reshape, Learned) as learned:
             if learned.loop is not loop:
                 raise
             _rollback(mark)
-            hints[learned.position] = learned.dtype
-            shapes[learned.position] = learned.shape
+            if isinstance(learned, Learned):
+                fills[learned.index] = learned.filler
+                hints, shapes = {}, {}  # (leaf positions move with the new structure)
+            else:
+                hints[learned.position] = learned.dtype
+                shapes[learned.position] = learned.shape
         except UnboundLocalError as e:
             _rollback(mark)
             probed = [n for n, v in zip(names, values) if _is_undefined(v)]
@@ -198,7 +209,7 @@ def _build(static_nn, cond_fn, body_fn, values, names, loc, hints, shapes, loop)
             items = [v]
         leaves.extend(items)
         owner.extend([k] * len(items))
-    carried = [_carry(v, names[owner[p]], loc, hints.get(p), shapes.get(p), loop, p)
+    carried = [_carry(v, names[owner[p]], loc, hints.get(p), shapes.get(p), loop, owner[p])
                for p, v in enumerate(leaves)]
     # Tensor arrays are written in place by the body: the while op sees them as outer
     # variables it writes, not as loop variables copied at every step.
@@ -222,17 +233,22 @@ def _build(static_nn, cond_fn, body_fn, values, names, loc, hints, shapes, loop)
         c = cond_fn(*rebuild(vars_))
         return as_condition(c) if is_static_var(c) else constant(bool(c), "bool")
 
+    unsets = {owner[p]: c.value for p, c in enumerate(carried) if c.kind == "unset"}
+
     def body(*vars_):
         outs = body_fn(*rebuild(vars_))
         new = []
         for k, (spec, out) in enumerate(zip(specs, outs)):
+            if k in unsets and not _is_undefined(out):
+                raise unsets[k].learned(out)
             items = []
             got = None if isinstance(out, list) and spec is None else flatten(out, items)
             if spec is None and isinstance(out, list):
                 items = [out]
             if got != spec:
-                raise Error(f"{loc}: loop variable '{names[k]}' is {describe(values[k])} "
-                            f"before the loop and {describe(out)} after a step")
+                raise Error(f"{loc}: {subject(names[k], 'loop variable')} is "
+                            f"{describe(values[k])} before the loop and {describe(out)} after "
+                            f"a step")
             new.extend(items)
         result = []
         for p, (c, v) in enumerate(zip(carried, new)):
@@ -245,6 +261,11 @@ def _build(static_nn, cond_fn, body_fn, values, names, loc, hints, shapes, loop)
     out = static_nn.while_loop(cond, body, init)
     # A variable no step assigned is as undefined after the loop as before it.
     return tuple(_forget_loop(v) for v in rebuild(list(out)))
+
+
+def _is_ndarray(x):
+    import numpy as np
+    return isinstance(x, np.ndarray) and x.dtype.kind in "biuf"
 
 
 def _forget_loop(value):
@@ -261,10 +282,13 @@ def _step_value(c, v, position, name, loc, loop):
     if c.kind == "unset":
         if _is_undefined(v):
             return []
-        raise c.value.learned(v)
+        raise c.value.learned(v)  # (a structure the step returns was caught before)
     if c.kind == "const":
+        if v is not c.value and _is_ndarray(c.value) and (_is_ndarray(v) or is_static_var(v)):
+            # An ndarray the body changes: carried as a Tensor of its dtype.
+            raise _Reshape(loop, position, dt.dtype_name(c.value.dtype), c.value.shape)
         if v is not c.value:
-            raise Error(f"{loc}: variable '{name}' ({describe(c.value)}) is changed in this "
+            raise Error(f"{loc}: {subject(name)} ({describe(c.value)}) is changed in this "
                         f"loop on a Tensor; only Tensors, numbers and lists of Tensors can be")
         return []
     if c.kind == "array":
@@ -278,16 +302,16 @@ def _step_value(c, v, position, name, loc, loop):
         if v._dtype_name != want:
             if c.kind == "number":
                 raise _Retype(position, v._dtype_name)
-            raise Error(f"{loc}: loop variable '{name}' is {want} before the loop and "
+            raise Error(f"{loc}: {subject(name, 'loop variable')} is {want} before the loop and "
                         f"{v._dtype_name} after a step; cast it so the dtype stays the same")
         if c.kind == "number" and not c.value.shape and list(v.shape) and \
                 all(d >= 0 for d in v.shape):  # a Python number the body makes a Tensor
-            raise Learned(loop, position, v._dtype_name, v.shape, name)
+            raise _Reshape(loop, position, v._dtype_name, v.shape)
         _check_shape(c.value, v, name, loc)
         return [v]
     if _is_number(v):
         return [constant(v, c.value._dtype_name)]
-    raise Error(f"{loc}: loop variable '{name}' is {describe(c.value)} before the loop and "
+    raise Error(f"{loc}: {subject(name, 'loop variable')} is {describe(c.value)} before the loop and "
                 f"{describe(v)} after a step")
 
 
@@ -295,7 +319,7 @@ def _check_shape(before, after, name, loc):
     a, b = before.shape, after.shape
     bad = len(a) != len(b) or any(x >= 0 and y >= 0 and x != y for x, y in zip(a, b))
     if bad:
-        raise Error(f"{loc}: loop variable '{name}' has shape {a} before the loop and {b} "
+        raise Error(f"{loc}: {subject(name, 'loop variable')} has shape {a} before the loop and {b} "
                     f"after a step; give it its final shape before the loop")
 
 

@@ -41,6 +41,10 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     if isinstance(data, Tensor):
         out = Tensor()
         out._set_value(data if dtype is None else data.astype(dtype))
+    elif mode.static and _is_variable(data):  # (Paddle: an assign of the variable)
+        out = apply("assign", data)
+        if dtype is not None and dt.dtype_name(dtype) != out._dtype_name:
+            out = apply("cast", out, attrs={"out_dtype": dt.dtype_name(dtype)})
     else:
         arr = _as_array(data, dtype)
         if not arr.flags.c_contiguous:
@@ -48,6 +52,11 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         out = _C.tensor_from_array(arr)
     out.stop_gradient = stop_gradient
     return out
+
+
+def _is_variable(x):
+    from ..static.variable import Variable
+    return isinstance(x, Variable)
 
 
 def from_dlpack(obj):

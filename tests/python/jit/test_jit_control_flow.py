@@ -183,6 +183,26 @@ def test_lists_in_tensor_loops_become_arrays():
     assert {"write_to_array", "tensor_array_to_tensor"} <= op_types(f)
 
 
+def popped(x, n, k):
+    outs = [x]
+    for _ in range(n):
+        outs.append(outs[-1] * 0.5 + 1.0)
+    last = outs.pop()          # from the end
+    middle = outs.pop(1)       # by position
+    first = outs.pop(k)        # by a Tensor index
+    return last + middle * 2.0 + first * 3.0 + skiff.stack(outs).sum(axis=0)
+
+
+def test_pop_of_a_list_that_became_a_tensor_array():
+    n = skiff.to_tensor(np.array(4, dtype="int64"))
+    f = check(popped, (POS, n, 0), (NEG, n, 0))
+    assert "read_from_array" in op_types(f)
+    k = skiff.to_tensor(np.array(1, dtype="int64"))
+    g = to_static(popped)
+    np.testing.assert_allclose(g(tensor(POS), n, k).numpy(), popped(tensor(POS), n, 1).numpy(),
+                               rtol=1e-12)
+
+
 def test_ifexp_on_a_tensor():
     def f(x):
         return x * 2.0 if x.sum() > 0 else x - 5.0

@@ -112,3 +112,44 @@ def test_a_len_known_only_at_run_time_acts_as_the_python_int():
     x = skiff.to_tensor(np.ones([3, 2], np.float32))
     np.testing.assert_allclose(g(x).numpy(), f(x).numpy())
     assert g(x).dtype == skiff.float32
+
+
+def test_ndarrays_merged_by_an_if_or_changed_by_a_loop_become_program_variables():
+    """Numeric ndarrays: merged by an `if` on a Tensor (equal ones stay arrays), or
+    changed by a loop on a Tensor, they become program variables of their dtype;
+    skiff.to_tensor of such a variable is an assign of it (as Paddle's)."""
+    def branch(x):
+        if skiff.mean(x) > 0:
+            w = np.ones(2, np.float32)
+        else:
+            w = np.full(2, 2.0, np.float32)
+        same = np.arange(2, dtype=np.float32) if skiff.mean(x) > 5 else \
+            np.arange(2.0, dtype=np.float32)
+        return x * skiff.to_tensor(w) + skiff.to_tensor(same, "float32")
+
+    def loop(x, n):
+        w = np.ones(2, np.float32)
+        for _ in range(n):
+            x = x * skiff.to_tensor(w)
+            w = w * 2 + 1
+        return x
+
+    cases = [(branch, lambda: (_x([1.0, 2.0]),)), (branch, lambda: (_x([-1.0, -2.0]),)),
+             (loop, lambda: (_x([1.0, -2.0]), skiff.to_tensor(3)))]
+    for fn, args in cases:
+        eager_args, static_args = args(), args()
+        want, got = fn(*eager_args), skiff.jit.to_static(fn)(*static_args)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+        want.sum().backward()
+        got.sum().backward()
+        np.testing.assert_allclose(static_args[0].grad.numpy(), eager_args[0].grad.numpy())
+
+    def other_dtypes(x):
+        w = np.ones(2, np.float32) if skiff.mean(x) > 0 else np.ones(2)
+        return x * skiff.to_tensor(w, "float32")
+
+    with pytest.raises(skiff.Error, match=r"the value of this conditional expression is an "
+                                          r"ndarray \(float32\[2\]\) in the true "
+                                          r"branch and an ndarray \(float64\[2\]\) in the false "
+                                          r"branch.*same dtype"):
+        skiff.jit.to_static(other_dtypes)(_x([1.0, 2.0]))

@@ -185,3 +185,38 @@ def test_a_for_over_a_list_that_becomes_a_tensor_loop_reads_it_as_a_tensor_array
                                           r"over a list became a tensor loop.*holds a Tensor "
                                           r"\(float32\), the float 2.0"):
         skiff.jit.to_static(mixed)(_x([1.0]))
+
+
+def test_returns_of_tuples_inside_loops():
+    """`return a, b` inside loops: in the `else` of an `if` on a Tensor (the `if` branch
+    is traced again with zeros of the returned structure), and first assigned in a loop
+    on a Tensor."""
+    def in_else(x):
+        i = 0
+        while i < 5:
+            if skiff.sum(x) < 6.0:
+                x = x + 1.0
+            else:
+                return x, x * 2.0
+            i += 1
+        return x, x
+
+    def in_tensor_loop(x, n):
+        for i in range(n):
+            y = x * (i + 1.0)
+            if skiff.sum(y) > 4.0:
+                return y, i
+        return y * 2.0, n
+
+    cases = [(in_else, lambda: (_x([1.0, 2.0]),)), (in_else, lambda: (_x([-9.0, 1.0]),)),
+             (in_tensor_loop, lambda: (_x([1.0, 0.5]), skiff.to_tensor(5))),
+             (in_tensor_loop, lambda: (_x([0.1, 0.1]), skiff.to_tensor(3)))]
+    for fn, args in cases:
+        eager_args, static_args = args(), args()
+        want, got = fn(*eager_args), skiff.jit.to_static(fn)(*static_args)
+        for w, g in zip(want, got):
+            np.testing.assert_allclose(np.asarray(g.numpy() if hasattr(g, "numpy") else g),
+                                       np.asarray(w.numpy() if hasattr(w, "numpy") else w))
+        want[0].sum().backward()
+        got[0].sum().backward()
+        np.testing.assert_allclose(static_args[0].grad.numpy(), eager_args[0].grad.numpy())

@@ -178,8 +178,30 @@ def setitem_in_tensor_loop(x, n):
     return y
 
 
+def numpy_array_changed_by_loop(x, n):
+    w = np.ones(3, np.float32)
+    for i in range(n):
+        x = x * P.to_tensor(w)
+        w = w * 0.5 + 1.0
+    return x
+
+
+def none_initialised_accumulator(x, n):
+    """Refused: the first step takes the `is None` branch, the later ones the other; one
+    while op cannot hold both (write `h = P.zeros_like(x)` before the loop)."""
+    h = None
+    for i in range(n):
+        if h is None:
+            h = x
+        else:
+            h = h + x
+    return h
+
+
 CASES = [
     Case(zeros_like_accumulator, (X, N3), grad=0),
+    Case(numpy_array_changed_by_loop, (X, N3), grad=0),
+    Case(none_initialised_accumulator, (X, N3), grad=0),
     Case(full_carried, (X, N3), grad=0),
     Case(ones_zeros_carried, (X, N3), grad=0),
     Case(assign_numpy_carried, (X, N3), grad=0),

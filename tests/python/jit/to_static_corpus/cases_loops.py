@@ -195,8 +195,17 @@ def index_with_tensor_counter(m):
     return s
 
 
+def result_first_set_in_loop_and_returned_early(x, n):
+    for i in range(n):
+        y = x * (i + 1.0)
+        if P.sum(y) > 4.0:
+            return y, i
+    return y * 2.0, n
+
+
 CASES = [
     Case(while_tensor_counter, (X, n(5)), grad=0),
+    Case(result_first_set_in_loop_and_returned_early, (X, n(5)), grad=0),
     Case(while_python_counter, (X,), grad=0),
     Case(while_python_counter_tensor_bound, (X, n(4)), grad=0),
     Case(while_tensor_condition, (X,), grad=0),

@@ -233,8 +233,17 @@ def and_or_not_on_tensors(x):
     return x
 
 
+def list_pop_by_position_after_tensor_loop(x, n):
+    out = [x]
+    for i in range(n):
+        out.append(out[-1] * 0.5 + x)
+    second = out.pop(1)
+    return second + out.pop() * 2.0 + out[0]
+
+
 CASES = [
     Case(len_of_tensor, (M,), grad=0),
+    Case(list_pop_by_position_after_tensor_loop, (X, N3), grad=0),
     Case(len_of_list, (X,), grad=0),
     Case(list_append_in_python_loop, (X,), grad=0),
     Case(list_append_in_tensor_loop, (X, N3), grad=0),
