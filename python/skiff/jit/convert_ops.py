@@ -47,7 +47,8 @@ def convert_ifexp(pred, true_fn, false_fn, loc):
     """``a if pred else b``."""
     if not is_static(pred):
         return true_fn() if pred else false_fn()
-    (out,) = static_control.ifelse(static_control.as_condition(pred), lambda _: (true_fn(),), lambda _: (false_fn(),),
+    (out,) = static_control.ifelse(static_control.as_condition(pred),
+                                   lambda _: (true_fn(),), lambda _: (false_fn(),),
                                    (UndefinedVar("<if expression>"),), ("<value>",),
                                    ("<value>",), loc)
     return out

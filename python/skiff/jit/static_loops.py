@@ -311,16 +311,16 @@ def _step_value(c, v, position, name, loc, loop):
         return [v]
     if _is_number(v):
         return [constant(v, c.value._dtype_name)]
-    raise Error(f"{loc}: {subject(name, 'loop variable')} is {describe(c.value)} before the loop and "
-                f"{describe(v)} after a step")
+    raise Error(f"{loc}: {subject(name, 'loop variable')} is {describe(c.value)} before the "
+                f"loop and {describe(v)} after a step")
 
 
 def _check_shape(before, after, name, loc):
     a, b = before.shape, after.shape
     bad = len(a) != len(b) or any(x >= 0 and y >= 0 and x != y for x, y in zip(a, b))
     if bad:
-        raise Error(f"{loc}: {subject(name, 'loop variable')} has shape {a} before the loop and {b} "
-                    f"after a step; give it its final shape before the loop")
+        raise Error(f"{loc}: {subject(name, 'loop variable')} has shape {a} before the loop "
+                    f"and {b} after a step; give it its final shape before the loop")
 
 
 def _count(spec):
