@@ -86,7 +86,8 @@ def _leaf_plan(a, b, name, loc):
     if _tensor(a) and _tensor(b):
         if is_static_var(a) and is_static_var(b) and a.type != b.type:
             raise Error(f"{loc}: {subject(name)} is {describe(a)} in the true branch and "
-                        f"{describe(b)} in the false branch of this `if` on a Tensor")
+                        f"{describe(b)} in the false branch of this `if` on a Tensor; give it "
+                        f"the same kind in both branches")
         if a._dtype_name != b._dtype_name:
             raise Error(f"{loc}: {subject(name)} is {a._dtype_name} in the true branch and "
                         f"{b._dtype_name} in the false branch of this `if` on a Tensor; "
@@ -229,7 +230,8 @@ def _merge_plan(seen, names, live_idx, loc):
             a = seen["true"][0][k]
             b = seen["false"][0][k]
             raise Error(f"{loc}: {subject(names[k])} is {describe(a)} in the true branch "
-                        f"and {describe(b)} in the false branch of this `if` on a Tensor")
+                        f"and {describe(b)} in the false branch of this `if` on a Tensor; give "
+                        f"it the same structure in both branches")
         for a, b in zip(leaves_t[pos:pos + count], leaves_f[pos:pos + count]):
             plan.append(_leaf_plan(a, b, names[k], loc))
         pos += count

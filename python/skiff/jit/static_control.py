@@ -243,6 +243,12 @@ def _compare(op, x, y):
 
 # ---- tensor arrays ------------------------------------------------------------------
 
+def _user_line():
+    from ..static.source import user_source
+    source = user_source()
+    return f"{source}: " if source else ""
+
+
 class ArrayList:
     """A Python list grown inside a loop on a Tensor: a tensor array variable that takes
     ``append``, ``xs[i]`` (Tensor or int index, negative from the end), ``len(xs)``
@@ -253,7 +259,8 @@ class ArrayList:
 
     def append(self, value):
         if not is_static_var(value):
-            raise Error(f"a list that became a tensor array takes Tensors; got {describe(value)}")
+            raise Error(f"{_user_line()}a list that a loop on a Tensor made a tensor array "
+                        f"takes Tensors; got {describe(value)}")
         array_write(self.var, length(self.var), value)
 
     def __getitem__(self, index):
@@ -274,8 +281,8 @@ class ArrayList:
             at = core.apply("elementwise_add", n, constant(index, "int64", [1])) if index < 0 \
                 else constant(index, "int64", [1])
         else:
-            raise Error(f"pop() of a list that became a tensor array takes an int or an int64 "
-                        f"Tensor index, got {describe(index)}")
+            raise Error(f"{_user_line()}pop() of a list that a loop on a Tensor made a tensor "
+                        f"array takes an int or an int64 Tensor index, got {describe(index)}")
         value = array_read(self.var, at)
         rest = new_array(self.var._dtype_name)
         one = constant(1, "int64", [1])
@@ -291,12 +298,13 @@ class ArrayList:
         return value
 
     def __len__(self):
-        raise Error("the length of a list that became a tensor array is known when the "
-                    "program runs; use it in converted code (len(xs) there gives a Tensor)")
+        raise Error(f"{_user_line()}the length of a list that a loop on a Tensor made a tensor "
+                    f"array is known only when the program runs; use it in converted code "
+                    f"(len(xs) there gives a Tensor)")
 
     def __iter__(self):
-        raise Error("a list that became a tensor array can be iterated in converted code "
-                    "only (for x in xs); or index it with xs[i]")
+        raise Error(f"{_user_line()}a list that a loop on a Tensor made a tensor array can be "
+                    f"iterated in converted code only (for x in xs); or index it with xs[i]")
 
     def __repr__(self):
         return f"ArrayList({self.var.name})"

@@ -83,8 +83,8 @@ def _undefined_error(name, loc, value, why=None):
     reason = f": {why}" if why else ""
     return Error(f"{loc}: variable '{name}' is {what} before this loop, whose condition "
                  f"depends on a Tensor, and the loop assigns it{reason}; a `while` op carries "
-                 f"only Tensors, so give '{name}' a Tensor value of its final shape and dtype "
-                 f"before the loop")
+                 f"Tensors (numbers and lists of Tensors become Tensors), so give '{name}' a "
+                 f"Tensor value of its final shape and dtype before the loop")
 
 
 class _Leaf:
@@ -115,8 +115,9 @@ def _carry(value, name, loc, dtype_hint, shape, loop, index):
         return _Leaf("var", as_program_var(value))
     if isinstance(value, list):
         if not all(is_static_var(v) for v in value):
+            bad = next(v for v in value if not is_static_var(v))
             raise Error(f"{loc}: list '{name}' is changed in this loop on a Tensor, so it "
-                        f"becomes a tensor array, but it holds non-Tensor items")
+                        f"becomes a tensor array, which holds Tensors; it holds {describe(bad)}")
         dtype = dtype_hint or (value[0]._dtype_name if value else "float32")
         return _Leaf("array", new_array(dtype, value), dtype)
     return _Leaf("const", value)
@@ -199,9 +200,12 @@ def _rollback(mark):
 def _build(static_nn, cond_fn, body_fn, values, names, loc, hints, shapes, loop):
     specs, leaves, owner = [], [], []
     for k, v in enumerate(values):
-        if isinstance(v, list) and v and not all(_is_number(x) or is_static_var(x) for x in v):
-            raise Error(f"{loc}: list '{names[k]}' is changed in this loop on a Tensor but "
-                        f"holds {describe(v[0])}")
+        bad = [x for x in v if not (_is_number(x) or is_static_var(x))] \
+            if isinstance(v, list) else []
+        if bad:
+            raise Error(f"{loc}: list '{names[k]}' is changed in this loop on a Tensor, so it "
+                        f"becomes a tensor array, which holds Tensors; it holds "
+                        f"{describe(bad[0])}")
         items = []
         # A list carried by a loop is one tensor array, not a structure of leaves.
         specs.append(None if isinstance(v, list) else flatten(v, items))
@@ -289,7 +293,8 @@ def _step_value(c, v, position, name, loc, loop):
             raise _Reshape(loop, position, dt.dtype_name(c.value.dtype), c.value.shape)
         if v is not c.value:
             raise Error(f"{loc}: {subject(name)} ({describe(c.value)}) is changed in this "
-                        f"loop on a Tensor; only Tensors, numbers and lists of Tensors can be")
+                        f"loop on a Tensor; only Tensors, numbers, numeric ndarrays and lists "
+                        f"of Tensors can be (they become Tensors)")
         return []
     if c.kind == "array":
         var = v.var if isinstance(v, ArrayList) else v
