@@ -65,6 +65,10 @@ class _ExprConverter(ast.NodeTransformer):
                 return ast.copy_location(_jst_call("convert_len", node.args[0]), node)
             if f.id == "isinstance" and len(node.args) == 2 and not node.keywords:
                 return ast.copy_location(_jst_call("convert_isinstance", *node.args), node)
+            if f.id == "print":
+                node.func = ast.copy_location(ast.Attribute(
+                    value=_name(JST), attr="convert_print", ctx=ast.Load()), f)
+                return node
             if f.id in _PLAIN_BUILTINS or f.id.startswith("_jst"):
                 return node
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and \

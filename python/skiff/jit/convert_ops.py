@@ -153,6 +153,19 @@ def _list_as_array(items):
     return static_control.new_array(values[0]._dtype_name, values)
 
 
+def convert_print(*args, sep=" ", end="\n", file=None, flush=False):
+    """``print(...)``: with static variables among the arguments, each is shown by a print
+    op each time the program runs (its message: the other arguments); else Python's."""
+    if not any(is_static(a) for a in args):
+        return print(*args, sep=sep, end=end, file=file, flush=flush)
+    from ..static.debug import Print
+    message = sep.join(str(a) for a in args if not is_static(a))
+    for a in args:
+        if is_static(a):
+            Print(a, message=message, print_phase="forward")
+    return None
+
+
 def convert_shape(x):
     """``x.shape``: for a Variable with dims unknown while building, those dims are
     int64 Tensors (so ``range(x.shape[0])`` becomes a loop on a Tensor)."""
