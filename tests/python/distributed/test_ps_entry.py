@@ -14,6 +14,7 @@ from skiff import _C, static
 from skiff.distributed import CountFilterEntry, ProbabilityEntry, fleet, ps
 from skiff.framework.param import ParamAttr
 from skiff.nn.initializer import Uniform
+from test_ps_program import static_mode  # noqa: F401 (a fixture)
 
 DIM, LR = 4, 0.5
 
@@ -26,17 +27,14 @@ def server():
 
 
 @pytest.fixture
-def static_fleet(server):
+def static_fleet(server, static_mode):
     """fleet in async parameter-server mode as trainer 0 of 1, in static mode."""
     strategy = fleet.DistributedStrategy()
     strategy.a_sync = True
     fleet.init(fleet.UserDefinedRoleMaker(0, fleet.Role.WORKER, 1, [server]), strategy=strategy)
-    skiff.enable_static()
     try:
-        with static.scope_guard(static.Scope()):
-            yield
+        yield
     finally:
-        skiff.disable_static()
         fleet.ps_mode.reset()
 
 
