@@ -6,7 +6,8 @@ from .. import _C
 from .ast_lowering import RETURN_VALUE
 from .static_control import (Filler, _is_number, _is_undefined, _known_shape, _number_dtype,
                              as_program_var, constant, describe, flatten, is_eager_tensor,
-                             is_static_var, subject, unflatten)
+                             is_numeric_ndarray, is_static_var, subject,
+                             unflatten)
 
 Error = _C.Error
 
@@ -79,7 +80,7 @@ def _leaf_plan(a, b, name, loc):
     zeros, full, ...) merge as the program variables they become."""
     if is_eager_tensor(a) and a is b:
         return None
-    if _is_ndarray(a) or _is_ndarray(b):
+    if is_numeric_ndarray(a) or is_numeric_ndarray(b):
         plan = _ndarray_plan(a, b, name, loc)
         if plan != "other":
             return plan
@@ -116,21 +117,17 @@ def _leaf_plan(a, b, name, loc):
                 f"skiff.to_tensor) or compute it before the `if`")
 
 
-def _is_ndarray(x):
-    import numpy as np
-    return isinstance(x, np.ndarray) and x.dtype.kind in "biuf"
-
-
 def _ndarray_plan(a, b, name, loc):
     """How numeric ndarrays merge: None when both branches hold equal arrays, else the
     (dtype, shape) of the program variable both become (with a Tensor of that dtype, or
     another array); "other" for pairs it does not cover."""
     import numpy as np
     from ..framework import dtype as dt
-    if _is_ndarray(a) and _is_ndarray(b) and a.dtype == b.dtype and np.array_equal(a, b):
+    if is_numeric_ndarray(a) and is_numeric_ndarray(b) and a.dtype == b.dtype and \
+            np.array_equal(a, b):
         return None
-    arrays = [v for v in (a, b) if _is_ndarray(v)]
-    others = [v for v in (a, b) if not _is_ndarray(v)]
+    arrays = [v for v in (a, b) if is_numeric_ndarray(v)]
+    others = [v for v in (a, b) if not is_numeric_ndarray(v)]
     if others and not _tensor(others[0]):
         return "other"
     dtypes = {dt.dtype_name(v.dtype) for v in arrays} | {v._dtype_name for v in others}
@@ -154,10 +151,10 @@ def _as_tensor(value, plan_entry):
         return value
     if is_eager_tensor(value):
         return as_program_var(value)
-    if _is_ndarray(value):  # an ndarray merged with another value: its values, assigned
+    if is_numeric_ndarray(value):  # an ndarray merged with another value: an assign of it
         from ..tensor.creation import to_tensor
         return as_program_var(to_tensor(value, dtype))
-    return constant(0 if _is_undefined(value) else value, dtype, shape or [])
+    return constant(value, dtype, shape or [])
 
 
 def ifelse(pred, true_fn, false_fn, values, names, live, loc):

@@ -56,6 +56,12 @@ def _is_number(x):
     return isinstance(x, _NUMBER + (np.number, np.bool_))
 
 
+def is_numeric_ndarray(x):
+    """A numpy array of bools, integers or floats (what can become a Tensor)."""
+    import numpy as np
+    return isinstance(x, np.ndarray) and x.dtype.kind in "biuf"
+
+
 # ---- nested structures --------------------------------------------------------------
 
 def flatten(value, leaves):

@@ -13,8 +13,8 @@ have no value at all). A body that reads it before assigning it is refused."""
 from .. import _C
 from .static_control import (ArrayList, Filler, UndefinedVar, _is_number, _is_undefined,
                              _number_dtype, as_condition, as_program_var, constant, describe,
-                             flatten, is_array, is_eager_tensor, is_static_var, new_array,
-                             subject, unflatten)
+                             flatten, is_array, is_eager_tensor, is_numeric_ndarray,
+                             is_static_var, new_array, subject, unflatten)
 from .ast_lowering import RETURN_VALUE
 from ..framework import dtype as dt
 
@@ -80,7 +80,7 @@ def _undefined_error(name, loc, value, why=None):
                      f"Tensor, cannot be converted{reason}; assign the result to a variable "
                      f"defined before the loop and `break` instead")
     what = "None" if value is None and why is None else "not assigned"
-    reason = f": {why}" if why else ""
+    reason = f" ({why})" if why else ""
     return Error(f"{loc}: variable '{name}' is {what} before this loop, whose condition "
                  f"depends on a Tensor, and the loop assigns it{reason}; a `while` op carries "
                  f"Tensors (numbers and lists of Tensors become Tensors), so give '{name}' a "
@@ -105,7 +105,7 @@ def _carry(value, name, loc, dtype_hint, shape, loop, index):
         return _Leaf("unset", Unset(name, loop, index))
     if value is None:
         raise _undefined_error(name, loc, value)
-    if shape is not None and _is_ndarray(value):  # an ndarray the loop changes
+    if shape is not None and is_numeric_ndarray(value):  # an ndarray the loop changes
         from ..tensor.creation import to_tensor
         return _Leaf("var", as_program_var(to_tensor(value, dtype_hint)))
     if _is_number(value):
@@ -154,12 +154,14 @@ def while_loop(cond_fn, body_fn, values, names, loc):
                 hints[learned.position] = learned.dtype
                 shapes[learned.position] = learned.shape
         except UnboundLocalError as e:
-            _rollback(mark)
-            probed = [n for n, v in zip(names, values) if _is_undefined(v)]
+            # (UndefinedVar's error names the variable read)
+            probed = [n for n, v in zip(names, values)
+                      if _is_undefined(v) and f"'{n}'" in str(e)]
             if not probed:
                 raise
-            raise _undefined_error(probed[0], loc, None, f"the loop reads it before "
-                                   f"assigning it ({e})") from None
+            _rollback(mark)
+            raise _undefined_error(probed[0], loc, None,
+                                   "the loop reads it before assigning it") from None
         except Error as e:
             _rollback(mark)
             first_error = first_error or e
@@ -267,11 +269,6 @@ def _build(static_nn, cond_fn, body_fn, values, names, loc, hints, shapes, loop)
     return tuple(_forget_loop(v) for v in rebuild(list(out)))
 
 
-def _is_ndarray(x):
-    import numpy as np
-    return isinstance(x, np.ndarray) and x.dtype.kind in "biuf"
-
-
 def _forget_loop(value):
     if isinstance(value, Unset):
         return UndefinedVar(value.name)
@@ -288,7 +285,8 @@ def _step_value(c, v, position, name, loc, loop):
             return []
         raise c.value.learned(v)  # (a structure the step returns was caught before)
     if c.kind == "const":
-        if v is not c.value and _is_ndarray(c.value) and (_is_ndarray(v) or is_static_var(v)):
+        if v is not c.value and is_numeric_ndarray(c.value) and \
+                (is_numeric_ndarray(v) or is_static_var(v)):
             # An ndarray the body changes: carried as a Tensor of its dtype.
             raise _Reshape(loop, position, dt.dtype_name(c.value.dtype), c.value.shape)
         if v is not c.value:
