@@ -11,10 +11,10 @@
 #include <map>
 #include <mutex>
 #include <thread>
-#include <unordered_map>
 
 #include "ps.grpc.pb.h"
 #include "skiff/core/error.h"
+#include "skiff/ps/id_index.h"
 #include "skiff/ps/shard.h"
 #include "skiff/ps/table_config.h"
 
@@ -417,13 +417,13 @@ void Client::pull_sparse(const std::string& table, const int64_t* ids, size_t n,
   const int shards = servers();
   // Each server gets its distinct ids once; `where[i]` finds id i's row in its reply.
   std::vector<std::vector<int64_t>> per_server(shards);
-  std::vector<std::unordered_map<int64_t, size_t>> position(shards);
+  std::vector<IdIndex> position(shards);
   std::vector<std::pair<int, size_t>> where(n);
   for (size_t i = 0; i < n; ++i) {
     const int s = shard_of(ids[i], shards);
-    auto [it, added] = position[s].emplace(ids[i], per_server[s].size());
+    bool added = false;
+    where[i] = {s, position[s].find_or_insert(ids[i], per_server[s].size(), &added)};
     if (added) per_server[s].push_back(ids[i]);
-    where[i] = {s, it->second};
   }
   std::vector<int> used;
   std::vector<proto::PullSparseRequest> requests(shards);
@@ -455,11 +455,20 @@ void Client::push_sparse(const std::string& table, const int64_t* ids, size_t n,
   const int dim = impl_->spec(table).dim;
   const int shards = servers();
   std::vector<proto::PushSparseRequest> requests(shards);
+  // Each server's ids and values, copied into bytes sized once.
+  std::vector<int> server(n);
+  std::vector<size_t> count(shards, 0), filled(shards, 0);
+  for (size_t i = 0; i < n; ++i) ++count[server[i] = shard_of(ids[i], shards)];
+  const size_t row_bytes = dim * sizeof(float);
+  for (int s = 0; s < shards; ++s) {
+    requests[s].mutable_ids()->resize(count[s] * sizeof(int64_t));
+    requests[s].mutable_values()->resize(count[s] * row_bytes);
+  }
   for (size_t i = 0; i < n; ++i) {
-    proto::PushSparseRequest& r = requests[shard_of(ids[i], shards)];
-    r.mutable_ids()->append(reinterpret_cast<const char*>(ids + i), sizeof(int64_t));
-    r.mutable_values()->append(reinterpret_cast<const char*>(values + i * dim),
-                               dim * sizeof(float));
+    proto::PushSparseRequest& r = requests[server[i]];
+    const size_t k = filled[server[i]]++;
+    std::memcpy(r.mutable_ids()->data() + k * sizeof(int64_t), ids + i, sizeof(int64_t));
+    std::memcpy(r.mutable_values()->data() + k * row_bytes, values + i * dim, row_bytes);
   }
   std::vector<int> used;
   for (int s = 0; s < shards; ++s) {

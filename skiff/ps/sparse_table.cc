@@ -12,11 +12,11 @@
 #include <chrono>
 #include <cstring>
 #include <mutex>
-#include <numeric>
 #include <unordered_map>
 #include <utility>
 
 #include "skiff/core/error.h"
+#include "skiff/ps/id_index.h"
 #include "skiff/ps/shard.h"
 #include "skiff/ps/table_file.h"
 
@@ -46,7 +46,7 @@ struct Pending {
 
 struct SparseTable::Shard {
   mutable std::mutex mu;
-  std::unordered_map<int64_t, size_t> slot_of;
+  IdIndex slot_of;
   std::vector<float> data;  // slot * width: values, then optimizer state
   std::vector<RowMeta> meta;
   std::vector<size_t> free_slots;
@@ -65,7 +65,7 @@ struct SparseTable::Shard {
       meta.push_back(m);
       data.resize(data.size() + static_cast<size_t>(width));
     }
-    slot_of.emplace(m.id, slot);
+    slot_of.insert(m.id, slot);
     return slot;
   }
 
@@ -75,12 +75,12 @@ struct SparseTable::Shard {
     std::vector<float> new_data(slot_of.size() * static_cast<size_t>(width));
     std::vector<RowMeta> new_meta;
     new_meta.reserve(slot_of.size());
-    for (auto& [id, slot] : slot_of) {
+    slot_of.for_each([&](int64_t, uint32_t& slot) {
       std::copy_n(data.begin() + static_cast<ptrdiff_t>(slot * width), width,
                   new_data.begin() + static_cast<ptrdiff_t>(new_meta.size() * width));
       new_meta.push_back(meta[slot]);
-      slot = new_meta.size() - 1;
-    }
+      slot = static_cast<uint32_t>(new_meta.size() - 1);
+    });
     data.swap(new_data);
     meta.swap(new_meta);
     free_slots.clear();
@@ -117,12 +117,12 @@ size_t SparseTable::shard_of(int64_t id) const {
 double SparseTable::now() const { return config_.clock ? config_.clock() : steady_seconds(); }
 
 float* SparseTable::touch(Shard& shard, int64_t id, double now) {
-  auto found = shard.slot_of.find(id);
-  if (found != shard.slot_of.end()) {
-    RowMeta& m = shard.meta[found->second];
+  const uint32_t found = shard.slot_of.find(id);
+  if (found != IdIndex::kNone) {
+    RowMeta& m = shard.meta[found];
     ++m.count;
     m.last_touch = now;
-    return shard.data.data() + found->second * width_;
+    return shard.data.data() + found * width_;
   }
   uint64_t count = 1;
   if (config_.admit_count > 1 || config_.admit_probability > 0) {
@@ -151,32 +151,40 @@ void SparseTable::apply(Op op, const int64_t* ids, size_t n, const float* in, fl
   if (n == 0) return;
   const double time = now();
   const int64_t dim = config_.dim;
-  std::vector<size_t> shard(n);
-  for (size_t i = 0; i < n; ++i) shard[i] = shard_of(ids[i]);
-  // Sorted by shard, then id, then position: equal ids are adjacent and summed in the
-  // order the caller sent them, so a push gives the same result on every run.
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if (shard[a] != shard[b]) return shard[a] < shard[b];
-    if (ids[a] != ids[b]) return ids[a] < ids[b];
-    return a < b;
-  });
+  // (id, position) grouped by stripe (a counting sort, positions ascending), then sorted
+  // within each stripe: equal ids are adjacent and summed in the order the caller sent
+  // them, so a push gives the same result on every run.
+  const size_t stripes = shards_.size();
+  std::vector<uint32_t> stripe(n);
+  std::vector<size_t> bounds(stripes + 1, 0);
+  for (size_t i = 0; i < n; ++i) {
+    stripe[i] = static_cast<uint32_t>(shard_of(ids[i]));
+    ++bounds[stripe[i] + 1];
+  }
+  for (size_t s = 0; s < stripes; ++s) bounds[s + 1] += bounds[s];
+  std::vector<std::pair<int64_t, size_t>> keyed(n);
+  {
+    std::vector<size_t> next(bounds.begin(), bounds.end() - 1);
+    for (size_t i = 0; i < n; ++i) keyed[next[stripe[i]]++] = {ids[i], i};
+  }
   std::vector<float> merged(op == Op::kPull ? 0 : static_cast<size_t>(dim));
-  for (size_t begin = 0; begin < n;) {
-    Shard& s = *shards_[shard[order[begin]]];
-    size_t end = begin;
-    while (end < n && shard[order[end]] == shard[order[begin]]) ++end;
+  for (size_t st = 0; st < stripes; ++st) {
+    const size_t begin = bounds[st], end = bounds[st + 1];
+    if (begin == end) continue;
+    std::sort(keyed.begin() + static_cast<ptrdiff_t>(begin),
+              keyed.begin() + static_cast<ptrdiff_t>(end));
+    Shard& s = *shards_[st];
     std::lock_guard<std::mutex> lock(s.mu);
     (op == Op::kPull ? s.pulls : s.pushes) += end - begin;
+    auto pos = [&](size_t k) { return keyed[k].second; };
     for (size_t first = begin; first < end;) {
-      const int64_t id = ids[order[first]];
+      const int64_t id = keyed[first].first;
       size_t last = first;
-      while (last < end && ids[order[last]] == id) ++last;
+      while (last < end && keyed[last].first == id) ++last;
       float* row = touch(s, id, time);
       if (op == Op::kPull) {
         for (size_t k = first; k < last; ++k) {
-          float* dst = out + order[k] * dim;
+          float* dst = out + pos(k) * dim;
           if (row) {
             std::copy_n(row, dim, dst);
           } else {
@@ -186,11 +194,11 @@ void SparseTable::apply(Op op, const int64_t* ids, size_t n, const float* in, fl
       } else if (!row) {
         ++s.dropped;
       } else {
-        const float* g = in + order[first] * dim;
+        const float* g = in + pos(first) * dim;
         if (last - first > 1) {
           std::copy_n(g, dim, merged.data());
           for (size_t k = first + 1; k < last; ++k) {
-            const float* more = in + order[k] * dim;
+            const float* more = in + pos(k) * dim;
             for (int64_t j = 0; j < dim; ++j) merged[j] += more[j];
           }
           g = merged.data();
@@ -203,7 +211,6 @@ void SparseTable::apply(Op op, const int64_t* ids, size_t n, const float* in, fl
       }
       first = last;
     }
-    begin = end;
   }
 }
 
@@ -235,16 +242,13 @@ size_t SparseTable::shrink(double now_secs, double untouched_secs) {
   size_t evicted = 0;
   for (const auto& s : shards_) {
     std::lock_guard<std::mutex> lock(s->mu);
-    for (auto it = s->slot_of.begin(); it != s->slot_of.end();) {
-      if (s->meta[it->second].last_touch <= cutoff) {
-        s->free_slots.push_back(it->second);
-        it = s->slot_of.erase(it);
-        ++s->evicted;
-        ++evicted;
-      } else {
-        ++it;
-      }
-    }
+    s->slot_of.erase_if([&](int64_t, uint32_t slot) {
+      if (s->meta[slot].last_touch > cutoff) return false;
+      s->free_slots.push_back(slot);
+      ++s->evicted;
+      ++evicted;
+      return true;
+    });
     for (auto it = s->pending.begin(); it != s->pending.end();) {
       it = it->second.last_touch <= cutoff ? s->pending.erase(it) : std::next(it);
     }
@@ -282,11 +286,11 @@ void SparseTable::save(const std::string& path) const {
       std::lock_guard<std::mutex> lock(s->mu);
       rows.resize(s->slot_of.size() * width_);
       meta.clear();
-      for (const auto& [id, slot] : s->slot_of) {
+      s->slot_of.for_each([&](int64_t, uint32_t slot) {
         std::copy_n(s->data.begin() + static_cast<ptrdiff_t>(slot * width_), width_,
                     rows.begin() + static_cast<ptrdiff_t>(meta.size() * width_));
         meta.push_back(s->meta[slot]);
-      }
+      });
       pending.assign(s->pending.begin(), s->pending.end());
     }
     file.put_u64(meta.size());
@@ -338,7 +342,8 @@ void SparseTable::load(const std::string& path) {
       m.count = file.get_u64();
       m.last_touch = time - file.get_f64();
       Shard& s = *loaded[shard_of(m.id)];
-      if (s.slot_of.count(m.id)) file.corrupt(str_cat("id ", m.id, " appears twice"));
+      if (s.slot_of.find(m.id) != IdIndex::kNone)
+        file.corrupt(str_cat("id ", m.id, " appears twice"));
       size_t slot = s.add_row(m, width_);
       std::copy(row.begin(), row.end(), s.data.begin() + static_cast<ptrdiff_t>(slot * width_));
     }

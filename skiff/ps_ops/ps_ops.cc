@@ -4,13 +4,13 @@
 // OpRegistrar, because they call libskiff_ps. None is differentiable: the gradients they
 // push are the ones the program's backward computed.
 #include <cstring>
-#include <unordered_map>
 #include <vector>
 
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 #include "skiff/ps/client.h"
+#include "skiff/ps/id_index.h"
 #include "skiff/ps_ops/ps_connection.h"
 #include "skiff/ps_ops/ps_geo.h"
 
@@ -28,16 +28,16 @@ struct DistinctIds {
   std::vector<int64_t> where;
 
   DistinctIds(const int64_t* all, int64_t n, int64_t padding) : where(n) {
-    std::unordered_map<int64_t, int64_t> index;
+    ps::IdIndex index;
     index.reserve(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
       if (padding != kNoPadding && all[i] == padding) {
         where[i] = -1;
         continue;
       }
-      auto [it, added] = index.emplace(all[i], static_cast<int64_t>(ids.size()));
+      bool added = false;
+      where[i] = index.find_or_insert(all[i], ids.size(), &added);
       if (added) ids.push_back(all[i]);
-      where[i] = it->second;
     }
   }
 };

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -20,7 +21,9 @@
 #include <vector>
 
 #include "skiff/core/error.h"
+#include "skiff/ps/id_index.h"
 #include "skiff/ps/initializer.h"
+#include "skiff/ps/shard.h"
 #include "tests/testing/error_of.h"
 
 namespace skiff::ps {
@@ -339,6 +342,48 @@ TEST(SparseTableTest, ShrinkTakesAnAgeOfItsOwn) {
   EXPECT_EQ(table.shrink(6, 3), 1u);  // id 1: idle for 6 s
   EXPECT_EQ(table.size(), 1u);
   EXPECT_EQ(table.shrink(6), 0u);
+}
+
+TEST(IdIndexTest, FindsWhatWasInsertedThroughGrowthAndErasure) {
+  IdIndex index;
+  EXPECT_EQ(index.find(5), IdIndex::kNone);
+  std::map<int64_t, uint32_t> want;
+  // Ids of one lock stripe share the low bits of their hash: the index must spread them.
+  for (int64_t k = 0; want.size() < 5000; ++k) {
+    const int64_t id = k % 3 == 0 ? -k * 7919 : k * 1000003;
+    if (mix64(static_cast<uint64_t>(id)) % 16 != 3 || want.count(id)) continue;
+    const uint32_t slot = static_cast<uint32_t>(want.size());
+    index.insert(id, slot);
+    want[id] = slot;
+  }
+  index.insert(std::numeric_limits<int64_t>::min(), 5000);
+  want[std::numeric_limits<int64_t>::min()] = 5000;
+  ASSERT_EQ(index.size(), want.size());
+  for (const auto& [id, slot] : want) ASSERT_EQ(index.find(id), slot) << id;
+  EXPECT_EQ(index.find(42), IdIndex::kNone);
+
+  index.for_each([](int64_t, uint32_t& slot) { slot += 1; });  // slots can be moved
+  index.erase_if([](int64_t, uint32_t slot) { return slot % 2 == 0; });
+  size_t kept = 0;
+  for (const auto& [id, slot] : want) {
+    const bool odd = (slot + 1) % 2 == 1;
+    ASSERT_EQ(index.find(id), odd ? slot + 1 : IdIndex::kNone) << id;
+    kept += odd;
+  }
+  EXPECT_EQ(index.size(), kept);
+  IdIndex other;
+  other.swap(index);
+  IdIndex distinct;  // find_or_insert numbers ids by first appearance
+  distinct.reserve(3);
+  bool added = false;
+  EXPECT_EQ(distinct.find_or_insert(-7, 0, &added), 0u);
+  EXPECT_TRUE(added);
+  EXPECT_EQ(distinct.find_or_insert(9, 1, &added), 1u);
+  EXPECT_EQ(distinct.find_or_insert(-7, 2, &added), 0u);
+  EXPECT_FALSE(added);
+  EXPECT_EQ(distinct.size(), 2u);
+  EXPECT_EQ(index.size(), 0u);
+  EXPECT_EQ(other.size(), kept);
 }
 
 class SparseTableFileTest : public ::testing::Test {
