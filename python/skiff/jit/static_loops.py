@@ -9,7 +9,9 @@ A variable the loop assigns before reading it but that has no value before the l
 result first computed in the loop, the value of a `return` inside it) is traced once as
 unset: the body's first assignment tells its dtype and shape, and the loop is built again
 carrying zeros of them (what it holds only if the loop runs no step, where Python would
-have no value at all). A body that reads it before assigning it is refused."""
+have no value at all). A body that reads it before assigning it is refused. A variable
+that is None before the loop gets its first step run before the loop, as Python runs it
+(`if h is None: h = x`), under an assert op that the loop runs at least that step."""
 from .. import _C
 from .static_control import (ArrayList, Filler, UndefinedVar, _is_number, _is_undefined,
                              _number_dtype, as_condition, as_program_var, constant, describe,
@@ -128,6 +130,10 @@ def while_loop(cond_fn, body_fn, values, names, loc):
     attempt is rolled back and retried with other dtypes for the Python numbers
     (from the body's dtypes, or float32 for ints that meet floats)."""
     from ..static import nn as static_nn
+    if any(v is None for v in _leaves(values)):
+        values = _peel_first_step(cond_fn, body_fn, values, names, loc)
+        if isinstance(values, _Done):
+            return values.values
     hints, shapes, fills = {}, {}, {}
     leaves = _leaves(values)
     ints = [p for p, v in enumerate(leaves) if isinstance(v, int) and not isinstance(v, bool)]
@@ -172,6 +178,38 @@ def while_loop(cond_fn, body_fn, values, names, loc):
                 raise first_error
             hints[candidates.pop(0)] = "float32"
     raise Error(f"{loc}: to_static could not settle the dtypes of this loop's variables")
+
+
+class _Done:
+    """The loop ended while its steps ran in Python (after a peeled first step)."""
+
+    def __init__(self, values):
+        self.values = values
+
+
+def _peel_first_step(cond_fn, body_fn, values, names, loc):
+    """A variable that is None before a loop on a Tensor (``h = None`` ... ``if h is
+    None: h = x else: h = h + x``): the first step runs before the loop, as Python runs
+    it, under an assert op that the loop's condition holds (a loop of no step would leave
+    None, which a program cannot hold: it stops with an error naming the variable and the
+    line). Returns the values after it (the remaining steps go on as a loop), or _Done when
+    the condition then turns into a Python value that ends the loop."""
+    from ..framework import core
+    none = [n for n, v in zip(names, values) if v is None or (
+        isinstance(v, (list, tuple, dict)) and any(x is None for x in _leaves([v])))]
+    cond = as_condition(cond_fn(*values))
+    core.apply("assert", cond, attrs={"message": (
+        f"{loc}: this loop on a Tensor ran no step, but to_static runs its first step before "
+        f"it because {', '.join(repr(n) for n in none)} is None before the loop; give it a "
+        f"Tensor value before the loop (None cannot be a program's value)")})
+    values = tuple(body_fn(*values))
+    while True:
+        cond = cond_fn(*values)
+        if is_static_var(cond):
+            return values
+        if not cond:
+            return _Done(values)
+        values = tuple(body_fn(*values))
 
 
 def _leaves(values):

@@ -1,6 +1,6 @@
 """What to_static cannot convert faithfully is a skiff.Error naming the user's file and
-line (never a silently different result): a variable that is None before a loop on a
-Tensor, a value defined in one branch only, returns inside tensor loops of values whose
+line (never a silently different result): a variable that a branch on a Tensor may leave
+None, a value defined in one branch only, returns inside tensor loops of values whose
 shape is known only at run time, attribute assignments in tensor branches, Python scalars
 of traced Tensors."""
 import inspect
@@ -45,14 +45,39 @@ def none_before_loop(x, n):
     return h
 
 
-def test_none_before_a_tensor_loop_is_an_error():
+def test_none_before_a_tensor_loop_runs_the_first_step_before_it():
+    """`h = None` before a loop on a Tensor that assigns it: the first step runs before the
+    loop, as Python runs it, so converted values and gradients equal eager ones; a loop that
+    runs no step (eager would return None) stops the program with an error naming the
+    variable and the loop's line."""
     n = tensor(3, "int64")
-    assert np.allclose(none_before_loop(tensor([1.0, 2.0]), n).numpy(), [3.0, 6.0])
-    raises_at(none_before_loop, "for _ in range(n)", tensor([1.0, 2.0]), n,
-              match="'h' is None before this loop")
-    # With a Python count the loop runs in Python and gives the eager result.
-    out = to_static(none_before_loop)(tensor([1.0, 2.0]), 3)
-    assert np.allclose(out.numpy(), [3.0, 6.0])
+    for steps in (n, 3):  # (with a Python count the loop runs in Python)
+        x_eager, x_static = tensor([1.0, 2.0]), tensor([1.0, 2.0])
+        x_eager.stop_gradient = x_static.stop_gradient = False
+        want, got = none_before_loop(x_eager, steps), to_static(none_before_loop)(x_static, steps)
+        np.testing.assert_allclose(got.numpy(), want.numpy())
+        want.sum().backward()
+        got.sum().backward()
+        np.testing.assert_allclose(x_static.grad.numpy(), x_eager.grad.numpy())
+    with pytest.raises(skiff.Error) as err:
+        to_static(none_before_loop)(tensor([1.0, 2.0]), tensor(0, "int64"))
+    message = str(err.value)
+    assert line_of(none_before_loop, "for _ in range(n)") in message, message
+    assert "ran no step" in message and "'h' is None before the loop" in message, message
+
+
+def none_kept_by_a_branch(x, n):
+    h = None
+    for _ in range(n):
+        x = x + 1.0
+        if x.sum() > 100.0:
+            h = x
+    return x, h
+
+
+def test_none_that_a_tensor_branch_may_keep_is_an_error():
+    raises_at(none_kept_by_a_branch, "if x.sum() > 100.0", tensor([1.0]), tensor(3, "int64"),
+              match="None in the other branch")
 
 
 def one_branch(x):

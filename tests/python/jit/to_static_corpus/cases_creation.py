@@ -187,8 +187,8 @@ def numpy_array_changed_by_loop(x, n):
 
 
 def none_initialised_accumulator(x, n):
-    """Refused: the first step takes the `is None` branch, the later ones the other; one
-    while op cannot hold both (write `h = P.zeros_like(x)` before the loop)."""
+    """The first step takes the `is None` branch, the later ones the other (skiff runs the
+    first step before the while op)."""
     h = None
     for i in range(n):
         if h is None:
@@ -198,8 +198,20 @@ def none_initialised_accumulator(x, n):
     return h
 
 
+def none_kept_by_tensor_branch(x, n):
+    """Refused: after the loop `best` is None or a Tensor depending on the values; a program
+    holds one kind (give it a Tensor before the loop)."""
+    best = None
+    for i in range(n):
+        x = x * 2.0
+        if P.sum(x) > 100.0:
+            best = x
+    return x if best is None else best
+
+
 CASES = [
     Case(zeros_like_accumulator, (X, N3), grad=0),
+    Case(none_kept_by_tensor_branch, (X, N3), grad=0),
     Case(numpy_array_changed_by_loop, (X, N3), grad=0),
     Case(none_initialised_accumulator, (X, N3), grad=0),
     Case(full_carried, (X, N3), grad=0),

@@ -15,11 +15,9 @@ from . import corpus
 SKIFF = corpus.skiff_framework()
 CASES = {case.name: case for case in corpus.load(skiff)}
 
-# Known gaps: refused with a message that names the line (none now: every case converts;
-# a case added for an idiom skiff refuses is listed here with what it is).
+# Refused with a message that names the line: what one program cannot hold.
 EXPECTED_REFUSALS = {
-    "none_initialised_accumulator": "`is None` first, a Tensor later: one while op holds "
-                                    "one kind",
+    "none_kept_by_tensor_branch": "None or a Tensor after the loop, by the values",
 }
 
 # Known failures worse than a refusal: wrong values, crashes, refusals naming no line.
