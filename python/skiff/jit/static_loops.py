@@ -336,6 +336,11 @@ def _step_value(c, v, position, name, loc, loop):
         var = v.var if isinstance(v, ArrayList) else v
         if is_array(v) and var.name == c.value.name:
             return []
+        if is_array(v):  # (pop() makes a new array)
+            raise Error(f"{loc}: list '{name}' is a tensor array this loop on a Tensor carries; "
+                        f"inside the loop it can only grow (append): pop() or a new list makes "
+                        f"another array, which the loop cannot carry; pop after the loop, or "
+                        f"read xs[k] instead")
         raise Error(f"{loc}: list '{name}' is grown in this loop on a Tensor (a tensor array); "
                     f"change it with append only (it became {describe(v)})")
     if is_static_var(v):

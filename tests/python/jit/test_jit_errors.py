@@ -204,3 +204,17 @@ def test_changing_an_object_in_a_tensor_loop_is_an_error():
               match="self.seen.append")
     out = to_static(Recorder.run)(rec, tensor([1.0]), 2)  # a Python loop: fine
     assert np.allclose(out.numpy(), [4.0]) and len(rec.seen) == 2
+
+
+def pop_inside_tensor_loop(x, n):
+    xs = [x]
+    for _ in range(n):
+        xs.append(xs[-1] * 2.0)
+        if len(xs) > 2:
+            xs.pop(0)
+    return skiff.stack(xs)
+
+
+def test_pop_of_a_list_a_tensor_loop_carries_is_an_error():
+    raises_at(pop_inside_tensor_loop, "for _ in range(n)", tensor([1.0]), tensor(3, "int64"),
+              match="inside the loop it can only grow (append): pop()")
