@@ -198,10 +198,8 @@ def convert_assert(test, message, loc):
     """`assert test, message()`: a Tensor condition becomes an assert op, checked when the
     program runs (every element must be true); a Python one is checked now."""
     if is_static(test):
-        cond = test if test._dtype_name == "bool" else core.apply(
-            "cast", test, attrs={"out_dtype": "bool"})
         text = message()
-        core.apply("assert", cond, attrs={
+        core.apply("assert", static_control.as_condition(test), attrs={
             "message": f"{loc}: assertion failed" + (f": {text}" if text is not None else "")})
         return
     if not test:

@@ -54,10 +54,10 @@ def _parse_lambda(code):
     where = f"{code.co_filename}:{code.co_firstlineno}"
     source = "".join(linecache.getlines(code.co_filename))
     try:
-        tree = ast.parse(source)
+        tree = ast.parse(source) if source else None
     except (SyntaxError, ValueError):
         tree = None
-    if tree is None or not source:
+    if tree is None:
         raise _C.Error(f"to_static needs the source of the lambda at {where}")
     argc = code.co_argcount + code.co_kwonlyargcount + \
         bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)

@@ -131,9 +131,9 @@ def while_loop(cond_fn, body_fn, values, names, loc):
     (from the body's dtypes, or float32 for ints that meet floats)."""
     from ..static import nn as static_nn
     if any(v is None for v in _leaves(values)):
-        values = _peel_first_step(cond_fn, body_fn, values, names, loc)
-        if isinstance(values, _Done):
-            return values.values
+        values, ended = _peel_first_step(cond_fn, body_fn, values, names, loc)
+        if ended:
+            return values
     hints, shapes, fills = {}, {}, {}
     leaves = _leaves(values)
     ints = [p for p, v in enumerate(leaves) if isinstance(v, int) and not isinstance(v, bool)]
@@ -180,20 +180,13 @@ def while_loop(cond_fn, body_fn, values, names, loc):
     raise Error(f"{loc}: to_static could not settle the dtypes of this loop's variables")
 
 
-class _Done:
-    """The loop ended while its steps ran in Python (after a peeled first step)."""
-
-    def __init__(self, values):
-        self.values = values
-
-
 def _peel_first_step(cond_fn, body_fn, values, names, loc):
     """A variable that is None before a loop on a Tensor (``h = None`` ... ``if h is
     None: h = x else: h = h + x``): the first step runs before the loop, as Python runs
     it, under an assert op that the loop's condition holds (a loop of no step would leave
     None, which a program cannot hold: it stops with an error naming the variable and the
-    line). Returns the values after it (the remaining steps go on as a loop), or _Done when
-    the condition then turns into a Python value that ends the loop."""
+    line). Returns the values after it and whether the loop ended there (its condition
+    turned into a Python value that ends it); else the remaining steps go on as a loop."""
     from ..framework import core
     none = [n for n, v in zip(names, values) if v is None or (
         isinstance(v, (list, tuple, dict)) and any(x is None for x in _leaves([v])))]
@@ -206,9 +199,9 @@ def _peel_first_step(cond_fn, body_fn, values, names, loc):
     while True:
         cond = cond_fn(*values)
         if is_static_var(cond):
-            return values
+            return values, False
         if not cond:
-            return _Done(values)
+            return values, True
         values = tuple(body_fn(*values))
 
 

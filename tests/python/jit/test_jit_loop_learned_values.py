@@ -9,40 +9,14 @@ import pytest
 
 import skiff
 from skiff.static import InputSpec
+from to_static_corpus import corpus
 
-
-def first_assigned_in_loop(x, n):
-    y = x
-    for _ in range(n):
-        z = x * 2.0
-        y = y + z
-    return y + z
-
-
-def return_inside_for(x, n):
-    s = x
-    for _ in range(n):
-        if skiff.sum(s) > 5.0:
-            return s * 10.0
-        s = s + x
-    return s
-
-
-def return_inside_python_counted_while(x):
-    i = 0
-    while i < 10:
-        x = x * 2.0
-        if skiff.max(x) > 7.0:
-            return x
-        i += 1
-    return x - 1.0
-
-
-def float_made_a_vector(x, n):
-    s = 0.0
-    for _ in range(n):
-        s = s + x
-    return s
+# The corpus's loops (its cases with `P` bound to skiff), run here with more arguments.
+_CORPUS = {case.name: case.fn for case in corpus.load(skiff)}
+first_assigned_in_loop = _CORPUS["variable_first_set_in_loop"]
+return_inside_for = _CORPUS["return_inside_for"]
+return_inside_python_counted_while = _CORPUS["return_inside_while"]
+float_made_a_vector = _CORPUS["python_float_carried"]
 
 
 def nested_first_assigned(x, n):
