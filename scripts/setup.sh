@@ -5,18 +5,20 @@
 #                             toolchain, protobuf, oneDNN, Eigen, GTest and Benchmark (the
 #                             default build configures the tests and benchmarks), Gloo,
 #                             libcurl, nlohmann-json and etcd (distributed training), gRPC
-#                             (the parameter server), the Fashion-MNIST dataset; numpy,
-#                             the binding's build tools
+#                             (the parameter server), the Fashion-MNIST dataset; from PyPI
+#                             requirements/build.txt: numpy, the binding's build tools
 #                             (nanobind, scikit-build-core), and aiohttp and plotly (skiff
 #                             board's server and charts)
 #   scripts/setup.sh --test   also what the tests and benchmarks use (scripts/test.sh):
 #                             clang-format, clang's sanitizer runtime, the aarch64 cross
 #                             compiler and qemu-user (aarch64 and emulated x86-64 CPUs),
-#                             pytest, and the reference frameworks the tests compare against
-#                             (PyTorch, PaddlePaddle, onnx / onnxruntime, TensorBoard; never
-#                             runtime dependencies of skiff), Chromium and Playwright (the
-#                             board's page is tested in a headless browser)
-#   scripts/setup.sh --bench  also VisualDL (bench/board_writer.py's peer)
+#                             Chromium (the board's page is tested in a headless browser);
+#                             requirements/test.txt: pytest, Playwright, and the reference
+#                             frameworks the tests compare against (PyTorch, PaddlePaddle,
+#                             onnx / onnxruntime, TensorBoard; never runtime dependencies)
+#   scripts/setup.sh --bench  also requirements/bench.txt: VisualDL (bench/board_writer.py's
+#                             peer)
+# Every PyPI package is pinned, with its dependencies: a fresh machine gets what CI tested.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,27 +57,20 @@ if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv"
   python3 -m venv .venv
 fi
-pip_install() {
-  .venv/bin/python -c "import $1" 2>/dev/null || {
-    echo "setup: pip install $2"
-    .venv/bin/pip install -q --disable-pip-version-check "$2"
-  }
+# The pinned requirements of each purpose (requirements/*.txt); a stamp in .venv remembers
+# which files were installed as they are now, so a re-run installs nothing.
+pip_requirements() {
+  local file=requirements/$1.txt stamp=.venv/requirements-$1.sha256
+  if ! sha256sum -c --status "$stamp" 2>/dev/null; then
+    echo "setup: pip install -r $file"
+    .venv/bin/pip install -q --disable-pip-version-check -r "$file"
+    sha256sum requirements/*.txt >"$stamp"
+  fi
 }
-pip_install numpy numpy
-pip_install nanobind nanobind
-pip_install scikit_build_core scikit-build-core
-pip_install aiohttp aiohttp
-pip_install plotly plotly
-if [ "$with_tests" = 1 ]; then
-  pip_install pytest pytest
-  pip_install torch torch
-  pip_install paddle paddlepaddle
-  pip_install onnx onnx
-  pip_install onnxruntime onnxruntime
-  pip_install tensorboard tensorboard
-  pip_install PIL pillow
-  pip_install playwright playwright
-fi
 if [ "$with_bench" = 1 ]; then
-  pip_install visualdl visualdl  # (bench/board_writer.py's peer)
+  pip_requirements bench
+elif [ "$with_tests" = 1 ]; then
+  pip_requirements test
+else
+  pip_requirements build
 fi
