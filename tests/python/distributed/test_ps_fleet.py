@@ -1,7 +1,8 @@
 """fleet's parameter-server mode: the role makers read Paddle's variables, the strategy
 picks the mode, the launcher runs a script as 2 servers and 2 trainers on 127.0.0.1
 (workers/ps_fleet_ctr.py, the CTR model of ps_ctr.py). Sync mode through fleet equals one
-process on the union batches; geo and async reach the single-process AUC within 0.005; a
+process on the union batches (within float32 rounding of the same steps on any CPU, as
+float32_runs derives it); geo and async reach the single-process AUC within 0.005; a
 failing trainer or server ends the job naming its log; mistakes fail clearly."""
 import json
 import socket
@@ -12,6 +13,7 @@ import types
 import numpy as np
 import pytest
 
+from float32_runs import check_same_steps
 from jobs import WORKERS, load_worker
 from ps_jobs import describe, launch
 
@@ -45,9 +47,10 @@ def data():
 
 
 def single_process(data, batch, epochs):
-    """(loss, AUC) of one process training on consecutive batches of ``batch`` with SGD
-    from the values a fleet job starts with (rows from the servers' initializer, dense
-    values from skiff.seed(0), as trainer 0's)."""
+    """One process training on consecutive batches of ``batch`` with SGD from the values a
+    fleet job starts with (rows from the servers' initializer, dense values from
+    skiff.seed(0), as trainer 0's): {"eval": (loss, AUC), "state": the final parameters (as
+    the job's trainer 0 writes them), "before_last": the parameters one step earlier}."""
     vocab, train_ids, train_labels, eval_ids, eval_labels = data
     server = _C.PsServer(address="127.0.0.1:0", shard=0, shards=1)
     try:
@@ -61,13 +64,34 @@ def single_process(data, batch, epochs):
     skiff.seed(0)
     model = ps_ctr.CTR(local)
     opt = skiff.optimizer.SGD(learning_rate=ps_ctr.LR, parameters=model.parameters())
+
+    def state():
+        return {"emb": local.rows(ids), **{
+            name: p.numpy() for name, p in model.named_parameters() if "fc" in name}}
+
     for _ in range(epochs):
         for step in range(len(train_ids) // batch):
+            before_last = state() if step == len(train_ids) // batch - 1 else None
             rows = slice(step * batch, (step + 1) * batch)
             ps_ctr.loss_of(model, train_ids[rows], train_labels[rows]).backward()
             opt.step()
             opt.clear_grad()
-    return ps_ctr.evaluate(model, eval_ids, eval_labels)
+    return {"eval": ps_ctr.evaluate(model, eval_ids, eval_labels), "state": state(),
+            "before_last": before_last}
+
+
+def check_equals_single_process(result, data, label):
+    """Trainer 0's ``result`` of a sync job within float32 rounding of one process on the
+    union batches, in parameters; its evaluation alike (the AUC counts ranks: a score that
+    rounding moves past a tie changes it by 1/(positives * negatives), 2.5e-7 here)."""
+    want = single_process(data, ps_ctr.BATCH, 1)
+    got = {name: np.array(value, np.float32) for name, value in result["state"].items()}
+    check_same_steps(got, want["state"], want["before_last"],
+                     f"{label} vs one process on batches of 64")
+    (loss, auc), (want_loss, want_auc) = result["eval"], want["eval"]
+    print(f"{label}: loss {loss:.6f} auc {auc:.6f}; one process: loss {want_loss:.6f} "
+          f"auc {want_auc:.6f}")
+    assert abs(loss - want_loss) <= 1e-5 and abs(auc - want_auc) <= 1e-4
 
 
 def free_ports(n):
@@ -364,17 +388,13 @@ def test_sync_job_equals_one_process_on_the_union_batches(tmp_path, data):
         assert f"skiff ps server {i}/2 listening" in logs[f"serverlog.{i}"]
         assert results[i]["worker_index"] == i and results[i]["is_first_worker"] == (i == 0)
         assert (results[i]["worker_num"], results[i]["server_num"]) == (2, 2)
-    loss, auc = results[0]["eval"]
-    want = single_process(data, ps_ctr.BATCH, 1)
-    print(f"\nfleet sync 2x2: loss {loss:.6f} auc {auc:.6f}; one process on batches of 64: "
-          f"loss {want[0]:.6f} auc {want[1]:.6f}")
-    assert abs(loss - want[0]) <= 1e-5 and abs(auc - want[1]) <= 1e-4
+    check_equals_single_process(results[0], data, "fleet sync 2x2")
 
 
 @pytest.fixture(scope="module")
 def converged_auc(data):
     """The AUC one process reaches on batches of 32 over EPOCHS passes."""
-    return single_process(data, ps_ctr.BATCH // 2, EPOCHS)[1]
+    return single_process(data, ps_ctr.BATCH // 2, EPOCHS)["eval"][1]
 
 
 def test_geo_job_reaches_the_single_process_auc(tmp_path, converged_auc):
@@ -423,9 +443,7 @@ def test_a_killed_server_restarts_from_its_checkpoint(tmp_path, data):
     for i in (0, 1):
         assert "parameter server 1 (127.0.0.1:" in logs[f"workerlog.{i}"], logs
         assert "replayed" in logs[f"workerlog.{i}"]
-    loss, auc = results[0]["eval"]
-    want = single_process(data, ps_ctr.BATCH, 1)
-    assert abs(loss - want[0]) <= 1e-5 and abs(auc - want[1]) <= 1e-4
+    check_equals_single_process(results[0], data, "fleet sync with a killed server")
 
 
 def test_a_dying_server_ends_the_job(tmp_path):

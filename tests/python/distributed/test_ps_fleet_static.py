@@ -3,10 +3,9 @@ servers and 2 trainers on 127.0.0.1 run workers/ps_fleet_static.py, which minimi
 static CTR model (workers/ps_static.py) with fleet.distributed_optimizer and trains it
 between fleet.init_worker() and fleet.stop_worker(). In sync mode the job ends with the
 parameters and losses of one process training the unsplit program on the union batches
-(1e-6, test_ps_program.py's reference), also when it is two jobs, the second one's servers
-starting from the tables the first saved (fleet.save_persistables, fleet.init_server(dirname));
-in async mode the loss falls; in geo mode the job
-reaches the AUC of one process training the unsplit program on batches of 32 within 0.005.
+(within float32 rounding, test_ps_program.py's check), also when it is two jobs, the second
+one's servers starting from the tables the first saved (fleet.save_persistables,
+fleet.init_server(dirname)); in async mode the loss falls; in geo mode the job reaches the AUC of one process training the unsplit program on batches of 32 within 0.005.
 Each job is bounded in time and leaves no process behind."""
 import json
 import sys

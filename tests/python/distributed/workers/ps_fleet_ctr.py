@@ -6,7 +6,8 @@ the launcher as every server and every trainer of the job:
 
 MODE is sync, async or geo (a_sync_configs k_steps K_STEPS); each trainer trains EPOCHS
 passes, on its share of each batch of 64, through fleet.distributed_optimizer. Trainer I
-writes its role and trainer 0 also the evaluation (loss, AUC) to OUT/trainerI.json;
+writes its role and trainer 0 also the evaluation (loss, AUC) and the final parameters (the
+rows of the vocabulary's ids as "emb", the MLP's by name) to OUT/trainerI.json;
 servers print their role. FAIL "trainer1" makes trainer 1 exit with status 3 once
 connected; "server1" makes server 1 exit with status 4 instead of serving; "killserver1"
 makes server 1 kill itself (SIGKILL) once it has written a checkpoint (under the launcher's
@@ -56,11 +57,12 @@ fleet.init_worker()
 if fail == f"trainer{fleet.worker_index()}":
     sys.exit(3)
 skiff.seed(0)  # trainer 0's dense values start every trainer (and the reference)
-model = fleet.distributed_model(ps_ctr.CTR(ps.DistributedEmbedding(
-    "emb", ps_ctr.DIM, init=ps_ctr.EMBEDDING_INIT, optimizer=ps_ctr.SGD)))
+net = ps_ctr.CTR(ps.DistributedEmbedding("emb", ps_ctr.DIM, init=ps_ctr.EMBEDDING_INIT,
+                                         optimizer=ps_ctr.SGD))
+model = fleet.distributed_model(net)
 opt = fleet.distributed_optimizer(skiff.optimizer.SGD(learning_rate=ps_ctr.LR,
                                                       parameters=model.parameters()))
-_, train_ids, train_labels, eval_ids, eval_labels = ps_ctr.make_data()
+vocab, train_ids, train_labels, eval_ids, eval_labels = ps_ctr.make_data()
 share = ps_ctr.BATCH // fleet.worker_num()
 first = fleet.worker_index() * share
 for epoch in range(epochs):
@@ -76,6 +78,8 @@ result = {"worker_index": fleet.worker_index(), "worker_num": fleet.worker_num()
           "is_server": fleet.is_server()}
 if fleet.is_first_worker():
     result["eval"] = ps_ctr.evaluate(model, eval_ids, eval_labels)
+    result["state"] = {"emb": net.embedding.pull(vocab.reshape(-1)).tolist(), **{
+        name: p.numpy().tolist() for name, p in net.named_parameters() if "fc" in name}}
 with open(os.path.join(out, f"trainer{fleet.worker_index()}.json"), "w") as f:
     json.dump(result, f)
 fleet.stop_worker()
