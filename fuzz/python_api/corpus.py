@@ -95,7 +95,8 @@ def write_entry(folder, entry):
     ordered = {key: entry[key] for key in ENTRY_KEYS if entry.get(key) is not None}
     path = pathlib.Path(folder) / f"{entry['id']}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(ordered, indent=1) + "\n")
+    lines = [f" {json.dumps(key)}: {json.dumps(value)}" for key, value in ordered.items()]
+    path.write_text("{\n" + ",\n".join(lines) + "\n}\n")
     return path
 
 

@@ -14,16 +14,18 @@ FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<name>\S+)
 
 
 def parse_site(stderr, package_dir):
-    """The innermost skiff frame of the last stack faulthandler wrote to stderr, as
-    "linalg/spectral.py:40 in svd"; "" when none is there."""
+    """The skiff frames of the last stack faulthandler wrote to stderr, outermost (the API
+    function) and innermost: "linalg/spectral.py:27 in svd > framework/core.py:51 in apply";
+    one frame alone when they are the same, "" when none is there."""
     marker = stderr.rfind("most recent call first")
     if marker < 0:
         return ""
-    for match in FRAME.finditer(stderr[marker:]):
-        path = match["file"]
-        if path.startswith(package_dir):
-            return f"{path[len(package_dir):].lstrip('/')}:{match['line']} in {match['name']}"
-    return ""
+    frames = [f"{match['file'][len(package_dir):].lstrip('/')}:{match['line']} in "
+              f"{match['name']}" for match in FRAME.finditer(stderr[marker:])
+              if match["file"].startswith(package_dir)]
+    if not frames:
+        return ""
+    return frames[-1] if len(frames) == 1 else f"{frames[-1]} > {frames[0]}"
 
 
 def confirm(source, earlier_sources, timeout):

@@ -18,7 +18,9 @@ The rule, in order; the first that matches makes the error bad:
        itself), when its type is one no argument check raises (AttributeError, KeyError,
        ZeroDivisionError, IndexError, StopIteration, AssertionError) or its message is
        Python's or numpy's own wording ("object is not iterable", "list index out of
-       range", "array is too big", ...) ("python-runtime", "numpy-runtime").
+       range", "array is too big", ...) ("python-runtime", "numpy-runtime"); a signature
+       error of a function skiff called for the user ("f() missing 1 required positional
+       argument") is "python-signature": it names skiff's inner function, not the user's.
 Everything else is clean: skiff.Error (C++ checks) past rules 1-3, ValueError/TypeError/...
 raised by a raise statement in skiff, and Python's own signature errors at the call site."""
 
@@ -32,14 +34,15 @@ BINDING_TEXT = re.compile(r"incompatible function arguments|nanobind|nb::|"
                           r"Unable to convert function return value|nb_func|pybind11")
 CALL_SITE = "<fuzz>"  # the file name the child compiles each call's source under
 INTERNAL_TYPES = ("RecursionError", "SystemError", "UnboundLocalError", "NameError")
+SIGNATURE_TEXT = re.compile(r"takes \d+ positional arguments? but|got an unexpected keyword "
+                            r"argument|missing \d+ required (positional|keyword)|got multiple "
+                            r"values for argument|takes no arguments")
 UNCHECKED_TYPES = ("AttributeError", "KeyError", "ZeroDivisionError", "IndexError",
                    "StopIteration", "AssertionError")
 PYTHON_TEXT = re.compile(
     r"object is not (iterable|subscriptable|callable)|has no attribute|"
     r"unsupported operand type|not supported between instances|"
     r"(list|tuple|string) (assignment )?index out of range|pop from empty|"
-    r"takes \d+ positional arguments? but|got an unexpected keyword argument|"
-    r"missing \d+ required (positional|keyword)|got multiple values for argument|"
     r"cannot be interpreted as an integer|too large to convert|int too big to convert|"
     r"(too many|not enough) values to unpack|invalid literal for int|"
     r"could not convert string to float|must be real number, not|"
@@ -78,6 +81,8 @@ def classify(error, package_dir):
         return "bad", "numpy-runtime" if "numpy" in frame.filename else "library-runtime"
     if (frame.line or "").lstrip().startswith("raise") or _is_skiff_error(error):
         return "clean", None
+    if type_name == "TypeError" and SIGNATURE_TEXT.search(text):
+        return "bad", "python-signature"
     if type_name in UNCHECKED_TYPES or PYTHON_TEXT.search(text):
         return "bad", "python-runtime"
     if NUMPY_TEXT.search(text):

@@ -19,7 +19,7 @@ import time
 import corpus
 
 CHILD = pathlib.Path(__file__).resolve().parent / "child.py"
-BLOCK = 200  # calls a worker takes at a time
+BLOCK = 2000  # calls a worker takes at a time (a child starts in about a second)
 STARTUP_TIMEOUT = 120.0  # seconds for a child to import skiff and list the targets
 STARTUP_RETRIES = 3  # a build being replaced under the run can fail an import for a while
 

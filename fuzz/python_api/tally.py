@@ -11,12 +11,15 @@ import random
 import threading
 import time
 
+import calls
 import corpus
 import crashes
+import minimize
 
-EXAMPLES = 3  # examples kept per bad-error group, from distinct targets
+EXAMPLES = 3  # examples kept per bad-error group: the shortest, from distinct targets
 SAMPLE_POOL = 2000  # clean messages kept (reservoir) for --sample-errors
 CONFIRM_FACTOR = 3  # a hang is confirmed under this many times the per-call timeout
+MINIMIZE_RUNS = {"crash": 16, "hang": 4}  # fresh processes spent shortening a finding
 
 
 class Tally:
@@ -83,15 +86,20 @@ class Tally:
         earlier_sources = _last_per_call(earlier) if how == "crash" else []
         program, result = crashes.confirm(start["source"], earlier_sources,
                                           self.call_timeout * CONFIRM_FACTOR)
+        recipe = start.get("recipe") if program == start["source"] else None
+        if recipe is not None and time.monotonic() < self.deadline:
+            recipe, program = minimize.minimize(
+                recipe, start["kind"], how, _wrap(start), self.call_timeout,
+                MINIMIZE_RUNS[how])
         with self._lock:
             finding["confirmed"] = program is not None
-            finding["alone"] = program == start["source"]
+            finding["alone"] = recipe is not None
             finding["replay"] = f"{result['outcome']} {result['detail']}".strip()
             if program is not None:
+                finding["source"] = program
                 entry = {"target": start["t"], "source": program,
                          "seen": crashes.seen_text(result), "site": site or None,
-                         "found": f"fuzz seed {self.seed} call {start['i']}",
-                         "recipe": start.get("recipe") if program == start["source"] else None}
+                         "found": f"fuzz seed {self.seed} call {start['i']}", "recipe": recipe}
                 path = self.out_dir / f"{corpus.entry_id(program)}.json"
                 finding["entry"] = str(path)
                 if not path.exists():
@@ -123,10 +131,9 @@ class Tally:
                                            {"count": 0, "targets": set(), "examples": []})
         group["count"] += 1
         target = start["t"] if start else "?"
-        if target not in group["targets"] and len(group["examples"]) < EXAMPLES:
-            group["examples"].append({"target": target, "source": start["source"],
-                                      "message": end["message"], "site": end.get("site")})
         group["targets"].add(target)
+        _keep_shortest(group["examples"], {"target": target, "source": start["source"],
+                                           "message": end["message"], "site": end.get("site")})
         self._write_log({"bad": {"target": target, "source": start["source"],
                                  "kind": end["kind"], "type": end["type"],
                                  "message": end["message"], "site": end.get("site")}})
@@ -145,6 +152,30 @@ class Tally:
         if self._log is not None:
             self._log.write(json.dumps(record) + "\n")
             self._log.flush()
+
+
+def _keep_shortest(examples, example):
+    """Keeps in examples the EXAMPLES shortest repros seen, from distinct targets."""
+    same = [kept for kept in examples if kept["target"] == example["target"]]
+    if same:
+        if len(example["source"]) < len(same[0]["source"]):
+            examples[examples.index(same[0])] = example
+        return
+    if len(examples) < EXAMPLES:
+        examples.append(example)
+        return
+    longest = max(examples, key=lambda kept: len(kept["source"]))
+    if len(example["source"]) < len(longest["source"]):
+        examples[examples.index(longest)] = example
+
+
+def _wrap(start):
+    """The program around a call's source: "{}", or "y = {}; y.sum().backward()" for the
+    backward pass (phase 2) whose source start holds."""
+    if start.get("phase") != 2:
+        return "{}"
+    prefix = f"y = {calls.source(start['recipe'], start['kind'])}; "
+    return "y = {}; " + start["source"][len(prefix):]
 
 
 def _last_per_call(starts):
