@@ -1,6 +1,6 @@
 """The fuzzing child: makes calls FIRST .. FIRST+COUNT-1 of a seeded run and reports each on
-file descriptor EVENTS_FD (default 3), one JSON line per event, the call's record written before the call is made
-so that the parent knows the culprit when this process dies.
+file descriptor EVENTS_FD (default 3), one JSON line per event, the call's record written
+before the call is made so that the parent knows the culprit when this process dies.
 
     python child.py --seed 1 --first 200 --count 100 [--only 'skiff.linalg.*']
 
@@ -30,15 +30,16 @@ def main():
     options = _parse()
     corpus.limit_child()
     sys.path.insert(0, str(corpus.build_dir() / "python"))
-    import numpy as np
-    import skiff
+    import numpy as np  # here, under the memory limit
+    import skiff  # here: from the build tree, whose path is known only now
     warnings.simplefilter("ignore")
     faulthandler.enable(all_threads=True)
     report = _reporter(options.events_fd)
-    package_dir = os.path.dirname(skiff.__file__)
     chosen = select_targets(t.api_targets(skiff), options.only)
     report(ev="ready", targets=len(chosen))
-    namespace = {"skiff": skiff, "np": np}
+    if not chosen:
+        return
+    caller = _Caller(skiff, np, options, report)
     for index in range(options.first, options.first + options.count):
         target = chosen[call_target_index(options.seed, index, len(chosen))]
         try:
@@ -50,18 +51,14 @@ def main():
             continue
         report(ev="start", i=index, phase=1, t=target.name, kind=target.kind, source=source,
                recipe=recipe)
-        result = _run(source, calls.is_statement(recipe), namespace, options, report, index,
-                      package_dir)
-        backward = backward_statement(skiff, result) if recipe.get("bw") else None
+        value, backward = caller.call(index, source, calls.is_statement(recipe),
+                                      recipe.get("bw", False))
         if backward is not None:
             report(ev="start", i=index, phase=2, t=target.name, kind=target.kind,
                    source=f"y = {source}; {backward}", recipe=recipe)
-            namespace["y"] = result
-            _run(backward, True, namespace, options, report, index, package_dir)
-        namespace.pop("y", None)
-        del result
-        if index % 50 == 0:
-            gc.collect()
+            caller.namespace["y"] = value
+            value = None
+            caller.call(index, backward, True, False)
     report(ev="done")
 
 
@@ -91,23 +88,40 @@ def backward_statement(skiff, result):
     return ("y[0]" if first is not result else "y") + ".sum().backward()"
 
 
-def _run(source, is_statement, namespace, options, report, index, package_dir):
-    """Runs one call's source and reports its end; returns its value (None for statements)."""
-    # The stack of a stuck call goes to stderr before the parent kills this process.
-    faulthandler.dump_traceback_later(options.call_timeout * 0.8, exit=False)
-    value = None
-    try:
-        code = compile(source, outcome.CALL_SITE, "exec" if is_statement else "eval")
-        value = eval(code, namespace)
-    except BaseException as error:  # SystemExit and KeyboardInterrupt are findings too
-        status, kind = outcome.classify(error, package_dir)
-        report(ev="end", i=index, status=status, type=type(error).__name__,
-               message=str(error)[:500], kind=kind, site=outcome.site(error, package_dir))
-    else:
-        report(ev="end", i=index, status="ok")
-    finally:
+class _Caller:
+    """Makes calls from their source. Everything a call made is freed, and the garbage
+    collector run, before its end is reported: a crash while freeing is the call's."""
+
+    def __init__(self, skiff, np, options, report):
+        self.skiff = skiff
+        self.namespace = {"skiff": skiff, "np": np}
+        self.options = options
+        self.report = report
+        self.package_dir = os.path.dirname(skiff.__file__)
+
+    def call(self, index, source, is_statement, backward_wanted):
+        """Runs source, reports its end; returns (value, backward statement) when a backward
+        pass through the value follows, else (None, None)."""
+        # The stack of a stuck call goes to stderr before the parent kills this process.
+        faulthandler.dump_traceback_later(self.options.call_timeout * 0.8, exit=False)
+        end = {"ev": "end", "i": index, "status": "ok"}
+        value = backward = None
+        try:
+            code = compile(source, outcome.CALL_SITE, "exec" if is_statement else "eval")
+            value = eval(code, self.namespace)
+            if backward_wanted:
+                backward = backward_statement(self.skiff, value)
+            if backward is None:
+                value = None
+        except BaseException as error:  # SystemExit and KeyboardInterrupt are findings too
+            status, kind = outcome.classify(error, self.package_dir)
+            end.update(status=status, type=type(error).__name__, message=str(error)[:500],
+                       kind=kind, site=outcome.site(error, self.package_dir))
+        self.namespace.pop("y", None)
+        gc.collect(1)
         faulthandler.cancel_dump_traceback_later()
-    return value
+        self.report(**end)
+        return value, backward
 
 
 def _reporter(fd):

@@ -10,6 +10,7 @@ import json
 import os
 import pathlib
 import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -20,6 +21,7 @@ import corpus
 
 CHILD = pathlib.Path(__file__).resolve().parent / "child.py"
 BLOCK = 2000  # calls a worker takes at a time (a child starts in about a second)
+BATCH_SECONDS = 300.0  # a child older than this is ended after its current call (memory)
 STARTUP_TIMEOUT = 120.0  # seconds for a child to import skiff and list the targets
 STARTUP_RETRIES = 3  # a build being replaced under the run can fail an import for a while
 
@@ -69,6 +71,9 @@ class Runner:
         for attempt in range(STARTUP_RETRIES):
             batch = _Batch(self, first, count)
             result = batch.run()
+            if result == "no-targets":
+                self._setup_error = f"no public callable matches --only {self.only!r}"
+                return None
             if result != "no-start":
                 return result
             time.sleep(5 * (attempt + 1))
@@ -87,11 +92,14 @@ class _Batch:
         self.in_flight = None
         self.in_flight_since = 0.0
         self.last_index = first - 1  # the last call that ended
+        self.done = False  # the child reported the whole block made
+        self.born = time.monotonic()
         self.stderr_file = tempfile.TemporaryFile()
         self.stderr = ""
 
     def run(self):
-        """The index to resume from (first + count when the block is done), or "no-start"."""
+        """The index to resume from (first + count when the block is done), "no-start" or
+        "no-targets"."""
         runner = self.runner
         read_end, write_end = os.pipe()
         command = [sys.executable, str(CHILD), "--seed", str(runner.seed), "--first",
@@ -118,14 +126,17 @@ class _Batch:
         runner = self.runner
         buffer = b""
         ready = False
-        started_at = time.monotonic()
+        last_event_at = self.born = time.monotonic()
         while True:
             now = time.monotonic()
             if now >= runner.deadline:
                 _kill(process)
                 return self.first + self.count
+            if ready and self.in_flight is None and now - self.born > BATCH_SECONDS:
+                _kill(process)  # between calls: none is lost
+                return self.last_index + 1
             limit = runner.call_timeout if ready else STARTUP_TIMEOUT
-            waited = now - (self.in_flight_since if self.in_flight else started_at)
+            waited = now - (self.in_flight_since if self.in_flight else last_event_at)
             if waited >= limit:
                 _kill(process)
                 if not ready:
@@ -140,7 +151,7 @@ class _Batch:
                 process.wait()
                 if not ready:
                     return "no-start"
-                if self.in_flight is None:
+                if self.in_flight is None and self.done:
                     return self.first + self.count
                 return self._died("crash", corpus.describe_exit(process.returncode) or
                                   "exit 0 mid-call")
@@ -150,6 +161,8 @@ class _Batch:
                 event = json.loads(line)
                 if event["ev"] == "ready":
                     ready = True
+                    if event["targets"] == 0:
+                        return "no-targets"
                 elif event["ev"] == "start":
                     self.in_flight = event
                     self.in_flight_since = time.monotonic()
@@ -158,7 +171,9 @@ class _Batch:
                     runner.tally.record_end(self.in_flight, event)
                     self.in_flight = None
                     self.last_index = event["i"]
-                started_at = time.monotonic()
+                elif event["ev"] == "done":
+                    self.done = True
+                last_event_at = time.monotonic()
 
     def _died(self, how, detail):
         """Hands the in-flight call to the tally as a crash or hang; the index after it."""
@@ -174,7 +189,7 @@ class _Batch:
 
 def _kill(process):
     try:
-        os.killpg(process.pid, 9)
+        os.killpg(process.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
     process.wait()

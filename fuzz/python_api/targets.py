@@ -99,9 +99,11 @@ def api_targets(skiff):
         for name in _public_names(module):
             obj = getattr(module, name, None)
             full = f"{module_name}.{name}"
-            if not _is_own_callable(obj) or id(obj) in seen or full in SKIPPED_NAMES:
+            if not _is_own_callable(obj) or id(obj) in seen:
                 continue
-            seen.add(id(obj))
+            seen.add(id(obj))  # a skipped object stays skipped under its other names
+            if full in SKIPPED_NAMES:
+                continue
             found.append(Target(full, _kind(skiff, obj), obj))
     found.extend(_tensor_targets(skiff))
     return sorted(found, key=lambda target: target.name)
