@@ -2,7 +2,7 @@
 The API follows PaddlePaddle 2.x: code written for Paddle runs after
 ``import skiff as paddle``. Eager mode is the default."""
 from . import _C
-from ._C import Error, Tensor
+from ._C import Error, OutOfMemoryError, Tensor
 from .framework.dtype import (DType as dtype, bfloat16, bool_ as bool, float16, float32,
                               float64, int8, int16, int32, int64, uint8)
 from .framework.mode import disable_static, enable_static, in_dynamic_mode

@@ -21,7 +21,13 @@ int64_t to_int(const std::string& op, const AttrSchema& schema, nb::handle v) {
     PyErr_Clear();
     bad_value(op, schema, v);
   }
-  return nb::cast<int64_t>(index);
+  int overflow = 0;
+  long long value = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow != 0) {
+    fail("op '", op, "': attribute '", schema.name, "' is ", nb::str(index).c_str(),
+         ", out of the 64-bit integer range");
+  }
+  return value;
 }
 
 double to_float(const std::string& op, const AttrSchema& schema, nb::handle v) {

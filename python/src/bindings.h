@@ -38,11 +38,14 @@ extern PyType_Slot tensor_operator_slots[];
 // Tells the operators whether skiff is in static mode (they then build ops).
 void set_static_mode(bool on);
 
-// The Python type of skiff::Error (skiff.Error).
+// The Python type of skiff::Error (skiff.Error); skiff::OutOfMemoryError has its own.
 PyObject* error_type();
 // Raises `e` as skiff.Error from an eager op call, its message followed by the user's
 // line that made the call ("(at FILE:LINE)": the innermost frame outside skiff).
 void raise_eager_error(const Error& e);
+// Raises any C++ exception as Python would want it: a skiff::Error as above, running out
+// of memory as MemoryError, anything else as RuntimeError with its message.
+void raise_cpp_error(const std::exception& e);
 
 // A tensor's dense value, given memory of its own if it is a zeros view, for callers
 // that hand out its address (numpy, DLPack) or write into it (collectives).

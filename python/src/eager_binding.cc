@@ -95,7 +95,7 @@ PyObject* call_op(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
   } catch (nb::python_error& e) {
     e.restore();
   } catch (const std::exception& e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
+    raise_cpp_error(e);
   }
   return nullptr;
 }

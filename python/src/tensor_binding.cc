@@ -168,10 +168,14 @@ void define_tensor(nb::module_& m) {
            })
       .def(
           "numpy",
-          [](EagerTensor& t) {
-            return array_from_tensor(t.value.is_tensor() ? own_dense(t) : dense_view(t.value));
+          [](EagerTensor& t, bool copy) {
+            if (!t.value.is_tensor()) return array_from_tensor(dense_view(t.value));
+            return array_from_tensor(copy ? t.dense().clone() : own_dense(t));
           },
-          "The value as a numpy array sharing its memory (selected rows: a dense copy).")
+          nb::arg("copy") = true,
+          "The value as a numpy array of its own (as Paddle's); copy=False: an array sharing "
+          "the tensor's memory, where writing to one shows in the other (selected rows: a "
+          "dense copy either way).")
       .def("_dlpack_capsule", [](EagerTensor& t) { return view_of<>(own_dense(t)); })
       .def(
           "_set_value", [](EagerTensor& t, const EagerTensor& src) { t.value = src.value; },

@@ -82,7 +82,7 @@ PyObject* binary(PyObject* a, PyObject* b, Binary kind) noexcept {
   } catch (nb::python_error& e) {
     e.restore();
   } catch (const std::exception& e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
+    raise_cpp_error(e);
   }
   return nullptr;
 }

@@ -15,6 +15,18 @@ namespace skiff {
 class Error : public std::runtime_error {
  public:
   explicit Error(const std::string& message) : std::runtime_error(message) {}
+  // Throws an error of this one's kind with `message` (callers that add context, such as
+  // the op that failed, keep the kind: Python maps each kind to its exception class).
+  [[noreturn]] virtual void rethrow_with(const std::string& message) const { throw Error(message); }
+};
+
+// Memory for a tensor could not be had; Python sees skiff.OutOfMemoryError, a MemoryError.
+class OutOfMemoryError : public Error {
+ public:
+  using Error::Error;
+  [[noreturn]] void rethrow_with(const std::string& message) const override {
+    throw OutOfMemoryError(message);
+  }
 };
 
 // Concatenates any streamable values into one string.

@@ -30,7 +30,8 @@ class Shape {
   const int64_t* begin() const { return dims_; }
   const int64_t* end() const { return dims_ + rank_; }
 
-  // Product of dims; 1 for a scalar. Only meaningful when fully known.
+  // Product of dims; 1 for a scalar. Only meaningful when fully known and within int64:
+  // shapes from users go through checked_numel first (tensors are only allocated so).
   int64_t numel() const {
     int64_t n = 1;
     for (int i = 0; i < rank_; ++i) n *= dims_[i];
@@ -68,5 +69,12 @@ class Shape {
 };
 
 inline std::ostream& operator<<(std::ostream& os, const Shape& s) { return os << s.str(); }
+
+// The element count of a tensor of `shape`: every dim must be known and non-negative and
+// the product fit in int64; otherwise throws an Error naming the shape.
+int64_t checked_numel(const Shape& shape);
+// The bytes of checked_numel(shape) elements of `element_size` bytes each; throws when
+// that is past what one tensor can hold (2^63 - 1 bytes).
+size_t checked_bytes(const Shape& shape, size_t element_size);
 
 }  // namespace skiff

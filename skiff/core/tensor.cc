@@ -1,13 +1,46 @@
 #include "skiff/core/tensor.h"
 
+#include <cstdio>
+
 namespace skiff {
+
+namespace {
+
+// The bytes of a `dtype` tensor of `shape`, checked (shape.h).
+size_t bytes_of(const Shape& shape, DType dtype) { return checked_bytes(shape, dtype_size(dtype)); }
+
+// New storage for a `dtype` tensor of `shape`; running out of memory names the tensor.
+std::shared_ptr<Storage> storage_for(const Shape& shape, DType dtype, size_t bytes, Place place) {
+  try {
+    return std::make_shared<Storage>(bytes, place);
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemoryError(str_cat("out of memory: cannot allocate ", bytes_str(bytes), " for ",
+                                   dtype_name(dtype), shape));
+  }
+}
+
+}  // namespace
+
+std::string bytes_str(size_t bytes) {
+  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 6) {
+    v /= 1024;
+    ++u;
+  }
+  if (u == 0) return str_cat(bytes, " bytes");
+  char text[64];
+  std::snprintf(text, sizeof text, "%.1f %s (%zu bytes)", v, units[u], bytes);
+  return text;
+}
 
 Tensor Tensor::empty(const Shape& shape, DType dtype, Place place) {
   SKIFF_CHECK(shape.known(), "cannot allocate a tensor of unknown shape ", shape);
   Tensor t;
   t.shape_ = shape;
   t.dtype_ = dtype;
-  t.storage_ = std::make_shared<Storage>(t.nbytes(), place);
+  t.storage_ = storage_for(shape, dtype, bytes_of(shape, dtype), place);
   return t;
 }
 
@@ -16,7 +49,10 @@ Tensor Tensor::from_storage(std::shared_ptr<Storage> storage, const Shape& shape
   Tensor t;
   t.shape_ = shape;
   t.dtype_ = dtype;
-  SKIFF_CHECK(storage && shape.known() && offset + t.nbytes() <= storage->bytes(),
+  SKIFF_CHECK(storage && shape.known(), "from_storage: ", dtype_name(dtype), shape,
+              " has no storage or an unknown shape");
+  size_t bytes = bytes_of(shape, dtype);
+  SKIFF_CHECK(offset <= storage->bytes() && bytes <= storage->bytes() - offset,
               "from_storage: ", dtype_name(dtype), shape, " at offset ", offset,
               " does not fit the storage");
   t.storage_ = std::move(storage);
@@ -32,8 +68,9 @@ Tensor Tensor::zeros(const Shape& shape, DType dtype, Place place) {
 
 Tensor Tensor::zeros_view(const Shape& shape, DType dtype) {
   const std::shared_ptr<Storage>& zeros = shared_zero_storage();
-  size_t bytes = static_cast<size_t>(shape.numel()) * dtype_size(dtype);
-  if (!zeros || !shape.known() || bytes > zeros->bytes()) return Tensor::zeros(shape, dtype);
+  if (!zeros || !shape.known() || bytes_of(shape, dtype) > zeros->bytes()) {
+    return Tensor::zeros(shape, dtype);
+  }
   return from_storage(zeros, shape, dtype);
 }
 
@@ -49,13 +86,13 @@ Shape Tensor::strides() const {
 
 void Tensor::reallocate(const Shape& shape, DType dtype) {
   SKIFF_CHECK(shape.known(), "cannot allocate a tensor of unknown shape ", shape);
-  size_t need = static_cast<size_t>(shape.numel()) * dtype_size(dtype);
+  size_t need = bytes_of(shape, dtype);
   size_t have = nbytes();
   if (!storage_ || offset_ + need > storage_->bytes()) {
-    storage_ = std::make_shared<Storage>(need, cpu_place());
+    storage_ = storage_for(shape, dtype, need, cpu_place());
     offset_ = 0;
   } else if (storage_.use_count() > 1) {
-    auto own = std::make_shared<Storage>(need, cpu_place());
+    auto own = storage_for(shape, dtype, need, cpu_place());
     if (need == have) std::memcpy(own->data(), raw_data(), need);
     storage_ = std::move(own);
     offset_ = 0;
@@ -65,7 +102,8 @@ void Tensor::reallocate(const Shape& shape, DType dtype) {
 }
 
 void Tensor::reshape(const Shape& shape) {
-  SKIFF_CHECK(shape.numel() == shape_.numel(), "cannot reshape ", type_str(), " to ", shape);
+  SKIFF_CHECK(shape.known() && checked_numel(shape) == shape_.numel(), "cannot reshape ",
+              type_str(), " to ", shape);
   shape_ = shape;
 }
 

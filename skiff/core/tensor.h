@@ -24,7 +24,8 @@ class Tensor {
   // An uninitialized tensor: no storage, rank 0, float32.
   Tensor() = default;
 
-  // Allocates an uninitialized tensor.
+  // Allocates an uninitialized tensor. A shape past what one tensor can hold throws an
+  // Error naming it; memory the system cannot give throws an OutOfMemoryError.
   static Tensor empty(const Shape& shape, DType dtype, Place place = cpu_place());
   // Allocates a tensor filled with zeros.
   static Tensor zeros(const Shape& shape, DType dtype, Place place = cpu_place());
@@ -134,6 +135,9 @@ class Tensor {
   Shape shape_;
   DType dtype_ = DType::kF32;
 };
+
+// A byte count for messages: "4.0 TiB (4398046511104 bytes)".
+std::string bytes_str(size_t bytes);
 
 template <typename T>
 Tensor Tensor::from_vector(const Shape& shape, const std::vector<T>& values) {

@@ -122,8 +122,8 @@ std::vector<Variable> run_node(GradNode& node, std::vector<Variable>& out_grads)
     try {
       kernels[k](ctx);
     } catch (const Error& e) {
-      throw Error(describe_kernel_error(ctx, e.what()) + " (in the backward of op '" + t.fwd->type +
-                  "')");
+      e.rethrow_with(describe_kernel_error(ctx, e.what()) + " (in the backward of op '" +
+                     t.fwd->type + "')");
     }
   }
   std::vector<Variable> in_grads(t.num_in);

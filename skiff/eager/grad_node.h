@@ -72,6 +72,12 @@ struct GradNode {
   std::vector<int> out_offsets;  // first flat output of each output slot
   bool released = false;         // saved values dropped after a backward
 
+  GradNode() = default;
+  // Frees the chain of nodes behind this one without recursion (any depth).
+  ~GradNode();
+  GradNode(const GradNode&) = delete;
+  GradNode& operator=(const GradNode&) = delete;
+
   int flat_output(int slot, int index) const { return out_offsets[slot] + index; }
   // The forward op's type, or the callback's label.
   std::string label() const;

@@ -251,7 +251,7 @@ void EagerOp::run(const SlotTensors& given, const SlotTensors& outputs, SlotTens
     kernel(*ctx);
   } catch (const Error& e) {
     form.busy = false;
-    throw Error(describe_kernel_error(*ctx, e.what()));
+    e.rethrow_with(describe_kernel_error(*ctx, e.what()));
   }
   if (ctx == form.ctx.get()) form.busy = false;
 

@@ -1,6 +1,7 @@
 #include "skiff/ir/attr.h"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
 namespace skiff {
@@ -80,14 +81,43 @@ std::string attr_str(const Attr& a) {
   return os.str();
 }
 
+namespace {
+
+// An int64 attribute value read as a narrower integer: out of range is an error, not a
+// silently wrapped value.
+template <typename T>
+T narrowed(int64_t v, const char* name) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) < sizeof(int64_t)) {
+    SKIFF_CHECK(v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max(),
+                "attribute '", name, "' is ", v, ", out of the range this op takes (",
+                std::numeric_limits<T>::min(), " to ", std::numeric_limits<T>::max(), ")");
+  }
+  return static_cast<T>(v);
+}
+
+}  // namespace
+
 template <typename T>
 T attr_as(const Attr& a, const char* name) {
   if constexpr (std::is_arithmetic_v<T>) {
-    if (auto* i = std::get_if<int64_t>(&a)) return static_cast<T>(*i);
-    if (auto* f = std::get_if<double>(&a)) return static_cast<T>(*f);
+    if (auto* i = std::get_if<int64_t>(&a)) return narrowed<T>(*i, name);
+    if (auto* f = std::get_if<double>(&a)) {
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        // NaN or a value past T's range would make the conversion undefined.
+        SKIFF_CHECK(*f >= static_cast<double>(std::numeric_limits<T>::min()) &&
+                        *f <= static_cast<double>(std::numeric_limits<T>::max()),
+                    "attribute '", name, "' is ", *f, ", not an integer this op takes");
+      }
+      return static_cast<T>(*f);
+    }
     if (auto* b = std::get_if<bool>(&a)) return static_cast<T>(*b);
   } else if constexpr (std::is_same_v<T, std::vector<int>>) {
-    if (auto* v = std::get_if<std::vector<int64_t>>(&a)) return T(v->begin(), v->end());
+    if (auto* v = std::get_if<std::vector<int64_t>>(&a)) {
+      T out;
+      out.reserve(v->size());
+      for (int64_t x : *v) out.push_back(narrowed<int>(x, name));
+      return out;
+    }
   } else if constexpr (std::is_same_v<T, std::vector<float>>) {
     if (auto* v = std::get_if<std::vector<double>>(&a)) return T(v->begin(), v->end());
   } else {

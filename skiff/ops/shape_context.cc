@@ -42,7 +42,7 @@ void infer_op_shape(Program& program, int block_idx, const OpDesc& op) {
   try {
     info.infer_shape(ctx);
   } catch (const Error& e) {
-    throw Error(describe_op_error(program, block_idx, op, e.what()));
+    e.rethrow_with(describe_op_error(program, block_idx, op, e.what()));
   }
 }
 

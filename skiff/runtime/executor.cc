@@ -127,7 +127,7 @@ void run_block(PreparedBlock& block, Scope* scope) {
       try {
         instr->kernel(*instr->ctx);
       } catch (const Error& e) {
-        throw Error(describe_kernel_error(*instr->ctx, e.what()));
+        e.rethrow_with(describe_kernel_error(*instr->ctx, e.what()));
       }
       if (__builtin_expect(check_nan_inf_enabled(), 0)) check_outputs_finite(*instr->ctx);
     } else {

@@ -127,6 +127,24 @@ TEST(EagerTest, SecondBackwardNeedsRetainGraph) {
   EXPECT_NE(why.find("a second time"), std::string::npos) << why;
 }
 
+TEST(EagerTest, LongChainsAreFreedAndDifferentiatedAtAnyDepth) {
+  // 200,000 recorded ops (recursive freeing overflowed the stack there): freeing the chain,
+  // and walking it, must not recurse per op.
+  constexpr int kOps = 200000;
+  for (bool backward : {false, true}) {
+    TensorPtr x = leaf(Tensor::from_vector<double>({1}, {0.5}));
+    EagerOp add("scale", attrs({{"bias", 1.0}}));
+    TensorPtr y = x;
+    for (int i = 0; i < kOps; ++i) y = call1(add, {{y}});
+    EXPECT_DOUBLE_EQ(y->dense().item<double>(), 0.5 + kOps);
+    if (backward) {
+      run_backward({y}, {}, false);
+      EXPECT_DOUBLE_EQ(x->grad->dense().item<double>(), 1.0);
+    }
+    y.reset();  // the whole chain goes here
+  }
+}
+
 TEST(EagerTest, NoGradRecordsNothing) {
   TensorPtr x = leaf(Tensor::from_vector<double>({2}, {1, 2}));
   EagerOp tanh_op("tanh", {});

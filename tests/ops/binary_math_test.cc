@@ -2,10 +2,12 @@
 // floats and integers (signs of remainders, floors of negative quotients), numpy
 // broadcasting, gradients of pow and mod; atan2 over all four quadrants; and errors (zero
 // divisors, negative integer powers, mixed dtypes, integer atan2); the integer ops
-// (bitwise and/or/xor/not, shifts past the bit width, gcd and lcm of signed values).
+// (bitwise and/or/xor/not, shifts past the bit width, gcd and lcm of signed values); the
+// smallest integer over -1 as numpy answers it (no trap).
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,31 @@ TEST(BinaryMathOp, ModAndFloorDivFollowPython) {
   const Tensor xf = values({2}, {5.5, -5.5}, DType::kF64);
   binary("elementwise_mod", xf, values({}, {2}, DType::kF64))
       .check_output("Out", values({2}, {1.5, 0.5}, DType::kF64));
+}
+
+template <typename T>
+Tensor ints(const std::vector<T>& v) {
+  return Tensor::from_vector<T>({static_cast<int64_t>(v.size())}, v);
+}
+
+template <typename T>
+void check_smallest_over_minus_one() {
+  // min // -1 and min / -1 are min (the true quotient wraps), min % -1 is 0: numpy's
+  // answers, where the machine's division traps.
+  constexpr T kMin = std::numeric_limits<T>::min(), kMax = std::numeric_limits<T>::max();
+  const Tensor x = ints<T>({kMin, kMin, 7, kMax, -7}), y = ints<T>({-1, 1, -1, -1, -1});
+  binary("elementwise_floordiv", x, y)
+      .check_output("Out", ints<T>({kMin, kMin, -7, -kMax, 7}), 0, 0);
+  binary("elementwise_mod", x, y).check_output("Out", ints<T>({0, 0, 0, 0, 0}), 0, 0);
+  binary("elementwise_div", x, y).check_output("Out", ints<T>({kMin, kMin, -7, -kMax, 7}), 0, 0);
+  // Powers past the range wrap as numpy's: 2 ** (bits - 1) is min.
+  binary("elementwise_pow", ints<T>({2, -1}), ints<T>({sizeof(T) * 8 - 1, kMax}))
+      .check_output("Out", ints<T>({kMin, -1}), 0, 0);
+}
+
+TEST(BinaryMathOp, TheSmallestIntegerOverMinusOneWrapsAsNumpy) {
+  check_smallest_over_minus_one<int32_t>();
+  check_smallest_over_minus_one<int64_t>();
 }
 
 TEST(BinaryMathOp, PowBroadcastsAndStaysExactOnIntegers) {

@@ -1,11 +1,13 @@
 // inverse, determinant, slogdet, solve, triangular_solve, cholesky, eigh, qr, svd: values against
 // float64 references (identities checked in double, hand-computed determinants) in f32 and
 // f64, gradients by finite differences (symmetric perturbations for the ops that read one
-// triangle of a symmetric matrix), and the singular / non-positive-definite errors.
+// triangle of a symmetric matrix), the singular / non-positive-definite errors, and empty
+// matrices.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -361,6 +363,53 @@ TEST(Svd, GradientsOfEachFactor) {
     for (const char* slot : {"U", "S", "VH"}) {
       OpTest("svd").input("X", x).output("U").output("S").output("VH").check_grad({"X"}, slot);
     }
+  }
+}
+
+// Empty matrices get numpy's answers: no values, identities where a full factor must be
+// orthonormal, determinant 1 (the empty product), never a crash.
+TEST(EmptyMatrices, DecompositionsGiveNumpysAnswers) {
+  for (DType dt : kFloatTypes) {
+    SCOPED_TRACE(dtype_name(dt));
+    auto shapes = [](const std::map<std::string, std::vector<Tensor>>& outs) {
+      std::vector<Shape> s;
+      for (const auto& [slot, values] : outs) s.push_back(values[0].shape());
+      return s;  // by slot name: U, S, VH / Q, R / Eigenvalues, Eigenvectors
+    };
+    for (const Shape& x : {Shape{0, 3}, Shape{3, 0}, Shape{2, 0, 3}}) {
+      SCOPED_TRACE(x.str());
+      const int64_t m = x.dim(-2), n = x.dim(-1);
+      const Shape batch = x.rank() == 3 ? Shape{x[0]} : Shape{};
+      auto with = [&](Shape s, std::initializer_list<int64_t> last) {
+        for (int64_t d : last) s.push_back(d);
+        return s;
+      };
+      OpTest thin("svd");
+      thin.input("X", Tensor::zeros(x, dt)).output("U").output("S").output("VH");
+      EXPECT_EQ(shapes(thin.run()),
+                (std::vector<Shape>{with(batch, {0}), with(batch, {m, 0}), with(batch, {0, n})}));
+      OpTest full("svd");
+      full.input("X", Tensor::zeros(x, dt)).attr("full_matrices", true);
+      full.output("U").output("S").output("VH");
+      const auto outs = full.run();
+      const Tensor u = to_f64(outs.at("U")[0]), vh = to_f64(outs.at("VH")[0]);
+      for (int64_t b = 0; b < batch.numel(); ++b) {
+        EXPECT_TRUE(matrix(u, b).isApprox(Mat::Identity(m, m)) || m == 0);
+        EXPECT_TRUE(matrix(vh, b).isApprox(Mat::Identity(n, n)) || n == 0);
+      }
+      OpTest qr("qr");
+      qr.input("X", Tensor::zeros(x, dt)).output("Q").output("R");
+      const int64_t k = std::min(m, n);
+      EXPECT_EQ(shapes(qr.run()), (std::vector<Shape>{with(batch, {m, k}), with(batch, {k, n})}));
+    }
+    OpTest eigh("eigh");
+    eigh.input("X", Tensor::zeros({0, 0}, dt)).output("Eigenvalues").output("Eigenvectors");
+    EXPECT_EQ(shapes(eigh.run()), (std::vector<Shape>{Shape{0}, Shape{0, 0}}));
+    OpTest det("determinant");
+    det.input("X", Tensor::zeros({2, 0, 0}, dt))
+        .check_output("Out", from_f64(Tensor::from_vector<double>({2}, {1, 1}), dt));
+    OpTest inv("inverse");
+    inv.input("X", Tensor::zeros({0, 0}, dt)).check_output("Out", Tensor::zeros({0, 0}, dt));
   }
 }
 

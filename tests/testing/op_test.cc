@@ -222,10 +222,34 @@ void OpTest::check_eager(const std::map<std::string, std::vector<Tensor>>& want,
   }
 }
 
+void OpTest::check_empty_batch() const {
+  if (inputs_.empty() || inputs_[0].second.empty()) return;
+  const Tensor& first = inputs_[0].second[0];
+  if (first.rank() == 0 || first.dim(0) == 0) return;
+  const int64_t batch = first.dim(0);
+  OpTest empty = *this;
+  for (auto& [slot, values] : empty.inputs_)
+    for (Tensor& v : values) {
+      if (v.rank() == 0 || v.dim(0) != batch) continue;
+      Shape shape = v.shape();
+      shape[0] = 0;
+      v = Tensor::zeros(shape, v.dtype());
+    }
+  SCOPED_TRACE(type_ + " with the batch emptied (dim 0 of " + std::to_string(batch) + " -> 0)");
+  std::map<std::string, std::vector<Tensor>> outs;
+  std::string why = error_of([&] { outs = empty.run(); });
+  if (!why.empty()) {  // a refusal names the op
+    EXPECT_NE(why.find(type_), std::string::npos) << why;
+    return;
+  }
+  empty.check_eager(outs, 0, 0);
+}
+
 void OpTest::check_output(const std::string& slot, const Tensor& expected, double atol, double rtol,
                           int i) const {
   auto outs = run_case(atol, rtol);
   check_eager(outs, atol, rtol);
+  check_empty_batch();
   ASSERT_TRUE(outs.count(slot) && static_cast<int>(outs[slot].size()) > i)
       << type_ << ": no output " << slot << "[" << i << "]";
   const Tensor& got = outs[slot][i];

@@ -6,6 +6,12 @@
 //   t.input("X", random_tensor({3, 4}, DType::kF64, /*seed=*/1));
 //   t.check_output("Out", expected);        // reference computed in the test
 //   t.check_grad({"X"});                    // d<w, Out>/dX vs finite differences
+//
+// check_output also runs the case with its batch emptied (the first input's dim 0, and
+// every input's dim 0 of the same size, set to 0): the op must answer, with outputs or a
+// skiff::Error naming it, never crash, and the interpreter and eager mode must agree. (The
+// values of empty results, such as the neutral values of reductions over an empty dim, are
+// checked by each op's own tests.)
 #pragma once
 
 #include <functional>
@@ -75,6 +81,8 @@ class OpTest {
   // run(), also recording the case for its compiled run (compiled_cases.h) with the
   // tolerance of the comparison, atol and rtol (negative: not a checked case, not recorded).
   std::map<std::string, std::vector<Tensor>> run_case(double atol, double rtol) const;
+  // Runs the case with its batch emptied (see the top of this file).
+  void check_empty_batch() const;
   // Runs the case eagerly and compares with the interpreter's outputs `want`.
   void check_eager(const std::map<std::string, std::vector<Tensor>>& want, double atol,
                    double rtol) const;

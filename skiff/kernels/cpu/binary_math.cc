@@ -73,15 +73,18 @@ void check_int_operand(BinaryMath f, const Tensor& y) {
   }
 }
 
+// Integer results that overflow wrap around (as numpy's do), computed in the unsigned
+// type: signed overflow is undefined, and min / -1 traps on x86.
 template <typename T>
 T int_pow(T base, T exp) {
-  T result = 1;
+  using U = std::make_unsigned_t<T>;
+  U result = 1, b = static_cast<U>(base);
   while (exp) {
-    if (exp & 1) result *= base;
-    base *= base;
+    if (exp & 1) result *= b;
+    b *= b;
     exp >>= 1;
   }
-  return result;
+  return static_cast<T>(result);
 }
 
 template <typename T>
@@ -91,6 +94,7 @@ T floored_mod(T a, T b) {
     if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
     return r;
   } else {
+    if (b == -1) return T(0);  // min % -1 traps; every integer is a multiple of -1
     T r = a % b;
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -102,6 +106,8 @@ T floored_div(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
     return std::floor(a / b);
   } else {
+    using U = std::make_unsigned_t<T>;
+    if (b == -1) return static_cast<T>(U{0} - static_cast<U>(a));  // min // -1 is min
     T q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
     return q;
@@ -175,9 +181,11 @@ T integer_compute(BinaryMath f, T a, T b) {
         return gcd_of(a, b);
       case BinaryMath::kLcm: {
         if (a == 0 || b == 0) return T(0);
-        const T g = gcd_of(a, b);
-        const T m = static_cast<T>((a < 0 ? -a : a) / g * (b < 0 ? -b : b));
-        return m;
+        using U = std::make_unsigned_t<T>;
+        const U g = static_cast<U>(gcd_of(a, b));  // 2^(bits-1) for gcd(min, min): as U
+        const U x = a < 0 ? U(0) - static_cast<U>(a) : static_cast<U>(a);
+        const U y = b < 0 ? U(0) - static_cast<U>(b) : static_cast<U>(b);
+        return static_cast<T>(x / g * y);  // wraps past the type's range, as numpy's
       }
       default:
         return shift(f, a, b);

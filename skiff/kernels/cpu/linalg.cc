@@ -287,6 +287,7 @@ void eigh(const Tensor& x, bool lower, Tensor* values, Tensor* vectors) {
   vshape.push_back(n);
   values->resize(vshape, x.dtype());
   vectors->resize(x.shape(), x.dtype());
+  if (n == 0) return;  // no eigenvalues, [0, 0] eigenvectors
   SKIFF_DISPATCH_FLOATING(x.dtype(), T, {
     Mat<T> a;
     for (int64_t b = 0, nb = batch_count(x.shape()); b < nb; ++b) {
@@ -400,6 +401,17 @@ void svd(const Tensor& x, bool full_matrices, Tensor* u, Tensor* s, Tensor* vh) 
   vh->resize(vh_shape, x.dtype());
   const unsigned options = full_matrices ? (Eigen::ComputeFullU | Eigen::ComputeFullV)
                                          : (Eigen::ComputeThinU | Eigen::ComputeThinV);
+  if (k == 0) {
+    // An empty matrix (numpy's answer): no singular values; the full U and V^T are
+    // identities of their sizes (any orthonormal basis is one), the thin ones empty.
+    SKIFF_DISPATCH_FLOATING(x.dtype(), T, {
+      for (int64_t b = 0, nb = batch_count(xs); b < nb; ++b) {
+        MatOut<T>(u->data<T>() + b * m * u_cols, m, u_cols).setIdentity();
+        MatOut<T>(vh->data<T>() + b * vh_rows * n, vh_rows, n).setIdentity();
+      }
+    });
+    return;
+  }
   SKIFF_DISPATCH_FLOATING(x.dtype(), T, {
     using Dense = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
     for (int64_t b = 0, nb = batch_count(xs); b < nb; ++b) {
