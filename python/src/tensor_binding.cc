@@ -93,6 +93,17 @@ nb::object view_of(const Tensor& value) {
       .cast();
 }
 
+// A flag set from Python: a bool, numpy's bool or an int; anything else names the flag.
+bool bool_arg(const char* flag, nb::handle v) {
+  const std::string type = Py_TYPE(v.ptr())->tp_name;  // numpy.bool (numpy.bool_ before 2.0)
+  if (PyBool_Check(v.ptr()) || PyLong_Check(v.ptr()) || type == "numpy.bool" ||
+      type == "numpy.bool_") {
+    return PyObject_IsTrue(v.ptr()) == 1;
+  }
+  throw nb::type_error(
+      (std::string("Tensor.") + flag + " must be a bool, got " + nb::inst_name(v).c_str()).c_str());
+}
+
 }  // namespace
 
 Tensor& own_dense(EagerTensor& t) {
@@ -128,6 +139,24 @@ void define_tensor(nb::module_& m) {
   nb::class_<EagerTensor>(m, "Tensor", "A tensor of eager mode (see skiff.to_tensor).",
                           nb::type_slots(tensor_operator_slots))
       .def(nb::init<>())
+      .def(
+          "__init__",
+          [](EagerTensor* self, nb::handle data) {
+            new (self) EagerTensor();
+            if (nb::isinstance<EagerTensor>(data)) {
+              self->value = nb::cast<const EagerTensor&>(data).value;  // shared, copy-on-write
+            } else if (nb::ndarray_check(data)) {
+              self->value.set(tensor_from_array(data, /*copy=*/true));
+            } else {
+              self->~EagerTensor();
+              throw nb::type_error(
+                  ("Tensor(data): data must be a numpy array or a Tensor (skiff.to_tensor takes "
+                   "lists and numbers too), got " +
+                   std::string(nb::inst_name(data).c_str()))
+                      .c_str());
+            }
+          },
+          nb::arg("data"))
       .def_prop_ro("shape",
                    [](const EagerTensor& t) {
                      if (const SelectedRows* r = t.value.selected_rows()) {
@@ -152,13 +181,37 @@ void define_tensor(nb::module_& m) {
                      if (t.value.is_array()) return std::string("array");
                      return std::string("empty");
                    })
-      .def_rw("stop_gradient", &EagerTensor::stop_gradient)
-      .def_rw("persistable", &EagerTensor::persistable)
-      .def_rw("name", &EagerTensor::name)
+      .def_prop_rw(
+          "stop_gradient", [](const EagerTensor& t) { return t.stop_gradient; },
+          [](EagerTensor& t, nb::handle v) { t.stop_gradient = bool_arg("stop_gradient", v); })
+      .def_prop_rw(
+          "persistable", [](const EagerTensor& t) { return t.persistable; },
+          [](EagerTensor& t, nb::handle v) { t.persistable = bool_arg("persistable", v); })
+      .def_prop_rw(
+          "name", [](const EagerTensor& t) { return t.name; },
+          [](EagerTensor& t, nb::handle v) {
+            if (!nb::isinstance<nb::str>(v)) {
+              throw nb::type_error(
+                  ("Tensor.name must be a str, got " + std::string(nb::inst_name(v).c_str()))
+                      .c_str());
+            }
+            t.name = nb::cast<std::string>(v);
+          })
       .def_prop_ro("is_leaf", &EagerTensor::is_leaf)
       .def_prop_rw(
           "grad", [](const EagerTensor& t) { return t.grad; },
-          [](EagerTensor& t, TensorPtr g) { t.grad = std::move(g); }, nb::arg("value").none())
+          [](EagerTensor& t, nb::handle g) {
+            if (g.is_none()) {
+              t.grad = nullptr;
+            } else if (nb::isinstance<EagerTensor>(g)) {
+              t.grad = nb::cast<TensorPtr>(g);
+            } else {
+              throw nb::type_error(("Tensor.grad must be a Tensor or None, got " +
+                                    std::string(nb::inst_name(g).c_str()))
+                                       .c_str());
+            }
+          },
+          nb::arg("value").none())
       .def("retain_grads", [](EagerTensor& t) { t.retain_grad = true; })
       .def("_has_grad_fn", [](const EagerTensor& t) { return t.grad_node != nullptr; })
       .def("_detach_history",

@@ -188,8 +188,8 @@ void walk(const std::vector<TensorPtr>& roots, const std::vector<TensorPtr>& gra
 
   for (size_t r = 0; r < roots.size(); ++r) {
     const TensorPtr& root = roots[r];
-    SKIFF_CHECK(!root->stop_gradient, "backward: tensor '", root->name,
-                "' has stop_gradient=True, so nothing it depends on gets a gradient");
+    SKIFF_CHECK(!root->stop_gradient, "backward: ", root->describe(),
+                " has stop_gradient=True, so nothing it depends on gets a gradient");
     const Tensor& value = root->dense();
     Variable seed;
     if (!grads.empty() && grads[r]) {
@@ -311,8 +311,8 @@ std::vector<TensorPtr> compute_grads(const std::vector<TensorPtr>& roots,
   for (size_t i = 0; i < inputs.size(); ++i) {
     auto it = captured.find(inputs[i].get());
     if (it == captured.end() || it->second.empty()) {
-      SKIFF_CHECK(allow_unused, "grad: input ", i, " ('", inputs[i]->name,
-                  "') is not reached from the outputs (pass allow_unused=True to get None)");
+      SKIFF_CHECK(allow_unused, "grad: input ", i, " (", inputs[i]->describe(),
+                  ") is not reached from the outputs (pass allow_unused=True to get None)");
       out.push_back(nullptr);
       continue;
     }

@@ -1,19 +1,29 @@
 #include "skiff/eager/eager_tensor.h"
 
+#include "skiff/eager/grad_node.h"
+
 namespace skiff::eager {
 
 namespace {
 thread_local bool g_grad_enabled = true;
 }  // namespace
 
+EagerTensor::~EagerTensor() { release_later(std::move(grad_node)); }
+
+std::string EagerTensor::describe() const {
+  const Tensor* t = value.tensor();
+  std::string type = t && t->initialized() ? t->type_str() + " " : "";
+  return name.empty() ? "an unnamed " + type + "tensor" : "tensor '" + name + "'";
+}
+
 const Tensor& EagerTensor::dense() const {
   const Tensor* t = value.tensor();
-  SKIFF_CHECK(t && t->initialized(), "tensor '", name, "' holds no dense value");
+  SKIFF_CHECK(t && t->initialized(), describe(), " holds no dense value");
   return *t;
 }
 
 Tensor& EagerTensor::mutable_dense() {
-  SKIFF_CHECK(value.is_tensor(), "tensor '", name, "' holds no dense value");
+  SKIFF_CHECK(value.is_tensor(), describe(), " holds no dense value");
   return *value.mutable_tensor();
 }
 

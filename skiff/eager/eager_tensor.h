@@ -21,6 +21,12 @@ struct GradNode;
 
 // Shared ownership throughout (Python holds them through std::shared_ptr too).
 struct EagerTensor : std::enable_shared_from_this<EagerTensor> {
+  EagerTensor() = default;
+  EagerTensor(const EagerTensor&) = default;
+  EagerTensor& operator=(const EagerTensor&) = default;
+  // Frees its history through release_later (grad_node.h): never recursively.
+  ~EagerTensor();
+
   Variable value;
   // True: no gradient flows into or through this tensor (the default for data).
   bool stop_gradient = true;
@@ -42,6 +48,8 @@ struct EagerTensor : std::enable_shared_from_this<EagerTensor> {
   int out_index = 0;
 
   bool is_leaf() const { return grad_node == nullptr; }
+  // For messages: "tensor 'w'", or "an unnamed float32[2, 3] tensor".
+  std::string describe() const;
   // The dense tensor held; throws when the value is something else or empty.
   const Tensor& dense() const;
   Tensor& mutable_dense();

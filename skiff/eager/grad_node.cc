@@ -63,36 +63,32 @@ std::shared_ptr<GradTemplate> make_grad_template(std::shared_ptr<const OpDesc> f
   return t;
 }
 
-GradNode::~GradNode() {
-  // A chain of nodes (a loop of 200,000 eager ops) would be freed by one destructor
-  // calling the next, deep enough to overflow the stack. Instead the chain is taken apart
-  // here, one level at a time: the edges' tensors and nodes are moved onto work lists, and
-  // each that nothing else holds hands its own edges over before it goes (so it is freed
-  // with nothing deep left in it). Tensors go first: a tensor and the node that made it
-  // usually hold each other's last references.
-  std::vector<std::shared_ptr<GradNode>> nodes;
-  std::vector<TensorPtr> tensors;
-  auto take = [&](std::vector<Edge>& edges) {
-    for (Edge& e : edges) {
-      if (e.tensor) tensors.push_back(std::move(e.tensor));
-      if (e.node) nodes.push_back(std::move(e.node));
-    }
-  };
-  take(inputs);
-  while (!nodes.empty() || !tensors.empty()) {
-    if (!tensors.empty()) {
-      TensorPtr t = std::move(tensors.back());
-      tensors.pop_back();
-      if (t.use_count() == 1) {
-        if (t->grad_node) nodes.push_back(std::move(t->grad_node));
-        if (t->grad) tensors.push_back(std::move(t->grad));
-      }
-      continue;
-    }
-    std::shared_ptr<GradNode> n = std::move(nodes.back());
-    nodes.pop_back();
-    if (n.use_count() == 1) take(n->inputs);
+namespace {
+
+// Nodes waiting to be freed by the release_later loop running on this thread.
+thread_local std::vector<std::shared_ptr<GradNode>> t_pending;
+thread_local bool t_releasing = false;
+
+}  // namespace
+
+void release_later(std::shared_ptr<GradNode> node) {
+  if (!node) return;
+  if (t_releasing) {  // an outer call's loop frees it
+    t_pending.push_back(std::move(node));
+    return;
   }
+  t_releasing = true;
+  t_pending.push_back(std::move(node));
+  while (!t_pending.empty()) {
+    std::shared_ptr<GradNode> next = std::move(t_pending.back());
+    t_pending.pop_back();
+    next.reset();  // may free the node, whose destructor hands its inputs' nodes back here
+  }
+  t_releasing = false;
+}
+
+GradNode::~GradNode() {
+  for (Edge& e : inputs) release_later(std::move(e.node));
 }
 
 std::string GradNode::label() const {

@@ -73,7 +73,7 @@ struct GradNode {
   bool released = false;         // saved values dropped after a backward
 
   GradNode() = default;
-  // Frees the chain of nodes behind this one without recursion (any depth).
+  // Hands the nodes of its inputs to release_later: a chain is freed without recursion.
   ~GradNode();
   GradNode(const GradNode&) = delete;
   GradNode& operator=(const GradNode&) = delete;
@@ -82,6 +82,12 @@ struct GradNode {
   // The forward op's type, or the callback's label.
   std::string label() const;
 };
+
+// Drops a reference to `node`; when that frees it, the nodes it held are freed by a loop
+// rather than by destructors calling one another, so a chain of any length (a loop of
+// 200,000 eager ops) is freed without overflowing the stack. Tensors and nodes call it
+// for the nodes they hold.
+void release_later(std::shared_ptr<GradNode> node);
 
 // Records a callback node: `outputs` (one slot) get it as their history, and their
 // gradients reach those of `inputs` that want one (not stop_gradient, floating).

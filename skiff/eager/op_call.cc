@@ -194,9 +194,9 @@ void EagerOp::run(const SlotTensors& given, const SlotTensors& outputs, SlotTens
         for (auto& in_slot : shadowed.empty() ? given : shadowed)
           for (const TensorPtr& t : in_slot) {
             if (t != o) continue;
-            SKIFF_CHECK(!wants_grad(o) || !o->is_leaf(), "op '", type(), "': in-place update of '",
-                        o->name,
-                        "', a leaf tensor that wants a gradient; update a copy, or "
+            SKIFF_CHECK(!wants_grad(o) || !o->is_leaf(), "op '", type(), "': in-place update of ",
+                        o->describe(),
+                        ", a leaf tensor that wants a gradient; update a copy, or "
                         "update it under no_grad");
             old = std::make_shared<EagerTensor>(*o);
           }
