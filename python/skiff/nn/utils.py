@@ -57,14 +57,32 @@ def clip_grad_value_(parameters, clip_value):
                   out=[g])
 
 
+def _parameter_list(fn, parameters):
+    """``parameters`` as a list of Tensors: one Tensor is a list of one (as torch's), not
+    something to iterate row by row."""
+    if isinstance(parameters, Tensor):
+        return [parameters]
+    try:
+        items = list(parameters)
+    except TypeError:
+        raise TypeError(f"{fn}: parameters must be a Tensor or an iterable of Tensors, got "
+                        f"{type(parameters).__name__}") from None
+    for i, p in enumerate(items):
+        if not isinstance(p, Tensor):
+            raise TypeError(f"{fn}: parameters[{i}] must be a Tensor, got {type(p).__name__}")
+    return items
+
+
 def parameters_to_vector(parameters, name=None):
     """The parameters flattened and joined into one 1-D tensor."""
-    return T.concat([T.reshape(p, [-1]) for p in parameters], 0)
+    items = _parameter_list("parameters_to_vector", parameters)
+    return T.concat([T.reshape(p, [-1]) for p in items], 0)
 
 
 def vector_to_parameters(vec, parameters, name=None):
     """Copies consecutive pieces of the 1-D ``vec`` into ``parameters`` (their shapes)."""
     offset = 0
+    parameters = _parameter_list("vector_to_parameters", parameters)
     with no_grad():
         for p in parameters:
             n = 1

@@ -68,6 +68,9 @@ class LRScheduler:
 
     def set_state_dict(self, state_dict):
         """Restores what state_dict returned."""
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"{type(self).__name__}.set_state_dict: state_dict must be a dict "
+                            f"(what state_dict() returned), got {type(state_dict).__name__}")
         self.state_keys()
         for key in self.keys:
             if key not in state_dict:

@@ -10,7 +10,7 @@ dist.init_parallel_env()
 rank, n = dist.get_rank(), dist.get_world_size()
 for count in [1, 1024, 1 << 20, 1 << 24]:  # 4 B .. 64 MiB
     x = skiff.to_tensor(np.full([count], rank + 1, dtype=np.float32))
-    x.numpy()[count // 2] = 0.5 * rank
+    x.numpy(copy=False)[count // 2] = 0.5 * rank  # written in place
     dist.all_reduce(x)
     got = x.numpy()
     want_rest, want_mid = n * (n + 1) / 2, 0.5 * n * (n - 1) / 2
