@@ -54,8 +54,8 @@ Tensor& own_dense(eager::EagerTensor& t);
 // numpy <-> skiff values (tensor_binding.cc).
 // A tensor over `array`'s memory when its dtype is skiff's and it is C-contiguous
 // (unless `copy`); otherwise a converted copy. Unsigned and narrow integers become
-// int64, float16 float32.
-Tensor tensor_from_array(nb::handle array, bool copy);
+// int64, float16 float32. Anything that is no array is a TypeError naming `caller`.
+Tensor tensor_from_array(nb::handle array, bool copy, const char* caller = "skiff");
 // A numpy array sharing `t`'s memory (kept alive by the array).
 nb::object array_from_tensor(const Tensor& t);
 

@@ -102,11 +102,27 @@ PyObject* call_op(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
 
 PyType_Slot op_slots[] = {{Py_tp_call, reinterpret_cast<void*>(call_op)}, {0, nullptr}};
 
-std::vector<TensorPtr> tensors_or_none(nb::handle seq) {
+// The Tensors (or None entries) of `seq`, a Tensor, a sequence of them or None, given to
+// `fn` as argument `what`; anything else is a TypeError naming both.
+std::vector<TensorPtr> tensors_or_none(const char* fn, const char* what, nb::handle seq) {
   std::vector<TensorPtr> out;
   if (seq.is_none()) return out;
-  for (nb::handle h : nb::borrow(seq))
+  if (nb::isinstance<EagerTensor>(seq)) return {nb::cast<TensorPtr>(seq)};
+  if (!PyList_Check(seq.ptr()) && !PyTuple_Check(seq.ptr())) {
+    throw nb::type_error(str_cat(fn, ": ", what, " must be a Tensor or a list of Tensors, got ",
+                                 nb::inst_name(seq).c_str())
+                             .c_str());
+  }
+  size_t i = 0;
+  for (nb::handle h : nb::borrow(seq)) {
+    if (!h.is_none() && !nb::isinstance<EagerTensor>(h)) {
+      throw nb::type_error(str_cat(fn, ": ", what, "[", i, "] must be a Tensor or None, got ",
+                                   nb::inst_name(h).c_str())
+                               .c_str());
+    }
     out.push_back(h.is_none() ? nullptr : nb::cast<TensorPtr>(h));
+    ++i;
+  }
   return out;
 }
 
@@ -191,15 +207,17 @@ void define_eager(nb::module_& m) {
   m.def(
       "backward",
       [](nb::handle tensors, nb::handle grads, bool retain_graph) {
-        eager::run_backward(tensors_or_none(tensors), tensors_or_none(grads), retain_graph);
+        eager::run_backward(tensors_or_none("backward", "tensors", tensors),
+                            tensors_or_none("backward", "grad_tensor", grads), retain_graph);
       },
       nb::arg("tensors"), nb::arg("grads").none() = nb::none(), nb::arg("retain_graph") = false);
   m.def(
       "grad",
       [](nb::handle outputs, nb::handle inputs, nb::handle grads, bool retain_graph,
          bool allow_unused) {
-        return eager::compute_grads(tensors_or_none(outputs), tensors_or_none(inputs),
-                                    tensors_or_none(grads), retain_graph, allow_unused);
+        return eager::compute_grads(
+            tensors_or_none("grad", "outputs", outputs), tensors_or_none("grad", "inputs", inputs),
+            tensors_or_none("grad", "grad_outputs", grads), retain_graph, allow_unused);
       },
       nb::arg("outputs"), nb::arg("inputs"), nb::arg("grads").none() = nb::none(),
       nb::arg("retain_graph") = false, nb::arg("allow_unused") = false);

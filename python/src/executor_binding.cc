@@ -28,7 +28,7 @@ namespace {
 // else shared where the layout allows).
 Tensor value_from_python(nb::handle h, bool copy) {
   if (nb::isinstance<EagerTensor>(h)) return nb::cast<const EagerTensor&>(h).dense();
-  return tensor_from_array(h, copy);
+  return tensor_from_array(h, copy, "Executor.run: a feed");
 }
 
 class PyExecutor {

@@ -112,8 +112,16 @@ Tensor& own_dense(EagerTensor& t) {
   return d;
 }
 
-Tensor tensor_from_array(nb::handle obj, bool copy) {
-  AnyArray array = nb::cast<AnyArray>(obj);
+Tensor tensor_from_array(nb::handle obj, bool copy, const char* caller) {
+  AnyArray array;
+  if (!nb::try_cast<AnyArray>(obj, array)) {
+    throw nb::type_error(
+        str_cat(caller,
+                ": expected a C-contiguous numpy array of a skiff dtype or an object with "
+                "__dlpack__ (a torch tensor, a DLPack capsule not used before), got ",
+                nb::inst_name(obj).c_str())
+            .c_str());
+  }
   DType dtype = from_dlpack(array.dtype());
   Shape shape;
   for (size_t i = 0; i < array.ndim(); ++i) shape.push_back(static_cast<int64_t>(array.shape(i)));
@@ -146,7 +154,7 @@ void define_tensor(nb::module_& m) {
             if (nb::isinstance<EagerTensor>(data)) {
               self->value = nb::cast<const EagerTensor&>(data).value;  // shared, copy-on-write
             } else if (nb::ndarray_check(data)) {
-              self->value.set(tensor_from_array(data, /*copy=*/true));
+              self->value.set(tensor_from_array(data, /*copy=*/true, "Tensor"));
             } else {
               self->~EagerTensor();
               throw nb::type_error(
@@ -221,9 +229,10 @@ void define_tensor(nb::module_& m) {
            })
       .def(
           "numpy",
-          [](EagerTensor& t, bool copy) {
+          [](EagerTensor& t, nb::handle copy) {
             if (!t.value.is_tensor()) return array_from_tensor(dense_view(t.value));
-            return array_from_tensor(copy ? t.dense().clone() : own_dense(t));
+            return array_from_tensor(bool_arg("numpy(copy=...)", copy) ? t.dense().clone()
+                                                                       : own_dense(t));
           },
           nb::arg("copy") = true,
           "The value as a numpy array of its own (as Paddle's); copy=False: an array sharing "
@@ -258,10 +267,10 @@ void define_tensor(nb::module_& m) {
         "Tells Tensor's operators that skiff is (not) in static mode.");
   m.def(
       "tensor_from_array",
-      [](nb::handle array, bool copy) {
-        return eager::make_tensor(tensor_from_array(array, copy));
+      [](nb::handle array, bool copy, const std::string& caller) {
+        return eager::make_tensor(tensor_from_array(array, copy, caller.c_str()));
       },
-      nb::arg("array"), nb::arg("copy") = false,
+      nb::arg("array").none(), nb::arg("copy") = false, nb::arg("caller") = "tensor_from_array",
       "A Tensor over a C-contiguous numpy array's (or DLPack producer's) memory, or a copy.");
 }
 

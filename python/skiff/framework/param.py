@@ -92,6 +92,11 @@ class Parameter(Tensor):
     def __init__(self, value=None, name=None, trainable=True, optimize_attr=None,
                  regularizer=None, need_clip=True, do_model_average=True):
         super().__init__()
+        if isinstance(value, np.ndarray):
+            value = _C.tensor_from_array(np.ascontiguousarray(value), True, "Parameter")
+        if value is not None and not isinstance(value, Tensor):
+            raise TypeError(f"Parameter: value must be a Tensor or a numpy array, got "
+                            f"{type(value).__name__}")
         if value is not None:
             self._set_value(value)
         self.name = name or unique_name.generate("parameter")

@@ -5,8 +5,11 @@ from .. import _C
 
 
 def seed(s):
-    """Restarts the generator of skiff's random ops (and returns ``s``)."""
-    _C.set_global_seed(int(s))
+    """Restarts the generator of skiff's random ops (and returns ``s``); any integer, taken
+    modulo 2**64 (as torch.manual_seed takes negative seeds)."""
+    if isinstance(s, bool) or not hasattr(s, "__index__"):
+        raise TypeError(f"seed: the seed must be an integer, got {type(s).__name__}")
+    _C.set_global_seed(s.__index__() % 2 ** 64)
     return s
 
 
