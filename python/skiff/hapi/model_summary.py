@@ -9,6 +9,7 @@ import numbers
 import numpy as np
 
 from .._C import Tensor
+from ..framework.tensor_params import ANY, accepts
 
 __all__ = ["summary"]
 
@@ -156,6 +157,7 @@ def _table(rows, input_numel):
     return "\n".join(out), total, trainable
 
 
+@accepts(input=ANY)  # a Tensor, or a list or dict of them
 def summary(net, input_size=None, dtypes=None, input=None):
     """Prints ``net``'s layers (type, input and output shapes, parameters) after one
     forward pass on ones shaped ``input_size`` (None / -1 dims become 1) or on ``input``;

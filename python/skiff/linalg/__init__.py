@@ -9,8 +9,11 @@ from .decompositions import (cholesky, cholesky_solve, det, eigh, eigvalsh, inv,
 from .norms import corrcoef, cov, matrix_norm, vector_norm
 from .products import matrix_power, multi_dot
 from .spectral import cond, lstsq, matrix_rank, pinv, svd, svdvals
+from ..framework.tensor_params import check_exports as _check_exports
 
 __all__ = ["cholesky", "cholesky_solve", "cond", "corrcoef", "cov", "cross", "det", "eigh",
            "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
            "matrix_transpose", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "svd",
            "svdvals", "triangular_solve", "vecdot", "vector_norm"]
+
+_check_exports(globals())  # the public functions check their Tensor parameters

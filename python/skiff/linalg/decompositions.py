@@ -3,6 +3,7 @@
 cholesky_solve, eigh, eigvalsh, qr."""
 from .._C import Error
 from ..framework.core import apply
+from ..framework.tensor_params import FLOATING, accepts
 from ..tensor.joining import broadcast_shape
 from ..tensor.manipulation import expand, stack, unsqueeze, squeeze
 
@@ -16,6 +17,7 @@ def _check_square(fn, x):
         raise Error(f"{fn}: x must be a batch of square matrices [..., n, n], got {shape}")
 
 
+@accepts(x=FLOATING)
 def inv(x, name=None):
     """The inverse of each square matrix of x; a singular matrix is an error."""
     _check_square("inv", x)
@@ -25,6 +27,7 @@ def inv(x, name=None):
 inverse = inv
 
 
+@accepts(x=FLOATING)
 def det(x, name=None):
     """The determinant of each square matrix of x: shape x.shape[:-2]."""
     _check_square("det", x)
@@ -89,6 +92,7 @@ def cholesky(x, upper=False, name=None):
     return apply("cholesky", x, attrs={"upper": bool(upper)})
 
 
+@accepts(x=FLOATING)
 def cholesky_solve(x, y, upper=False, name=None):
     """The solution of A @ out = x where y is A's Cholesky factor (lower, or upper)."""
     first = triangular_solve(y, x, upper=upper, transpose=upper)
@@ -108,6 +112,7 @@ def eigh(x, UPLO="L", name=None):
     return apply("eigh", x, attrs={"UPLO": UPLO})
 
 
+@accepts(x=FLOATING)
 def eigvalsh(x, UPLO="L", name=None):
     """The eigenvalues (ascending) of each symmetric matrix of x."""
     return eigh(x, UPLO)[0]

@@ -1,7 +1,9 @@
 """Vector and matrix norms over chosen axes (Paddle's paddle.linalg.vector_norm and
 matrix_norm), and covariance / correlation matrices (cov, corrcoef)."""
 from .._C import Error
+from ..framework import arguments
 from ..framework.core import apply
+from ..framework.tensor_params import FLOATING, accepts
 from ..tensor.linalg import matmul, norm
 from ..tensor.axes import diagonal
 from ..tensor.manipulation import unsqueeze
@@ -13,10 +15,11 @@ _INF = float("inf")
 
 
 def _reduce(op, x, axis, keepdim):
-    axes = [axis] if isinstance(axis, int) else list(axis)
+    axes = arguments.axes("vector_norm", axis, len(x.shape), scalar=True)
     return apply(op, x, attrs={"dim": axes, "keep_dim": bool(keepdim), "reduce_all": False})
 
 
+@accepts(x=FLOATING)
 def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None):
     """The p-norm of x's entries over ``axis`` (all of x when None): p = 0 counts nonzeros,
     inf / -inf give the largest / smallest magnitude, others (sum |x|^p)^(1/p)."""
@@ -36,16 +39,14 @@ def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None):
 
 
 def _matrix_axes(fn, x, axis):
-    if isinstance(axis, int) or len(axis) != 2:
-        raise ValueError(f"{fn}: axis must be a pair of dims, got {axis!r}")
-    rank = len(x.shape)
-    a, b = (int(d) % rank if -rank <= int(d) < rank else None for d in axis)
-    if a is None or b is None or a == b:
-        raise ValueError(f"{fn}: axis {list(axis)} must name two different dims of the "
-                         f"rank-{rank} x")
-    return a, b
+    """``axis`` as two different axes of x."""
+    axes = arguments.axes(fn, axis, len(x.shape))
+    if len(axes) != 2:
+        raise arguments.ArgumentError(f"{fn}: axis must be a pair of dims, got {axis!r}")
+    return axes
 
 
+@accepts(x=FLOATING)
 def matrix_norm(x, p="fro", axis=[-2, -1], keepdim=False, name=None):
     """The matrix norm of the matrices in x's dims ``axis``: 'fro', 'nuc' (sum of singular
     values), 2 / -2 (largest / smallest singular value), 1 / -1 (max / min column sum of
@@ -83,6 +84,7 @@ def _observations(fn, x, rowvar):
     return x if rowvar else apply("transpose", x, attrs={"axis": [1, 0]})
 
 
+@accepts(x=FLOATING)
 def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
     """The covariance matrix of x's variables (rows, or columns with rowvar=False),
     optionally weighted by integer frequencies and float observation weights; ddof
@@ -120,6 +122,7 @@ def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
     return out
 
 
+@accepts(x=FLOATING)
 def corrcoef(x, rowvar=True, name=None):
     """Pearson correlation coefficients of x's variables (rows, or columns with
     rowvar=False), clipped to [-1, 1]."""

@@ -1,5 +1,7 @@
 """Matrix powers and chained products (Paddle's paddle.linalg.matrix_power, multi_dot)."""
 from .._C import Error
+from ..framework import arguments
+from ..framework.tensor_params import TENSORS, accepts
 from ..tensor.linalg import matmul
 from .decompositions import inv
 
@@ -12,8 +14,7 @@ def matrix_power(x, n, name=None):
     shape = list(x.shape)
     if len(shape) < 2 or shape[-1] != shape[-2]:
         raise Error(f"matrix_power: x must be a batch of square matrices, got {shape}")
-    if not isinstance(n, int):
-        raise TypeError(f"matrix_power: n must be an int, got {type(n).__name__}")
+    n = arguments.integer("matrix_power", "n", n)
     if n == 0:
         from ..tensor.creation import eye
         from ..tensor.manipulation import expand
@@ -30,6 +31,7 @@ def matrix_power(x, n, name=None):
     return result
 
 
+@accepts(x=TENSORS)
 def multi_dot(x, name=None):
     """The product of the matrices in list x (the first may be 1-D as a row, the last
     1-D as a column), left to right."""

@@ -2,6 +2,7 @@
 pinv, matrix_rank, cond, lstsq."""
 from .._C import Error
 from ..framework.core import apply
+from ..framework.tensor_params import FLOATING, accepts
 from ..framework.mode import mode
 from ..tensor.linalg import matmul
 from ..tensor.manipulation import unsqueeze
@@ -27,6 +28,7 @@ def svd(x, full_matrices=False, name=None):
     return apply("svd", x, attrs={"full_matrices": bool(full_matrices)})
 
 
+@accepts(x=FLOATING)
 def svdvals(x, name=None):
     """The singular values of each matrix of x, descending: [..., min(m, n)]."""
     return svd(x)[1]
@@ -43,6 +45,7 @@ def _invert_above(s, cutoff):
     return apply("where", keep, 1.0 / safe, apply("fill_any_like", s, attrs={"value": 0.0}))
 
 
+@accepts(x=FLOATING)
 def pinv(x, rcond=1e-15, hermitian=False, name=None):
     """The Moore-Penrose pseudo-inverse of each matrix of x, dropping singular values (or
     eigenvalue magnitudes with hermitian) at most rcond times the largest."""
@@ -57,6 +60,7 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
                   transpose_y=True)
 
 
+@accepts(x=FLOATING)
 def matrix_rank(x, tol=None, hermitian=False, atol=None, rtol=None, name=None):
     """The number of singular values (eigenvalue magnitudes with hermitian) above the
     threshold: tol, else max(atol, rtol * largest), by default eps * max(m, n) * largest;
@@ -80,6 +84,7 @@ def _per_matrix(value):
     return float(value) if isinstance(value, (int, float)) else unsqueeze(value, -1)
 
 
+@accepts(x=FLOATING)
 def cond(x, p=None, name=None):
     """The condition number of each matrix of x in norm p: None / 2 (largest / smallest
     singular value), -2 (its inverse), or 'fro', 'nuc', 1, -1, inf, -inf for square x

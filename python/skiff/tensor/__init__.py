@@ -19,3 +19,6 @@ from .products import *  # noqa: F401,F403
 from .einsum import *  # noqa: F401,F403
 from .ordering import *  # noqa: F401,F403
 from . import methods  # noqa: F401  (installs Tensor's methods and operators)
+from ..framework.tensor_params import check_exports as _check_exports
+
+_check_exports(globals())  # the public functions check their Tensor parameters

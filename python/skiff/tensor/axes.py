@@ -1,7 +1,7 @@
 """Reordering, viewing and reading out axes (Paddle's aliases and views): permute,
 swapaxes, matrix_transpose, diagonal, unflatten, view, ravel, atleast_Nd, reverse."""
 from .. import _C
-from ..framework import dtype as dt
+from ..framework import arguments, dtype as dt
 from ..framework.core import apply
 from .manipulation import _ints, concat, flatten, flip, reshape, transpose
 from .scalars import dtype_name_of, is_tensor
@@ -24,10 +24,11 @@ def permute(input, *dims):
 def swapaxes(x, perm, name=None):
     """x with two axes exchanged: swapaxes(x, axis0, axis1); a full permutation list
     permutes as transpose does."""
-    if isinstance(perm, int) and isinstance(name, int):
+    if not isinstance(perm, (list, tuple)) and not is_tensor(perm):
         rank = len(x.shape)
+        a = arguments.axis("swapaxes", perm, rank, "axis0")
+        b = arguments.axis("swapaxes", name, rank, "axis1")
         order = list(range(rank))
-        a, b = perm % rank, name % rank
         order[a], order[b] = order[b], order[a]
         return transpose(x, order)
     return transpose(x, perm)
@@ -46,16 +47,28 @@ def matrix_transpose(x, name=None):
 
 def transpose_(x, perm, name=None):
     """transpose, in place: x takes the permuted value."""
-    return apply("transpose", x, attrs={"axis": _ints(perm)}, out=[x])
+    perm = arguments.axes("transpose_", perm, len(x.shape), "perm")
+    return apply("transpose", x, attrs={"axis": perm}, out=[x])
 
 
 def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
     """The ``offset``-th diagonal of the matrices spanned by axis1 and axis2: those axes
     are dropped and the diagonal becomes the last axis."""
+    return _diagonal("diagonal", x, offset, axis1, axis2)
+
+
+def _diagonal(fn, x, offset, axis1, axis2):
+    """diagonal(x, offset, axis1, axis2) for the public function ``fn`` (named in errors)."""
     rank = len(x.shape)
-    a1, a2 = axis1 % rank, axis2 % rank
+    if rank < 2:
+        raise arguments.ArgumentError(f"{fn}: x must have at least 2 dims, got shape "
+                                      f"{list(x.shape)}")
+    offset = arguments.integer(fn, "offset", offset)
+    a1 = arguments.axis(fn, axis1, rank, "axis1")
+    a2 = arguments.axis(fn, axis2, rank, "axis2")
     if a1 == a2:
-        raise _C.Error(f"diagonal: axis1 and axis2 must differ, got {axis1} and {axis2}")
+        raise arguments.ArgumentError(f"{fn}: axis1 and axis2 must differ, got {axis1} and "
+                                      f"{axis2}")
     rest = [d for d in range(rank) if d not in (a1, a2)]
     n1, n2 = x.shape[a1], x.shape[a2]
     r0, c0 = (0, offset) if offset >= 0 else (-offset, 0)
@@ -70,8 +83,7 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
 
 def unflatten(x, axis, shape, name=None):
     """x with dim ``axis`` split into ``shape`` (one entry may be -1)."""
-    rank = len(x.shape)
-    axis = int(axis) % rank
+    axis = arguments.axis("unflatten", axis, len(x.shape))
     dims = list(x.shape)
     return reshape(x, dims[:axis] + _ints(shape) + dims[axis + 1:])
 

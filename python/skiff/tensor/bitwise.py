@@ -2,6 +2,7 @@
 functions): int32/int64 tensors (and/or/xor/not also bool), numpy broadcasting, Python
 integers allowed on either side; no gradients."""
 from ..framework.core import apply
+from ..framework.tensor_params import OPERAND, accepts
 from .scalars import as_operands, is_tensor
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_invert",
@@ -35,7 +36,7 @@ def _binary(op, doc):
 
     f.__name__ = op
     f.__doc__ = doc
-    return f
+    return accepts(x=OPERAND, y=OPERAND)(f)
 
 
 bitwise_and = _binary("bitwise_and", "Elementwise x & y (int32/int64/bool, broadcast).")
@@ -52,6 +53,7 @@ def bitwise_not(x, out=None, name=None):
 bitwise_invert = bitwise_not
 
 
+@accepts(x=OPERAND, y=OPERAND)
 def bitwise_left_shift(x, y, is_arithmetic=True, out=None, name=None):
     """Elementwise x << y (int32/int64); 0 where y is negative or not below the bit width."""
     _check_operands("bitwise_left_shift", x, y)
@@ -59,6 +61,7 @@ def bitwise_left_shift(x, y, is_arithmetic=True, out=None, name=None):
                  attrs={"is_arithmetic": bool(is_arithmetic)}, out=_out(out))
 
 
+@accepts(x=OPERAND, y=OPERAND)
 def bitwise_right_shift(x, y, is_arithmetic=True, out=None, name=None):
     """Elementwise x >> y (int32/int64): sign-extending when ``is_arithmetic``, else the
     bits read as unsigned (zeros shifted in)."""
@@ -67,12 +70,14 @@ def bitwise_right_shift(x, y, is_arithmetic=True, out=None, name=None):
                  attrs={"is_arithmetic": bool(is_arithmetic)}, out=_out(out))
 
 
+@accepts(x=OPERAND, y=OPERAND)
 def gcd(x, y, name=None):
     """Elementwise greatest common divisor of |x| and |y| (int32/int64; gcd(0, 0) = 0)."""
     _check_operands("gcd", x, y)
     return apply("gcd", *as_operands(x, y))
 
 
+@accepts(x=OPERAND, y=OPERAND)
 def lcm(x, y, name=None):
     """Elementwise least common multiple |x * y| / gcd(x, y) (int32/int64; 0 where x or y
     is 0)."""
@@ -91,7 +96,7 @@ def _in_place(fn):
 
     f.__name__ = fn.__name__ + "_"
     f.__doc__ = f"{fn.__name__}, written into x."
-    return f
+    return accepts(y=OPERAND)(f)
 
 
 bitwise_and_ = _in_place(bitwise_and)

@@ -5,6 +5,7 @@ where Paddle has them)."""
 import math as _math
 
 from ..framework.core import apply
+from ..framework.tensor_params import OPERAND, accepts
 from .math import (abs, add, cast, clip, divide, floor, isfinite, isnan, log, log2, maximum,
                    minimum, multiply, sign, sin, sqrt, subtract, trunc)
 from .scalars import as_operands, constant, dtype_name_of, is_float, is_tensor
@@ -113,6 +114,7 @@ def signbit(x, name=None):
     return apply("logical_or", negative, minus_zero)
 
 
+@accepts(y=OPERAND)
 def copysign(x, y, name=None):
     """|x| with the sign of y (its sign bit, so -0.0 counts as negative), broadcast."""
     _tensor(x, "copysign")
@@ -124,6 +126,7 @@ def copysign(x, y, name=None):
     return _where(flip, multiply(magnitude, -1), magnitude)
 
 
+@accepts(y=OPERAND)
 def copysign_(x, y, name=None):
     return _write(x, copysign(x, y))
 
@@ -136,6 +139,7 @@ def heaviside(x, y, name=None):
     return _where(apply("equal", *as_operands(x, 0)), y, step)
 
 
+@accepts(weight=OPERAND)
 def lerp(x, y, weight, name=None):
     """x + weight * (y - x) elementwise (broadcast); weight a number or a tensor."""
     _tensor(x, "lerp")
@@ -143,15 +147,18 @@ def lerp(x, y, weight, name=None):
     return add(x, multiply(weight, subtract(y, x)))
 
 
+@accepts(weight=OPERAND)
 def lerp_(x, y, weight, name=None):
     return _write(x, lerp(x, y, weight))
 
 
+@accepts(x=OPERAND, y=OPERAND)
 def fmax(x, y, name=None):
     """The larger of x and y elementwise, ignoring a NaN on either side (broadcast)."""
     return _nan_ignoring(maximum, x, y)
 
 
+@accepts(x=OPERAND, y=OPERAND)
 def fmin(x, y, name=None):
     """The smaller of x and y elementwise, ignoring a NaN on either side (broadcast)."""
     return _nan_ignoring(minimum, x, y)
@@ -167,8 +174,9 @@ def _nan_ignoring(pick, x, y):
 
 def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
     """The sum over ``axis`` (all dims when None) treating NaN as 0."""
-    from .reduction import sum
+    from .reduction import _axes, sum
     _tensor(x, "nansum")
+    _axes("nansum", x, axis)
     if is_float(x):
         x = _where(isnan(x), 0.0, x)
     return sum(x, axis, dtype=dtype, keepdim=keepdim)
@@ -176,8 +184,9 @@ def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
 
 def nanmean(x, axis=None, keepdim=False, name=None):
     """The mean over ``axis`` of the non-NaN elements (NaN where there are none)."""
-    from .reduction import sum
+    from .reduction import _axes, sum
     _tensor(x, "nanmean")
+    _axes("nanmean", x, axis)
     if not is_float(x):
         raise TypeError(f"nanmean: x must be float32 or float64, got {dtype_name_of(x)}")
     present = apply("logical_not", isnan(x))

@@ -1,5 +1,6 @@
 """In-place updates (x.add_(y), x.zero_(), ...): the result is written into x's value."""
 from ..framework.core import apply
+from ..framework.tensor_params import FLOATING, OPERAND, accepts
 from .math import _clip_attrs
 from .scalars import as_operands
 
@@ -16,14 +17,17 @@ def inplace(type, x, *inputs, attrs=None):
     return apply(type, *inputs, attrs=attrs, out=[x])
 
 
+@accepts(y=OPERAND)
 def add_(x, y, name=None):
     return inplace("elementwise_add", x, *as_operands(x, y))
 
 
+@accepts(y=OPERAND)
 def subtract_(x, y, name=None):
     return inplace("elementwise_sub", x, *as_operands(x, y))
 
 
+@accepts(y=OPERAND)
 def multiply_(x, y, name=None):
     return inplace("elementwise_mul", x, *as_operands(x, y))
 
@@ -73,18 +77,21 @@ sin_, cos_, abs_, square_, log_ = [_unary_in_place(op) for op in ("sin", "cos", 
                                                                   "square", "log")]
 
 
+@accepts(x=FLOATING)
 def log2_(x, name=None):
     """log2(x), written into x."""
     from .math import log2
     return write(x, log2(x))
 
 
+@accepts(x=FLOATING)
 def log10_(x, name=None):
     """log10(x), written into x."""
     from .math import log10
     return write(x, log10(x))
 
 
+@accepts(y=OPERAND)
 def pow_(x, y, name=None):
     """x ** y (a number or a tensor), written into x."""
     from .math import pow
@@ -107,6 +114,7 @@ def cast_(x, dtype):
     return write(x, cast(x, dtype))
 
 
+@accepts(y=OPERAND)
 def where_(condition, x=None, y=None, name=None):
     """where(condition, x, y), written into x."""
     from .search import where
@@ -121,12 +129,14 @@ def cumsum_(x, axis=None, dtype=None, name=None):
     return write(x, cumsum(x, axis, dtype))
 
 
+@accepts(y=OPERAND)
 def floor_divide_(x, y, name=None):
     """floor_divide(x, y), written into x."""
     from .math import floor_divide
     return write(x, floor_divide(x, y))
 
 
+@accepts(y=OPERAND)
 def remainder_(x, y, name=None):
     """remainder(x, y) (the sign of y), written into x."""
     from .math import remainder
@@ -136,6 +146,7 @@ def remainder_(x, y, name=None):
 mod_ = floor_mod_ = remainder_
 
 
+@accepts(y=OPERAND)
 def divide_(x, y, name=None, *, rounding_mode=None):
     """div(x, y, rounding_mode), written into x (integer x becomes float under true
     division, as Paddle)."""

@@ -1,13 +1,15 @@
 """Stacking along fixed axes, splitting at indices, broadcasting several tensors and
 repeating entries (Paddle's hstack/vstack/dstack, tensor_split, broadcast_tensors,
 repeat_interleave)."""
-import numbers
+import numpy as np
 
 from .. import _C
+from ..framework import arguments
 from ..framework.core import apply
+from ..framework.tensor_params import ARRAYS, TENSORS, accepts
 from ..framework.mode import mode
 from .axes import atleast_1d, atleast_2d, atleast_3d
-from .manipulation import _axis, _ints, concat, reshape
+from .manipulation import concat, reshape
 from .scalars import is_tensor
 
 __all__ = ["hstack", "vstack", "dstack", "column_stack", "row_stack", "tensor_split", "hsplit",
@@ -15,17 +17,22 @@ __all__ = ["hstack", "vstack", "dstack", "column_stack", "row_stack", "tensor_sp
            "repeat_interleave"]
 
 
+_MAX_DIM = 2**63 - 1
+
+
 def _listed(x):
     out = atleast_1d(*x)
     return [out] if is_tensor(out) else out
 
 
+@accepts(x=ARRAYS)
 def hstack(x, name=None):
     """The tensors joined column-wise: along axis 1, or axis 0 for 1-D ones."""
     parts = _listed(x)
     return concat(parts, axis=0 if len(parts[0].shape) == 1 else 1)
 
 
+@accepts(x=ARRAYS)
 def vstack(x, name=None):
     """The tensors joined row-wise (1-D [n] taken as [1, n])."""
     parts = atleast_2d(*x)
@@ -35,31 +42,40 @@ def vstack(x, name=None):
 row_stack = vstack
 
 
+@accepts(x=ARRAYS)
 def dstack(x, name=None):
     """The tensors joined along axis 2 (taken at least 3-D as atleast_3d does)."""
     parts = atleast_3d(*x)
     return concat([parts] if is_tensor(parts) else parts, axis=2)
 
 
+@accepts(x=TENSORS)
 def column_stack(x, name=None):
     """The tensors as columns: 0-D and 1-D ones become [n, 1], then joined along axis 1."""
     parts = [reshape(t, [-1, 1]) if len(t.shape) <= 1 else t for t in x]
     return concat(parts, axis=1)
 
 
+# More pieces than this, and more than the axis has entries, is taken for a mistake (each
+# piece is a tensor of its own).
+MAX_PIECES = 1 << 16
+
+
 def tensor_split(x, num_or_indices, axis=0, name=None):
     """x cut along ``axis`` into ``num`` parts whose sizes differ by at most one (the
     first ones larger), or at the given indices. Returns a list."""
-    rank = len(x.shape)
-    axis = _axis(axis)
-    if not -rank <= axis < rank:
-        raise _C.Error(f"tensor_split: axis {axis} is out of range for {list(x.shape)}")
-    axis %= rank
+    return _tensor_split("tensor_split", x, num_or_indices, axis)
+
+
+def _tensor_split(fn, x, num_or_indices, axis):
+    """tensor_split for the public function ``fn``, its arguments checked before the
+    pieces are cut: at most max(the axis size, MAX_PIECES) pieces."""
+    axis = arguments.axis(fn, axis, len(x.shape))
     n = x.shape[axis]
-    if isinstance(num_or_indices, numbers.Integral):
-        parts = int(num_or_indices)
-        if parts <= 0:
-            raise ValueError(f"tensor_split: num_or_indices must be positive, got {parts}")
+    if not isinstance(num_or_indices, (list, tuple)) and not is_tensor(num_or_indices):
+        high = max(n, MAX_PIECES)
+        parts = arguments.count(fn, "num_or_indices", num_or_indices, 1, high,
+                                f"the larger of axis {axis}'s size {n} and {MAX_PIECES}")
         base, extra = divmod(n, parts)
         bounds, start = [], 0
         for i in range(parts):
@@ -67,7 +83,8 @@ def tensor_split(x, num_or_indices, axis=0, name=None):
             bounds.append((start, start + size))
             start += size
     else:
-        cuts = [min(max(c + n if c < 0 else c, 0), n) for c in _ints(num_or_indices)]
+        indices = arguments.integers(fn, "num_or_indices", num_or_indices)
+        cuts = [min(max(c + n if c < 0 else c, 0), n) for c in indices]
         edges = [0] + cuts + [n]
         bounds = [(edges[i], max(edges[i], edges[i + 1])) for i in range(len(edges) - 1)]
     return [apply("slice", x, attrs={"axes": [axis], "starts": [s], "ends": [e]})
@@ -76,8 +93,9 @@ def tensor_split(x, num_or_indices, axis=0, name=None):
 
 def _split_on(fn, axis, need, x, num_or_indices):
     if len(x.shape) < need:
-        raise _C.Error(f"{fn}: x must have at least {need} dims, got {list(x.shape)}")
-    return tensor_split(x, num_or_indices, axis)
+        raise arguments.ArgumentError(f"{fn}: x must have at least {need} dims, got "
+                                      f"{list(x.shape)}")
+    return _tensor_split(fn, x, num_or_indices, axis)
 
 
 def hsplit(x, num_or_indices, name=None):
@@ -115,6 +133,7 @@ def broadcast_shape(x_shape, y_shape):
     return broadcast_shapes(x_shape, y_shape)
 
 
+@accepts(input=TENSORS)
 def broadcast_tensors(input, name=None):
     """The tensors of ``input`` each broadcast to their common shape (a list)."""
     shape = broadcast_shapes(*[t.shape for t in input])
@@ -125,20 +144,22 @@ def broadcast_tensors(input, name=None):
 def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
     """x with each entry along ``axis`` (of the flattened x when None) repeated
     ``repeats`` times, or repeats[i] times for entry i when repeats is a 1-D tensor."""
+    fn = "repeat_interleave"
     if axis is None:
         x, axis = reshape(x, [-1]), 0
-    rank = len(x.shape)
-    axis = int(axis) % rank
-    if isinstance(repeats, numbers.Integral) or (is_tensor(repeats) and not repeats.shape):
-        times = int(repeats.item()) if is_tensor(repeats) else int(repeats)
+    axis = arguments.axis(fn, axis, len(x.shape))
+    if not isinstance(repeats, (list, tuple, np.ndarray)) and \
+            not (is_tensor(repeats) and repeats.shape):
         shape = list(x.shape)
+        times = arguments.count(fn, "repeats", repeats, 0, _MAX_DIM // max(shape[axis], 1),
+                                f"axis {axis} of size {shape[axis]} would outgrow int64")
         wide = apply("unsqueeze", x, attrs={"axes": [axis + 1]})
         wide = apply("expand", wide, attrs={"shape": shape[:axis + 1] + [times] +
                                             shape[axis + 1:]})
         return reshape(wide, shape[:axis] + [shape[axis] * times] + shape[axis + 1:])
     if not is_tensor(repeats):
         from .creation import to_tensor
-        repeats = to_tensor(repeats, dtype="int64")
+        repeats = to_tensor(arguments.counts(fn, "repeats", repeats), dtype="int64")
     return apply("gather", x, _repeat_index(repeats, output_size), attrs={"axis": axis})
 
 

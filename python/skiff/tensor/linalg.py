@@ -1,6 +1,9 @@
 """Matrix products, transposes and norms (Paddle's paddle.tensor.linalg), and matrices
 built around diagonals and powers: diag_embed, diagflat, block_diag, vander; renorm."""
+from .._C import Error
+from ..framework import arguments
 from ..framework.core import apply, eager_op
+from ..framework.tensor_params import FLOATING, TENSOR, TENSORS, accepts, self_checked
 from ..framework.mode import mode
 from .scalars import is_tensor
 
@@ -10,15 +13,27 @@ __all__ = ["matmul", "mm", "bmm", "dot", "t", "outer", "mv", "norm", "dist", "cd
 _matmul = eager_op("matmul")
 
 
+@self_checked
 def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
     """Matrix product over the last two dims, batch dims broadcast; 1-D operands act as
     a row (x) or a column (y) and that dim is dropped."""
     if not (transpose_x or transpose_y) and not mode.static:
-        return _matmul(x, y)
+        try:
+            return _matmul(x, y)
+        except Error:
+            _check_operands(x, y)
+            raise
+    _check_operands(x, y)
     return apply("matmul", x, y, attrs={"trans_x": bool(transpose_x),
                                         "trans_y": bool(transpose_y)})
 
 
+def _check_operands(x, y):
+    arguments.tensor("matmul", "x", x)
+    arguments.tensor("matmul", "y", y)
+
+
+@accepts(mat2=TENSOR)
 def mm(input, mat2, name=None):
     return matmul(input, mat2)
 
@@ -56,18 +71,20 @@ def outer(x, y, name=None):
     return apply("elementwise_mul", col, row)
 
 
+@accepts(vec=TENSOR, x=FLOATING)
 def mv(x, vec, name=None):
     """The matrix-vector product of [M, N] x and [N] vec."""
     return matmul(x, vec)
 
 
+@accepts(x=FLOATING)
 def norm(x, p="fro", axis=None, keepdim=False, name=None):
     """The p-norm over ``axis`` (all of x when None): 'fro' and 2 give the root of the
     sum of squares, 1 the sum of magnitudes, inf/-inf the largest/smallest magnitude,
     any other number (sum |x|^p)^(1/p)."""
     from .math import abs, pow, sqrt, square
     from .reduction import _axes
-    dims, reduce_all = _axes(axis)
+    dims, reduce_all = _axes("norm", x, axis)
     attrs = {"dim": dims, "keep_dim": bool(keepdim), "reduce_all": reduce_all}
     if p == "fro" or p == 2 or p == 2.0:
         return sqrt(apply("reduce_sum", square(x), attrs=attrs))
@@ -99,12 +116,14 @@ def _p_norm_all(d, p, axis):
     return norm(d, 2 if p == 2 else p, axis)
 
 
+@accepts(x=FLOATING)
 def dist(x, y, p=2, name=None):
     """The p-norm of x - y (broadcast) over all its entries, as a 0-d tensor: p = 0
     counts nonzeros, inf/-inf give the largest/smallest magnitude."""
     return _p_norm_all(apply("elementwise_sub", x, y), float(p), None)
 
 
+@accepts(x=FLOATING)
 def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=None):
     """The p-norm distances between the rows of x [..., P, M] and of y [..., R, M]:
     [..., P, R] (batch dims broadcast)."""
@@ -123,14 +142,12 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     from .creation import _positions
     from .scalars import constant, dtype_name_of
     rank_out = len(input.shape) + 1
-    d1, d2 = int(dim1), int(dim2)
-    if not (-rank_out <= d1 < rank_out and -rank_out <= d2 < rank_out):
-        raise ValueError(f"diag_embed: dim1 {dim1} and dim2 {dim2} must be dims of the "
-                         f"rank-{rank_out} output")
-    d1, d2 = d1 % rank_out, d2 % rank_out
+    d1 = arguments.axis("diag_embed", dim1, rank_out, "dim1")
+    d2 = arguments.axis("diag_embed", dim2, rank_out, "dim2")
     if d1 == d2:
-        raise ValueError(f"diag_embed: dim1 and dim2 must differ, got {dim1} and {dim2}")
-    k = int(offset)
+        raise arguments.ArgumentError(f"diag_embed: dim1 and dim2 must differ, got {dim1} and "
+                                      f"{dim2}")
+    k = arguments.integer("diag_embed", "offset", offset)
     n = input.shape[-1]
     m = n + abs(k)
     name = dtype_name_of(input)
@@ -159,6 +176,7 @@ def diagflat(x, offset=0, name=None):
     return diag(apply("reshape", x, attrs={"shape": [-1]}), offset)
 
 
+@accepts(inputs=TENSORS)
 def block_diag(inputs, name=None):
     """The tensors of ``inputs`` (0-d: [1, 1], 1-D: one row, 2-D) placed along the
     diagonal of one matrix, zeros elsewhere; all of one dtype."""
@@ -194,7 +212,7 @@ def vander(x, n=None, increasing=False, name=None):
     from .scalars import dtype_name_of
     if len(x.shape) != 1:
         raise ValueError(f"vander: x must be 1-D, got {list(x.shape)}")
-    n = x.shape[0] if n is None else int(n)
+    n = x.shape[0] if n is None else arguments.count("vander", "n", n)
     if n < 0:
         raise ValueError(f"vander: n must be >= 0, got {n}")
     name_ = dtype_name_of(x)
@@ -212,14 +230,13 @@ def vander(x, n=None, increasing=False, name=None):
     return apply("stack", columns, attrs={"axis": 1})
 
 
+@accepts(x=FLOATING)
 def renorm(x, p, axis, max_norm):
     """x with each slice along ``axis`` whose p-norm (over the other dims) exceeds
     max_norm scaled down to norm max_norm (by max_norm / (norm + 1e-7))."""
     from .scalars import constant, dtype_name_of
     rank = len(x.shape)
-    if not -rank <= int(axis) < rank:
-        raise ValueError(f"renorm: axis {axis} is out of range for x {list(x.shape)}")
-    axis = int(axis) % rank
+    axis = arguments.axis("renorm", axis, rank)
     others = [d for d in range(rank) if d != axis]
     norms = norm(x, float(p), others, keepdim=True) if others else \
         apply("abs", x)
@@ -231,6 +248,7 @@ def renorm(x, p, axis, max_norm):
     return apply("elementwise_mul", x, apply("where", over, factor, constant(1.0, name)))
 
 
+@accepts(x=FLOATING)
 def renorm_(x, p, axis, max_norm):
     """renorm, written into x."""
     return apply("assign", renorm(x, p, axis, max_norm), out=[x])

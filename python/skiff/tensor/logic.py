@@ -1,7 +1,8 @@
 """Comparisons and logical operators (Paddle's paddle.tensor.logic): bool results,
 broadcasting, Python numbers allowed on either side."""
 from ..framework.core import apply
-from .scalars import as_operands, dtype_name_of, is_tensor
+from ..framework.tensor_params import ANY, FLOATING, OPERAND, accepts
+from .scalars import as_operands, dtype_name_of, is_tensor as _is_tensor
 
 __all__ = ["equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal",
            "logical_and", "logical_or", "logical_not", "logical_xor", "equal_all", "allclose",
@@ -18,7 +19,7 @@ def _compare(op):
 
     f.__name__ = op
     f.__doc__ = f"Elementwise {op.replace('_', ' ')} (a bool tensor, broadcast)."
-    return f
+    return accepts(x=OPERAND, y=OPERAND)(f)
 
 
 equal = _compare("equal")
@@ -45,7 +46,7 @@ def _logical(op):
 
     f.__name__ = op
     f.__doc__ = f"Elementwise {op.replace('_', ' ')} of x and y read as bools (broadcast)."
-    return f
+    return accepts(x=OPERAND, y=OPERAND)(f)
 
 
 logical_and = _logical("logical_and")
@@ -67,6 +68,7 @@ def equal_all(x, y, name=None):
     return all(equal(x, y))
 
 
+@accepts(x=OPERAND, y=FLOATING)
 def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     """|x - y| <= atol + rtol * |y| elementwise (NaNs equal when equal_nan)."""
     from .math import abs, add, isnan, multiply, subtract
@@ -76,10 +78,17 @@ def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     return close
 
 
+@accepts(x=OPERAND, y=FLOATING)
 def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     """A 0-d bool tensor: isclose holds everywhere."""
     from .reduction import all
     return all(isclose(x, y, rtol, atol, equal_nan))
+
+
+@accepts(x=ANY)
+def is_tensor(x):
+    """True for a Tensor (or a static Variable), whatever x is."""
+    return _is_tensor(x)
 
 
 def is_empty(x, name=None):
@@ -112,7 +121,7 @@ logical_not_ = _in_place(logical_not)
 def isin(x, test_x, assume_unique=False, invert=False, name=None):
     """A bool tensor shaped like x: whether each element of x is among test_x's
     (negated with invert)."""
-    if not is_tensor(test_x):
+    if not _is_tensor(test_x):
         from .creation import to_tensor
         test_x = to_tensor(test_x, dtype=dtype_name_of(x))
     rank = len(x.shape)
@@ -159,7 +168,7 @@ def is_integer(x):
 
 def is_complex(x):
     """False: skiff has no complex dtypes."""
-    if not is_tensor(x):
+    if not _is_tensor(x):
         raise TypeError(f"is_complex: x must be a Tensor, got {type(x).__name__}")
     return False
 

@@ -2,8 +2,11 @@
 paddle.tensor.manipulation)."""
 import numbers
 
+from .._C import Error
+from ..framework import arguments
 from ..framework.core import apply
 from ..framework.mode import mode as _mode
+from ..framework.tensor_params import TENSOR, TENSORS, accepts, self_checked
 from .inplace import inplace
 from .math import run_cached
 from .scalars import is_tensor
@@ -26,17 +29,18 @@ def _ints(v):
     return [int(a.item()) if is_tensor(a) else int(a) for a in v]
 
 
-def _axis(axis):
-    return int(axis.item()) if is_tensor(axis) else int(axis)
-
-
+@self_checked
 def reshape(x, shape, name=None):
     """x viewed with ``shape`` (0 copies x's dim, one -1 is inferred)."""
     if _mode.static and isinstance(shape, (list, tuple)):
         from ..jit.static_control import reshape_spec
-        shape = reshape_spec(x, shape)
+        shape = reshape_spec(arguments.tensor("reshape", "x", x), shape)
     shape = _ints(shape)
-    return run_cached("reshape", tuple(shape), {"shape": shape}, x)
+    try:
+        return run_cached("reshape", tuple(shape), {"shape": shape}, x)
+    except Error:
+        arguments.tensor("reshape", "x", x)
+        raise
 
 
 def reshape_(x, shape, name=None):
@@ -44,70 +48,138 @@ def reshape_(x, shape, name=None):
     return inplace("reshape", x, x, attrs={"shape": _ints(shape)})
 
 
+@self_checked
 def transpose(x, perm, name=None):
     """x with its axes permuted: output axis i is x's axis perm[i]."""
-    perm = _ints(perm)
-    return run_cached("transpose", tuple(perm), {"axis": perm}, x)
+    perm = arguments.op_axes("transpose", perm, x, "perm")
+    try:
+        return run_cached("transpose", tuple(perm), {"axis": perm}, x)
+    except Error:
+        arguments.tensor("transpose", "x", x)
+        arguments.axes("transpose", perm, len(x.shape), "perm")
+        raise
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
     """x with dims start_axis..stop_axis merged into one."""
-    return apply("flatten", x, attrs={"start_axis": int(start_axis), "stop_axis": int(stop_axis)})
+    if start_axis.__class__ is not int or stop_axis.__class__ is not int or _mode.static:
+        _flatten_attrs("flatten", x, start_axis, stop_axis)
+    try:
+        return apply("flatten", x, attrs={"start_axis": start_axis, "stop_axis": stop_axis})
+    except Error:
+        _flatten_attrs("flatten", x, start_axis, stop_axis)
+        raise
+
+
+def _flatten_attrs(fn, x, start_axis, stop_axis):
+    """flatten's attributes: start_axis and stop_axis as ints, checked against x's rank."""
+    rank = len(x.shape)
+    start = arguments.axis(fn, start_axis, rank, "start_axis", scalar=True)
+    stop = arguments.axis(fn, stop_axis, rank, "stop_axis", scalar=True)
+    if stop < start:
+        raise arguments.ArgumentError(f"{fn}: stop_axis {stop_axis} comes before start_axis "
+                                      f"{start_axis} for a {rank}-D tensor")
+    return {"start_axis": arguments.integer(fn, "start_axis", start_axis),
+            "stop_axis": arguments.integer(fn, "stop_axis", stop_axis)}
 
 
 def squeeze(x, axis=None, name=None):
     """x without its size-1 dims (only those in ``axis`` when given)."""
-    return apply("squeeze", x, attrs={"axes": [] if axis is None else _ints(axis)})
+    return apply("squeeze", x, attrs={"axes": _squeezed("squeeze", x, axis)})
+
+
+def _squeezed(fn, x, axis):
+    """squeeze's axes: none (every size-1 dim) or ``axis`` checked against x's rank."""
+    return [] if axis is None else arguments.axes(fn, axis, len(x.shape), unique=False)
 
 
 def squeeze_(x, axis=None, name=None):
-    return inplace("squeeze", x, x, attrs={"axes": [] if axis is None else _ints(axis)})
+    return inplace("squeeze", x, x, attrs={"axes": _squeezed("squeeze_", x, axis)})
 
 
 def unsqueeze(x, axis, name=None):
     """x with size-1 dims inserted at ``axis`` (an int or a list, applied in turn)."""
-    axes = _ints(axis)
-    return run_cached("unsqueeze", tuple(axes), {"axes": axes}, x)
+    axes = _inserted("unsqueeze", x, axis) if _mode.static else \
+        arguments.integers("unsqueeze", "axis", axis)
+    try:
+        return run_cached("unsqueeze", tuple(axes), {"axes": axes}, x)
+    except Error:
+        _inserted("unsqueeze", x, axes)
+        raise
+
+
+def _inserted(fn, x, axis):
+    """unsqueeze's axes, each an int in [-r - 1, r] for the rank r it is inserted into."""
+    axes = arguments.integers(fn, "axis", axis)
+    rank = len(x.shape)
+    for a in axes:
+        arguments.axis(fn, a, rank + 1)
+        rank += 1
+    return axes
 
 
 def unsqueeze_(x, axis, name=None):
-    return inplace("unsqueeze", x, x, attrs={"axes": _ints(axis)})
+    return inplace("unsqueeze", x, x, attrs={"axes": _inserted("unsqueeze_", x, axis)})
 
 
+@accepts(x=TENSORS)
 def concat(x, axis=0, name=None):
     """The tensors of ``x`` joined along ``axis``."""
-    return apply("concat", list(x), attrs={"axis": _axis(axis)})
+    return _joined("concat", x, axis, 0)
+
+
+def _joined(op, x, axis, extra):
+    """concat or stack (``op``, whose result has ``extra`` more dims than each of x)."""
+    if not x:
+        raise arguments.ArgumentError(f"{op}: x must hold at least one Tensor")
+    axis = arguments.op_axis(op, axis, x[0], extra=extra)
+    try:
+        return apply(op, x if x.__class__ is list else list(x), attrs={"axis": axis})
+    except Error:
+        arguments.axis(op, axis, len(x[0].shape) + extra)
+        raise
 
 
 def split(x, num_or_sections, axis=0, name=None):
     """x cut along ``axis`` into ``num_or_sections`` equal parts, or parts of the given
     sizes (one may be -1: the rest). Returns a list."""
-    axis = _axis(axis)
-    if isinstance(num_or_sections, numbers.Integral):
-        n = int(num_or_sections)
-        attrs = {"num": n, "axis": axis}
-    else:
-        sections = _ints(num_or_sections)
+    return _split("split", x, num_or_sections, axis, "num_or_sections")
+
+
+def _split(fn, x, num_or_sections, axis, param):
+    """split(x, num_or_sections, axis) for the public function ``fn``: ``param`` (an int n
+    in [1, dim], or sizes >= -1) checked against the axis it cuts."""
+    axis = arguments.axis(fn, axis, len(x.shape))
+    dim = x.shape[axis]
+    if isinstance(num_or_sections, (list, tuple)) or is_tensor(num_or_sections):
+        sections = arguments.counts(fn, param, num_or_sections, low=-1)
         n = len(sections)
         attrs = {"sections": sections, "axis": axis}
+    else:
+        n = arguments.count(fn, param, num_or_sections, 1, max(dim, 1) if dim >= 0 else None,
+                            f"the size of axis {axis}")
+        attrs = {"num": n, "axis": axis}
     return list(apply("split", x, attrs=attrs, output_counts=[n])[0])
 
 
 def chunk(x, chunks, axis=0, name=None):
     """x cut into ``chunks`` equal parts along ``axis``."""
-    return split(x, int(chunks), axis)
+    return _split("chunk", x, arguments.integer("chunk", "chunks", chunks), axis, "chunks")
 
 
+@accepts(x=TENSORS)
 def stack(x, axis=0, name=None):
     """The tensors of ``x`` (one shape) stacked along a new axis."""
-    return apply("stack", list(x), attrs={"axis": int(axis)})
+    return _joined("stack", x, axis, 1)
 
 
 def unstack(x, axis=0, num=None):
     """The slices of x along ``axis``, each without that axis (a list)."""
-    rank = len(x.shape)
-    axis = axis + rank if axis < 0 else axis
-    n = x.shape[axis] if num is None else int(num)
+    fn = "unstack"
+    axis = arguments.axis(fn, axis, len(x.shape))
+    dim = x.shape[axis]
+    n = dim if num is None else arguments.count(fn, "num", num, 0, dim if dim >= 0 else None,
+                                                f"the size of axis {axis}")
     if n < 0:
         from .._C import Error
         raise Error(f"unstack: the size of axis {axis} of {list(x.shape)} is unknown; "
@@ -138,18 +210,24 @@ def expand_as(x, y, name=None):
 
 def tile(x, repeat_times, name=None):
     """x repeated repeat_times[i] times along dim i."""
-    return apply("tile", x, attrs={"repeat_times": _ints(repeat_times)})
+    times = _ints(repeat_times) if is_tensor(repeat_times) else \
+        arguments.counts("tile", "repeat_times", repeat_times, low=1)
+    return apply("tile", x, attrs={"repeat_times": times})
 
 
 def gather(x, index, axis=None, name=None):
     """The entries of x at ``index`` (1-D integer tensor) along ``axis`` (0 by default)."""
-    return apply("gather", x, _index_tensor(index), attrs={"axis": 0 if axis is None
-                                                          else _axis(axis)})
+    axis = 0 if axis is None else arguments.op_axis("gather", axis, x, scalar=True)
+    try:
+        return apply("gather", x, _index_tensor(index), attrs={"axis": axis})
+    except Error:
+        arguments.axis("gather", axis, len(x.shape), scalar=True)
+        raise
 
 
 def index_select(x, index, axis=0, name=None):
     """The entries of x at ``index`` along ``axis`` (the gather op)."""
-    return gather(x, index, axis)
+    return gather(x, index, arguments.axis("index_select", axis, len(x.shape), scalar=True))
 
 
 def gather_nd(x, index, name=None):
@@ -171,40 +249,49 @@ def _index_tensor(index):
 
 def slice(input, axes, starts, ends):
     """input[starts[i]:ends[i]] along each of ``axes``."""
-    return apply("slice", input, attrs={"axes": _ints(axes), "starts": _ints(starts),
+    axes = arguments.axes("slice", axes, len(input.shape), "axes")
+    return apply("slice", input, attrs={"axes": axes, "starts": _ints(starts),
                                         "ends": _ints(ends)})
 
 
 def strided_slice(x, axes, starts, ends, strides, name=None):
     """x[starts[i]:ends[i]:strides[i]] along each of ``axes`` (negative strides walk
     backwards)."""
-    return apply("strided_slice", x, attrs={"axes": _ints(axes), "starts": _ints(starts),
+    axes = arguments.axes("strided_slice", axes, len(x.shape), "axes")
+    return apply("strided_slice", x, attrs={"axes": axes, "starts": _ints(starts),
                                             "ends": _ints(ends), "strides": _ints(strides)})
 
 
 def flip(x, axis, name=None):
     """x with the order of its entries reversed along each of ``axis``."""
-    axes = _ints(axis)
-    big = 2**62
-    return strided_slice(x, axes, [-1] * len(axes), [-big] * len(axes), [-1] * len(axes))
+    axes = arguments.axes("flip", axis, len(x.shape))
+    n, big = len(axes), 2**62
+    return apply("strided_slice", x, attrs={"axes": axes, "starts": [-1] * n,
+                                            "ends": [-big] * n, "strides": [-1] * n})
 
 
 def flatten_(x, start_axis=0, stop_axis=-1, name=None):
-    return inplace("flatten", x, x, attrs={"start_axis": int(start_axis),
-                                          "stop_axis": int(stop_axis)})
+    return inplace("flatten", x, x, attrs=_flatten_attrs("flatten_", x, start_axis, stop_axis))
 
 
 def roll(x, shifts, axis=None, name=None):
     """x with its entries shifted by ``shifts`` along ``axis`` (of the flattened x when
     None), wrapping around."""
-    shifts = _ints(shifts)
+    shifts = arguments.integers("roll", "shifts", shifts)
     if axis is None:
+        if len(shifts) != 1:
+            raise arguments.ArgumentError(f"roll: shifts must be one int when axis is None, "
+                                          f"got {shifts}")
         return reshape(roll(flatten(x), shifts, 0), list(x.shape))
-    axes = _ints(axis)
+    axes = arguments.axes("roll", axis, len(x.shape), unique=False, scalar=True)
+    if len(shifts) != len(axes):
+        raise arguments.ArgumentError(f"roll: shifts {shifts} and axis {axes} must have one length")
+    if not x.shape:
+        return apply("assign", x)
     out = x
     for shift, ax in zip(shifts, axes):
         n = x.shape[ax]
-        shift %= n
+        shift = shift % n if n > 0 else 0
         if shift:
             tail = apply("slice", out, attrs={"axes": [ax], "starts": [n - shift], "ends": [n]})
             head = apply("slice", out, attrs={"axes": [ax], "starts": [0], "ends": [n - shift]})
@@ -215,8 +302,11 @@ def roll(x, shifts, axis=None, name=None):
 def moveaxis(x, source, destination, name=None):
     """x with its axes ``source`` moved to positions ``destination``."""
     rank = len(x.shape)
-    src = [a % rank for a in _ints(source)]
-    dst = [a % rank for a in _ints(destination)]
+    src = arguments.axes("moveaxis", source, rank, "source")
+    dst = arguments.axes("moveaxis", destination, rank, "destination")
+    if len(src) != len(dst):
+        raise arguments.ArgumentError(f"moveaxis: source {source} and destination "
+                                      f"{destination} must have one length")
     rest = [a for a in range(rank) if a not in src]
     perm = [None] * rank
     for s, d in zip(src, dst):
@@ -225,11 +315,15 @@ def moveaxis(x, source, destination, name=None):
     return transpose(x, [p if p is not None else next(it) for p in perm])
 
 
+@accepts(indices=TENSOR)
 def take_along_axis(arr, indices, axis, broadcast=True):
     """out[..., i, ...] = arr[..., indices[..., i, ...], ...] along ``axis``: indices has
     arr's rank; its other dims broadcast with arr's."""
     rank = len(arr.shape)
-    axis %= rank
+    axis = arguments.axis("take_along_axis", axis, rank)
+    if len(indices.shape) != rank:
+        raise arguments.ArgumentError(f"take_along_axis: indices must have arr's rank {rank}, "
+                                      f"got shape {list(indices.shape)}")
     shape = [max(a, b) for a, b in zip(arr.shape, indices.shape)]
     shape[axis] = indices.shape[axis]
     idx = apply("expand", _index_tensor(indices), attrs={"shape": shape})
@@ -275,8 +369,11 @@ def diag(x, offset=0, padding_value=0, name=None):
     diagonal of x as a 1-D tensor."""
     from .creation import _positions, full
     from .scalars import dtype_name_of
+    if len(x.shape) not in (1, 2):
+        raise arguments.ArgumentError(f"diag: x must be 1-D or 2-D, got shape {list(x.shape)}")
+    offset = arguments.integer("diag", "offset", offset)
     if len(x.shape) == 1:
-        k = int(offset)
+        k = offset
         n = x.shape[0] + abs(k)
         on = apply("equal", apply("elementwise_sub", _positions(n, [1, -1]),
                                   _positions(n, [-1, 1])), full([], k, "int64"))  # j - i == k
@@ -295,23 +392,21 @@ def diag(x, offset=0, padding_value=0, name=None):
 
 
 def trace(x, offset=0, axis1=0, axis2=1, name=None):
-    """The sum of the ``offset``-th diagonal of a matrix."""
-    return apply("reduce_sum", diag(x, offset), attrs={"dim": [], "keep_dim": False,
-                                                       "reduce_all": True})
+    """The sums of the ``offset``-th diagonals of the matrices spanned by axis1 and axis2
+    (a 0-D tensor for a matrix; the other axes stay)."""
+    from .axes import _diagonal
+    d = _diagonal("trace", x, offset, axis1, axis2)
+    return apply("reduce_sum", d, attrs={"dim": [-1], "keep_dim": False, "reduce_all": False})
 
 
 def narrow(input, dim, start, length):
     """input[start:start + length] along ``dim`` (a negative start counts from the end)."""
-    rank = len(input.shape)
-    dim = _axis(dim)
-    if not -rank <= dim < rank:
-        raise ValueError(f"narrow: dim {dim} is out of range for shape {list(input.shape)}")
-    dim %= rank
+    dim = arguments.axis("narrow", dim, len(input.shape), "dim")
     n = input.shape[dim]
-    start = _axis(start)
+    start = arguments.integer("narrow", "start", start)
     if start < 0:
         start += n
-    length = int(length)
+    length = arguments.integer("narrow", "length", length)
     if start < 0 or length < 0 or start + length > n:
         raise ValueError(f"narrow: start {start} and length {length} do not fit dim {dim} "
                          f"of size {n}")
@@ -337,6 +432,14 @@ def crop(x, shape=None, offsets=None, name=None):
         ends.append(end)
     return apply("slice", x, attrs={"axes": list(range(len(dims))), "starts": starts,
                                     "ends": ends})
+
+
+def _two_axes(fn, value, rank, param):
+    """``value`` as two different axes in [0, rank)."""
+    axes = arguments.axes(fn, value, rank, param)
+    if len(axes) != 2:
+        raise arguments.ArgumentError(f"{fn}: {param} must hold 2 axes, got {value}")
+    return axes
 
 
 def take(x, index, mode="raise", name=None):
@@ -380,16 +483,10 @@ def index_sample(x, index):
 def rot90(x, k=1, axes=[0, 1], name=None):  # noqa: B006 (Paddle's signature)
     """x rotated by k * 90 degrees in the plane of ``axes``, from axes[0] toward axes[1]."""
     rank = len(x.shape)
-    axes = _ints(axes)
-    if len(axes) != 2:
-        raise ValueError(f"rot90: axes must hold 2 axes, got {axes}")
     if rank < 2:
         raise ValueError(f"rot90: x must have at least 2 dims, got {list(x.shape)}")
-    if not all(-rank <= a < rank for a in axes) or axes[0] % rank == axes[1] % rank:
-        raise ValueError(f"rot90: axes {axes} must be two different axes of a rank-{rank} "
-                         f"tensor")
-    a, b = axes[0] % rank, axes[1] % rank
-    k = int(k) % 4
+    a, b = _two_axes("rot90", axes, rank, "axes")
+    k = arguments.integer("rot90", "k", k) % 4
     if k == 0:
         return apply("assign", x)
     if k == 2:

@@ -6,9 +6,11 @@ import math as _math
 
 import numpy as np
 
-from .._C import Tensor
-from ..framework import dtype as dt
+from .._C import Error, Tensor
+from ..framework import arguments, dtype as dt
 from ..framework.core import apply, eager_op
+from ..framework.tensor_params import FLOATING, OPERAND, TENSORS_OR_TENSOR, accepts, \
+    self_checked
 from ..framework.mode import mode
 from .scalars import as_operands, coerce_pair, constant, dtype_name_of, is_float, is_tensor, \
     promote_for_scalar
@@ -70,11 +72,12 @@ def _binary(op, fast, x, y):
     return fast(x, y)
 
 
+@self_checked  # by coerce_pair
 def add(x, y, name=None):
     """x + y with broadcasting; a Python number keeps x's dtype where it fits (Paddle)."""
     if isinstance(y, Tensor) and isinstance(x, Tensor) and not mode.static:
         return _add(x, y)
-    x, y = coerce_pair(x, y)
+    x, y = coerce_pair(x, y, "add")
     if not is_tensor(y):
         return _scaled(promote_for_scalar(x, y), 1, y)
     if not is_tensor(x):
@@ -82,11 +85,12 @@ def add(x, y, name=None):
     return _binary("elementwise_add", _add, x, y)
 
 
+@self_checked  # by coerce_pair
 def subtract(x, y, name=None):
     """x - y with broadcasting."""
     if isinstance(y, Tensor) and isinstance(x, Tensor) and not mode.static:
         return _sub(x, y)
-    x, y = coerce_pair(x, y)
+    x, y = coerce_pair(x, y, "subtract")
     if not is_tensor(y):
         return _scaled(promote_for_scalar(x, y), 1, -y)
     if not is_tensor(x):
@@ -94,11 +98,12 @@ def subtract(x, y, name=None):
     return _binary("elementwise_sub", _sub, x, y)
 
 
+@self_checked  # by coerce_pair
 def multiply(x, y, name=None):
     """x * y with broadcasting."""
     if isinstance(y, Tensor) and isinstance(x, Tensor) and not mode.static:
         return _mul(x, y)
-    x, y = coerce_pair(x, y)
+    x, y = coerce_pair(x, y, "multiply")
     if not is_tensor(y):
         return _scaled(promote_for_scalar(x, y), y, 0)
     if not is_tensor(x):
@@ -112,20 +117,23 @@ def _to_float(v):
     return v if is_tensor(v) else float(v)
 
 
+@self_checked  # by coerce_pair
 def divide(x, y, name=None):
     """x / y (true division: integer tensors divide as float32, as Paddle)."""
     if isinstance(y, Tensor) and isinstance(x, Tensor) and not mode.static \
             and is_float(x):
         return _div(x, y)
-    x, y = coerce_pair(x, y)
+    x, y = coerce_pair(x, y, "divide")
     return _binary("elementwise_div", _div, _to_float(x), _to_float(y))
 
 
+@accepts(x=OPERAND, y=OPERAND)
 def floor_divide(x, y, name=None):
     """floor(x / y) elementwise (integers: rounded toward -inf, like Python's //)."""
     return apply("elementwise_floordiv", *as_operands(x, y))
 
 
+@accepts(x=OPERAND, y=OPERAND)
 def remainder(x, y, name=None):
     """x - floor(x / y) * y: the remainder with the sign of y (Python's %)."""
     return apply("elementwise_mod", *as_operands(x, y))
@@ -164,16 +172,19 @@ def positive(x, name=None):
     return x
 
 
+@accepts(x=OPERAND, y=OPERAND)
 def mul(x, y, name=None):
     """x * y with broadcasting (the same as multiply)."""
     return multiply(x, y)
 
 
+@accepts(x=OPERAND, y=OPERAND)
 def sub(x, y, name=None, *, alpha=1):
     """x - alpha * y with broadcasting."""
     return subtract(x, y if alpha == 1 else multiply(y, alpha))
 
 
+@accepts(x=OPERAND, y=OPERAND)
 def div(x, y, name=None, *, rounding_mode=None):
     """x / y; rounding_mode None: true division, "trunc": rounded toward zero, "floor":
     rounded toward -inf (integers stay integers under both)."""
@@ -191,6 +202,7 @@ def div(x, y, name=None, *, rounding_mode=None):
     return cast(wide, dtype_name_of(x))
 
 
+@accepts(input=OPERAND, other=OPERAND)
 def true_divide(input, other, name=None):
     """input / other (true division)."""
     return divide(input, other)
@@ -208,16 +220,19 @@ def neg_(x, name=None):
     return _write(x, neg(x), "neg_")
 
 
+@accepts(y=OPERAND)
 def sub_(x, y, name=None, *, alpha=1):
     """x - alpha * y, written into x."""
     return _write(x, sub(x, y, alpha=alpha), "sub_")
 
 
+@accepts(y=OPERAND)
 def div_(x, y, name=None, *, rounding_mode=None):
     """div(x, y, rounding_mode), written into x."""
     return _write(x, div(x, y, rounding_mode=rounding_mode), "div_")
 
 
+@accepts(x=OPERAND, y=OPERAND)
 def pow(x, y, name=None):
     """x ** y for a number or a tensor y (integers stay integers)."""
     x, y = coerce_pair(x, y)
@@ -231,15 +246,20 @@ def pow(x, y, name=None):
 def _unary(op, doc):
     def f(x, name=None):
         if mode.static:
-            return apply(op, x)
+            return apply(op, arguments.tensor(op, "x", x))
         fast = _cached_ops.get(op)
         if fast is None:
             fast = _cached_ops[op] = eager_op(op)
-        return fast(x)
+        try:
+            return fast(x)
+        except Error:
+            arguments.explain_op_failure(op, x)
+            raise
 
     f.__name__ = op
     f.__doc__ = doc
-    return f
+    return self_checked(f)
+
 
 
 exp = _unary("exp", "e ** x elementwise.")
@@ -258,18 +278,25 @@ round = _unary("round", "x rounded to the nearest integer, halves away from 0 (g
 sign = _unary("sign", "-1, 0 or 1 by the sign of x, elementwise (gradient 0).")
 
 
+@self_checked
 def tanh(x, name=None):
     """Elementwise tanh."""
     if mode.static:
-        return apply("tanh", x)
-    return _tanh(x)
+        return apply("tanh", arguments.tensor("tanh", "x", x))
+    try:
+        return _tanh(x)
+    except Error:
+        arguments.explain_op_failure("tanh", x)
+        raise
 
 
+@accepts(x=FLOATING)
 def log2(x, name=None):
     """Base-2 logarithm elementwise."""
     return _scaled(log(x), 1.0 / _math.log(2.0), 0)
 
 
+@accepts(x=FLOATING)
 def log10(x, name=None):
     """Base-10 logarithm elementwise."""
     return _scaled(log(x), 1.0 / _math.log(10.0), 0)
@@ -280,6 +307,7 @@ def trunc(x, name=None):
     return multiply(sign(x), floor(abs(x)))
 
 
+@accepts(inputs=TENSORS_OR_TENSOR)
 def add_n(inputs, name=None):
     """The elementwise sum of a list of tensors of one shape (the sum op)."""
     if is_tensor(inputs):
@@ -287,6 +315,7 @@ def add_n(inputs, name=None):
     return apply("sum", list(inputs))
 
 
+@accepts(x=OPERAND, y=OPERAND)
 def logaddexp(x, y, name=None):
     """log(exp(x) + exp(y)) elementwise, computed stably."""
     hi = maximum(x, y)
@@ -325,11 +354,13 @@ def isfinite(x, name=None):
     return apply("isfinite", x)
 
 
+@accepts(x=OPERAND, y=OPERAND)
 def maximum(x, y, name=None):
     """The larger of x and y elementwise (broadcast)."""
     return apply("elementwise_max", *as_operands(x, y))
 
 
+@accepts(x=OPERAND, y=OPERAND)
 def minimum(x, y, name=None):
     """The smaller of x and y elementwise (broadcast)."""
     return apply("elementwise_min", *as_operands(x, y))

@@ -6,6 +6,7 @@ import numpy as np
 from .. import _C
 from .._C import Tensor
 from ..framework import dtype as dt
+from ..framework.tensor_params import checked
 from . import (axes, creation, indexing, inplace, joining, linalg, logic, manipulation, math,
                numeric, ordering, products, random, reduction, scattering, search, stat)
 
@@ -87,7 +88,7 @@ def _install():
     for module in _METHOD_MODULES:
         for name in module.__all__:
             if name not in _SKIP:
-                setattr(T, name, getattr(module, name))
+                setattr(T, name, checked(getattr(module, name)))
     T.dtype = property(_dtype)
     T.ndim = property(lambda self: len(self.shape))
     T.size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))

@@ -1,7 +1,6 @@
 """Value clean-up, differences and integrals: nan_to_num, diff, trapezoid and
 cumulative_trapezoid (Paddle's paddle.tensor.math)."""
-from .. import _C
-from ..framework import dtype as dt
+from ..framework import arguments, dtype as dt
 from ..framework.core import apply
 from .manipulation import concat
 from .scalars import constant, dtype_name_of, is_tensor
@@ -37,8 +36,9 @@ def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
     times, after joining ``prepend`` and ``append`` to x along that axis (bool x: xor)."""
     rank = len(x.shape)
     if rank == 0:
-        raise _C.Error("diff: x must have at least 1 dim")
-    axis = int(axis) % rank
+        raise arguments.ArgumentError("diff: x must have at least 1 dim")
+    n = arguments.count("diff", "n", n)
+    axis = arguments.axis("diff", axis, rank)
     parts = [p for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:
         parts = [p if is_tensor(p) else constant(p, dtype_name_of(x)) for p in parts]
@@ -47,7 +47,9 @@ def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
                  for p in parts]
         x = concat(parts, axis)
     is_bool = dtype_name_of(x) == "bool"
-    for _ in range(int(n)):
+    if x.shape[axis] >= 0:
+        n = min(n, x.shape[axis])  # each step shortens the axis by one; an empty one stays
+    for _ in range(n):
         size = x.shape[axis]
         head = apply("slice", x, attrs={"axes": [axis], "starts": [1], "ends": [size]})
         tail = apply("slice", x, attrs={"axes": [axis], "starts": [0],
@@ -60,13 +62,12 @@ def _trapezoids(fn, y, x, dx, axis):
     """The areas of the trapezoids under y along ``axis`` (the spacing from x, dx or 1)
     and that axis."""
     if not is_tensor(y) or dtype_name_of(y) not in ("float32", "float64"):
-        raise TypeError(f"{fn}: y must be a float32 or float64 tensor")
+        raise TypeError(f"{fn}: y must be a float32 or float64 Tensor, got "
+                        f"{arguments.kind_of(y)}")
     if x is not None and dx is not None:
         raise ValueError(f"{fn}: give x or dx, not both")
     rank = len(y.shape)
-    if not -rank <= int(axis) < rank:
-        raise ValueError(f"{fn}: axis {axis} is out of range for y {list(y.shape)}")
-    axis = int(axis) % rank
+    axis = arguments.axis(fn, axis, rank)
     n = y.shape[axis]
 
     def cut(t, start, end, ax):

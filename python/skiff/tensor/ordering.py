@@ -3,7 +3,7 @@ unique_consecutive, nanmedian, quantile, nanquantile): the running ops and disti
 values are skiff ops; quantiles are composed from sort and take_along_axis."""
 import numbers
 
-from ..framework import dtype as dt
+from ..framework import arguments, dtype as dt
 from ..framework.mode import mode as _mode
 from ..framework.core import apply
 from .logic import logical_not
@@ -20,22 +20,15 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "nearest", "midpoint")
 
 
 def _tensor(x, fn):
-    if not is_tensor(x):
-        raise TypeError(f"{fn}: x must be a Tensor, got {type(x).__name__}")
+    arguments.tensor(fn, "x", x)
 
 
-def _scan_input(x, axis, fn):
-    """x flattened with axis 0 when ``axis`` is None, else x and the checked int axis."""
+def _scan_input(x, axis, fn, param="axis"):
+    """x flattened with axis 0 when ``axis`` is None, else x and the checked axis."""
     _tensor(x, fn)
     if axis is None:
         return flatten(x), 0
-    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
-        raise TypeError(f"{fn}: axis must be an int or None, got {axis!r}")
-    rank = max(len(x.shape), 1)
-    if not -rank <= axis < rank:
-        raise ValueError(f"{fn}: axis {axis} is out of range for a tensor of shape "
-                         f"{list(x.shape)}")
-    return x, int(axis)
+    return x, arguments.axis(fn, axis, len(x.shape), param, scalar=True)
 
 
 def _index_dtype(dtype, fn):
@@ -50,14 +43,14 @@ def cumprod(x, dim=None, *, dtype=None, out=None, name=None):
     ``dtype`` when given."""
     if dtype is not None:
         x = cast(x, dtype)
-    x, axis = _scan_input(x, dim, "cumprod")
+    x, axis = _scan_input(x, dim, "cumprod", "dim")
     return apply("cumprod", x, attrs={"axis": axis}, out=None if out is None else [out])
 
 
 def cumprod_(x, dim=None, dtype=None, name=None):
     """cumprod written into x (flattened first when ``dim`` is None)."""
     source = x if dtype is None else cast(x, dtype)
-    source, axis = _scan_input(source, dim, "cumprod_")
+    source, axis = _scan_input(source, dim, "cumprod_", "dim")
     return apply("cumprod", source, attrs={"axis": axis}, out=[x])
 
 
@@ -96,7 +89,8 @@ def _distinct(op, x, wanted, axis, dtype):
     """Runs unique / unique_consecutive computing only the ``wanted`` optional outputs;
     returns Out alone or a tuple of Out and those outputs."""
     _tensor(x, op)
-    attrs = {"axis": [] if axis is None else [int(axis)], "dtype": _index_dtype(dtype, op)}
+    axes = [] if axis is None else [arguments.axis(op, axis, len(x.shape), scalar=True)]
+    attrs = {"axis": axes, "dtype": _index_dtype(dtype, op)}
     outs = apply(op, x, attrs=attrs, output_counts=[1] + [int(bool(w)) for w in wanted])
     picked = [o for o, w in zip(outs[1:], wanted) if w]
     return outs[0] if not picked else tuple([outs[0]] + picked)
@@ -123,18 +117,7 @@ def _rows(x, axis, fn):
     rank = len(x.shape)
     if rank == 0:
         return reshape(x, [1]), 0, []
-    if axis is None:
-        axes = list(range(rank))
-    else:
-        axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
-        for a in axes:
-            if isinstance(a, bool) or not isinstance(a, numbers.Integral) or \
-                    not -rank <= a < rank:
-                raise ValueError(f"{fn}: axis must be None, an int or a list of ints in "
-                                 f"[{-rank}, {rank}), got {axis!r}")
-        axes = [int(a) % rank for a in axes]
-        if len(set(axes)) != len(axes):
-            raise ValueError(f"{fn}: axis {axis!r} repeats a dimension")
+    axes = list(range(rank)) if axis is None else arguments.axes(fn, axis, rank)
     keep_shape = [1 if d in axes else n for d, n in enumerate(x.shape)]
     kept = [d for d in range(rank) if d not in axes]
     perm = kept + sorted(axes)

@@ -5,7 +5,9 @@ import itertools
 import numbers
 
 from .. import _C
+from ..framework import arguments
 from ..framework.core import apply
+from ..framework.tensor_params import FLOATING, TENSORS, accepts
 from .linalg import matmul, outer
 from .manipulation import _ints, reshape, transpose
 from .scalars import is_tensor
@@ -27,6 +29,7 @@ def kron(x, y, name=None):
     return reshape(apply("elementwise_mul", xv, yv), [a * b for a, b in zip(xs, ys)])
 
 
+@accepts(x=FLOATING)
 def inner(x, y, name=None):
     """Sums of products over the last dims of x and y: shape x.shape[:-1] + y.shape[:-1]
     (a plain product when either is 0-d)."""
@@ -57,6 +60,7 @@ def _tensordot_axes(axes, rx, ry):
     return ax[:n], ay[:n]
 
 
+@accepts(x=FLOATING)
 def tensordot(x, y, axes=2, name=None):
     """Sums of products over x's dims axes[0] and y's dims axes[1] (an int n: x's last n
     against y's first n); the result holds x's remaining dims then y's."""
@@ -79,8 +83,9 @@ def tensordot(x, y, axes=2, name=None):
 
 def vecdot(x, y, axis=-1, name=None):
     """The dot products of x and y (broadcast) along ``axis``."""
+    axis = arguments.axis("vecdot", axis, max(len(x.shape), len(y.shape)), scalar=True)
     return apply("reduce_sum", apply("elementwise_mul", x, y),
-                 attrs={"dim": [int(axis)], "keep_dim": False, "reduce_all": False})
+                 attrs={"dim": [axis], "keep_dim": False, "reduce_all": False})
 
 
 def _scaled_sum(fn, input, product, beta, alpha):
@@ -96,6 +101,7 @@ def _scaled_sum(fn, input, product, beta, alpha):
     return apply("elementwise_add", base, scaled)
 
 
+@accepts(input=FLOATING)
 def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):
     """beta * input + alpha * (x @ y) for matrices x [M, K] and y [K, N] (input
     broadcast to [M, N])."""
@@ -107,6 +113,7 @@ def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):
     return _scaled_sum("addmm", input, matmul(x, y), beta, alpha)
 
 
+@accepts(input=FLOATING)
 def addmm_(input, x, y, beta=1.0, alpha=1.0, name=None):
     """addmm, written into input."""
     return apply("assign", addmm(input, x, y, beta, alpha), out=[input])
@@ -140,10 +147,11 @@ def cross(x, y, axis=9, name=None):
         axis = next((d for d, n in enumerate(x.shape) if n == 3), None)
         if axis is None:
             raise ValueError(f"cross: no dim of x {list(x.shape)} has size 3")
-    elif not -rank <= axis < rank or x.shape[axis] != 3:
-        raise ValueError(f"cross: axis {axis} of x {list(x.shape)} must exist and have "
-                         f"size 3")
-    axis %= rank
+    else:
+        axis = arguments.axis("cross", axis, rank)
+        if x.shape[axis] != 3:
+            raise arguments.ArgumentError(f"cross: axis {axis} of x {list(x.shape)} must "
+                                          f"have size 3")
 
     def part(t, i):
         return apply("slice", t, attrs={"axes": [axis], "starts": [i], "ends": [i + 1]})
@@ -166,6 +174,7 @@ def _rows_of(x, rows, width):
     return reshape(apply("gather", x, idx, attrs={"axis": 0}), [len(rows), width])
 
 
+@accepts(x=TENSORS)
 def cartesian_prod(x, name=None):
     """All tuples (a, b, ...) with a from x[0], b from x[1], ... (1-D tensors), as the
     rows of a [n0 * n1 * ..., len(x)] tensor; a single tensor is returned as is."""

@@ -1,7 +1,7 @@
 """Random tensors (Paddle's paddle.tensor.random). They draw from the process-wide
 generator (seed 0) that skiff.seed(n) restarts, so a script repeats its draws after
 seeding; a nonzero ``seed`` argument gives the same values every time."""
-from ..framework import dtype as dt
+from ..framework import arguments, dtype as dt
 from ..framework.core import apply
 from .creation import _shape_list
 
@@ -74,8 +74,9 @@ def randint_like(x, low=0, high=None, dtype=None, name=None):
 
 def randperm(n, dtype="int64", name=None):
     """A random permutation of 0..n-1."""
-    keys = uniform([int(n)], "float64", 0.0, 1.0)
-    perm = apply("top_k", keys, attrs={"k": int(n), "axis": -1, "largest": False,
+    n = arguments.count("randperm", "n", n)
+    keys = uniform([n], "float64", 0.0, 1.0)
+    perm = apply("top_k", keys, attrs={"k": n, "axis": -1, "largest": False,
                                        "sorted": True})[1]
     name = dt.dtype_name(dtype)
     return perm if name == "int64" else apply("cast", perm, attrs={"out_dtype": name})

@@ -1,50 +1,71 @@
 """Reductions over axes (sum, max, min, prod, all, any, logsumexp, count_nonzero) and
 cumulative sums; Paddle keeps them in paddle.tensor.math."""
-import numbers
-
+from .._C import Error, Tensor
 from ..autograd import no_grad
+from ..framework import arguments
 from ..framework.core import apply
+from ..framework.mode import mode
+from ..framework.tensor_params import self_checked
 from .math import add, cast, exp, isfinite, log, run_cached, subtract
-from .scalars import as_operands, constant, dtype_name_of, is_tensor
+from .scalars import as_operands, constant, dtype_name_of
 
 __all__ = ["sum", "max", "min", "amax", "amin", "prod", "all", "any", "cumsum", "logsumexp",
            "count_nonzero"]
 
 
-def _axes(axis):
+def _axes(fn, x, axis):
+    """(dims, reduce_all) for reducing x over ``axis`` (None or []: every dim), each dim
+    checked against x's rank and made non-negative; a 0-D x takes axis 0 and -1."""
     if axis is None:
         return [], True
-    if is_tensor(axis):
-        axis = axis.tolist()
-    if isinstance(axis, numbers.Integral):
-        return [int(axis)], False
-    axis = [int(a) for a in axis]
-    return axis, len(axis) == 0
+    rank = len(arguments.tensor(fn, "x", x).shape)
+    if axis.__class__ is int and -rank <= axis < rank:
+        dims = [axis + rank if axis < 0 else axis]
+    else:
+        dims = arguments.axes(fn, axis, rank, scalar=True)
+    if rank == 0:
+        return [], True
+    return dims, len(dims) == 0
 
 
-def _reduce(op, x, axis, keepdim):
-    dims, reduce_all = _axes(axis)
-    return run_cached(op, (tuple(dims), bool(keepdim), reduce_all), {
-        "dim": dims, "keep_dim": bool(keepdim), "reduce_all": reduce_all}, x)
+def _reduce(op, x, axis, keepdim, fn):
+    """Reduction ``op`` of x over ``axis`` for the public function ``fn``: an int axis goes
+    to the op as it is (which checks it; on its failure the axis is checked here, to name
+    fn), others are checked first."""
+    if axis.__class__ is int and not mode.static:
+        dims, reduce_all = [axis], False
+    else:
+        dims, reduce_all = _axes(fn, x, axis)
+    try:
+        return run_cached(op, (tuple(dims), bool(keepdim), reduce_all), {
+            "dim": dims, "keep_dim": bool(keepdim), "reduce_all": reduce_all}, x)
+    except Error:
+        arguments.explain_op_failure(fn, x, op)
+        _axes(fn, x, axis)
+        raise
 
 
+@self_checked  # by _reduce
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):
     """Sum over ``axis`` (all dims when None); bool and int32 sum as int64 (Paddle)."""
     if dtype is not None:
-        x = cast(x, dtype)
-    elif dtype_name_of(x) in ("bool", "int32"):
+        x = cast(arguments.tensor("sum", "x", x), dtype)
+    elif (x._dtype_name if x.__class__ is Tensor else
+          dtype_name_of(arguments.tensor("sum", "x", x))) in ("bool", "int32"):
         x = cast(x, "int64")
-    return _reduce("reduce_sum", x, axis, keepdim)
+    return _reduce("reduce_sum", x, axis, keepdim, "sum")
 
 
+@self_checked  # by _reduce
 def max(x, axis=None, keepdim=False, name=None):
     """The largest element over ``axis`` (all dims when None)."""
-    return _reduce("reduce_max", x, axis, keepdim)
+    return _reduce("reduce_max", x, axis, keepdim, "max")
 
 
+@self_checked  # by _reduce
 def min(x, axis=None, keepdim=False, name=None):
     """The smallest element over ``axis`` (all dims when None)."""
-    return _reduce("reduce_min", x, axis, keepdim)
+    return _reduce("reduce_min", x, axis, keepdim, "min")
 
 
 amax, amin = max, min
@@ -54,19 +75,19 @@ def prod(x, axis=None, keepdim=False, dtype=None, name=None):
     """The product over ``axis`` (all dims when None)."""
     if dtype is not None:
         x = cast(x, dtype)
-    return _reduce("reduce_prod", x, axis, keepdim)
+    return _reduce("reduce_prod", x, axis, keepdim, "prod")
 
 
 def all(x, axis=None, keepdim=False, name=None):
     """True where every element over ``axis`` is nonzero (a bool tensor)."""
     ints = cast(cast(x, "bool"), "int32")
-    return cast(_reduce("reduce_min", ints, axis, keepdim), "bool")
+    return cast(_reduce("reduce_min", ints, axis, keepdim, "all"), "bool")
 
 
 def any(x, axis=None, keepdim=False, name=None):
     """True where some element over ``axis`` is nonzero (a bool tensor)."""
     ints = cast(cast(x, "bool"), "int32")
-    return cast(_reduce("reduce_max", ints, axis, keepdim), "bool")
+    return cast(_reduce("reduce_max", ints, axis, keepdim, "any"), "bool")
 
 
 def cumsum(x, axis=None, dtype=None, name=None):
@@ -76,12 +97,17 @@ def cumsum(x, axis=None, dtype=None, name=None):
     if axis is None:
         x = apply("flatten", x, attrs={"start_axis": 0, "stop_axis": -1})
         axis = 0
-    return apply("cumsum", x, attrs={"axis": int(axis)})
+    axis = arguments.op_axis("cumsum", axis, x, scalar=True)
+    try:
+        return apply("cumsum", x, attrs={"axis": axis})
+    except Error:
+        arguments.axis("cumsum", axis, len(x.shape), scalar=True)
+        raise
 
 
 def logsumexp(x, axis=None, keepdim=False, name=None):
     """log(sum(exp(x))) over ``axis`` (all dims when None), computed stably."""
-    dims, reduce_all = _axes(axis)
+    dims, reduce_all = _axes("logsumexp", x, axis)
     attrs = {"dim": dims, "keep_dim": True, "reduce_all": reduce_all}
     with no_grad():
         m = apply("reduce_max", x, attrs=attrs)
@@ -97,5 +123,6 @@ def logsumexp(x, axis=None, keepdim=False, name=None):
 
 def count_nonzero(x, axis=None, keepdim=False, name=None):
     """The number of nonzero elements over ``axis`` (int64)."""
+    _axes("count_nonzero", x, axis)
     nonzero = cast(apply("not_equal", *as_operands(x, 0)), "int64")
     return sum(nonzero, axis, keepdim=keepdim)

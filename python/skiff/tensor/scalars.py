@@ -5,25 +5,13 @@ import numbers
 
 import numpy as np
 
-from .._C import Tensor
-from ..framework import dtype as dt
+from ..framework.arguments import ArgumentTypeError, dtype_name_of, is_tensor, kind_of
 from ..framework.core import apply
 from ..framework.mode import mode
 
 _FLOATS = ("float32", "float64", "bfloat16")
 _constants = {}
 atexit.register(_constants.clear)  # no tensors left for the binding's exit-time check
-
-
-def is_tensor(x):
-    """True for an eager Tensor or a static Variable."""
-    return isinstance(x, Tensor) or (mode.static and hasattr(x, "block"))
-
-
-def dtype_name_of(x):
-    """The dtype name of a Tensor or a static Variable."""
-    name = getattr(x, "_dtype_name", None)
-    return name if name is not None else dt.dtype_name(x.dtype)
 
 
 def is_float(x):
@@ -57,9 +45,10 @@ def promote_for_scalar(x, value):
     return apply("cast", x, attrs={"out_dtype": "float32"})
 
 
-def _coerce(v, like):
+def _coerce(v, like, fn, param):
     """v as a Python number or a tensor: numpy scalars and 0-d arrays become numbers,
-    arrays and lists tensors of ``like``'s dtype."""
+    arrays and lists tensors of ``like``'s dtype; anything else is an ArgumentTypeError
+    naming the function ``fn`` and its parameter ``param``."""
     if is_tensor(v) or isinstance(v, numbers.Number):
         return v
     if isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0):
@@ -67,14 +56,16 @@ def _coerce(v, like):
     if isinstance(v, (np.ndarray, list, tuple)):
         from .creation import to_tensor
         return to_tensor(np.asarray(v), dtype=dtype_name_of(like))
-    raise TypeError(f"expected a Tensor, a number or an array, got {type(v).__name__}")
+    raise ArgumentTypeError(f"{fn}: {param} must be a Tensor, a number or an array, got "
+                            f"{kind_of(v)}")
 
 
-def coerce_pair(x, y):
-    """(x, y) with numpy values turned into numbers or tensors (see _coerce)."""
+def coerce_pair(x, y, fn="operator"):
+    """(x, y) with numpy values turned into numbers or tensors (see _coerce; ``fn`` names
+    the public function in errors)."""
     if is_tensor(x):
-        return x, _coerce(y, x)
-    return _coerce(x, y), y
+        return x, _coerce(y, x, fn, "y")
+    return _coerce(x, y, fn, "x"), y
 
 
 def _as_float_like(v, other):

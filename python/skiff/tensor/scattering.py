@@ -3,7 +3,9 @@ index_fill, index_put, scatter_nd, masked_scatter and their in-place forms), bui
 scatter op over the flattened tensor; and writing into slices and diagonals
 (slice_scatter, select_scatter, diagonal_scatter) on set_value and scatter."""
 from .. import _C
+from ..framework import arguments
 from ..framework.core import apply
+from ..framework.tensor_params import ANY, TENSOR, accepts
 from .manipulation import _index_tensor, masked_fill, moveaxis, reshape, scatter, take_along_axis
 from .scalars import constant, dtype_name_of, is_tensor
 from .search import nonzero
@@ -62,7 +64,7 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
     """arr with ``values`` written at ``indices`` along ``axis``: assigned, or combined
     with 'add' or 'mean' (include_self: arr's entry takes part)."""
     rank = len(arr.shape)
-    axis = int(axis) % rank
+    axis = arguments.axis("put_along_axis", axis, rank)
     idx = _index_tensor(indices)
     if len(idx.shape) != rank:
         raise _C.Error(f"put_along_axis: indices must have arr's rank {rank}, got "
@@ -117,6 +119,7 @@ def _src_like(src, index):
 
 def scatter_add(input, dim, index, src):
     """input with src[i][j]... added at index along ``dim`` (torch's scatter_add)."""
+    dim = arguments.axis("scatter_add", dim, len(input.shape), "dim")
     index = _index_tensor(index)
     return put_along_axis(input, index, _src_like(src, index), dim, "add", True, False)
 
@@ -145,11 +148,11 @@ def _torch_scatter(x, dim, index, src=None, reduce=None, value=None):
     return put_along_axis(x, index, _src_like(values, index), dim, mode, True, False)
 
 
+@accepts(value=TENSOR)
 def index_add(x, index, axis, value, alpha=1, name=None):
     """x with value's slices (times alpha) added to x's slices ``index`` along ``axis``
     (repeated indices add up)."""
-    rank = len(x.shape)
-    axis = int(axis) % rank
+    axis = arguments.axis("index_add", axis, len(x.shape))
     if alpha != 1:
         value = apply("scale", value, attrs={"scale": float(alpha)})
     front = moveaxis(x, axis, 0) if axis else x
@@ -160,6 +163,7 @@ def index_add(x, index, axis, value, alpha=1, name=None):
     return moveaxis(out, 0, axis) if axis else out
 
 
+@accepts(value=TENSOR)
 def index_add_(x, index, axis, value, alpha=1, name=None):
     """index_add, in place."""
     return _write(x, index_add(x, index, axis, value, alpha))
@@ -170,7 +174,7 @@ def index_fill(x, index, axis, value, name=None):
     tensor)."""
     from .creation import arange
     rank = len(x.shape)
-    axis = int(axis) % rank
+    axis = arguments.axis("index_fill", axis, rank)
     n = x.shape[axis]
     idx = apply("elementwise_mod", apply("cast", _index_tensor(index),
                                          attrs={"out_dtype": "int64"}), constant(n, "int64"))
@@ -349,7 +353,8 @@ def slice_scatter(x, value, axes, starts, ends, strides, name=None):
     """x with the slice x[starts:ends:strides] (along each of ``axes``) replaced by value
     (broadcast to the slice)."""
     from .manipulation import _ints
-    axes, starts, ends, strides = [_ints(v) for v in (axes, starts, ends, strides)]
+    axes = arguments.axes("slice_scatter", axes, len(x.shape), "axes")
+    starts, ends, strides = [_ints(v) for v in (starts, ends, strides)]
     if not len(axes) == len(starts) == len(ends) == len(strides):
         raise ValueError(f"slice_scatter: axes, starts, ends and strides must have one "
                          f"length, got {axes}, {starts}, {ends}, {strides}")
@@ -359,15 +364,13 @@ def slice_scatter(x, value, axes, starts, ends, strides, name=None):
         "axes": axes, "starts": starts, "ends": ends, "steps": strides})
 
 
+@accepts(index=ANY)
 def select_scatter(x, values, axis, index, name=None):
     """x with its entry ``index`` along ``axis`` (a slice of x without that axis)
     replaced by values."""
-    rank = len(x.shape)
-    if not -rank <= int(axis) < rank:
-        raise ValueError(f"select_scatter: axis {axis} is out of range for x {list(x.shape)}")
-    axis = int(axis) % rank
+    axis = arguments.axis("select_scatter", axis, len(x.shape))
     n = x.shape[axis]
-    index = int(index)
+    index = arguments.integer("select_scatter", "index", index)
     if not -n <= index < n:
         raise ValueError(f"select_scatter: index {index} is out of range for axis {axis} of "
                          f"size {n}")
@@ -380,17 +383,13 @@ def select_scatter(x, values, axis, index, name=None):
 def diagonal_scatter(x, y, offset=0, axis1=0, axis2=1, name=None):
     """x with its ``offset``-th diagonal in the plane of axis1 and axis2 replaced by y
     (shaped as diagonal(x, offset, axis1, axis2): the other dims, then the diagonal)."""
-    from .axes import diagonal
+    from .axes import _diagonal
     from .creation import arange
     rank = len(x.shape)
-    if rank < 2:
-        raise ValueError(f"diagonal_scatter: x must have at least 2 dims, got "
-                         f"{list(x.shape)}")
-    a1, a2 = int(axis1) % rank, int(axis2) % rank
-    if a1 == a2:
-        raise ValueError(f"diagonal_scatter: axis1 and axis2 must differ, got {axis1} and "
-                         f"{axis2}")
-    want = list(diagonal(x, offset, a1, a2).shape)
+    want = list(_diagonal("diagonal_scatter", x, offset, axis1, axis2).shape)
+    a1 = arguments.axis("diagonal_scatter", axis1, rank, "axis1")
+    a2 = arguments.axis("diagonal_scatter", axis2, rank, "axis2")
+    offset = int(offset)
     if list(y.shape) != want:
         raise ValueError(f"diagonal_scatter: y must have the diagonal's shape {want}, got "
                          f"{list(y.shape)}")

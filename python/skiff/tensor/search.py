@@ -1,8 +1,9 @@
 """Searching and sorting (Paddle's paddle.tensor.search): argmax/argmin, topk, sort,
 argsort, msort, kthvalue, mode, searchsorted, bucketize, where, multiplex, nonzero,
 masked_select."""
-from ..framework import dtype as dt
+from ..framework import arguments, dtype as dt
 from ..framework.core import apply
+from ..framework.tensor_params import OPERAND, TENSOR, TENSORS, accepts
 from .scalars import as_operands, constant, dtype_name_of, is_tensor
 
 __all__ = ["argmax", "argmin", "topk", "sort", "argsort", "where", "nonzero", "masked_select",
@@ -10,12 +11,13 @@ __all__ = ["argmax", "argmin", "topk", "sort", "argsort", "where", "nonzero", "m
 
 
 def _arg_extreme(op, x, axis, keepdim, dtype):
+    """argmax / argmin (``op``) of x over ``axis`` (all of x when None)."""
     if axis is None:
         out = apply(op, x, attrs={"flatten": True, "keepdims": False})
         if keepdim:
             out = apply("reshape", out, attrs={"shape": [1] * len(x.shape)})
     else:
-        axis = int(axis.item()) if is_tensor(axis) else int(axis)
+        axis = arguments.axis(op, axis, len(x.shape), scalar=True)
         out = apply(op, x, attrs={"axis": axis, "keepdims": bool(keepdim)})
     name = dt.dtype_name(dtype)
     return out if name == "int64" else apply("cast", out, attrs={"out_dtype": name})
@@ -34,16 +36,18 @@ def argmin(x, axis=None, keepdim=False, dtype="int64", name=None):
 def topk(x, k, axis=None, largest=True, sorted=True, name=None):
     """(values, indices) of the k largest (smallest) entries along ``axis`` (the last
     when None)."""
-    k = int(k.item()) if is_tensor(k) else int(k)
-    axis = -1 if axis is None else int(axis)
+    axis = arguments.axis("topk", -1 if axis is None else axis, len(x.shape), scalar=True)
+    n = x.shape[axis] if x.shape else 1
+    k = arguments.count("topk", "k", k, 0, n if n >= 0 else None, f"the size of axis {axis}")
     return apply("top_k", x, attrs={"k": k, "axis": axis, "largest": bool(largest),
                                     "sorted": bool(sorted)})
 
 
-def _full_sort(x, axis, descending):
+def _full_sort(x, axis, descending, fn="sort"):
+    """(values, indices) of x sorted along ``axis`` (``fn`` names the caller in errors)."""
     rank = len(x.shape)
-    axis = int(axis)
-    n = x.shape[axis + rank if axis < 0 else axis] if rank else 1
+    axis = arguments.axis(fn, axis, rank, scalar=True)
+    n = x.shape[axis] if rank else 1
     if rank == 0:
         return x, apply("fill_any_like", x, attrs={"value": 0.0, "dtype": "int64"})
     if n < 0:
@@ -61,9 +65,10 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
 
 def argsort(x, axis=-1, descending=False, stable=False, name=None):
     """The indices that sort x along ``axis`` (stable)."""
-    return _full_sort(x, axis, descending)[1]
+    return _full_sort(x, axis, descending, "argsort")[1]
 
 
+@accepts(x=OPERAND, y=OPERAND)
 def where(condition, x=None, y=None, name=None):
     """x where ``condition`` holds, else y (broadcast); with only ``condition``, the
     indices of its nonzero entries as a tuple of 1-D tensors (as nonzero(as_tuple=True))."""
@@ -103,14 +108,7 @@ def _out(result, out):
 
 def msort(input, *, out=None):
     """input sorted along its first axis."""
-    return _out(sort(input, 0), out)
-
-
-def _axis_of(fn, x, axis):
-    rank = max(len(x.shape), 1)
-    if not -rank <= int(axis) < rank:
-        raise ValueError(f"{fn}: axis {axis} is out of range for x {list(x.shape)}")
-    return int(axis) % rank
+    return _out(_full_sort(input, 0, False, "msort")[0], out)
 
 
 def _picked(x, idx, axis, keepdim):
@@ -127,12 +125,9 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
     None); equal entries rank by position."""
     if not x.shape:
         raise ValueError("kthvalue: x must have at least 1 dim")
-    axis = _axis_of("kthvalue", x, -1 if axis is None else axis)
+    axis = arguments.axis("kthvalue", -1 if axis is None else axis, len(x.shape))
     n = x.shape[axis]
-    k = int(k.item()) if is_tensor(k) else int(k)
-    if not 1 <= k <= n:
-        raise ValueError(f"kthvalue: k must be in [1, {n}] for axis {axis} of x "
-                         f"{list(x.shape)}, got {k}")
+    k = arguments.count("kthvalue", "k", k, 1, n, f"the size of axis {axis}")
     order = apply("top_k", x, attrs={"k": k, "axis": axis, "largest": False,
                                      "sorted": True})[1]
     idx = apply("slice", order, attrs={"axes": [axis], "starts": [k - 1], "ends": [k]})
@@ -145,7 +140,7 @@ def mode(x, axis=-1, keepdim=False, name=None):
     from .creation import arange
     if not x.shape:
         raise ValueError("mode: x must have at least 1 dim")
-    axis = _axis_of("mode", x, axis)
+    axis = arguments.axis("mode", axis, len(x.shape))
     rank = len(x.shape)
     n = x.shape[axis]
     a = apply("unsqueeze", x, attrs={"axes": [axis + 1]})
@@ -167,6 +162,7 @@ def mode(x, axis=-1, keepdim=False, name=None):
     return _picked(x, idx, axis, keepdim)
 
 
+@accepts(values=TENSOR)
 def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=None, *,
                  side=None, out=None, sorter=None):
     """For each of ``values``, the index where it would go in ``sorted_sequence`` (sorted
@@ -208,6 +204,7 @@ def bucketize(x, sorted_sequence, out_int32=False, right=False, name=None, *, ou
     return searchsorted(sorted_sequence, x, out_int32, right, out=out)
 
 
+@accepts(inputs=TENSORS, index=TENSOR)
 def multiplex(inputs, index, name=None):
     """Row i of the result is row i of inputs[index[i]] (inputs: tensors [M, ...] of one
     shape; index: int [M, 1])."""

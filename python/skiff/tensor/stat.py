@@ -1,8 +1,9 @@
 """Statistics over tensors (Paddle's paddle.tensor.stat and linalg): mean, var, std, numel,
 median, and the counts bincount, histogram and histogram_bin_edges."""
 from .. import _C
-from ..framework import dtype as dt
+from ..framework import arguments, dtype as dt
 from ..framework.core import apply
+from ..framework.tensor_params import FLOATING, accepts, self_checked
 from ..framework.mode import mode as _mode
 from .math import multiply, square, subtract
 from .reduction import _axes, _reduce, sum
@@ -12,16 +13,17 @@ __all__ = ["mean", "var", "std", "numel", "median", "bincount", "histogram",
            "histogram_bin_edges"]
 
 
+@self_checked  # by _reduce
 def mean(x, axis=None, keepdim=False, name=None):
     """The mean over ``axis`` (all dims when None)."""
-    return _reduce("reduce_mean", x, axis, keepdim)
+    return _reduce("reduce_mean", x, axis, keepdim, "mean")
 
 
-def _count(x, axis):
+def _count(x, axis, fn):
     """The number of elements reduced over ``axis``: an int when the dims are known, else
     a tensor."""
     shape = list(x.shape)
-    dims, reduce_all = _axes(axis)
+    dims, reduce_all = _axes(fn, x, axis)
     picked = range(len(shape)) if reduce_all else [d % len(shape) for d in dims]
     n = 1
     for d in picked:
@@ -32,11 +34,17 @@ def _count(x, axis):
     return n
 
 
+@accepts(x=FLOATING)
 def var(x, axis=None, unbiased=True, keepdim=False, name=None):
     """The variance over ``axis`` (divided by n - 1 when unbiased)."""
+    return _variance(x, axis, unbiased, keepdim, "var")
+
+
+def _variance(x, axis, unbiased, keepdim, fn):
+    """var(x, axis, unbiased, keepdim) for the public function ``fn`` (named in errors)."""
+    n = _count(x, axis, fn)
     centred = subtract(x, mean(x, axis, keepdim=True))
     total = sum(square(centred), axis, keepdim=keepdim)
-    n = _count(x, axis)
     if isinstance(n, int):
         d = n - 1 if unbiased else n
         return multiply(total, 1.0 / d if d > 0 else float("nan"))
@@ -48,10 +56,11 @@ def var(x, axis=None, unbiased=True, keepdim=False, name=None):
     return apply("elementwise_div", total, n)
 
 
+@accepts(x=FLOATING)
 def std(x, axis=None, unbiased=True, keepdim=False, name=None):
     """The standard deviation over ``axis`` (from the variance divided by n - 1 when
     unbiased)."""
-    return apply("sqrt", var(x, axis, unbiased, keepdim))
+    return apply("sqrt", _variance(x, axis, unbiased, keepdim, "std"))
 
 
 def numel(x, name=None):
@@ -69,7 +78,7 @@ def median(x, axis=None, keepdim=False, name=None):
         x, axis = flatten(x), 0
         if keepdim:
             raise ValueError("median: keepdim needs an axis")
-    axis = int(axis) % len(x.shape)
+    axis = arguments.axis("median", axis, len(x.shape))
     n = x.shape[axis]
     if dtype_name_of(x) not in ("float32", "float64"):
         x = apply("cast", x, attrs={"out_dtype": "float32"})

@@ -273,7 +273,7 @@ def test_static_program_matches_eager():
 
 def test_errors_name_the_function_and_argument():
     x = skiff.to_tensor([[1.0, 2.0], [3.0, 4.0]])
-    with pytest.raises(ValueError, match="cumprod: axis 2"):
+    with pytest.raises(ValueError, match="cumprod: dim 2"):
         skiff.cumprod(x, 2)
     with pytest.raises(ValueError, match="cummax: dtype must be int32 or int64"):
         skiff.cummax(x, 0, dtype="float32")

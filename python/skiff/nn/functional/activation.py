@@ -1,7 +1,10 @@
 """Activation functions (paddle.nn.functional): each is one registered op, or a short
 composition of ops where skiff has no fused one (relu6, hardswish, ...)."""
+from ..._C import Error
+from ...framework import arguments
 from ...framework.core import apply, eager_op
 from ...framework.mode import mode
+from ...framework.tensor_params import FLOATING, accepts, self_checked
 from . import tensor_ops as T
 
 __all__ = ["relu", "relu_", "relu6", "sigmoid", "tanh", "gelu", "leaky_relu", "elu", "silu",
@@ -15,11 +18,17 @@ def _unary(op, doc):
     fast = eager_op(op)
 
     def f(x, name=None):
-        return apply(op, x) if mode.static else fast(x)
+        if mode.static:
+            return apply(op, arguments.tensor(op, "x", x))
+        try:
+            return fast(x)
+        except Error:
+            arguments.explain_op_failure(op, x)
+            raise
 
     f.__name__ = op
     f.__doc__ = doc
-    return f
+    return self_checked(f)
 
 
 relu = _unary("relu", "max(x, 0), elementwise.")
@@ -33,6 +42,7 @@ def relu_(x, name=None):
     return apply("relu", x, out=[x])
 
 
+@accepts(x=FLOATING)
 def swish(x, name=None):
     """x * sigmoid(x) (the same as silu)."""
     return silu(x)
@@ -78,6 +88,7 @@ def softplus(x, beta=1, threshold=20, name=None):
     return apply("softplus", x, attrs={"beta": float(beta), "threshold": float(threshold)})
 
 
+@accepts(x=FLOATING)
 def mish(x, name=None):
     """x * tanh(softplus(x))."""
     return T.mul(x, tanh(softplus(x)))
@@ -88,16 +99,19 @@ def softsign(x, name=None):
     return T.div(x, T.scale(apply("abs", x), 1.0, 1.0))
 
 
+@accepts(x=FLOATING)
 def tanhshrink(x, name=None):
     """x - tanh(x)."""
     return T.sub(x, tanh(x))
 
 
+@accepts(x=FLOATING)
 def log_sigmoid(x, name=None):
     """log(sigmoid(x)) = -softplus(-x), stable for large |x|."""
     return T.scale(softplus(T.scale(x, -1.0)), -1.0)
 
 
+@accepts(x=FLOATING)
 def logsigmoid(x, name=None):
     """log(sigmoid(x)) (the same as log_sigmoid)."""
     return log_sigmoid(x)
@@ -124,22 +138,38 @@ def _name(dtype):
     return dt.dtype_name(dtype)
 
 
+@self_checked
 def softmax(x, axis=-1, dtype=None, name=None):
     """exp(x) / sum(exp(x)) along ``axis``."""
-    return apply("softmax", _with_dtype(x, dtype), attrs={"axis": int(axis)})
+    return _softmax("softmax", x, axis, dtype)
 
 
+def _softmax(op, x, axis, dtype):
+    """softmax or log_softmax (``op``) of x along ``axis``, x first cast to ``dtype``."""
+    if axis.__class__ is not int or mode.static:
+        axis = arguments.op_axis(op, axis, x, scalar=True)
+    try:
+        return apply(op, _with_dtype(x, dtype), attrs={"axis": axis})
+    except Error:
+        arguments.explain_op_failure(op, x)
+        arguments.axis(op, axis, len(x.shape), scalar=True)
+        raise
+
+
+@self_checked
 def log_softmax(x, axis=-1, dtype=None, name=None):
     """x - log(sum(exp(x))) along ``axis``."""
-    return apply("log_softmax", _with_dtype(x, dtype), attrs={"axis": int(axis)})
+    return _softmax("log_softmax", x, axis, dtype)
 
 
+@accepts(x=FLOATING)
 def selu(x, scale=1.0507009873554804934193349852946, alpha=1.6732632423543772848170429916717,
          name=None):
     """scale * (x where x > 0, else alpha * (exp(x) - 1))."""
     return T.scale(elu(x, alpha), scale)
 
 
+@accepts(x=FLOATING)
 def celu(x, alpha=1.0, name=None):
     """x where x > 0, else alpha * (exp(x / alpha) - 1)."""
     return T.scale(elu(T.scale(x, 1.0 / alpha), 1.0), alpha)
@@ -158,6 +188,7 @@ def _where_above(x, magnitude, threshold, value=0.0, out=None):
     return apply("where", keep, x, T.full_like(x, value), out=out)
 
 
+@accepts(x=FLOATING)
 def hardshrink(x, threshold=0.5, name=None):
     """x where |x| > threshold, else 0."""
     return _where_above(x, apply("abs", x), threshold)
@@ -168,8 +199,13 @@ def thresholded_relu(x, threshold=1.0, value=0.0, name=None):
     return _where_above(x, x, threshold, value)
 
 
+@accepts(x=FLOATING)
 def glu(x, axis=-1, name=None):
     """a * sigmoid(b) for the two halves a, b of x along ``axis``."""
+    axis = arguments.axis("glu", axis, len(x.shape))
+    if x.shape[axis] % 2:
+        raise arguments.ArgumentError(f"glu: axis {axis} of x {list(x.shape)} must have an "
+                                      f"even size")
     a, b = T.split(x, 2, axis)
     return T.mul(a, sigmoid(b))
 
@@ -181,11 +217,12 @@ def maxout(x, groups, axis=1, name=None):
     rank = len(shape)
     if rank != 4:
         raise ValueError(f"maxout: expected a 4-D input, got shape {shape}")
-    if axis not in (1, -1, 3):
-        raise ValueError(f"maxout: axis must be 1, -1 or 3, got {axis}")
-    axis = axis % rank
+    axis = arguments.axis("maxout", axis, rank)
+    if axis not in (1, 3):
+        raise arguments.ArgumentError(f"maxout: axis must be 1, -1 or 3, got {axis}")
     channels = shape[axis]
-    if groups <= 0 or channels % groups:
+    groups = arguments.count("maxout", "groups", groups, 1)
+    if channels % groups:
         raise ValueError(f"maxout: the {channels} channels of axis {axis} are not divisible "
                          f"by groups = {groups}")
     split = [0 if s < 0 else s for s in shape]
@@ -193,6 +230,7 @@ def maxout(x, groups, axis=1, name=None):
     return T.reduce("max", T.reshape(x, split), [axis + 1])
 
 
+@accepts(x=FLOATING)
 def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
     """softmax((x + g) / temperature) along ``axis`` with Gumbel(0, 1) noise g; ``hard``
     returns the one-hot of its argmax, differentiated as the soft sample."""
@@ -201,6 +239,7 @@ def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
         raise ValueError(f"gumbel_softmax: the input's dims must be known, got {shape}")
     if temperature <= 0:
         raise ValueError(f"gumbel_softmax: temperature must be positive, got {temperature}")
+    axis = arguments.axis("gumbel_softmax", axis, len(shape), scalar=True)
     dtype = T.dtype_name(x)
     u = apply("uniform_random", attrs={"shape": shape, "min": 1e-20, "max": 1.0, "seed": 0,
                                         "dtype": dtype})

@@ -1,6 +1,7 @@
 """In-place activations (paddle.nn.functional.relu_, elu_, leaky_relu_, tanh_, softmax_,
 hardtanh_, thresholded_relu_): the result is written back into the input tensor, which
 is returned; gradients flow as through the out-of-place functions."""
+from ...framework import arguments
 from ...framework.core import apply
 from . import tensor_ops as T
 from .activation import _name, _where_above
@@ -32,7 +33,8 @@ def softmax_(x, axis=-1, dtype=None, name=None):
     """softmax along ``axis`` written back into ``x`` (into its cast copy with ``dtype``)."""
     if dtype is not None and _name(dtype) != T.dtype_name(x):
         x = T.cast(x, _name(dtype))
-    return apply("softmax", x, attrs={"axis": int(axis)}, out=[x])
+    axis = arguments.axis("softmax_", axis, len(x.shape), scalar=True)
+    return apply("softmax", x, attrs={"axis": axis}, out=[x])
 
 
 def thresholded_relu_(x, threshold=1.0, value=0.0, name=None):

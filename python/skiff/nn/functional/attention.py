@@ -2,6 +2,7 @@
 layout) and sequence_mask, composed of matmul, softmax and mask ops."""
 from ... import _C
 from ...framework.core import apply
+from ...framework.tensor_params import TENSOR, accepts
 from ...framework.mode import mode
 from . import tensor_ops as T
 from .activation import softmax
@@ -27,6 +28,7 @@ def _additive_mask(mask, dtype):
     return apply("where", mask, zeros, T.full_like(zeros, float("-inf")))
 
 
+@accepts(value=TENSOR, attn_mask=TENSOR)
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, training=True, backend=None, scale=None,
                                  enable_gqa=True, name=None):

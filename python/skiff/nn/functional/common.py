@@ -2,7 +2,9 @@
 import numbers
 
 from ... import _C
+from ...framework import arguments
 from ...framework.core import apply
+from ...framework.tensor_params import FLOATING, accepts, self_checked
 from ...framework.mode import mode as _mode
 from . import tensor_ops as T
 
@@ -11,10 +13,24 @@ __all__ = ["linear", "dropout", "embedding", "one_hot", "flatten", "alpha_dropou
            "dropout1d", "bilinear"]
 
 
+@self_checked
 def linear(x, weight, bias=None, name=None):
     """x · weight + bias with ``weight`` [in_features, out_features] (Paddle's layout)."""
-    out = T.matmul(x, weight)
-    return out if bias is None else T.add(out, bias)
+    try:
+        out = T.matmul(x, weight)
+        return out if bias is None else T.add(out, bias)
+    except _C.Error:
+        _explain_linear(x, weight, bias)
+        raise
+
+
+def _explain_linear(x, weight, bias):
+    """Where linear's ops failed: an ArgumentTypeError naming linear when an argument is
+    not a Tensor or x has a dtype matmul has no kernel for."""
+    arguments.tensor("linear", "weight", weight)
+    if bias is not None:
+        arguments.tensor("linear", "bias", bias)
+    arguments.explain_op_failure("linear", x, "matmul")
 
 
 def _dropout_op(x, attrs):
@@ -44,10 +60,9 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
 
 def _dropout_along(x, p, axis, mode):
     """Dropout with one keep/drop draw per index of ``axis`` (shared by the other axes)."""
-    axes = [axis] if isinstance(axis, int) else list(axis)
     shape = [int(s) for s in x.shape]
     rank = len(shape)
-    axes = [a + rank if a < 0 else a for a in axes]
+    axes = arguments.axes("dropout", axis, rank)
     if any(shape[a] < 0 for a in axes):
         raise _C.Error(f"dropout(axis={axis}): the dims along axis must be known, input "
                        f"shape {shape}")
@@ -58,6 +73,7 @@ def _dropout_along(x, p, axis, mode):
     return T.mul(x, mask)
 
 
+@accepts(input=FLOATING)
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zeroes whole channels of [N, C, L] (or [C, L]) inputs with probability ``p`` (scaled
     by 1 / (1 - p) in training; identity at inference)."""
@@ -68,6 +84,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     return dropout(input, p, [0, 1] if rank == 3 else [0], training)
 
 
+@accepts(x=FLOATING)
 def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None):
     """Zeroes whole channels of [N, C, H, W] inputs with probability ``p`` (scaled by
     1 / (1 - p) in training; identity at inference)."""
@@ -76,6 +93,7 @@ def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None):
     return dropout(x, p, [0, 1] if data_format == "NCHW" else [0, 3], training)
 
 
+@accepts(x=FLOATING)
 def dropout3d(x, p=0.5, training=True, data_format="NCDHW", name=None):
     """Zeroes whole channels of [N, C, D, H, W] inputs with probability ``p``."""
     if len(x.shape) != 5:
@@ -83,6 +101,7 @@ def dropout3d(x, p=0.5, training=True, data_format="NCDHW", name=None):
     return dropout(x, p, [0, 1] if data_format == "NCDHW" else [0, 4], training)
 
 
+@accepts(x=FLOATING)
 def alpha_dropout(x, p=0.5, training=True, name=None):
     """Dropout for SELU networks: dropped elements take the SELU saturation value and
     an affine correction keeps the mean and variance."""
@@ -123,7 +142,8 @@ def one_hot(x, num_classes, name=None):
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
     """``x`` with dims start_axis..stop_axis merged into one."""
-    return apply("flatten", x, attrs={"start_axis": start_axis, "stop_axis": stop_axis})
+    from ...tensor.manipulation import _flatten_attrs
+    return apply("flatten", x, attrs=_flatten_attrs("flatten", x, start_axis, stop_axis))
 
 
 def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
@@ -133,8 +153,10 @@ def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
     return T.add(T.scale(label, 1.0 - epsilon), T.scale(prior_dist, epsilon))
 
 
+@accepts(x1=FLOATING)
 def cosine_similarity(x1, x2, axis=1, eps=1e-8):
     """sum(x1 * x2) / sqrt(max(|x1|^2 * |x2|^2, eps^2)) along ``axis``."""
+    axis = arguments.axis("cosine_similarity", axis, max(len(x1.shape), len(x2.shape)))
     dot = T.reduce("sum", T.mul(x1, x2), [axis])
     n1 = T.reduce("sum", apply("square", x1), [axis])
     n2 = T.reduce("sum", apply("square", x2), [axis])

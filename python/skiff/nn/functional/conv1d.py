@@ -1,6 +1,7 @@
 """1-D convolution and pooling (paddle.nn.functional.conv1d, conv1d_transpose,
 max_pool1d, avg_pool1d, adaptive_*_pool1d): the 2-D ops over a height-1 view."""
 from ... import _C
+from ...framework.tensor_params import FLOATING, accepts
 from . import tensor_ops as T
 from .conv import conv2d, conv2d_transpose
 from .pooling import adaptive_avg_pool2d, adaptive_max_pool2d, avg_pool2d, max_pool2d
@@ -50,6 +51,7 @@ def _from_2d(y, data_format):
     return T.transpose(y, [0, 2, 1]) if data_format == "NLC" else y
 
 
+@accepts(x=FLOATING)
 def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCL",
            name=None):
     """Cross-correlation of ``x`` [N, C, L] with ``weight`` [out, in / groups, k]."""
@@ -87,6 +89,7 @@ def max_pool1d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
     return _from_2d(out, "NCL")
 
 
+@accepts(x=FLOATING)
 def avg_pool1d(x, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode=False,
                name=None):
     """Means over windows of ``x`` [N, C, L]."""
@@ -97,6 +100,7 @@ def avg_pool1d(x, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode
     return _from_2d(out, "NCL")
 
 
+@accepts(x=FLOATING)
 def adaptive_avg_pool1d(x, output_size, name=None):
     """Means over ``output_size`` windows tiling the length."""
     size = _one(output_size, "output_size", "adaptive_avg_pool1d")

@@ -3,6 +3,7 @@ axis, from elementwise and reduce ops."""
 import math
 
 from ...framework.core import apply
+from ...framework.tensor_params import FLOATING, accepts
 from . import tensor_ops as T
 
 __all__ = ["pairwise_distance"]
@@ -26,6 +27,7 @@ def p_norm_last(d, p, keepdim=False):
     return apply("pow", T.reduce("sum", powered, [-1], keepdim), attrs={"factor": 1.0 / p})
 
 
+@accepts(x=FLOATING)
 def pairwise_distance(x, y, p=2.0, epsilon=1e-6, keepdim=False, name=None):
     """||x - y + epsilon||_p along the last axis (broadcasting x and y): [N, D] -> [N]
     ([N, 1] with keepdim), [D] -> []."""

@@ -1,11 +1,13 @@
 """Gated activations (paddle.nn.functional): swiglu, composed of the split, silu and
 elementwise_mul ops."""
 from . import tensor_ops as T
+from ...framework.tensor_params import FLOATING, accepts
 from .activation import silu
 
 __all__ = ["swiglu"]
 
 
+@accepts(x=FLOATING)
 def swiglu(x, y=None, name=None):
     """silu(x) * y; when ``y`` is None, x is cut in two halves a, b along the last axis
     and the result is silu(a) * b."""

@@ -1,8 +1,9 @@
 """Loss functions (paddle.nn.functional): cross_entropy, nll_loss, mse_loss, l1_loss,
 binary_cross_entropy(_with_logits), softmax_with_cross_entropy, smooth_l1_loss."""
 from ... import _C
-from ...framework import core as _core
+from ...framework import arguments, core as _core
 from ...framework.core import apply, eager_op
+from ...framework.tensor_params import FLOATING, accepts
 from ...framework.mode import mode as _mode
 from . import tensor_ops as T
 from .activation import log_softmax, relu, softplus
@@ -62,12 +63,14 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
 def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100,
                                numeric_stable_mode=True, return_softmax=False, axis=-1):
     """The fused op: per-sample loss (the class axis kept with size 1), and the softmax."""
+    axis = arguments.axis("softmax_with_cross_entropy", axis, len(logits.shape), scalar=True)
     softmax, loss = apply("softmax_with_cross_entropy", logits, label,
-                          attrs={"soft_label": bool(soft_label), "axis": int(axis),
+                          attrs={"soft_label": bool(soft_label), "axis": axis,
                                  "ignore_index": int(ignore_index)})
     return (loss, softmax) if return_softmax else loss
 
 
+@accepts(input=FLOATING)
 def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean",
                   soft_label=False, axis=-1, use_softmax=True, label_smoothing=0.0, name=None):
     """Cross-entropy of class scores ``input`` (softmax applied unless use_softmax is
@@ -83,7 +86,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
         logp = log_softmax(input, -1) if routed else _log_softmax_last(input)
         return _nll_2d(logp, label, weight, ignore_index, reduction)
     _check_reduction(reduction, "cross_entropy")
-    axis = axis + rank if axis < 0 else axis
+    axis = arguments.axis("cross_entropy", axis, rank)
     num_classes = int(in_shape[axis])
     if label_smoothing and label_smoothing > 0.0:
         if not soft_label:
@@ -156,6 +159,7 @@ def mse_loss(input, label, reduction="mean", name=None):
     return T.reduce_loss(apply("mse_loss", input, label), reduction, "mse_loss")
 
 
+@accepts(input=FLOATING)
 def l1_loss(input, label, reduction="mean", name=None):
     """|input - label|, reduced."""
     _check_reduction(reduction, "l1_loss")
@@ -163,6 +167,7 @@ def l1_loss(input, label, reduction="mean", name=None):
     return T.reduce_loss(apply("abs", T.sub(input, label)), reduction, "l1_loss")
 
 
+@accepts(input=FLOATING)
 def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, name=None):
     """Huber loss (Paddle's default): 0.5 d^2 where |d| < delta, else delta * (|d| - 0.5
     delta), d = input - label; with is_huber=False the smooth L1 loss, that divided by delta
@@ -180,6 +185,7 @@ def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, nam
     return T.reduce_loss(loss, reduction, "smooth_l1_loss")
 
 
+@accepts(input=FLOATING)
 def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None):
     """-(label log(input) + (1 - label) log(1 - input)) for probabilities ``input``; each
     log is clamped at -100 so that 0 and 1 give finite losses."""
@@ -194,6 +200,7 @@ def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None)
     return T.reduce_loss(loss, reduction, "binary_cross_entropy")
 
 
+@accepts(logit=FLOATING)
 def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean",
                                      pos_weight=None, name=None):
     """Binary cross-entropy of sigmoid(logit), computed stably from the logits;
@@ -214,12 +221,14 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
     return T.reduce_loss(loss, reduction, "binary_cross_entropy_with_logits")
 
 
+@accepts(input=FLOATING)
 def square_error_cost(input, label):
     """(input - label)^2 elementwise (Paddle's square_error_cost)."""
     _check_same_shape(input, label, "square_error_cost")
     return apply("mse_loss", input, label)
 
 
+@accepts(input=FLOATING)
 def kl_div(input, label, reduction="mean", log_target=False, name=None):
     """KL divergence from log-probabilities ``input`` to ``label`` (probabilities, or
     log-probabilities with log_target): label * (log(label) - input), 0 where label is 0;
@@ -240,6 +249,7 @@ def kl_div(input, label, reduction="mean", log_target=False, name=None):
     return T.reduce_loss(loss, reduction, "kl_div")
 
 
+@accepts(input=FLOATING)
 def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=None):
     """max(0, -label * (input - other) + margin), reduced."""
     _check_reduction(reduction, "margin_ranking_loss")
@@ -247,6 +257,7 @@ def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=
     return T.reduce_loss(loss, reduction, "margin_ranking_loss")
 
 
+@accepts(input=FLOATING)
 def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):
     """input where label is 1, max(0, margin - input) where it is -1; reduced."""
     _check_reduction(reduction, "hinge_embedding_loss")
@@ -255,6 +266,7 @@ def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):
     return T.reduce_loss(loss, reduction, "hinge_embedding_loss")
 
 
+@accepts(input=FLOATING)
 def log_loss(input, label, epsilon=1e-4, name=None):
     """-label log(input + epsilon) - (1 - label) log(1 - input + epsilon), elementwise."""
     log_p = apply("log", T.scale(input, 1.0, float(epsilon)))

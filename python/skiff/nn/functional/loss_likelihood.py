@@ -4,6 +4,7 @@ import math
 
 from ... import _C
 from ...framework.core import apply
+from ...framework.tensor_params import FLOATING, TENSOR, accepts
 from ...framework.mode import mode
 from . import tensor_ops as T
 from .activation import sigmoid
@@ -17,6 +18,7 @@ def _check_reduction(reduction, where):
                          f"{reduction!r}")
 
 
+@accepts(input=FLOATING)
 def poisson_nll_loss(input, label, log_input=True, full=False, epsilon=1e-8, reduction="mean",
                      name=None):
     """Poisson negative log-likelihood: exp(input) - label * input (log_input), else
@@ -41,6 +43,7 @@ def poisson_nll_loss(input, label, log_input=True, full=False, epsilon=1e-8, red
     return T.reduce_loss(loss, reduction, "poisson_nll_loss")
 
 
+@accepts(variance=TENSOR)
 def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reduction="mean",
                       name=None):
     """0.5 * (log(var) + (input - label)^2 / var) (+ 0.5 log(2 pi) with ``full``), var =
@@ -66,6 +69,7 @@ def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reductio
     return T.reduce_loss(loss, reduction, "gaussian_nll_loss")
 
 
+@accepts(logit=FLOATING)
 def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, reduction="sum",
                        name=None):
     """Focal loss alpha_t * (1 - p_t)^gamma * bce(logit, label), p = sigmoid(logit),
@@ -90,6 +94,7 @@ def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, red
     return T.reduce_loss(loss, reduction, "sigmoid_focal_loss")
 
 
+@accepts(input=FLOATING)
 def dice_loss(input, label, epsilon=1e-05, name=None):
     """1 - 2 |input ∩ label| / (|input| + |label| + epsilon) per sample, averaged; input
     [N, ..., C] probabilities, label [N, ..., 1] class ids."""

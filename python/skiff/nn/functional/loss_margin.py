@@ -2,6 +2,7 @@
 multi_label_soft_margin_loss, multi_margin_loss, cosine_embedding_loss,
 triplet_margin_loss and triplet_margin_with_distance_loss."""
 from ...framework.core import apply
+from ...framework.tensor_params import FLOATING, accepts
 from . import tensor_ops as T
 from .activation import log_sigmoid, relu, softplus
 from .distance import pairwise_distance
@@ -22,6 +23,7 @@ def _check_same(a, b, where, names=("input", "label")):
                          f"{list(b.shape)} must have the same shape")
 
 
+@accepts(input=FLOATING)
 def soft_margin_loss(input, label, reduction="mean", name=None):
     """log(1 + exp(-label * input)) for labels 1 / -1, reduced."""
     _check_reduction(reduction, "soft_margin_loss")
@@ -31,6 +33,7 @@ def soft_margin_loss(input, label, reduction="mean", name=None):
     return T.reduce_loss(loss, reduction, "soft_margin_loss")
 
 
+@accepts(input=FLOATING)
 def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", name=None):
     """-(label log sigmoid(input) + (1 - label) log sigmoid(-input)) (times ``weight``),
     averaged over the classes (last axis), then reduced over the samples."""
@@ -45,6 +48,7 @@ def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", na
                          "multi_label_soft_margin_loss")
 
 
+@accepts(input=FLOATING)
 def multi_margin_loss(input, label, p=1, margin=1.0, weight=None, reduction="mean", name=None):
     """Multi-class hinge loss of scores [N, C] at labels [N]: the sum over classes i !=
     label of weight[label] * max(0, margin - input[label] + input[i])^p, divided by C."""
@@ -110,6 +114,7 @@ def _triplet(input, positive, negative, distance, margin, swap, reduction, where
     return T.reduce_loss(loss, reduction, where)
 
 
+@accepts(input=FLOATING)
 def triplet_margin_loss(input, positive, negative, margin=1.0, p=2, epsilon=1e-6, swap=False,
                         reduction="mean", name=None):
     """max(0, d(input, positive) - d(input, negative) + margin) with the pairwise p-norm
@@ -120,6 +125,7 @@ def triplet_margin_loss(input, positive, negative, margin=1.0, p=2, epsilon=1e-6
                     "triplet_margin_loss")
 
 
+@accepts(input=FLOATING)
 def triplet_margin_with_distance_loss(input, positive, negative, distance_function=None,
                                       margin=1.0, swap=False, reduction="mean", name=None):
     """triplet_margin_loss with any ``distance_function(a, b)`` (default: the pairwise

@@ -1,12 +1,14 @@
 """paddle.nn.functional.multi_label_margin_loss: a hinge between every target class of
 a sample and every class that is not one of its targets."""
 from ...framework.core import apply
+from ...framework.tensor_params import FLOATING, accepts
 from . import tensor_ops as T
 from .activation import relu
 
 __all__ = ["multi_label_margin_loss"]
 
 
+@accepts(input=FLOATING)
 def multi_label_margin_loss(input, label, reduction="mean", name=None):
     """For scores [N, C] and labels [N, C] (target class ids, ended by the first -1):
     sum over targets j and non-targets i of max(0, 1 - (input[y_j] - input[i])), / C."""

@@ -1,7 +1,9 @@
 """Normalisation functions (paddle.nn.functional.batch_norm, layer_norm, normalize)."""
 from ... import _C
 from ..._C import Tensor
+from ...framework import arguments
 from ...framework.core import apply
+from ...framework.tensor_params import FLOATING, accepts
 from . import tensor_ops as T
 
 __all__ = ["batch_norm", "layer_norm", "normalize", "group_norm", "instance_norm", "rms_norm",
@@ -68,8 +70,10 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=
     return apply("layer_norm", x, weight, bias, attrs=attrs, output_counts=[1, 1, 1])[0]
 
 
+@accepts(x=FLOATING)
 def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
     """x / max(||x||_p, epsilon) along ``axis``."""
+    axis = arguments.axis("normalize", axis, len(x.shape), scalar=True)
     if p == 2:
         norm = apply("sqrt", T.reduce("sum", apply("square", x), [axis], True))
     else:
@@ -124,6 +128,7 @@ def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format
     return y if back is None else T.transpose(y, back)
 
 
+@accepts(x=FLOATING)
 def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.9, eps=1e-05, data_format="NCHW", name=None):
     """Normalises each channel of each sample over its spatial dims, then scales and

@@ -2,6 +2,7 @@
 adaptive_max_pool3d) over the pool3d op."""
 from ... import _C
 from ...framework.core import apply
+from ...framework.tensor_params import FLOATING, accepts
 from . import tensor_ops as T
 from .conv3d import check_input3d, from_ncdhw, spatial_dims3d, to_ncdhw, triple
 from .conv3d import window_padding3d
@@ -37,6 +38,7 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
     return _pool(x, attrs, return_mask, data_format)
 
 
+@accepts(x=FLOATING)
 def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
                divisor_override=None, data_format="NCDHW", name=None):
     """The mean of each window: over its input cells (exclusive) or over all its cells
@@ -70,6 +72,7 @@ def _adaptive_attrs(x, output_size, data_format, where):
     return {"ksize": size, "adaptive": True}
 
 
+@accepts(x=FLOATING)
 def adaptive_avg_pool3d(x, output_size, data_format="NCDHW", name=None):
     """Averages over windows that tile the input into ``output_size`` cells (cell i covers
     [floor(i * D / OD), ceil((i + 1) * D / OD)) along each axis)."""

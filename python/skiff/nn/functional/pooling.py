@@ -2,6 +2,7 @@
 pool2d op."""
 from ... import _C
 from ...framework.core import apply
+from ...framework.tensor_params import FLOATING, accepts
 from . import tensor_ops as T
 from .conv import check_input, explicit_padding, from_nchw, pair, same_padding, spatial_dims
 from .conv import to_nchw
@@ -49,6 +50,7 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
     return _pool(x, attrs, return_mask, data_format)
 
 
+@accepts(x=FLOATING)
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
                divisor_override=None, data_format="NCHW", name=None):
     """The mean of each window: over its input cells (exclusive) or over all its cells
@@ -79,6 +81,7 @@ def _adaptive_attrs(x, output_size, data_format, where):
     return {"ksize": size, "adaptive": True}
 
 
+@accepts(x=FLOATING)
 def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
     """Averages over output_size[0] x output_size[1] windows that tile the input
     (cell i covers [floor(i * H / OH), ceil((i + 1) * H / OH)))."""

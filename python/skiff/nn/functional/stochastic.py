@@ -4,6 +4,7 @@ import numbers
 
 from ... import _C
 from ...framework.core import apply
+from ...framework.tensor_params import FLOATING, accepts
 from . import tensor_ops as T
 from .common import _dropout_op
 
@@ -12,6 +13,7 @@ __all__ = ["rrelu", "feature_alpha_dropout"]
 _SELU_ALPHA_P = -1.7580993408473766  # -scale * alpha of SELU
 
 
+@accepts(x=FLOATING)
 def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
     """x where x >= 0, else a * x with a drawn uniformly from [lower, upper) per element
     in training, and a = (lower + upper) / 2 at inference."""
@@ -37,6 +39,7 @@ def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
     return apply("where", negative, T.mul(x, slopes), x)
 
 
+@accepts(x=FLOATING)
 def feature_alpha_dropout(x, p=0.5, training=True, name=None):
     """Alpha dropout of whole channels of x [N, C, ...]: a dropped channel takes SELU's
     saturation value, then an affine map keeps the mean and variance."""

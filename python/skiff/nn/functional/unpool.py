@@ -3,6 +3,7 @@ max pooling with return_mask, each value written back at its index in the output
 plane (h * W + w), zeros elsewhere."""
 from ... import _C
 from ...framework.core import apply
+from ...framework.tensor_params import TENSOR, accepts
 from . import tensor_ops as T
 
 __all__ = ["max_unpool1d", "max_unpool2d"]
@@ -68,6 +69,7 @@ def _unpool(x, indices, spatial_out, where):
     return T.reshape(out, shape[:2] + list(spatial_out))
 
 
+@accepts(indices=TENSOR)
 def max_unpool2d(x, indices, kernel_size, stride=None, padding=0, data_format="NCHW",
                  output_size=None, name=None):
     """Puts each value of x [N, C, H, W] at its max-pooling index in a zero
@@ -85,6 +87,7 @@ def max_unpool2d(x, indices, kernel_size, stride=None, padding=0, data_format="N
     return _unpool(x, indices, size, "max_unpool2d")
 
 
+@accepts(indices=TENSOR)
 def max_unpool1d(x, indices, kernel_size, stride=None, padding=0, data_format="NCL",
                  output_size=None, name=None):
     """Puts each value of x [N, C, L] at its max-pooling index in a zero [N, C, L_out]

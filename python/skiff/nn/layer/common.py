@@ -3,6 +3,7 @@ from ... import _C
 from ...autograd import no_grad
 from ...framework.core import apply
 from ...framework.mode import mode
+from ...framework.tensor_params import ANY, accepts
 from .. import functional as F
 from ..functional import tensor_ops as T
 from .layers import Layer
@@ -143,6 +144,7 @@ class Identity(Layer):
     def __init__(self, *args, **kwargs):
         super().__init__()
 
+    @accepts(input=ANY)  # anything, returned as it is
     def forward(self, input):
         return input
 

@@ -4,6 +4,7 @@ import collections
 import collections.abc
 
 from ...framework.param import is_parameter
+from ...framework.tensor_params import ANY, accepts
 from .layers import Layer
 
 __all__ = ["Sequential", "LayerList", "LayerDict", "ParameterList", "ParameterDict"]
@@ -54,6 +55,7 @@ class Sequential(Layer):
     def __iter__(self):
         return iter(self._sub_layers.values())
 
+    @accepts(input=ANY)  # whatever the first layer takes
     def forward(self, input):
         for layer in self._sub_layers.values():
             input = layer(input)

@@ -1,0 +1,225 @@
+"""Checks of the arguments of skiff's public functions, made once at the API edge before
+any loop or op uses them. Each names the public function, the parameter and the value:
+
+    axis = arguments.axis("flip", axis, len(x.shape))        # an int in [0, rank)
+    dims = arguments.axes("sum", axis, len(x.shape))         # a list of them
+    n = arguments.count("diff", "n", n)                      # an int >= 0
+    arguments.tensor("bmm", "y", y)                          # TypeError unless a Tensor
+
+Wrong kinds raise ArgumentTypeError (a TypeError), axes outside the tensor AxisError (a
+ValueError and an IndexError, as numpy's), other bad values ArgumentError (a ValueError);
+each is also a skiff.Error, as everything skiff refuses is."""
+import numbers
+
+import numpy as np
+
+from .._C import Error, Tensor
+from .core import schema
+from .dtype import dtype_name
+from .mode import mode
+
+_INTEGER_DTYPES = ("int8", "uint8", "int16", "int32", "int64")
+FLOAT_DTYPES = frozenset(("float32", "float64", "bfloat16", "float16"))
+
+
+class ArgumentError(Error, ValueError):
+    """An argument whose value the parameter does not take."""
+
+
+class ArgumentTypeError(Error, TypeError):
+    """An argument of a kind the parameter does not take."""
+
+
+class AxisError(ArgumentError, IndexError):
+    """An axis argument outside the dims of the tensor it indexes."""
+
+
+def is_tensor(x):
+    """True for an eager Tensor or a static Variable."""
+    return isinstance(x, Tensor) or (mode.static and hasattr(x, "block"))
+
+
+def dtype_name_of(x):
+    """The dtype name of a Tensor or a static Variable."""
+    name = getattr(x, "_dtype_name", None)
+    return name if name is not None else dtype_name(x.dtype)
+
+
+def kind_of(value):
+    """How messages name the kind of ``value``: its type, with the dtype for a Tensor."""
+    if isinstance(value, Tensor):
+        return f"a {dtype_name_of(value)} Tensor"
+    return type(value).__name__
+
+
+def tensor(fn, param, value):
+    """``value`` itself when it is a Tensor (or a static Variable); TypeError otherwise."""
+    if not is_tensor(value):
+        raise ArgumentTypeError(f"{fn}: {param} must be a Tensor, got {kind_of(value)}")
+    return value
+
+
+def is_floating(x):
+    """True for a Tensor (or static Variable) of a floating-point dtype."""
+    return is_tensor(x) and dtype_name_of(x) in FLOAT_DTYPES
+
+
+def dtype_in(fn, param, x, dtypes):
+    """``x`` itself when its dtype is one of ``dtypes``; ArgumentTypeError naming them
+    otherwise (a single-op function calls it when its op fails, at no cost before)."""
+    name = dtype_name_of(x)
+    if name not in dtypes:
+        listed = ", ".join(dtypes[:-1]) + " or " + dtypes[-1] if len(dtypes) > 1 else dtypes[0]
+        raise ArgumentTypeError(f"{fn}: {param} must be a {listed} Tensor, got {name}")
+    return x
+
+
+def explain_op_failure(fn, x, op=None, param="x"):
+    """Called where the op (``op``, or the one named ``fn``) of the single-op function
+    ``fn`` failed on its input ``x``: raises an ArgumentTypeError naming fn when x is not
+    a Tensor or has a dtype the op has no kernel for (a check that costs nothing until the
+    op fails); returns otherwise."""
+    tensor(fn, param, x)
+    dtype_in(fn, param, x, schema(op or fn)["dtypes"])
+
+
+def integer(fn, param, value):
+    """``value`` as a Python int: an int, a numpy integer or an integer Tensor of one
+    element. TypeError for anything else, bool and float included."""
+    if value.__class__ is int:
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        raise ArgumentTypeError(f"{fn}: {param} must be an int, got bool {value!r}")
+    if isinstance(value, Tensor):
+        name = dtype_name_of(value)
+        if name not in _INTEGER_DTYPES or _numel(value) != 1:
+            raise ArgumentTypeError(f"{fn}: {param} must be an int or an integer Tensor of "
+                                    f"one element, got a {name} Tensor of shape "
+                                    f"{list(value.shape)}")
+        return int(value.item())
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    raise ArgumentTypeError(f"{fn}: {param} must be an int, got {type(value).__name__} "
+                            f"{value!r}")
+
+
+def _numel(t):
+    n = 1
+    for d in t.shape:
+        n *= d
+    return n
+
+
+def integers(fn, param, value):
+    """``value`` as a list of Python ints: an int, a list or tuple of integers, or an
+    integer Tensor (its entries)."""
+    if value.__class__ is int:
+        return [value]
+    if value.__class__ is list or value.__class__ is tuple:
+        for v in value:
+            if v.__class__ is not int:
+                break
+        else:
+            return list(value)
+    if isinstance(value, Tensor):
+        if dtype_name_of(value) not in _INTEGER_DTYPES or len(value.shape) > 1:
+            raise ArgumentTypeError(f"{fn}: {param} must be an int or a list of ints, got "
+                                    f"a {dtype_name_of(value)} Tensor of shape "
+                                    f"{list(value.shape)}")
+        return [int(v) for v in np.asarray(value).reshape(-1).tolist()]
+    if isinstance(value, (list, tuple)):
+        return [integer(fn, f"{param}[{i}]", v) for i, v in enumerate(value)]
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        return integers(fn, param, value.tolist())
+    try:
+        return [integer(fn, param, value)]
+    except ArgumentTypeError:
+        raise ArgumentTypeError(f"{fn}: {param} must be an int or a list of ints, got "
+                                f"{type(value).__name__} {value!r}") from None
+
+
+def _out_of_range(fn, param, value, rank, scalar):
+    if rank == 0 and not scalar:
+        return AxisError(f"{fn}: {param} {value} is out of range: the tensor is 0-D and has "
+                         f"no axes")
+    n = rank or 1
+    return AxisError(f"{fn}: {param} {value} is out of range for a {rank}-D tensor (valid: "
+                     f"[{-n}, {n - 1}])")
+
+
+def axis(fn, value, rank, param="axis", scalar=False):
+    """``value`` (an integer in [-rank, rank)) as an axis in [0, rank) of a ``rank``-D
+    tensor; ``scalar``: a 0-D tensor takes axis 0 and -1, as a 1-D one does."""
+    a = value if value.__class__ is int else integer(fn, param, value)
+    n = (rank or 1) if scalar else rank
+    if not -n <= a < n:
+        raise _out_of_range(fn, param, value, rank, scalar)
+    return a + n if a < 0 else a
+
+
+def axes(fn, value, rank, param="axis", unique=True, scalar=False):
+    """``value`` (an integer, or a list / tuple / 1-D Tensor of them) as a list of axes,
+    each as ``axis`` makes it, in the given order; ``unique``: an axis given twice is an
+    ArgumentError."""
+    n = (rank or 1) if scalar else rank
+    out = []
+    for a in integers(fn, param, value):
+        if not -n <= a < n:
+            raise _out_of_range(fn, param, a, rank, scalar)
+        out.append(a + n if a < 0 else a)
+    if unique and len(set(out)) != len(out):
+        raise ArgumentError(f"{fn}: {param} {_shown(value)} names an axis more than once")
+    return out
+
+
+def _shown(value):
+    return value.tolist() if isinstance(value, Tensor) else value
+
+
+def op_axis(fn, value, x, param="axis", scalar=False, extra=0):
+    """``value`` for an op that checks the axis's range itself: a Python int as it is (its
+    caller calls ``axis`` where the op fails, to name ``fn``), anything else (and in
+    static mode everything) checked now against x's rank plus ``extra`` (stack's new
+    axis). Saves looking the rank up on the fast path."""
+    if value.__class__ is int and not mode.static:
+        return value
+    return axis(fn, value, len(tensor(fn, "x", x).shape) + extra, param, scalar)
+
+
+def op_axes(fn, value, x, param="axis", unique=True, scalar=False):
+    """``value`` as a list for an op that checks its axes itself (see ``op_axis``): an int
+    or a list / tuple of ints as they are, anything else checked now."""
+    if not mode.static:
+        if value.__class__ is int:
+            return [value]
+        if value.__class__ is list or value.__class__ is tuple:
+            for a in value:
+                if a.__class__ is not int:
+                    break
+            else:
+                return list(value)
+    return axes(fn, value, len(tensor(fn, "x", x).shape), param, unique, scalar)
+
+
+def count(fn, param, value, low=0, high=None, limit=""):
+    """``value`` (an integer in [low, high]; high None: no upper bound) as an int. The
+    message for a value above ``high`` says what bounds it (``limit``, e.g. "the size
+    of axis 1")."""
+    n = integer(fn, param, value)
+    if high is None and n < low:
+        raise ArgumentError(f"{fn}: {param} must be >= {low}, got {n}")
+    if high is not None and not low <= n <= high:
+        bound = f" ({high} is {limit})" if limit else ""
+        raise ArgumentError(f"{fn}: {param} must be in [{low}, {high}]{bound}, got {n}")
+    return n
+
+
+def counts(fn, param, value, low=0):
+    """``value`` (an integer or a list of integers, each >= low) as a list of ints."""
+    out = integers(fn, param, value)
+    for i, n in enumerate(out):
+        if n < low:
+            where = param if len(out) == 1 and not isinstance(value, (list, tuple)) \
+                else f"{param}[{i}]"
+            raise ArgumentError(f"{fn}: {where} must be >= {low}, got {n}")
+    return out
