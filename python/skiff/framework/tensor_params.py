@@ -258,10 +258,11 @@ def check_layer_inputs(namespace):
 
 def check_exports(namespace):
     """Replaces each public skiff function in ``namespace`` (a package's globals) by its
-    checking wrapper, which names that package as its module (pickle finds it there)."""
+    checking wrapper, which names that package as its module (pickle finds it there, also
+    when fn was made by a factory)."""
     for name, value in list(namespace.items()):
         if not name.startswith("_") and isinstance(value, types.FunctionType) \
                 and value.__module__.startswith("skiff."):
             wrapper = namespace[name] = checked(value)
             if wrapper is not value and name == wrapper.__name__:
-                wrapper.__module__ = namespace["__name__"]
+                wrapper.__module__, wrapper.__qualname__ = namespace["__name__"], name

@@ -256,7 +256,7 @@ def _unary(op, doc):
             arguments.explain_op_failure(op, x)
             raise
 
-    f.__name__ = op
+    f.__name__ = f.__qualname__ = op
     f.__doc__ = doc
     return self_checked(f)
 

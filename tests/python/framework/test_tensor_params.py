@@ -140,5 +140,6 @@ def test_every_layer_forward_with_tensor_inputs_is_checked_and_named():
 
 def test_checked_functions_pickle_by_reference():
     import pickle
-    for fn in (skiff.concat, skiff.flip, F.glu, skiff.linalg.inv, skiff.Tensor.flip):
+    for fn in (skiff.concat, skiff.flip, F.glu, skiff.linalg.inv, skiff.Tensor.flip, F.relu,
+               F.softmax, skiff.equal, skiff.exp):
         assert pickle.loads(pickle.dumps(fn)) is fn

@@ -26,7 +26,7 @@ def _unary(op, doc):
             arguments.explain_op_failure(op, x)
             raise
 
-    f.__name__ = op
+    f.__name__ = f.__qualname__ = op
     f.__doc__ = doc
     return self_checked(f)
 
@@ -138,28 +138,26 @@ def _name(dtype):
     return dt.dtype_name(dtype)
 
 
-@self_checked
-def softmax(x, axis=-1, dtype=None, name=None):
-    """exp(x) / sum(exp(x)) along ``axis``."""
-    return _softmax("softmax", x, axis, dtype)
+def _softmax_like(op, doc):
+    """softmax or log_softmax (``op``) of x along ``axis``, x first cast to ``dtype``; the
+    op checks the axis, which is checked here where it fails, to name the function."""
+    def f(x, axis=-1, dtype=None, name=None):
+        if axis.__class__ is not int or mode.static:
+            axis = arguments.op_axis(op, axis, x, scalar=True)
+        try:
+            return apply(op, _with_dtype(x, dtype), attrs={"axis": axis})
+        except Error:
+            arguments.explain_op_failure(op, x)
+            arguments.axis(op, axis, len(x.shape), scalar=True)
+            raise
+
+    f.__name__ = f.__qualname__ = op
+    f.__doc__ = doc
+    return self_checked(f)
 
 
-def _softmax(op, x, axis, dtype):
-    """softmax or log_softmax (``op``) of x along ``axis``, x first cast to ``dtype``."""
-    if axis.__class__ is not int or mode.static:
-        axis = arguments.op_axis(op, axis, x, scalar=True)
-    try:
-        return apply(op, _with_dtype(x, dtype), attrs={"axis": axis})
-    except Error:
-        arguments.explain_op_failure(op, x)
-        arguments.axis(op, axis, len(x.shape), scalar=True)
-        raise
-
-
-@self_checked
-def log_softmax(x, axis=-1, dtype=None, name=None):
-    """x - log(sum(exp(x))) along ``axis``."""
-    return _softmax("log_softmax", x, axis, dtype)
+softmax = _softmax_like("softmax", "exp(x) / sum(exp(x)) along ``axis``.")
+log_softmax = _softmax_like("log_softmax", "x - log(sum(exp(x))) along ``axis``.")
 
 
 @accepts(x=FLOATING)
