@@ -57,8 +57,11 @@ def _is_array_list(v):
 TENSOR = Kind("a Tensor", is_tensor)
 # For functions composed of ops without integer kernels (whose names would otherwise show).
 FLOATING = Kind("a floating-point Tensor", is_floating, floating=True)
-# Python numbers and arrays, which the function turns into tensors (arithmetic, compare).
+# Python numbers and arrays, which the function turns into tensors (arithmetic, compare);
+# of a function's two operands one must be a Tensor.
 OPERAND = Kind("a Tensor, a number or an array", lambda v: is_tensor(v) or _is_operand(v))
+# The same, where numbers on both sides are fine too (where's x and y).
+VALUE = Kind(OPERAND.accepts, OPERAND.admits)
 # Indices given as ints, lists or arrays, which the function turns into an int64 tensor.
 INDEX = Kind("a Tensor or a list of ints", lambda v: is_tensor(v) or _is_index(v))
 TENSORS = Kind("a list or tuple of Tensors", _is_tensor_list, per_call=True)
@@ -72,8 +75,8 @@ ANY = Kind("anything", lambda v: True)
 TENSOR_NAMES = ("x", "y", "input", "other", "label", "x1", "x2", "input1", "input2", "arr",
                 "logit", "logits", "anchor", "positive", "negative", "mask", "condition",
                 "updates", "src", "sorted_sequence", "weight", "bias", "query", "key",
-                "target", "running_mean", "running_var")
-_CONVENTION = dict({n: TENSOR for n in TENSOR_NAMES}, index=INDEX, indices=INDEX)
+                "target", "running_mean", "running_var", "indices")
+_CONVENTION = dict({n: TENSOR for n in TENSOR_NAMES}, index=INDEX)
 
 
 def accepts(**kinds):
@@ -126,6 +129,21 @@ def _checker(fn_name, param, kind, optional):
     return check
 
 
+def _one_tensor_check(fn_name, kinds):
+    """The check that one of a binary function's two OPERAND parameters is a Tensor (None
+    for a function without two)."""
+    operands = [p for p, (kind, _) in kinds.items() if kind is OPERAND]
+    if len(operands) != 2:
+        return None
+    a, b = operands
+
+    def check(x, y):
+        if not (is_tensor(x) or is_tensor(y)):
+            raise ArgumentTypeError(f"{fn_name}: {a} or {b} must be a Tensor, got "
+                                    f"{kind_of(x)} and {kind_of(y)}")
+    return check
+
+
 def _kinds(fn, params):
     """{parameter: (Kind, optional)} for fn's checked parameters, in signature order."""
     marked = getattr(fn, "_param_kinds", {})
@@ -170,6 +188,11 @@ def _source(name, params, kinds):
     if slash:
         head.append("/")
     body = []
+    operands = [p for p, (kind, _) in kinds.items() if kind is OPERAND]
+    if len(operands) == 2:  # numbers on both sides: there is no Tensor to compute with
+        a, b = operands
+        body.append(f"    if {a}.__class__ not in _required and {b}.__class__ not in _required:"
+                    f" _one_tensor({a}, {b})")
     for i, (pname, (kind, optional)) in enumerate(kinds.items()):
         if kind is TENSORS:  # the common case, a list of Tensors, tested inline
             body += [f"    if {pname}.__class__ is not list and {pname}.__class__ is not tuple:",
@@ -183,7 +206,8 @@ def _source(name, params, kinds):
         if kind.per_call:
             body.append(f"    {pname} = _check{i}({pname})")
             continue
-        fast = "_operand" if kind is OPERAND else "_optional" if optional else "_required"
+        fast = "_operand" if kind in (OPERAND, VALUE) else "_optional" if optional \
+            else "_required"
         test = f"{pname}.__class__ not in {fast}"
         if kind.floating:
             test = f"{pname}.__class__ not in _required or {pname}._dtype_name not in _floats"
@@ -232,7 +256,8 @@ def checked(fn, shown=None):
         return fn
     name = fn.__name__ if fn.__name__.isidentifier() else "wrapper"
     env = {"_fn": fn, "_required": _classes.required, "_optional": _classes.optional,
-           "_operand": _classes.operand, "_floats": FLOAT_DTYPES}
+           "_operand": _classes.operand, "_floats": FLOAT_DTYPES,
+           "_one_tensor": _one_tensor_check(shown or fn.__name__, kinds)}
     for i, (pname, (kind, optional)) in enumerate(kinds.items()):
         env[f"_check{i}"] = _checker(shown or fn.__name__, pname, kind, optional)
     exec(_compile(_source(name, params, kinds), fn), env)

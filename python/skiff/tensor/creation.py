@@ -9,7 +9,7 @@ from .. import _C
 from .._C import Tensor
 from ..framework import dtype as dt
 from ..framework.core import apply
-from ..framework.tensor_params import OPERAND, accepts
+from ..framework.tensor_params import OPERAND, TENSOR, accepts
 from ..framework.mode import mode
 
 __all__ = ["to_tensor", "from_dlpack", "to_dlpack", "zeros", "ones", "full", "zeros_like",
@@ -206,7 +206,7 @@ def meshgrid(*args, **kwargs):
     return out
 
 
-@accepts(x=OPERAND)
+@accepts(x=OPERAND, output=TENSOR)
 def assign(x, output=None):
     """A copy of ``x`` (a Tensor or array-like); written into ``output`` when given."""
     if not isinstance(x, Tensor):

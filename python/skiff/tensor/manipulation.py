@@ -469,6 +469,7 @@ def take(x, index, mode="raise", name=None):
     return reshape(apply("gather", flat, idx, attrs={"axis": 0}), list(index.shape))
 
 
+@accepts(index=TENSOR)
 def index_sample(x, index):
     """out[i, j] = x[i, index[i, j]] for 2-D x [N, M] and index [N, K]."""
     if len(x.shape) != 2 or len(index.shape) != 2:

@@ -65,6 +65,9 @@ def coerce_pair(x, y, fn="operator"):
     the public function in errors)."""
     if is_tensor(x):
         return x, _coerce(y, x, fn, "y")
+    if not is_tensor(y):
+        raise ArgumentTypeError(f"{fn}: x or y must be a Tensor, got {kind_of(x)} and "
+                                f"{kind_of(y)}")
     return _coerce(x, y, fn, "x"), y
 
 

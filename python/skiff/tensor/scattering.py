@@ -5,7 +5,7 @@ scatter op over the flattened tensor; and writing into slices and diagonals
 from .. import _C
 from ..framework import arguments
 from ..framework.core import apply
-from ..framework.tensor_params import ANY, TENSOR, accepts
+from ..framework.tensor_params import ANY, INDEX, TENSOR, accepts
 from .manipulation import _index_tensor, masked_fill, moveaxis, reshape, scatter, take_along_axis
 from .scalars import constant, dtype_name_of, is_tensor
 from .search import nonzero
@@ -59,6 +59,7 @@ def _scatter_sum(like, pos, vals):
     return apply("scatter", zeros, pos, vals, attrs={"overwrite": False})
 
 
+@accepts(indices=INDEX)
 def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True,
                    broadcast=True):
     """arr with ``values`` written at ``indices`` along ``axis``: assigned, or combined
@@ -279,6 +280,7 @@ def _index_columns(fn, indices):
     return columns
 
 
+@accepts(indices=INDEX)  # a tuple or list of index tensors
 def index_put(x, indices, value, accumulate=False, name=None):
     """x with x[indices] = value (numpy's advanced indexing by the tuple of index
     tensors), or x[indices] += value with accumulate (repeated places add up)."""
@@ -288,6 +290,7 @@ def index_put(x, indices, value, accumulate=False, name=None):
     return _put("index_put", x, _index_columns("index_put", indices), value, accumulate)
 
 
+@accepts(indices=INDEX)
 def index_put_(x, indices, value, accumulate=False, name=None):
     """index_put, written into x."""
     return _write(x, index_put(x, indices, value, accumulate))
@@ -320,6 +323,7 @@ def scatter_nd(index, updates, shape, name=None):
     return scatter_nd_add(zeros, index, updates)
 
 
+@accepts(value=TENSOR)
 def masked_scatter(x, mask, value, name=None):
     """x (broadcast with mask) with the places where mask holds filled, in row-major
     order, by value's leading entries."""
@@ -349,6 +353,7 @@ def masked_scatter_(x, mask, value, name=None):
     return _write(x, out)
 
 
+@accepts(value=TENSOR)
 def slice_scatter(x, value, axes, starts, ends, strides, name=None):
     """x with the slice x[starts:ends:strides] (along each of ``axes``) replaced by value
     (broadcast to the slice)."""
@@ -364,7 +369,7 @@ def slice_scatter(x, value, axes, starts, ends, strides, name=None):
         "axes": axes, "starts": starts, "ends": ends, "steps": strides})
 
 
-@accepts(index=ANY)
+@accepts(index=ANY, values=TENSOR)
 def select_scatter(x, values, axis, index, name=None):
     """x with its entry ``index`` along ``axis`` (a slice of x without that axis)
     replaced by values."""

@@ -3,7 +3,7 @@ argsort, msort, kthvalue, mode, searchsorted, bucketize, where, multiplex, nonze
 masked_select."""
 from ..framework import arguments, dtype as dt
 from ..framework.core import apply
-from ..framework.tensor_params import OPERAND, TENSOR, TENSORS, accepts
+from ..framework.tensor_params import TENSOR, TENSORS, VALUE, accepts
 from .scalars import as_operands, constant, dtype_name_of, is_tensor
 
 __all__ = ["argmax", "argmin", "topk", "sort", "argsort", "where", "nonzero", "masked_select",
@@ -68,7 +68,7 @@ def argsort(x, axis=-1, descending=False, stable=False, name=None):
     return _full_sort(x, axis, descending, "argsort")[1]
 
 
-@accepts(x=OPERAND, y=OPERAND)
+@accepts(x=VALUE, y=VALUE)
 def where(condition, x=None, y=None, name=None):
     """x where ``condition`` holds, else y (broadcast); with only ``condition``, the
     indices of its nonzero entries as a tuple of 1-D tensors (as nonzero(as_tuple=True))."""
@@ -162,7 +162,7 @@ def mode(x, axis=-1, keepdim=False, name=None):
     return _picked(x, idx, axis, keepdim)
 
 
-@accepts(values=TENSOR)
+@accepts(values=TENSOR, sorter=TENSOR)
 def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=None, *,
                  side=None, out=None, sorter=None):
     """For each of ``values``, the index where it would go in ``sorted_sequence`` (sorted

@@ -109,5 +109,7 @@ def test_layers_pass_their_parameters_and_refuse_wrong_inputs():
     with pytest.raises(ArgumentTypeError, match="^CrossEntropyLoss: label must be a Tensor, "
                                                 "got int$"):
         skiff.nn.CrossEntropyLoss()(X, 5)
+    with pytest.raises(ArgumentTypeError, match="^RNN: inputs must be a Tensor, got list$"):
+        skiff.nn.RNN(skiff.nn.SimpleRNNCell(4, 2))([X])
     assert skiff.nn.Identity()(5) == 5
     assert skiff.nn.Sequential(skiff.nn.Identity())("anything") == "anything"

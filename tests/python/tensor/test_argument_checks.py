@@ -224,12 +224,25 @@ def test_valid_axis_forms_are_unchanged():
     (lambda: skiff.linalg.inv("m"), "inv", "x", "str"),
     (lambda: X.add(None), "add", "y", "NoneType"),
     (lambda: skiff.is_empty(np.ones(3)), "is_empty", "x", "ndarray"),
+    (lambda: skiff.index_sample(X, 5), "index_sample", "index", "int"),
+    (lambda: skiff.assign(X, 5.0), "assign", "output", "float"),
+    (lambda: skiff.take_along_axis(X, [[0]], 1), "take_along_axis", "indices", "list"),
 ])
+
 def test_wrong_kinds_name_function_parameter_and_what_it_takes(call, fn, param, kind):
     with pytest.raises(ArgumentTypeError) as info:
         call()
     message = str(info.value)
     assert message.startswith(f"{fn}: {param} must be ") and message.endswith(f"got {kind}")
+
+
+@pytest.mark.parametrize("fn", [skiff.add, skiff.multiply, skiff.maximum, skiff.equal,
+                                skiff.remainder, skiff.logical_and])
+def test_binary_functions_need_a_tensor_on_one_side(fn):
+    with pytest.raises(ArgumentTypeError, match=rf"^{fn.__name__}: x or y must be a Tensor, "
+                                                "got int and float$"):
+        fn(1, 2.0)
+    assert fn(X, 1).shape == [2, 3] and fn(1, X).shape == [2, 3]
 
 
 def test_numbers_and_arrays_still_work_where_they_did():

@@ -6,6 +6,7 @@ cell op."""
 from ... import _C
 from ...framework.core import apply
 from ...framework.mode import mode
+from ...framework.tensor_params import TENSOR, accepts
 from .. import functional as F
 from ..functional import tensor_ops as T
 from .container import LayerList
@@ -126,6 +127,7 @@ class RNN(Layer):
         super().__init__()
         self.cell, self.is_reverse, self.time_major = cell, is_reverse, time_major
 
+    @accepts(inputs=TENSOR)
     def forward(self, inputs, initial_states=None, sequence_length=None, **kwargs):
         return run_cell(self.cell, inputs, initial_states, sequence_length, self.is_reverse,
                         self.time_major, **kwargs)
@@ -139,6 +141,7 @@ class BiRNN(Layer):
         super().__init__()
         self.cell_fw, self.cell_bw, self.time_major = cell_fw, cell_bw, time_major
 
+    @accepts(inputs=TENSOR)
     def forward(self, inputs, initial_states=None, sequence_length=None, **kwargs):
         states_fw, states_bw = (None, None) if initial_states is None else initial_states
         out_fw, st_fw = run_cell(self.cell_fw, inputs, states_fw, sequence_length, False,
@@ -203,6 +206,7 @@ class RNNBase(LayerList):
         return [per[i] if d == 1 else (per[2 * i], per[2 * i + 1])
                 for i in range(self.num_layers)]
 
+    @accepts(inputs=TENSOR)
     def forward(self, inputs, initial_states=None, sequence_length=None):
         layer_states = (self._split_initial(initial_states) if initial_states is not None
                         else [None] * self.num_layers)

@@ -5,6 +5,7 @@ import math
 
 from ... import _C
 from ...framework.core import apply
+from ...framework.tensor_params import TENSOR, accepts
 from .. import functional as F
 from ..functional import tensor_ops as T
 from ..initializer import Uniform
@@ -75,6 +76,7 @@ class RNNCellBase(Layer):
         part.stop_gradient = True  # only its shape is used
         return T.full_like(part, 0.0)
 
+    @accepts(inputs=TENSOR)
     def forward(self, inputs, states=None):
         prepared = self._prepare()
         gates = self._input_gates(inputs)
