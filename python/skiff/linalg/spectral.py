@@ -38,6 +38,12 @@ def _reduce(op, x, keepdim=True):
     return apply(op, x, attrs={"dim": [-1], "keep_dim": keepdim, "reduce_all": False})
 
 
+def _largest(s, keepdim=True):
+    """The largest along the last dim of s (singular values or eigenvalue magnitudes, none
+    negative), or 0 where there is none (an empty matrix): a sum over the empty dim."""
+    return _reduce("reduce_sum" if s.shape[-1] == 0 else "reduce_max", s, keepdim)
+
+
 def _invert_above(s, cutoff):
     """1 / s where |s| > cutoff, else 0."""
     keep = apply("greater_than", *as_operands(abs(s), cutoff))
@@ -52,10 +58,10 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
     _check_matrices("pinv", x)
     if hermitian:
         w, v = eigh(x)
-        cutoff = _reduce("reduce_max", abs(w)) * rcond
+        cutoff = _largest(abs(w)) * rcond
         return matmul(v * unsqueeze(_invert_above(w, cutoff), -2), v, transpose_y=True)
     u, s, vh = svd(x)
-    cutoff = _reduce("reduce_max", s) * rcond
+    cutoff = _largest(s) * rcond
     return matmul(vh * unsqueeze(_invert_above(s, cutoff), -1), u, transpose_x=True,
                   transpose_y=True)
 
@@ -72,7 +78,7 @@ def matrix_rank(x, tol=None, hermitian=False, atol=None, rtol=None, name=None):
     else:
         if atol is None and rtol is None:
             rtol = _EPS[x.dtype.name] * max(x.shape[-2], x.shape[-1])
-        threshold = _reduce("reduce_max", s) * _per_matrix(rtol or 0.0)
+        threshold = _largest(s) * _per_matrix(rtol or 0.0)
         if atol is not None:
             threshold = apply("elementwise_max", *as_operands(threshold, _per_matrix(atol)))
     above = apply("greater_than", *as_operands(s, threshold))
@@ -92,6 +98,8 @@ def cond(x, p=None, name=None):
     _check_matrices("cond", x)
     if p is None or p in (2, -2):
         s = svdvals(x)
+        if s.shape[-1] == 0:  # an empty matrix: 0, as Paddle's and torch's
+            return _reduce("reduce_sum", s, False)
         big, small = _reduce("reduce_max", s, False), _reduce("reduce_min", s, False)
         return small / big if p == -2 else big / small
     if p not in ("fro", "nuc", 1, -1, float("inf"), float("-inf")):
@@ -123,7 +131,7 @@ def lstsq(x, y, rcond=None, driver=None, name=None):
     if rcond is None:
         rcond = _EPS[x.dtype.name] * max(m, n)
     u, s, vh = svd(x)
-    cutoff = _reduce("reduce_max", s) * float(rcond)
+    cutoff = _largest(s) * float(rcond)
     solution = matmul(vh * unsqueeze(_invert_above(s, cutoff), -1),
                       matmul(u, y, transpose_x=True), transpose_x=True)
     dtype = x.dtype.name

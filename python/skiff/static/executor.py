@@ -174,9 +174,10 @@ class Executor:
                 t._set_value(now)
         if not return_numpy:
             return values
+        # A persistable variable's memory is updated by later runs: it is copied; other
+        # results are new buffers of this run, handed over as they are.
         persistable = [program.desc.var(0, n) for n in names]
-        return [v.numpy().copy() if d is not None and d.persistable else v.numpy()
-                for v, d in zip(values, persistable)]
+        return [v.numpy(copy=d is not None and d.persistable) for v, d in zip(values, persistable)]
 
     def close(self):
         """Drops the prepared programs."""

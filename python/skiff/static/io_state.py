@@ -104,7 +104,7 @@ def load_program_state(model_path, var_list=None):
                 raise ValueError(f"load_program_state: '{v.name}' is not saved in {base}")
             wanted.append(v.name)
         names = wanted
-    return {n: scope.get(n).numpy().copy() for n in names if scope.get(n) is not None}
+    return {n: scope.get(n).numpy() for n in names if scope.get(n) is not None}
 
 
 def set_program_state(program, state_dict):

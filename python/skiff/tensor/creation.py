@@ -34,11 +34,24 @@ def _as_array(data, dtype):
     return arr if arr.dtype == np.dtype(name) else arr.astype(name)
 
 
+def _tensor_of_array(data, dtype, share):
+    """A Tensor of ``data`` converted to an array; with ``share``, over the caller's memory
+    where it can be (a C-contiguous array of a skiff dtype), else over memory of its own."""
+    arr = _as_array(data, dtype)
+    if not arr.flags.c_contiguous:
+        arr = np.ascontiguousarray(arr)
+    # An array np.asarray / astype made here is ours already; one that is (or views) the
+    # caller's memory is copied unless sharing was asked for.
+    callers = arr is data or arr.base is not None
+    return _C.tensor_from_array(arr, callers and not share)
+
+
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
-    """A Tensor holding ``data`` (a numpy array, nested lists, a number or a Tensor).
-    A C-contiguous numpy array of a skiff dtype is shared, not copied: writing to one
-    shows in the other. Python floats become float32, ints int64; narrow and unsigned
-    integers become int64, float16 float32."""
+    """A Tensor holding a copy of ``data`` (a numpy array, nested lists, a number or a
+    Tensor), as Paddle's: changing the array later does not change the Tensor
+    (skiff.from_numpy, skiff.as_tensor and skiff.from_dlpack share memory instead).
+    Python floats become float32, ints int64; narrow and unsigned integers become int64,
+    float16 float32."""
     if isinstance(data, Tensor):
         out = Tensor()
         out._set_value(data if dtype is None else data.astype(dtype))
@@ -47,10 +60,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         if dtype is not None and dt.dtype_name(dtype) != out._dtype_name:
             out = apply("cast", out, attrs={"out_dtype": dt.dtype_name(dtype)})
     else:
-        arr = _as_array(data, dtype)
-        if not arr.flags.c_contiguous:
-            arr = np.ascontiguousarray(arr)
-        out = _C.tensor_from_array(arr)
+        out = _tensor_of_array(data, dtype, share=False)
     out.stop_gradient = stop_gradient
     return out
 
@@ -62,7 +72,7 @@ def _is_variable(x):
 
 def from_dlpack(obj):
     """A Tensor sharing the memory of a DLPack producer (a torch tensor, a numpy array)."""
-    return _C.tensor_from_array(obj)
+    return _C.tensor_from_array(obj, False, "from_dlpack")
 
 
 def to_dlpack(x):
@@ -259,8 +269,13 @@ def triu_indices(row, col=None, offset=0, dtype="int64"):
 
 
 def as_tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """to_tensor with torch's argument names (requires_grad: not stop_gradient)."""
-    return to_tensor(data, dtype, stop_gradient=not requires_grad)
+    """torch.as_tensor: a Tensor sharing the memory of a numpy array of a skiff dtype (as
+    from_numpy), a copy of other data (as to_tensor); requires_grad: not stop_gradient."""
+    if isinstance(data, Tensor) or (mode.static and _is_variable(data)):
+        return to_tensor(data, dtype, stop_gradient=not requires_grad)
+    out = _tensor_of_array(data, dtype, share=True)
+    out.stop_gradient = not requires_grad
+    return out
 
 
 def from_numpy(ndarray):
@@ -268,7 +283,7 @@ def from_numpy(ndarray):
     skiff dtype."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"from_numpy: expected a numpy.ndarray, got {type(ndarray).__name__}")
-    return to_tensor(ndarray)
+    return _tensor_of_array(ndarray, None, share=True)
 
 
 def range(start=0, end=None, step=1, dtype=None, *, out=None, device=None,

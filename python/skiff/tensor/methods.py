@@ -28,7 +28,13 @@ def _clear_grad(self, set_to_zero=False):
 
 
 def _item(self, *args):
-    return self.numpy().item(*args)
+    return self.numpy(copy=False).item(*args)
+
+
+def _array(self, dtype=None, copy=None):
+    """numpy's __array__ protocol: a copy, unless copy=False asks for the tensor's memory."""
+    arr = self.numpy(copy=copy is not False)
+    return arr if dtype is None else arr.astype(dtype, copy=False)
 
 
 def _repr(self):
@@ -36,7 +42,7 @@ def _repr(self):
     if self._kind == "empty":
         return "Tensor(<no value>)"
     return (f"Tensor(shape={self.shape}, dtype={self._dtype_name}{grad},\n       "
-            + np.array2string(self.numpy(), prefix="       ") + ")")
+            + np.array2string(self.numpy(copy=False), prefix="       ") + ")")
 
 
 def _detach(self):
@@ -106,8 +112,7 @@ def _install():
     T.__iter__ = _iter
     T.__hash__ = object.__hash__
     T.__array_priority__ = 100  # numpy defers to our reflected operators
-    T.__array__ = lambda self, dtype=None, copy=None: (
-        self.numpy() if dtype is None else self.numpy().astype(dtype))
+    T.__array__ = _array
     T.__float__ = lambda self: float(self.item())
     T.__int__ = lambda self: int(self.item())
     T.__bool__ = lambda self: bool(self.item())

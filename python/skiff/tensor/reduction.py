@@ -80,14 +80,17 @@ def prod(x, axis=None, keepdim=False, dtype=None, name=None):
 
 def all(x, axis=None, keepdim=False, name=None):
     """True where every element over ``axis`` is nonzero (a bool tensor)."""
-    ints = cast(cast(x, "bool"), "int32")
-    return cast(_reduce("reduce_min", ints, axis, keepdim, "all"), "bool")
+    # Counting the zeros gives the empty reduction its answer, True.
+    zeros = cast(apply("logical_not", cast(x, "bool")), "int64")
+    return apply("equal", *as_operands(_reduce("reduce_sum", zeros, axis, keepdim, "all"), 0))
 
 
 def any(x, axis=None, keepdim=False, name=None):
     """True where some element over ``axis`` is nonzero (a bool tensor)."""
-    ints = cast(cast(x, "bool"), "int32")
-    return cast(_reduce("reduce_max", ints, axis, keepdim, "any"), "bool")
+    # Counting the nonzeros gives the empty reduction its answer, False.
+    nonzero = cast(cast(x, "bool"), "int64")
+    return apply("greater_than", *as_operands(_reduce("reduce_sum", nonzero, axis, keepdim,
+                                                      "any"), 0))
 
 
 def cumsum(x, axis=None, dtype=None, name=None):
@@ -109,11 +112,13 @@ def logsumexp(x, axis=None, keepdim=False, name=None):
     """log(sum(exp(x))) over ``axis`` (all dims when None), computed stably."""
     dims, reduce_all = _axes("logsumexp", x, axis)
     attrs = {"dim": dims, "keep_dim": True, "reduce_all": reduce_all}
-    with no_grad():
-        m = apply("reduce_max", x, attrs=attrs)
-        m = apply("where", isfinite(m), m, constant(0.0, dtype_name_of(m)))
-    total = apply("reduce_sum", exp(subtract(x, m)), attrs=attrs)
-    out = add(log(total), m)
+    if 0 in x.shape:  # nothing to sum: log(0) = -inf, no shift needed (nor a max to take)
+        out = log(apply("reduce_sum", exp(x), attrs=attrs))
+    else:
+        with no_grad():
+            m = apply("reduce_max", x, attrs=attrs)
+            m = apply("where", isfinite(m), m, constant(0.0, dtype_name_of(m)))
+        out = add(log(apply("reduce_sum", exp(subtract(x, m)), attrs=attrs)), m)
     if not keepdim:
         out = apply("squeeze", out, attrs={"axes": [] if reduce_all else dims})
         if reduce_all:

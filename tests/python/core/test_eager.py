@@ -10,13 +10,13 @@ import skiff
 torch = pytest.importorskip("torch")
 
 
-def test_to_tensor_shares_numpy_memory():
+def test_from_numpy_shares_numpy_memory_and_to_tensor_copies():
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
-    t = skiff.to_tensor(a)
+    t, copied = skiff.from_numpy(a), skiff.to_tensor(a)
     a[0, 0] = 42
-    assert t.numpy()[0, 0] == 42  # one buffer
-    back = t.numpy()
-    assert back.ctypes.data == a.ctypes.data
+    assert t.numpy()[0, 0] == 42 and copied.numpy()[0, 0] == 0  # one buffer, and a copy
+    assert t.numpy(copy=False).ctypes.data == a.ctypes.data
+    assert t.numpy().ctypes.data != a.ctypes.data
     assert t.shape == [2, 3] and t.dtype == skiff.float32 and t.dtype == "float32"
 
 
