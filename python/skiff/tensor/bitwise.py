@@ -1,6 +1,7 @@
 """Bitwise operators, shifts, gcd and lcm (Paddle's paddle.tensor.math / logic integer
 functions): int32/int64 tensors (and/or/xor/not also bool), numpy broadcasting, Python
 integers allowed on either side; no gradients."""
+from ..framework import arguments
 from ..framework.core import apply
 from ..framework.tensor_params import OPERAND, accepts
 from .scalars import as_operands, is_tensor
@@ -15,18 +16,17 @@ def _out(out):
     return None if out is None else [out]
 
 
-def _check_tensor(fn, name, x):
-    if not is_tensor(x):
-        raise TypeError(f"{fn}: {name} must be a Tensor, got {type(x).__name__}")
+_check_tensor = arguments.tensor
 
 
 def _check_operands(fn, x, y):
     """One of x and y is a tensor, the other a tensor or a Python int or bool."""
     if not (is_tensor(x) or is_tensor(y)):
-        raise TypeError(f"{fn}: x must be a Tensor, got {type(x).__name__}")
+        raise arguments.ArgumentTypeError(f"{fn}: x must be a Tensor, got {type(x).__name__}")
     for name, v in (("x", x), ("y", y)):
         if not is_tensor(v) and not isinstance(v, int):
-            raise TypeError(f"{fn}: {name} must be a Tensor or an int, got {type(v).__name__}")
+            raise arguments.ArgumentTypeError(f"{fn}: {name} must be a Tensor or an int, got "
+                                              f"{type(v).__name__}")
 
 
 def _binary(op, doc):

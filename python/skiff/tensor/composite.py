@@ -4,6 +4,7 @@ ldexp, frexp, and the NaN-skipping reductions nansum and nanmean (with in-place 
 where Paddle has them)."""
 import math as _math
 
+from ..framework import arguments
 from ..framework.core import apply
 from ..framework.tensor_params import OPERAND, accepts
 from .math import (abs, add, cast, clip, divide, floor, isfinite, isnan, log, log2, maximum,
@@ -16,9 +17,7 @@ __all__ = ["logit", "logit_", "rad2deg", "deg2rad", "hypot", "hypot_", "sinc", "
 
 
 def _tensor(x, fn, arg="x"):
-    if not is_tensor(x):
-        raise TypeError(f"{fn}: {arg} must be a Tensor, got {type(x).__name__}")
-    return x
+    return arguments.tensor(fn, arg, x)
 
 
 def _as_float(x, fn):

@@ -1,6 +1,7 @@
 """Trigonometric and hyperbolic functions and their inverses, erf, erfinv, expm1, lgamma,
 digamma and atan2 (one op each, with its grad op), and their in-place variants. Integer
 inputs compute in float32 (atan2: float64), as Paddle."""
+from ..framework import arguments
 from ..framework.core import apply
 from .scalars import as_operands, dtype_name_of, is_float, is_tensor
 
@@ -11,9 +12,7 @@ __all__ = ["tan", "atan", "asin", "acos", "sinh", "cosh", "asinh", "acosh", "ata
 
 
 def _floating(x, fn):
-    if not is_tensor(x):
-        raise TypeError(f"{fn}: x must be a Tensor, got {type(x).__name__}")
-    name = dtype_name_of(x)
+    name = dtype_name_of(arguments.tensor(fn, "x", x))
     if name == "bool":
         raise TypeError(f"{fn}: x must be a float or integer tensor, got bool")
     return x if is_float(x) else apply("cast", x, attrs={"out_dtype": "float32"})
@@ -30,9 +29,9 @@ def _unary(op, doc):
 
 def _in_place(op):
     def f(x, name=None):
-        if not is_float(x):
-            raise TypeError(f"{op}_: x must be float32 or float64 to be updated in place, "
-                            f"got {dtype_name_of(x)}")
+        if not is_float(arguments.tensor(op + "_", "x", x)):
+            raise arguments.ArgumentTypeError(f"{op}_: x must be float32 or float64 to be "
+                                              f"updated in place, got {dtype_name_of(x)}")
         return apply(op, x, out=[x])
 
     f.__name__ = op + "_"
