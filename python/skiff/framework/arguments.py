@@ -19,6 +19,8 @@ from .dtype import dtype_name
 from .mode import mode
 
 _INTEGER_DTYPES = ("int8", "uint8", "int16", "int32", "int64")
+# The outputs one op call can have (the count is an int32 in C++).
+MAX_OUTPUTS = 2**31 - 1
 FLOAT_DTYPES = frozenset(("float32", "float64", "bfloat16", "float16"))
 
 

@@ -156,8 +156,10 @@ def _split(fn, x, num_or_sections, axis, param):
         n = len(sections)
         attrs = {"sections": sections, "axis": axis}
     else:
-        n = arguments.count(fn, param, num_or_sections, 1, max(dim, 1) if dim >= 0 else None,
-                            f"the size of axis {axis}")
+        high = max(dim, 1) if 0 <= dim <= arguments.MAX_OUTPUTS else arguments.MAX_OUTPUTS
+        limit = f"the size of axis {axis}" if high == max(dim, 1) else \
+            "the outputs an op can have"
+        n = arguments.count(fn, param, num_or_sections, 1, high, limit)
         attrs = {"num": n, "axis": axis}
     return list(apply("split", x, attrs=attrs, output_counts=[n])[0])
 
@@ -181,9 +183,11 @@ def unstack(x, axis=0, num=None):
     n = dim if num is None else arguments.count(fn, "num", num, 0, dim if dim >= 0 else None,
                                                 f"the size of axis {axis}")
     if n < 0:
-        from .._C import Error
         raise Error(f"unstack: the size of axis {axis} of {list(x.shape)} is unknown; "
                     f"pass num")
+    if n > arguments.MAX_OUTPUTS:
+        raise arguments.ArgumentError(f"unstack: axis {axis} has {n} entries, more than the "
+                                      f"{arguments.MAX_OUTPUTS} outputs an op can have")
     if n == 0:
         return []
     parts = split(x, n, axis)

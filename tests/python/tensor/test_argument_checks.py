@@ -48,6 +48,14 @@ def test_dsplit_and_split_counts():
         skiff.chunk(X, 1, axis=2)
 
 
+def test_splits_into_more_outputs_than_an_op_has_are_refused():
+    empty = skiff.zeros([2**31, 0])  # no elements, 2**31 slices
+    with _raises(ArgumentError, "unstack", "axis 0 has 2147483648 entries"):
+        skiff.unbind(empty)
+    with _raises(ArgumentError, "split", "num_or_sections", "outputs an op can have"):
+        skiff.split(empty, 2**31)
+
+
 def test_valid_splits_are_unchanged():
     assert [p.shape for p in skiff.tensor_split(X, 5, axis=1)] == [[2, 1]] * 3 + [[2, 0]] * 2
     assert [p.shape for p in skiff.hsplit(X, [1])] == [[2, 1], [2, 2]]
