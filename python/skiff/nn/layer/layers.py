@@ -7,6 +7,7 @@ from ... import _C
 from ..._C import Tensor
 from ...autograd import no_grad
 from ...framework import dtype as dt
+from ...framework.arguments import is_tensor
 from ...framework.core import apply
 from ...framework.param import (assign_value, create_parameter, is_parameter, snake_case,
                                 unique_name)
@@ -25,6 +26,14 @@ class HookRemoveHelper:
 
 
 _hook_ids = [0]
+
+
+def _check_member_name(fn, what, name):
+    """A parameter's or buffer's name: a non-empty str without '.' (state_dict's separator)."""
+    if not isinstance(name, str):
+        raise TypeError(f"{fn}: the {what} name must be a str, got {type(name).__name__}")
+    if "." in name or not name:
+        raise KeyError(f"{what} name {name!r} must be non-empty and contain no '.'")
 
 
 class Layer:
@@ -107,8 +116,7 @@ class Layer:
         """Registers ``parameter`` (or None) under ``name``."""
         if "_parameters" not in self.__dict__:
             raise RuntimeError("Layer.__init__() must be called before adding parameters")
-        if "." in name or not name:
-            raise KeyError(f"parameter name {name!r} must be non-empty and contain no '.'")
+        _check_member_name("add_parameter", "parameter", name)
         if parameter is not None and not is_parameter(parameter):
             raise TypeError(f"add_parameter({name!r}): expected a Parameter, got "
                             f"{type(parameter).__name__}")
@@ -132,8 +140,10 @@ class Layer:
         persistable buffers go into state_dict."""
         if "_buffers" not in self.__dict__:
             raise RuntimeError("Layer.__init__() must be called before adding buffers")
-        if "." in name or not name:
-            raise KeyError(f"buffer name {name!r} must be non-empty and contain no '.'")
+        _check_member_name("register_buffer", "buffer", name)
+        if tensor is not None and not is_tensor(tensor):
+            raise TypeError(f"register_buffer({name!r}): expected a Tensor or None, got "
+                            f"{type(tensor).__name__}")
         self.__dict__.pop(name, None)
         self._parameters.pop(name, None)
         self._sub_layers.pop(name, None)
