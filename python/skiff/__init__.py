@@ -6,8 +6,9 @@ from ._C import Error, OutOfMemoryError, Tensor
 from .framework.dtype import (DType as dtype, bfloat16, bool_ as bool, float16, float32,
                               float64, int8, int16, int32, int64, uint8)
 from .framework.mode import disable_static, enable_static, in_dynamic_mode
-from .framework.dtype import (double, finfo, float_ as float, get_default_dtype, half, iinfo,
-                              int_ as int, long, set_default_dtype)
+from .framework.dtype import (double, float_ as float, get_default_dtype, half, int_ as int,
+                              long, set_default_dtype)
+from .framework.dtype_limits import finfo, iinfo
 from .framework.random import manual_seed, seed
 from .tensor import *  # noqa: F401,F403
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled

@@ -225,3 +225,149 @@ def counts(fn, param, value, low=0):
                 else f"{param}[{i}]"
             raise ArgumentError(f"{fn}: {where} must be >= {low}, got {n}")
     return out
+
+
+def number(fn, param, value):
+    """``value`` as a Python float: a real number (a bool is 0 or 1), a numpy number or a
+    Tensor of one element. ArgumentTypeError for anything else (strings, None, complex)."""
+    if value.__class__ is float or value.__class__ is int:
+        return float(value)
+    if isinstance(value, (numbers.Real, np.bool_)) and not isinstance(value, np.ndarray):
+        return float(value)
+    if isinstance(value, Tensor) and _numel(value) == 1 \
+            and dtype_name_of(value) != "bfloat16":
+        return float(value.item())
+    if isinstance(value, Tensor):
+        raise ArgumentTypeError(f"{fn}: {param} must be a number or a Tensor of one element, "
+                                f"got a {dtype_name_of(value)} Tensor of shape "
+                                f"{list(value.shape)}")
+    raise ArgumentTypeError(f"{fn}: {param} must be a number, got {_described(value)}")
+
+
+def _described(value):
+    """How a message shows a value of the wrong kind: its type, and its repr when short."""
+    if isinstance(value, np.ndarray):
+        return f"an array of {value.dtype} and shape {list(value.shape)}"
+    text = repr(value)
+    return type(value).__name__ + (f" {text}" if len(text) <= 40 else "")
+
+
+def shape(fn, value, param="shape"):
+    """``value`` as a list of dims for a tensor to be made: an int, a list or tuple of ints
+    (numpy integers and integer Tensors of one element among them, as Paddle takes) or a
+    1-D integer Tensor or array. Bools and floats are refused (TypeError), and so are
+    negative dims except while a program is built (where -1 stands for a dim known only
+    when it runs)."""
+    if value.__class__ is list or value.__class__ is tuple:
+        for d in value:
+            if d.__class__ is not int or d < 0:
+                break
+        else:
+            return list(value)
+    dims = _shape_dims(fn, value, param)
+    if not mode.static:
+        for i, d in enumerate(dims):
+            if d < 0:
+                where = f"{param}[{i}]" if isinstance(value, (list, tuple, Tensor,
+                                                             np.ndarray)) else param
+                raise ArgumentError(f"{fn}: {where} must be >= 0, got {d}")
+    return dims
+
+
+def _shape_dims(fn, value, param):
+    """The dims ``value`` gives (see ``shape``), before their signs are checked."""
+    if isinstance(value, (list, tuple)):
+        return [integer(fn, f"{param}[{i}]", d) for i, d in enumerate(value)]
+    if isinstance(value, (Tensor, np.ndarray)) and len(value.shape) <= 1:
+        kind = dtype_name_of(value) if isinstance(value, Tensor) else value.dtype.name
+        if kind in _INTEGER_DTYPES or kind in ("uint16", "uint32", "uint64"):
+            return [int(d) for d in np.asarray(value).reshape(-1).tolist()]
+    elif isinstance(value, (numbers.Integral, np.integer)) and \
+            not isinstance(value, (bool, np.bool_)):
+        return [int(value)]
+    raise ArgumentTypeError(f"{fn}: {param} must be an int, a list or tuple of ints, or an "
+                            f"integer Tensor, got {_shape_kind(value)}")
+
+
+def _shape_kind(value):
+    if isinstance(value, Tensor):
+        return f"a {dtype_name_of(value)} Tensor of shape {list(value.shape)}"
+    return _described(value)
+
+
+def dtype(fn, value, param="dtype"):
+    """The skiff dtype name ``value`` stands for (a name such as 'float32', a skiff or
+    numpy dtype, a Python type); ArgumentTypeError naming fn for anything else, and
+    ArgumentError for a dtype skiff lacks."""
+    try:
+        return dtype_name(value)
+    except TypeError as e:
+        raise ArgumentTypeError(f"{fn}: {param}: {e}") from None
+    except ValueError as e:
+        raise ArgumentError(f"{fn}: {param}: {e}") from None
+
+
+def renamed_signature_error(error, callee, shown):
+    """For Python's TypeError ``error`` raised when ``callee`` (a Python function) was
+    called with arguments it does not take, before any of its lines ran: an
+    ArgumentTypeError saying the same of ``shown``, the public function the user called
+    (``scatter_() missing 2 required positional arguments``); None for any other error."""
+    if not isinstance(error, TypeError) or error.__traceback__ is None \
+            or error.__traceback__.tb_next is not None:
+        return None  # raised inside callee, not by the call
+    text, head = str(error), getattr(callee, "__qualname__", "") + "()"
+    if not text.startswith(head):
+        return None
+    return ArgumentTypeError(shown + "()" + text[len(head):])
+
+
+def forward_call(shown, callee, *args, **kwargs):
+    """callee(*args, **kwargs) for the public function ``shown`` that passes its
+    arguments on: a mistake in them is reported as the user's call of ``shown``."""
+    try:
+        return callee(*args, **kwargs)
+    except TypeError as e:
+        error = renamed_signature_error(e, callee, shown)
+        if error is None:
+            raise
+        raise error from None
+
+
+def real(fn, param, value, low=None, high=None, above=None, below=None):
+    """``value`` (see ``number``) as a float within the bounds given: low <= value <= high,
+    above < value < below (NaN is in no range: refused whenever a bound is given)."""
+    v = number(fn, param, value)
+    if low is not None and not v >= low:
+        bound = f"in [{low}, {high}]" if high is not None else f">= {low}"
+    elif above is not None and not v > above:
+        bound = f"> {above}" + (f" and < {below}" if below is not None else "")
+    elif high is not None and not v <= high:
+        bound = f"in [{low}, {high}]" if low is not None else f"<= {high}"
+    elif below is not None and not v < below:
+        bound = f"< {below}" + (f" and > {above}" if above is not None else "")
+    else:
+        return v
+    raise ArgumentError(f"{fn}: {param} must be {bound}, got {_shown(value)}")
+
+
+def flag(fn, param, value):
+    """``value`` as a bool: a bool, a numpy bool, an integer or None (False). A string, a
+    list or an array (whose truth Python would take without a word) is a TypeError."""
+    if value is True or value is False:
+        return value
+    if value is None:
+        return False
+    if isinstance(value, (numbers.Integral, np.bool_, np.integer)):
+        return bool(value)
+    raise ArgumentTypeError(f"{fn}: {param} must be a bool, got {_described(value)}")
+
+
+def choice(fn, param, value, options):
+    """``value`` when it is one of the strings ``options``; ArgumentTypeError for a value
+    that is no string, ArgumentError naming the options for another string."""
+    if value.__class__ is str and value in options:
+        return value
+    if not isinstance(value, str):
+        raise ArgumentTypeError(f"{fn}: {param} must be a str, got {_described(value)}")
+    listed = ", ".join(repr(o) for o in options)
+    raise ArgumentError(f"{fn}: {param} must be one of {listed}, got {value!r}")

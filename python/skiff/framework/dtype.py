@@ -61,7 +61,20 @@ def dtype_name(dtype):
         if name in _BY_NAME:
             return name
         raise ValueError(f"unknown dtype {dtype!r} (skiff has {', '.join(_BY_NAME)})")
-    return _numpy_to_skiff(np.dtype(dtype))
+    try:
+        as_numpy = np.dtype(dtype)
+    except (TypeError, ValueError):  # numpy's own words ("data type 'ab' not understood")
+        raise TypeError(f"{_shown(dtype)} is not a dtype (a name such as 'float32', a skiff "
+                        f"or numpy dtype)") from None
+    return _numpy_to_skiff(as_numpy)
+
+
+def _shown(value):
+    """value as messages show it: its repr when short, else its type."""
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {list(value.shape)}"
+    text = repr(value)
+    return text if len(text) <= 40 else f"a {type(value).__name__}"
 
 
 def to_dtype(dtype):
@@ -116,48 +129,3 @@ def set_default_dtype(d):
 def get_default_dtype():
     """The name of the default float dtype ('float32' unless set_default_dtype changed it)."""
     return _default_float[0]
-
-
-class iinfo:
-    """Limits of an integer dtype: bits, min, max and dtype (its name)."""
-
-    def __init__(self, dtype):
-        name = dtype_name(dtype)
-        if name not in ("int8", "uint8", "int16", "int32", "int64"):
-            raise TypeError(f"iinfo: {name} is not an integer dtype (skiff has int8, uint8, "
-                            f"int16, int32, int64)")
-        info = np.iinfo(name)
-        self.bits, self.min, self.max, self.dtype = info.bits, int(info.min), int(info.max), name
-
-    def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, bits={self.bits}, dtype={self.dtype})"
-
-
-# bfloat16: 8 exponent bits like float32, 8 significand bits (7 stored).
-_BF16 = dict(bits=16, eps=2.0**-7, min=-3.3895313892515355e38, max=3.3895313892515355e38,
-             tiny=2.0**-126, resolution=0.01)
-
-
-class finfo:
-    """Limits of a float dtype: bits, min, max, eps, tiny (= smallest_normal), resolution
-    and dtype (its name)."""
-
-    def __init__(self, dtype):
-        name = dtype_name(dtype)
-        if name == "bfloat16":
-            v = _BF16
-        elif name in ("float32", "float64"):
-            info = np.finfo(name)
-            v = dict(bits=info.bits, eps=float(info.eps), min=float(info.min),
-                     max=float(info.max), tiny=float(info.tiny),
-                     resolution=10.0 ** -int(info.precision))
-        else:
-            raise TypeError(f"finfo: {name} is not a float dtype (skiff has float32, "
-                            f"float64, bfloat16)")
-        self.bits, self.eps, self.min, self.max = v["bits"], v["eps"], v["min"], v["max"]
-        self.tiny = self.smallest_normal = v["tiny"]
-        self.resolution, self.dtype = v["resolution"], name
-
-    def __repr__(self):
-        return (f"finfo(resolution={self.resolution}, min={self.min}, max={self.max}, "
-                f"eps={self.eps}, tiny={self.tiny}, bits={self.bits}, dtype={self.dtype})")

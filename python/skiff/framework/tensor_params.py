@@ -20,14 +20,14 @@ import types
 import numpy as np
 
 from .._C import Tensor
-from .arguments import FLOAT_DTYPES, ArgumentTypeError, dtype_name_of, is_floating, is_tensor, \
-    kind_of
+from .arguments import FLOAT_DTYPES, ArgumentError, ArgumentTypeError, dtype_name_of, \
+    is_floating, is_tensor, kind_of
 
 
 class Kind:
     """What a parameter accepts: ``accepts`` says it in messages, ``admits(value)`` tests
-    a value that is not a Tensor; ``per_call`` kinds are tested on every call (lists),
-    the others only when the value is not a Tensor."""
+    a value that is not a Tensor; ``per_call`` kinds are tested on every call (lists, which
+    must not be empty, as Paddle's), the others only when the value is not a Tensor."""
 
     __slots__ = ("accepts", "admits", "per_call", "floating")
 
@@ -121,6 +121,8 @@ def _checker(fn_name, param, kind, optional):
             _classes.add(value.__class__)
             if not kind.per_call and not kind.floating:
                 return value
+        if kind.per_call and isinstance(value, (list, tuple)) and not value:
+            raise ArgumentError(f"{fn_name}: {param} must hold at least one Tensor")
         if (optional and value is None) or kind.admits(value):
             return value
         also = " or None" if optional else ""
@@ -195,7 +197,8 @@ def _source(name, params, kinds):
                     f" _one_tensor({a}, {b})")
     for i, (pname, (kind, optional)) in enumerate(kinds.items()):
         if kind is TENSORS:  # the common case, a list of Tensors, tested inline
-            body += [f"    if {pname}.__class__ is not list and {pname}.__class__ is not tuple:",
+            body += [f"    if {pname}.__class__ is not list and {pname}.__class__ is not tuple "
+                     f"or not {pname}:",
                      f"        {pname} = _check{i}({pname})",
                      f"    else:",
                      f"        for _t in {pname}:",

@@ -9,7 +9,9 @@ import numbers
 import numpy as np
 
 from .._C import Tensor
+from ..framework.arguments import ArgumentError, ArgumentTypeError
 from ..framework.tensor_params import ANY, accepts
+from ..nn import Layer
 
 __all__ = ["summary"]
 
@@ -164,8 +166,10 @@ def summary(net, input_size=None, dtypes=None, input=None):
     returns {'total_params': n, 'trainable_params': m}. As in Paddle, a row counts the
     parameters and persistable buffers its layer holds itself."""
     from ..autograd import no_grad
+    if not isinstance(net, Layer):
+        raise ArgumentTypeError(f"summary: net must be a Layer, got {type(net).__name__}")
     if input is None and input_size is None:
-        raise ValueError("summary: give input_size or input")
+        raise ArgumentError("summary: give input_size or input")
     inputs = _make_inputs(input_size, dtypes) if input is None else (
         list(input) if isinstance(input, (list, tuple)) else [input])
     recorder = _Recorder(_watched_layers(net))

@@ -6,6 +6,8 @@
 """
 import numpy as np
 
+from .._C import OutOfMemoryError
+from ..framework import arguments
 from .metrics import Metric, _to_numpy
 
 __all__ = ["Auc"]
@@ -18,20 +20,18 @@ class Auc(Metric):
 
     def __init__(self, curve="ROC", num_thresholds=4095, name="auc", *args, **kwargs):
         super().__init__(*args, **kwargs)
-        if curve != "ROC":
-            raise ValueError(f"Auc: only curve='ROC' is supported, got {curve!r}")
-        if int(num_thresholds) < 1:
-            raise ValueError(f"Auc: num_thresholds must be positive, got {num_thresholds}")
-        self._curve, self._num_thresholds, self._name = curve, int(num_thresholds), name
+        curve = arguments.choice("Auc", "curve", curve, ("ROC",))
+        num_thresholds = arguments.count("Auc", "num_thresholds", num_thresholds, low=1)
+        self._curve, self._num_thresholds, self._name = curve, num_thresholds, name
         self.reset()
 
     def update(self, preds, labels):
         """Counts a batch: ``preds`` [N, 2] probabilities (column 1 is the positive
         class), ``labels`` [N] or [N, 1], non-zero for positives."""
-        labels = _to_numpy(labels, "labels").reshape(-1)
-        preds = _to_numpy(preds, "preds")
+        labels = _to_numpy(labels, "labels", "Auc.update", strict=True).reshape(-1)
+        preds = _to_numpy(preds, "preds", "Auc.update", strict=True)
         if preds.ndim != 2 or preds.shape[0] != labels.shape[0] or preds.shape[1] < 2:
-            raise ValueError(f"Auc.update: expected preds [N, 2] and labels [N, 1], got "
+            raise arguments.ArgumentError(f"Auc.update: expected preds [N, 2] and labels [N, 1], got "
                              f"{list(preds.shape)} and {list(labels.shape)}")
         buckets = (preds[:, 1] * self._num_thresholds).astype(np.int64)
         if buckets.size and (buckets.min() < 0 or buckets.max() > self._num_thresholds):
@@ -54,8 +54,13 @@ class Auc(Metric):
 
     def reset(self):
         """Clears the bucket counts."""
-        self._stat_pos = np.zeros(self._num_thresholds + 1)
-        self._stat_neg = np.zeros(self._num_thresholds + 1)
+        size = self._num_thresholds + 1
+        try:
+            self._stat_pos, self._stat_neg = np.zeros(size), np.zeros(size)
+        except MemoryError:  # numpy's words; this is the machine's limit, named as skiff's
+            raise OutOfMemoryError(f"Auc: cannot allocate two float64 counts of "
+                                   f"{size} buckets (num_thresholds={self._num_thresholds})") \
+                from None
 
     def name(self):
         """The metric's name."""

@@ -12,18 +12,34 @@ import abc
 
 import numpy as np
 
+from ..framework import arguments
+
 __all__ = ["Metric", "Accuracy", "Precision", "Recall"]
 
 
-def _to_numpy(value, what=None):
-    """numpy view of `value`; with `what`, only arrays and Tensors are accepted (as in Paddle)."""
+def _to_numpy(value, param, fn, strict=False, min_ndim=0):
+    """numpy view of `value` (the parameter ``param`` of the method ``fn``, which errors
+    name), numbers of at least ``min_ndim`` dims; with ``strict``, only arrays and Tensors
+    are accepted (as in Paddle)."""
     if isinstance(value, np.ndarray):
-        return value
-    if callable(getattr(value, "numpy", None)):
-        return np.asarray(value.numpy())
-    if what is not None:
-        raise ValueError(f"'{what}' must be a numpy ndarray or Tensor, got {type(value).__name__}")
-    return np.asarray(value)
+        array = value
+    elif callable(getattr(value, "numpy", None)):
+        array = np.asarray(value.numpy())
+    elif strict:  # a ValueError, as Paddle's
+        raise arguments.ArgumentError(f"{fn}: {param} must be a numpy ndarray or Tensor, "
+                                      f"got {type(value).__name__}")
+    else:
+        try:
+            array = np.asarray(value)
+        except ValueError:  # a ragged list
+            array = np.asarray(None)
+    if array.dtype.kind not in "biuf":
+        raise arguments.ArgumentTypeError(f"{fn}: {param} must hold numbers (an array, a "
+                                          f"Tensor or a list), got {type(value).__name__}")
+    if array.ndim < min_ndim:
+        raise arguments.ArgumentError(f"{fn}: {param} must have at least {min_ndim} dims, got "
+                                      f"shape {list(array.shape)}")
+    return array
 
 
 class Metric(abc.ABC):
@@ -61,9 +77,10 @@ class Accuracy(Metric):
 
     def __init__(self, topk=(1,), name=None, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.topk = tuple(int(k) for k in topk)
-        if not self.topk or min(self.topk) < 1:
-            raise ValueError(f"topk must hold positive ints, got {topk!r}")
+        self.topk = tuple(arguments.counts("Accuracy", "topk", topk, low=1))
+        if not self.topk:
+            raise arguments.ArgumentError(f"Accuracy: topk must hold at least one k, got "
+                                          f"{topk!r}")
         self.maxk = max(self.topk)
         base = name or "acc"
         self._name = [base] if self.maxk == 1 else [f"{base}_top{k}" for k in self.topk]
@@ -75,8 +92,8 @@ class Accuracy(Metric):
         `label` holds class ids ([N] or [N, 1]) or, when its last dim is > 1, one-hot or soft
         labels whose argmax is the class.
         """
-        pred = _to_numpy(pred)
-        label = _to_numpy(label)
+        pred = _to_numpy(pred, "pred", "Accuracy.compute", min_ndim=1)
+        label = _to_numpy(label, "label", "Accuracy.compute", min_ndim=1)
         top = np.argsort(-pred, axis=-1, kind="stable")[..., : self.maxk]
         if label.ndim == 1 or (label.ndim == 2 and label.shape[-1] == 1):
             label = label.reshape(-1, 1)
@@ -86,7 +103,7 @@ class Accuracy(Metric):
 
     def update(self, correct, *args):
         """Adds a `compute` result; returns this batch's accuracy (float, or list per k)."""
-        correct = _to_numpy(correct)
+        correct = _to_numpy(correct, "correct", "Accuracy.update", min_ndim=1)
         num_samples = int(np.prod(correct.shape[:-1]))
         accs = []
         for i, k in enumerate(self.topk):
@@ -108,16 +125,15 @@ class Accuracy(Metric):
         return self._name
 
 
-def _binary_pairs(preds, labels, round_fn):
-    """Rounded predictions and labels as flat int arrays of equal length."""
-    preds = _to_numpy(preds, "preds")
-    labels = _to_numpy(labels, "labels")
+def _binary_pairs(fn, preds, labels, round_fn):
+    """Rounded predictions and labels as flat int arrays of equal length (for ``fn``)."""
+    preds = _to_numpy(preds, "preds", fn, strict=True)
+    labels = _to_numpy(labels, "labels", fn, strict=True)
     rounded = round_fn(preds).astype(np.int32).reshape(-1)
     labels = labels.reshape(-1)
     if rounded.size != labels.size:
-        raise ValueError(
-            f"preds {list(preds.shape)} and labels {list(labels.shape)} need one value per sample"
-        )
+        raise arguments.ArgumentError(f"{fn}: preds {list(preds.shape)} and labels "
+                                      f"{list(labels.shape)} need one value per sample")
     return rounded, labels
 
 
@@ -131,7 +147,8 @@ class Precision(Metric):
 
     def update(self, preds, labels):
         """Counts one batch: preds [N] or [N, 1] scores in [0, 1], labels 0/1 of the same size."""
-        rounded, labels = _binary_pairs(preds, labels, lambda p: np.floor(p + 0.5))
+        rounded, labels = _binary_pairs("Precision.update", preds, labels,
+                                        lambda p: np.floor(p + 0.5))
         positive = rounded == 1
         self.tp += int(np.count_nonzero(positive & (labels == 1)))
         self.fp += int(np.count_nonzero(positive & (labels != 1)))
@@ -158,7 +175,7 @@ class Recall(Metric):
 
     def update(self, preds, labels):
         """Counts one batch: preds [N] or [N, 1] scores in [0, 1], labels 0/1 of the same size."""
-        rounded, labels = _binary_pairs(preds, labels, np.rint)
+        rounded, labels = _binary_pairs("Recall.update", preds, labels, np.rint)
         actual = labels == 1
         self.tp += int(np.count_nonzero(actual & (rounded == 1)))
         self.fn += int(np.count_nonzero(actual & (rounded != 1)))

@@ -4,16 +4,35 @@ the scheduler reads ``scheduler()`` (``last_lr``) at every update."""
 import math
 import numbers
 
+from ..framework import arguments
+from ..framework.arguments import count, flag, real
+
 __all__ = ["LRScheduler", "NoamDecay", "PiecewiseDecay", "NaturalExpDecay", "InverseTimeDecay",
            "PolynomialDecay", "LinearWarmup", "ExponentialDecay", "MultiStepDecay", "StepDecay",
            "LambdaDecay", "ReduceOnPlateau", "CosineAnnealingDecay", "MultiplicativeDecay",
            "OneCycleLR", "CyclicLR", "LinearLR", "CosineAnnealingWarmRestarts"]
 
 
-def _number(value, what):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{what} must be a float, got {type(value).__name__}")
-    return float(value)
+def _number(value, what, cls="LRScheduler"):
+    """A float setting of the schedule ``cls`` (a bool is refused)."""
+    if isinstance(value, bool):
+        raise arguments.ArgumentTypeError(f"{cls}: {what} must be a float, got bool")
+    return arguments.number(cls, what, value)
+
+
+def _epoch(cls, value, param="epoch"):
+    """An epoch given to a schedule: a number >= 0 (an int kept as an int)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return count(cls, param, value)
+    return real(cls, param, value, low=0)
+
+
+def _reals(cls, param, values):
+    """A list or tuple of numbers, as a list of floats."""
+    if not isinstance(values, (list, tuple)):
+        raise arguments.ArgumentTypeError(f"{cls}: {param} must be a list or tuple of "
+                                          f"numbers, got {type(values).__name__}")
+    return [arguments.number(cls, f"{param}[{i}]", v) for i, v in enumerate(values)]
 
 
 class LRScheduler:
@@ -21,13 +40,15 @@ class LRScheduler:
     ``get_lr()``; subclasses define ``get_lr`` from ``base_lr`` and ``last_epoch``."""
 
     def __init__(self, learning_rate=0.1, last_epoch=-1, verbose=False):
-        learning_rate = _number(learning_rate, "learning_rate")
-        if learning_rate < 0:
-            raise ValueError(f"learning_rate must not be negative, got {learning_rate}")
+        cls = type(self).__name__
+        learning_rate = _number(learning_rate, "learning_rate", cls)
+        if not learning_rate >= 0:
+            raise arguments.ArgumentError(f"{cls}: learning_rate must not be negative, got "
+                                          f"{learning_rate}")
         self.base_lr = learning_rate
         self.last_lr = learning_rate
-        self.last_epoch = last_epoch
-        self.verbose = verbose
+        self.last_epoch = count(cls, "last_epoch", last_epoch, low=-1)
+        self.verbose = flag(cls, "verbose", verbose)
         self._var_name = None
         self.step()
 
@@ -41,7 +62,7 @@ class LRScheduler:
             self.last_epoch += 1
             self.last_lr = self.get_lr()
         else:
-            self.last_epoch = epoch
+            self.last_epoch = _epoch(type(self).__name__, epoch)
             closed = getattr(self, "_get_closed_form_lr", None)
             self.last_lr = closed() if closed is not None else self.get_lr()
         if self.verbose:
@@ -85,10 +106,8 @@ class NoamDecay(LRScheduler):
     """lr = learning_rate * d_model^-0.5 * min(epoch^-0.5, warmup_steps^-1.5 * epoch)."""
 
     def __init__(self, d_model, warmup_steps, learning_rate=1.0, last_epoch=-1, verbose=False):
-        if d_model <= 0:
-            raise ValueError(f"NoamDecay: d_model must be positive, got {d_model}")
-        self.d_model = d_model
-        self.warmup_steps = warmup_steps
+        self.d_model = real("NoamDecay", "d_model", d_model, above=0)
+        self.warmup_steps = real("NoamDecay", "warmup_steps", warmup_steps, above=0)
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
@@ -101,11 +120,13 @@ class PiecewiseDecay(LRScheduler):
     """values[i] while epoch < boundaries[i]; values[-1] after the last boundary."""
 
     def __init__(self, boundaries, values, last_epoch=-1, verbose=False):
+        boundaries = _reals("PiecewiseDecay", "boundaries", boundaries)
+        values = _reals("PiecewiseDecay", "values", values)
         if len(values) != len(boundaries) + 1:
-            raise ValueError(f"PiecewiseDecay: {len(boundaries)} boundaries need "
-                             f"{len(boundaries) + 1} values, got {len(values)}")
-        self.boundaries = list(boundaries)
-        self.values = [float(v) for v in values]
+            raise arguments.ArgumentError(f"PiecewiseDecay: {len(boundaries)} boundaries need "
+                                          f"{len(boundaries) + 1} values, got {len(values)}")
+        self.boundaries = boundaries
+        self.values = values
         super().__init__(self.values[0], last_epoch, verbose)
 
     def get_lr(self):
@@ -119,7 +140,7 @@ class NaturalExpDecay(LRScheduler):
     """lr = learning_rate * exp(-gamma * epoch)."""
 
     def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
-        self.gamma = _number(gamma, "gamma")
+        self.gamma = _number(gamma, "gamma", "NaturalExpDecay")
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
@@ -130,7 +151,9 @@ class InverseTimeDecay(LRScheduler):
     """lr = learning_rate / (1 + gamma * epoch)."""
 
     def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
-        self.gamma = _number(gamma, "gamma")
+        # gamma < 0 would reach 1 + gamma * epoch = 0 (and negative rates)
+        self.gamma = real("InverseTimeDecay", "gamma", _number(gamma, "gamma",
+                                                                "InverseTimeDecay"), low=0)
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
@@ -143,13 +166,10 @@ class PolynomialDecay(LRScheduler):
 
     def __init__(self, learning_rate, decay_steps, end_lr=0.0001, power=1.0, cycle=False,
                  last_epoch=-1, verbose=False):
-        if not isinstance(decay_steps, int) or decay_steps <= 0:
-            raise ValueError(f"PolynomialDecay: decay_steps must be a positive int, got "
-                             f"{decay_steps!r}")
-        self.decay_steps = decay_steps
-        self.end_lr = _number(end_lr, "end_lr")
-        self.power = _number(power, "power")
-        self.cycle = bool(cycle)
+        self.decay_steps = count("PolynomialDecay", "decay_steps", decay_steps, low=1)
+        self.end_lr = _number(end_lr, "end_lr", "PolynomialDecay")
+        self.power = _number(power, "power", "PolynomialDecay")
+        self.cycle = flag("PolynomialDecay", "cycle", cycle)
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
@@ -167,18 +187,18 @@ class LinearWarmup(LRScheduler):
 
     def __init__(self, learning_rate, warmup_steps, start_lr, end_lr, last_epoch=-1,
                  verbose=False):
-        if not isinstance(learning_rate, (numbers.Real, LRScheduler)):
-            raise TypeError(f"LinearWarmup: learning_rate must be a float or an LRScheduler, "
-                            f"got {type(learning_rate).__name__}")
-        if not isinstance(warmup_steps, int) or warmup_steps <= 0:
-            raise ValueError(f"LinearWarmup: warmup_steps must be a positive int, got "
-                             f"{warmup_steps!r}")
-        if end_lr <= start_lr:
-            raise ValueError(f"LinearWarmup: end_lr {end_lr} must exceed start_lr {start_lr}")
+        if not isinstance(learning_rate, LRScheduler):
+            if not isinstance(learning_rate, numbers.Real) or isinstance(learning_rate, bool):
+                raise arguments.ArgumentTypeError(f"LinearWarmup: learning_rate must be a "
+                                                  f"float or an LRScheduler, got "
+                                                  f"{type(learning_rate).__name__}")
+        self.warmup_steps = count("LinearWarmup", "warmup_steps", warmup_steps, low=1)
+        self.start_lr = _number(start_lr, "start_lr", "LinearWarmup")
+        self.end_lr = _number(end_lr, "end_lr", "LinearWarmup")
+        if not self.end_lr > self.start_lr:
+            raise arguments.ArgumentError(f"LinearWarmup: end_lr {end_lr} must exceed "
+                                          f"start_lr {start_lr}")
         self.learning_rate = learning_rate
-        self.warmup_steps = warmup_steps
-        self.start_lr = float(start_lr)
-        self.end_lr = float(end_lr)
         super().__init__(start_lr, last_epoch, verbose)
 
     def state_dict(self):
@@ -206,7 +226,7 @@ class ExponentialDecay(LRScheduler):
     """lr = learning_rate * gamma^epoch."""
 
     def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
-        self.gamma = _number(gamma, "gamma")
+        self.gamma = _number(gamma, "gamma", "ExponentialDecay")
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
@@ -217,15 +237,12 @@ class MultiStepDecay(LRScheduler):
     """lr = learning_rate * gamma^(the number of milestones <= epoch)."""
 
     def __init__(self, learning_rate, milestones, gamma=0.1, last_epoch=-1, verbose=False):
-        if not isinstance(milestones, (list, tuple)):
-            raise TypeError(f"MultiStepDecay: milestones must be a list or tuple, got "
-                            f"{type(milestones).__name__}")
+        milestones = _reals("MultiStepDecay", "milestones", milestones)
         if any(a >= b for a, b in zip(milestones, milestones[1:])):
-            raise ValueError(f"MultiStepDecay: milestones must increase, got {milestones}")
-        if gamma >= 1.0:
-            raise ValueError(f"MultiStepDecay: gamma must be below 1.0, got {gamma}")
-        self.milestones = list(milestones)
-        self.gamma = float(gamma)
+            raise arguments.ArgumentError(f"MultiStepDecay: milestones must increase, got "
+                                          f"{milestones}")
+        self.milestones = milestones
+        self.gamma = real("MultiStepDecay", "gamma", gamma, below=1.0)
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
@@ -237,12 +254,8 @@ class StepDecay(LRScheduler):
     """lr = learning_rate * gamma^(epoch // step_size)."""
 
     def __init__(self, learning_rate, step_size, gamma=0.1, last_epoch=-1, verbose=False):
-        if not isinstance(step_size, int) or step_size <= 0:
-            raise ValueError(f"StepDecay: step_size must be a positive int, got {step_size!r}")
-        if gamma >= 1.0:
-            raise ValueError(f"StepDecay: gamma must be below 1.0, got {gamma}")
-        self.step_size = step_size
-        self.gamma = float(gamma)
+        self.step_size = count("StepDecay", "step_size", step_size, low=1)
+        self.gamma = real("StepDecay", "gamma", gamma, below=1.0)
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
@@ -254,8 +267,8 @@ class LambdaDecay(LRScheduler):
 
     def __init__(self, learning_rate, lr_lambda, last_epoch=-1, verbose=False):
         if not callable(lr_lambda):
-            raise TypeError(f"LambdaDecay: lr_lambda must be callable, got "
-                            f"{type(lr_lambda).__name__}")
+            raise arguments.ArgumentTypeError(f"LambdaDecay: lr_lambda must be callable, got "
+                                              f"{type(lr_lambda).__name__}")
         self.lr_lambda = lr_lambda
         super().__init__(learning_rate, last_epoch, verbose)
 
@@ -268,8 +281,8 @@ class MultiplicativeDecay(LRScheduler):
 
     def __init__(self, learning_rate, lr_lambda, last_epoch=-1, verbose=False):
         if not callable(lr_lambda):
-            raise TypeError(f"MultiplicativeDecay: lr_lambda must be callable, got "
-                            f"{type(lr_lambda).__name__}")
+            raise arguments.ArgumentTypeError(f"MultiplicativeDecay: lr_lambda must be "
+                                              f"callable, got {type(lr_lambda).__name__}")
         self.lr_lambda = lr_lambda
         super().__init__(learning_rate, last_epoch, verbose)
 
@@ -285,10 +298,8 @@ class CosineAnnealingDecay(LRScheduler):
     the next T_max), computed step by step like Paddle; ``step(epoch)`` uses the closed form."""
 
     def __init__(self, learning_rate, T_max, eta_min=0, last_epoch=-1, verbose=False):
-        if not isinstance(T_max, int) or T_max <= 0:
-            raise ValueError(f"CosineAnnealingDecay: T_max must be a positive int, got {T_max!r}")
-        self.T_max = T_max
-        self.eta_min = float(eta_min)
+        self.T_max = count("CosineAnnealingDecay", "T_max", T_max, low=1)
+        self.eta_min = _number(eta_min, "eta_min", "CosineAnnealingDecay")
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):

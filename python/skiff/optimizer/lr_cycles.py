@@ -2,7 +2,9 @@
 LinearLR (a linear ramp of the factor)."""
 import math
 
-from .lr import LRScheduler, _number
+from ..framework import arguments
+from ..framework.arguments import choice, count, flag, real
+from .lr import LRScheduler, _epoch, _number
 
 
 class OneCycleLR(LRScheduler):
@@ -13,20 +15,17 @@ class OneCycleLR(LRScheduler):
     def __init__(self, max_learning_rate, total_steps, divide_factor=25.0,
                  end_learning_rate=0.0001, phase_pct=0.3, anneal_strategy="cos",
                  three_phase=False, last_epoch=-1, verbose=False):
-        max_lr = _number(max_learning_rate, "max_learning_rate")
-        if not isinstance(total_steps, int) or total_steps <= 0:
-            raise ValueError(f"OneCycleLR: total_steps must be a positive int, got "
-                             f"{total_steps!r}")
-        if not 0 <= phase_pct <= 1:
-            raise ValueError(f"OneCycleLR: phase_pct must be in [0, 1], got {phase_pct}")
-        if anneal_strategy not in ("cos", "linear"):
-            raise ValueError(f"OneCycleLR: anneal_strategy must be 'cos' or 'linear', got "
-                             f"{anneal_strategy!r}")
-        if three_phase and phase_pct >= 0.5:
-            raise ValueError("OneCycleLR: with three_phase, phase_pct must be below 0.5")
+        fn = "OneCycleLR"
+        max_lr = _number(max_learning_rate, "max_learning_rate", fn)
+        total_steps = count(fn, "total_steps", total_steps, low=1)
+        phase_pct = real(fn, "phase_pct", phase_pct, low=0, high=1)
+        choice(fn, "anneal_strategy", anneal_strategy, ("cos", "linear"))
+        if flag(fn, "three_phase", three_phase) and phase_pct >= 0.5:
+            raise arguments.ArgumentError("OneCycleLR: with three_phase, phase_pct must be "
+                                          "below 0.5")
         self.total_steps = total_steps
-        initial = max_lr / float(divide_factor)
-        end = _number(end_learning_rate, "end_learning_rate")
+        initial = max_lr / real(fn, "divide_factor", divide_factor, above=0)
+        end = _number(end_learning_rate, "end_learning_rate", fn)
         up_end = phase_pct * total_steps - 1
         last = total_steps - 1
         if three_phase:
@@ -51,7 +50,8 @@ class OneCycleLR(LRScheduler):
                              f"{self.total_steps}")
         for i, (first, last, start, end) in enumerate(self._phases):
             if step <= last or i == len(self._phases) - 1:
-                return self._anneal(start, end, (step - first) / (last - first))
+                span = last - first  # 0 for a phase of one step
+                return self._anneal(start, end, (step - first) / span if span else 1.0)
 
 
 class CyclicLR(LRScheduler):
@@ -62,21 +62,22 @@ class CyclicLR(LRScheduler):
     def __init__(self, base_learning_rate, max_learning_rate, step_size_up, step_size_down=None,
                  mode="triangular", exp_gamma=1.0, scale_fn=None, scale_mode="cycle",
                  last_epoch=-1, verbose=False):
-        if step_size_up <= 0 or (step_size_down is not None and step_size_down <= 0):
-            raise ValueError("CyclicLR: step sizes must be positive")
-        if scale_fn is None and mode not in ("triangular", "triangular2", "exp_range"):
-            raise ValueError(f"CyclicLR: unknown mode {mode!r} and no scale_fn")
-        if scale_mode not in ("cycle", "iterations"):
-            raise ValueError(f"CyclicLR: scale_mode must be 'cycle' or 'iterations', got "
-                             f"{scale_mode!r}")
-        up = float(step_size_up)
-        down = float(step_size_down) if step_size_down is not None else up
+        fn = "CyclicLR"
+        up = real(fn, "step_size_up", step_size_up, above=0)
+        down = up if step_size_down is None else real(fn, "step_size_down", step_size_down,
+                                                      above=0)
+        if scale_fn is None:
+            choice(fn, "mode", mode, ("triangular", "triangular2", "exp_range"))
+        elif not callable(scale_fn):
+            raise arguments.ArgumentTypeError(f"CyclicLR: scale_fn must be callable or None, "
+                                              f"got {type(scale_fn).__name__}")
+        choice(fn, "scale_mode", scale_mode, ("cycle", "iterations"))
         self.cycle_size = up + down
         self.step_up_pct = up / self.cycle_size
-        self.max_lr = _number(max_learning_rate, "max_learning_rate")
-        self.amplitude = self.max_lr - float(base_learning_rate)
+        self.max_lr = _number(max_learning_rate, "max_learning_rate", fn)
+        self.amplitude = self.max_lr - _number(base_learning_rate, "base_learning_rate", fn)
         self.mode = mode
-        self.gamma = float(exp_gamma)
+        self.gamma = _number(exp_gamma, "exp_gamma", fn)
         if scale_fn is not None:
             self.scale_fn, self.scale_mode = scale_fn, scale_mode
         elif mode == "triangular":
@@ -105,15 +106,9 @@ class LinearLR(LRScheduler):
 
     def __init__(self, learning_rate, total_steps, start_factor=1.0 / 3, end_factor=1.0,
                  last_epoch=-1, verbose=False):
-        if not 0 < start_factor <= 1.0:
-            raise ValueError(f"LinearLR: start_factor must be in (0, 1], got {start_factor}")
-        if not 0 <= end_factor <= 1.0:
-            raise ValueError(f"LinearLR: end_factor must be in [0, 1], got {end_factor}")
-        if total_steps <= 0:
-            raise ValueError(f"LinearLR: total_steps must be positive, got {total_steps}")
-        self.start_factor = float(start_factor)
-        self.end_factor = float(end_factor)
-        self.total_steps = total_steps
+        self.start_factor = real("LinearLR", "start_factor", start_factor, above=0, high=1.0)
+        self.end_factor = real("LinearLR", "end_factor", end_factor, low=0, high=1.0)
+        self.total_steps = count("LinearLR", "total_steps", total_steps, low=1)
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
@@ -131,16 +126,11 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     learning_rate each time; T_i starts at T_0 and grows by T_mult at every restart."""
 
     def __init__(self, learning_rate, T_0, T_mult=1, eta_min=0, last_epoch=-1, verbose=False):
-        if not isinstance(T_0, int) or T_0 <= 0:
-            raise ValueError(f"CosineAnnealingWarmRestarts: T_0 must be a positive int, got "
-                             f"{T_0!r}")
-        if not isinstance(T_mult, int) or T_mult < 1:
-            raise ValueError(f"CosineAnnealingWarmRestarts: T_mult must be an int >= 1, got "
-                             f"{T_mult!r}")
-        self.T_0 = self.T_i = T_0
-        self.T_mult = T_mult
-        self.eta_min = float(eta_min)
-        self.T_cur = last_epoch
+        fn = "CosineAnnealingWarmRestarts"
+        self.T_0 = self.T_i = count(fn, "T_0", T_0, low=1)
+        self.T_mult = count(fn, "T_mult", T_mult, low=1)
+        self.eta_min = _number(eta_min, "eta_min", fn)
+        self.T_cur = count(fn, "last_epoch", last_epoch, low=-1)
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
@@ -156,10 +146,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             if self.T_cur >= self.T_i:
                 self.T_cur -= self.T_i
                 self.T_i *= self.T_mult
-        elif epoch < 0:
-            raise ValueError(f"CosineAnnealingWarmRestarts: epoch must not be negative, got "
-                             f"{epoch}")
-        elif epoch >= self.T_0:
+        elif _epoch("CosineAnnealingWarmRestarts", epoch) >= self.T_0:
             if self.T_mult == 1:
                 self.T_cur = epoch % self.T_0
             else:

@@ -3,22 +3,26 @@ import numbers
 
 import numpy as np
 
-from .lr import LRScheduler, _number
+from ..framework import arguments
+from ..framework.arguments import choice, count, flag, real
+from .lr import LRScheduler, _epoch, _number
 
 
 def _metric_value(metrics):
     if isinstance(metrics, bool):
-        raise TypeError("ReduceOnPlateau.step: metrics must be a number or a one-element tensor")
+        raise arguments.ArgumentTypeError("ReduceOnPlateau.step: metrics must be a number or a "
+                                          "one-element tensor, got bool")
     if isinstance(metrics, numbers.Real):
         return float(metrics)
     if hasattr(metrics, "numpy") or isinstance(metrics, np.ndarray):
         array = np.asarray(metrics.numpy() if hasattr(metrics, "numpy") else metrics)
-        if array.size != 1:
-            raise ValueError(f"ReduceOnPlateau.step: metrics must hold one value, got shape "
-                             f"{list(array.shape)} (take its mean first)")
+        if array.size != 1 or array.dtype.kind not in "biuf":
+            raise arguments.ArgumentError(f"ReduceOnPlateau.step: metrics must hold one "
+                                          f"value, a number, got shape {list(array.shape)} "
+                                          f"of {array.dtype} (take its mean first)")
         return float(array.reshape(-1)[0])
-    raise TypeError(f"ReduceOnPlateau.step: metrics must be a number or a one-element tensor, "
-                    f"got {type(metrics).__name__}")
+    raise arguments.ArgumentTypeError(f"ReduceOnPlateau.step: metrics must be a number or a "
+                                      f"one-element tensor, got {type(metrics).__name__}")
 
 
 class ReduceOnPlateau(LRScheduler):
@@ -28,28 +32,25 @@ class ReduceOnPlateau(LRScheduler):
 
     def __init__(self, learning_rate, mode="min", factor=0.1, patience=10, threshold=1e-4,
                  threshold_mode="rel", cooldown=0, min_lr=0, epsilon=1e-8, verbose=False):
-        mode, threshold_mode = mode.lower(), threshold_mode.lower()
-        if mode not in ("min", "max"):
-            raise ValueError(f"ReduceOnPlateau: mode must be 'min' or 'max', got {mode!r}")
-        if threshold_mode not in ("rel", "abs"):
-            raise ValueError(f"ReduceOnPlateau: threshold_mode must be 'rel' or 'abs', got "
-                             f"{threshold_mode!r}")
-        if factor >= 1.0:
-            raise ValueError(f"ReduceOnPlateau: factor must be below 1.0, got {factor}")
-        self.mode = mode
-        self.factor = float(factor)
-        self.patience = patience
-        self.threshold = float(threshold)
-        self.threshold_mode = threshold_mode
-        self.cooldown = cooldown
-        self.min_lr = float(min_lr)
-        self.epsilon = float(epsilon)
+        fn = "ReduceOnPlateau"
+        if isinstance(mode, str):
+            mode = mode.lower()
+        if isinstance(threshold_mode, str):
+            threshold_mode = threshold_mode.lower()
+        self.mode = choice(fn, "mode", mode, ("min", "max"))
+        self.factor = real(fn, "factor", factor, below=1.0)
+        self.patience = count(fn, "patience", patience)
+        self.threshold = _number(threshold, "threshold", fn)
+        self.threshold_mode = choice(fn, "threshold_mode", threshold_mode, ("rel", "abs"))
+        self.cooldown = count(fn, "cooldown", cooldown)
+        self.min_lr = _number(min_lr, "min_lr", fn)
+        self.epsilon = _number(epsilon, "epsilon", fn)
         self.cooldown_counter = 0
         self.best = None
         self.num_bad_epochs = 0
-        self.base_lr = self.last_lr = _number(learning_rate, "learning_rate")
+        self.base_lr = self.last_lr = _number(learning_rate, "learning_rate", fn)
         self.last_epoch = 0
-        self.verbose = verbose
+        self.verbose = flag(fn, "verbose", verbose)
         self._var_name = None
 
     def state_keys(self):
@@ -57,7 +58,8 @@ class ReduceOnPlateau(LRScheduler):
 
     def step(self, metrics, epoch=None):
         """Records one value of the monitored metric (a number or a one-element tensor)."""
-        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        self.last_epoch = self.last_epoch + 1 if epoch is None else _epoch("ReduceOnPlateau",
+                                                                          epoch)
         current = _metric_value(metrics)
         if self.cooldown_counter > 0:
             self.cooldown_counter -= 1

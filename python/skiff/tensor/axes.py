@@ -18,7 +18,7 @@ def permute(input, *dims):
     """input with its axes permuted (dims as a list or as separate ints)."""
     if len(dims) == 1 and not isinstance(dims[0], int):
         dims = dims[0]
-    return transpose(input, list(dims))
+    return transpose(input, arguments.integers("permute", "dims", dims))
 
 
 def swapaxes(x, perm, name=None):
@@ -111,10 +111,10 @@ def ravel(input):
 
 
 def _atleast(n, inputs):
-    def widen(t):
+    def widen(i, t):
         if not is_tensor(t):
-            from .creation import to_tensor
-            t = to_tensor(t)
+            from .creation import data_tensor
+            t = data_tensor(f"atleast_{n}d", f"inputs[{i}]", t)
         shape = list(t.shape)
         if len(shape) >= n:
             return t
@@ -124,7 +124,7 @@ def _atleast(n, inputs):
             return reshape(t, [1] + shape + [1])
         return reshape(t, [1] * (n - len(shape)) + shape)
 
-    out = [widen(t) for t in inputs]
+    out = [widen(i, t) for i, t in enumerate(inputs)]
     return out[0] if len(out) == 1 else out
 
 

@@ -32,7 +32,7 @@ def _check_operands(fn, x, y):
 def _binary(op, doc):
     def f(x, y, out=None, name=None):
         _check_operands(op, x, y)
-        return apply(op, *as_operands(x, y), out=_out(out))
+        return apply(op, *as_operands(x, y, op), out=_out(out))
 
     f.__name__ = op
     f.__doc__ = doc
@@ -88,13 +88,13 @@ def lcm(x, y, name=None):
 def _in_place(fn):
     def f(x, y, *args, name=None, **kwargs):
         _check_tensor(fn.__name__ + "_", "x", x)
-        result = fn(x, y, *args, **kwargs)
+        result = arguments.forward_call(fn.__name__ + "_", fn, x, y, *args, **kwargs)
         if list(result.shape) != list(x.shape):
             raise ValueError(f"{fn.__name__}_: the broadcast shape {list(result.shape)} "
                              f"differs from x's shape {list(x.shape)}")
         return apply("assign", result, out=[x])
 
-    f.__name__ = fn.__name__ + "_"
+    f.__name__ = f.__qualname__ = fn.__name__ + "_"
     f.__doc__ = f"{fn.__name__}, written into x."
     return accepts(y=OPERAND)(f)
 

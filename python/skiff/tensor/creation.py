@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _C
 from .._C import Tensor
-from ..framework import dtype as dt
+from ..framework import arguments, dtype as dt
 from ..framework.core import apply
 from ..framework.tensor_params import OPERAND, TENSOR, accepts
 from ..framework.mode import mode
@@ -22,16 +22,60 @@ e = _math.e
 inf = float("inf")
 nan = float("nan")
 
-def _as_array(data, dtype):
+def _as_array(data, dtype, fn="to_tensor", param="data"):
+    """``data`` as a numpy array of a skiff dtype (``dtype``, or the one its values ask
+    for); data that holds no numbers, ragged lists and integers past 64 bits are refused
+    naming the public function ``fn`` and its parameter."""
     if dtype is not None:
-        want = dt.numpy_dtype(dtype)
-        arr = np.asarray(data)
+        want = dt.numpy_dtype(arguments.dtype(fn, dtype))
+        arr = _numbers_array(data, fn, param)
         return arr if arr.dtype == want else arr.astype(want)
-    arr = np.asarray(data)
+    arr = _numbers_array(data, fn, param)
     if arr.dtype.kind == "f" and not isinstance(data, np.ndarray) and arr.dtype != np.float32:
         return arr.astype(dt.get_default_dtype())  # Python floats: the default float dtype
     name = dt.dtype_name(arr.dtype)
     return arr if arr.dtype == np.dtype(name) else arr.astype(name)
+
+
+def _numbers_array(data, fn, param):
+    """np.asarray(data) when it holds bools, integers or real floats; ArgumentError or
+    ArgumentTypeError naming fn and param otherwise."""
+    try:
+        arr = np.asarray(data)
+    except ValueError:  # numpy: "setting an array element with a sequence"
+        raise arguments.ArgumentError(f"{fn}: {param} is a ragged nested sequence (its rows "
+                                      f"differ in length, or mix numbers and lists)") from None
+    if arr.dtype.kind in "biuf":
+        return arr
+    got = _data_kind(data, arr)
+    if arr.dtype.kind == "O" and arr.ndim > 0:
+        for v in arr.flat:
+            if isinstance(v, numbers.Integral) and not -2**63 <= v < 2**64:
+                raise arguments.ArgumentError(f"{fn}: {param} holds the integer {v}, past the "
+                                              f"64 bits a skiff dtype holds")
+            if not isinstance(v, numbers.Real):
+                got = f"a {type(data).__name__} holding a {type(v).__name__}"
+                break
+    raise arguments.ArgumentTypeError(f"{fn}: {param} must be a number, a nested list of "
+                                      f"numbers, an array or a Tensor, got {got}")
+
+
+def _data_kind(data, arr):
+    """How a message names data that holds no numbers skiff stores."""
+    if isinstance(data, np.ndarray):
+        return f"an array of {arr.dtype}"
+    if isinstance(data, (list, tuple)):
+        return f"a {type(data).__name__} holding {arr.dtype.name} values"
+    return type(data).__name__
+
+
+def data_tensor(fn, param, data, dtype=None):
+    """A Tensor holding a copy of ``data`` (numbers, nested lists, an array) that the public
+    function ``fn`` takes as its parameter ``param``; errors name both."""
+    arr = _as_array(data, dtype, fn, param)
+    if not arr.flags.c_contiguous:
+        arr = np.ascontiguousarray(arr)
+    return _C.tensor_from_array(arr, arr is data or arr.base is not None)
 
 
 def _tensor_of_array(data, dtype, share):
@@ -80,56 +124,83 @@ def to_dlpack(x):
     return x.__dlpack__()
 
 
-def _shape_list(shape):
-    if isinstance(shape, Tensor):
-        return [int(v) for v in shape.numpy().reshape(-1)]
-    if isinstance(shape, (int, np.integer)):
-        return [int(shape)]
-    return [int(s.item()) if isinstance(s, Tensor) else int(s) for s in shape]
+def _shape_list(shape, fn="full"):
+    """The dims of the shape argument of the public function ``fn`` (see arguments.shape)."""
+    return arguments.shape(fn, shape)
+
+
+def _fill_value(fn, value):
+    """A fill value as a float: a number, a Tensor of one element or, as Paddle takes, a
+    string holding a number."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            raise arguments.ArgumentError(f"{fn}: fill_value must be a number, got the "
+                                          f"string {value!r}") from None
+    return arguments.number(fn, "fill_value", value)
+
+
+def _float_dtype(fn, dtype):
+    """The dtype argument of ``fn`` as a name: the default float dtype when None."""
+    return arguments.dtype(fn, dt.get_default_dtype() if dtype is None else dtype)
+
+
+def _filled(fn, shape, fill_value, dtype):
+    """The tensor the creation function ``fn`` makes: ``shape`` filled with ``fill_value``
+    (a bool, int64 or default-float tensor when ``dtype`` is None, by fill_value's kind)."""
+    if dtype is None:
+        dtype = "bool" if isinstance(fill_value, bool) else (
+            "int64" if isinstance(fill_value, (int, np.integer)) else dt.get_default_dtype())
+    dtype = arguments.dtype(fn, dtype)
+    if mode.static and isinstance(shape, (list, tuple)):
+        from ..jit.static_control import full_with_run_dims, is_static_var
+        if any(is_static_var(s) for s in shape):  # x.shape[0] of an unknown dim
+            return full_with_run_dims(shape, _fill_value(fn, fill_value), dtype)
+    return apply("fill_constant", attrs={"shape": arguments.shape(fn, shape),
+                                         "value": _fill_value(fn, fill_value),
+                                         "dtype": dtype})
 
 
 def full(shape, fill_value, dtype=None, name=None):
     """A tensor of ``shape`` filled with ``fill_value``."""
-    if dtype is None:
-        dtype = "bool" if isinstance(fill_value, bool) else (
-            "int64" if isinstance(fill_value, (int, np.integer)) else dt.get_default_dtype())
-    if mode.static and isinstance(shape, (list, tuple)):
-        from ..jit.static_control import full_with_run_dims, is_static_var
-        if any(is_static_var(s) for s in shape):  # x.shape[0] of an unknown dim
-            return full_with_run_dims(shape, fill_value, dt.dtype_name(dtype))
-    return apply("fill_constant", attrs={"shape": _shape_list(shape),
-                                         "value": float(fill_value),
-                                         "dtype": dt.dtype_name(dtype)})
+    return _filled("full", shape, fill_value, dtype)
 
 
 def zeros(shape, dtype=None, name=None):
-    return full(shape, 0.0, dtype or dt.get_default_dtype())
+    return _filled("zeros", shape, 0.0, _float_dtype("zeros", dtype))
 
 
 def ones(shape, dtype=None, name=None):
-    return full(shape, 1.0, dtype or dt.get_default_dtype())
+    return _filled("ones", shape, 1.0, _float_dtype("ones", dtype))
 
 
 def empty(shape, dtype=None, name=None):
-    return zeros(shape, dtype)
+    return _filled("empty", shape, 0.0, _float_dtype("empty", dtype))
+
+
+def _filled_like(fn, x, fill_value, dtype):
+    """A tensor shaped like ``x`` filled with ``fill_value`` (``x``'s dtype by default)."""
+    return apply("fill_any_like", x, attrs={
+        "value": _fill_value(fn, fill_value),
+        "dtype": arguments.dtype(fn, dtype) if dtype is not None else ""})
 
 
 def full_like(x, fill_value, dtype=None, name=None):
     """A tensor shaped like ``x`` filled with ``fill_value`` (``x``'s dtype by default)."""
-    return apply("fill_any_like", x, attrs={"value": float(fill_value),
-                                            "dtype": dt.dtype_name(dtype) if dtype else ""})
+    return _filled_like("full_like", x, fill_value, dtype)
 
 
 def zeros_like(x, dtype=None, name=None):
-    return full_like(x, 0.0, dtype)
+    return _filled_like("zeros_like", x, 0.0, dtype)
 
 
 def ones_like(x, dtype=None, name=None):
-    return full_like(x, 1.0, dtype)
+    return _filled_like("ones_like", x, 1.0, dtype)
 
 
 def empty_like(x, dtype=None, name=None):
-    return full_like(x, 0.0, dtype)
+    return _filled_like("empty_like", x, 0.0, dtype)
 
 
 def arange(start=0, end=None, step=1, dtype=None, name=None):
@@ -139,13 +210,36 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
     bounds = (start, end, step)
     if mode.static:
         return _arange_in_program(bounds, dtype)
-    vals = [v.item() if isinstance(v, Tensor) else v for v in bounds]
+    vals = [_bound("arange", p, v) for p, v in zip(("start", "end", "step"), bounds)]
     if dtype is None:
-        integral = all(isinstance(v, (int, np.integer)) for v in vals)
+        integral = all(isinstance(v, int) for v in vals)
         dtype = "int64" if integral else dt.get_default_dtype()
+    _check_length("arange", *vals)
     return apply("arange", None, None, None,
                  attrs={"start": float(vals[0]), "end": float(vals[1]), "step": float(vals[2]),
-                        "dtype": dt.dtype_name(dtype)})
+                        "dtype": arguments.dtype("arange", dtype)})
+
+
+def _bound(fn, param, value):
+    """A bound of a range (a real number or a Tensor of one element) as a Python int or
+    float (integers, numpy's and bools included, stay ints)."""
+    if isinstance(value, (numbers.Integral, np.integer)):
+        return int(value)
+    if isinstance(value, Tensor):
+        arguments.number(fn, param, value)  # one element
+        return value.item()
+    return arguments.number(fn, param, value)
+
+
+def _check_length(fn, start, end, step):
+    """Refuses a range of more values than a tensor holds (checked before the op sizes
+    it; a zero or non-finite step is the op's to refuse)."""
+    if step != 0 and _math.isfinite(start) and _math.isfinite(end) and _math.isfinite(step):
+        n = (end - start) / step
+        if n > 2**62:
+            raise arguments.ArgumentError(
+                f"{fn}: start {start}, end {end} and step {step} give {n:.3g} values, more "
+                f"than a tensor holds")
 
 
 def _arange_in_program(bounds, dtype):
@@ -166,9 +260,9 @@ def _arange_in_program(bounds, dtype):
 
 def linspace(start, stop, num, dtype=None, name=None):
     """``num`` evenly spaced values from ``start`` to ``stop`` (both included)."""
-    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, stop, num)]
-    start, stop, num = float(vals[0]), float(vals[1]), int(vals[2])
-    name = dt.dtype_name(dtype or dt.get_default_dtype())
+    start, stop = (float(_bound("linspace", p, v)) for p, v in (("start", start), ("stop", stop)))
+    num = _whole("linspace", "num", num)
+    name = _float_dtype("linspace", dtype)
     if num == 1:
         return full([1], start, name)
     step = (stop - start) / (num - 1)
@@ -177,28 +271,40 @@ def linspace(start, stop, num, dtype=None, name=None):
     return out if name == "float64" else apply("cast", out, attrs={"out_dtype": name})
 
 
+def _whole(fn, param, value, low=0):
+    """A count such as linspace's num (an integer >= low, or a float holding one, as Paddle
+    takes) as an int."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return arguments.count(fn, param, value, low)
+
+
 def _positions(n, shape):
     return apply("reshape", arange(0, n, 1, "int64"), attrs={"shape": shape})
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None):
     """A [num_rows, num_columns] matrix with ones on the diagonal, zeros elsewhere."""
-    rows = int(num_rows)
-    cols = rows if num_columns is None else int(num_columns)
+    rows = arguments.count("eye", "num_rows", num_rows)
+    cols = rows if num_columns is None else arguments.count("eye", "num_columns", num_columns)
+    name = _float_dtype("eye", dtype)
     on_diagonal = apply("equal", _positions(rows, [-1, 1]), _positions(cols, [1, -1]))
-    name = dt.dtype_name(dtype or dt.get_default_dtype())
     return apply("cast", on_diagonal, attrs={"out_dtype": name})
 
 
 def tril(x, diagonal=0, name=None):
     """x with the entries above the ``diagonal``-th diagonal of its last two dims set to
     0 (diagonal > 0: above the main one)."""
-    return apply("tril_triu", x, attrs={"diagonal": int(diagonal), "lower": True})
+    return apply("tril_triu", x, attrs={"diagonal": arguments.integer("tril", "diagonal",
+                                                                      diagonal),
+                                        "lower": True})
 
 
 def triu(x, diagonal=0, name=None):
     """x with the entries below the ``diagonal``-th diagonal of its last two dims set to 0."""
-    return apply("tril_triu", x, attrs={"diagonal": int(diagonal), "lower": False})
+    return apply("tril_triu", x, attrs={"diagonal": arguments.integer("triu", "diagonal",
+                                                                      diagonal),
+                                        "lower": False})
 
 
 def meshgrid(*args, **kwargs):
@@ -206,7 +312,14 @@ def meshgrid(*args, **kwargs):
     args[i] along dim i ('ij' indexing)."""
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         args = tuple(args[0])
-    sizes = [int(a.shape[0]) for a in args]
+    if not args:
+        raise arguments.ArgumentError("meshgrid: needs at least one Tensor")
+    for i, a in enumerate(args):
+        arguments.tensor("meshgrid", f"args[{i}]", a)
+        if len(a.shape) > 1:
+            raise arguments.ArgumentError(f"meshgrid: args[{i}] must be 0-D or 1-D, got "
+                                          f"shape {list(a.shape)}")
+    sizes = [int(a.shape[0]) if a.shape else 1 for a in args]
     out = []
     for i, a in enumerate(args):
         view = [1] * len(args)
@@ -220,7 +333,7 @@ def meshgrid(*args, **kwargs):
 def assign(x, output=None):
     """A copy of ``x`` (a Tensor or array-like); written into ``output`` when given."""
     if not isinstance(x, Tensor):
-        x = to_tensor(x)
+        x = data_tensor("assign", "x", x)
     y = apply("assign", x)
     if output is not None:
         output._set_value(y)
@@ -234,9 +347,10 @@ def clone(x, name=None):
 
 def logspace(start, stop, num, base=10.0, dtype=None, name=None):
     """``num`` values base**e for e evenly spaced from ``start`` to ``stop``."""
-    base = base.item() if isinstance(base, Tensor) else float(base)
-    name = dt.dtype_name(dtype or dt.get_default_dtype())
-    exps = linspace(start, stop, num, "float64")
+    base = arguments.number("logspace", "base", base)
+    name = _float_dtype("logspace", dtype)
+    start, stop = (_bound("logspace", p, v) for p, v in (("start", start), ("stop", stop)))
+    exps = linspace(start, stop, _whole("logspace", "num", num), "float64")
     out = apply("elementwise_pow", full([], base, "float64"), exps)
     if name in ("int32", "int64"):
         out = apply("round", out)
@@ -244,15 +358,15 @@ def logspace(start, stop, num, base=10.0, dtype=None, name=None):
 
 
 def _triangle_indices(fn, row, col, offset, dtype, lower):
-    row, col = int(row), int(row if col is None else col)
-    if row < 0 or col < 0:
-        raise ValueError(f"{fn}: row and col must be >= 0, got {row} and {col}")
+    row = arguments.count(fn, "row", row)
+    col = row if col is None else arguments.count(fn, "col", col)
+    offset = arguments.integer(fn, "offset", offset)
+    name = arguments.dtype(fn, dtype)
     # column - row <= offset below (and on) the diagonal, >= offset above
     gap = apply("elementwise_sub", _positions(col, [1, -1]), _positions(row, [-1, 1]))
     keep = apply("less_equal" if lower else "greater_equal", gap,
-                 full([], int(offset), "int64"))
+                 full([], offset, "int64"))
     idx = apply("transpose", apply("where_index", keep), attrs={"axis": [1, 0]})
-    name = dt.dtype_name(dtype)
     return idx if name == "int64" else apply("cast", idx, attrs={"out_dtype": name})
 
 
@@ -296,11 +410,16 @@ def range(start=0, end=None, step=1, dtype=None, *, out=None, device=None,
                            for v in (start, end, step)):
         raise _C.Error("range: in a program start, end and step must be Python numbers "
                        "(use arange for bounds known only when the program runs)")
-    start, end, step = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = [_bound("range", p, v) for p, v in (("start", start), ("end", end),
+                                                          ("step", step))]
     if step == 0:
-        raise ValueError("range: step must not be 0")
+        raise arguments.ArgumentError("range: step must not be 0")
+    if not all(_math.isfinite(v) for v in (start, end, step)):
+        raise arguments.ArgumentError(f"range: start, end and step must be finite, got "
+                                      f"{start}, {end} and {step}")
+    _check_length("range", start, end, step)
     count = max(int(_math.floor((end - start) / step)) + 1, 0)
-    name_ = dt.dtype_name(dtype or dt.get_default_dtype())
+    name_ = _float_dtype("range", dtype)
     wide = apply("scale", arange(0, count, 1, "float64"),
                  attrs={"scale": float(step), "bias": float(start)})
     result = wide if name_ == "float64" else apply("cast", wide, attrs={"out_dtype": name_})

@@ -2,6 +2,7 @@
 repeated within one operand), reduce_sum (a label no one else needs), and
 transpose/reshape/matmul for each pair of operands, left to right."""
 from .. import _C
+from ..framework import arguments
 from ..framework.core import apply
 from .axes import diagonal
 from .linalg import matmul
@@ -123,7 +124,10 @@ def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not isinstance(equation, str):
-        raise TypeError(f"einsum: equation must be a str, got {type(equation).__name__}")
+        raise arguments.ArgumentTypeError(f"einsum: equation must be a str, got "
+                                          f"{type(equation).__name__}")
+    for i, x in enumerate(operands):
+        arguments.tensor("einsum", f"operands[{i}]", x)
     eq = equation.replace(" ", "")
     if eq.count("->") > 1:
         raise _error(equation, "more than one '->'")

@@ -19,17 +19,17 @@ def inplace(type, x, *inputs, attrs=None):
 
 @accepts(y=OPERAND)
 def add_(x, y, name=None):
-    return inplace("elementwise_add", x, *as_operands(x, y))
+    return inplace("elementwise_add", x, *as_operands(x, y, "add_"))
 
 
 @accepts(y=OPERAND)
 def subtract_(x, y, name=None):
-    return inplace("elementwise_sub", x, *as_operands(x, y))
+    return inplace("elementwise_sub", x, *as_operands(x, y, "subtract_"))
 
 
 @accepts(y=OPERAND)
 def multiply_(x, y, name=None):
-    return inplace("elementwise_mul", x, *as_operands(x, y))
+    return inplace("elementwise_mul", x, *as_operands(x, y, "multiply_"))
 
 
 def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):

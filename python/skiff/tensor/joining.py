@@ -115,14 +115,15 @@ def dsplit(x, num_or_indices, name=None):
 
 def broadcast_shapes(*shapes):
     """The shape the given shapes broadcast to (numpy's rules), as a list."""
+    shapes = [arguments.integers("broadcast_shapes", f"shapes[{i}]", s)
+              for i, s in enumerate(shapes)]
     rank = max((len(s) for s in shapes), default=0)
     out = [1] * rank
     for shape in shapes:
-        shape = [int(d) for d in shape]
         for i, d in enumerate(shape):
             j = rank - len(shape) + i
             if d != out[j] and d != 1 and out[j] != 1:
-                raise ValueError(f"broadcast_shape: shapes {[list(s) for s in shapes]} do "
+                raise ValueError(f"broadcast_shape: shapes {shapes} do "
                                  f"not broadcast (dim {d} against {out[j]})")
             out[j] = d if out[j] == 1 else out[j]
     return out

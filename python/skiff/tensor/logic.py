@@ -15,7 +15,7 @@ __all__ = ["equal", "not_equal", "less_than", "less_equal", "greater_than", "gre
 
 def _compare(op):
     def f(x, y, name=None):
-        return apply(op, *as_operands(x, y))
+        return apply(op, *as_operands(x, y, op))
 
     f.__name__ = op
     f.__doc__ = f"Elementwise {op.replace('_', ' ')} (a bool tensor, broadcast)."
@@ -41,7 +41,7 @@ def _as_bool(x):
 
 def _logical(op):
     def f(x, y, out=None, name=None):
-        x, y = as_operands(x, y)
+        x, y = as_operands(x, y, op)
         return apply(op, _as_bool(x), _as_bool(y), out=None if out is None else [out])
 
     f.__name__ = op
@@ -98,12 +98,19 @@ def is_empty(x, name=None):
 
 
 def _in_place(fn):
-    def f(x, *args, name=None):
-        return apply("assign", fn(x, *args), out=[x])
+    """fn (a comparison or logical function of x and y) written into x, with fn's
+    parameters (so that a missing argument is reported for the function called)."""
+    def f(x, y, name=None):
+        return apply("assign", fn(x, y), out=[x])
 
-    f.__name__ = fn.__name__ + "_"
+    f.__name__ = f.__qualname__ = fn.__name__ + "_"
     f.__doc__ = f"{fn.__name__}, written into x (which becomes a bool tensor)."
-    return f
+    return accepts(y=OPERAND)(f)
+
+
+def logical_not_(x, name=None):
+    """logical_not, written into x (which becomes a bool tensor)."""
+    return apply("assign", logical_not(x), out=[x])
 
 
 equal_ = _in_place(equal)
@@ -115,7 +122,6 @@ greater_equal_ = _in_place(greater_equal)
 logical_and_ = _in_place(logical_and)
 logical_or_ = _in_place(logical_or)
 logical_xor_ = _in_place(logical_xor)
-logical_not_ = _in_place(logical_not)
 
 
 def isin(x, test_x, assume_unique=False, invert=False, name=None):

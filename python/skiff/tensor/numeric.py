@@ -1,6 +1,7 @@
 """Value clean-up, differences and integrals: nan_to_num, diff, trapezoid and
 cumulative_trapezoid (Paddle's paddle.tensor.math)."""
-from ..framework import arguments, dtype as dt
+from ..framework import arguments
+from ..framework.dtype_limits import finfo
 from ..framework.core import apply
 from .manipulation import concat
 from .scalars import constant, dtype_name_of, is_tensor
@@ -14,7 +15,7 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
     name_ = dtype_name_of(x)
     if name_ not in ("float32", "float64", "bfloat16"):
         return apply("assign", x)
-    info = dt.finfo(name_)
+    info = finfo(name_)
     big = info.max if posinf is None else float(posinf)
     low = info.min if neginf is None else float(neginf)
     zero = constant(0, name_)

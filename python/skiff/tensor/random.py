@@ -3,36 +3,50 @@ generator (seed 0) that skiff.seed(n) restarts, so a script repeats its draws af
 seeding; a nonzero ``seed`` argument gives the same values every time."""
 from ..framework import arguments, dtype as dt
 from ..framework.core import apply
-from .creation import _shape_list
 
 __all__ = ["uniform", "rand", "randn", "standard_normal", "normal", "randint", "randint_like",
            "randperm", "rand_like", "randn_like", "bernoulli", "bernoulli_", "multinomial"]
 
 
-def _float_name(dtype):
-    return dt.dtype_name(dtype or dt.get_default_dtype())
+def _float_name(fn, dtype):
+    """The dtype argument of the random function ``fn``: a name, the default float dtype
+    when None."""
+    return arguments.dtype(fn, dt.get_default_dtype() if dtype is None else dtype)
+
+
+def _uniform(fn, shape, dtype, low, high, seed=0):
+    """Uniform samples in [low, high) for the public function ``fn``."""
+    return apply("uniform_random", attrs={
+        "shape": arguments.shape(fn, shape), "min": arguments.number(fn, "min", low),
+        "max": arguments.number(fn, "max", high), "seed": arguments.integer(fn, "seed", seed),
+        "dtype": _float_name(fn, dtype)})
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
     """Uniform samples in [min, max); a nonzero ``seed`` gives the same values every time."""
-    return apply("uniform_random", attrs={"shape": _shape_list(shape), "min": float(min),
-                                          "max": float(max), "seed": int(seed),
-                                          "dtype": _float_name(dtype)})
+    return _uniform("uniform", shape, dtype, min, max, seed)
 
 
 def rand(shape, dtype=None, name=None):
     """Uniform samples in [0, 1)."""
-    return uniform(shape, dtype, 0.0, 1.0)
+    return _uniform("rand", shape, dtype, 0.0, 1.0)
+
+
+def _gaussian(fn, shape, dtype, mean=0.0, std=1.0):
+    """Normal samples of ``mean`` and ``std`` for the public function ``fn``."""
+    return apply("gaussian_random", attrs={
+        "shape": arguments.shape(fn, shape), "mean": arguments.number(fn, "mean", mean),
+        "std": arguments.number(fn, "std", std), "seed": 0, "dtype": _float_name(fn, dtype)})
 
 
 def randn(shape, dtype=None, name=None):
     """Standard normal samples."""
-    return apply("gaussian_random", attrs={"shape": _shape_list(shape), "mean": 0.0,
-                                           "std": 1.0, "seed": 0,
-                                           "dtype": _float_name(dtype)})
+    return _gaussian("randn", shape, dtype)
 
 
-standard_normal = randn
+def standard_normal(shape, dtype=None, name=None):
+    """Standard normal samples."""
+    return _gaussian("standard_normal", shape, dtype)
 
 
 def normal(mean=0.0, std=1.0, shape=None, name=None):
@@ -45,31 +59,31 @@ def normal(mean=0.0, std=1.0, shape=None, name=None):
                                             "seed": 0, "dtype": ref.dtype.name})
         from .math import add, multiply
         return add(multiply(z, std), mean)
-    return apply("gaussian_random", attrs={"shape": _shape_list(shape), "mean": float(mean),
-                                           "std": float(std), "seed": 0,
-                                           "dtype": dt.get_default_dtype()})
+    if shape is None:
+        raise arguments.ArgumentError("normal: shape is needed when mean and std are numbers")
+    return _gaussian("normal", shape, None, mean, std)
 
 
 def randint(low=0, high=None, shape=[1], dtype=None, name=None):
     """Integers uniform in [low, high) (in [0, low) when high is None)."""
+    low = arguments.integer("randint", "low", low)
     if high is None:
         low, high = 0, low
-    low, high = int(low), int(high)
+    high = arguments.integer("randint", "high", high)
+    name = arguments.dtype("randint", "int64" if dtype is None else dtype)
     if high <= low:
-        from .._C import Error
-        raise Error(f"randint: high ({high}) must be above low ({low})")
-    u = apply("uniform_random", attrs={"shape": _shape_list(shape), "min": 0.0,
+        raise arguments.ArgumentError(f"randint: high ({high}) must be above low ({low})")
+    u = apply("uniform_random", attrs={"shape": arguments.shape("randint", shape), "min": 0.0,
                                        "max": float(high - low), "seed": 0,
                                        "dtype": "float64"})
     ints = apply("cast", u, attrs={"out_dtype": "int64"})  # truncates: in [0, high - low)
     ints = apply("scale", ints, attrs={"scale": 1.0, "bias": float(low)})
-    name = dt.dtype_name(dtype or "int64")
     return ints if name == "int64" else apply("cast", ints, attrs={"out_dtype": name})
 
 
 def randint_like(x, low=0, high=None, dtype=None, name=None):
     """randint with x's shape (and dtype unless given)."""
-    return randint(low, high, list(x.shape), dtype or x.dtype)
+    return randint(low, high, list(x.shape), x.dtype if dtype is None else dtype)
 
 
 def randperm(n, dtype="int64", name=None):
@@ -78,32 +92,33 @@ def randperm(n, dtype="int64", name=None):
     keys = uniform([n], "float64", 0.0, 1.0)
     perm = apply("top_k", keys, attrs={"k": n, "axis": -1, "largest": False,
                                        "sorted": True})[1]
-    name = dt.dtype_name(dtype)
+    name = arguments.dtype("randperm", dtype)
     return perm if name == "int64" else apply("cast", perm, attrs={"out_dtype": name})
 
 
 def rand_like(input, name=None, *, dtype=None, device=None, requires_grad=False):
     """Uniform samples in [0, 1) shaped like ``input`` (its dtype unless given)."""
-    out = uniform(list(input.shape), dtype or input.dtype, 0.0, 1.0)
+    out = _uniform("rand_like", list(input.shape), input.dtype if dtype is None else dtype,
+                   0.0, 1.0)
     out.stop_gradient = not requires_grad
     return out
 
 
 def randn_like(x, dtype=None, name=None, *, device=None, requires_grad=False):
     """Standard normal samples shaped like ``x`` (its dtype unless given)."""
-    out = randn(list(x.shape), dtype or x.dtype)
+    out = _gaussian("randn_like", list(x.shape), x.dtype if dtype is None else dtype)
     out.stop_gradient = not requires_grad
     return out
 
 
-def _draw_below(shape, p, like):
+def _draw_below(fn, shape, p, like):
     """1 where a uniform draw falls below the probability ``p`` (a tensor or a number),
-    else 0, in ``like``'s dtype."""
+    else 0, in ``like``'s dtype (for the public function ``fn``)."""
     name = like.dtype.name
     u = uniform(shape, "float64" if name == "float64" else "float32", 0.0, 1.0)
-    if not hasattr(p, "shape"):
+    if not arguments.is_tensor(p):
         from .scalars import constant
-        p = constant(float(p), u.dtype.name)
+        p = constant(arguments.number(fn, "p", p), u.dtype.name)
     elif p.dtype.name != u.dtype.name:
         p = apply("cast", p, attrs={"out_dtype": u.dtype.name})
     return apply("cast", apply("less_than", u, p), attrs={"out_dtype": name})
@@ -111,12 +126,12 @@ def _draw_below(shape, p, like):
 
 def bernoulli(x, p=None, name=None):
     """0/1 samples shaped like x, 1 with probability x (or with ``p`` when given)."""
-    return _draw_below(list(x.shape), x if p is None else p, x)
+    return _draw_below("bernoulli", list(x.shape), x if p is None else p, x)
 
 
 def bernoulli_(x, p=0.5, name=None):
     """x filled, in place, with 0/1 samples that are 1 with probability p."""
-    return apply("assign", _draw_below(list(x.shape), p, x), out=[x])
+    return apply("assign", _draw_below("bernoulli_", list(x.shape), p, x), out=[x])
 
 
 def multinomial(x, num_samples=1, replacement=False, name=None):
@@ -125,7 +140,7 @@ def multinomial(x, num_samples=1, replacement=False, name=None):
     from .._C import Error
     if len(x.shape) not in (1, 2):
         raise Error(f"multinomial: x must be 1-D or 2-D, got {list(x.shape)}")
-    k = int(num_samples)
+    k = arguments.count("multinomial", "num_samples", num_samples)
     c = x.shape[-1]
     w = x if x.dtype.name == "float64" else apply("cast", x, attrs={"out_dtype": "float64"})
     rows = list(x.shape[:-1])

@@ -3,10 +3,10 @@ exponential_), paddle.log_normal, and the generator state functions
 (get_rng_state / set_rng_state); all draw from the process-wide generator."""
 import math as _pymath
 
+from ..framework import arguments
 from ..framework.core import apply
 from ..framework.random import (get_cuda_rng_state, get_rng_state, set_cuda_rng_state,
                                 set_rng_state)
-from .creation import _shape_list
 from .scalars import constant, is_tensor
 
 __all__ = ["normal_", "log_normal", "log_normal_", "cauchy_", "geometric_", "exponential_",
@@ -20,6 +20,11 @@ def _float_tensor(fn, x):
     if name not in ("float32", "float64"):
         raise TypeError(f"{fn}: x must be float32 or float64, got {name}")
     return name
+
+
+def _number(fn, param, value):
+    """A float parameter of the fill function ``fn`` (see arguments.number)."""
+    return arguments.number(fn, param, value)
 
 
 def _uniform(x, low, high):
@@ -36,31 +41,37 @@ def normal_(x, mean=0.0, std=1.0, name=None):
     """x filled, in place, with normal samples of the given mean and standard deviation."""
     _float_tensor("normal_", x)
     return _fill(x, apply("gaussian_random", attrs={
-        "shape": list(x.shape), "mean": float(mean), "std": float(std), "seed": 0,
-        "dtype": x.dtype.name}))
+        "shape": list(x.shape), "mean": _number("normal_", "mean", mean),
+        "std": _number("normal_", "std", std), "seed": 0, "dtype": x.dtype.name}))
 
 
 def log_normal_(x, mean=1.0, std=2.0, name=None):
     """x filled, in place, with exp(N(mean, std)) samples."""
     _float_tensor("log_normal_", x)
-    z = apply("gaussian_random", attrs={"shape": list(x.shape), "mean": float(mean),
-                                        "std": float(std), "seed": 0, "dtype": x.dtype.name})
+    z = apply("gaussian_random", attrs={"shape": list(x.shape),
+                                        "mean": _number("log_normal_", "mean", mean),
+                                        "std": _number("log_normal_", "std", std), "seed": 0,
+                                        "dtype": x.dtype.name})
     return _fill(x, apply("exp", z))
 
 
 def log_normal(mean=1.0, std=2.0, shape=None, name=None):
     """exp(N(mean, std)) samples: of ``shape``, or broadcast like tensor mean/std."""
     from .random import normal
-    if not (is_tensor(mean) or is_tensor(std)) and shape is None:
-        raise ValueError("log_normal: shape is needed when mean and std are numbers")
+    if not (is_tensor(mean) or is_tensor(std)):
+        if shape is None:
+            raise arguments.ArgumentError("log_normal: shape is needed when mean and std are "
+                                          "numbers")
+        mean, std = _number("log_normal", "mean", mean), _number("log_normal", "std", std)
     if shape is not None:
-        shape = _shape_list(shape)
+        shape = arguments.shape("log_normal", shape)
     return apply("exp", normal(mean, std, shape))
 
 
 def cauchy_(x, loc=0, scale=1, name=None):
     """x filled, in place, with Cauchy samples loc + scale * tan(pi * (u - 1/2))."""
     _float_tensor("cauchy_", x)
+    loc, scale = _number("cauchy_", "loc", loc), _number("cauchy_", "scale", scale)
     u = _uniform(x, -0.5, 0.5)
     t = apply("tan", apply("scale", u, attrs={"scale": _pymath.pi, "bias": 0.0}))
     return _fill(x, apply("scale", t, attrs={"scale": float(scale), "bias": float(loc)}))
@@ -69,7 +80,8 @@ def cauchy_(x, loc=0, scale=1, name=None):
 def exponential_(x, lam=1.0, name=None):
     """x filled, in place, with exponential samples of rate ``lam``: -log(1 - u) / lam."""
     _float_tensor("exponential_", x)
-    if float(lam) <= 0:
+    lam = _number("exponential_", "lam", lam)
+    if lam <= 0:
         raise ValueError(f"exponential_: lam must be positive, got {lam}")
     v = _uniform(x, 0.0, 1.0)
     log_v = apply("log", apply("scale", v, attrs={"scale": -1.0, "bias": 1.0}))
@@ -81,7 +93,7 @@ def geometric_(x, probs, name=None):
     (0, 1) (probs a number or a tensor broadcast to x)."""
     dtype = _float_tensor("geometric_", x)
     if not is_tensor(probs):
-        p = float(probs)
+        p = _number("geometric_", "probs", probs)
         if not 0 < p < 1:
             raise ValueError(f"geometric_: probs must be in (0, 1), got {probs}")
         probs = constant(p, dtype)

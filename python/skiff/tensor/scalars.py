@@ -54,8 +54,8 @@ def _coerce(v, like, fn, param):
     if isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0):
         return v.item()
     if isinstance(v, (np.ndarray, list, tuple)):
-        from .creation import to_tensor
-        return to_tensor(np.asarray(v), dtype=dtype_name_of(like))
+        from .creation import data_tensor
+        return data_tensor(fn, param, v, dtype_name_of(like))
     raise ArgumentTypeError(f"{fn}: {param} must be a Tensor, a number or an array, got "
                             f"{kind_of(v)}")
 
@@ -79,9 +79,10 @@ def _as_float_like(v, other):
     return v
 
 
-def as_operands(x, y):
-    """(x, y) as tensors of one dtype when one of them is a Python number."""
-    x, y = coerce_pair(x, y)
+def as_operands(x, y, fn="operator"):
+    """(x, y) as tensors of one dtype when one of them is a Python number (``fn`` names
+    the public function in errors)."""
+    x, y = coerce_pair(x, y, fn)
     if is_tensor(x):
         if is_tensor(y):
             return _as_float_like(x, y), _as_float_like(y, x)

@@ -133,9 +133,9 @@ def scatter_add_(input, dim, index, src):
 def scatter_(x, *args, **kwargs):
     """In place: scatter_(x, index, updates, overwrite=True) as scatter does, or
     scatter_(x, dim, index, src=None, reduce=None, value=None) as put_along_axis."""
-    if (args and isinstance(args[0], int)) or "dim" in kwargs:
-        return _write(x, _torch_scatter(x, *args, **kwargs))
-    return _write(x, scatter(x, *args, **kwargs))
+    torch_form = (args and isinstance(args[0], int)) or "dim" in kwargs
+    form = _torch_scatter if torch_form else scatter
+    return _write(x, arguments.forward_call("scatter_", form, x, *args, **kwargs))
 
 
 def _torch_scatter(x, dim, index, src=None, reduce=None, value=None):

@@ -79,7 +79,7 @@ def test_precision_recall_by_hand_and_errors():
     assert r.accumulate() == pytest.approx(1 / 2)
     p.reset()
     assert p.accumulate() == 0.0
-    with pytest.raises(ValueError, match="'preds' must be a numpy ndarray or Tensor"):
+    with pytest.raises(ValueError, match="Precision.update: preds must be a numpy ndarray"):
         p.update([0.9], np.array([1]))
     with pytest.raises(ValueError, match="one value per sample"):
         r.update(np.zeros(3), np.zeros(4))

@@ -23,8 +23,15 @@ def _simple(name, fn, doc):
     def extra_repr(self):
         return f"name={self._name}" if self._name else ""
 
-    return type(name, (Layer,), {"__init__": __init__, "forward": forward,
-                                 "extra_repr": extra_repr, "__doc__": doc})
+    return _layer_class(name, doc, __init__, forward, extra_repr)
+
+
+def _layer_class(name, doc, *methods):
+    """A Layer subclass called ``name`` holding ``methods``, each named as its own (so that
+    messages and tracebacks say ``SELU.forward``, not the factory's local function)."""
+    for m in methods:
+        m.__qualname__ = f"{name}.{m.__name__}"
+    return type(name, (Layer,), dict({m.__name__: m for m in methods}, __doc__=doc))
 
 
 ReLU = _simple("ReLU", F.relu, "max(x, 0).")
@@ -54,8 +61,7 @@ def _with_setting(name, fn, setting, default, doc):
     def extra_repr(self):
         return f"{setting}={self.__dict__['_' + setting]}"
 
-    return type(name, (Layer,), {"__init__": __init__, "forward": forward,
-                                 "extra_repr": extra_repr, "__doc__": doc})
+    return _layer_class(name, doc, __init__, forward, extra_repr)
 
 
 CELU = _with_setting("CELU", F.celu, "alpha", 1.0, "x, or alpha * (exp(x / alpha) - 1) below 0.")

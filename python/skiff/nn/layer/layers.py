@@ -7,7 +7,7 @@ from ... import _C
 from ..._C import Tensor
 from ...autograd import no_grad
 from ...framework import dtype as dt
-from ...framework.arguments import is_tensor
+from ...framework.arguments import is_tensor, renamed_signature_error
 from ...framework.core import apply
 from ...framework.param import (assign_value, create_parameter, is_parameter, snake_case,
                                 unique_name)
@@ -62,7 +62,13 @@ class Layer:
                 result = hook(self, inputs)
                 if result is not None:
                     inputs = result if isinstance(result, tuple) else (result,)
-        outputs = self.forward(*inputs, **kwargs)
+        try:
+            outputs = self.forward(*inputs, **kwargs)
+        except TypeError as e:  # costs nothing until forward fails
+            error = renamed_signature_error(e, self.forward, type(self).__name__ + ".forward")
+            if error is None:
+                raise
+            raise error from None
         if self._forward_post_hooks:
             for hook in list(self._forward_post_hooks.values()):
                 result = hook(self, inputs, outputs)

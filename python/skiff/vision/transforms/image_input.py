@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..._C import Tensor
+from ...framework.arguments import forward_call
 
 __all__ = ["as_array", "fill_value", "image_size", "is_tensor", "max_value", "numpy_image_op"]
 
@@ -83,8 +84,8 @@ def numpy_image_op(fn):
                 raise ValueError(
                     f"{fn.__name__}: a Tensor image must be CHW, got shape {list(arr.shape)}"
                 )
-            out = fn(arr.transpose(1, 2, 0), *args, **kwargs)
+            out = forward_call(fn.__name__, fn, arr.transpose(1, 2, 0), *args, **kwargs)
             return _tensor_from(out.transpose(2, 0, 1))
-        return fn(as_array(img, fn.__name__), *args, **kwargs)
+        return forward_call(fn.__name__, fn, as_array(img, fn.__name__), *args, **kwargs)
 
     return wrapper
