@@ -7,8 +7,8 @@ import numpy as np
 
 from .. import _C
 from ..autograd import no_grad
+from ..framework import arguments, dtype as dt
 from ..framework.core import apply
-from ..framework import dtype as dt
 from ..tensor import all as _all
 
 __all__ = ["GradScaler", "AmpScaler", "OptimizerState"]
@@ -24,24 +24,52 @@ def _fresh_states():
     return collections.defaultdict(lambda: {"state": OptimizerState.INIT})
 
 
+_FN = "GradScaler"
+
+
+def _incr_ratio(value):
+    return arguments.real(_FN, "incr_ratio", value, above=1.0)
+
+
+def _decr_ratio(value):
+    return arguments.real(_FN, "decr_ratio", value, above=0.0, below=1.0)
+
+
+def _every(param, value):
+    """A step count (incr_every_n_steps, decr_every_n_nan_or_inf): an int >= 1."""
+    return arguments.count(_FN, param, value, low=1)
+
+
+def _check_optimizer(optimizer):
+    """Raises naming GradScaler unless ``optimizer`` is a skiff optimizer."""
+    from ..optimizer.optimizer import Optimizer
+    if not isinstance(optimizer, Optimizer):
+        raise arguments.ArgumentTypeError(f"{_FN}: optimizer must be a skiff optimizer, got "
+                                          f"{type(optimizer).__name__}")
+
+
 class AmpScaler:
     """Loss scaling for mixed-precision training (see GradScaler for the arguments)."""
 
     def __init__(self, enable=True, init_loss_scaling=2.0 ** 15, incr_ratio=2.0,
                  decr_ratio=0.5, incr_every_n_steps=1000, decr_every_n_nan_or_inf=1,
                  use_dynamic_loss_scaling=True):
-        if enable and not incr_ratio > 1.0:
-            raise ValueError(f"GradScaler: incr_ratio must be > 1.0, got {incr_ratio!r}")
-        if enable and not 0.0 < decr_ratio < 1.0:
-            raise ValueError(f"GradScaler: decr_ratio must be in (0, 1), got {decr_ratio!r}")
-        self._enable = bool(enable)
-        self._init_loss_scaling = float(init_loss_scaling) if enable else 1.0
-        self._scale = float(self._init_loss_scaling)
-        self._incr_ratio = float(incr_ratio)
-        self._decr_ratio = float(decr_ratio)
-        self._incr_every_n_steps = int(incr_every_n_steps)
-        self._decr_every_n_nan_or_inf = int(decr_every_n_nan_or_inf)
-        self._use_dynamic_loss_scaling = bool(use_dynamic_loss_scaling) if enable else False
+        self._enable = arguments.flag(_FN, "enable", enable)
+        init = arguments.number(_FN, "init_loss_scaling", init_loss_scaling)
+        if enable:
+            incr_ratio, decr_ratio = _incr_ratio(incr_ratio), _decr_ratio(decr_ratio)
+        else:  # (any value: a disabled scaler never uses them)
+            incr_ratio = arguments.number(_FN, "incr_ratio", incr_ratio)
+            decr_ratio = arguments.number(_FN, "decr_ratio", decr_ratio)
+        self._init_loss_scaling = init if enable else 1.0
+        self._scale = self._init_loss_scaling
+        self._incr_ratio, self._decr_ratio = incr_ratio, decr_ratio
+        self._incr_every_n_steps = arguments.integer(_FN, "incr_every_n_steps",
+                                                     incr_every_n_steps)
+        self._decr_every_n_nan_or_inf = arguments.integer(_FN, "decr_every_n_nan_or_inf",
+                                                          decr_every_n_nan_or_inf)
+        dynamic = arguments.flag(_FN, "use_dynamic_loss_scaling", use_dynamic_loss_scaling)
+        self._use_dynamic_loss_scaling = dynamic if enable else False
         self._incr_count = 0
         self._decr_count = 0
         self._found_inf = False
@@ -56,6 +84,7 @@ class AmpScaler:
 
     @no_grad()
     def _unscale(self, optimizer):
+        _check_optimizer(optimizer)
         if not self._enable:
             return
         state = self._optimizer_states[id(optimizer)]
@@ -86,6 +115,7 @@ class AmpScaler:
     def minimize(self, optimizer, *args, **kwargs):
         """optimizer.minimize(*args) unless the unscaled gradients hold inf/NaN (then the
         step is skipped); then updates the scale."""
+        _check_optimizer(optimizer)
         if not self._enable:
             return optimizer.minimize(*args, **kwargs)
         if self._optimizer_states[id(optimizer)]["state"] is OptimizerState.INIT:
@@ -130,36 +160,34 @@ class AmpScaler:
 
     def set_init_loss_scaling(self, new_init_loss_scaling):
         """Sets the initial and the current scale."""
-        self._init_loss_scaling = float(new_init_loss_scaling)
-        self._scale = float(new_init_loss_scaling)
+        self._init_loss_scaling = arguments.number(_FN, "new_init_loss_scaling",
+                                                   new_init_loss_scaling)
+        self._scale = self._init_loss_scaling
 
     def get_incr_ratio(self):
         return self._incr_ratio
 
     def set_incr_ratio(self, new_incr_ratio):
-        if not new_incr_ratio > 1.0:
-            raise ValueError(f"GradScaler: incr_ratio must be > 1.0, got {new_incr_ratio!r}")
-        self._incr_ratio = float(new_incr_ratio)
+        self._incr_ratio = _incr_ratio(new_incr_ratio)
 
     def get_decr_ratio(self):
         return self._decr_ratio
 
     def set_decr_ratio(self, new_decr_ratio):
-        if not 0.0 < new_decr_ratio < 1.0:
-            raise ValueError(f"GradScaler: decr_ratio must be in (0, 1), got {new_decr_ratio!r}")
-        self._decr_ratio = float(new_decr_ratio)
+        self._decr_ratio = _decr_ratio(new_decr_ratio)
 
     def get_incr_every_n_steps(self):
         return self._incr_every_n_steps
 
     def set_incr_every_n_steps(self, new_incr_every_n_steps):
-        self._incr_every_n_steps = int(new_incr_every_n_steps)
+        self._incr_every_n_steps = _every("incr_every_n_steps", new_incr_every_n_steps)
 
     def get_decr_every_n_nan_or_inf(self):
         return self._decr_every_n_nan_or_inf
 
     def set_decr_every_n_nan_or_inf(self, new_decr_every_n_nan_or_inf):
-        self._decr_every_n_nan_or_inf = int(new_decr_every_n_nan_or_inf)
+        self._decr_every_n_nan_or_inf = _every("decr_every_n_nan_or_inf",
+                                               new_decr_every_n_nan_or_inf)
 
     def state_dict(self):
         """The scale (a [1] float32 array) and the counters; {} when disabled."""
@@ -204,6 +232,7 @@ class GradScaler(AmpScaler):
 
     def step(self, optimizer):
         """optimizer.step() on the unscaled gradients, skipped when one holds inf/NaN."""
+        _check_optimizer(optimizer)
         if not self._enable:
             return optimizer.step()
         state = self._optimizer_states[id(optimizer)]

@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import tensor as T
 from ..autograd import no_grad
+from ..framework import arguments
 from ..nn import functional as F
 from .distribution import Distribution, as_param
 from .kl import register_kl
@@ -48,6 +49,7 @@ class Categorical(Distribution):
 
     def probs(self, value):
         """The probability (logits / sum(logits)) of the categories in ``value``."""
+        arguments.tensor("Categorical.probs", "value", value)
         if len(self._prob.shape) == 1:
             flat = T.gather(self._prob, T.reshape(value, [-1]))
             return T.reshape(flat, list(value.shape))

@@ -5,7 +5,7 @@ import numbers
 import numpy as np
 
 from .. import _C
-from ..framework import dtype as dt
+from ..framework import arguments, dtype as dt
 
 __all__ = ["Distribution", "as_param"]
 
@@ -13,17 +13,21 @@ __all__ = ["Distribution", "as_param"]
 def as_param(value, name, owner, dtype=None):
     """``value`` (a number, list, numpy array or Tensor) as a Tensor: numbers and lists
     become the default float dtype, float64 numpy arrays stay float64."""
-    if isinstance(value, _C.Tensor) or hasattr(value, "block"):
+    if isinstance(value, _C.Tensor):
+        if arguments.dtype_name_of(value) not in ("float32", "float64"):
+            raise arguments.ArgumentTypeError(f"{owner}: {name} must be a float32 or float64 "
+                                              f"Tensor, got {arguments.dtype_name_of(value)}")
         return value
-    from ..tensor import to_tensor
+    if hasattr(value, "block"):
+        return value
+    from ..tensor.creation import data_tensor
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, list, tuple, np.ndarray)):
-        raise TypeError(f"{owner}: {name} must be a float, list, numpy array or Tensor, got "
-                        f"{type(value).__name__}")
-    arr = np.asarray(value)
+        raise arguments.ArgumentTypeError(f"{owner}: {name} must be a float, list, numpy array "
+                                          f"or Tensor, got {type(value).__name__}")
     if dtype is None:
-        dtype = "float64" if arr.dtype == np.float64 and isinstance(value, np.ndarray) else \
-            dt.get_default_dtype()
-    return to_tensor(arr.astype(str(dtype).replace("skiff.", "")))
+        wide = isinstance(value, np.ndarray) and value.dtype == np.float64
+        dtype = "float64" if wide else dt.get_default_dtype()
+    return data_tensor(owner, name, value, dt.dtype_name(dtype))
 
 
 class Distribution:
@@ -31,8 +35,9 @@ class Distribution:
     rsample, log_prob, entropy, mean and variance."""
 
     def __init__(self, batch_shape=(), event_shape=()):
-        self._batch_shape = tuple(batch_shape)
-        self._event_shape = tuple(event_shape)
+        where = type(self).__name__
+        self._batch_shape = tuple(arguments.shape(where, batch_shape, "batch_shape"))
+        self._event_shape = tuple(arguments.shape(where, event_shape, "event_shape"))
 
     @property
     def batch_shape(self):
@@ -86,8 +91,9 @@ class Distribution:
     def _check_shape(self, shape, method):
         if not isinstance(shape, (list, tuple)) or not all(
                 isinstance(s, (int, np.integer)) and s >= 0 for s in shape):
-            raise TypeError(f"{type(self).__name__}.{method}: shape must be a list or tuple of "
-                            f"non-negative ints, got {shape!r}")
+            raise arguments.ArgumentTypeError(f"{type(self).__name__}.{method}: shape must be a "
+                                              f"list or tuple of non-negative ints, got "
+                                              f"{shape!r}")
         return tuple(int(s) for s in shape)
 
     def __repr__(self):

@@ -22,6 +22,9 @@ _INTEGER_DTYPES = ("int8", "uint8", "int16", "int32", "int64")
 # The outputs one op call can have (the count is an int32 in C++).
 MAX_OUTPUTS = 2**31 - 1
 FLOAT_DTYPES = frozenset(("float32", "float64", "bfloat16", "float16"))
+# Layers one stack (TransformerEncoder, an RNN's num_layers) builds; a deeper one is taken for
+# a mistake: refused before any layer is made (4096 small layers take ~2 s to make).
+MAX_LAYERS = 1 << 12
 
 
 class ArgumentError(Error, ValueError):
@@ -371,3 +374,24 @@ def choice(fn, param, value, options):
         raise ArgumentTypeError(f"{fn}: {param} must be a str, got {_described(value)}")
     listed = ", ".join(repr(o) for o in options)
     raise ArgumentError(f"{fn}: {param} must be one of {listed}, got {value!r}")
+
+
+def sizes(fn, param, value, n):
+    """``value`` (an int, or a list / tuple / 1-D Tensor of n ints: a kernel size, stride or
+    dilation per spatial dim) as a list of n ints."""
+    if value.__class__ is int:
+        return [value] * n
+    if isinstance(value, (list, tuple, Tensor, np.ndarray)):
+        out = integers(fn, param, value)
+        if len(out) != n:
+            raise ArgumentError(f"{fn}: {param} must be an int or {n} ints, got {_shown(value)}")
+        return out
+    return [integer(fn, param, value)] * n
+
+
+def explain_numbers(fn, **values):
+    """Called where float() of the number parameters ``values`` of ``fn`` failed (a hot
+    function converts them itself, at no cost until then): raises what ``number`` says of
+    the first that is no number; returns when all are (the failure was elsewhere)."""
+    for param, value in values.items():
+        number(fn, param, value)

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _C
 from .._C import Tensor
-from . import dtype as dt
+from . import arguments, dtype as dt
 from .mode import mode
 
 __all__ = ["Parameter", "ParamAttr", "create_parameter", "unique_name", "is_parameter"]
@@ -185,11 +185,12 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
     attr = ParamAttr._to_attr(attr)
     if attr is False:
         raise ValueError("create_parameter: attr=False asks for no parameter")
-    shape = [int(s) for s in shape]
+    shape = arguments.integers("create_parameter", "shape", shape)
     for s in shape:
         if s < 0:
             raise _C.Error(f"create_parameter: every dim must be known and >= 0, got {shape}")
-    dtype = dt.dtype_name(dtype or dt.get_default_dtype())
+    dtype = arguments.dtype("create_parameter", dt.get_default_dtype() if dtype is None
+                            else dtype)
     init = _initializer(attr, is_bias, default_initializer)
     if name is None:
         name = attr.name

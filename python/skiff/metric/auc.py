@@ -31,8 +31,9 @@ class Auc(Metric):
         labels = _to_numpy(labels, "labels", "Auc.update", strict=True).reshape(-1)
         preds = _to_numpy(preds, "preds", "Auc.update", strict=True)
         if preds.ndim != 2 or preds.shape[0] != labels.shape[0] or preds.shape[1] < 2:
-            raise arguments.ArgumentError(f"Auc.update: expected preds [N, 2] and labels [N, 1], got "
-                             f"{list(preds.shape)} and {list(labels.shape)}")
+            raise arguments.ArgumentError(f"Auc.update: expected preds [N, 2] and labels "
+                                          f"[N, 1], got {list(preds.shape)} and "
+                                          f"{list(labels.shape)}")
         buckets = (preds[:, 1] * self._num_thresholds).astype(np.int64)
         if buckets.size and (buckets.min() < 0 or buckets.max() > self._num_thresholds):
             raise ValueError("Auc.update: the positive-class probabilities must lie in [0, 1]")

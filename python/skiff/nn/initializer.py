@@ -7,7 +7,8 @@ import numpy as np
 
 from .. import _C
 from .._C import Tensor
-from ..framework import dtype as dt
+from ..framework import arguments, dtype as dt
+from ..framework.arguments import number
 from ..framework.core import apply
 from ..framework.mode import mode
 
@@ -41,11 +42,10 @@ def calculate_gain(nonlinearity, param=None):
              "conv1d_transpose": 1.0, "conv2d_transpose": 1.0, "conv3d_transpose": 1.0,
              "tanh": 5.0 / 3.0, "relu": math.sqrt(2.0), "selu": 3.0 / 4.0}
     if nonlinearity == "leaky_relu":
-        slope = 0.01 if param is None else float(param)
+        slope = 0.01 if param is None else number("calculate_gain", "param", param)
         return math.sqrt(2.0 / (1.0 + slope * slope))
-    if nonlinearity not in gains:
-        raise ValueError(f"calculate_gain: unknown nonlinearity {nonlinearity!r}")
-    return gains[nonlinearity]
+    return gains[arguments.choice("calculate_gain", "nonlinearity", nonlinearity,
+                                  tuple(gains) + ("leaky_relu",))]
 
 
 class Initializer:
@@ -76,7 +76,7 @@ class Constant(Initializer):
     """Every element = ``value``."""
 
     def __init__(self, value=0.0):
-        self.value = float(value)
+        self.value = number("Constant", "value", value)
 
     def _value(self, shape, dtype):
         return apply("fill_constant", attrs={"shape": list(shape), "value": self.value,
@@ -87,7 +87,7 @@ class Normal(Initializer):
     """Normal samples with ``mean`` and standard deviation ``std``."""
 
     def __init__(self, mean=0.0, std=1.0, name=None):
-        self.mean, self.std = float(mean), float(std)
+        self.mean, self.std = number("Normal", "mean", mean), number("Normal", "std", std)
 
     def _value(self, shape, dtype):
         return _random("gaussian_random", {"shape": list(shape), "mean": self.mean,
@@ -98,9 +98,9 @@ class Uniform(Initializer):
     """Uniform samples in [low, high)."""
 
     def __init__(self, low=-1.0, high=1.0, name=None):
-        if low > high:
+        self.low, self.high = number("Uniform", "low", low), number("Uniform", "high", high)
+        if self.low > self.high:
             raise ValueError(f"Uniform: low ({low}) must not exceed high ({high})")
-        self.low, self.high = float(low), float(high)
 
     def _value(self, shape, dtype):
         return _random("uniform_random", {"shape": list(shape), "min": self.low,
@@ -111,9 +111,11 @@ class TruncatedNormal(Initializer):
     """Normal(mean, std) samples restricted to [a, b] (the density renormalised there)."""
 
     def __init__(self, mean=0.0, std=1.0, a=-2.0, b=2.0, name=None):
-        if a >= b:
+        fn = "TruncatedNormal"
+        self.mean, self.std = number(fn, "mean", mean), number(fn, "std", std)
+        self.a, self.b = number(fn, "a", a), number(fn, "b", b)
+        if not self.a < self.b:
             raise ValueError(f"TruncatedNormal: a ({a}) must be below b ({b})")
-        self.mean, self.std, self.a, self.b = float(mean), float(std), float(a), float(b)
 
     def _value(self, shape, dtype):
         return _random("truncated_gaussian_random",
@@ -125,7 +127,11 @@ class XavierNormal(Initializer):
     """Normal(0, gain * sqrt(2 / (fan_in + fan_out))) (Glorot)."""
 
     def __init__(self, fan_in=None, fan_out=None, gain=1.0, name=None):
-        self.fan_in, self.fan_out, self.gain = fan_in, fan_out, float(gain)
+        fn = type(self).__name__
+        self.fan_in = None if fan_in is None else arguments.real(fn, "fan_in", fan_in, above=0)
+        self.fan_out = None if fan_out is None else arguments.real(fn, "fan_out", fan_out,
+                                                                   above=0)
+        self.gain = number(fn, "gain", gain)
 
     def _fans(self, shape):
         fan_in, fan_out = compute_fans(shape)
@@ -134,7 +140,7 @@ class XavierNormal(Initializer):
 
     def _value(self, shape, dtype):
         fan_in, fan_out = self._fans(shape)
-        std = self.gain * math.sqrt(2.0 / float(fan_in + fan_out))
+        std = self.gain * math.sqrt(2.0 / (fan_in + fan_out or 1))  # 0: no entries
         return Normal(0.0, std)._value(shape, dtype)
 
 
@@ -143,7 +149,7 @@ class XavierUniform(XavierNormal):
 
     def _value(self, shape, dtype):
         fan_in, fan_out = self._fans(shape)
-        limit = self.gain * math.sqrt(6.0 / float(fan_in + fan_out))
+        limit = self.gain * math.sqrt(6.0 / (fan_in + fan_out or 1))  # 0: no entries
         return Uniform(-limit, limit)._value(shape, dtype)
 
 
@@ -151,11 +157,15 @@ class KaimingNormal(Initializer):
     """Normal(0, gain / sqrt(fan_in)) with the gain of ``nonlinearity`` (He)."""
 
     def __init__(self, fan_in=None, negative_slope=0.0, nonlinearity="relu", name=None):
-        self.fan_in, self.negative_slope, self.nonlinearity = fan_in, negative_slope, nonlinearity
+        fn = type(self).__name__
+        self.fan_in = None if fan_in is None else arguments.real(fn, "fan_in", fan_in, above=0)
+        self.negative_slope = number(fn, "negative_slope", negative_slope)
+        self.nonlinearity = nonlinearity
+        calculate_gain(nonlinearity, self.negative_slope)  # a known nonlinearity
 
     def _std(self, shape):
         fan_in = self.fan_in if self.fan_in is not None else compute_fans(shape)[0]
-        return calculate_gain(self.nonlinearity, self.negative_slope) / math.sqrt(float(fan_in))
+        return calculate_gain(self.nonlinearity, self.negative_slope) / math.sqrt(fan_in or 1)
 
     def _value(self, shape, dtype):
         return Normal(0.0, self._std(shape))._value(shape, dtype)

@@ -15,7 +15,8 @@ class Adadelta(Optimizer):
                  weight_decay=None, grad_clip=None, name=None):
         if learning_rate is None or epsilon is None or rho is None:
             raise ValueError("Adadelta: learning_rate, epsilon and rho must be set")
-        self._defaults = {"epsilon": _as_float(epsilon, "epsilon"), "rho": _as_float(rho, "rho")}
+        self._defaults = {"epsilon": _as_float(epsilon, "epsilon", self),
+                          "rho": _as_float(rho, "rho", self)}
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _create_accumulators(self, param, group):

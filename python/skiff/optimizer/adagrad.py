@@ -10,9 +10,9 @@ class Adagrad(Optimizer):
 
     def __init__(self, learning_rate, epsilon=1e-6, parameters=None, weight_decay=None,
                  grad_clip=None, name=None, initial_accumulator_value=0.0):
-        self._defaults = {"epsilon": _as_float(epsilon, "epsilon"),
-                          "initial_accumulator_value": _as_float(initial_accumulator_value,
-                                                                 "initial_accumulator_value")}
+        self._defaults = {"epsilon": _as_float(epsilon, "epsilon", self),
+                          "initial_accumulator_value": _as_float(
+                              initial_accumulator_value, "initial_accumulator_value", self)}
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _create_accumulators(self, param, group):

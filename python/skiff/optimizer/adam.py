@@ -19,9 +19,9 @@ class Adam(Optimizer):
                  parameters=None, weight_decay=None, grad_clip=None, lazy_mode=False,
                  multi_precision=False, use_multi_tensor=False, amsgrad=False, name=None):
         self._defaults = dict(getattr(self, "_defaults", {}))
-        self._defaults.update({"beta1": _as_float(beta1, "beta1"),
-                               "beta2": _as_float(beta2, "beta2"),
-                               "epsilon": _as_float(epsilon, "epsilon"),
+        self._defaults.update({"beta1": _as_float(beta1, "beta1", self),
+                               "beta2": _as_float(beta2, "beta2", self),
+                               "epsilon": _as_float(epsilon, "epsilon", self),
                                "lazy_mode": bool(lazy_mode), "amsgrad": bool(amsgrad)})
         for key in ("beta1", "beta2"):
             if not 0 <= self._defaults[key] < 1:

@@ -19,9 +19,9 @@ class Adamax(Optimizer):
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  parameters=None, weight_decay=None, grad_clip=None, name=None):
-        self._defaults = {"beta1": _check_beta(_as_float(beta1, "beta1"), "Adamax: beta1"),
-                          "beta2": _check_beta(_as_float(beta2, "beta2"), "Adamax: beta2"),
-                          "epsilon": _as_float(epsilon, "epsilon")}
+        self._defaults = {"beta1": _check_beta(_as_float(beta1, "beta1", self), "Adamax: beta1"),
+                          "beta2": _check_beta(_as_float(beta2, "beta2", self), "Adamax: beta2"),
+                          "epsilon": _as_float(epsilon, "epsilon", self)}
         if self._defaults["epsilon"] < 0:
             raise ValueError(f"Adamax: epsilon must be >= 0, got {epsilon}")
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)

@@ -19,7 +19,8 @@ class AdamW(Adam):
                  grad_clip=None, lazy_mode=False, multi_precision=False, amsgrad=False,
                  name=None):
         if isinstance(weight_decay, _C.Tensor) or not hasattr(weight_decay, "coeff"):
-            coeff = _as_float(weight_decay if weight_decay is not None else 0.0, "weight_decay")
+            coeff = _as_float(weight_decay if weight_decay is not None else 0.0, "weight_decay",
+                              self)
         else:
             coeff = float(weight_decay.coeff)  # a regularizer object: its coefficient
         if lr_ratio is not None and not callable(lr_ratio):

@@ -22,9 +22,11 @@ class Lamb(Optimizer):
                 exclude_from_weight_decay_fn):
             raise TypeError("Lamb: exclude_from_weight_decay_fn must be a function of the "
                             "parameter")
-        self._defaults = {"beta1": _as_float(beta1, "beta1"), "beta2": _as_float(beta2, "beta2"),
-                          "epsilon": _as_float(epsilon, "epsilon"),
-                          "lamb_weight_decay": _as_float(lamb_weight_decay, "lamb_weight_decay"),
+        self._defaults = {"beta1": _as_float(beta1, "beta1", self),
+                          "beta2": _as_float(beta2, "beta2", self),
+                          "epsilon": _as_float(epsilon, "epsilon", self),
+                          "lamb_weight_decay": _as_float(lamb_weight_decay, "lamb_weight_decay",
+                                                         self),
                           "exclude_from_weight_decay_fn": exclude_from_weight_decay_fn}
         self.always_adapt = bool(always_adapt)
         super().__init__(learning_rate, parameters, None, grad_clip, name)

@@ -127,12 +127,12 @@ class LBFGS(Optimizer):
     def __init__(self, learning_rate=1.0, max_iter=20, max_eval=None, tolerance_grad=1e-7,
                  tolerance_change=1e-9, history_size=100, line_search_fn=None, parameters=None,
                  weight_decay=None, grad_clip=None, name=None):
-        self.learning_rate = _as_float(learning_rate, "learning_rate")
+        self.learning_rate = _as_float(learning_rate, "learning_rate", self)
         self.max_iter = _check_int(max_iter, "max_iter")
         self.max_eval = self.max_iter * 5 // 4 if max_eval is None else _check_int(
             max_eval, "max_eval")
-        self.tolerance_grad = _as_float(tolerance_grad, "tolerance_grad")
-        self.tolerance_change = _as_float(tolerance_change, "tolerance_change")
+        self.tolerance_grad = _as_float(tolerance_grad, "tolerance_grad", self)
+        self.tolerance_change = _as_float(tolerance_change, "tolerance_change", self)
         self.history_size = _check_int(history_size, "history_size")
         if line_search_fn not in (None, "strong_wolfe"):
             raise ValueError(f"LBFGS: line_search_fn must be None or 'strong_wolfe', "

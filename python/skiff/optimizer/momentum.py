@@ -13,9 +13,9 @@ class Momentum(Optimizer):
     def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
                  weight_decay=None, grad_clip=None, multi_precision=False, rescale_grad=1.0,
                  use_multi_tensor=False, name=None):
-        self._defaults = {"momentum": _as_float(momentum, "momentum"),
+        self._defaults = {"momentum": _as_float(momentum, "momentum", self),
                           "use_nesterov": bool(use_nesterov),
-                          "rescale_grad": _as_float(rescale_grad, "rescale_grad")}
+                          "rescale_grad": _as_float(rescale_grad, "rescale_grad", self)}
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _prepare_grad(self, param, grad, group):

@@ -16,9 +16,9 @@ class NAdam(Optimizer):
     def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, epsilon=1.0e-8,
                  momentum_decay=0.004, parameters=None, weight_decay=None, grad_clip=None,
                  name=None):
-        d = {"beta1": _as_float(beta1, "beta1"), "beta2": _as_float(beta2, "beta2"),
-             "epsilon": _as_float(epsilon, "epsilon"),
-             "momentum_decay": _as_float(momentum_decay, "momentum_decay")}
+        d = {"beta1": _as_float(beta1, "beta1", self), "beta2": _as_float(beta2, "beta2", self),
+             "epsilon": _as_float(epsilon, "epsilon", self),
+             "momentum_decay": _as_float(momentum_decay, "momentum_decay", self)}
         if isinstance(learning_rate, (int, float)) and learning_rate < 0:
             raise ValueError(f"NAdam: learning_rate must be >= 0, got {learning_rate}")
         for key in ("beta1", "beta2"):

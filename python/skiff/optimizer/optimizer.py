@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _C
 from ..autograd import no_grad
+from ..framework import arguments
 from ..framework.core import apply, eager_op
 from ..framework import dtype as dtypes
 from ..framework.dtype import dtype_name
@@ -36,11 +37,15 @@ def _without_counter(name):
     return re.sub(r"_\d+$", "", name)
 
 
-def _as_float(value, what):
+def _as_float(value, what, owner="Optimizer"):
+    """A float setting ``what`` of an optimizer (``owner``: it, or the name errors give):
+    a real number or a Tensor of one element; a bool is refused."""
+    where = owner if isinstance(owner, str) else type(owner).__name__
     if isinstance(value, _C.Tensor):
-        return float(value.numpy().reshape(-1)[0])
+        return arguments.number(where, what, value)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{what} must be a float, got {type(value).__name__}")
+        raise arguments.ArgumentTypeError(f"{where}: {what} must be a float, got "
+                                          f"{type(value).__name__}")
     return float(value)
 
 
@@ -54,7 +59,7 @@ class Optimizer:
     def __init__(self, learning_rate, parameters=None, weight_decay=None, grad_clip=None,
                  name=None):
         if not isinstance(learning_rate, LRScheduler):
-            learning_rate = _as_float(learning_rate, "learning_rate")
+            learning_rate = _as_float(learning_rate, "learning_rate", self)
         if parameters is None and not mode.static:
             raise AttributeError(f"{type(self).__name__}: parameters must be given in eager "
                                  f"mode (e.g. parameters=model.parameters())")
@@ -82,17 +87,25 @@ class Optimizer:
         self.clear_gradients = self.clear_grad
 
     # ----- construction helpers -------------------------------------------------------
-    @staticmethod
-    def _as_regularizer(weight_decay):
+    def _as_regularizer(self, weight_decay):
         if weight_decay is None or isinstance(weight_decay, WeightDecayRegularizer):
             return weight_decay
-        return L2Decay(_as_float(weight_decay, "weight_decay"))
+        return L2Decay(_as_float(weight_decay, "weight_decay", self))
 
     def _set_parameters(self, parameters):
-        if isinstance(parameters, _C.Tensor):
-            raise TypeError("parameters must be a list of Tensors or of param-group dicts, "
-                            "got a single Tensor")
+        where = type(self).__name__
+        if isinstance(parameters, (_C.Tensor, str, bytes, dict, np.ndarray)) or \
+                not hasattr(parameters, "__iter__"):
+            got = "a single Tensor" if isinstance(parameters, _C.Tensor) else \
+                type(parameters).__name__
+            raise arguments.ArgumentTypeError(f"{where}: parameters must be a list of Tensors "
+                                              f"or of param-group dicts, got {got}")
         parameters = list(parameters)
+        for i, p in enumerate(parameters):
+            if not (arguments.is_tensor(p) or isinstance(p, dict)):
+                raise arguments.ArgumentTypeError(f"{where}: parameters[{i}] must be a Tensor "
+                                                  f"or a param-group dict, got "
+                                                  f"{type(p).__name__}")
         groups = parameters if parameters and isinstance(parameters[0], dict) else [
             {"params": parameters}]
         self._param_groups = []
@@ -127,7 +140,7 @@ class Optimizer:
         if isinstance(self._learning_rate, LRScheduler):
             raise RuntimeError("set_lr: this optimizer's learning rate is an LRScheduler; "
                                "step the scheduler instead")
-        self._learning_rate = _as_float(value, "learning_rate")
+        self._learning_rate = _as_float(value, "learning_rate", self)
         for _, var in self._static_lr.values():
             static_support.set_value(var, self._learning_rate)
 

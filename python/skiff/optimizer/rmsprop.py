@@ -11,8 +11,9 @@ class RMSProp(Optimizer):
 
     def __init__(self, learning_rate, rho=0.95, epsilon=1e-6, momentum=0.0, centered=False,
                  parameters=None, weight_decay=None, grad_clip=None, name=None):
-        self._defaults = {"rho": _as_float(rho, "rho"), "epsilon": _as_float(epsilon, "epsilon"),
-                          "momentum": _as_float(momentum, "momentum"),
+        self._defaults = {"rho": _as_float(rho, "rho", self),
+                          "epsilon": _as_float(epsilon, "epsilon", self),
+                          "momentum": _as_float(momentum, "momentum", self),
                           "centered": bool(centered)}
         if not 0.0 <= self._defaults["rho"] < 1.0 or self._defaults["epsilon"] < 0:
             raise ValueError(f"RMSProp: rho must be in [0, 1) and epsilon >= 0, got "

@@ -10,7 +10,7 @@ __all__ = ["Rprop"]
 def _pair(value, what):
     if not isinstance(value, (tuple, list)) or len(value) != 2:
         raise ValueError(f"Rprop: {what} must be a pair of floats, got {value!r}")
-    return (_as_float(value[0], what), _as_float(value[1], what))
+    return (_as_float(value[0], what, "Rprop"), _as_float(value[1], what, "Rprop"))
 
 
 class Rprop(Optimizer):
@@ -20,7 +20,7 @@ class Rprop(Optimizer):
 
     def __init__(self, learning_rate=0.001, learning_rate_range=(1e-5, 50), parameters=None,
                  etas=(0.5, 1.2), grad_clip=None, multi_precision=False, name=None):
-        learning_rate = _as_float(learning_rate, "learning_rate")
+        learning_rate = _as_float(learning_rate, "learning_rate", self)
         low, high = _pair(learning_rate_range, "learning_rate_range")
         minus, plus = _pair(etas, "etas")
         if not 0.0 < low <= learning_rate <= high:

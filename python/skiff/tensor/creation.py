@@ -65,7 +65,9 @@ def _data_kind(data, arr):
     if isinstance(data, np.ndarray):
         return f"an array of {arr.dtype}"
     if isinstance(data, (list, tuple)):
-        return f"a {type(data).__name__} holding {arr.dtype.name} values"
+        held = {"U": "strings", "S": "bytes", "c": "complex numbers"}.get(arr.dtype.kind,
+                                                                          "objects")
+        return f"a {type(data).__name__} holding {held}"
     return type(data).__name__
 
 

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _C
 from .._C import Tensor
-from ..framework import dtype as dt
+from ..framework import arguments, dtype as dt
 from ..framework.tensor_params import checked
 from . import (axes, creation, indexing, inplace, joining, linalg, logic, manipulation, math,
                numeric, ordering, products, random, reduction, scattering, search, stat)
@@ -25,6 +25,14 @@ def _clear_grad(self, set_to_zero=False):
         self.grad._zero_()
     else:
         self.grad = None
+
+
+def _len(self):
+    """len(x): the size of x's first dim (a 0-D Tensor has no length, as in torch)."""
+    shape = self.shape
+    if not shape:
+        raise arguments.ArgumentTypeError("len() of a 0-D Tensor")
+    return shape[0]
 
 
 def _item(self, *args):
@@ -108,7 +116,7 @@ def _install():
     T.item = _item
     T.__repr__ = _repr
     T.__str__ = _repr
-    T.__len__ = lambda self: self.shape[0]
+    T.__len__ = _len
     T.__iter__ = _iter
     T.__hash__ = object.__hash__
     T.__array_priority__ = 100  # numpy defers to our reflected operators

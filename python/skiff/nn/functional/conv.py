@@ -1,6 +1,7 @@
 """2-D convolution and transposed convolution (paddle.nn.functional.conv2d,
 conv2d_transpose) over the conv2d / conv2d_transpose ops, with Paddle's padding forms."""
 from ... import _C
+from ...framework import arguments
 from ...framework.core import apply
 from . import tensor_ops as T
 
@@ -8,13 +9,10 @@ __all__ = ["conv2d", "conv2d_transpose"]
 
 
 def pair(value, what, where):
-    """An int or a 2-sequence as a list of two ints."""
-    if isinstance(value, int):
+    """An int or a 2-sequence as a list of two ints (errors name ``where`` and ``what``)."""
+    if value.__class__ is int:
         return [value, value]
-    value = [int(v) for v in value]
-    if len(value) != 2:
-        raise ValueError(f"{where}: {what} must be an int or 2 ints, got {value}")
-    return value
+    return arguments.sizes(where, what, value, 2)
 
 
 def same_padding(size, kernel, stride, dilation):
@@ -29,20 +27,22 @@ def same_padding(size, kernel, stride, dilation):
 def explicit_padding(padding, data_format, where):
     """Paddle's padding forms (int, [ph, pw], [top, bottom, left, right], or four
     [before, after] pairs including the batch and channel dims) as the op's list."""
-    if isinstance(padding, int):
+    if padding.__class__ is int:
         return [padding, padding]
-    padding = list(padding)
-    if len(padding) == 4 and all(isinstance(p, (list, tuple)) for p in padding):
-        spatial = padding[2:] if data_format == "NCHW" else padding[1:3]
-        other = padding[:2] if data_format == "NCHW" else [padding[0], padding[3]]
-        if any(int(v) != 0 for p in other for v in p):
-            raise ValueError(f"{where}: the batch and channel dims cannot be padded: "
-                             f"{padding}")
-        return [int(spatial[0][0]), int(spatial[0][1]), int(spatial[1][0]), int(spatial[1][1])]
+    if isinstance(padding, (list, tuple)) and len(padding) == 4 and \
+            all(isinstance(p, (list, tuple)) for p in padding):
+        pairs = [arguments.sizes(where, f"padding[{i}]", p, 2) for i, p in enumerate(padding)]
+        spatial = pairs[2:] if data_format == "NCHW" else pairs[1:3]
+        other = pairs[:2] if data_format == "NCHW" else [pairs[0], pairs[3]]
+        if any(v != 0 for p in other for v in p):
+            raise arguments.ArgumentError(f"{where}: the batch and channel dims cannot be "
+                                          f"padded: {padding}")
+        return spatial[0] + spatial[1]
+    padding = arguments.integers(where, "padding", padding)
     if len(padding) in (2, 4):
-        return [int(p) for p in padding]
-    raise ValueError(f"{where}: padding must be an int, 2 or 4 ints, 'SAME' or 'VALID', "
-                     f"got {padding}")
+        return padding
+    raise arguments.ArgumentError(f"{where}: padding must be an int, 2 or 4 ints, 'SAME' or "
+                                  f"'VALID', got {padding}")
 
 
 def resolve_padding(padding, x, kernel, stride, dilation, data_format, where):
@@ -56,7 +56,8 @@ def resolve_padding(padding, x, kernel, stride, dilation, data_format, where):
             pads = (same_padding(hw[0], kernel[0], stride[0], 1)
                     + same_padding(hw[1], kernel[1], stride[1], 1))
             return pads, [1, 1]
-        raise ValueError(f"{where}: padding string must be 'SAME' or 'VALID', got {padding!r}")
+        raise arguments.ArgumentError(f"{where}: padding string must be 'SAME' or 'VALID', "
+                                      f"got {padding!r}")
     return explicit_padding(padding, data_format, where), dilation
 
 
@@ -97,10 +98,20 @@ def from_nchw(x, data_format):
     return x if data_format == "NCHW" else T.transpose(x, [0, 2, 3, 1])
 
 
+def _check_weight(where, shape, rank=4):
+    """Raises naming ``where`` unless the weight's shape has ``rank`` dims."""
+    if len(shape) != rank:
+        raise _C.Error(f"{where}: weight must be {rank}-D [out, in / groups, kernel dims...], "
+                       f"got shape {shape}")
+
+
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
            data_format="NCHW", name=None):
     """Cross-correlation of ``x`` with ``weight`` [out, in / groups, kh, kw], plus ``bias``."""
     w_shape = [int(s) for s in weight.shape]
+    if groups.__class__ is not int:
+        groups = arguments.count("conv2d", "groups", groups, low=1)
+    _check_weight("conv2d", w_shape)
     check_input(x, "conv2d", data_format, w_shape[1] * groups)
     stride = pair(stride, "stride", "conv2d")
     dilation = pair(dilation, "dilation", "conv2d")
@@ -116,6 +127,9 @@ def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
     """The adjoint of conv2d: ``weight`` [in, out / groups, kh, kw]; ``output_size`` (or
     ``output_padding``) picks among the output sizes a stride allows."""
     w_shape = [int(s) for s in weight.shape]
+    if groups.__class__ is not int:
+        groups = arguments.count("conv2d_transpose", "groups", groups, low=1)
+    _check_weight("conv2d_transpose", w_shape)
     check_input(x, "conv2d_transpose", data_format, w_shape[0])
     stride = pair(stride, "stride", "conv2d_transpose")
     dilation = pair(dilation, "dilation", "conv2d_transpose")

@@ -1,6 +1,7 @@
 """1-D convolution and pooling (paddle.nn.functional.conv1d, conv1d_transpose,
 max_pool1d, avg_pool1d, adaptive_*_pool1d): the 2-D ops over a height-1 view."""
 from ... import _C
+from ...framework import arguments
 from ...framework.tensor_params import FLOATING, accepts
 from . import tensor_ops as T
 from .conv import conv2d, conv2d_transpose
@@ -11,11 +12,10 @@ __all__ = ["conv1d", "conv1d_transpose", "max_pool1d", "avg_pool1d", "adaptive_a
 
 
 def _one(value, what, where):
-    if isinstance(value, (list, tuple)):
-        if len(value) != 1:
-            raise ValueError(f"{where}: {what} must be an int or 1 int, got {value}")
-        return int(value[0])
-    return int(value)
+    """An int or a 1-sequence as an int (errors name ``where`` and ``what``)."""
+    if value.__class__ is int:
+        return value
+    return arguments.sizes(where, what, value, 1)[0]
 
 
 def _padding_2d(padding, where):

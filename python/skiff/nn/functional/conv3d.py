@@ -1,6 +1,7 @@
 """3-D convolution and transposed convolution (paddle.nn.functional.conv3d,
 conv3d_transpose) over the conv3d / conv3d_transpose ops, with Paddle's padding forms."""
 from ... import _C
+from ...framework import arguments
 from ...framework.core import apply
 from . import tensor_ops as T
 from .conv import check_input_layout, same_padding
@@ -11,13 +12,10 @@ _LAYOUTS = ("NCDHW", "NDHWC")
 
 
 def triple(value, what, where):
-    """An int or a 3-sequence as a list of three ints."""
-    if isinstance(value, int):
+    """An int or a 3-sequence as a list of three ints (errors name ``where`` and ``what``)."""
+    if value.__class__ is int:
         return [value, value, value]
-    value = [int(v) for v in value]
-    if len(value) != 3:
-        raise ValueError(f"{where}: {what} must be an int or 3 ints, got {value}")
-    return value
+    return arguments.sizes(where, what, value, 3)
 
 
 def check_input3d(x, where, data_format, channels=None):

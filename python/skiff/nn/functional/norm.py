@@ -10,6 +10,7 @@ __all__ = ["batch_norm", "layer_norm", "normalize", "group_norm", "instance_norm
            "local_response_norm"]
 
 _CHANNEL_LAST = {"NHWC": [0, 3, 1, 2], "NLC": [0, 2, 1], "NDHWC": [0, 4, 1, 2, 3]}
+_FORMATS = ("NCL", "NLC", "NCHW", "NHWC", "NCDHW", "NDHWC")
 
 
 def batch_norm(x, running_mean, running_var, weight, bias, training=False, momentum=0.9,
@@ -35,8 +36,12 @@ def batch_norm(x, running_mean, running_var, weight, bias, training=False, momen
     if use_global_stats is None:
         use_global_stats = not training
     xin = T.transpose(x, perm) if perm else x
-    attrs = {"epsilon": float(epsilon), "momentum": float(momentum), "is_test": not training,
-             "use_global_stats": bool(use_global_stats)}
+    try:
+        attrs = {"epsilon": float(epsilon), "momentum": float(momentum), "is_test": not training,
+                 "use_global_stats": bool(use_global_stats)}
+    except (TypeError, ValueError):
+        arguments.explain_numbers("batch_norm", epsilon=epsilon, momentum=momentum)
+        raise
     outs = apply("batch_norm", xin, weight, bias, running_mean, running_var, attrs=attrs,
                  out=[None, running_mean, running_var, None, None])
     y = outs[0]
@@ -53,9 +58,7 @@ def batch_norm(x, running_mean, running_var, weight, bias, training=False, momen
 def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):
     """Normalises ``x`` over its trailing dims ``normalized_shape`` (mean 0, variance 1),
     then scales by ``weight`` and shifts by ``bias`` (each of those dims, or flattened)."""
-    if isinstance(normalized_shape, int):
-        normalized_shape = [normalized_shape]
-    normalized_shape = [int(s) for s in normalized_shape]
+    normalized_shape = arguments.shape("layer_norm", normalized_shape, "normalized_shape")
     shape = [int(s) for s in x.shape]
     n = len(normalized_shape)
     if n == 0 or n > len(shape) or any(
@@ -66,7 +69,9 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=
         weight = T.reshape(weight, [-1])
     if bias is not None and len(bias.shape) != 1:
         bias = T.reshape(bias, [-1])
-    attrs = {"begin_norm_axis": len(shape) - n, "epsilon": float(epsilon)}
+    if epsilon.__class__ is not float:
+        epsilon = arguments.number("layer_norm", "epsilon", epsilon)
+    attrs = {"begin_norm_axis": len(shape) - n, "epsilon": epsilon}
     return apply("layer_norm", x, weight, bias, attrs=attrs, output_counts=[1, 1, 1])[0]
 
 
@@ -74,6 +79,10 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=
 def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
     """x / max(||x||_p, epsilon) along ``axis``."""
     axis = arguments.axis("normalize", axis, len(x.shape), scalar=True)
+    p = arguments.number("normalize", "p", p)
+    if p == 0:
+        raise arguments.ArgumentError("normalize: p must not be 0 (the norm takes 1 / p)")
+    epsilon = arguments.number("normalize", "epsilon", epsilon)
     if p == 2:
         norm = apply("sqrt", T.reduce("sum", apply("square", x), [axis], True))
     else:
@@ -104,6 +113,7 @@ def _channel_affine(y, weight, bias, rank):
 
 
 def _channels_first(x, data_format, where):
+    arguments.choice(where, "data_format", data_format, _FORMATS)
     shape = list(x.shape)
     if len(shape) < 3:
         raise _C.Error(f"{where}: expected an input [N, C, ...] of rank 3 to 5, got shape "
@@ -118,6 +128,8 @@ def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format
                name=None):
     """Normalises each group of num_groups channel groups over its channels and spatial
     dims, then scales and shifts per channel."""
+    num_groups = arguments.count("group_norm", "num_groups", num_groups, low=1)
+    epsilon = arguments.number("group_norm", "epsilon", epsilon)
     xin, back = _channels_first(x, data_format, "group_norm")
     channels = int(xin.shape[1])
     if channels % num_groups:
@@ -137,7 +149,8 @@ def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None
         raise _C.Error("instance_norm: use_input_stats=False (running statistics) is not "
                        "supported")
     xin, back = _channels_first(x, data_format, "instance_norm")
-    y = _normalize_rows(xin, [0, int(xin.shape[1]), -1], eps)
+    y = _normalize_rows(xin, [0, int(xin.shape[1]), -1],
+                        arguments.number("instance_norm", "eps", eps))
     y = _channel_affine(y, weight, bias, len(xin.shape))
     return y if back is None else T.transpose(y, back)
 
@@ -145,9 +158,8 @@ def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None
 def rms_norm(input, normalized_shape, weight=None, eps=1e-05, name=None):
     """(out, invvar): out = input / sqrt(mean(input^2) + eps) * weight over the trailing
     dims ``normalized_shape``; invvar [rows] (float32) is 1 / sqrt(mean(input^2) + eps)."""
-    if isinstance(normalized_shape, int):
-        normalized_shape = [normalized_shape]
-    normalized_shape = [int(s) for s in normalized_shape]
+    normalized_shape = arguments.shape("rms_norm", normalized_shape, "normalized_shape")
+    eps = arguments.number("rms_norm", "eps", eps)
     shape = [int(s) for s in input.shape]
     n = len(normalized_shape)
     if n == 0 or n > len(shape) or any(
@@ -156,7 +168,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=1e-05, name=None):
                          f"trailing dims of the input shape {shape}")
     axes = list(range(len(shape) - n, len(shape)))
     mean_square = T.reduce("mean", apply("square", input), axes, True)
-    inv = apply("rsqrt", T.scale(mean_square, 1.0, float(eps)))
+    inv = apply("rsqrt", T.scale(mean_square, 1.0, eps))
     out = T.mul(input, inv)
     if weight is not None:
         out = T.mul(out, weight)
@@ -166,16 +178,14 @@ def rms_norm(input, normalized_shape, weight=None, eps=1e-05, name=None):
     return out, invvar
 
 
-_LRN_FORMATS = ("NCL", "NLC", "NCHW", "NHWC", "NCDHW", "NDHWC")
-
-
 def local_response_norm(x, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW",
                         name=None):
     """x / (k + alpha * avg(x^2))^beta, the average taken over a window of ``size``
     channels around each channel (zeros beyond the edges count)."""
-    if data_format not in _LRN_FORMATS:
-        raise ValueError(f"local_response_norm: data_format must be one of {_LRN_FORMATS}, "
-                         f"got {data_format!r}")
+    arguments.choice("local_response_norm", "data_format", data_format, _FORMATS)
+    size = arguments.count("local_response_norm", "size", size, low=1)
+    alpha, beta, k = (arguments.number("local_response_norm", p, v)
+                      for p, v in (("alpha", alpha), ("beta", beta), ("k", k)))
     rank = len(x.shape)
     if rank < 3:
         raise ValueError(f"local_response_norm: expected an input of 3 or more dims, got shape "
@@ -190,6 +200,5 @@ def local_response_norm(x, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NC
     for i in range(size):
         part = T.slice(squares, [axis], [i], [i + channels])
         window = part if window is None else T.add(window, part)
-    denom = apply("pow", T.scale(window, float(alpha) / size, float(k)),
-                  attrs={"factor": float(beta)})
+    denom = apply("pow", T.scale(window, alpha / size, k), attrs={"factor": beta})
     return T.div(x, denom)

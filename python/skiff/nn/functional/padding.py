@@ -1,12 +1,14 @@
 """paddle.nn.functional.pad: constant, reflect, replicate and circular padding built
 from slice, gather, tile and concat ops (each differentiable)."""
 from ... import _C
+from ...framework import arguments
 from ...framework.core import apply
 from . import tensor_ops as T
 
 __all__ = ["pad", "zeropad2d"]
 
 _MODES = ("constant", "reflect", "replicate", "circular")
+FORMATS = ("NCL", "NLC", "NCHW", "NHWC", "NCDHW", "NDHWC")
 
 
 def _per_dim(rank, pad, mode, data_format):
@@ -81,17 +83,16 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
     """``x`` padded by ``pad`` ([left, right, top, bottom, ...] from the last spatial dim,
     or 2 * rank entries for every dim in constant mode) in ``mode``: 'constant'
     (``value``), 'reflect' (mirror without the edge), 'replicate' (edge) or 'circular'."""
-    if mode not in _MODES:
-        raise ValueError(f"pad: mode must be one of {_MODES}, got {mode!r}")
-    if hasattr(pad, "numpy"):
-        pad = pad.numpy().reshape(-1).tolist()
-    pad = [int(p) for p in pad]
+    arguments.choice("pad", "mode", mode, _MODES)
+    arguments.choice("pad", "data_format", data_format, FORMATS)
+    pad = arguments.integers("pad", "pad", pad)
     if any(p < 0 for p in pad):
         raise _C.Error(f"pad: negative padding {pad} is not supported")
+    value = arguments.number("pad", "value", value)
     rank = len(x.shape)
     for dim, (before, after) in sorted(_per_dim(rank, pad, mode, data_format).items()):
         if before or after:
-            x = _pad_dim(x, dim, before, after, mode, float(value))
+            x = _pad_dim(x, dim, before, after, mode, value)
     return x
 
 

@@ -3,6 +3,7 @@ ParameterList and ParameterDict (paddle.nn)."""
 import collections
 import collections.abc
 
+from ...framework import arguments
 from ...framework.param import is_parameter
 from ...framework.tensor_params import ANY, accepts
 from .layers import Layer
@@ -11,9 +12,31 @@ __all__ = ["Sequential", "LayerList", "LayerDict", "ParameterList", "ParameterDi
 
 
 def _index(i, n, what):
+    """Index ``i`` (an int) of a container of ``n`` entries, from 0."""
+    i = arguments.integer(what, "index", i)
     if not -n <= i < n:
         raise IndexError(f"{what} index {i} is out of range for {n} entries")
     return i + n if i < 0 else i
+
+
+def _layers(where, value, kind=Layer, what="Layer"):
+    """The entries of ``value`` (an iterable of ``kind``; None: none) as a list."""
+    if value is None:
+        return []
+    if isinstance(value, (str, bytes, dict, Layer)) or not hasattr(value, "__iter__"):
+        raise arguments.ArgumentTypeError(f"{where}: expected a list of {what}s, got "
+                                          f"{type(value).__name__}")
+    out = list(value)
+    for i, v in enumerate(out):
+        if not isinstance(v, kind):
+            raise arguments.ArgumentTypeError(f"{where}: entry {i} must be a {what}, got "
+                                              f"{type(v).__name__}")
+    return out
+
+
+def _missing(where, key):
+    """The KeyError for a key a dict container lacks."""
+    return KeyError(f"{where}: no entry {key!r}")
 
 
 class Sequential(Layer):
@@ -28,16 +51,18 @@ class Sequential(Layer):
             for name, layer in layers:
                 self.add_sublayer(str(name), layer)
         else:
-            for i, layer in enumerate(layers):
+            for i, layer in enumerate(_layers("Sequential", layers)):
                 self.add_sublayer(str(i), layer)
 
     def __getitem__(self, name):
         if isinstance(name, slice):
             return Sequential(*list(self._sub_layers.values())[name])
         if isinstance(name, str):
+            if name not in self._sub_layers:
+                raise _missing("Sequential", name)
             return self._sub_layers[name]
         keys = list(self._sub_layers)
-        return self._sub_layers[keys[_index(int(name), len(keys), "Sequential")]]
+        return self._sub_layers[keys[_index(name, len(keys), "Sequential")]]
 
     def __setitem__(self, name, layer):
         if isinstance(name, int):
@@ -67,7 +92,7 @@ class LayerList(Layer):
 
     def __init__(self, sublayers=None):
         super().__init__()
-        for layer in sublayers or ():
+        for layer in _layers("LayerList", sublayers):
             self.append(layer)
 
     def _renumber(self, layers):
@@ -79,10 +104,10 @@ class LayerList(Layer):
         layers = list(self._sub_layers.values())
         if isinstance(idx, slice):
             return self.__class__(layers[idx])
-        return layers[_index(int(idx), len(layers), "LayerList")]
+        return layers[_index(idx, len(layers), "LayerList")]
 
     def __setitem__(self, idx, layer):
-        idx = _index(int(idx), len(self), "LayerList")
+        idx = _index(idx, len(self), "LayerList")
         self.add_sublayer(str(idx), layer)
 
     def __delitem__(self, idx):
@@ -90,7 +115,7 @@ class LayerList(Layer):
         if isinstance(idx, slice):
             del layers[idx]
         else:
-            del layers[_index(int(idx), len(layers), "LayerList")]
+            del layers[_index(idx, len(layers), "LayerList")]
         self._renumber(layers)
 
     def __len__(self):
@@ -107,11 +132,11 @@ class LayerList(Layer):
         if not isinstance(sublayer, Layer):
             raise TypeError(f"LayerList.insert: expected a Layer, got {type(sublayer).__name__}")
         layers = list(self._sub_layers.values())
-        layers.insert(index, sublayer)
+        layers.insert(arguments.integer("LayerList.insert", "index", index), sublayer)
         self._renumber(layers)
 
     def extend(self, sublayers):
-        for layer in sublayers:
+        for layer in _layers("LayerList.extend", sublayers):
             self.append(layer)
         return self
 
@@ -125,12 +150,16 @@ class LayerDict(Layer):
             self.update(sublayers)
 
     def __getitem__(self, key):
+        if not isinstance(key, str) or key not in self._sub_layers:
+            raise _missing("LayerDict", key)
         return self._sub_layers[key]
 
     def __setitem__(self, key, sublayer):
         self.add_sublayer(key, sublayer)
 
     def __delitem__(self, key):
+        if not isinstance(key, str) or key not in self._sub_layers:
+            raise _missing("LayerDict", key)
         del self._sub_layers[key]
 
     def __len__(self):
@@ -140,13 +169,16 @@ class LayerDict(Layer):
         return iter(self._sub_layers)
 
     def __contains__(self, key):
-        return key in self._sub_layers
+        return isinstance(key, str) and key in self._sub_layers
 
     def clear(self):
         self._sub_layers.clear()
 
     def pop(self, key):
-        return self._sub_layers.pop(key)
+        """Removes the sublayer ``key`` and returns it."""
+        value = self[key]
+        del self._sub_layers[key]
+        return value
 
     def keys(self):
         return self._sub_layers.keys()
@@ -159,8 +191,14 @@ class LayerDict(Layer):
 
     def update(self, sublayers):
         items = sublayers.items() if hasattr(sublayers, "items") else sublayers
-        for key, layer in items:
-            self.add_sublayer(key, layer)
+        if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+            raise arguments.ArgumentTypeError(f"LayerDict.update: expected a dict or (name, "
+                                              f"layer) pairs, got {type(sublayers).__name__}")
+        for i, pair in enumerate(items):
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                raise arguments.ArgumentTypeError(f"LayerDict.update: entry {i} must be a "
+                                                  f"(name, layer) pair, got {pair!r:.40}")
+            self.add_sublayer(*pair)
 
 
 class ParameterList(Layer):
@@ -168,15 +206,15 @@ class ParameterList(Layer):
 
     def __init__(self, parameters=None):
         super().__init__()
-        for p in parameters or ():
+        for p in _layers("ParameterList", parameters, object, "Parameter"):
             self.append(p)
 
     def __getitem__(self, idx):
         params = list(self._parameters.values())
-        return params[_index(int(idx), len(params), "ParameterList")]
+        return params[_index(idx, len(params), "ParameterList")]
 
     def __setitem__(self, idx, param):
-        idx = _index(int(idx), len(self), "ParameterList")
+        idx = _index(idx, len(self), "ParameterList")
         self.add_parameter(str(idx), param)
 
     def __len__(self):
@@ -203,6 +241,8 @@ class ParameterDict(Layer):
             self.update(parameters)
 
     def __getitem__(self, key):
+        if not isinstance(key, str) or key not in self._parameters:
+            raise _missing("ParameterDict", key)
         return self._parameters[key]
 
     def __setitem__(self, key, param):
@@ -221,15 +261,16 @@ class ParameterDict(Layer):
         """Adds (or replaces) the parameters of a mapping or of (key, parameter) pairs."""
         if isinstance(parameters, (collections.abc.Mapping, ParameterDict)):
             items = list(parameters.items())
-        elif isinstance(parameters, collections.abc.Iterable):
+        elif isinstance(parameters, collections.abc.Iterable) and \
+                not isinstance(parameters, (str, bytes)):
             items = list(parameters)
         else:
             raise TypeError(f"ParameterDict.update: expected a mapping or (key, parameter) "
                             f"pairs, got {type(parameters).__name__}")
         for i, kv in enumerate(items):
-            if len(kv) != 2:
-                raise ValueError(f"ParameterDict.update: entry {i} has {len(kv)} elements, "
-                                 f"not a (key, parameter) pair")
+            if not isinstance(kv, (list, tuple)) or len(kv) != 2:
+                raise ValueError(f"ParameterDict.update: entry {i} is not a (key, parameter) "
+                                 f"pair: {kv!r:.40}")
             self[kv[0]] = kv[1]
 
     def items(self):

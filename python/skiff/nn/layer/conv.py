@@ -2,6 +2,7 @@
 import math
 
 from ... import _C
+from ...framework import arguments
 from .. import functional as F
 from ..functional.conv import pair
 from ..initializer import Normal
@@ -11,12 +12,18 @@ __all__ = ["Conv1D", "Conv1DTranspose", "Conv2D", "Conv2DTranspose"]
 
 
 def _check_channels(where, in_channels, out_channels, groups, padding_mode):
-    if groups <= 0 or in_channels % groups or out_channels % groups:
-        raise ValueError(f"{where}: in_channels ({in_channels}) and out_channels "
-                         f"({out_channels}) must be divisible by groups ({groups})")
-    if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
-        raise ValueError(f"{where}: padding_mode must be 'zeros', 'reflect', 'replicate' "
-                         f"or 'circular', got {padding_mode!r}")
+    """(in_channels, out_channels, groups) of the conv layer ``where`` as ints: counts, the
+    channels divisible by groups; padding_mode one of Paddle's four."""
+    in_channels = arguments.count(where, "in_channels", in_channels)
+    out_channels = arguments.count(where, "out_channels", out_channels)
+    groups = arguments.count(where, "groups", groups, low=1)
+    if in_channels % groups or out_channels % groups:
+        raise arguments.ArgumentError(f"{where}: in_channels ({in_channels}) and out_channels "
+                                      f"({out_channels}) must be divisible by groups "
+                                      f"({groups})")
+    arguments.choice(where, "padding_mode", padding_mode,
+                     ("zeros", "reflect", "replicate", "circular"))
+    return in_channels, out_channels, groups
 
 
 class _Conv2DBase(Layer):
@@ -25,13 +32,12 @@ class _Conv2DBase(Layer):
                  data_format):
         super().__init__()
         where = type(self).__name__
-        _check_channels(where, in_channels, out_channels, groups, padding_mode)
+        in_channels, out_channels, groups = _check_channels(where, in_channels, out_channels,
+                                                            groups, padding_mode)
         if padding_mode != "zeros" and isinstance(padding, str):
             raise ValueError(f"{where}: padding_mode {padding_mode!r} needs numeric padding")
-        if data_format not in ("NCHW", "NHWC"):
-            raise ValueError(f"{where}: data_format must be 'NCHW' or 'NHWC', got "
-                             f"{data_format!r}")
-        self._in_channels, self._out_channels = int(in_channels), int(out_channels)
+        arguments.choice(where, "data_format", data_format, ("NCHW", "NHWC"))
+        self._in_channels, self._out_channels = in_channels, out_channels
         self._kernel_size = pair(kernel_size, "kernel_size", where)
         self._stride = pair(stride, "stride", where)
         self._dilation = pair(dilation, "dilation", where)
@@ -42,7 +48,8 @@ class _Conv2DBase(Layer):
             default = None  # XavierUniform, as Paddle
         else:
             shape = [self._out_channels, self._in_channels // groups] + self._kernel_size
-            fan = self._kernel_size[0] * self._kernel_size[1] * self._in_channels
+            # (0: a weight of no entries, whose init does not matter)
+            fan = self._kernel_size[0] * self._kernel_size[1] * self._in_channels or 1
             default = Normal(0.0, math.sqrt(2.0 / fan))
         self.weight = self.create_parameter(shape, weight_attr, default_initializer=default)
         self.bias = self.create_parameter([self._out_channels], bias_attr, is_bias=True)
@@ -106,10 +113,11 @@ class _Conv1DBase(Layer):
                  data_format):
         super().__init__()
         where = type(self).__name__
-        _check_channels(where, in_channels, out_channels, groups, padding_mode)
+        in_channels, out_channels, groups = _check_channels(where, in_channels, out_channels,
+                                                            groups, padding_mode)
         self._padding_mode = padding_mode
-        self._in_channels, self._out_channels = int(in_channels), int(out_channels)
-        k = int(kernel_size[0] if isinstance(kernel_size, (list, tuple)) else kernel_size)
+        self._in_channels, self._out_channels = in_channels, out_channels
+        k = arguments.sizes(where, "kernel_size", kernel_size, 1)[0]
         self._kernel_size, self._stride, self._padding = [k], stride, padding
         self._output_padding, self._dilation, self._groups = output_padding, dilation, groups
         self._data_format = data_format
@@ -117,7 +125,7 @@ class _Conv1DBase(Layer):
             shape, default = [self._in_channels, self._out_channels // groups, k], None
         else:
             shape = [self._out_channels, self._in_channels // groups, k]
-            default = Normal(0.0, math.sqrt(2.0 / (k * self._in_channels)))
+            default = Normal(0.0, math.sqrt(2.0 / (k * self._in_channels or 1)))
         self.weight = self.create_parameter(shape, weight_attr, default_initializer=default)
         self.bias = self.create_parameter([self._out_channels], bias_attr, is_bias=True)
 
@@ -164,7 +172,7 @@ def _pad_list(padding, dims):
     """A conv's numeric padding as F.pad's [left, right, top, bottom] list."""
     if isinstance(padding, int):
         return [padding] * (2 * dims)
-    padding = [int(p) for p in padding]
+    padding = arguments.integers("pad", "padding", padding)
     if len(padding) == dims:  # one per spatial dim (H, W): both sides
         return [p for p in reversed(padding) for _ in range(2)]
     if len(padding) == 2 * dims:  # [top, bottom, left, right]

@@ -1,6 +1,7 @@
 """Conv3D and Conv3DTranspose layers (paddle.nn), with Paddle 3.3's Conv3d alias."""
 import math
 
+from ...framework import arguments
 from .. import functional as F
 from ..functional.conv3d import check_input3d, triple
 from ..initializer import Normal
@@ -16,13 +17,12 @@ class _Conv3DBase(Layer):
                  data_format, dtype=None):
         super().__init__()
         where = type(self).__name__
-        _check_channels(where, in_channels, out_channels, groups, padding_mode)
+        in_channels, out_channels, groups = _check_channels(where, in_channels, out_channels,
+                                                            groups, padding_mode)
         if padding_mode != "zeros" and isinstance(padding, str):
             raise ValueError(f"{where}: padding_mode {padding_mode!r} needs numeric padding")
-        if data_format not in ("NCDHW", "NDHWC"):
-            raise ValueError(f"{where}: data_format must be 'NCDHW' or 'NDHWC', got "
-                             f"{data_format!r}")
-        self._in_channels, self._out_channels = int(in_channels), int(out_channels)
+        arguments.choice(where, "data_format", data_format, ("NCDHW", "NDHWC"))
+        self._in_channels, self._out_channels = in_channels, out_channels
         self._kernel_size = triple(kernel_size, "kernel_size", where)
         self._stride = triple(stride, "stride", where)
         self._dilation = triple(dilation, "dilation", where)
@@ -34,7 +34,8 @@ class _Conv3DBase(Layer):
             default = None  # XavierUniform, as Paddle
         else:
             shape = [self._out_channels, self._in_channels // groups] + k
-            default = Normal(0.0, math.sqrt(2.0 / (k[0] * k[1] * k[2] * self._in_channels)))
+            fan = k[0] * k[1] * k[2] * self._in_channels or 1  # 0: a weight of no entries
+            default = Normal(0.0, math.sqrt(2.0 / fan))
         self.weight = self.create_parameter(shape, weight_attr, dtype=dtype,
                                             default_initializer=default)
         self.bias = self.create_parameter([self._out_channels], bias_attr, dtype=dtype,

@@ -6,8 +6,8 @@ import collections
 from ... import _C
 from ..._C import Tensor
 from ...autograd import no_grad
-from ...framework import dtype as dt
-from ...framework.arguments import is_tensor, renamed_signature_error
+from ...framework import arguments, dtype as dt
+from ...framework.arguments import ArgumentTypeError, is_tensor, renamed_signature_error
 from ...framework.core import apply
 from ...framework.param import (assign_value, create_parameter, is_parameter, snake_case,
                                 unique_name)
@@ -43,8 +43,12 @@ class Layer:
     def __init__(self, name_scope=None, dtype="float32"):
         d = self.__dict__
         d["training"] = True
+        if name_scope is not None and not isinstance(name_scope, str):
+            raise ArgumentTypeError(f"{type(self).__name__}: name_scope must be a str or None, "
+                                    f"got {type(name_scope).__name__}")
         d["_full_name"] = unique_name.generate(name_scope or snake_case(type(self).__name__))
-        d["_dtype"] = dt.dtype_name(dtype) if dtype is not None else "float32"
+        d["_dtype"] = arguments.dtype(type(self).__name__, dtype) if dtype is not None \
+            else "float32"
         d["_parameters"] = collections.OrderedDict()
         d["_sub_layers"] = collections.OrderedDict()
         d["_buffers"] = collections.OrderedDict()

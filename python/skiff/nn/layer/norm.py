@@ -5,6 +5,8 @@ import numpy as np
 from ... import _C
 from ..._C import Tensor
 from ...autograd import no_grad
+from ...framework import arguments
+from ...framework.arguments import choice, count, real
 from ...framework.mode import mode
 from ...framework.param import ParamAttr, create_parameter, unique_name
 from .. import functional as F
@@ -29,6 +31,10 @@ def _running_stat(layer, shape, value, name):
     return t
 
 
+# The data formats the norm layers take (batch norm's "NC" for [N, C] inputs too).
+_FORMATS = ("NC", "NCL", "NLC", "NCHW", "NHWC", "NCDHW", "NDHWC")
+
+
 class _BatchNormBase(Layer):
     _ranks = (2, 3, 4, 5)
 
@@ -36,9 +42,21 @@ class _BatchNormBase(Layer):
                  bias_attr=None, data_format="NCHW", use_global_stats=None, name=None,
                  moving_mean_name=None, moving_variance_name=None, dtype="float32"):
         super().__init__(dtype=dtype)
+        where = type(self).__name__
+        num_features = count(where, "num_features", num_features)
+        momentum = real(where, "momentum", momentum)
+        epsilon = real(where, "epsilon", epsilon, low=0)
+        choice(where, "data_format", data_format, _FORMATS)
+        if use_global_stats is not None:
+            use_global_stats = arguments.flag(where, "use_global_stats", use_global_stats)
+        for param, value in (("moving_mean_name", moving_mean_name),
+                             ("moving_variance_name", moving_variance_name)):
+            if value is not None and not isinstance(value, str):
+                raise arguments.ArgumentTypeError(f"{where}: {param} must be a str or None, "
+                                                  f"got {type(value).__name__}")
         self._num_features, self._momentum, self._epsilon = num_features, momentum, epsilon
         self._data_format, self._use_global_stats, self._name = data_format, use_global_stats, name
-        shape = [int(num_features)]
+        shape = [num_features]
         if weight_attr is False:
             self.weight = None
         else:
@@ -134,10 +152,8 @@ class LayerNorm(Layer):
     def __init__(self, normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None,
                  name=None):
         super().__init__()
-        if isinstance(normalized_shape, int):
-            normalized_shape = [normalized_shape]
-        self._normalized_shape = [int(s) for s in normalized_shape]
-        self._epsilon = epsilon
+        self._normalized_shape = arguments.shape("LayerNorm", normalized_shape, "normalized_shape")
+        self._epsilon = real("LayerNorm", "epsilon", epsilon, low=0)
         shape = [int(np.prod(self._normalized_shape))]
         self.weight = None if weight_attr is False else self.create_parameter(
             shape, weight_attr, default_initializer=Constant(1.0))
@@ -165,6 +181,10 @@ class GroupNorm(Layer):
     def __init__(self, num_groups, num_channels, epsilon=1e-05, weight_attr=None,
                  bias_attr=None, data_format="NCHW", name=None):
         super().__init__()
+        num_groups = count("GroupNorm", "num_groups", num_groups, low=1)
+        num_channels = count("GroupNorm", "num_channels", num_channels)
+        epsilon = real("GroupNorm", "epsilon", epsilon, low=0)
+        choice("GroupNorm", "data_format", data_format, _FORMATS)
         if num_channels % num_groups:
             raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by "
                              f"num_groups ({num_groups})")
@@ -194,6 +214,10 @@ class _InstanceNormBase(Layer):
     def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
                  bias_attr=None, data_format="NCHW", name=None):
         super().__init__()
+        where = type(self).__name__
+        num_features = count(where, "num_features", num_features)
+        epsilon = real(where, "epsilon", epsilon, low=0)
+        choice(where, "data_format", data_format, _FORMATS)
         self._num_features, self._epsilon, self._data_format = num_features, epsilon, data_format
         self.scale = None if weight_attr is False else self.create_parameter(
             [num_features], weight_attr, default_initializer=Constant(1.0))
@@ -231,6 +255,10 @@ class LocalResponseNorm(Layer):
 
     def __init__(self, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW", name=None):
         super().__init__()
+        fn = "LocalResponseNorm"
+        size = count(fn, "size", size, low=1)
+        alpha, beta, k = real(fn, "alpha", alpha), real(fn, "beta", beta), real(fn, "k", k)
+        choice(fn, "data_format", data_format, _FORMATS)
         self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
         self.data_format, self.name = data_format, name
 

@@ -1,7 +1,9 @@
 """Padding layers (paddle.nn.Pad1D/2D/3D and the fixed-mode ZeroPad*, ConstantPad*,
 ReflectionPad*, ReplicationPad*, CircularPad* with their lower-case-d aliases), each
 calling F.pad."""
+from ...framework import arguments
 from .. import functional as F
+from ..functional.padding import FORMATS
 from .layers import Layer
 
 _FORMATS = {1: "NCL", 2: "NCHW", 3: "NCDHW"}
@@ -12,12 +14,15 @@ class _PadBase(Layer):
 
     def __init__(self, padding, mode="constant", value=0.0, data_format=None, name=None):
         super().__init__()
+        where = type(self).__name__
         if isinstance(padding, int):
             padding = [padding] * (2 * self._dims)
-        elif hasattr(padding, "numpy"):
-            padding = padding.numpy().reshape(-1).tolist()
-        self._pad, self._mode, self._value = [int(p) for p in padding], mode, value
-        self._data_format = data_format or _FORMATS[self._dims]
+        self._pad = arguments.integers(where, "padding", padding)
+        self._mode = arguments.choice(where, "mode", mode,
+                                      ("constant", "reflect", "replicate", "circular"))
+        self._value = arguments.number(where, "value", value)
+        self._data_format = arguments.choice(where, "data_format",
+                                             data_format or _FORMATS[self._dims], FORMATS)
         self._name = name
 
     def forward(self, x):

@@ -4,6 +4,7 @@ over a known number of steps, or a `while` op over the steps when the number is 
 at run time. Input gates of every step come from one matmul; each step is then one fused
 cell op."""
 from ... import _C
+from ...framework import arguments
 from ...framework.core import apply
 from ...framework.mode import mode
 from ...framework.tensor_params import TENSOR, accepts
@@ -117,6 +118,15 @@ def _run_cell_while(cell, inputs, states, sequence_length, is_reverse, time_majo
     return out, states
 
 
+def _check_cell(where, param, cell):
+    """Raises an ArgumentTypeError naming ``where`` unless ``cell`` can be an RNN cell (a
+    Layer called as cell(inputs, states))."""
+    if not isinstance(cell, Layer):
+        raise arguments.ArgumentTypeError(f"{where}: {param} must be an RNN cell (a Layer "
+                                          f"such as SimpleRNNCell, LSTMCell, GRUCell), got "
+                                          f"{type(cell).__name__}")
+
+
 class RNN(Layer):
     """Runs ``cell`` over the time axis of ``inputs`` ([batch, time, ...], or [time,
     batch, ...] with time_major), backwards with is_reverse. forward(inputs,
@@ -125,7 +135,9 @@ class RNN(Layer):
 
     def __init__(self, cell, is_reverse=False, time_major=False):
         super().__init__()
-        self.cell, self.is_reverse, self.time_major = cell, is_reverse, time_major
+        _check_cell("RNN", "cell", cell)
+        self.cell, self.is_reverse = cell, arguments.flag("RNN", "is_reverse", is_reverse)
+        self.time_major = arguments.flag("RNN", "time_major", time_major)
 
     @accepts(inputs=TENSOR)
     def forward(self, inputs, initial_states=None, sequence_length=None, **kwargs):
@@ -139,7 +151,10 @@ class BiRNN(Layer):
 
     def __init__(self, cell_fw, cell_bw, time_major=False):
         super().__init__()
-        self.cell_fw, self.cell_bw, self.time_major = cell_fw, cell_bw, time_major
+        _check_cell("BiRNN", "cell_fw", cell_fw)
+        _check_cell("BiRNN", "cell_bw", cell_bw)
+        self.cell_fw, self.cell_bw = cell_fw, cell_bw
+        self.time_major = arguments.flag("BiRNN", "time_major", time_major)
 
     @accepts(inputs=TENSOR)
     def forward(self, inputs, initial_states=None, sequence_length=None, **kwargs):
@@ -165,11 +180,13 @@ class RNNBase(LayerList):
                  bias_ih_attr=None, bias_hh_attr=None, **cell_kwargs):
         super().__init__()
         where = type(self).__name__
-        if direction not in ("forward", "bidirect", "bidirectional"):
-            raise ValueError(f"{where}: direction must be 'forward', 'bidirect' or "
-                             f"'bidirectional', got {direction!r}")
-        self.input_size, self.hidden_size = input_size, hidden_size
-        self.num_layers, self.time_major, self.dropout = num_layers, time_major, dropout
+        arguments.choice(where, "direction", direction, ("forward", "bidirect", "bidirectional"))
+        self.input_size = arguments.count(where, "input_size", input_size, low=1)
+        self.hidden_size = arguments.count(where, "hidden_size", hidden_size, low=1)
+        self.num_layers = arguments.count(where, "num_layers", num_layers, 0,
+                                          arguments.MAX_LAYERS, "the deepest stack skiff builds")
+        self.time_major = arguments.flag(where, "time_major", time_major)
+        self.dropout = arguments.real(where, "dropout", dropout, low=0, high=1)
         self.num_directions = 1 if direction == "forward" else 2
         self.direction = direction
         self._cell_kwargs = cell_kwargs

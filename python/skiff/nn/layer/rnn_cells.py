@@ -4,6 +4,7 @@ Paddle's layout: weight_ih [gates * hidden, input], weight_hh [gates * hidden, h
 import math
 
 from ... import _C
+from ...framework import arguments
 from ...framework.core import apply
 from ...framework.tensor_params import TENSOR, accepts
 from .. import functional as F
@@ -23,10 +24,9 @@ class RNNCellBase(Layer):
 
     def _make_weights(self, input_size, hidden_size, weight_ih_attr, weight_hh_attr,
                       bias_ih_attr, bias_hh_attr):
-        if hidden_size <= 0 or input_size <= 0:
-            raise ValueError(f"{type(self).__name__}: input_size and hidden_size must be "
-                             f"positive, got {input_size} and {hidden_size}")
-        self.input_size, self.hidden_size = int(input_size), int(hidden_size)
+        where = type(self).__name__
+        self.input_size = arguments.count(where, "input_size", input_size, low=1)
+        self.hidden_size = arguments.count(where, "hidden_size", hidden_size, low=1)
         bound = 1.0 / math.sqrt(hidden_size)
         init = Uniform(-bound, bound)
         g = self._gates * self.hidden_size
@@ -46,12 +46,19 @@ class RNNCellBase(Layer):
     def get_initial_states(self, batch_ref, shape=None, dtype=None, init_value=0.0,
                            batch_dim_idx=0):
         """States filled with ``init_value``, batch size taken from ``batch_ref``."""
-        batch = int(batch_ref.shape[batch_dim_idx])
+        where = type(self).__name__ + ".get_initial_states"
+        arguments.tensor(where, "batch_ref", batch_ref)
+        batch = batch_ref.shape[arguments.axis(where, batch_dim_idx, len(batch_ref.shape),
+                                               "batch_dim_idx")]
         if batch < 0:
             raise _C.Error(f"{type(self).__name__}.get_initial_states: the batch size of the "
                            f"reference {list(batch_ref.shape)} is unknown")
-        dtype = dtype or T.dtype_name(batch_ref)
+        dtype = T.dtype_name(batch_ref) if dtype is None else arguments.dtype(where, dtype)
+        init_value = arguments.number(where, "init_value", init_value)
         shapes = self.state_shape if shape is None else shape
+        if not isinstance(shapes, (list, tuple)) or not shapes:
+            raise arguments.ArgumentTypeError(f"{where}: shape must be a non-empty list or "
+                                              f"tuple of dims (or of shapes), got {shapes!r}")
         if isinstance(shapes[0], (list, tuple)):
             return tuple(T.fill([batch] + list(s), init_value, dtype) for s in shapes)
         return T.fill([batch] + list(shapes), init_value, dtype)
@@ -94,10 +101,8 @@ class SimpleRNNCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, activation="tanh", weight_ih_attr=None,
                  weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None, name=None):
         super().__init__()
-        if activation not in ("tanh", "relu"):
-            raise ValueError(f"SimpleRNNCell: activation must be 'tanh' or 'relu', got "
-                             f"{activation!r}")
-        self.activation = activation
+        self.activation = arguments.choice("SimpleRNNCell", "activation", activation,
+                                           ("tanh", "relu"))
         self._act = F.tanh if activation == "tanh" else F.relu
         self._make_weights(input_size, hidden_size, weight_ih_attr, weight_hh_attr,
                            bias_ih_attr, bias_hh_attr)

@@ -1,6 +1,8 @@
 """MultiHeadAttention, TransformerEncoderLayer and TransformerEncoder (paddle.nn), with
 attention built from matmul, softmax, reshape and transpose ops."""
 from ... import _C
+from ...framework import arguments
+from ...framework.arguments import MAX_LAYERS, count, flag, real
 from .. import functional as F
 from ..functional import tensor_ops as T
 from .common import Dropout, Linear
@@ -22,6 +24,42 @@ def convert_attention_mask(mask, dtype):
     return mask if name == dtype else T.cast(mask, dtype)
 
 
+def check_settings(where, d_model, nhead, dim_feedforward, dropout, attn_dropout, act_dropout,
+                   activation, normalize_before, layer_norm_eps=1e-5):
+    """The settings a Transformer layer (``where``) shares, checked before any sublayer is
+    made: sizes >= 1 with d_model a multiple of nhead, dropout rates in [0, 1] (or None),
+    activation the name of a function of nn.functional. Returns the activation."""
+    for param, value in (("d_model", d_model), ("nhead", nhead),
+                         ("dim_feedforward", dim_feedforward)):
+        count(where, param, value, low=1)
+    if d_model % nhead:
+        raise arguments.ArgumentError(f"{where}: d_model ({d_model}) must be a multiple of "
+                                      f"nhead ({nhead})")
+    real(where, "dropout", dropout, low=0, high=1)
+    for param, value in (("attn_dropout", attn_dropout), ("act_dropout", act_dropout)):
+        if value is not None:
+            real(where, param, value, low=0, high=1)
+    flag(where, "normalize_before", normalize_before)
+    real(where, "layer_norm_eps", layer_norm_eps, low=0)
+    if not isinstance(activation, str) or not callable(getattr(F, activation, None)):
+        raise arguments.ArgumentError(f"{where}: activation must name a function of "
+                                      f"nn.functional, got {activation!r}")
+    return getattr(F, activation)
+
+
+def check_stack(where, layer, num_layers, norm):
+    """num_layers (an int in [0, MAX_LAYERS]) for a stack built from ``layer`` and ended
+    by ``norm`` (a Layer or None)."""
+    if not isinstance(layer, Layer):
+        raise arguments.ArgumentTypeError(f"{where}: the layer to repeat must be a Layer, got "
+                                          f"{type(layer).__name__}")
+    if norm is not None and not isinstance(norm, Layer):
+        raise arguments.ArgumentTypeError(f"{where}: norm must be a Layer or None, got "
+                                          f"{type(norm).__name__}")
+    return count(where, "num_layers", num_layers, 0, MAX_LAYERS,
+                 "the deepest stack skiff builds")
+
+
 def _pair_of_attrs(attr):
     """Paddle's attr lists: one attr for both parts, or [attention's, feed-forward's]."""
     if isinstance(attr, (list, tuple)):
@@ -39,9 +77,15 @@ class MultiHeadAttention(Layer):
     def __init__(self, embed_dim, num_heads, dropout=0.0, kdim=None, vdim=None,
                  need_weights=False, weight_attr=None, bias_attr=None):
         super().__init__()
-        if embed_dim <= 0 or num_heads <= 0 or embed_dim % num_heads:
+        embed_dim = count("MultiHeadAttention", "embed_dim", embed_dim, low=1)
+        num_heads = count("MultiHeadAttention", "num_heads", num_heads, low=1)
+        if embed_dim % num_heads:
             raise ValueError(f"MultiHeadAttention: embed_dim ({embed_dim}) must be a positive "
                              f"multiple of num_heads ({num_heads})")
+        dropout = real("MultiHeadAttention", "dropout", dropout, low=0, high=1)
+        kdim = None if kdim is None else count("MultiHeadAttention", "kdim", kdim)
+        vdim = None if vdim is None else count("MultiHeadAttention", "vdim", vdim)
+        need_weights = flag("MultiHeadAttention", "need_weights", need_weights)
         self.embed_dim, self.num_heads = embed_dim, num_heads
         self.kdim, self.vdim = kdim or embed_dim, vdim or embed_dim
         self.head_dim = embed_dim // num_heads
@@ -91,6 +135,9 @@ class TransformerEncoderLayer(Layer):
         self.__dict__["_config"] = {k: v for k, v in locals().items()
                                     if k not in ("self", "__class__")}
         super().__init__()
+        activation = check_settings("TransformerEncoderLayer", d_model, nhead, dim_feedforward,
+                                    dropout, attn_dropout, act_dropout, activation,
+                                    normalize_before, layer_norm_eps)
         attn_dropout = dropout if attn_dropout is None else attn_dropout
         act_dropout = dropout if act_dropout is None else act_dropout
         self.normalize_before = normalize_before
@@ -105,9 +152,7 @@ class TransformerEncoderLayer(Layer):
         self.norm2 = LayerNorm(d_model, layer_norm_eps)
         self.dropout1 = Dropout(dropout, mode="upscale_in_train")
         self.dropout2 = Dropout(dropout, mode="upscale_in_train")
-        if not hasattr(F, activation):
-            raise ValueError(f"TransformerEncoderLayer: unknown activation {activation!r}")
-        self.activation = getattr(F, activation)
+        self.activation = activation
 
     def forward(self, src, src_mask=None, cache=None):
         if cache is not None:
@@ -134,6 +179,7 @@ class TransformerEncoder(Layer):
 
     def __init__(self, encoder_layer, num_layers, norm=None):
         super().__init__()
+        num_layers = check_stack("TransformerEncoder", encoder_layer, num_layers, norm)
         config = getattr(encoder_layer, "_config", None)
         if num_layers > 1 and config is None:
             raise TypeError("TransformerEncoder: encoder_layer must be a "

@@ -1,14 +1,15 @@
 """TransformerDecoderLayer, TransformerDecoder and Transformer (paddle.nn): masked
 self-attention, attention over the encoder's memory and a feed-forward block."""
 from ... import _C
+from ...framework.arguments import MAX_LAYERS, ArgumentTypeError, count
 from ...framework.core import apply
-from .. import functional as F
 from ..functional import tensor_ops as T
 from .common import Dropout, Linear
 from .container import LayerList
 from .layers import Layer
 from .norm import LayerNorm
-from .transformer import MultiHeadAttention, TransformerEncoder, TransformerEncoderLayer
+from .transformer import (MultiHeadAttention, TransformerEncoder, TransformerEncoderLayer,
+                          check_settings, check_stack)
 
 __all__ = ["TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
 
@@ -34,6 +35,9 @@ class TransformerDecoderLayer(Layer):
         self.__dict__["_config"] = {k: v for k, v in locals().items()
                                     if k not in ("self", "__class__")}
         super().__init__()
+        activation = check_settings("TransformerDecoderLayer", d_model, nhead, dim_feedforward,
+                                    dropout, attn_dropout, act_dropout, activation,
+                                    normalize_before, layer_norm_eps)
         attn_dropout = dropout if attn_dropout is None else attn_dropout
         act_dropout = dropout if act_dropout is None else act_dropout
         self.normalize_before = normalize_before
@@ -51,9 +55,7 @@ class TransformerDecoderLayer(Layer):
         self.dropout1 = Dropout(dropout, mode="upscale_in_train")
         self.dropout2 = Dropout(dropout, mode="upscale_in_train")
         self.dropout3 = Dropout(dropout, mode="upscale_in_train")
-        if not hasattr(F, activation):
-            raise ValueError(f"TransformerDecoderLayer: unknown activation {activation!r}")
-        self.activation = getattr(F, activation)
+        self.activation = activation
 
     def _block(self, x, norm, dropout, compute):
         residual = x
@@ -79,6 +81,7 @@ class TransformerDecoder(Layer):
 
     def __init__(self, decoder_layer, num_layers, norm=None):
         super().__init__()
+        num_layers = check_stack("TransformerDecoder", decoder_layer, num_layers, norm)
         config = getattr(decoder_layer, "_config", None)
         if num_layers > 1 and config is None:
             raise TypeError("TransformerDecoder: decoder_layer must be a "
@@ -105,6 +108,16 @@ class Transformer(Layer):
                  act_dropout=None, normalize_before=False, weight_attr=None, bias_attr=None,
                  custom_encoder=None, custom_decoder=None):
         super().__init__()
+        check_settings("Transformer", d_model, nhead, dim_feedforward, dropout, attn_dropout,
+                       act_dropout, activation, normalize_before)
+        for param, value in (("num_encoder_layers", num_encoder_layers),
+                             ("num_decoder_layers", num_decoder_layers)):
+            count("Transformer", param, value, 0, MAX_LAYERS, "the deepest stack skiff builds")
+        for param, value in (("custom_encoder", custom_encoder),
+                             ("custom_decoder", custom_decoder)):
+            if value is not None and not isinstance(value, Layer):
+                raise ArgumentTypeError(f"Transformer: {param} must be a Layer or None, got "
+                                        f"{type(value).__name__}")
         common = dict(dropout=dropout, activation=activation, attn_dropout=attn_dropout,
                       act_dropout=act_dropout, normalize_before=normalize_before)
         if custom_encoder is not None:
