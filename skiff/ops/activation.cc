@@ -190,4 +190,6 @@ void register_activation_ops(OpRegistry& r) {
                                         "Out@GRAD * factor * X ^ (factor - 1) (0 for factor 0)");
 }
 
+const OpRegistrar kActivationOps(register_activation_ops);
+
 }  // namespace skiff

@@ -252,4 +252,6 @@ void register_array_ops(OpRegistry& r) {
       .kernel({DType::kI64}, array_length_kernel);
 }
 
+const OpRegistrar kArrayOps(register_array_ops);
+
 }  // namespace skiff

@@ -116,4 +116,6 @@ void register_array_convert_ops(OpRegistry& r) {
       .kernel({DType::kF32, DType::kF64}, array_to_tensor_grad_kernel);
 }
 
+const OpRegistrar kArrayConvertOps(register_array_convert_ops);
+
 }  // namespace skiff

@@ -209,4 +209,6 @@ void register_binary_math_ops(OpRegistry& r) {
   register_integer_ops(r);
 }
 
+const OpRegistrar kBinaryMathOps(register_binary_math_ops);
+
 }  // namespace skiff

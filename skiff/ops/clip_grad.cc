@@ -156,4 +156,6 @@ void register_clip_grad_ops(OpRegistry& r) {
       .kernel_dtype_from("X");
 }
 
+const OpRegistrar kClipGradOps(register_clip_grad_ops);
+
 }  // namespace skiff

@@ -214,4 +214,6 @@ void register_collective_ops(OpRegistry& r) {
       .kernel(SKIFF_ALL_DTYPES, recv_kernel);
 }
 
+const OpRegistrar kCollectiveOps(register_collective_ops);
+
 }  // namespace skiff

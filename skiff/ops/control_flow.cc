@@ -72,4 +72,6 @@ void register_control_flow_ops(OpRegistry& r) {
       .runs_blocks();
 }
 
+const OpRegistrar kControlFlowOps(register_control_flow_ops);
+
 }  // namespace skiff

@@ -431,4 +431,6 @@ void register_conv_ops(OpRegistry& r) {
       .kernel_dtype_from("Input");
 }
 
+const OpRegistrar kConvOps(register_conv_ops);
+
 }  // namespace skiff

@@ -170,4 +170,6 @@ void register_creation_ops(OpRegistry& r) {
             truncated_gaussian_random<EmitContext>);
 }
 
+const OpRegistrar kCreationOps(register_creation_ops);
+
 }  // namespace skiff

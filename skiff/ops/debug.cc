@@ -141,4 +141,6 @@ void register_debug_ops(OpRegistry& r) {
       .bind(kPrintDTypes, print<true, KernelContext>, print<true, EmitContext>);
 }
 
+const OpRegistrar kDebugOps(register_debug_ops);
+
 }  // namespace skiff

@@ -115,4 +115,6 @@ void register_dropout_ops(OpRegistry& r) {
       .kernel_dtype_from("Out@GRAD");
 }
 
+const OpRegistrar kDropoutOps(register_dropout_ops);
+
 }  // namespace skiff

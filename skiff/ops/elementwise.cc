@@ -154,4 +154,6 @@ void register_elementwise_ops(OpRegistry& r) {
       .grad(scale_grad_maker);
 }
 
+const OpRegistrar kElementwiseOps(register_elementwise_ops);
+
 }  // namespace skiff

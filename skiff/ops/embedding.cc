@@ -103,4 +103,6 @@ void register_embedding_ops(OpRegistry& r) {
       .kernel_dtype_from("W");
 }
 
+const OpRegistrar kEmbeddingOps(register_embedding_ops);
+
 }  // namespace skiff

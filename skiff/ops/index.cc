@@ -228,4 +228,6 @@ void register_index_ops(OpRegistry& r) {
       .bind({DType::kF32, DType::kF64}, one_hot<KernelContext>, one_hot<EmitContext>);
 }
 
+const OpRegistrar kIndexOps(register_index_ops);
+
 }  // namespace skiff

@@ -157,4 +157,6 @@ void register_interpolate_ops(OpRegistry& r) {
   }
 }
 
+const OpRegistrar kInterpolateOps(register_interpolate_ops);
+
 }  // namespace skiff

@@ -197,4 +197,6 @@ void register_join_ops(OpRegistry& r) {
       .kernel_dtype_from("Y@GRAD");
 }
 
+const OpRegistrar kJoinOps(register_join_ops);
+
 }  // namespace skiff

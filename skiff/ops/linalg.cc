@@ -482,4 +482,6 @@ void register_linalg_ops(OpRegistry& r) {
       .kernel_dtype_from("U");
 }
 
+const OpRegistrar kLinalgOps(register_linalg_ops);
+
 }  // namespace skiff

@@ -112,4 +112,6 @@ void register_logic_ops(OpRegistry& r) {
       .kernel_dtype_from("X");
 }
 
+const OpRegistrar kLogicOps(register_logic_ops);
+
 }  // namespace skiff

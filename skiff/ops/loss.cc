@@ -250,4 +250,6 @@ void register_loss_ops(OpRegistry& r) {
       .kernel_dtype_from("X");
 }
 
+const OpRegistrar kLossOps(register_loss_ops);
+
 }  // namespace skiff

@@ -134,4 +134,6 @@ void register_lr_schedule_ops(OpRegistry& r) {
       .kernel_dtype_from("LearningRate");
 }
 
+const OpRegistrar kLrScheduleOps(register_lr_schedule_ops);
+
 }  // namespace skiff

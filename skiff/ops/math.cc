@@ -241,4 +241,6 @@ void register_math_ops(OpRegistry& r) {
   register_log_softmax(r);
 }
 
+const OpRegistrar kMathOps(register_math_ops);
+
 }  // namespace skiff

@@ -101,4 +101,6 @@ void register_matmul_ops(OpRegistry& r) {
       .kernel_dtype_from("X");
 }
 
+const OpRegistrar kMatmulOps(register_matmul_ops);
+
 }  // namespace skiff

@@ -62,4 +62,6 @@ void register_metric_ops(OpRegistry& r) {
       .bind({DType::kF32}, accuracy<KernelContext>, accuracy<EmitContext>);
 }
 
+const OpRegistrar kMetricOps(register_metric_ops);
+
 }  // namespace skiff

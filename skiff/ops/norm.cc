@@ -262,4 +262,6 @@ void register_norm_ops(OpRegistry& r) {
       .kernel_dtype_from("X");
 }
 
+const OpRegistrar kNormOps(register_norm_ops);
+
 }  // namespace skiff

@@ -287,4 +287,6 @@ void register_optimizer_ops(OpRegistry& r) {
       .kernel_dtype_from("Param");
 }
 
+const OpRegistrar kOptimizerOps(register_optimizer_ops);
+
 }  // namespace skiff

@@ -247,4 +247,6 @@ void register_optimizer_more_ops(OpRegistry& r) {
       .kernel_dtype_from("Param");
 }
 
+const OpRegistrar kOptimizerMoreOps(register_optimizer_more_ops);
+
 }  // namespace skiff

@@ -217,4 +217,6 @@ void register_pool_ops(OpRegistry& r) {
       .kernel_dtype_from("X");
 }
 
+const OpRegistrar kPoolOps(register_pool_ops);
+
 }  // namespace skiff

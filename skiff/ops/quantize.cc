@@ -178,4 +178,6 @@ void register_quantize_ops(OpRegistry& r) {
       .kernel_dtype_from("X");
 }
 
+const OpRegistrar kQuantizeOps(register_quantize_ops);
+
 }  // namespace skiff

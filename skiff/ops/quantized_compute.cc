@@ -117,4 +117,6 @@ void register_quantized_compute_ops(OpRegistry& r) {
       .kernel_dtype_from("Input");
 }
 
+const OpRegistrar kQuantizedComputeOps(register_quantized_compute_ops);
+
 }  // namespace skiff

@@ -77,4 +77,6 @@ void register_reduce_ops(OpRegistry& r) {
   register_reduce<true>(r, {DType::kF32, DType::kF64});
 }
 
+const OpRegistrar kReduceOps(register_reduce_ops);
+
 }  // namespace skiff

@@ -215,4 +215,6 @@ void register_reduce_extreme_ops(OpRegistry& r) {
   register_top_k(r);
 }
 
+const OpRegistrar kReduceExtremeOps(register_reduce_extreme_ops);
+
 }  // namespace skiff

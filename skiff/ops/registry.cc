@@ -1,7 +1,5 @@
 #include "skiff/ops/registry.h"
 
-#include "skiff/ops/all_ops.h"
-
 namespace skiff {
 
 KernelFn OpInfo::find_kernel(Place place, DType dtype) const {
@@ -94,7 +92,6 @@ OpRegistrar::OpRegistrar(void (*add_ops)(OpRegistry&)) {
 const OpRegistry& OpRegistry::global() {
   static const OpRegistry* registry = [] {
     auto* r = new OpRegistry;
-    register_all_ops(*r);
     registrars().built = true;
     for (auto add_ops : registrars().add_ops) add_ops(*r);
     return r;

@@ -107,14 +107,14 @@ class OpRegistry {
   std::map<std::string, std::unique_ptr<OpInfo>> ops_;
 };
 
-// Adds the ops of a layer above ops (the runtime's run_program, whose kernels run programs)
-// to the global registry, so that ops never calls up into those layers. One static object
-// in that layer's file:
+// The one way ops join the global registry: each op family's file (ops/<family>.cc, and
+// the files of layers above ops whose kernels call into them: the runtime's run_program,
+// the parameter server's ps_* ops) ends with one static registrar of its function,
 //
-//   const OpRegistrar kRunProgramOps(register_run_program_ops);
+//   const OpRegistrar kActivationOps(register_activation_ops);
 //
-// The registry is built on first use from register_all_ops and every registrar; a
-// registrar constructed after that throws.
+// The registry is built on first use from every registrar (libraries are shared, so every
+// family file's registrar has run by then); a registrar constructed after that throws.
 class OpRegistrar {
  public:
   explicit OpRegistrar(void (*add_ops)(OpRegistry&));

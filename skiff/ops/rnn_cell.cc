@@ -257,4 +257,6 @@ void register_rnn_cell_ops(OpRegistry& r) {
       .kernel_dtype_from("H");
 }
 
+const OpRegistrar kRnnCellOps(register_rnn_cell_ops);
+
 }  // namespace skiff

@@ -245,4 +245,6 @@ void register_sequence_math_ops(OpRegistry& r) {
             arange<EmitContext>);
 }
 
+const OpRegistrar kSequenceMathOps(register_sequence_math_ops);
+
 }  // namespace skiff

@@ -226,4 +226,6 @@ void register_shape_edit_ops(OpRegistry& r) {
       .kernel_dtype_from("Out@GRAD");
 }
 
+const OpRegistrar kShapeEditOps(register_shape_edit_ops);
+
 }  // namespace skiff

@@ -137,4 +137,6 @@ void register_shape_ops(OpRegistry& r) {
       .kernel_dtype_from("Out@GRAD");
 }
 
+const OpRegistrar kShapeOps(register_shape_ops);
+
 }  // namespace skiff

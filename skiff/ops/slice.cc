@@ -94,4 +94,6 @@ void register_slice_ops(OpRegistry& r) {
       .kernel_dtype_from("Out@GRAD");
 }
 
+const OpRegistrar kSliceOps(register_slice_ops);
+
 }  // namespace skiff

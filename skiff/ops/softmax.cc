@@ -159,4 +159,6 @@ void register_softmax_ops(OpRegistry& r) {
       .kernel_dtype_from("Softmax");
 }
 
+const OpRegistrar kSoftmaxOps(register_softmax_ops);
+
 }  // namespace skiff

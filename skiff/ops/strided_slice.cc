@@ -191,4 +191,6 @@ void register_strided_slice_ops(OpRegistry& r) {
   register_set_value(r);
 }
 
+const OpRegistrar kStridedSliceOps(register_strided_slice_ops);
+
 }  // namespace skiff

@@ -307,4 +307,6 @@ void register_tensor_ops(OpRegistry& r) {
       .grad(sum_grad_maker);
 }
 
+const OpRegistrar kTensorOps(register_tensor_ops);
+
 }  // namespace skiff

@@ -52,4 +52,6 @@ void register_triangular_ops(OpRegistry& r) {
       .grad(tril_triu_grad_maker);
 }
 
+const OpRegistrar kTriangularOps(register_triangular_ops);
+
 }  // namespace skiff

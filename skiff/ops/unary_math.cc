@@ -185,4 +185,6 @@ void register_unary_math_ops(OpRegistry& r) {
   register_classifier<FloatClass::kFinite>(r, "isfinite", "Out = X is neither NaN nor infinite");
 }
 
+const OpRegistrar kUnaryMathOps(register_unary_math_ops);
+
 }  // namespace skiff

@@ -166,4 +166,6 @@ void register_unfold_ops(OpRegistry& r) {
       .grad(fold_grad_maker);
 }
 
+const OpRegistrar kUnfoldOps(register_unfold_ops);
+
 }  // namespace skiff

@@ -119,4 +119,6 @@ void register_unique_ops(OpRegistry& r) {
       .kernel_dtype_from("X");
 }
 
+const OpRegistrar kUniqueOps(register_unique_ops);
+
 }  // namespace skiff

@@ -79,4 +79,6 @@ void register_where_ops(OpRegistry& r) {
       .kernel_dtype_from("Out@GRAD");
 }
 
+const OpRegistrar kWhereOps(register_where_ops);
+
 }  // namespace skiff

@@ -37,4 +37,6 @@ void register_where_index_ops(OpRegistry& r) {
       .kernel_dtype_from("Condition");
 }
 
+const OpRegistrar kWhereIndexOps(register_where_index_ops);
+
 }  // namespace skiff
