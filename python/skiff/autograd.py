@@ -4,15 +4,27 @@ import functools
 
 from . import _C
 from ._C import Tensor
+from .framework.arguments import ArgumentError, ArgumentTypeError, flag
 
 __all__ = ["grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "backward",
            "jacobian", "PyLayer", "PyLayerContext", "Function", "saved_tensors_hooks"]
 
 
-def _as_list(x):
+def _as_list(x, fn="grad", param="outputs", none_ok=False):
+    """x (a Tensor, or a list or tuple of them; None entries where ``none_ok``) as a list
+    (None stays None); errors name the public function ``fn`` and its ``param``."""
     if x is None:
         return None
-    return [x] if isinstance(x, Tensor) else list(x)
+    if isinstance(x, Tensor):
+        return [x]
+    if not isinstance(x, (list, tuple)):
+        raise ArgumentTypeError(f"{fn}: {param} must be a Tensor or a list of Tensors, got "
+                                f"{type(x).__name__}")
+    for i, t in enumerate(x):
+        if not (isinstance(t, Tensor) or (none_ok and t is None)):
+            raise ArgumentTypeError(f"{fn}: {param}[{i}] must be a Tensor, got "
+                                    f"{type(t).__name__}")
+    return list(x)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -22,10 +34,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if create_graph:
         raise _C.Error("skiff.grad(create_graph=True): higher-order eager gradients are not "
                        "supported; build the program statically and differentiate it twice")
-    outs = _as_list(outputs)
-    ins = _as_list(inputs)
-    gouts = _as_list(grad_outputs)
-    return _C.grad(outs, ins, gouts, bool(retain_graph), allow_unused)
+    outs = _as_list(outputs, "grad", "outputs")
+    ins = _as_list(inputs, "grad", "inputs")
+    gouts = _as_list(grad_outputs, "grad", "grad_outputs", none_ok=True)
+    if outs is None or ins is None:
+        raise ArgumentTypeError("grad: outputs and inputs must be Tensors or lists of them, "
+                                "got None")
+    return _C.grad(outs, ins, gouts, flag("grad", "retain_graph", retain_graph),
+                   flag("grad", "allow_unused", allow_unused))
 
 
 class set_grad_enabled:
@@ -77,15 +93,14 @@ def is_grad_enabled():
 def backward(tensors, grad_tensors=None, retain_graph=False):
     """Adds the gradients of ``tensors`` (seeded by ``grad_tensors``, ones where None)
     into the ``.grad`` of every leaf they depend on."""
-    ts = _as_list(tensors)
-    for i, t in enumerate(ts):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"autograd.backward: tensors[{i}] must be a Tensor, got "
-                            f"{type(t).__name__}")
-    gs = _as_list(grad_tensors)
+    ts = _as_list(tensors, "autograd.backward", "tensors")
+    if ts is None:
+        raise ArgumentTypeError("autograd.backward: tensors must be a Tensor or a list of "
+                                "Tensors, got None")
+    gs = _as_list(grad_tensors, "autograd.backward", "grad_tensors", none_ok=True)
     if gs is not None and len(gs) != len(ts):
-        raise ValueError(f"autograd.backward: {len(gs)} grad_tensors for {len(ts)} tensors")
-    _C.backward(ts, gs, bool(retain_graph))
+        raise ArgumentError(f"autograd.backward: {len(gs)} grad_tensors for {len(ts)} tensors")
+    _C.backward(ts, gs, flag("autograd.backward", "retain_graph", retain_graph))
 
 
 class saved_tensors_hooks:

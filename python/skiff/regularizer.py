@@ -1,6 +1,7 @@
 """Weight decay added to gradients before the optimizer update (Paddle's
 paddle.regularizer): L2Decay adds coeff * param, L1Decay adds coeff * sign(param).
 Pass one as ``weight_decay=`` to an optimizer or as ``ParamAttr(regularizer=...)``."""
+from .framework.arguments import number
 from .framework.core import apply
 
 __all__ = ["L1Decay", "L2Decay", "WeightDecayRegularizer"]
@@ -10,7 +11,7 @@ class WeightDecayRegularizer:
     """A term added to a parameter's gradient; ``__call__(param, grad)`` returns it."""
 
     def __init__(self, coeff=0.0):
-        self._coeff = float(coeff)
+        self._coeff = number(type(self).__name__, "coeff", coeff)
 
     @property
     def coeff(self):

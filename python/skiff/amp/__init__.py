@@ -5,10 +5,13 @@ from .auto_cast import (amp_guard, auto_cast, autocast, get_autocast_dtype,
                         is_autocast_enabled, white_list, black_list)
 from .decorate import amp_decorate, decorate
 from .grad_scaler import AmpScaler, GradScaler, OptimizerState
+from ..framework.tensor_params import check_classes as _check_classes
 
 __all__ = ["auto_cast", "autocast", "amp_guard", "decorate", "amp_decorate", "GradScaler",
            "AmpScaler", "OptimizerState", "is_autocast_enabled", "get_autocast_dtype",
            "is_bfloat16_supported", "is_float16_supported", "white_list", "black_list"]
+
+_check_classes(globals(), ("__init__",))  # a failed construction names the wrong argument
 
 
 def is_bfloat16_supported(device=None):

@@ -10,6 +10,9 @@ from .laplace import Laplace
 from .multinomial import Multinomial
 from .normal import Normal
 from .uniform import Uniform
+from ..framework.tensor_params import check_classes as _check_classes
 
 __all__ = ["Distribution", "Normal", "Uniform", "Categorical", "Bernoulli", "Beta",
            "Exponential", "Laplace", "Multinomial", "kl_divergence", "register_kl"]
+
+_check_classes(globals(), ("__init__",))  # a failed construction names the wrong argument

@@ -19,7 +19,8 @@ import types
 
 import numpy as np
 
-from .._C import Tensor
+from .._C import Error, Tensor
+from . import scalar_params
 from .arguments import FLOAT_DTYPES, ArgumentError, ArgumentTypeError, dtype_name_of, \
     is_floating, is_tensor, kind_of
 
@@ -131,6 +132,18 @@ def _checker(fn_name, param, kind, optional):
     return check
 
 
+def _op_error_namer(fn_name):
+    """The function that, for a skiff.Error an op raised inside the public function
+    ``fn_name`` ("op 'gather', inputs: ..."), gives the same error naming fn_name first
+    ("index_select: op 'gather', ..."); None for errors that name it already."""
+    def name_op_error(error):
+        text = str(error)
+        if not text.startswith("op '") or text.startswith(f"op '{fn_name}'"):
+            return None
+        return type(error)(f"{fn_name}: {text}")
+    return name_op_error
+
+
 def _one_tensor_check(fn_name, kinds):
     """The check that one of a binary function's two OPERAND parameters is a Tensor (None
     for a function without two)."""
@@ -163,9 +176,10 @@ def _kinds(fn, params):
     return out
 
 
-def _source(name, params, kinds):
+def _source(name, params, kinds, scalars):
     """The wrapper's source: fn's parameter list (defaults filled in afterwards), one
-    test per checked parameter, then the call of fn."""
+    test per checked parameter, then the call of fn, whose failures are explained by its
+    number, flag, size and text parameters (``scalars``) at no cost until then."""
     P = inspect.Parameter
     head, call, slash, star = [], [], False, False
     for p in params:
@@ -217,8 +231,15 @@ def _source(name, params, kinds):
             if optional:
                 test = f"{pname} is not None and ({test})"
         body.append(f"    if {test}: {pname} = _check{i}({pname})")
-    return (f"def {name}({', '.join(head)}):\n" + "\n".join(body) +
-            f"\n    return _fn({', '.join(call)})\n")
+    # an op failing inside fn is reported as fn's, Python's own failures explained by the
+    # argument of the wrong kind (costs nothing until fn fails)
+    values = ", ".join(f"{p!r}: {p}" for p in scalars)
+    body += ["    try:", f"        return _fn({', '.join(call)})", "    except _Error as _e:",
+             "        _named = _name_op_error(_e)", "        if _named is None:",
+             "            raise", "        raise _named from None",
+             "    except Exception as _e:", f"        _why = _explain(_e, {{{values}}})",
+             "        if _why is None:", "            raise", "        raise _why from None"]
+    return f"def {name}({', '.join(head)}):\n" + "\n".join(body) + "\n"
 
 
 def _default_text(default):
@@ -243,33 +264,39 @@ def _compile(source, fn):
 _wrappers = {}
 
 
-def checked(fn, shown=None):
+def checked(fn, shown=None, tensors=True):
     """fn's checking wrapper (one per function and ``shown``, the name its messages give,
-    fn's own by default), or fn itself when it has no Tensor parameters or checks them
-    itself."""
-    wrapper = _wrappers.get((fn, shown))
+    fn's own by default), or fn itself when it has neither Tensor nor number parameters or
+    checks them itself. ``tensors`` False: fn's parameters are not taken for Tensors by
+    their names (a constructor's ``weight``); only its failures are explained."""
+    wrapper = _wrappers.get((fn, shown, tensors))
     if wrapper is not None:
         return wrapper
+    params = list(inspect.signature(fn).parameters.values())
+    kinds = _kinds(fn, params) if tensors else {}
+    skip = set(kinds) | set(getattr(fn, "_param_kinds", {}))
+    scalars = scalar_params.kinds_of(fn, skip)
+    scalar_params.register(fn, shown or fn.__name__, scalars)
     if getattr(fn, "_checks_tensor_params", False):
         return fn
-    params = list(inspect.signature(fn).parameters.values())
-    kinds = _kinds(fn, params)
-    if not kinds:
-        _wrappers[(fn, shown)] = fn
+    if not kinds and not scalars:
+        _wrappers[(fn, shown, tensors)] = fn
         return fn
     name = fn.__name__ if fn.__name__.isidentifier() else "wrapper"
     env = {"_fn": fn, "_required": _classes.required, "_optional": _classes.optional,
            "_operand": _classes.operand, "_floats": FLOAT_DTYPES,
-           "_one_tensor": _one_tensor_check(shown or fn.__name__, kinds)}
+           "_one_tensor": _one_tensor_check(shown or fn.__name__, kinds), "_Error": Error,
+           "_name_op_error": _op_error_namer(shown or fn.__name__),
+           "_explain": scalar_params.explainer(shown or fn.__name__, scalars)}
     for i, (pname, (kind, optional)) in enumerate(kinds.items()):
         env[f"_check{i}"] = _checker(shown or fn.__name__, pname, kind, optional)
-    exec(_compile(_source(name, params, kinds), fn), env)
+    exec(_compile(_source(name, params, kinds, scalars), fn), env)
     wrapper = env[name]
     wrapper.__defaults__ = fn.__defaults__
     wrapper.__kwdefaults__ = fn.__kwdefaults__
     functools.update_wrapper(wrapper, fn)
     wrapper._checks_tensor_params = True
-    _wrappers[(fn, shown)] = wrapper
+    _wrappers[(fn, shown, tensors)] = wrapper
     return wrapper
 
 
@@ -282,15 +309,31 @@ def check_layer_inputs(namespace):
             forward = getattr(forward, "__wrapped__", forward)
             if forward.__module__.startswith("skiff."):
                 value.forward = checked(forward, value.__name__)
+    check_classes(namespace, ("__init__",))
 
 
-def check_exports(namespace):
+def check_classes(namespace, methods=("__init__", "__call__")):
+    """Gives each skiff class in ``namespace`` ``methods`` (those it defines itself) whose
+    failures inside are explained by the argument of the wrong kind, naming the class
+    (``scalar_params``); costs a frame per call, nothing more until one fails."""
+    for cls in list(namespace.values()):
+        if not isinstance(cls, type) or not cls.__module__.startswith("skiff."):
+            continue
+        for method in methods:
+            fn = cls.__dict__.get(method)
+            if isinstance(fn, types.FunctionType) and \
+                    not getattr(fn, "_checks_tensor_params", False):
+                setattr(cls, method, checked(fn, cls.__name__, tensors=False))
+
+
+def check_exports(namespace, tensors=True):
     """Replaces each public skiff function in ``namespace`` (a package's globals) by its
     checking wrapper, which names that package as its module (pickle finds it there, also
-    when fn was made by a factory)."""
+    when fn was made by a factory). ``tensors`` False: parameter names are not taken to
+    mean Tensors (image functions take arrays and PIL images as ``img``, ``x``...)."""
     for name, value in list(namespace.items()):
         if not name.startswith("_") and isinstance(value, types.FunctionType) \
                 and value.__module__.startswith("skiff."):
-            wrapper = namespace[name] = checked(value)
+            wrapper = namespace[name] = checked(value, tensors=tensors)
             if wrapper is not value and name == wrapper.__name__:
                 wrapper.__module__, wrapper.__qualname__ = namespace["__name__"], name

@@ -5,6 +5,7 @@ import math
 from .. import _C
 from .._C import Tensor
 from ..autograd import no_grad
+from ..framework import arguments
 from ..framework.core import apply
 from ..framework.param import assign_value
 from .functional import tensor_ops as T
@@ -13,19 +14,19 @@ __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
            "vector_to_parameters"]
 
 
-def _grads(parameters):
-    if isinstance(parameters, Tensor):
-        parameters = [parameters]
-    return [p.grad for p in parameters if p.grad is not None]
+def _grads(fn, parameters):
+    """The gradients the parameters hold (see _parameter_list), for ``fn``."""
+    return [p.grad for p in _parameter_list(fn, parameters) if p.grad is not None]
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
     """Scales the gradients of ``parameters`` in place so that their joint norm is at
     most ``max_norm`` (by max_norm / (norm + 1e-6) when above it); returns the norm."""
-    grads = _grads(parameters)
+    grads = _grads("clip_grad_norm_", parameters)
+    max_norm = arguments.number("clip_grad_norm_", "max_norm", max_norm)
+    norm_type = arguments.number("clip_grad_norm_", "norm_type", norm_type)
     if not grads:
         return T.fill([], 0.0, "float32")
-    norm_type = float(norm_type)
     with no_grad():
         if math.isinf(norm_type):
             parts = [T.reduce("max", apply("abs", g)) for g in grads]
@@ -42,7 +43,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         if error_if_nonfinite and not math.isfinite(float(total.numpy())):
             raise _C.Error(f"clip_grad_norm_: the total gradient norm of order {norm_type} is "
                            f"not finite")
-        coef = apply("clip", T.div(T.fill([], float(max_norm), T.dtype_name(total)),
+        coef = apply("clip", T.div(T.fill([], max_norm, T.dtype_name(total)),
                                    T.scale(total, 1.0, 1e-6)), attrs={"max": 1.0})
         for g in grads:
             apply("elementwise_mul", g, T.cast(coef, T.dtype_name(g)), out=[g])
@@ -51,10 +52,10 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
 
 def clip_grad_value_(parameters, clip_value):
     """Clips every gradient of ``parameters`` to [-clip_value, clip_value] in place."""
+    clip_value = arguments.number("clip_grad_value_", "clip_value", clip_value)
     with no_grad():
-        for g in _grads(parameters):
-            apply("clip", g, attrs={"min": -float(clip_value), "max": float(clip_value)},
-                  out=[g])
+        for g in _grads("clip_grad_value_", parameters):
+            apply("clip", g, attrs={"min": -clip_value, "max": clip_value}, out=[g])
 
 
 def _parameter_list(fn, parameters):
@@ -62,14 +63,14 @@ def _parameter_list(fn, parameters):
     something to iterate row by row."""
     if isinstance(parameters, Tensor):
         return [parameters]
-    try:
-        items = list(parameters)
-    except TypeError:
-        raise TypeError(f"{fn}: parameters must be a Tensor or an iterable of Tensors, got "
-                        f"{type(parameters).__name__}") from None
+    if isinstance(parameters, (str, bytes, dict)) or not hasattr(parameters, "__iter__"):
+        raise arguments.ArgumentTypeError(f"{fn}: parameters must be a Tensor or an iterable "
+                                          f"of Tensors, got {type(parameters).__name__}")
+    items = list(parameters)
     for i, p in enumerate(items):
         if not isinstance(p, Tensor):
-            raise TypeError(f"{fn}: parameters[{i}] must be a Tensor, got {type(p).__name__}")
+            raise arguments.ArgumentTypeError(f"{fn}: parameters[{i}] must be a Tensor, got "
+                                              f"{type(p).__name__}")
     return items
 
 
@@ -83,6 +84,8 @@ def vector_to_parameters(vec, parameters, name=None):
     """Copies consecutive pieces of the 1-D ``vec`` into ``parameters`` (their shapes)."""
     offset = 0
     parameters = _parameter_list("vector_to_parameters", parameters)
+    if len(vec.shape) != 1:
+        raise _C.Error(f"vector_to_parameters: vec must be 1-D, got shape {list(vec.shape)}")
     with no_grad():
         for p in parameters:
             n = 1

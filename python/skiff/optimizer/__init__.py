@@ -19,5 +19,9 @@ from .rmsprop import RMSProp
 from .rprop import Rprop
 from .sgd import SGD
 
+from ..framework.tensor_params import check_classes as _check_classes
+
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "RMSProp", "Adagrad", "Adamax",
            "Adadelta", "NAdam", "RAdam", "Lamb", "Rprop", "ASGD", "LBFGS", "lr"]
+
+_check_classes(globals(), ("__init__",))  # a failed construction names the wrong argument

@@ -318,3 +318,6 @@ class CosineAnnealingDecay(LRScheduler):
 
 from .lr_plateau import ReduceOnPlateau  # noqa: E402
 from .lr_cycles import CosineAnnealingWarmRestarts, CyclicLR, LinearLR, OneCycleLR  # noqa: E402
+from ..framework.tensor_params import check_classes as _check_classes  # noqa: E402
+
+_check_classes(globals(), ("__init__",))  # a failed construction names the wrong argument

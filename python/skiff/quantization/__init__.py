@@ -8,3 +8,9 @@ from .qat import PTQ, QAT
 
 __all__ = ["QuantConfig", "QAT", "PTQ", "functional", "observers", "quanters",
            "fake_quantize", "quantize_linear", "dequantize_linear"]
+
+from ..framework.tensor_params import check_classes as _check_classes  # noqa: E402
+from ..framework.tensor_params import check_exports as _check_exports  # noqa: E402
+
+_check_exports(globals(), tensors=False)  # a failed call names the argument of the wrong kind
+_check_classes(globals(), ("__init__",))  # and so does a failed construction

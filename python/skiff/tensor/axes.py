@@ -85,7 +85,7 @@ def unflatten(x, axis, shape, name=None):
     """x with dim ``axis`` split into ``shape`` (one entry may be -1)."""
     axis = arguments.axis("unflatten", axis, len(x.shape))
     dims = list(x.shape)
-    return reshape(x, dims[:axis] + _ints(shape) + dims[axis + 1:])
+    return reshape(x, dims[:axis] + _ints(shape, "unflatten") + dims[axis + 1:])
 
 
 def view(x, shape_or_dtype, name=None):

@@ -74,7 +74,7 @@ def bitwise_right_shift(x, y, is_arithmetic=True, out=None, name=None):
 def gcd(x, y, name=None):
     """Elementwise greatest common divisor of |x| and |y| (int32/int64; gcd(0, 0) = 0)."""
     _check_operands("gcd", x, y)
-    return apply("gcd", *as_operands(x, y))
+    return apply("gcd", *as_operands(x, y, "gcd"))
 
 
 @accepts(x=OPERAND, y=OPERAND)
@@ -82,7 +82,7 @@ def lcm(x, y, name=None):
     """Elementwise least common multiple |x * y| / gcd(x, y) (int32/int64; 0 where x or y
     is 0)."""
     _check_operands("lcm", x, y)
-    return apply("lcm", *as_operands(x, y))
+    return apply("lcm", *as_operands(x, y, "lcm"))
 
 
 def _in_place(fn):

@@ -120,6 +120,7 @@ def copysign(x, y, name=None):
     if is_tensor(y):
         flip = signbit(y)
     else:
+        y = arguments.number("copysign", "y", y)
         flip = constant(_math.copysign(1.0, y) < 0, "bool")
     magnitude = abs(x)
     return _where(flip, multiply(magnitude, -1), magnitude)

@@ -238,10 +238,12 @@ def renorm(x, p, axis, max_norm):
     rank = len(x.shape)
     axis = arguments.axis("renorm", axis, rank)
     others = [d for d in range(rank) if d != axis]
-    norms = norm(x, float(p), others, keepdim=True) if others else \
+    p = arguments.number("renorm", "p", p)
+    max_norm = arguments.number("renorm", "max_norm", max_norm)
+    norms = norm(x, p, others, keepdim=True) if others else \
         apply("abs", x)
     name = dtype_name_of(x)
-    limit = constant(float(max_norm), name)
+    limit = constant(max_norm, name)
     factor = apply("elementwise_div", limit,
                    apply("scale", norms, attrs={"scale": 1.0, "bias": 1e-7}))
     over = apply("greater_than", norms, limit)

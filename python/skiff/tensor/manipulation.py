@@ -1,6 +1,5 @@
 """Reshaping, joining, splitting, broadcasting and gathering tensors (Paddle's
 paddle.tensor.manipulation)."""
-import numbers
 
 from .._C import Error
 from ..framework import arguments
@@ -19,14 +18,16 @@ __all__ = ["reshape", "reshape_", "transpose", "flatten", "squeeze", "unsqueeze"
            "index_sample", "rot90"]
 
 
-def _ints(v):
-    """A list of Python ints from an int, a sequence (of ints or 1-element tensors) or a
-    tensor."""
-    if is_tensor(v):
-        return [int(a) for a in v.tolist()] if v.ndim else [int(v.item())]
-    if isinstance(v, numbers.Integral):
-        return [int(v)]
-    return [int(a.item()) if is_tensor(a) else int(a) for a in v]
+def _ints(v, fn="reshape", param="shape"):
+    """A list of Python ints from an int, a sequence (of ints or 1-element integer
+    tensors) or an integer tensor: the argument ``param`` of the public function ``fn``."""
+    if v.__class__ is list:
+        for a in v:
+            if a.__class__ is not int:
+                break
+        else:
+            return v
+    return arguments.integers(fn, param, v)
 
 
 @self_checked
@@ -45,7 +46,7 @@ def reshape(x, shape, name=None):
 
 def reshape_(x, shape, name=None):
     """reshape, in place: x takes the new shape."""
-    return inplace("reshape", x, x, attrs={"shape": _ints(shape)})
+    return inplace("reshape", x, x, attrs={"shape": _ints(shape, "reshape_")})
 
 
 @self_checked
@@ -199,12 +200,12 @@ unbind = unstack
 
 def expand(x, shape, name=None):
     """x broadcast to ``shape`` (-1 keeps x's dim)."""
-    return apply("expand", x, attrs={"shape": _ints(shape)})
+    return apply("expand", x, attrs={"shape": _ints(shape, "expand")})
 
 
 def broadcast_to(x, shape, name=None):
     """x broadcast to ``shape`` (-1 keeps x's dim)."""
-    return apply("broadcast_to", x, attrs={"shape": _ints(shape)})
+    return apply("broadcast_to", x, attrs={"shape": _ints(shape, "broadcast_to")})
 
 
 def expand_as(x, y, name=None):
@@ -214,7 +215,7 @@ def expand_as(x, y, name=None):
 
 def tile(x, repeat_times, name=None):
     """x repeated repeat_times[i] times along dim i."""
-    times = _ints(repeat_times) if is_tensor(repeat_times) else \
+    times = _ints(repeat_times, "tile", "repeat_times") if is_tensor(repeat_times) else \
         arguments.counts("tile", "repeat_times", repeat_times, low=1)
     return apply("tile", x, attrs={"repeat_times": times})
 
@@ -254,16 +255,18 @@ def _index_tensor(index):
 def slice(input, axes, starts, ends):
     """input[starts[i]:ends[i]] along each of ``axes``."""
     axes = arguments.axes("slice", axes, len(input.shape), "axes")
-    return apply("slice", input, attrs={"axes": axes, "starts": _ints(starts),
-                                        "ends": _ints(ends)})
+    return apply("slice", input, attrs={"axes": axes, "starts": _ints(starts, "slice", "starts"),
+                                        "ends": _ints(ends, "slice", "ends")})
 
 
 def strided_slice(x, axes, starts, ends, strides, name=None):
     """x[starts[i]:ends[i]:strides[i]] along each of ``axes`` (negative strides walk
     backwards)."""
     axes = arguments.axes("strided_slice", axes, len(x.shape), "axes")
-    return apply("strided_slice", x, attrs={"axes": axes, "starts": _ints(starts),
-                                            "ends": _ints(ends), "strides": _ints(strides)})
+    fn = "strided_slice"
+    return apply("strided_slice", x, attrs={"axes": axes, "starts": _ints(starts, fn, "starts"),
+                                            "ends": _ints(ends, fn, "ends"),
+                                            "strides": _ints(strides, fn, "strides")})
 
 
 def flip(x, axis, name=None):
@@ -422,8 +425,8 @@ def crop(x, shape=None, offsets=None, name=None):
     """The box of x of size ``shape`` (-1: to the end of that dim) starting at ``offsets``
     (zeros by default)."""
     dims = list(x.shape)
-    sizes = dims if shape is None else _ints(shape)
-    starts = [0] * len(dims) if offsets is None else _ints(offsets)
+    sizes = dims if shape is None else _ints(shape, "crop")
+    starts = [0] * len(dims) if offsets is None else _ints(offsets, "crop", "offsets")
     if len(sizes) != len(dims) or len(starts) != len(dims):
         raise ValueError(f"crop: shape {sizes} and offsets {starts} must have x's rank "
                          f"{len(dims)}")

@@ -130,13 +130,13 @@ def divide(x, y, name=None):
 @accepts(x=OPERAND, y=OPERAND)
 def floor_divide(x, y, name=None):
     """floor(x / y) elementwise (integers: rounded toward -inf, like Python's //)."""
-    return apply("elementwise_floordiv", *as_operands(x, y))
+    return apply("elementwise_floordiv", *as_operands(x, y, "floor_divide"))
 
 
 @accepts(x=OPERAND, y=OPERAND)
 def remainder(x, y, name=None):
     """x - floor(x / y) * y: the remainder with the sign of y (Python's %)."""
-    return apply("elementwise_mod", *as_operands(x, y))
+    return apply("elementwise_mod", *as_operands(x, y, "remainder"))
 
 
 mod = floor_mod = remainder
@@ -151,6 +151,9 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
         out = apply("scale", x, attrs={"scale": float(scale), "bias": float(bias),
                                        "bias_after_scale": bias_after_scale})
     if act is not None:
+        if not isinstance(act, str):
+            raise arguments.ArgumentTypeError(f"scale: act must be the name of an activation "
+                                              f"op or None, got {type(act).__name__}")
         out = apply(act, out)
     return out
 
@@ -195,7 +198,7 @@ def div(x, y, name=None, *, rounding_mode=None):
     if rounding_mode != "trunc":
         raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got "
                          f"{rounding_mode!r}")
-    x, y = as_operands(x, y)
+    x, y = as_operands(x, y, "div")
     if is_float(x):
         return trunc(divide(x, y))
     wide = trunc(divide(cast(x, "float64"), cast(y, "float64")))  # exact below 2**53
@@ -235,12 +238,12 @@ def div_(x, y, name=None, *, rounding_mode=None):
 @accepts(x=OPERAND, y=OPERAND)
 def pow(x, y, name=None):
     """x ** y for a number or a tensor y (integers stay integers)."""
-    x, y = coerce_pair(x, y)
+    x, y = coerce_pair(x, y, "pow")
     if is_tensor(x) and not is_tensor(y):
         x = promote_for_scalar(x, y)
         if is_float(x):
             return apply("pow", x, attrs={"factor": float(y)})
-    return apply("elementwise_pow", *as_operands(x, y))
+    return apply("elementwise_pow", *as_operands(x, y, "pow"))
 
 
 def _unary(op, doc):
@@ -357,13 +360,13 @@ def isfinite(x, name=None):
 @accepts(x=OPERAND, y=OPERAND)
 def maximum(x, y, name=None):
     """The larger of x and y elementwise (broadcast)."""
-    return apply("elementwise_max", *as_operands(x, y))
+    return apply("elementwise_max", *as_operands(x, y, "maximum"))
 
 
 @accepts(x=OPERAND, y=OPERAND)
 def minimum(x, y, name=None):
     """The smaller of x and y elementwise (broadcast)."""
-    return apply("elementwise_min", *as_operands(x, y))
+    return apply("elementwise_min", *as_operands(x, y, "minimum"))
 
 
 def clip(x, min=None, max=None, name=None):

@@ -17,6 +17,10 @@ def _dtype(self):
 
 def _backward(self, grad_tensor=None, retain_graph=False):
     """Accumulates the gradient of this tensor into every leaf that wants one."""
+    if grad_tensor is not None and not isinstance(grad_tensor, Tensor):
+        raise arguments.ArgumentTypeError(f"Tensor.backward: grad_tensor must be a Tensor or "
+                                          f"None, got {type(grad_tensor).__name__}")
+    retain_graph = arguments.flag("Tensor.backward", "retain_graph", retain_graph)
     _C.backward([self], None if grad_tensor is None else [grad_tensor], retain_graph)
 
 
@@ -35,8 +39,58 @@ def _len(self):
     return shape[0]
 
 
+def _binding_method(name, method):
+    """The binding's ``method`` of Tensor, a mistake in whose arguments is an
+    ArgumentTypeError naming Tensor.<name>, what it takes and what it was given."""
+    shown = "Tensor" if name == "__init__" else f"Tensor.{name}"
+
+    def call(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except TypeError as e:
+            if "incompatible function arguments" not in str(e):
+                raise
+            given = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}"
+                                                        for k, v in kwargs.items()]
+            raise arguments.ArgumentTypeError(f"{shown}: takes {_forms(str(e))}, got "
+                                              f"({', '.join(given)})") from None
+
+    call.__name__, call.__qualname__, call.__doc__ = name, f"Tensor.{name}", method.__doc__
+    return call
+
+
+def _forms(message):
+    """The argument lists a binding function takes, from its mismatch message: "(),
+    (data: object)" (without self and return types)."""
+    forms = []
+    for line in message.splitlines():
+        head, _, rest = line.strip().partition(". ")
+        if head.isdigit() and "(" in rest:
+            params = rest[rest.index("(") + 1:rest.rindex(")")]
+            kept = [p.strip() for p in params.split(",") if p.strip() and p.strip() != "self"]
+            forms.append(f"({', '.join(kept)})")
+    return " or ".join(forms) or "other arguments"
+
+
 def _item(self, *args):
+    """The value at a flat index, at one index per dim, or (no argument) of a one-entry
+    Tensor, as a Python number."""
+    if args:
+        shape = [int(np.prod(self.shape, dtype=np.int64))] if len(args) == 1 else self.shape
+        if len(args) != len(shape):
+            raise arguments.ArgumentError(f"Tensor.item: {len(args)} indices for a "
+                                          f"{len(self.shape)}-D Tensor")
+        args = [_entry_index(a, n) for a, n in zip(args, shape)]
     return self.numpy(copy=False).item(*args)
+
+
+def _entry_index(i, n):
+    """An index ``i`` of Tensor.item into a dim of ``n`` entries, from 0."""
+    i = arguments.integer("Tensor.item", "index", i)
+    if not -n <= i < n:
+        raise arguments.AxisError(f"Tensor.item: index {i} is out of range for {n} entries "
+                                  f"(valid: [{-n}, {n - 1}])")
+    return i + n if i < 0 else i
 
 
 def _array(self, dtype=None, copy=None):
@@ -117,6 +171,8 @@ def _install():
     T.__repr__ = _repr
     T.__str__ = _repr
     T.__len__ = _len
+    for name in ("__init__", "numpy", "retain_grads"):  # the binding's public methods
+        setattr(T, name, _binding_method(name, T.__dict__[name]))
     T.__iter__ = _iter
     T.__hash__ = object.__hash__
     T.__array_priority__ = 100  # numpy defers to our reflected operators

@@ -53,9 +53,9 @@ def _tensordot_axes(axes, rx, ry):
         return list(range(rx - n, rx)), list(range(n))
     axes = list(axes)
     if axes and isinstance(axes[0], numbers.Integral):
-        return _ints(axes), _ints(axes)
-    ax = _ints(axes[0]) if len(axes) > 0 else []
-    ay = _ints(axes[1]) if len(axes) > 1 else list(ax)
+        return _ints(axes, "tensordot", "axes"), _ints(axes, "tensordot", "axes")
+    ax = _ints(axes[0], "tensordot", "axes[0]") if len(axes) > 0 else []
+    ay = _ints(axes[1], "tensordot", "axes[1]") if len(axes) > 1 else list(ax)
     n = min(len(ax), len(ay))  # Paddle: the longer list is cut to the shorter one's length
     return ax[:n], ay[:n]
 

@@ -49,14 +49,15 @@ def _coerce(v, like, fn, param):
     """v as a Python number or a tensor: numpy scalars and 0-d arrays become numbers,
     arrays and lists tensors of ``like``'s dtype; anything else is an ArgumentTypeError
     naming the function ``fn`` and its parameter ``param``."""
-    if is_tensor(v) or isinstance(v, numbers.Number):
+    if is_tensor(v) or isinstance(v, numbers.Real):
         return v
-    if isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0):
+    if (isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0)) and \
+            v.dtype.kind in "biuf":
         return v.item()
     if isinstance(v, (np.ndarray, list, tuple)):
         from .creation import data_tensor
         return data_tensor(fn, param, v, dtype_name_of(like))
-    raise ArgumentTypeError(f"{fn}: {param} must be a Tensor, a number or an array, got "
+    raise ArgumentTypeError(f"{fn}: {param} must be a Tensor, a real number or an array, got "
                             f"{kind_of(v)}")
 
 

@@ -318,7 +318,7 @@ def scatter_nd(index, updates, shape, name=None):
     """A zero tensor of ``shape`` (updates' dtype) with updates added at index, as
     scatter_nd_add."""
     from .manipulation import _ints
-    zeros = apply("fill_constant", attrs={"shape": _ints(shape), "value": 0.0,
+    zeros = apply("fill_constant", attrs={"shape": _ints(shape, "scatter_nd"), "value": 0.0,
                                           "dtype": dtype_name_of(updates)})
     return scatter_nd_add(zeros, index, updates)
 

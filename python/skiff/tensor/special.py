@@ -76,4 +76,4 @@ def atan2(x, y, name=None):
     if not is_float(x) or not is_float(y):
         x, y = [v if is_float(v) else apply("cast", v, attrs={"out_dtype": "float64"})
                 for v in (x, y)]
-    return apply("atan2", *as_operands(x, y))
+    return apply("atan2", *as_operands(x, y, "atan2"))

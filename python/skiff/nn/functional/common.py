@@ -166,7 +166,8 @@ def cosine_similarity(x1, x2, axis=1, eps=1e-8):
 
 def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
     """[N, C * r * r, H, W] -> [N, C, H * r, W * r]: channel blocks become r x r pixels."""
-    r = int(upscale_factor)
+    r = arguments.count("pixel_shuffle", "upscale_factor", upscale_factor, low=1)
+    arguments.choice("pixel_shuffle", "data_format", data_format, ("NCHW", "NHWC"))
     shape = [int(s) for s in x.shape]
     if len(shape) != 4:
         raise _C.Error(f"pixel_shuffle: expected a 4-D input, got shape {shape}")

@@ -295,6 +295,9 @@ class Layer:
 
     def apply(self, fn):
         """Calls ``fn(layer)`` on every sublayer, then on this layer; returns self."""
+        if not callable(fn):
+            raise ArgumentTypeError(f"{type(self).__name__}.apply: fn must be callable, got "
+                                    f"{type(fn).__name__}")
         for layer in self.children():
             layer.apply(fn)
         fn(self)

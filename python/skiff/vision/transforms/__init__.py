@@ -92,3 +92,9 @@ __all__ = [
     "normalize",
     "erase",
 ]
+
+from ...framework.tensor_params import check_classes as _check_classes  # noqa: E402
+from ...framework.tensor_params import check_exports as _check_exports  # noqa: E402
+
+_check_exports(globals(), tensors=False)  # a failed call names the argument of the wrong kind
+_check_classes(globals())  # and so do failed constructions and transform calls

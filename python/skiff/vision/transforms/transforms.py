@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...framework import arguments
 from . import functional as F
 from .image_input import _tensor_from, as_array, image_size, is_tensor
 
@@ -40,18 +41,17 @@ def _unchanged(image):
     return image if is_tensor(image) else as_array(image)
 
 
-def _check_prob(prob, name="prob"):
-    if not 0 <= prob <= 1:
-        raise ValueError(f"{name} must be in [0, 1], got {prob}")
-    return prob
+def _check_prob(prob, name="prob", owner="transform"):
+    """A probability (a number in [0, 1]) given to the transform ``owner``."""
+    return arguments.real(owner, name, prob, low=0, high=1)
 
 
 def _size_pair(size, name):
     """(height, width) from an int or a pair."""
-    if isinstance(size, numbers.Number):
+    if isinstance(size, (list, tuple)) and len(size) == 2:
+        return tuple(arguments.integer(name, f"size[{i}]", s) for i, s in enumerate(size))
+    if isinstance(size, numbers.Real) and not isinstance(size, bool):
         return int(size), int(size)
-    if isinstance(size, Sequence) and len(size) == 2:
-        return int(size[0]), int(size[1])
     raise TypeError(f"{name}: size must be an int or a (height, width) pair, got {size!r}")
 
 
@@ -92,6 +92,13 @@ class Compose:
     """Applies the transforms in order; an error is annotated with the failing transform."""
 
     def __init__(self, transforms):
+        if not isinstance(transforms, (list, tuple)):
+            raise arguments.ArgumentTypeError(f"Compose: transforms must be a list of "
+                                              f"callables, got {type(transforms).__name__}")
+        for i, t in enumerate(transforms):
+            if not callable(t):
+                raise arguments.ArgumentTypeError(f"Compose: transforms[{i}] must be "
+                                                  f"callable, got {type(t).__name__}")
         self.transforms = list(transforms)
 
     def __call__(self, data):
@@ -156,7 +163,7 @@ class _RandomFlip(BaseTransform):
 
     def __init__(self, prob=0.5, keys=None):
         super().__init__(keys)
-        self.prob = _check_prob(prob)
+        self.prob = _check_prob(prob, "prob", type(self).__name__)
 
     def _get_params(self, inputs):
         return random.random() < self.prob

@@ -118,8 +118,9 @@ class RandomPerspective(BaseTransform):
     def __init__(self, prob=0.5, distortion_scale=0.5, interpolation="nearest", fill=0,
                  keys=None):
         super().__init__(keys)
-        self.prob = _check_prob(prob)
-        self.distortion_scale = _check_prob(distortion_scale, "distortion_scale")
+        self.prob = _check_prob(prob, "prob", type(self).__name__)
+        self.distortion_scale = _check_prob(distortion_scale, "distortion_scale",
+                                            "RandomPerspective")
         self.interpolation = _check_interpolation(interpolation, "RandomPerspective")
         self.fill = fill
 
@@ -162,7 +163,7 @@ class RandomErasing(BaseTransform):
     def __init__(self, prob=0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0, inplace=False,
                  keys=None):
         super().__init__(keys)
-        self.prob = _check_prob(prob)
+        self.prob = _check_prob(prob, "prob", type(self).__name__)
         if not isinstance(scale, (tuple, list)) or not 0 <= scale[0] <= scale[1] <= 1:
             raise ValueError(f"scale should be of kind (min, max) and in range [0, 1], got {scale}")
         if not isinstance(ratio, (tuple, list)) or not 0 <= ratio[0] <= ratio[1]:
