@@ -1,35 +1,16 @@
-"""skiff.linalg against torch.linalg (values and gradients, float64) and paddle (argument
-semantics), one static-program check, and the errors for singular / bad inputs."""
+"""skiff.linalg's inverses, determinants, solves and factorisations (inv, det, slogdet,
+solve, triangular_solve, cholesky, cholesky_solve, eigh, eigvalsh, qr) against torch.linalg
+(values and gradients, float64) and paddle (argument semantics), a static program, and the
+errors for singular / bad inputs."""
 import numpy as np
 import pytest
 import torch
 
 import skiff
 
+from linalg_reference import run_both, spd, well_conditioned
+
 rng = np.random.default_rng(0)
-
-
-def well_conditioned(*shape):
-    a = rng.standard_normal(shape)
-    return a + shape[-1] * np.eye(shape[-1])
-
-
-def spd(*shape):
-    m = rng.standard_normal(shape)
-    return m @ np.swapaxes(m, -1, -2) + shape[-1] * np.eye(shape[-1])
-
-
-def run_both(skiff_fn, torch_fn, *arrays):
-    """Values and gradients of sum(out * w) from skiff and torch on the same inputs."""
-    xs = [skiff.to_tensor(a, stop_gradient=False) for a in arrays]
-    ts = [torch.tensor(a, requires_grad=True) for a in arrays]
-    out, ref = skiff_fn(*xs), torch_fn(*ts)
-    np.testing.assert_allclose(out.numpy(), ref.detach().numpy(), rtol=1e-10, atol=1e-10)
-    w = rng.standard_normal(ref.shape)
-    (out * skiff.to_tensor(w)).sum().backward()
-    (ref * torch.tensor(w)).sum().backward()
-    for x, t in zip(xs, ts):
-        np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-8, atol=1e-9)
 
 
 def test_inv_det_slogdet_match_torch():
@@ -98,16 +79,30 @@ def test_eigh_eigvalsh_match_torch():
     np.testing.assert_allclose(w_u, np.linalg.eigvalsh(a), rtol=1e-10)
 
 
-def test_matrix_power_and_multi_dot():
-    a = well_conditioned(3, 3)
-    eye = skiff.linalg.matrix_power(skiff.to_tensor(np.stack([a, a])), 0).numpy()
-    np.testing.assert_array_equal(eye, np.stack([np.eye(3)] * 2))
-    for n in (1, 3, -2):
-        run_both(lambda x: skiff.linalg.matrix_power(x, n),
-                 lambda t: torch.linalg.matrix_power(t, n), a)
-    ms = [rng.standard_normal(s) for s in ((2, 3), (3, 4), (4, 2))]
-    run_both(lambda *xs: skiff.linalg.multi_dot(list(xs)),
-             lambda *ts: torch.linalg.multi_dot(list(ts)), *ms)
+@pytest.mark.parametrize("shape", [(2, 5, 3), (4, 4)])
+def test_qr_matches_torch(shape):
+    a = rng.standard_normal(shape)
+    run_both(lambda x: skiff.linalg.qr(x)[0], lambda t: torch.linalg.qr(t)[0], a)
+    run_both(lambda x: skiff.linalg.qr(x)[1], lambda t: torch.linalg.qr(t)[1], a)
+    run_both(lambda x: skiff.linalg.qr(x, "r"), lambda t: torch.linalg.qr(t)[1], a)
+
+
+def test_qr_modes_shapes_like_paddle():
+    a = rng.standard_normal((3, 5))
+    for mode in ("reduced", "complete"):
+        q, r = skiff.linalg.qr(skiff.to_tensor(a), mode)
+        tq, tr = torch.linalg.qr(torch.tensor(a), mode)
+        assert list(q.shape) == list(tq.shape) and list(r.shape) == list(tr.shape)
+        np.testing.assert_allclose(q.numpy() @ r.numpy(), a, rtol=1e-10, atol=1e-12)
+    t = rng.standard_normal((5, 3)).astype("float32")
+    q, r = skiff.linalg.qr(skiff.to_tensor(t), "complete")
+    assert q.shape == [5, 5] and r.shape == [5, 3]
+    np.testing.assert_allclose(q.numpy() @ r.numpy(), t, rtol=1e-5, atol=1e-5)
+    assert skiff.linalg.qr(skiff.to_tensor(t), "r").shape == [3, 3]
+    with pytest.raises(ValueError, match="qr: mode"):
+        skiff.linalg.qr(skiff.to_tensor(t), "full")
+    with pytest.raises(skiff.Error, match="qr: x must be"):
+        skiff.linalg.qr(skiff.to_tensor(np.ones(3)))
 
 
 def test_static_program_solve_and_det():
