@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import skiff
-from helpers import check_grad, rand
+from tensor_reference import check_grad, rand
 
 CASES = [
     ("ij,jk->ik", [(2, 3), (3, 4)]),

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import skiff
-from helpers import check_grad, rand
+from tensor_reference import check_grad, rand
 
 
 class _Index:

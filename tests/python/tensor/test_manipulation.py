@@ -1,11 +1,15 @@
-"""Reshaping, joining, splitting, broadcasting and gathering: values vs numpy, gradients
-vs torch, Paddle's argument forms, and errors naming the op."""
+"""Reshaping, joining, splitting, broadcasting and gathering (skiff/tensor/manipulation.py):
+values vs numpy, gradients vs torch, Paddle's argument forms, and errors naming the op;
+narrow, crop, take, index_sample, rot90, roll, moveaxis, take_along_axis, masked_fill, diag
+and trace against PaddlePaddle 3.3, numpy and torch."""
 import numpy as np
+import paddle
 import pytest
 import torch
 
 import skiff
-from helpers import check_grad, rand
+
+from tensor_reference import check_grad, rand
 
 DTYPES = ["float32", "float64", "int32", "int64", "bool"]
 
@@ -119,3 +123,107 @@ def test_errors_name_the_op():
         skiff.split(x, 2, axis=1)
     with pytest.raises(skiff.Error, match="gather"):
         skiff.gather(x, skiff.to_tensor([5]))
+
+
+def test_narrow_and_crop():
+    a = rand((3, 4, 5))
+    check_grad(lambda x: skiff.narrow(x, 1, -3, 2), lambda x: torch.narrow(x, 1, 1, 2), a)
+    np.testing.assert_array_equal(skiff.narrow(skiff.to_tensor(a), 2, 1, 3).numpy(),
+                                  paddle.narrow(paddle.to_tensor(a), 2, 1, 3).numpy())
+    with pytest.raises(ValueError, match="narrow: start"):
+        skiff.narrow(skiff.to_tensor(a), 1, 3, 2)
+    for shape, offsets in [([1, -1, 2], [1, 1, 3]), ([2, 2, 2], None), (None, None)]:
+        np.testing.assert_array_equal(
+            skiff.crop(skiff.to_tensor(a), shape, offsets).numpy(),
+            paddle.crop(paddle.to_tensor(a), shape, offsets).numpy())
+    check_grad(lambda x: skiff.crop(x, [2, 2, 2], [1, 0, 1]), lambda x: x[1:3, 0:2, 1:3], a)
+    with pytest.raises(ValueError, match="crop: offsets"):
+        skiff.crop(skiff.to_tensor(a), [3, 2, 2], [1, 0, 0])
+
+
+@pytest.mark.parametrize("mode", ["raise", "wrap", "clip"])
+def test_take_matches_paddle(mode):
+    a = rand((2, 3))
+    idx = np.array([[0, -1], [5, 2]]) if mode == "raise" else np.array([[0, -1], [7, -9]])
+    got = skiff.take(skiff.to_tensor(a), skiff.to_tensor(idx), mode)
+    want = paddle.take(paddle.to_tensor(a), paddle.to_tensor(idx), mode)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_take_gradient_and_errors():
+    a = rand((2, 3))
+    idx = np.array([0, 5, 5, -2])
+    check_grad(lambda x: skiff.take(x, skiff.to_tensor(idx)),
+               lambda x: torch.take(x, torch.tensor(idx % 6)), a)
+    with pytest.raises(ValueError, match="take: index 6 is out of range"):
+        skiff.take(skiff.to_tensor(a), skiff.to_tensor([6]))
+    with pytest.raises(ValueError, match="take: mode"):
+        skiff.take(skiff.to_tensor(a), skiff.to_tensor([0]), "nearest")
+
+
+def test_sgn_and_index_sample():
+    a = np.array([-2.0, 0.0, 3.5], "float32")
+    np.testing.assert_array_equal(skiff.sgn(skiff.to_tensor(a)).numpy(),
+                                  paddle.sgn(paddle.to_tensor(a)).numpy())
+    with pytest.raises(TypeError, match="sgn: x must be float"):
+        skiff.sgn(skiff.to_tensor([1, 2]))
+    x = rand((3, 4))
+    idx = np.array([[0, 3], [1, 1], [2, 0]])
+    got = check_grad(lambda t: skiff.index_sample(t, skiff.to_tensor(idx)),
+                     lambda t: torch.gather(t, 1, torch.tensor(idx)), x)
+    np.testing.assert_array_equal(
+        got.numpy(), paddle.index_sample(paddle.to_tensor(x), paddle.to_tensor(idx)).numpy())
+    with pytest.raises(ValueError, match="index_sample: index must have x's 3 rows"):
+        skiff.index_sample(skiff.to_tensor(x), skiff.to_tensor(idx[:2]))
+
+
+@pytest.mark.parametrize("k,axes", [(1, [0, 1]), (-1, [1, 2]), (2, [2, 0]), (3, [0, 2]),
+                                    (4, [0, 1])])
+def test_rot90(k, axes):
+    a = rand((2, 3, 4))
+    got = check_grad(lambda x: skiff.rot90(x, k, axes), lambda x: torch.rot90(x, k, axes), a)
+    np.testing.assert_array_equal(got.numpy(),
+                                  paddle.rot90(paddle.to_tensor(a), k, axes).numpy())
+
+
+def test_rot90_errors():
+    with pytest.raises(ValueError, match="rot90: axes"):
+        skiff.rot90(skiff.ones([2, 2]), 1, [0, 0])
+    with pytest.raises(ValueError, match="rot90: x must have at least 2 dims"):
+        skiff.rot90(skiff.ones([2]))
+
+
+def test_roll_moveaxis():
+    a = rand((3, 4, 5), "float64", 3)
+    check_grad(lambda x: skiff.roll(x, 2, 1), lambda t: torch.roll(t, 2, 1), a)
+    check_grad(lambda x: skiff.roll(x, [-1, 7], [0, 2]), lambda t: torch.roll(t, (-1, 7), (0, 2)),
+               a)
+    np.testing.assert_array_equal(skiff.roll(skiff.to_tensor(a), 5).numpy(), np.roll(a, 5))
+    np.testing.assert_array_equal(skiff.moveaxis(skiff.to_tensor(a), [0, 1], [2, 0]).numpy(),
+                                  np.moveaxis(a, [0, 1], [2, 0]))
+
+
+def test_take_along_axis_and_masked_fill():
+    a = rand((3, 5), "float64", 4)
+    idx = np.array([[0, 4], [2, 2], [1, 3]])
+    check_grad(lambda x: skiff.take_along_axis(x, skiff.to_tensor(idx), 1),
+               lambda t: torch.take_along_dim(t, torch.tensor(idx), 1), a)
+    idx0 = np.array([[2, 0, 1, 1, 0]])
+    np.testing.assert_array_equal(
+        skiff.take_along_axis(skiff.to_tensor(a), skiff.to_tensor(idx0), 0).numpy(),
+        np.take_along_axis(a, idx0, 0))
+    mask = a > 0
+    np.testing.assert_array_equal(
+        skiff.masked_fill(skiff.to_tensor(a), skiff.to_tensor(mask), -1.0).numpy(),
+        np.where(mask, -1.0, a))
+
+
+def test_diag_and_trace():
+    v = rand((3,), "float64", 5)
+    for k in (0, 1, -2):
+        np.testing.assert_array_equal(skiff.diag(skiff.to_tensor(v), k).numpy(), np.diag(v, k))
+    m = rand((4, 5), "float64", 6)
+    for k in (0, 2, -1):
+        np.testing.assert_array_equal(skiff.diag(skiff.to_tensor(m), k).numpy(), np.diag(m, k))
+    check_grad(lambda x: skiff.diag(x, 1), lambda t: torch.diag(t, 1), m)
+    check_grad(lambda x: skiff.trace(x).reshape([1]), lambda t: torch.trace(t).reshape(1), m)

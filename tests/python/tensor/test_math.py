@@ -1,11 +1,22 @@
-"""Elementwise math, scalar arithmetic (dtype kept, reversed operators), reductions,
-cumsum/logsumexp and in-place updates: values vs numpy/torch, gradients vs torch."""
+"""Elementwise math (skiff/tensor/math.py): unary functions, rounding and sign, scalar
+arithmetic (dtype kept, reversed operators), tensor arithmetic with broadcasting, pow, mod,
+clip and scale, log2/log10/trunc, add_n, logaddexp, count_nonzero, nan_to_num, numpy
+operands and the constants: values vs numpy/torch/paddle, gradients vs torch."""
+import math
+
 import numpy as np
+import paddle
 import pytest
 import torch
 
 import skiff
-from helpers import TOL, check_grad, rand
+
+from tensor_reference import TOL, check_grad, rand
+
+
+def test_constants():
+    assert skiff.pi == paddle.pi == math.pi and skiff.e == paddle.e
+    assert skiff.inf == paddle.inf and math.isnan(skiff.nan)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -95,106 +106,12 @@ def test_mod_and_floor_divide_follow_python():
                rand((5,), "float64", 6, 0.4, 0.9))
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("axis,keepdim", [(None, False), (1, False), (-1, True), ([0, 2], False),
-                                          ((0, 1), True)])
-def test_reductions(axis, keepdim, dtype):
-    a = rand((3, 4, 5), dtype, 7)
-    dims = axis if axis is None else (axis if isinstance(axis, int) else tuple(axis))
-    targs = {} if dims is None else {"dim": dims, "keepdim": keepdim}
-    def tprod(t, dim=None, keepdim=False):
-        if dim is None:
-            return torch.prod(t)
-        for d in sorted([dim] if isinstance(dim, int) else [d % t.ndim for d in dim])[::-1]:
-            t = torch.prod(t, d, keepdim=keepdim)
-        return t
-
-    for name, tfn in [("sum", torch.sum), ("mean", torch.mean), ("prod", tprod),
-                      ("amax", torch.amax), ("amin", torch.amin), ("logsumexp", torch.logsumexp)]:
-        sk = getattr(skiff, name)
-        if dims is None:
-            tf = (lambda t, f=tfn, n=name: f(t, dim=(0, 1, 2)) if n == "logsumexp" else f(t))
-            got = check_grad(lambda x, s=sk: s(x), tf, a)
-        else:
-            got = check_grad(lambda x, s=sk: s(x, axis=axis, keepdim=keepdim),
-                             lambda t, f=tfn: f(t, **targs), a)
-        assert got.dtype == dtype
-    for name in ("std", "var"):
-        tf = getattr(torch, name)
-        for unbiased in (True, False):
-            corr = {"correction": 1 if unbiased else 0}
-            check_grad(lambda x, n=name: getattr(skiff, n)(x, axis, unbiased, keepdim),
-                       (lambda t, f=tf: f(t, **corr)) if dims is None else
-                       (lambda t, f=tf: f(t, dim=dims, keepdim=keepdim, **corr)), a)
-
-
-def test_max_min_with_methods_and_int_sums():
-    a = np.array([[1, 5, 3], [4, 2, 6]], "int64")
-    x = skiff.to_tensor(a)
-    assert x.max().item() == 6 and x.min(axis=1).tolist() == [1, 2]
-    assert x.sum().dtype == "int64" and x.sum(axis=0).tolist() == [5, 7, 9]
-    assert skiff.to_tensor([True, True, False]).sum().item() == 2
-    assert skiff.all(skiff.to_tensor([True, True])).item() is True
-    assert skiff.any(x > 5, axis=1).tolist() == [False, True]
-    assert x.numel() == 6 and skiff.numel(x).item() == 6
-    assert skiff.logsumexp(skiff.to_tensor([-np.inf, -np.inf])).item() == -np.inf
-
-
-def test_cumsum():
-    a = rand((3, 4), "float64", 8)
-    check_grad(lambda x: skiff.cumsum(x, axis=1), lambda t: torch.cumsum(t, 1), a)
-    check_grad(lambda x: skiff.cumsum(x), lambda t: torch.cumsum(t.reshape(-1), 0), a)
-    assert skiff.cumsum(skiff.to_tensor([1, 2, 3])).tolist() == [1, 3, 6]
-
-
 def test_clip_and_scale():
     a = rand((10,), "float64", 9)
     check_grad(lambda x: skiff.clip(x, -0.5, 0.7), lambda t: torch.clamp(t, -0.5, 0.7), a)
     check_grad(lambda x: skiff.scale(x, 2.0, 1.0), lambda t: t * 2 + 1, a)
     check_grad(lambda x: skiff.scale(x, 2.0, 1.0, bias_after_scale=False),
                lambda t: (t + 1) * 2, a)
-
-
-def test_inplace_updates_write_into_the_tensor():
-    x = skiff.to_tensor([1.0, 2.0, 3.0])
-    ptr = x._data_ptr()
-    x.add_(skiff.to_tensor([1.0, 1.0, 1.0]))
-    x.subtract_(0.5)
-    x.multiply_(2.0)
-    x.scale_(0.5, 1.0)
-    np.testing.assert_allclose(x.numpy(), [2.5, 3.5, 4.5])
-    x.clip_(3.0, 4.0)
-    np.testing.assert_allclose(x.numpy(), [3.0, 3.5, 4.0])
-    assert x._data_ptr() == ptr
-    x.fill_(7)
-    assert x.tolist() == [7, 7, 7]
-    x.zero_()
-    assert x.tolist() == [0, 0, 0]
-    y = skiff.ones([2, 3])
-    y.reshape_([3, 2])
-    assert y.shape == [3, 2]
-
-
-def test_inplace_records_gradient_from_other_inputs():
-    w = skiff.to_tensor([1.0, 2.0], stop_gradient=False)
-    buf = skiff.ones([2])
-    buf.multiply_(w * w)  # buf = w * w, its history recorded
-    assert not buf.stop_gradient
-    (buf * 3).sum().backward()
-    np.testing.assert_allclose(w.grad.numpy(), [6.0, 12.0])
-
-
-def test_inplace_on_a_leaf_needing_grad_is_an_error():
-    w = skiff.to_tensor([1.0, 2.0], stop_gradient=False)
-    with pytest.raises(skiff.Error, match="elementwise_add"):
-        w.add_(skiff.to_tensor([1.0, 1.0]))
-    with skiff.no_grad():
-        w.add_(skiff.to_tensor([1.0, 1.0]))
-    assert w.tolist() == [2.0, 3.0]
-    h = w * 2  # not a leaf: updated in place, its gradient flows through both ops
-    h.scale_(3.0)
-    h.sum().backward()
-    np.testing.assert_allclose(w.grad.numpy(), [6.0, 6.0])
 
 
 def test_errors_name_the_op():
@@ -213,3 +130,20 @@ def test_numpy_operands():
                       (x ** np.int64(2), [1, 4])]:
         assert isinstance(got, skiff.Tensor) and got.dtype == "float32"
         np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_math_extras():
+    a = rand((3, 4), "float64", 1, 0.1, 5)
+    check_grad(skiff.log2, torch.log2, a)
+    check_grad(skiff.log10, torch.log10, a)
+    b = rand((3, 4), "float64", 2, -3, 3)
+    np.testing.assert_array_equal(skiff.trunc(skiff.to_tensor(b)).numpy(), np.trunc(b))
+    check_grad(skiff.logaddexp, torch.logaddexp, a, b)
+    check_grad(lambda x, y: skiff.add_n([x, y, x]), lambda x, y: x + y + x, a, b)
+    x = skiff.to_tensor(np.array([[0, 1, 2], [0, 0, 3]]))
+    assert skiff.count_nonzero(x).item() == 3 and skiff.count_nonzero(x, 1).tolist() == [2, 1]
+    c = np.array([np.nan, np.inf, -np.inf, 1.0], "float32")
+    np.testing.assert_array_equal(skiff.nan_to_num(skiff.to_tensor(c)).numpy(), np.nan_to_num(c))
+    np.testing.assert_array_equal(skiff.nan_to_num(skiff.to_tensor(c), 1.0, 2.0, -2.0).numpy(),
+                                  [1, 2, -2, 1])
+    np.testing.assert_array_equal(skiff.clamp(skiff.to_tensor(b), -1, 1).numpy(), b.clip(-1, 1))

@@ -11,7 +11,7 @@ import torch
 
 import skiff
 
-from helpers import TOL, check_grad, rand
+from tensor_reference import TOL, check_grad, rand
 
 st = pytest.importorskip("skiff.static")
 NAN = float("nan")

@@ -1,12 +1,85 @@
-"""searchsorted, bucketize, msort, mode, kthvalue, bincount, histogram and
-histogram_bin_edges against PaddlePaddle 3.3 and torch."""
+"""Searching and sorting (skiff/tensor/search.py): argmax/argmin, topk, sort/argsort,
+where, nonzero, masked_select (values vs numpy/torch, gradients of the differentiable ones);
+searchsorted, bucketize, msort, mode, kthvalue and multiplex against PaddlePaddle 3.3 and
+torch."""
 import numpy as np
 import paddle
 import pytest
 import torch
 
 import skiff
-from helpers import check_grad, rand
+
+from tensor_reference import check_grad, rand
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+def test_argmax_argmin(dtype):
+    a = (rand((3, 4, 5), "float64", 1) * 10).astype(dtype)
+    x = skiff.to_tensor(a)
+    assert skiff.argmax(x).shape == [] and skiff.argmax(x).item() == a.argmax()
+    np.testing.assert_array_equal(x.argmax(axis=1).numpy(), a.argmax(1))
+    np.testing.assert_array_equal(x.argmin(axis=-1, keepdim=True).numpy(),
+                                  a.argmin(-1)[..., None])
+    assert skiff.argmax(x, axis=0, dtype="int32").dtype == "int32"
+    assert skiff.argmax(x, keepdim=True).shape == [1, 1, 1]
+
+
+def test_topk_values_indices_and_grad():
+    a = rand((4, 6), "float64", 2)
+    vals, idx = skiff.topk(skiff.to_tensor(a), 3)
+    tv, ti = torch.topk(torch.tensor(a), 3)
+    np.testing.assert_array_equal(vals.numpy(), tv.numpy())
+    np.testing.assert_array_equal(idx.numpy(), ti.numpy())
+    vals, idx = skiff.to_tensor(a).topk(2, axis=0, largest=False)
+    tv, ti = torch.topk(torch.tensor(a), 2, dim=0, largest=False)
+    np.testing.assert_array_equal(idx.numpy(), ti.numpy())
+    check_grad(lambda x: skiff.topk(x, 2, axis=0)[0], lambda t: torch.topk(t, 2, dim=0)[0], a)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_argsort(descending):
+    a = np.array([[3.0, 1.0, 2.0, 1.0], [0.5, np.nan, -1.0, 7.0]])
+    x = skiff.to_tensor(a)
+    got = skiff.sort(x, axis=1, descending=descending).numpy()
+    want = -np.sort(-a, 1) if descending else np.sort(a, 1)
+    if not descending:
+        np.testing.assert_array_equal(got, want)  # NaN last, as numpy
+    np.testing.assert_array_equal(got[0], want[0])
+    order = skiff.argsort(x[0], descending=descending).numpy()
+    assert order.tolist() == ([0, 2, 1, 3] if descending else [1, 3, 2, 0])  # stable
+    b = rand((3, 5), "float64", 3)
+    check_grad(lambda t: skiff.sort(t, axis=0, descending=descending),
+               lambda t: torch.sort(t, dim=0, descending=descending)[0], b)
+    ints = skiff.to_tensor([3, 1, 2])
+    assert skiff.sort(ints).tolist() == [1, 2, 3] and ints.argsort().tolist() == [1, 2, 0]
+
+
+def test_where_three_arguments_and_grads():
+    c = rand((3, 4), seed=4) > 0
+    a, b = rand((3, 4), "float64", 5), rand((4,), "float64", 6)
+    cond = skiff.to_tensor(c)
+    check_grad(lambda x, y: skiff.where(cond, x, y), lambda x, y: torch.where(torch.tensor(c), x, y),
+               a, b)
+    got = skiff.where(cond, skiff.to_tensor(a), 0.0)
+    np.testing.assert_array_equal(got.numpy(), np.where(c, a, 0.0))
+    got = skiff.where(cond, 1, skiff.to_tensor(np.zeros((3, 4), "int64")))
+    assert got.dtype == "int64"
+    np.testing.assert_array_equal(got.numpy(), c.astype("int64"))
+
+
+def test_nonzero_and_masked_select():
+    a = np.array([[0, 3, 0], [4, 0, 5]])
+    x = skiff.to_tensor(a)
+    np.testing.assert_array_equal(skiff.nonzero(x).numpy(), np.argwhere(a))
+    rows, cols = skiff.nonzero(x, as_tuple=True)
+    assert rows.tolist() == [0, 1, 1] and cols.tolist() == [1, 0, 2]
+    rows, cols = skiff.where(x > 0)
+    assert cols.tolist() == [1, 0, 2]
+    np.testing.assert_array_equal(skiff.masked_select(x, x > 3).numpy(), a[a > 3])
+    b = rand((2, 3), "float64", 7)
+    mask = skiff.to_tensor(np.array([True, False, True]))
+    check_grad(lambda t: skiff.masked_select(t, mask),
+               lambda t: torch.masked_select(t, torch.tensor([True, False, True])), b)
 
 
 def _both(fn, *arrays, **kwargs):
@@ -103,74 +176,15 @@ def test_kthvalue_matches_torch_and_paddle(k, axis, keepdim):
         skiff.kthvalue(skiff.to_tensor(x), 6, 1)
 
 
-def test_bincount_matches_paddle():
-    x = np.array([1, 2, 1, 4, 0, 4, 4])
-    for kwargs in [{}, {"minlength": 9}, {"minlength": 2}]:
-        got, want = _both("bincount", x, **kwargs)
-        assert got.dtype.name == "int64"
-        np.testing.assert_array_equal(got.numpy(), want.numpy())
-    for w in (rand((7,), "float32"), rand((7,), "float64"), np.arange(7)):
-        got = skiff.bincount(skiff.to_tensor(x), skiff.to_tensor(w), 3)
-        want = paddle.bincount(paddle.to_tensor(x), paddle.to_tensor(w), 3)
-        assert got.dtype.name == str(want.dtype).replace("paddle.", "")
-        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
-    got = skiff.bincount(skiff.to_tensor(np.zeros([0], "int64")), minlength=3)
-    np.testing.assert_array_equal(got.numpy(), [0, 0, 0])
-
-
-def test_bincount_errors_and_weight_gradient():
-    with pytest.raises(ValueError, match="bincount: x must hold non-negative"):
-        skiff.bincount(skiff.to_tensor([1, -1]))
-    with pytest.raises(TypeError, match="bincount: x must be an int32 or int64"):
-        skiff.bincount(skiff.to_tensor([1.0, 2.0]))
-    with pytest.raises(ValueError, match="bincount: weights must have"):
-        skiff.bincount(skiff.to_tensor([1, 2]), skiff.ones([3]))
-    x = np.array([3, 0, 3, 1])
-    w = skiff.to_tensor(rand((4,), "float64"), stop_gradient=False)
-    out = skiff.bincount(skiff.to_tensor(x), w)
-    np.testing.assert_allclose(out.numpy(), np.bincount(x, w.numpy()))
-    seed = rand((4,), "float64", seed=5)
-    (out * skiff.to_tensor(seed)).sum().backward()
-    np.testing.assert_allclose(w.grad.numpy(), seed[x])  # d out[x[j]] / d w[j] = 1
-
-
-@pytest.mark.parametrize("bins,lo,hi", [(4, 0.0, 0.0), (3, -1.0, 1.0), (5, 0.5, 0.5),
-                                        (1, -2.0, 2.0)])
-def test_histogram_matches_paddle(bins, lo, hi):
-    x = rand((4, 5), seed=3)
-    x[0, 0] = 1.0 if hi == 1.0 else x[0, 0]  # the top edge is in the last bin
-    got, want = _both("histogram", x, bins, lo, hi)
-    assert got.dtype.name == "int64"
+def test_multiplex_matches_paddle_with_gradients():
+    a, b, c = rand((4, 3), seed=1), rand((4, 3), seed=2), rand((4, 3), seed=3)
+    idx = np.array([[2], [0], [1], [2]], "int32")
+    got = skiff.multiplex([skiff.to_tensor(t) for t in (a, b, c)], skiff.to_tensor(idx))
+    want = paddle.multiplex([paddle.to_tensor(t) for t in (a, b, c)], paddle.to_tensor(idx))
     np.testing.assert_array_equal(got.numpy(), want.numpy())
-    w = rand((4, 5), seed=4, lo=0, hi=1)
-    for density in (False, True):
-        got, want = _both("histogram", x, bins, lo, hi, density=density)
-        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5)
-        got = skiff.histogram(skiff.to_tensor(x), bins, lo, hi, skiff.to_tensor(w), density)
-        want = paddle.histogram(paddle.to_tensor(x), bins, lo, hi, paddle.to_tensor(w),
-                                density)
-        assert got.dtype.name == "float32"
-        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5)
-    edges, pedges = _both("histogram_bin_edges", x, bins, lo, hi)
-    assert edges.dtype.name == "float32"
-    np.testing.assert_allclose(edges.numpy(), pedges.numpy(), rtol=1e-6, atol=1e-7)
-
-
-def test_histogram_integer_equal_and_errors():
-    ints = np.arange(1, 11)
-    got, want = _both("histogram", ints, 3, 2, 8)
-    np.testing.assert_array_equal(got.numpy(), want.numpy())
-    same = np.array([2.0, 2.0], "float32")
-    for density in (False, True):
-        got, want = _both("histogram", same, 4, density=density)
-        np.testing.assert_allclose(got.numpy(), want.numpy())
-    got, want = _both("histogram_bin_edges", same, 4)
-    np.testing.assert_allclose(got.numpy(), want.numpy())
-    got = skiff.histogram(skiff.to_tensor(ints), 4)
-    np.testing.assert_array_equal(got.numpy(), np.histogram(ints, 4)[0])
-    with pytest.raises(ValueError, match="histogram: max must be >= min"):
-        skiff.histogram(skiff.to_tensor(same), 3, 5.0, 1.0)
-    with pytest.raises(ValueError, match="histogram: bins must be >= 1"):
-        skiff.histogram(skiff.to_tensor(same), 0)
-    with pytest.raises(ValueError, match="histogram: weight must have"):
-        skiff.histogram(skiff.to_tensor(same), 2, weight=skiff.ones([3]))
+    rows = torch.arange(4)
+    check_grad(lambda x, y, z: skiff.multiplex([x, y, z], skiff.to_tensor(idx)),
+               lambda x, y, z: torch.stack([x, y, z])[torch.tensor(idx[:, 0]).long(), rows],
+               a, b, c)
+    with pytest.raises(ValueError, match=r"multiplex: index must be \[4, 1\]"):
+        skiff.multiplex([skiff.to_tensor(a), skiff.to_tensor(b)], skiff.to_tensor(idx[:2]))
