@@ -59,3 +59,23 @@ def set_param(p, value):
     if isinstance(value, torch.Tensor):
         value = value.detach().numpy()
     p.set_value(np.ascontiguousarray(value))
+
+
+def weighted_grad(fn, x):
+    """fn(x) in skiff and the gradient for x of sum(fn(x) * w), w rising evenly from 0.5 to
+    1.5 over fn(x)'s elements; both as numpy arrays."""
+    t = skiff.to_tensor(x)
+    t.stop_gradient = False
+    out = fn(t)
+    skiff.sum(out * skiff.to_tensor(np.linspace(0.5, 1.5, out.size).reshape(out.shape)
+                                    .astype(x.dtype))).backward()
+    return out.numpy(), t.grad.numpy()
+
+
+def torch_weighted_grad(fn, x):
+    """weighted_grad for a torch function."""
+    t = torch.tensor(x, requires_grad=True)
+    out = fn(t)
+    w = torch.tensor(np.linspace(0.5, 1.5, out.numel()).reshape(out.shape).astype(x.dtype))
+    (out * w).sum().backward()
+    return out.detach().numpy(), t.grad.numpy()

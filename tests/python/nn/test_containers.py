@@ -1,11 +1,12 @@
-"""Sequential, LayerList, LayerDict and ParameterList: registration, indexing, state
-dict keys and forward."""
+"""Sequential, LayerList, LayerDict, ParameterList and ParameterDict (skiff/nn/layer/
+container.py): registration, indexing, state dict keys and forward."""
 import numpy as np
 import pytest
 import torch
 
 import skiff
 import skiff.nn as nn
+
 from nn_reference import close, rand, set_param, tensor, torch_tensor
 
 
@@ -90,3 +91,19 @@ def test_parameter_list():
     assert len(list(params)) == 3
     with pytest.raises(TypeError):
         params.append(skiff.to_tensor(np.ones(2, "float32")))
+
+
+def test_parameter_dict():
+    a, b = skiff.create_parameter([2], "float32"), skiff.create_parameter([3], "float32")
+    params = nn.ParameterDict({"a": a})
+    params.update([("b", b)])
+    params["c"] = skiff.create_parameter([1], "float32")
+    assert list(params) == ["a", "b", "c"] and len(params) == 3
+    assert params["b"] is b and len(params.parameters()) == 3
+    holder = nn.Layer()
+    holder.table = params
+    assert [k for k, _ in holder.named_parameters()] == ["table.a", "table.b", "table.c"]
+    with pytest.raises(TypeError, match="ParameterDict"):
+        params["d"] = skiff.ones([2])
+    with pytest.raises(ValueError, match="ParameterDict.update"):
+        params.update([("x", a, b)])

@@ -1,5 +1,6 @@
-"""Loss layers and functions against PyTorch (Paddle where only Paddle defines it):
-values for every reduction and the gradients of the inputs."""
+"""Loss layers and functions (skiff/nn/functional/loss.py, nn/layer/loss.py) against
+PyTorch (Paddle where only Paddle defines it): values for every reduction and the gradients
+of the inputs."""
 import numpy as np
 import pytest
 import torch
@@ -8,6 +9,7 @@ import torch.nn.functional as TF
 import skiff
 import skiff.nn as nn
 import skiff.nn.functional as F
+
 from nn_reference import close, rand, tensor, torch_tensor
 
 REDUCTIONS = ["mean", "sum", "none"]
@@ -207,3 +209,25 @@ def test_log_loss_matches_paddle(paddle):
     got = F.log_loss(tensor(p), tensor(y))
     want = paddle.nn.functional.log_loss(paddle.to_tensor(p), paddle.to_tensor(y))
     close(got, want.numpy(), "float32")
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean", "batchmean"])
+def test_kl_div_matches_torch(reduction):
+    logp = np.log(np.random.default_rng(0).dirichlet(np.ones(4), size=3))
+    target = np.random.default_rng(1).dirichlet(np.ones(4), size=3)
+    target[0, 1] = 0.0  # a zero target contributes nothing
+    xs, xt = tensor(logp, True), torch_tensor(logp, True)
+    loss = nn.KLDivLoss(reduction)(xs, tensor(target))
+    ref = TF.kl_div(xt, torch.tensor(target), reduction=reduction)
+    close(loss, ref)
+    skiff.sum(loss).backward()
+    ref.sum().backward()
+    close(xs.grad, xt.grad)
+    log_t = F.kl_div(tensor(logp), tensor(np.log(target + 1e-3)), reduction, log_target=True)
+    close(log_t, TF.kl_div(torch.tensor(logp), torch.tensor(np.log(target + 1e-3)),
+                           reduction=reduction, log_target=True))
+
+
+def test_square_error_cost():
+    a, b = rand(3, 2), rand(3, 2, seed=1)
+    close(F.square_error_cost(tensor(a), tensor(b)), (a - b) ** 2)

@@ -1,6 +1,7 @@
 """The same layers in static programs: built with skiff.enable_static(), run by the
-Executor with the eager model's parameter values, they give the eager outputs,
-parameter gradients and running statistics."""
+Executor with the eager model's parameter values, they give the eager outputs, parameter
+gradients and running statistics; functions of several families in one program give the
+eager values and gradients."""
 import contextlib
 
 import numpy as np
@@ -9,6 +10,9 @@ import pytest
 import skiff
 import skiff.nn as nn
 import skiff.nn.functional as F
+
+from nn_reference import rand
+from static_twin import assert_static_matches_eager
 
 
 @contextlib.contextmanager
@@ -169,3 +173,17 @@ def test_static_layers_hold_program_parameters():
         bn = nn.BatchNorm1D(3)
         assert list(bn.state_dict()) == ["weight", "bias", "_mean", "_variance"]
         assert bn._mean.persistable and not bn._mean.trainable
+
+
+def test_functions_in_a_static_program():
+    feeds = {"x": rand(2, 8, 4, 4, dtype="float32"), "y": rand(2, 8, 4, 4, seed=1,
+                                                              dtype="float32")}
+
+    def fn(x, y):
+        shuffled = F.channel_shuffle(F.pixel_unshuffle(x, 2), 4)
+        dist = F.pairwise_distance(x, y, 3.0)
+        out, _ = F.rms_norm(y, [4, 4])
+        normed = F.local_response_norm(out, 3)
+        return skiff.sum(shuffled) + skiff.sum(dist) + skiff.sum(normed * x)
+
+    assert_static_matches_eager(fn, feeds, ["x", "y"], rtol=1e-4, atol=1e-5)

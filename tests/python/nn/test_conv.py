@@ -1,5 +1,7 @@
-"""Linear, Conv2D and Conv2DTranspose against PyTorch with the same weights: outputs and
-the gradients of inputs, weights and biases."""
+"""Conv1D/Conv2D and their transposes (skiff/nn/functional/conv.py, conv1d.py, nn/layer/
+conv.py) against PyTorch with the same weights: outputs and the gradients of inputs, weights
+and biases; padding forms (same, valid, padding modes), NHWC/NLC layouts, output sizes and
+errors naming the layer."""
 import pytest
 import torch
 import torch.nn.functional as TF
@@ -7,31 +9,42 @@ import torch.nn.functional as TF
 import skiff
 import skiff.nn as nn
 import skiff.nn.functional as F
+
 from nn_reference import close, compare, rand, set_param, tensor, torch_tensor
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_linear_matches_torch(dtype):
-    layer = nn.Linear(5, 3).to(dtype=dtype)
-    ref = torch.nn.Linear(5, 3).to(getattr(torch, dtype))
-    set_param(layer.weight, ref.weight.detach().numpy().T)  # Paddle keeps [in, out]
+@pytest.mark.parametrize("kw", [dict(), dict(stride=2, padding=1), dict(padding=2, dilation=2),
+                                dict(groups=2, padding=[1, 2])])
+def test_conv1d_matches_torch(kw):
+    layer = nn.Conv1D(4, 6, 3, **kw).double()
+    tkw = dict(kw)
+    pad = tkw.pop("padding", 0)
+    ref = torch.nn.Conv1d(4, 6, 3, **tkw).double()
+    assert layer.weight.shape == [6, 4 // kw.get("groups", 1), 3]
+    set_param(layer.weight, ref.weight)
     set_param(layer.bias, ref.bias)
-    x = rand(2, 4, 5, dtype=dtype)
+    x = rand(2, 4, 9)
     xs, xt = tensor(x, True), torch_tensor(x, True)
-    compare(layer(xs), ref(xt), dtype)
-    close(xs.grad, xt.grad, dtype)
-    close(layer.weight.grad, ref.weight.grad.T, dtype)
-    close(layer.bias.grad, ref.bias.grad, dtype)
+    xin = TF.pad(xt, tuple(pad)) if isinstance(pad, list) else TF.pad(xt, (pad, pad))
+    compare(layer(xs), ref(xin))
+    close(xs.grad, xt.grad)
+    close(layer.weight.grad, ref.weight.grad)
 
 
-def test_linear_without_bias_and_functional():
-    layer = nn.Linear(3, 2, bias_attr=False)
-    assert layer.bias is None and len(layer.parameters()) == 1
-    x = rand(4, 3, dtype="float32")
-    w = rand(3, 2, dtype="float32", seed=1)
-    b = rand(2, dtype="float32", seed=2)
-    out = F.linear(tensor(x), tensor(w), tensor(b))
-    close(out, x @ w + b, "float32")
+def test_conv1d_transpose_and_nlc():
+    layer = nn.Conv1DTranspose(4, 6, 3, stride=2, padding=1, output_padding=1).double()
+    ref = torch.nn.ConvTranspose1d(4, 6, 3, stride=2, padding=1, output_padding=1).double()
+    set_param(layer.weight, ref.weight)
+    set_param(layer.bias, ref.bias)
+    x = rand(2, 4, 5)
+    xs, xt = tensor(x, True), torch_tensor(x, True)
+    compare(layer(xs), ref(xt))
+    close(xs.grad, xt.grad)
+    w = rand(6, 4, 3, seed=2)
+    nlc = F.conv1d(tensor(x.transpose(0, 2, 1)), tensor(w), padding=1, data_format="NLC")
+    close(nlc, TF.conv1d(torch.tensor(x), torch.tensor(w), padding=1).permute(0, 2, 1))
+    with pytest.raises(skiff.Error, match=r"conv1d.*3-D.*\[2, 4\]"):
+        F.conv1d(tensor(rand(2, 4)), tensor(w))
 
 
 CONV_CASES = [
@@ -121,6 +134,23 @@ def test_conv2d_transpose_output_size():
     assert layer(x, output_size=[8, 8]).shape == [1, 3, 8, 8]
     with pytest.raises(skiff.Error, match="output_size"):
         layer(x, output_size=[10, 10])
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_conv_padding_modes_match_torch(mode):
+    layer = nn.Conv2D(2, 3, 3, padding=1, padding_mode=mode).double()
+    ref = torch.nn.Conv2d(2, 3, 3, padding=1, padding_mode=mode).double()
+    set_param(layer.weight, ref.weight)
+    set_param(layer.bias, ref.bias)
+    x = rand(2, 2, 5, 4)
+    xs, xt = tensor(x, True), torch_tensor(x, True)
+    compare(layer(xs), ref(xt))
+    close(xs.grad, xt.grad)
+    conv1 = nn.Conv1D(2, 3, 3, padding=2, padding_mode=mode).double()
+    ref1 = torch.nn.Conv1d(2, 3, 3, padding=2, padding_mode=mode).double()
+    set_param(conv1.weight, ref1.weight)
+    set_param(conv1.bias, ref1.bias)
+    close(conv1(tensor(x[:, :, 0])), ref1(torch.tensor(x[:, :, 0])))
 
 
 def test_conv_errors_name_the_layer():

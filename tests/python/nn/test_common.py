@@ -1,5 +1,9 @@
-"""Embedding (dense and sparse gradients, padding_idx), one_hot, flatten and Dropout
-(training statistics, gradients, eval behaviour, seeding)."""
+"""Linear, bilinear, Dropout, Embedding and the other layers and functions of
+skiff/nn/functional/common.py and nn/layer/common.py: Linear and Bilinear against PyTorch
+with the same weights (outputs and the gradients of inputs, weights and biases); Embedding
+(dense and sparse gradients, padding_idx), one_hot, flatten, label_smooth,
+cosine_similarity, pixel_shuffle; Dropout, Dropout1D/2D and AlphaDropout (training
+statistics, gradients, eval behaviour, seeding)."""
 import numpy as np
 import pytest
 import torch
@@ -7,7 +11,50 @@ import torch
 import skiff
 import skiff.nn as nn
 import skiff.nn.functional as F
-from nn_reference import close, rand, set_param, tensor
+
+from nn_reference import close, compare, rand, set_param, tensor, torch_tensor
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_linear_matches_torch(dtype):
+    layer = nn.Linear(5, 3).to(dtype=dtype)
+    ref = torch.nn.Linear(5, 3).to(getattr(torch, dtype))
+    set_param(layer.weight, ref.weight.detach().numpy().T)  # Paddle keeps [in, out]
+    set_param(layer.bias, ref.bias)
+    x = rand(2, 4, 5, dtype=dtype)
+    xs, xt = tensor(x, True), torch_tensor(x, True)
+    compare(layer(xs), ref(xt), dtype)
+    close(xs.grad, xt.grad, dtype)
+    close(layer.weight.grad, ref.weight.grad.T, dtype)
+    close(layer.bias.grad, ref.bias.grad, dtype)
+
+
+def test_linear_without_bias_and_functional():
+    layer = nn.Linear(3, 2, bias_attr=False)
+    assert layer.bias is None and len(layer.parameters()) == 1
+    x = rand(4, 3, dtype="float32")
+    w = rand(3, 2, dtype="float32", seed=1)
+    b = rand(2, dtype="float32", seed=2)
+    out = F.linear(tensor(x), tensor(w), tensor(b))
+    close(out, x @ w + b, "float32")
+
+
+def test_bilinear_matches_torch():
+    ours = nn.Bilinear(3, 4, 5).double()
+    ref = torch.nn.Bilinear(3, 4, 5).double()
+    assert ours.weight.shape == [5, 3, 4] and ours.bias.shape == [1, 5]
+    set_param(ours.weight, ref.weight)
+    set_param(ours.bias, ref.bias[None])
+    (as_, at), (bs, bt) = [(tensor(a, True), torch_tensor(a, True))
+                           for a in (rand(6, 3), rand(6, 4, seed=1))]
+    compare(ours(as_, bs), ref(at, bt))
+    close(as_.grad, at.grad)
+    close(bs.grad, bt.grad)
+    close(ours.weight.grad, ref.weight.grad)
+    close(ours.bias.grad, ref.bias.grad[None])
+    assert nn.Bilinear(3, 4, 5, bias_attr=False).bias is None
+    with pytest.raises(ValueError, match="bilinear.*weight"):
+        F.bilinear(as_, bs, tensor(rand(5, 4, 4)))
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -153,3 +200,16 @@ def test_dropout2d_drops_whole_channels():
     np.testing.assert_array_equal(layer(tensor(x5)).numpy(), x5)
     with pytest.raises(skiff.Error, match="dropout2d"):
         F.dropout2d(tensor(x5), 0.5)
+
+
+def test_dropout1d_drops_whole_channels():
+    skiff.seed(2)
+    x = np.ones((4, 16, 10))
+    out = F.dropout1d(tensor(x), 0.5).numpy()
+    per_channel = out.reshape(4, 16, 10)
+    assert set(np.unique(per_channel)) == {0.0, 2.0}
+    assert (per_channel.min(-1) == per_channel.max(-1)).all()
+    assert F.dropout1d(tensor(x[0]), 0.5).shape == [16, 10]
+    close(F.dropout1d(tensor(x), 0.5, training=False), x)
+    with pytest.raises(ValueError, match="dropout1d.*2-D or 3-D"):
+        F.dropout1d(tensor(rand(2, 3, 4, 5)))

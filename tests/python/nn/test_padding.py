@@ -1,15 +1,46 @@
-"""The fixed-mode padding layers (ZeroPad, ConstantPad, ReflectionPad, ReplicationPad,
-CircularPad in 1-D, 2-D and 3-D, and their lower-case-d aliases): values and gradients
-against PyTorch, layouts against Paddle, a static program."""
+"""Padding (skiff/nn/functional/padding.py, nn/layer/padding.py): pad in every mode
+against PyTorch (values and gradients, every dim, channels last), the fixed-mode padding
+layers (ZeroPad, ConstantPad, ReflectionPad, ReplicationPad, CircularPad in 1-D, 2-D and 3-D,
+and their lower-case-d aliases) against PyTorch, layouts against Paddle, a static program,
+and errors."""
 import numpy as np
 import pytest
 import torch
+import torch.nn.functional as TF
 
+import skiff
 import skiff.nn as nn
+import skiff.nn.functional as F
+
 from nn_reference import close, compare, rand, tensor, torch_tensor
 from static_twin import assert_static_matches_eager
 
 
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+def test_pad_matches_torch(mode):
+    x = rand(2, 3, 5, 6)
+    pads = [1, 2, 3, 0]  # left, right, top, bottom
+    xs, xt = tensor(x, True), torch_tensor(x, True)
+    kw = {"value": 1.5} if mode == "constant" else {}
+    compare(F.pad(xs, pads, mode, **kw), TF.pad(xt, tuple(pads), mode, **kw))
+    close(xs.grad, xt.grad)
+    x1 = rand(2, 3, 7)
+    xs, xt = tensor(x1, True), torch_tensor(x1, True)
+    compare(nn.Pad1D([2, 1], mode)(xs), TF.pad(xt, (2, 1), mode))
+    close(xs.grad, xt.grad)
+
+
+def test_pad_every_dim_channels_last_and_errors():
+    x = rand(2, 3, 4)
+    out = F.pad(tensor(x), [1, 0, 0, 2, 1, 1])
+    close(out, np.pad(x, [(1, 0), (0, 2), (1, 1)]))
+    nhwc = F.pad(tensor(rand(1, 4, 5, 2)), [1, 1, 2, 0], data_format="NHWC")
+    assert nhwc.shape == [1, 6, 7, 2]
+    assert nn.ZeroPad2D(2)(tensor(rand(1, 1, 3, 3))).shape == [1, 1, 7, 7]
+    with pytest.raises(skiff.Error, match="reflect"):
+        F.pad(tensor(rand(1, 1, 3, 3)), [3, 0, 0, 0], "reflect")
+    with pytest.raises(ValueError, match="mode"):
+        F.pad(tensor(x), [1, 1], "mirror")
 
 
 def _torch_layer(kind, dims, padding, value=None):

@@ -1,7 +1,8 @@
-"""Margin, embedding, likelihood and overlap losses (soft_margin, multi_label_soft_margin,
-multi_margin, cosine_embedding, triplet_margin(_with_distance), poisson_nll, gaussian_nll,
-sigmoid_focal, dice): values and gradients against PyTorch (Paddle where torch has none),
-the layer classes, a static program, and errors."""
+"""Margin and embedding losses (skiff/nn/functional/loss_margin.py, loss_multilabel.py and
+their layers: soft_margin, multi_label_soft_margin, multi_margin, cosine_embedding,
+triplet_margin(_with_distance), multi_label_margin): values and gradients against PyTorch;
+with the likelihood losses of test_loss_likelihood.py, their layers against the functions,
+a static program, and errors."""
 import numpy as np
 import pytest
 import torch
@@ -10,7 +11,8 @@ import torch.nn.functional as TF
 import skiff
 import skiff.nn as nn
 import skiff.nn.functional as F
-from nn_reference import close, compare, rand, tensor, torch_tensor
+
+from nn_reference import close, compare, rand, tensor, torch_tensor, torch_weighted_grad, weighted_grad
 from static_twin import assert_static_matches_eager
 
 REDUCTIONS = ["none", "mean", "sum"]
@@ -100,71 +102,37 @@ def test_triplet_margin_with_distance_loss():
         close(s.grad, t.grad)
 
 
-@pytest.mark.parametrize("log_input,full,reduction", [(True, False, "mean"),
-                                                      (False, True, "none"),
-                                                      (True, True, "sum")])
-def test_poisson_nll_loss(log_input, full, reduction):
-    x = rand(4, 5, low=0.1, high=2.0)
-    xs, xt = _pair(x)
-    y = np.floor(rand(4, 5, seed=4, low=0.0, high=4.0))
-    compare(F.poisson_nll_loss(xs, tensor(y), log_input, full, 1e-8, reduction),
-            TF.poisson_nll_loss(xt, torch.tensor(y), log_input, full, eps=1e-8,
-                                reduction=reduction))
-    close(xs.grad, xt.grad)
+rng = np.random.default_rng(7)
 
 
-@pytest.mark.parametrize("var_shape,full,reduction", [((4, 3), False, "mean"),
-                                                      ((4,), True, "none"),
-                                                      ((4, 1), False, "sum")])
-def test_gaussian_nll_loss(var_shape, full, reduction):
-    (xs, xt), y = _pair(rand(4, 3)), rand(4, 3, seed=1)
-    vs, vt = _pair(rand(*var_shape, seed=2, low=0.1, high=2.0))
-    compare(F.gaussian_nll_loss(xs, tensor(y), vs, full, 1e-6, reduction),
-            TF.gaussian_nll_loss(xt, torch.tensor(y), vt, full, 1e-6, reduction))
-    close(xs.grad, xt.grad)
-    close(vs.grad, vt.grad)
+def test_multi_label_margin_loss_matches_torch():
+    x = rng.standard_normal((4, 5))
+    label = np.array([[3, 0, -1, 1, 2], [1, 4, 0, -1, -1], [-1, 1, 1, 1, 1], [2, 2, 4, 0, 1]])
+    for reduction in ("none", "mean", "sum"):
+        ours = weighted_grad(lambda t: F.multi_label_margin_loss(t, skiff.to_tensor(label), reduction)
+                     .reshape([-1]), x)
+        ref = torch_weighted_grad(lambda t: torch.nn.functional.multilabel_margin_loss(
+            t, torch.tensor(label), reduction=reduction).reshape(-1), x)
+        for a, b in zip(ours, ref):
+            np.testing.assert_allclose(a, b, rtol=1e-12)
+    layer = skiff.nn.MultiLabelMarginLoss("sum")
+    np.testing.assert_allclose(layer(skiff.to_tensor(x), skiff.to_tensor(label)).numpy(),
+                               torch.nn.functional.multilabel_margin_loss(
+                                   torch.tensor(x), torch.tensor(label),
+                                   reduction="sum").numpy(), rtol=1e-12)
+    with pytest.raises(ValueError, match="reduction"):
+        F.multi_label_margin_loss(skiff.to_tensor(x), skiff.to_tensor(label), "avg")
+    with pytest.raises(ValueError, match="label must be 2-D"):
+        F.multi_label_margin_loss(skiff.to_tensor(x), skiff.to_tensor(label[0]))
+    with pytest.raises(TypeError, match="int32 or int64"):
+        F.multi_label_margin_loss(skiff.to_tensor(x), skiff.to_tensor(x))
 
 
-def _focal_torch(x, y, normalizer, alpha, gamma, reduction):
-    p = torch.sigmoid(x)
-    bce = TF.binary_cross_entropy_with_logits(x, y, reduction="none")
-    p_t = p * y + (1 - p) * (1 - y)
-    loss = (alpha * y + (1 - alpha) * (1 - y)) * (1 - p_t) ** gamma * bce
-    if normalizer is not None:
-        loss = loss / normalizer
-    return {"none": loss, "sum": loss.sum(), "mean": loss.mean()}[reduction]
-
-
-@pytest.mark.parametrize("reduction,normalized", [("sum", False), ("mean", True),
-                                                  ("none", True)])
-def test_sigmoid_focal_loss(reduction, normalized, paddle):
-    x, y = rand(4, 3) * 3, (rand(4, 3, seed=1) > 0).astype("float64")
-    xs, xt = _pair(x)
-    norm = np.array([3.0]) if normalized else None
-    compare(F.sigmoid_focal_loss(xs, tensor(y), None if norm is None else tensor(norm),
-                                 0.3, 1.5, reduction),
-            _focal_torch(xt, torch.tensor(y), None if norm is None else torch.tensor(norm),
-                         0.3, 1.5, reduction))
-    close(xs.grad, xt.grad)
-    ref = paddle.nn.functional.sigmoid_focal_loss(
-        paddle.to_tensor(x), paddle.to_tensor(y),
-        None if norm is None else paddle.to_tensor(norm), 0.3, 1.5, reduction)
-    close(F.sigmoid_focal_loss(tensor(x), tensor(y), None if norm is None else tensor(norm),
-                               0.3, 1.5, reduction), ref.numpy())
-
-
-def test_dice_loss_matches_paddle(paddle):
-    x = np.abs(rand(3, 4, 5))
-    x = x / x.sum(-1, keepdims=True)
-    y = np.random.default_rng(0).integers(0, 5, (3, 4, 1))
-    xs = tensor(x, True)
-    ours = F.dice_loss(xs, tensor(y))
-    xp = paddle.to_tensor(x, stop_gradient=False)
-    ref = paddle.nn.functional.dice_loss(xp, paddle.to_tensor(y))
-    close(ours, ref.numpy())
-    ours.backward()
-    ref.backward()
-    close(xs.grad, xp.grad.numpy())
+def test_multi_label_margin_loss_static():
+    x = rng.standard_normal((3, 4))
+    label = skiff.to_tensor(np.array([[1, 2, -1, 0], [0, -1, 1, 1], [3, 1, 0, 2]]))
+    assert_static_matches_eager(lambda x: F.multi_label_margin_loss(x, label, "none"),
+                                {"x": x}, ["x"])
 
 
 def test_loss_layers_match_functions():
