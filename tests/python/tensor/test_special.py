@@ -10,7 +10,6 @@ import skiff
 
 from tensor_reference import TOL, check_grad, rand
 
-
 UNARY = [  # skiff name, torch function, domain
     ("tan", torch.tan, (-1.2, 1.2)), ("atan", torch.atan, (-4, 4)),
     ("asin", torch.asin, (-0.95, 0.95)), ("acos", torch.acos, (-0.95, 0.95)),
