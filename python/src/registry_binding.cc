@@ -1,5 +1,6 @@
-// The op registry as data: skiff._C.op_types() and skiff._C.op_schema(type), from
-// which the package checks calls and documents ops.
+// The op registry as data: skiff._C.op_types(), skiff._C.op_schema(type) and
+// skiff._C.op_traits(), from which the package checks calls, documents ops and reads
+// what it would otherwise list by name (auto_cast's lists, ops that run sub-blocks).
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -22,6 +23,18 @@ nb::list slots_of(const std::vector<SlotSchema>& slots) {
     out.append(d);
   }
   return out;
+}
+
+// The traits passes and hooks read (ops/registry.h): the block role ("" for none, "loop",
+// "branch", "loop_grad", "branch_grad"), the auto_cast policy ("follow", "low_precision",
+// "float32") and the int8 op the int8 pass turns the op into (None for none).
+nb::dict traits_of(const OpInfo& info) {
+  nb::dict d;
+  d["runs_blocks"] = info.runs_blocks();
+  d["block_role"] = block_role_name(info.block_role);
+  d["amp"] = amp_policy_name(info.amp);
+  d["int8_form"] = info.int8_form ? nb::cast(std::string(info.int8_form->int8_op)) : nb::none();
+  return d;
 }
 
 }  // namespace
@@ -54,11 +67,25 @@ void define_registry(nb::module_& m) {
         for (const auto& [key, fn] : info.kernels)
           if (key.first == DeviceType::kCPU) dtypes.append(dtype_name(key.second));
         d["dtypes"] = dtypes;
+        d["traits"] = traits_of(info);
         return d;
       },
       nb::arg("type"),
-      "An op's slots and attributes (as `skiff ops` prints them), and the dtypes of its CPU "
-      "kernels.");
+      "An op's slots and attributes (as `skiff ops` prints them), the dtypes of its CPU "
+      "kernels and its traits (as op_traits gives them).");
+  m.def(
+      "op_traits",
+      [] {
+        const OpRegistry& registry = OpRegistry::global();
+        nb::dict out;
+        for (const std::string& type : registry.types())
+          out[type.c_str()] = traits_of(registry.get(type));
+        return out;
+      },
+      "{op type: traits} for every registered op: 'runs_blocks' (bool), 'block_role' ('', "
+      "'loop', 'branch', 'loop_grad', 'branch_grad'), 'amp' ('follow', 'low_precision': "
+      "auto_cast's white list, 'float32': its black list) and 'int8_form' (the int8 op the "
+      "int8 pass makes of it, or None).");
 }
 
 }  // namespace skiff::python

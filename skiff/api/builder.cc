@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "skiff/ops/control_flow.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -157,7 +158,7 @@ void BlockBuilder::while_loop(const std::string& cond,
               cond, "', so the loop would never end");
   std::string scopes = unique_name("while_scopes");
   block().add_var(VarDesc(scopes, DType::kF32, Shape{}, VarKind::kStepScopes));
-  op("while", {{"X", reads}, {"Condition", {cond}}}, {{"Out", writes}, {"StepScopes", {scopes}}},
+  op(kWhileOp, {{"X", reads}, {"Condition", {cond}}}, {{"Out", writes}, {"StepScopes", {scopes}}},
      {{"sub_block", BlockRef{sub}}}, loc);
 }
 
@@ -181,7 +182,7 @@ std::vector<std::string> BlockBuilder::if_else(const std::string& pred, const Br
     outer_vars(sub, &reads, &writes);
     std::string scope = unique_name("cond_scope");
     block().add_var(VarDesc(scope, DType::kF32, Shape{}, VarKind::kStepScopes));
-    op("conditional_block", {{"Cond", {cond}}, {"Input", reads}},
+    op(kConditionalBlockOp, {{"Cond", {cond}}, {"Input", reads}},
        {{"Out", writes}, {"Scope", {scope}}}, {{"sub_block", BlockRef{sub}}}, loc);
   };
   branch(1, true_branch, pred);

@@ -13,8 +13,10 @@ namespace autodiff {
 
 namespace {
 
+// A loop or branch, whose gradient is a grad op over a grad block (control_flow_grad.cc).
 bool runs_sub_block(const OpDesc& op) {
-  return op.type == "while" || op.type == "conditional_block";
+  const OpInfo* info = OpRegistry::global().find(op.type);
+  return info && info->runs_forward_block();
 }
 
 // Variables of `block` from which some target is reachable (reverse data flow).
@@ -67,7 +69,7 @@ std::set<std::string> requiring_grad(const Program& program, int block,
     grew = false;
     for (const OpDesc& op : ops) {
       const OpInfo* info = OpRegistry::global().find(op.type);
-      if (!info || (!info->differentiable() && !runs_sub_block(op))) continue;
+      if (!info || (!info->differentiable() && !info->runs_forward_block())) continue;
       auto ins = op.input_names();
       if (!std::any_of(ins.begin(), ins.end(), [&](const auto& n) { return req.count(n); }))
         continue;

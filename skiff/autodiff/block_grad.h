@@ -49,7 +49,7 @@ std::vector<OpDesc> accumulate_gradients(const Program& program, int fwd_block,
 // is a loop or branch body run in a kept step scope.
 void rename_overwritten(Program& program, int block, bool kept_scope);
 
-// The grad op of the `while` or `conditional_block` at ops[op_index] of `block`;
+// The grad op of the loop or branch (OpInfo::runs_forward_block) at ops[op_index] of `block`;
 // builds its grad block and marks the forward op to keep its step scopes.
 OpDesc control_flow_grad(Program& program, int block, size_t op_index,
                          const std::set<std::string>& requires_grad,

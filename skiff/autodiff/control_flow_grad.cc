@@ -2,35 +2,23 @@
 // `conditional_block`, a loop of at most one step) is an op of the same shape whose
 // sub-block is the backward of the body, built by the same block driver. The runtime
 // runs that grad block once per kept step scope, in reverse (runtime/control_flow.cc).
+// Which op is a loop or a branch, and its slots, are the op's registered traits
+// (OpInfo::block_role, OpInfo::block_slots).
 #include "skiff/autodiff/block_grad.h"
+#include "skiff/ops/registry.h"
 
 namespace skiff::autodiff {
-
-namespace {
-
-struct Slots {
-  const char* in;      // outer variables the body reads
-  const char* out;     // outer variables the body writes
-  const char* scopes;  // the kept step scopes
-  const char* cond;    // the condition slot
-};
-
-Slots slots_of(const std::string& type) {
-  if (type == "while") return {"X", "Out", "StepScopes", "Condition"};
-  return {"Input", "Out", "Scope", "Cond"};
-}
-
-}  // namespace
 
 OpDesc control_flow_grad(Program& program, int block, size_t op_index,
                          const std::set<std::string>& requires_grad,
                          const std::set<std::string>& no_grad) {
   program.block(block).ops[op_index].set_attr("keep_step_scopes", true);
   const OpDesc fwd = program.block(block).ops[op_index];
-  const Slots s = slots_of(fwd.type);
+  const OpInfo& info = OpRegistry::global().get(fwd.type);
+  const BlockSlots& s = info.block_slots;
   const int body = fwd.attr<BlockRef>("sub_block").idx;
-  const auto& xs = fwd.input(s.in);
-  const auto& outs = fwd.output(s.out);
+  const auto& xs = fwd.input(s.reads);
+  const auto& outs = fwd.output(s.writes);
 
   BlockGradRequest req;
   req.fwd_block = body;
@@ -56,12 +44,13 @@ OpDesc control_flow_grad(Program& program, int block, size_t op_index,
     x_grads.push_back(wanted ? grad_name(x) : "");
   }
   OpDesc grad(fwd.type + "_grad");
-  if (fwd.type == "conditional_block") grad.set_input("Cond", fwd.input(s.cond));
-  grad.set_input(s.in, xs)
-      .set_input("Out", outs)
-      .set_input("Out@GRAD", out_grads)
+  // A loop's grad runs once per kept step; a branch's grad asks whether the branch ran.
+  if (info.block_role == BlockRole::kBranch) grad.set_input(s.cond, fwd.input(s.cond));
+  grad.set_input(s.reads, xs)
+      .set_input(s.writes, outs)
+      .set_input(std::string(s.writes) + kGradSuffix, out_grads)
       .set_input(s.scopes, fwd.output(s.scopes))
-      .set_output(std::string(s.in) + kGradSuffix, x_grads)
+      .set_output(std::string(s.reads) + kGradSuffix, x_grads)
       .set_attr("sub_block", BlockRef{req.grad_block});
   std::string src = fwd.source();
   if (!src.empty()) grad.set_attr(kSourceAttr, src);

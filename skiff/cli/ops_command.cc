@@ -12,9 +12,10 @@ const char kOpsHelp[] =
     "usage: skiff ops [--paths] [TYPE...]\n"
     "\n"
     "Lists every registered op (or only the named ones) with its documentation,\n"
-    "input and output slots, attributes with their types, defaults and docs, and the\n"
-    "paths that run it: the interpreter, eager mode, the compiler (skiff compile) and\n"
-    "the ONNX exporter. --paths prints only the paths, a column each, with totals.\n";
+    "input and output slots, attributes with their types, defaults and docs, the\n"
+    "paths that run it (the interpreter, eager mode, the compiler (skiff compile) and\n"
+    "the ONNX exporter) and its traits (runs blocks, auto_cast policy, int8 form).\n"
+    "--paths prints only the paths, a column each, with totals.\n";
 
 namespace {
 
@@ -74,7 +75,18 @@ void print_paths_table(const std::vector<std::string>& types) {
             << ", compile " << totals[2] << ", onnx " << totals[3] << "\n";
 }
 
-void print_op(const OpSchema& schema) {
+// The op's traits that differ from an ordinary op's (ops/registry.h), or "".
+std::string traits_label(const OpInfo& info) {
+  std::string label;
+  auto add = [&](const std::string& t) { label += (label.empty() ? "" : ", ") + t; };
+  if (info.runs_blocks()) add(std::string("runs blocks: ") + block_role_name(info.block_role));
+  if (info.amp != AmpPolicy::kFollow) add(std::string("amp: ") + amp_policy_name(info.amp));
+  if (info.int8_form) add(std::string("int8 form: ") + info.int8_form->int8_op);
+  return label;
+}
+
+void print_op(const OpInfo& info) {
+  const OpSchema& schema = info.schema;
   std::cout << schema.type << "\n";
   if (!schema.doc.empty()) std::cout << "  " << schema.doc << "\n";
   std::vector<Row> inputs, outputs, attrs;
@@ -88,6 +100,8 @@ void print_op(const OpSchema& schema) {
   print_rows("output ", outputs, width);
   print_rows("attr   ", attrs, width);
   std::cout << "  runs in: " << paths_label(op_paths(schema.type)) << "\n";
+  const std::string traits = traits_label(info);
+  if (!traits.empty()) std::cout << "  traits: " << traits << "\n";
 }
 
 }  // namespace
@@ -112,7 +126,7 @@ int ops_command(const Args& args) {
   }
   for (size_t i = 0; i < types.size(); ++i) {
     if (i) std::cout << "\n";
-    print_op(registry.get(types[i]).schema);
+    print_op(registry.get(types[i]));
   }
   return 0;
 }

@@ -16,6 +16,7 @@
 #include "skiff/codegen/op_emitter.h"
 #include "skiff/codegen/program_emitter.h"
 #include "skiff/core/error.h"
+#include "skiff/ops/registry.h"
 
 namespace skiff::codegen {
 
@@ -39,9 +40,10 @@ class OverridesRestorer {
 
 void ProgramEmitter::emit_kept_block(OpEmitter& e) {
   const int body = e.op().sub_blocks().at(0);
-  const bool branch = e.op().type == "conditional_block";
+  const OpInfo& info = OpRegistry::global().get(e.op().type);
+  const bool branch = info.block_role == BlockRole::kBranch;
   const KeptLoop* loop =
-      loop_of_scopes(e.block_idx(), e.op().first_output(branch ? "Scope" : "StepScopes"));
+      loop_of_scopes(e.block_idx(), e.op().first_output(info.block_slots.scopes));
   SKIFF_CHECK(loop && loop->body == body, e.what(), ": no kept block ", body);
   const std::string frames = e.expr(loop->scopes_var);
   const std::string& f = loop->frame_var;
@@ -49,7 +51,7 @@ void ProgramEmitter::emit_kept_block(OpEmitter& e) {
                 : "// Each step keeps its values in a frame, for while_grad.");
   e.line(frames + ".clear();");
   e.open(std::string(branch ? "if" : "while") + " (codegen::condition(" +
-         e.in(branch ? "Cond" : "Condition") + ", " + OpEmitter::lit(e.what()) + ")) {");
+         e.in(info.block_slots.cond) + ", " + OpEmitter::lit(e.what()) + ")) {");
   e.line("// block " + std::to_string(body));
   e.line(loop->frame_type + "& " + f + " = " + frames + ".emplace_back();");
   std::vector<std::pair<std::string, std::string>> swaps;  // outer expression, frame field
@@ -74,9 +76,9 @@ void ProgramEmitter::emit_kept_block(OpEmitter& e) {
 void ProgramEmitter::emit_block_grad(OpEmitter& e) {
   const OpDesc& op = e.op();
   const int grad = op.sub_blocks().at(0);
-  const bool branch = op.type == "conditional_block_grad";
-  const char* scopes_slot = branch ? "Scope" : "StepScopes";
-  const char* in_slot = branch ? "Input" : "X";
+  const BlockSlots& slots = OpRegistry::global().get(op.type).block_slots;
+  const char* scopes_slot = slots.scopes;
+  const char* in_slot = slots.reads;
   const KeptLoop* loop = loop_of_scopes(e.block_idx(), op.first_input(scopes_slot));
   SKIFF_CHECK(loop, e.what(), ": its ", scopes_slot, " '", op.first_input(scopes_slot),
               "' is kept by no compiled loop or branch");
@@ -84,8 +86,8 @@ void ProgramEmitter::emit_block_grad(OpEmitter& e) {
   e.include("accumulate");
   e.include("tensor_array");
   const std::vector<std::string>& xs = op.input(in_slot);
-  const std::vector<std::string>& outs = op.input("Out");
-  const std::vector<std::string>& out_grads = op.input("Out@GRAD");
+  const std::vector<std::string>& outs = op.input(slots.writes);
+  const std::vector<std::string>& out_grads = op.input(std::string(slots.writes) + kGradSuffix);
   const std::vector<std::string>& x_grads = op.output(std::string(in_slot) + kGradSuffix);
   std::set<std::string> produced;
   for (const OpDesc& g : ops_[grad])

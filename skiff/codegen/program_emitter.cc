@@ -87,28 +87,31 @@ ProgramEmitter::ProgramEmitter(const Program& program) : program_(program) {
 void ProgramEmitter::find_kept_loops() {
   for (int b = 0; b < program_.num_blocks(); ++b) {
     for (const OpDesc& op : ops_[b]) {
-      const bool branch = op.type == "conditional_block";
-      if ((op.type != "while" && !branch) || !op.attr_or<bool>("keep_step_scopes", false)) {
+      const OpInfo* info = OpRegistry::global().find(op.type);
+      if (!info || !info->runs_forward_block() || !op.attr_or<bool>("keep_step_scopes", false)) {
         continue;
       }
+      const bool branch = info->block_role == BlockRole::kBranch;
       KeptLoop loop;
       loop.block = b;
       loop.body = op.sub_blocks().at(0);
       loop.branch = branch;
-      loop.scopes_var = op.first_output(branch ? "Scope" : "StepScopes");
+      loop.scopes_var = op.first_output(info->block_slots.scopes);
       SKIFF_CHECK(!loop.scopes_var.empty(), "the ", op.type, " op of block ", loop.body,
                   " keeps its scopes but names no variable for them");
       loop.scopes_block = owner_block(b, loop.scopes_var);
-      for (const std::string& n : op.output("Out"))
+      for (const std::string& n : op.output(info->block_slots.writes))
         if (!n.empty()) loop.carried.push_back(n);
       loop.frame_type = "Frame_b" + std::to_string(loop.body);
       loop.frame_var = "f_b" + std::to_string(loop.body);
       kept_loops_.push_back(loop);
     }
-    for (const OpDesc& op : ops_[b])
-      if (op.type == "while_grad" || op.type == "conditional_block_grad") {
+    for (const OpDesc& op : ops_[b]) {
+      const OpInfo* info = OpRegistry::global().find(op.type);
+      if (info && info->runs_blocks() && !info->runs_forward_block()) {
         grad_blocks_.insert(op.sub_blocks().at(0));
       }
+    }
   }
   for (const KeptLoop& loop : kept_loops_) {
     for (const KeptLoop& other : kept_loops_)
@@ -182,7 +185,8 @@ void ProgramEmitter::collect(int block, bool in_branch) {
     for (int32_t sub : op.sub_blocks()) {
       SKIFF_CHECK(sub > 0 && sub < program_.num_blocks(), "op '", op.type, "' in block ", block,
                   " names block ", sub, ", which does not exist");
-      collect(sub, in_branch || op.type == "conditional_block");
+      const OpInfo* info = OpRegistry::global().find(op.type);
+      collect(sub, in_branch || (info && info->block_role == BlockRole::kBranch));
     }
   }
 }

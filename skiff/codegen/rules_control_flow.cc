@@ -5,6 +5,7 @@
 // the gradient back.
 #include "skiff/codegen/op_rules.h"
 #include "skiff/codegen/program_emitter.h"
+#include "skiff/ops/control_flow.h"
 
 namespace skiff::codegen {
 
@@ -88,11 +89,11 @@ void emit_select_input_grad(OpEmitter& e) {
 }  // namespace
 
 void add_control_flow_rules(RuleTable& t) {
-  t["while"] = emit_while;
+  t[kWhileOp] = emit_while;
   t["while_grad"] = [](OpEmitter& e) { e.program_emitter().emit_block_grad(e); };
   t["conditional_block_grad"] = [](OpEmitter& e) { e.program_emitter().emit_block_grad(e); };
   t["select_input_grad"] = emit_select_input_grad;
-  t["conditional_block"] = emit_conditional_block;
+  t[kConditionalBlockOp] = emit_conditional_block;
   t["select_input"] = emit_select_input;
 }
 

@@ -48,7 +48,7 @@ void check_count(const std::string& op, const char* what, const SlotSchema& slot
 EagerOp::EagerOp(const std::string& type, AttrMap attrs, std::vector<int> output_counts)
     : info_(&OpRegistry::global().get(type)), output_counts_(std::move(output_counts)) {
   const OpSchema& schema = info_->schema;
-  SKIFF_CHECK(!info_->runs_blocks, "op '", type,
+  SKIFF_CHECK(!info_->runs_blocks(), "op '", type,
               "' runs sub-blocks; eager code uses Python control flow instead");
   for (const auto& [name, value] : attrs.items()) {
     const AttrSchema* a = schema.find_attr(name);

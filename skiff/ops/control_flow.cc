@@ -1,6 +1,8 @@
 // Ops that run sub-blocks. The runtime executes them (runtime/control_flow.cc) and
 // append_backward builds their grad blocks (autodiff/control_flow_grad.cc); here are
 // their schemas and shape inference.
+#include "skiff/ops/control_flow.h"
+
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -24,7 +26,7 @@ void infer_conditional_block_grad(ShapeContext& ctx) {
 }  // namespace
 
 void register_control_flow_ops(OpRegistry& r) {
-  r.add("while")
+  r.add(kWhileOp)
       .doc("Runs sub_block while Condition (a bool scalar the block updates) is true.")
       .inputs("X", "outer variables the block reads")
       .input("Condition", "bool scalar; the loop runs while it is true")
@@ -32,7 +34,7 @@ void register_control_flow_ops(OpRegistry& r) {
       .optional_output("StepScopes", "the per-step scopes kept for the backward pass")
       .required_attr("sub_block", AttrType::kBlock, "the loop body")
       .attr("keep_step_scopes", false, "keep a scope per step (set by append_backward)")
-      .runs_blocks();
+      .runs_blocks(BlockRole::kLoop, {"X", "Out", "StepScopes", "Condition"});
 
   r.add("while_grad")
       .doc("Runs the grad block of a while body over its kept step scopes in reverse.")
@@ -43,9 +45,9 @@ void register_control_flow_ops(OpRegistry& r) {
       .outputs("X@GRAD", "gradients of X (\"\" where not needed)")
       .required_attr("sub_block", AttrType::kBlock, "the grad block of the body")
       .infer_shape(infer_while_grad)
-      .runs_blocks();
+      .runs_blocks(BlockRole::kLoopGrad, {"X", "Out", "StepScopes", ""});
 
-  r.add("conditional_block")
+  r.add(kConditionalBlockOp)
       .doc(
           "Runs sub_block once if Cond (a bool scalar) is true; if/else is two of them "
           "and select_input.")
@@ -55,7 +57,7 @@ void register_control_flow_ops(OpRegistry& r) {
       .optional_output("Scope", "the scope kept for the backward pass")
       .required_attr("sub_block", AttrType::kBlock, "the branch")
       .attr("keep_step_scopes", false, "keep the branch scope (set by append_backward)")
-      .runs_blocks();
+      .runs_blocks(BlockRole::kBranch, {"Input", "Out", "Scope", "Cond"});
 
   r.add("conditional_block_grad")
       .doc(
@@ -69,7 +71,7 @@ void register_control_flow_ops(OpRegistry& r) {
       .outputs("Input@GRAD", "gradients of Input (\"\" where not needed)")
       .required_attr("sub_block", AttrType::kBlock, "the grad block of the branch")
       .infer_shape(infer_conditional_block_grad)
-      .runs_blocks();
+      .runs_blocks(BlockRole::kBranchGrad, {"Input", "Out", "Scope", "Cond"});
 }
 
 const OpRegistrar kControlFlowOps(register_control_flow_ops);

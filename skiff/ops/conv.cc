@@ -376,7 +376,19 @@ void register_conv_ops(OpRegistry& r) {
       .infer_shape(infer_conv2d)
       .bind({DType::kF32, DType::kF64, DType::kBF16}, conv2d<KernelContext>, conv2d<EmitContext>)
       .kernel_dtype_from("Input")
-      .grad(conv2d_grad_maker);
+      .grad(conv2d_grad_maker)
+      .amp(AmpPolicy::kLowPrecision)
+      .int8_form({.x = "Input",
+                  .w = "Filter",
+                  .out = "Output",
+                  .w_rank = 4,
+                  .w_axis = 0,
+                  .int8_op = "quantized_conv2d",
+                  .int8_x = "Input",
+                  .int8_w = "Filter",
+                  .x_scale = "InputScale",
+                  .w_scale = "FilterScale",
+                  .int8_out = "Output"});
 
   OpBuilder conv_grad = r.add("conv2d_grad");
   conv_grad.doc("Gradients of conv2d (without fused relu).")

@@ -84,7 +84,19 @@ void register_matmul_ops(OpRegistry& r) {
       .infer_shape(infer_matmul)
       .bind({DType::kF32, DType::kF64, DType::kBF16}, matmul<KernelContext>, matmul<EmitContext>)
       .kernel_dtype_from("X")
-      .grad(matmul_grad_maker);
+      .grad(matmul_grad_maker)
+      .amp(AmpPolicy::kLowPrecision)
+      .int8_form({.x = "X",
+                  .w = "Y",
+                  .out = "Out",
+                  .w_rank = 2,
+                  .w_axis = 1,
+                  .int8_op = "quantized_matmul",
+                  .int8_x = "X",
+                  .int8_w = "W",
+                  .x_scale = "XScale",
+                  .w_scale = "WScale",
+                  .int8_out = "Out"});
 
   r.add("matmul_grad")
       .doc("Gradients of matmul, summed over the batch dims an operand was broadcast along.")

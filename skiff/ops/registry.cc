@@ -65,9 +65,46 @@ OpBuilder& OpBuilder::grad(GradMakerFn fn) {
   info_->grad = fn;
   return *this;
 }
-OpBuilder& OpBuilder::runs_blocks() {
-  info_->runs_blocks = true;
+OpBuilder& OpBuilder::runs_blocks(BlockRole role, BlockSlots slots) {
+  info_->block_role = role;
+  info_->block_slots = slots;
   return *this;
+}
+OpBuilder& OpBuilder::amp(AmpPolicy policy) {
+  info_->amp = policy;
+  return *this;
+}
+OpBuilder& OpBuilder::int8_form(Int8Form form) {
+  info_->int8_form = form;
+  return *this;
+}
+
+const char* block_role_name(BlockRole role) {
+  switch (role) {
+    case BlockRole::kNone:
+      return "";
+    case BlockRole::kLoop:
+      return "loop";
+    case BlockRole::kBranch:
+      return "branch";
+    case BlockRole::kLoopGrad:
+      return "loop_grad";
+    case BlockRole::kBranchGrad:
+      return "branch_grad";
+  }
+  return "";
+}
+
+const char* amp_policy_name(AmpPolicy policy) {
+  switch (policy) {
+    case AmpPolicy::kFollow:
+      return "follow";
+    case AmpPolicy::kLowPrecision:
+      return "low_precision";
+    case AmpPolicy::kFloat32:
+      return "float32";
+  }
+  return "";
 }
 
 namespace {

@@ -17,6 +17,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,54 @@ using GradMakerFn = void (*)(GradContext&);
 // instantiated with EmitContext.
 using EmitFn = void (*)(EmitContext&);
 
+// The traits passes and the runtime read instead of matching op types by name.
+
+// What an op that runs sub-blocks does with its `sub_block`: the runtime runs it by this
+// role, append_backward differentiates the forward roles, the compiler writes them as C++
+// loops and ifs.
+enum class BlockRole {
+  kNone,        // runs no block
+  kLoop,        // runs the block while a condition holds (while)
+  kBranch,      // runs the block once if a condition holds (conditional_block)
+  kLoopGrad,    // runs a loop's grad block over its kept step scopes in reverse
+  kBranchGrad,  // runs a branch's grad block if the branch ran
+};
+const char* block_role_name(BlockRole role);
+
+// The slots of a block op (forward or grad): the outer variables its body reads and
+// writes, its kept step scopes and its condition.
+struct BlockSlots {
+  const char* reads = "";
+  const char* writes = "";
+  const char* scopes = "";
+  const char* cond = "";
+};
+
+// How auto_cast (mixed precision) treats an op.
+enum class AmpPolicy {
+  kFollow,        // runs on the dtype its inputs have (at O2 on bfloat16 if it has a kernel)
+  kLowPrecision,  // compute-bound: auto_cast runs it on bfloat16 inputs (the white list)
+  kFloat32,       // numerically sensitive: auto_cast keeps it in float32 (the black list)
+};
+const char* amp_policy_name(AmpPolicy policy);
+
+// A float op's int8 form (passes/int8.h): its input and weight slots, the weight's rank
+// and output-channel axis (along which a per-channel scale runs), and the int8 op with
+// its slots.
+struct Int8Form {
+  const char* x = "";
+  const char* w = "";
+  const char* out = "";
+  int64_t w_rank = 0;
+  int64_t w_axis = 0;
+  const char* int8_op = "";
+  const char* int8_x = "";
+  const char* int8_w = "";
+  const char* x_scale = "";
+  const char* w_scale = "";
+  const char* int8_out = "";
+};
+
 struct OpInfo {
   OpSchema schema;
   InferShapeFn infer_shape = nullptr;
@@ -51,8 +100,17 @@ struct OpInfo {
   std::string kernel_dtype_slot;
   // The binding the compiler runs, when the kernels are a binding (ops/binding.h).
   EmitFn emit = nullptr;
-  // Ops that run sub-blocks (while, conditional_block) are run by the runtime itself.
-  bool runs_blocks = false;
+  // Ops that run sub-blocks (block_role != kNone) are run by the runtime itself.
+  BlockRole block_role = BlockRole::kNone;
+  BlockSlots block_slots;
+  AmpPolicy amp = AmpPolicy::kFollow;
+  std::optional<Int8Form> int8_form;
+
+  bool runs_blocks() const { return block_role != BlockRole::kNone; }
+  // A loop or a branch (not their grads): append_backward differentiates through it.
+  bool runs_forward_block() const {
+    return block_role == BlockRole::kLoop || block_role == BlockRole::kBranch;
+  }
 
   // The kernel for (place, dtype); nullptr when none is registered.
   KernelFn find_kernel(Place place, DType dtype) const;
@@ -83,7 +141,10 @@ class OpBuilder {
   // Pick the kernel by the dtype of this input slot instead of the first output's.
   OpBuilder& kernel_dtype_from(std::string input_slot);
   OpBuilder& grad(GradMakerFn fn);
-  OpBuilder& runs_blocks();
+  // The op runs its `sub_block` in `role`, through `slots` (see BlockRole).
+  OpBuilder& runs_blocks(BlockRole role, BlockSlots slots);
+  OpBuilder& amp(AmpPolicy policy);
+  OpBuilder& int8_form(Int8Form form);
 
  private:
   OpInfo* info_;

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "skiff/ops/registry.h"
+
 namespace skiff {
 
 namespace {
@@ -13,32 +15,10 @@ std::string at(const OpDesc& op) {
   return s.empty() ? "" : " (at " + s + ")";
 }
 
-// A float op with an int8 form: its input and weight slots, the weight's rank and output
-// channel axis (along which a per-channel scale runs), and the int8 op's slots.
-struct Int8Form {
-  const char* op;
-  const char* x;
-  const char* w;
-  const char* out;
-  int64_t w_rank, w_axis;
-  const char* int8_op;
-  const char* int8_x;
-  const char* int8_w;
-  const char* x_scale;
-  const char* w_scale;
-  const char* int8_out;
-};
-
-const Int8Form kForms[] = {
-    {"matmul", "X", "Y", "Out", 2, 1, "quantized_matmul", "X", "W", "XScale", "WScale", "Out"},
-    {"conv2d", "Input", "Filter", "Output", 4, 0, "quantized_conv2d", "Input", "Filter",
-     "InputScale", "FilterScale", "Output"},
-};
-
+// The int8 form of a float op, as its registration declares it (OpInfo::int8_form).
 const Int8Form* form_of(const std::string& type) {
-  for (const Int8Form& f : kForms)
-    if (type == f.op) return &f;
-  return nullptr;
+  const OpInfo* info = OpRegistry::global().find(type);
+  return info && info->int8_form ? &*info->int8_form : nullptr;
 }
 
 class Int8Converter {

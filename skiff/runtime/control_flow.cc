@@ -1,6 +1,7 @@
-// The runtime side of ops that run sub-blocks: `while`, `conditional_block` and
-// their gradients. Their schemas, shape inference and the building of their grad
-// blocks live in ops/control_flow.cc and autodiff/.
+// The runtime side of ops that run sub-blocks: loops (`while`), branches
+// (`conditional_block`) and their gradients, run by their registered BlockRole through
+// their BlockSlots (ops/registry.h). Their schemas, shape inference and the building of
+// their grad blocks live in ops/control_flow.cc and autodiff/.
 //
 // Step scopes. With keep_step_scopes (set by append_backward), each loop step runs
 // in a fresh scope kept for the backward pass. Loop-carried variables (outer
@@ -69,26 +70,28 @@ StepScopes& kept_step_scopes(const KernelContext& ctx, const char* slot) {
   return **v->step_scopes();
 }
 
-void run_while(Instruction& instr, Scope* scope) {
+void run_loop(Instruction& instr, Scope* scope) {
   KernelContext& ctx = *instr.ctx;
+  const BlockSlots& slots = instr.info->block_slots;
   PreparedBlock& body = *instr.sub_blocks.at(0);
   if (!instr.op.attr<bool>("keep_step_scopes")) {
     Scope* work = work_scope(instr, scope);
-    while (read_condition(ctx, "Condition")) run_block(body, work);
+    while (read_condition(ctx, slots.cond)) run_block(body, work);
     body.release_locals(work);
     return;
   }
-  auto steps = new_step_scopes(ctx, "StepScopes");
-  std::vector<std::string> carried = existing(*scope, instr.op.output("Out"));
-  while (read_condition(ctx, "Condition")) {
+  auto steps = new_step_scopes(ctx, slots.scopes);
+  std::vector<std::string> carried = existing(*scope, instr.op.output(slots.writes));
+  while (read_condition(ctx, slots.cond)) {
     steps->scopes.push_back(run_kept_step(body, scope, carried));
   }
 }
 
-void run_conditional_block(Instruction& instr, Scope* scope) {
+void run_branch(Instruction& instr, Scope* scope) {
   KernelContext& ctx = *instr.ctx;
+  const BlockSlots& slots = instr.info->block_slots;
   PreparedBlock& body = *instr.sub_blocks.at(0);
-  bool taken = read_condition(ctx, "Cond");
+  bool taken = read_condition(ctx, slots.cond);
   if (!instr.op.attr<bool>("keep_step_scopes")) {
     if (!taken) return;
     Scope* work = work_scope(instr, scope);
@@ -96,9 +99,11 @@ void run_conditional_block(Instruction& instr, Scope* scope) {
     body.release_locals(work);
     return;
   }
-  auto steps = new_step_scopes(ctx, "Scope");
-  if (taken)
-    steps->scopes.push_back(run_kept_step(body, scope, existing(*scope, instr.op.output("Out"))));
+  auto steps = new_step_scopes(ctx, slots.scopes);
+  if (taken) {
+    steps->scopes.push_back(
+        run_kept_step(body, scope, existing(*scope, instr.op.output(slots.writes))));
+  }
 }
 
 // Gradient variables that the grad block writes (so a carried gradient is replaced,
@@ -138,16 +143,20 @@ void set_zeros_like(Variable* out, const Variable* like) {
   }
 }
 
-// Shared by while_grad and conditional_block_grad: runs `grad_block` backwards over
-// the kept step scopes. Out vars carry their gradient from step to step; the
+// The grad of a loop or a branch: runs `grad_block` backwards over the kept step
+// scopes (a branch not taken kept none: its inputs' gradients pass through, for
+// carried vars, or are zero). Out vars carry their gradient from step to step; the
 // gradients of other inputs are summed over the steps.
-void run_grad_steps(Instruction& instr, Scope* scope, StepScopes& steps, const char* in_slot) {
+void run_grad_steps(Instruction& instr, Scope* scope) {
   KernelContext& ctx = *instr.ctx;
+  const BlockSlots& slots = instr.info->block_slots;
+  const char* in_slot = slots.reads;
+  StepScopes& steps = kept_step_scopes(ctx, slots.scopes);
   PreparedBlock& grad_block = *instr.sub_blocks.at(0);
   const auto& xs = instr.op.input(in_slot);
   const auto& x_grads = instr.op.output(std::string(in_slot) + kGradSuffix);
-  const auto& outs = instr.op.input("Out");
-  const auto& out_grads = instr.op.input(std::string("Out") + kGradSuffix);
+  const auto& outs = instr.op.input(slots.writes);
+  const auto& out_grads = instr.op.input(std::string(slots.writes) + kGradSuffix);
   std::set<std::string> produced = produced_names(grad_block);
   std::set<std::string> out_set(outs.begin(), outs.end());
 
@@ -206,31 +215,21 @@ void run_grad_steps(Instruction& instr, Scope* scope, StepScopes& steps, const c
   }
 }
 
-void run_while_grad(Instruction& instr, Scope* scope) {
-  run_grad_steps(instr, scope, kept_step_scopes(*instr.ctx, "StepScopes"), "X");
-}
-
-void run_conditional_block_grad(Instruction& instr, Scope* scope) {
-  // A branch not taken kept no scope: its inputs' gradients pass through (carried
-  // vars) or are zero.
-  run_grad_steps(instr, scope, kept_step_scopes(*instr.ctx, "Scope"), "Input");
-}
-
 }  // namespace
 
 void run_block_op(Instruction& instr, Scope* scope) {
-  const std::string& type = instr.op.type;
-  if (type == "while") {
-    run_while(instr, scope);
-  } else if (type == "while_grad") {
-    run_while_grad(instr, scope);
-  } else if (type == "conditional_block") {
-    run_conditional_block(instr, scope);
-  } else if (type == "conditional_block_grad") {
-    run_conditional_block_grad(instr, scope);
-  } else {
-    fail("op '", type, "' runs sub-blocks but the runtime does not know how to run it");
+  switch (instr.info->block_role) {
+    case BlockRole::kLoop:
+      return run_loop(instr, scope);
+    case BlockRole::kBranch:
+      return run_branch(instr, scope);
+    case BlockRole::kLoopGrad:
+    case BlockRole::kBranchGrad:
+      return run_grad_steps(instr, scope);
+    case BlockRole::kNone:
+      break;
   }
+  fail("op '", instr.op.type, "' runs no sub-block");
 }
 
 }  // namespace skiff

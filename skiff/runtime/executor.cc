@@ -41,7 +41,7 @@ std::shared_ptr<PreparedBlock> prepare_block(const Program& program, int block_i
     instr->op = op;
     instr->info = &OpRegistry::global().get(op.type);
     fill_default_attrs(instr->op);
-    if (instr->info->runs_blocks) {
+    if (instr->info->runs_blocks()) {
       for (int32_t idx : op.sub_blocks()) {
         instr->sub_blocks.push_back(prepare_block(program, idx, place, false, {}));
       }

@@ -191,7 +191,7 @@ std::map<std::string, std::vector<Tensor>> OpTest::run_case(double atol, double 
 void OpTest::check_eager(const std::map<std::string, std::vector<Tensor>>& want, double atol,
                          double rtol) const {
   const OpInfo& info = OpRegistry::global().get(type_);
-  if (info.runs_blocks) return;
+  if (info.runs_blocks()) return;
   AttrMap attrs;
   for (const auto& [name, value] : attrs_) attrs.set(name, value);
   if (info.schema.find_attr("seed") && !attrs.has("seed")) return;  // unseeded random numbers
