@@ -31,7 +31,7 @@ void define_dist(nb::module_& m);         // dist/communicator.h, gloo_communica
 void define_board(nb::module_& m);        // board/log_writer.h, board/run_log.h
 void define_ps(nb::module_& m);           // ps/server.h, ps/client.h
 void define_ps_ops(nb::module_& m);
-void define_quantize(nb::module_& m);  // passes/int8.h
+void define_passes(nb::module_& m);  // passes/pipeline.h (passes/int8.h)
 
 // Tensor's arithmetic operators (tensor_operators.cc), installed as type slots.
 extern PyType_Slot tensor_operator_slots[];

@@ -26,5 +26,5 @@ NB_MODULE(_C, m) {
   skiff::python::define_board(m);
   skiff::python::define_ps(m);
   skiff::python::define_ps_ops(m);
-  skiff::python::define_quantize(m);
+  skiff::python::define_passes(m);
 }

@@ -1,7 +1,7 @@
 // skiff._C's part of static-program parameter-server training (passes/ps_split.h,
-// ps_ops/ps_connection.h): ps_split rewrites a training program and its startup program
-// in place, ps_ops_connect hands a PsClient to the ps_* ops of this process, ps_ops_geo
-// puts a connection in geo mode.
+// ps_ops/ps_connection.h): ps_split rewrites a training program (the ps_split pass, run
+// through the pipeline) and its startup program in place, ps_ops_connect hands a PsClient to the
+// ps_* ops of this process, ps_ops_geo puts a connection in geo mode.
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
@@ -12,6 +12,7 @@
 
 #include "python/src/bindings.h"
 #include "python/src/program_handle.h"
+#include "skiff/passes/pipeline.h"
 #include "skiff/passes/ps_split.h"
 #include "skiff/ps/client.h"
 #include "skiff/ps_ops/ps_connection.h"
@@ -33,13 +34,6 @@ ps::Client* client_of(nb::handle client, const char* function) {
   return nb::inst_ptr<ps::Client>(client);
 }
 
-PsSplitMode split_mode(const std::string& mode) {
-  if (mode == "sync") return PsSplitMode::kSync;
-  if (mode == "async") return PsSplitMode::kAsync;
-  if (mode == "geo") return PsSplitMode::kGeo;
-  fail("ps_split: mode '", mode, "' (static programs train in 'sync', 'async' or 'geo' mode)");
-}
-
 using DenseValues = nb::ndarray<float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
 }  // namespace
@@ -51,14 +45,28 @@ void define_ps_ops(nb::module_& m) {
          const std::vector<std::tuple<std::string, std::string, int64_t>>& sparse,
          const std::vector<std::tuple<std::string, std::string>>& dense, const std::string& mode,
          int64_t k_steps) {
-        PsSplitOptions options;
-        for (const auto& [param, table, dim] : sparse)
-          options.sparse.push_back({param, table, dim});
-        for (const auto& [param, table] : dense) options.dense.push_back({param, table});
-        options.mode = split_mode(mode);
-        options.k_steps = k_steps;
+        // The ps_split pass (passes/registry.cc) by name, through the pipeline.
+        PassOptions options;
+        std::vector<std::string> sparse_params, sparse_tables, dense_params, dense_tables;
+        std::vector<int64_t> sparse_dims;
+        for (const auto& [param, table, dim] : sparse) {
+          sparse_params.push_back(param);
+          sparse_tables.push_back(table);
+          sparse_dims.push_back(dim);
+        }
+        for (const auto& [param, table] : dense) {
+          dense_params.push_back(param);
+          dense_tables.push_back(table);
+        }
+        options.set("sparse_params", sparse_params);
+        options.set("sparse_tables", sparse_tables);
+        options.set("sparse_dims", sparse_dims);
+        options.set("dense_params", dense_params);
+        options.set("dense_tables", dense_tables);
+        options.set("mode", mode);
+        options.set("k_steps", k_steps);
         // Both results first, so that a refused program is left as it was.
-        Program trainer = ps_split(*main.ir, options);
+        Program trainer = run_pipeline(*main.ir, {pass("ps_split", std::move(options))});
         Program trainer_startup = ps_split_startup(*startup.ir, *main.ir, trainer);
         *main.ir = std::move(trainer);
         *startup.ir = std::move(trainer_startup);
