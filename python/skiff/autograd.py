@@ -1,10 +1,9 @@
 """Gradients in eager mode: skiff.grad, no_grad and friends, PyLayer (user-written
 backwards as tape nodes) and jacobian (the tape lives in C++)."""
-import functools
-
 from . import _C
 from ._C import Tensor
 from .framework.arguments import ArgumentError, ArgumentTypeError, flag
+from .framework.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
 __all__ = ["grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "backward",
            "jacobian", "PyLayer", "PyLayerContext", "Function", "saved_tensors_hooks"]
@@ -42,52 +41,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                 "got None")
     return _C.grad(outs, ins, gouts, flag("grad", "retain_graph", retain_graph),
                    flag("grad", "allow_unused", allow_unused))
-
-
-class set_grad_enabled:
-    """Turns gradient recording on or off, as a call or a context manager."""
-
-    def __init__(self, mode):
-        self.prev = _C.is_grad_enabled()
-        _C.set_grad_enabled(bool(mode))
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        _C.set_grad_enabled(self.prev)
-
-
-class _GradMode:
-    enabled = False
-
-    def __enter__(self):
-        self.prev = _C.is_grad_enabled()
-        _C.set_grad_enabled(self.enabled)
-        return self
-
-    def __exit__(self, *exc):
-        _C.set_grad_enabled(self.prev)
-
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with self.__class__():
-                return fn(*args, **kwargs)
-        return wrapper
-
-
-class no_grad(_GradMode):
-    """Within it (or a function it decorates) ops record no gradients."""
-    enabled = False
-
-
-class enable_grad(_GradMode):
-    enabled = True
-
-
-def is_grad_enabled():
-    return _C.is_grad_enabled()
 
 
 def backward(tensors, grad_tensors=None, retain_graph=False):

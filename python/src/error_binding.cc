@@ -24,7 +24,7 @@ PyObject* error_type() { return g_error_type; }
 void raise_eager_error(const Error& e) {
   std::string message = e.what();
   try {
-    nb::object where = nb::module_::import_("skiff.static.source").attr("user_source")();
+    nb::object where = nb::module_::import_("skiff.framework.source").attr("user_source")();
     std::string line = nb::cast<std::string>(where);
     if (!line.empty()) message += " (at " + line + ")";
   } catch (nb::python_error& lookup) {

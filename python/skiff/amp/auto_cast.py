@@ -10,6 +10,7 @@ import contextlib
 
 from .. import _C
 from ..framework import core
+from ..framework.building import static_apply
 from ..framework import dtype as dt
 from ..framework.mode import mode
 
@@ -65,7 +66,7 @@ def get_autocast_dtype():
 def _cast(x, name):
     attrs = {"out_dtype": name}
     if mode.static:
-        return mode.static_apply("cast", (x,), attrs, None, None)
+        return static_apply("cast", (x,), attrs, None, None)
     return core.eager_op("cast", attrs)(x)
 
 
@@ -79,7 +80,7 @@ def _to(x, src, name):
 
 def _run(type, inputs, attrs, output_counts, out):
     if mode.static:
-        return mode.static_apply(type, inputs, attrs or {}, output_counts, out)
+        return static_apply(type, inputs, attrs or {}, output_counts, out)
     op = core.eager_op(type, attrs, output_counts)
     return op(*inputs) if out is None else op.call_into(list(inputs), list(out))
 

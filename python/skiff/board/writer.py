@@ -23,6 +23,7 @@ import numpy as np
 from .. import _C
 from .media import as_array, audio_frames, image_hwc
 from .projector import write_embedding
+from .. import jit
 
 __all__ = ["LogWriter", "default_logdir"]
 
@@ -292,7 +293,6 @@ def _file_name(name):
 
 def _save_layer_program(layer, input_spec, path):
     """jit.save's traced inference program, without its parameter file."""
-    from .. import jit
     with tempfile.TemporaryDirectory() as tmp:
         prefix = os.path.join(tmp, "model")
         jit.save(layer, prefix, input_spec=input_spec)

@@ -9,7 +9,7 @@ from .collective import (CommunicationError, Group, ReduceOp, all_gather, all_ga
 from .env import ParallelEnv
 from .parallel import DataParallel, sync_params_buffers
 from . import fleet
-from .ps.entry import CountFilterEntry, ProbabilityEntry
+from ..static.nn.entry import CountFilterEntry, ProbabilityEntry
 
 __all__ = ["CommunicationError", "Group", "ReduceOp", "all_gather", "all_gather_object",
            "all_reduce", "alltoall", "barrier", "broadcast", "destroy_process_group",

@@ -13,6 +13,9 @@ from ..framework.core import apply
 from ..framework.mode import mode
 from ..tensor.creation import to_tensor as _as_tensor
 from .env import ParallelEnv
+from ..tensor import split
+from ..tensor import concat
+from ..tensor import assign
 
 __all__ = ["ReduceOp", "Group", "init_parallel_env", "is_initialized", "get_rank",
            "get_world_size", "new_group", "get_group", "destroy_process_group", "barrier",
@@ -224,7 +227,6 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True):
     group = _group(group, "all_gather")
     del tensor_list[:]
     if mode.static:
-        from ..tensor import split
         gathered = apply("c_allgather", tensor, attrs={"ring_id": group.id,
                                                        "nranks": group.nranks})
         tensor_list.extend(split(gathered, group.nranks, axis=0))
@@ -260,7 +262,6 @@ def reduce_scatter(tensor, tensor_list, op=ReduceOp.SUM, group=None, sync_op=Tru
     if len(tensor_list) != group.nranks:
         raise ValueError(f"reduce_scatter: tensor_list has {len(tensor_list)} tensors for "
                          f"{group.nranks} ranks")
-    from ..tensor import concat
     joined = concat(list(tensor_list), axis=0) if tensor_list[0].ndim else \
         _as_tensor(np.stack([t.numpy() for t in tensor_list]))
     result = joined if group.nranks == 1 else _C.comm_reduce_scatter(joined, op, group.id)
@@ -333,5 +334,4 @@ def _group_rank(group, rank, what):
 
 
 def _assign(tensor, value):
-    from ..tensor import assign
     assign(value, output=tensor)

@@ -3,6 +3,7 @@ KL; drawing samples needs a gamma sampler, which skiff lacks."""
 from .. import tensor as T
 from .distribution import Distribution, as_param
 from .kl import register_kl
+from .. import _C
 
 __all__ = ["Beta"]
 
@@ -43,7 +44,6 @@ class Beta(Distribution):
 
     def sample(self, shape=()):
         """Not available: skiff has no gamma sampler to draw beta variates from."""
-        from .. import _C
         raise _C.Error("Beta.sample: drawing beta samples needs a gamma sampling op, which "
                        "skiff does not have")
 

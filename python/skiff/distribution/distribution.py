@@ -6,6 +6,8 @@ import numpy as np
 
 from .. import _C
 from ..framework import arguments, dtype as dt
+from ..tensor.creation import data_tensor
+from ..tensor import exp
 
 __all__ = ["Distribution", "as_param"]
 
@@ -20,7 +22,6 @@ def as_param(value, name, owner, dtype=None):
         return value
     if hasattr(value, "block"):
         return value
-    from ..tensor.creation import data_tensor
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, list, tuple, np.ndarray)):
         raise arguments.ArgumentTypeError(f"{owner}: {name} must be a float, list, numpy array "
                                           f"or Tensor, got {type(value).__name__}")
@@ -73,7 +74,6 @@ class Distribution:
 
     def prob(self, value):
         """The density (or mass) at ``value``: exp(log_prob(value))."""
-        from ..tensor import exp
         return exp(self.log_prob(value))
 
     def probs(self, value):

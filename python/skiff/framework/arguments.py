@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from .._C import Error, Tensor
-from .core import schema
+from .op_schema import schema
 from .dtype import dtype_name
 from .mode import mode
 

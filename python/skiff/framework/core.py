@@ -2,7 +2,9 @@
 kernels through a cached ``_C.Op``; in static mode the same call appends the op to
 the current program."""
 from .. import _C
+from .building import static_apply
 from .mode import mode
+
 
 _ops = {}
 # Set by skiff.amp.auto_cast while it is active: amp_hook(type, inputs, attrs,
@@ -45,19 +47,8 @@ def apply(type, *inputs, attrs=None, output_counts=None, out=None):
     if amp_hook is not None:
         return amp_hook(type, inputs, attrs, output_counts, out)
     if mode.static:
-        return mode.static_apply(type, inputs, attrs or {}, output_counts, out)
+        return static_apply(type, inputs, attrs or {}, output_counts, out)
     op = eager_op(type, attrs, output_counts)
     if out is None:
         return op(*inputs)
     return op.call_into(list(inputs), list(out))
-
-
-_schemas = {}
-
-
-def schema(type):
-    """The op's schema as a dict (slots, attrs with defaults), cached."""
-    s = _schemas.get(type)
-    if s is None:
-        s = _schemas[type] = _C.op_schema(type)
-    return s

@@ -5,9 +5,6 @@ from .. import _C
 
 class _Mode:
     _static = False
-    # Set by skiff.static: appends an op to the current block and returns its
-    # output variables, shaped like an eager call's result.
-    static_apply = None
 
     @property
     def static(self):
@@ -30,7 +27,6 @@ def in_dynamic_mode():
 
 def enable_static():
     """Switches to static mode: ops build programs (skiff.static)."""
-    from .. import static  # noqa: F401  (installs the static hook)
     mode.static = True
 
 

@@ -10,7 +10,11 @@ import numpy as np
 from .. import _C
 from .._C import Tensor
 from . import arguments, dtype as dt
+from . import initializer
+from .core import apply
+from .grad_mode import no_grad
 from .mode import mode
+from .program import default_main_program
 
 __all__ = ["Parameter", "ParamAttr", "create_parameter", "unique_name", "is_parameter"]
 
@@ -133,8 +137,6 @@ class Parameter(Tensor):
 
 
 def _copy_of(t):
-    from .core import apply
-    from ..autograd import no_grad
     with no_grad():
         return apply("assign", t)
 
@@ -160,8 +162,6 @@ def assign_value(dst, value, what):
         raise _C.Error(f"{what}: the value has shape {list(value.shape)} but the tensor has "
                        f"shape {list(dst.shape)}")
     if value._dtype_name != dst._dtype_name:
-        from .core import apply
-        from ..autograd import no_grad
         with no_grad():
             value = apply("cast", value, attrs={"out_dtype": dst._dtype_name})
     dst._copy_value_from(value)
@@ -170,7 +170,6 @@ def assign_value(dst, value, what):
 def _initializer(attr, is_bias, default_initializer):
     """ParamAttr's initializer, else the global one, else the layer's default, else
     XavierUniform for a weight and Constant(0) for a bias."""
-    from ..nn import initializer
     return (attr.initializer or initializer.global_initializer(is_bias) or default_initializer
             or (initializer.Constant(0.0) if is_bias else initializer.XavierUniform()))
 
@@ -198,10 +197,11 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
         name = unique_name.generate(unique_name.generate("create_parameter") +
                                     (".b" if is_bias else ".w"))
     if mode.static:
-        var = mode.static_create_parameter(shape, dtype, name, init, attr.trainable, attr)
+        var = default_main_program().global_block().create_parameter(
+            shape, dtype, name, init, attr.trainable, {"learning_rate": attr.learning_rate},
+            attr.regularizer, attr.need_clip)
         _set_attrs(var, attr)
         return var
-    from ..autograd import no_grad
     with no_grad():
         value = init._value(shape, dtype)
     return Parameter(value, name, attr.trainable, {"learning_rate": attr.learning_rate},

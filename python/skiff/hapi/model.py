@@ -24,6 +24,10 @@ from ..metric import Metric
 from ..tensor.creation import to_tensor
 from .loops import LoopsMixin
 from .model_summary import summary as _summary
+from ..framework.io import save
+from ..static import InputSpec
+from .. import jit
+from ..framework.io import load
 
 __all__ = ["Model"]
 
@@ -190,7 +194,6 @@ class Model(LoopsMixin):
         """training=True: the parameters to ``path``.pdparams and the optimizer state to
         ``path``.pdopt (skiff.save). training=False: an inference program through
         skiff.jit.save (``path``.skmodel + ``path``.skparams)."""
-        from ..framework.io import save
         directory = os.path.dirname(path)
         if directory:
             os.makedirs(directory, exist_ok=True)
@@ -207,7 +210,6 @@ class Model(LoopsMixin):
                 save(state, path + ".pdopt")
 
     def _input_specs(self):
-        from ..static import InputSpec
         if self._inputs:
             return self._inputs
         if self._input_info is None:
@@ -219,7 +221,6 @@ class Model(LoopsMixin):
                 for i, (shape, dtype) in enumerate(zip(shapes, dtypes))]
 
     def _save_inference_model(self, path):
-        from .. import jit
         was_training = getattr(self.network, "training", True)
         self.network.eval()
         try:
@@ -233,7 +234,6 @@ class Model(LoopsMixin):
         ``reset_optimizer``); ``skip_mismatch`` skips missing or misshaped entries with a
         warning instead of raising (and then leaves the optimizer as it is). The optimizer
         state follows the parameters by state-dict key, whatever their unique names."""
-        from ..framework.io import load
         path = _strip_suffix(path)
         saved = load(path + ".pdparams")
         saved_names = saved.pop(_NAMES_KEY, None) or {}

@@ -12,6 +12,9 @@ from .._C import Tensor
 from ..framework.arguments import ArgumentError, ArgumentTypeError
 from ..framework.tensor_params import ANY, accepts
 from ..nn import Layer
+from ..tensor.creation import ones
+from ..nn import LayerDict, LayerList, ParameterList, Sequential
+from ..autograd import no_grad
 
 __all__ = ["summary"]
 
@@ -37,7 +40,6 @@ def _input_shapes(input_size):
 
 
 def _make_inputs(input_size, dtypes):
-    from ..tensor.creation import ones
     shapes = _input_shapes(input_size)
     if dtypes is None:
         dtypes = ["float32"] * len(shapes)
@@ -80,7 +82,6 @@ def _own_state(layer):
 def _watched_layers(network):
     """Every layer but the containers, and the network itself only when it has no
     sublayers."""
-    from ..nn import LayerDict, LayerList, ParameterList, Sequential
     containers = (Sequential, LayerList, LayerDict, ParameterList)
     everything = list(network.sublayers()) if hasattr(network, "sublayers") else []
     return [layer for layer in everything if not isinstance(layer, containers)] or [network]
@@ -165,7 +166,6 @@ def summary(net, input_size=None, dtypes=None, input=None):
     forward pass on ones shaped ``input_size`` (None / -1 dims become 1) or on ``input``;
     returns {'total_params': n, 'trainable_params': m}. As in Paddle, a row counts the
     parameters and persistable buffers its layer holds itself."""
-    from ..autograd import no_grad
     if not isinstance(net, Layer):
         raise ArgumentTypeError(f"summary: net must be a Layer, got {type(net).__name__}")
     if input is None and input_size is None:

@@ -3,7 +3,11 @@ Python values (and for eager Tensors: ``if t`` reads the value), and builds prog
 ops through skiff.static when a condition is a static Variable (tracing)."""
 from .. import _C
 from ..framework import core
+from ..framework.source import user_source
+from ..static.debug import Print
 from . import static_control
+from .static_branches import ifelse
+from .static_loops import while_loop
 from .static_control import UndefinedVar  # noqa: F401 (converted code's name for it)
 
 Error = _C.Error
@@ -24,7 +28,7 @@ def convert_ifelse(pred, true_fn, false_fn, values, names, live, side_effects, l
     if not is_static(pred):
         return true_fn(*values) if pred else false_fn(*values)
     _no_side_effects(side_effects, "an `if` whose condition is a Tensor", loc)
-    return static_control.ifelse(static_control.as_condition(pred), true_fn, false_fn, values,
+    return ifelse(static_control.as_condition(pred), true_fn, false_fn, values,
                                  names, live, loc)
 
 
@@ -37,7 +41,7 @@ def convert_while(cond_fn, body_fn, values, names, side_effects, loc):
         cond = cond_fn(*values)
         if is_static(cond):
             _no_side_effects(side_effects, "a loop whose condition is a Tensor", loc)
-            return static_control.while_loop(cond_fn, body_fn, values, names, loc)
+            return while_loop(cond_fn, body_fn, values, names, loc)
         if not cond:
             return values
         values = tuple(body_fn(*values))
@@ -47,7 +51,7 @@ def convert_ifexp(pred, true_fn, false_fn, loc):
     """``a if pred else b``."""
     if not is_static(pred):
         return true_fn() if pred else false_fn()
-    (out,) = static_control.ifelse(static_control.as_condition(pred),
+    (out,) = ifelse(static_control.as_condition(pred),
                                    lambda _: (true_fn(),), lambda _: (false_fn(),),
                                    (UndefinedVar("<if expression>"),), ("<value>",),
                                    ("<value>",), loc)
@@ -144,7 +148,6 @@ def _list_as_array(items):
               for v in items]
     dtypes = {v._dtype_name for v in values if is_static(v)}
     if not values or len(dtypes) != 1 or not all(is_static(v) for v in values):
-        from ..static.source import user_source
         kinds = ", ".join(sorted({static_control.describe(v) for v in values})) or "nothing"
         raise Error(f"{user_source()}: this `for` loop over a list became a tensor loop (a "
                     f"`break` or the loop's condition depends on a Tensor), so the list is read "
@@ -211,16 +214,9 @@ def python_scalar(kind):
     """float/int/bool that explain why a Tensor being traced has no Python value."""
     def convert(value=0, *args):
         if is_static(value):
-            from ..static.source import user_source
-            raise Error(f"{user_source()}: {kind.__name__}() of a Tensor inside to_static code: "
+                raise Error(f"{user_source()}: {kind.__name__}() of a Tensor inside to_static code: "
                         "its value is known only when the program runs (a loop counter "
                         "becomes a Tensor once the loop's condition is one); keep it a Tensor, "
                         "e.g. x.astype('float32')")
         return kind(value, *args)
     return convert
-
-
-def convert_call(fn):
-    """The function to call in place of ``fn``: user functions are converted too."""
-    from .converter import convert_callee
-    return convert_callee(fn)

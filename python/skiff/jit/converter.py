@@ -12,7 +12,9 @@ import weakref
 
 from .. import _C
 from . import ast_lowering as lowering
-from . import config, convert_ops
+from .. import tensor
+from ..tensor import manipulation
+from . import config, convert_ops, static_control
 from .ast_convert import BlockConverter, ConversionError
 
 _converted = {}  # code object -> (converted code, or an Error to raise)
@@ -218,7 +220,7 @@ def convert_function(fn):
     closure = []
     for name in entry.co_freevars:
         if name == "_jst":
-            closure.append(_cell(convert_ops))
+            closure.append(_cell(_RUNTIME))
         elif name in cells:
             closure.append(cells[name])
         elif name == fn.__name__:  # a function calling itself by its (global) name
@@ -263,8 +265,7 @@ def convert_callee(fn):
     if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
         converted = _try_convert(fn.__func__)
         return fn if converted is fn.__func__ else types.MethodType(converted, fn.__self__)
-    from .static_function import StaticFunction, layer_call
-    if isinstance(fn, StaticFunction):
+    if getattr(fn, "_jst_converted", False):  # a StaticFunction or a converted function
         return fn
     forward = getattr(type(fn), "forward", None)
     if forward is not None and callable(fn) and hasattr(fn, "_sub_layers") \
@@ -280,9 +281,6 @@ _replacements = {}
 def _array_aware():
     """skiff functions that converted code calls in a form taking tensor arrays."""
     if not _replacements:
-        from .. import tensor
-        from . import static_control
-        from ..tensor import manipulation
         for module in (tensor, manipulation):
             for name in ("stack", "concat"):
                 fn = getattr(module, name, None)
@@ -304,3 +302,25 @@ def _try_convert(fn):
             return fn
         raise
 
+
+def layer_call(layer):
+    """Calls ``layer`` (hooks included) with its forward converted, for code that is
+    itself being converted."""
+    forward = type(layer).forward
+
+    def call(*args, **kwargs):
+        if getattr(forward, "_jst_converted", False) or "forward" in layer.__dict__:
+            return layer(*args, **kwargs)
+        layer.__dict__["forward"] = types.MethodType(convert_function(forward), layer)
+        try:
+            return layer(*args, **kwargs)
+        finally:
+            layer.__dict__.pop("forward", None)
+    return call
+
+
+# What converted code calls as ``_jst.<name>``: the run-time forms of control flow and
+# builtins (convert_ops), and convert_call, which converts the user functions it calls.
+_RUNTIME = types.SimpleNamespace(
+    **{k: v for k, v in vars(convert_ops).items() if not k.startswith("__")},
+    convert_call=convert_callee)

@@ -9,6 +9,9 @@ from ..framework.core import eager_op
 from ..framework.param import Parameter
 from .static_function import StaticFunction
 from .static_control import is_static_var
+from .. import static
+from ..nn import Layer
+from ..static import Program
 
 Error = _C.Error
 
@@ -31,7 +34,6 @@ def save(layer, path, input_spec=None, **configs):
     """Writes ``layer``'s forward (traced with ``input_spec``: InputSpecs or example
     Tensors; default: the specs given to to_static) to path.skmodel and its parameters
     to path.skparams."""
-    from .. import static
     static_fn = _static_forward(layer)
     spec = input_spec if input_spec is not None else static_fn.input_spec
     if spec is None:
@@ -70,7 +72,6 @@ def _to_int8(program):
 
 
 def _layer_base():
-    from ..nn import Layer
     return Layer
 
 
@@ -128,7 +129,6 @@ class TranslatedLayer(_layer_base()):
 
     def program(self):
         """The loaded program (skiff.static.Program)."""
-        from ..static import Program
         return Program(self._desc.clone())
 
 

@@ -9,6 +9,8 @@ from ..framework import dtype as dt
 from ..framework.core import eager_op
 from ..framework.mode import mode
 from .static_control import ArrayList, UndefinedVar, flatten, is_static_var, unflatten
+from .. import static
+from ..tensor.creation import zeros
 
 Error = _C.Error
 _FLOATS = ("float32", "float64", "bfloat16")
@@ -71,7 +73,6 @@ class ConcreteProgram:
 
     @classmethod
     def trace(cls, static_fn, args, kwargs, spec):
-        from .. import static
         self = cls()
         self.main, self.startup = static.Program(), static.Program()
         self.input_names = []
@@ -185,7 +186,6 @@ class ConcreteProgram:
             return unflatten(self.out_spec, self.out_leaves)
         inputs = tensors + self.captured if self.captured else tensors
         if self.dummy:
-            from ..tensor.creation import zeros
             inputs = [zeros([], "float32")]
         mask = ()
         if _C.is_grad_enabled():

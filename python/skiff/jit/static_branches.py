@@ -3,11 +3,15 @@ blocks of one skiff.static.nn.cond, and each live variable is merged leaf by lea
 Python numbers that differ between the branches (or face a Tensor) become tensors;
 the branches are traced again when the first one has to change what it returns."""
 from .. import _C
+from ..framework import dtype as dt
+from ..tensor import control_flow
+from ..tensor.creation import to_tensor
 from .ast_lowering import RETURN_VALUE
+from .static_loops import Unset, _mark, _rollback
 from .static_control import (Filler, _is_number, _is_undefined, _known_shape, _number_dtype,
                              as_program_var, constant, describe, flatten, is_eager_tensor,
                              is_numeric_ndarray, is_static_var, subject,
-                             unflatten)
+                             UndefinedVar, unflatten)
 
 Error = _C.Error
 
@@ -36,7 +40,6 @@ def _unassigned(outs, other, names, live_idx, loc, fills):
     value of a `return` inside a loop holds zeros of the other's structure, read only
     where the return flag set beside it holds. Returns the (index, filler) the first
     branch lacks, if any."""
-    from .static_loops import Unset
     lacking = None
     for k in live_idx:
         mine = outs[k]
@@ -122,7 +125,6 @@ def _ndarray_plan(a, b, name, loc):
     (dtype, shape) of the program variable both become (with a Tensor of that dtype, or
     another array); "other" for pairs it does not cover."""
     import numpy as np
-    from ..framework import dtype as dt
     if is_numeric_ndarray(a) and is_numeric_ndarray(b) and a.dtype == b.dtype and \
             np.array_equal(a, b):
         return None
@@ -152,16 +154,13 @@ def _as_tensor(value, plan_entry):
     if is_eager_tensor(value):
         return as_program_var(value)
     if is_numeric_ndarray(value):  # an ndarray merged with another value: an assign of it
-        from ..tensor.creation import to_tensor
         return as_program_var(to_tensor(value, dtype))
     return constant(value, dtype, shape or [])
 
 
 def ifelse(pred, true_fn, false_fn, values, names, live, loc):
     """Builds the cond op; returns the values of ``names`` after the `if`."""
-    from ..static import nn as static_nn
     live_idx = [k for k, n in enumerate(names) if n in live]
-    from .static_loops import _mark, _rollback
     plan = None  # per live leaf: None or (dtype, shape); fixed after the first trace
     fills = {}   # index -> Filler of a `return` value the first branch does not assign
     mark = _mark()
@@ -189,7 +188,7 @@ def ifelse(pred, true_fn, false_fn, values, names, live, loc):
             return [_as_tensor(v, p) for v, p in zip(leaves, use) if p is not None] or None
 
         try:
-            merged = static_nn.cond(pred, lambda: run(true_fn, "true"),
+            merged = control_flow.cond(pred, lambda: run(true_fn, "true"),
                                     lambda: run(false_fn, "false"))
             break
         except _Replan as replan:
@@ -243,5 +242,4 @@ def _leaf_count(spec):
 
 
 def _undefined(name):
-    from .static_control import UndefinedVar
     return UndefinedVar(name)

@@ -6,17 +6,19 @@ value that cannot be carried (None, an unassigned name) raises an error naming t
 variable and the user's line, never a silently different result."""
 from .. import _C
 from ..framework import core
+from ..framework.variable import Variable
+from ..tensor import array as tensor_array, manipulation
+from ..tensor.array import constant
+from ..tensor.control_flow import while_loop
+from ..tensor.run_dims import dim
+from ..framework.source import user_source
+from .ast_lowering import JST, RETURN_FLAG, RETURN_VALUE
 
 Error = _C.Error
 
 
-def _variable_type():
-    from ..static.variable import Variable
-    return Variable
-
-
 def is_static_var(x):
-    return isinstance(x, _variable_type())
+    return isinstance(x, Variable)
 
 
 def is_array(x):
@@ -140,7 +142,6 @@ def as_program_var(value):
 def subject(name, kind="variable"):
     """How an error names the variable ``name``: the user's names as they wrote them;
     the converter's own ones by what they stand for."""
-    from .ast_lowering import JST, RETURN_FLAG, RETURN_VALUE
     if name == "<value>":
         return "the value of this conditional expression"
     if name == RETURN_VALUE:
@@ -180,12 +181,6 @@ def _number_dtype(*values):
     return "float32"
 
 
-def constant(value, dtype, shape=()):
-    """A tensor of ``shape`` filled with ``value`` in the current block."""
-    return core.apply("fill_constant", attrs={"shape": list(shape), "value": float(value),
-                                              "dtype": dtype})
-
-
 def _known_shape(var):
     shape = var.shape
     return shape if all(d >= 0 for d in shape) else []
@@ -211,16 +206,14 @@ def stack(x, axis=0, name=None):
     """skiff.stack that also takes a list grown into a tensor array."""
     if is_array(x):
         return array_to_tensor(x, axis, True)
-    from ..tensor.manipulation import stack as plain
-    return plain(x, axis)
+    return manipulation.stack(x, axis)
 
 
 def concat(x, axis=0, name=None):
     """skiff.concat that also takes a list grown into a tensor array."""
     if is_array(x):
         return array_to_tensor(x, axis, False)
-    from ..tensor.manipulation import concat as plain
-    return plain(x, axis)
+    return manipulation.concat(x, axis)
 
 
 def _as_bool(x):
@@ -250,7 +243,6 @@ def _compare(op, x, y):
 # ---- tensor arrays ------------------------------------------------------------------
 
 def _user_line():
-    from ..static.source import user_source
     source = user_source()
     return f"{source}: " if source else ""
 
@@ -278,7 +270,6 @@ class ArrayList:
         """Removes and returns entry ``index`` (an int, negative from the end, or a
         non-negative int64 Tensor): the list becomes a new tensor array of the other
         entries, copied in order (gradients flow through the copies)."""
-        from ..static import nn as static_nn
         n = length(self.var)
         if is_static_var(index):
             at = core.apply("reshape", core.apply("cast", index, attrs={"out_dtype": "int64"}),
@@ -298,7 +289,7 @@ class ArrayList:
                 to = j if shift is None else core.apply("elementwise_sub", j, shift)
                 array_write(rest, to, array_read(self.var, j))
                 return [core.apply("elementwise_add", j, one)]
-            static_nn.while_loop(lambda j, stop=stop: core.apply("less_than", j, stop), step,
+            while_loop(lambda j, stop=stop: core.apply("less_than", j, stop), step,
                                  [start])
         self.var = rest
         return value
@@ -322,31 +313,21 @@ def _array_var(x):
 
 def new_array(dtype, items=()):
     """A tensor array variable in the current block holding ``items``."""
-    from ..static.program import default_main_program
-    block = default_main_program().current_block()
-    array = block.create_var(dtype=dtype, type="tensor_array")
-    for k, item in enumerate(items):
-        array_write(array, constant(k, "int64"), item)
-    return array
+    return tensor_array.create(dtype, items)
 
 
 def array_write(array, index, value):
-    if not is_static_var(index):
-        index = constant(index, "int64")
-    core.apply("write_to_array", value, index, out=[_array_var(array)])
+    tensor_array.write(_array_var(array), index, value)
     return array
 
 
 def array_read(array, index):
-    if not is_static_var(index):
-        index = constant(index, "int64")
-    return core.apply("read_from_array", _array_var(array), index)
+    return tensor_array.read(_array_var(array), index)
 
 
 def array_to_tensor(array, axis, use_stack):
     """The entries of a tensor array stacked (or concatenated) along ``axis``."""
-    return core.apply("tensor_array_to_tensor", _array_var(array),
-                      attrs={"axis": int(axis), "use_stack": bool(use_stack)})
+    return tensor_array.to_tensor(_array_var(array), axis, use_stack)
 
 
 def length(x):
@@ -360,62 +341,6 @@ def length(x):
     return first if first >= 0 else dim(x, 0)
 
 
-def dim(x, axis):
-    """Dim ``axis`` of ``x`` at run time: an int64 Tensor of shape [] that remembers where
-    it comes from (``_dim_of``: x and the axis), so that shape lists holding it can be
-    built (reshape_spec, full_with_run_dims), and that it stands for a Python int
-    (``_python_int``: arithmetic with a floating Tensor gives that Tensor's dtype, as the
-    int would in eager code)."""
-    shape = core.apply("shape", x)
-    out = core.apply("slice", shape, attrs={"axes": [0], "starts": [axis], "ends": [axis + 1],
-                                            "decrease_axis": [0]})
-    out._dim_of, out._python_int = (x, axis), True
-    return out
-
-
-def _run_dim_error(what):
-    from ..static.source import user_source
-    return Error(f"{user_source()}: {what} holds more than one dim known only when the program "
-                 f"runs (x.shape[k] of an unknown dim); at most one can be built")
-
-
-def reshape_spec(x, shape):
-    """reshape's shape list with the dims known only at run time resolved: x's own dim at
-    the same position becomes 0 (copy it), one other -1 (inferred from the size)."""
-    out = []
-    for pos, s in enumerate(shape):
-        if not is_static_var(s):
-            out.append(int(s))
-            continue
-        source = getattr(s, "_dim_of", None)
-        same = source is not None and source[0].name == x.name and \
-            source[1] % max(len(x.shape), 1) == pos
-        out.append(0 if same else -1)
-    if out.count(-1) > 1:
-        raise _run_dim_error("reshape's shape")
-    return out
-
-
-def full_with_run_dims(shape, value, dtype):
-    """A tensor of ``shape`` filled with ``value``, one entry of ``shape`` being a dim of
-    another variable known only at run time: that variable's values along the dim (the
-    other axes cut to their first index) filled, then broadcast to the shape."""
-    runs = [pos for pos, s in enumerate(shape) if is_static_var(s)]
-    source = getattr(shape[runs[0]], "_dim_of", None) if len(runs) == 1 else None
-    if source is None:
-        raise _run_dim_error("the shape")
-    x, axis = source
-    rank, pos = len(shape), runs[0]
-    others = [a for a in range(len(x.shape)) if a != axis % len(x.shape)]
-    line = x if not others else core.apply("slice", x, attrs={
-        "axes": others, "starts": [0] * len(others), "ends": [1] * len(others),
-        "decrease_axis": others})
-    line = core.apply("fill_any_like", line, attrs={"value": float(value), "dtype": dtype})
-    line = core.apply("reshape", line, attrs={"shape": [1] * pos + [-1] + [1] * (rank - pos - 1)})
-    return core.apply("expand", line, attrs={
-        "shape": [-1 if k == pos else int(d) for k, d in enumerate(shape)]})
-
-
 def item(seq, i):
     """seq[i] for a tensor array or along a Variable's first dim."""
     if is_array(seq):
@@ -425,8 +350,5 @@ def item(seq, i):
     index = core.apply("reshape", i, attrs={"shape": []})
     return core.apply("gather", seq, index)  # a rank-0 index drops the axis
 
-
-from .static_branches import ifelse  # noqa: E402
-from .static_loops import while_loop  # noqa: E402
 
 __all__ = ["ifelse", "while_loop", "is_static_var", "is_array", "flatten", "unflatten"]

@@ -23,6 +23,7 @@ def enable_to_static(enable=True):
 
 class StaticFunction:
     """The callable to_static returns; for methods, one per instance (``__get__``)."""
+    _jst_converted = True  # code being converted calls it as it is
 
     def __init__(self, function, input_spec=None, instance=None, **options):
         if isinstance(function, StaticFunction):
@@ -115,22 +116,6 @@ def _fast_key(args, instance):
     return tuple(key)
 
 
-def layer_call(layer):
-    """Calls ``layer`` (hooks included) with its forward converted, for code that is
-    itself being converted."""
-    forward = type(layer).forward
-
-    def call(*args, **kwargs):
-        if isinstance(forward, StaticFunction) or "forward" in layer.__dict__:
-            return layer(*args, **kwargs)
-        layer.__dict__["forward"] = types.MethodType(convert_function(forward), layer)
-        try:
-            return layer(*args, **kwargs)
-        finally:
-            layer.__dict__.pop("forward", None)
-    return call
-
-
 def to_static(function=None, input_spec=None, build_strategy=None, backend=None,
               full_graph=True, **kwargs):
     """Converts ``function`` (a Python function, a method or a Layer) so that calls run a
@@ -157,4 +142,4 @@ def _is_layer(obj):
         not inspect.isclass(obj)
 
 
-__all__ = ["to_static", "StaticFunction", "enable_to_static", "layer_call"]
+__all__ = ["to_static", "StaticFunction", "enable_to_static"]

@@ -18,7 +18,10 @@ from .static_control import (ArrayList, Filler, UndefinedVar, _is_number, _is_un
                              flatten, is_array, is_eager_tensor, is_numeric_ndarray,
                              is_static_var, new_array, subject, unflatten)
 from .ast_lowering import RETURN_VALUE
-from ..framework import dtype as dt
+from ..framework import core, dtype as dt
+from ..framework.program import default_main_program
+from ..tensor import control_flow
+from ..tensor.creation import to_tensor
 
 Error = _C.Error
 
@@ -108,7 +111,6 @@ def _carry(value, name, loc, dtype_hint, shape, loop, index):
     if value is None:
         raise _undefined_error(name, loc, value)
     if shape is not None and is_numeric_ndarray(value):  # an ndarray the loop changes
-        from ..tensor.creation import to_tensor
         return _Leaf("var", as_program_var(to_tensor(value, dtype_hint)))
     if _is_number(value):
         dtype = dtype_hint or _number_dtype(value)
@@ -129,7 +131,6 @@ def while_loop(cond_fn, body_fn, values, names, loc):
     """Builds the while op; returns the values of ``names`` after the loop. A failed
     attempt is rolled back and retried with other dtypes for the Python numbers
     (from the body's dtypes, or float32 for ints that meet floats)."""
-    from ..static import nn as static_nn
     if any(v is None for v in _leaves(values)):
         values, ended = _peel_first_step(cond_fn, body_fn, values, names, loc)
         if ended:
@@ -145,7 +146,7 @@ def while_loop(cond_fn, body_fn, values, names, loc):
         try:
             # Variables learned unset: their zeros, made anew in each attempt.
             start = [fills[k].build() if k in fills else v for k, v in enumerate(values)]
-            return _build(static_nn, cond_fn, body_fn, start, names, loc, hints, shapes, loop)
+            return _build(cond_fn, body_fn, start, names, loc, hints, shapes, loop)
         except _Retype as retype:
             _rollback(mark)
             hints[retype.position] = retype.dtype
@@ -187,7 +188,6 @@ def _peel_first_step(cond_fn, body_fn, values, names, loc):
     None, which a program cannot hold: it stops with an error naming the variable and the
     line). Returns the values after it and whether the loop ended there (its condition
     turned into a Python value that ends it); else the remaining steps go on as a loop."""
-    from ..framework import core
     none = [n for n, v in zip(names, values) if v is None or (
         isinstance(v, (list, tuple, dict)) and any(x is None for x in _leaves([v])))]
     cond = as_condition(cond_fn(*values))
@@ -216,7 +216,6 @@ def _leaves(values):
 
 
 def _mark():
-    from ..static.program import default_main_program
     program = default_main_program()
     block = program.current_block_idx()
     return program, block, program.desc.num_ops(block)
@@ -230,7 +229,7 @@ def _rollback(mark):
         program.desc.remove_ops(block, list(range(count, now)))
 
 
-def _build(static_nn, cond_fn, body_fn, values, names, loc, hints, shapes, loop):
+def _build(cond_fn, body_fn, values, names, loc, hints, shapes, loop):
     specs, leaves, owner = [], [], []
     for k, v in enumerate(values):
         bad = [x for x in v if not (_is_number(x) or is_static_var(x))] \
@@ -295,7 +294,7 @@ def _build(static_nn, cond_fn, body_fn, values, names, loc, hints, shapes, loop)
     init = [carried[p].value for p in loop_pos]
     if not init:
         raise Error(f"{loc}: this loop on a Tensor carries no Tensor variables")
-    out = static_nn.while_loop(cond, body, init)
+    out = control_flow.while_loop(cond, body, init)
     # A variable no step assigned is as undefined after the loop as before it.
     return tuple(_forget_loop(v) for v in rebuild(list(out)))
 

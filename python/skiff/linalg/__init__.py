@@ -6,9 +6,9 @@ from ..tensor.linalg import matmul, norm
 from ..tensor.products import cross, vecdot
 from .decompositions import (cholesky, cholesky_solve, det, eigh, eigvalsh, inv, inverse,
                              qr, slogdet, solve, triangular_solve)
-from .norms import corrcoef, cov, matrix_norm, vector_norm
+from .norms import cond, corrcoef, cov, matrix_norm, vector_norm
 from .products import matrix_power, multi_dot
-from .spectral import cond, lstsq, matrix_rank, pinv, svd, svdvals
+from .spectral import lstsq, matrix_rank, pinv, svd, svdvals
 from ..framework.tensor_params import check_exports as _check_exports
 
 __all__ = ["cholesky", "cholesky_solve", "cond", "corrcoef", "cov", "cross", "det", "eigh",

@@ -6,6 +6,7 @@ from ..framework.core import apply
 from ..framework.tensor_params import FLOATING, accepts
 from ..tensor.joining import broadcast_shape
 from ..tensor.manipulation import expand, stack, unsqueeze, squeeze
+from ..tensor.axes import matrix_transpose
 
 __all__ = ["inv", "inverse", "det", "slogdet", "solve", "triangular_solve", "cholesky",
            "cholesky_solve", "eigh", "eigvalsh", "qr"]
@@ -73,7 +74,6 @@ def solve(x, y, left=True, name=None):
     be a vector per batch; batch dims broadcast."""
     if left:
         return _solve_with("solve", "solve", x, y, None)
-    from ..tensor.axes import matrix_transpose
     return matrix_transpose(solve(matrix_transpose(x), matrix_transpose(y)))
 
 

@@ -8,8 +8,11 @@ from ..tensor.linalg import matmul, norm
 from ..tensor.axes import diagonal
 from ..tensor.manipulation import unsqueeze
 from ..tensor.math import abs, clip, sqrt
+from ..tensor.manipulation import moveaxis
+from .decompositions import inv
+from .spectral import _check_matrices, _reduce as _reduce_last, svdvals
 
-__all__ = ["vector_norm", "matrix_norm", "cov", "corrcoef"]
+__all__ = ["vector_norm", "matrix_norm", "cond", "cov", "corrcoef"]
 
 _INF = float("inf")
 
@@ -55,8 +58,6 @@ def matrix_norm(x, p="fro", axis=[-2, -1], keepdim=False, name=None):
     if p == "fro":
         return norm(x, "fro", [a, b], keepdim)
     if p == "nuc" or p in (2, -2):
-        from ..tensor.manipulation import moveaxis
-        from .spectral import svdvals
         s = svdvals(moveaxis(x, [a, b], [-2, -1]))
         out = (apply("reduce_sum", s, attrs={"dim": [-1], "keep_dim": False,
                                              "reduce_all": False}) if p == "nuc" else
@@ -132,3 +133,23 @@ def corrcoef(x, rowvar=True, name=None):
     d = sqrt(diagonal(c))
     out = c / unsqueeze(d, 1) / unsqueeze(d, 0)
     return clip(out, -1.0, 1.0)
+
+
+@accepts(x=FLOATING)
+def cond(x, p=None, name=None):
+    """The condition number of each matrix of x in norm p: None / 2 (largest / smallest
+    singular value), -2 (its inverse), or 'fro', 'nuc', 1, -1, inf, -inf for square x
+    (norm(x) * norm(inv(x)))."""
+    _check_matrices("cond", x)
+    if p is None or p in (2, -2):
+        s = svdvals(x)
+        if s.shape[-1] == 0:  # an empty matrix: 0, as Paddle's and torch's
+            return _reduce_last("reduce_sum", s, False)
+        big, small = _reduce_last("reduce_max", s, False), _reduce_last("reduce_min", s, False)
+        return small / big if p == -2 else big / small
+    if p not in ("fro", "nuc", 1, -1, float("inf"), float("-inf")):
+        raise ValueError(f"cond: p must be None, 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, "
+                         f"got {p!r}")
+    if x.shape[-1] != x.shape[-2]:
+        raise Error(f"cond: p={p!r} needs square matrices, got {list(x.shape)}")
+    return matrix_norm(x, p) * matrix_norm(inv(x), p)

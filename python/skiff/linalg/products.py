@@ -4,6 +4,8 @@ from ..framework import arguments
 from ..framework.tensor_params import TENSORS, accepts
 from ..tensor.linalg import matmul
 from .decompositions import inv
+from ..tensor.creation import eye
+from ..tensor.manipulation import expand
 
 __all__ = ["matrix_power", "multi_dot"]
 
@@ -16,8 +18,6 @@ def matrix_power(x, n, name=None):
         raise Error(f"matrix_power: x must be a batch of square matrices, got {shape}")
     n = arguments.integer("matrix_power", "n", n)
     if n == 0:
-        from ..tensor.creation import eye
-        from ..tensor.manipulation import expand
         return expand(eye(shape[-1], dtype=x.dtype), shape)
     base = inv(x) if n < 0 else x
     result, power = None, base

@@ -9,9 +9,8 @@ from ..tensor.manipulation import unsqueeze
 from ..tensor.math import abs
 from ..tensor.scalars import as_operands
 from .decompositions import eigh, eigvalsh, inv
-from .norms import matrix_norm
 
-__all__ = ["svd", "svdvals", "pinv", "matrix_rank", "cond", "lstsq"]
+__all__ = ["svd", "svdvals", "pinv", "matrix_rank", "lstsq"]
 
 _EPS = {"float32": 1.1920928955078125e-07, "float64": 2.220446049250313e-16}
 
@@ -88,26 +87,6 @@ def matrix_rank(x, tol=None, hermitian=False, atol=None, rtol=None, name=None):
 def _per_matrix(value):
     """A float, or a tensor of per-matrix values [...] as [..., 1]."""
     return float(value) if isinstance(value, (int, float)) else unsqueeze(value, -1)
-
-
-@accepts(x=FLOATING)
-def cond(x, p=None, name=None):
-    """The condition number of each matrix of x in norm p: None / 2 (largest / smallest
-    singular value), -2 (its inverse), or 'fro', 'nuc', 1, -1, inf, -inf for square x
-    (norm(x) * norm(inv(x)))."""
-    _check_matrices("cond", x)
-    if p is None or p in (2, -2):
-        s = svdvals(x)
-        if s.shape[-1] == 0:  # an empty matrix: 0, as Paddle's and torch's
-            return _reduce("reduce_sum", s, False)
-        big, small = _reduce("reduce_max", s, False), _reduce("reduce_min", s, False)
-        return small / big if p == -2 else big / small
-    if p not in ("fro", "nuc", 1, -1, float("inf"), float("-inf")):
-        raise ValueError(f"cond: p must be None, 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, "
-                         f"got {p!r}")
-    if x.shape[-1] != x.shape[-2]:
-        raise Error(f"cond: p={p!r} needs square matrices, got {list(x.shape)}")
-    return matrix_norm(x, p) * matrix_norm(inv(x), p)
 
 
 def _empty(dtype_name):

@@ -4,6 +4,9 @@ C++ exporter (skiff/export/onnx/) with the parameters as initializers."""
 import os
 
 from .. import _C
+from .. import static
+from ..jit.io import _static_forward
+from ..jit.static_control import is_static_var
 
 Error = _C.Error
 
@@ -12,9 +15,6 @@ def _inference_program(layer, input_spec):
     """(program, scope, input names): the pruned inference program of ``layer`` traced
     with ``input_spec``, a scope holding the parameters it reads, and the InputSpecs'
     names for the model's inputs ("" keeps the program's)."""
-    from .. import static
-    from ..jit.io import _static_forward
-    from ..jit.static_control import is_static_var
     static_fn = _static_forward(layer)
     spec = input_spec if input_spec is not None else static_fn.input_spec
     if spec is None:

@@ -19,6 +19,7 @@ from ..regularizer import L2Decay, WeightDecayRegularizer
 from . import static_support
 from .clip import ClipGradBase, _is_sparse
 from .lr import LRScheduler
+from ..tensor.creation import to_tensor
 
 __all__ = ["Optimizer"]
 
@@ -235,7 +236,6 @@ class Optimizer:
 
     @staticmethod
     def _load_value(var, value):
-        from ..tensor.creation import to_tensor
         src = value if isinstance(value, _C.Tensor) else to_tensor(value, dtype=var.dtype)
         if list(src.shape) != list(var.shape):
             raise ValueError(f"optimizer state '{var.name}': saved shape {list(src.shape)} "
@@ -250,7 +250,6 @@ class Optimizer:
         scheduler's state) when the learning rate is an LRScheduler."""
         state = {}
         if not self._accumulators:  # a loaded state not taken yet: its values, as Tensors
-            from ..tensor.creation import to_tensor
             state.update({k: to_tensor(v) if isinstance(v, np.ndarray) else v
                           for k, v in self._accumulators_holder.items()})
         for per_param in self._accumulators.values():

@@ -12,21 +12,20 @@ Executor runs programs in the C++ interpreter.
     exe.run(startup)
     loss_value, = exe.run(main, feed={"x": batch}, fetch_list=[loss])
 """
-from ..framework.mode import mode as _mode
 from . import nn
 from .backward import append_backward, gradients
-from .building import create_global_var, create_parameter, data, static_apply, \
-    static_create_parameter
+from ..framework.building import create_global_var, data
 from .debug import Print
 from .executor import CPUPlace, Executor, Scope, global_scope, scope_guard
 from .flags import get_flags, set_flags
 from .input_spec import InputSpec
 from .io import deserialize_program, load, load_inference_model, normalize_program, save, \
     save_inference_model, serialize_program
-from .program import Block, Operator, Program, default_main_program, \
+from ..framework.program import Block, Operator, Program, default_main_program, \
     default_startup_program, program_guard
-from .variable import Parameter, Variable, install_tensor_methods
-from .name_scope import name_scope
+from ..framework.variable import Parameter, Variable
+from ..framework.name_scope import name_scope
+from .parameters import create_parameter
 from .places import cuda_places, device_guard, xpu_places
 from .metrics import accuracy, auc
 from .io_state import deserialize_persistables, load_from_file, load_program_state, \
@@ -59,7 +58,3 @@ class CompiledProgram:
 def cpu_places(device_count=None):
     return [CPUPlace()] * (device_count or 1)
 
-
-_mode.static_apply = static_apply
-_mode.static_create_parameter = static_create_parameter
-install_tensor_methods()

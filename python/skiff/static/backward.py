@@ -3,8 +3,8 @@ parameters and the loss (made by the same grad makers eager mode uses) to the lo
 program; gradients(targets, inputs) returns the gradient variables of any inputs."""
 from .. import _C
 from ..framework import core
-from .program import program_guard
-from .variable import Variable
+from ..framework.program import program_guard
+from ..framework.variable import Variable
 
 __all__ = ["append_backward", "gradients"]
 

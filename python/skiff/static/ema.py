@@ -7,8 +7,8 @@ from .. import _C
 from ..framework.core import apply
 from ..framework.mode import mode
 from ..nn.functional import tensor_ops as T
-from .building import create_global_var
-from .program import Program, default_main_program, program_guard
+from ..framework.building import create_global_var
+from ..framework.program import Program, default_main_program, program_guard
 
 __all__ = ["ExponentialMovingAverage"]
 

@@ -4,9 +4,9 @@ fetch names, plus path_prefix.skparams), and save / load of a program's persista
 import os
 
 from .. import _C
-from .executor import global_scope
-from .program import Program, default_main_program
-from .variable import Variable
+from ..framework.scope import global_scope
+from ..framework.program import Program, default_main_program
+from ..framework.variable import Variable
 
 __all__ = ["save_inference_model", "load_inference_model", "save", "load",
            "serialize_program", "deserialize_program", "normalize_program"]

@@ -7,10 +7,10 @@ import tempfile
 import numpy as np
 
 from .. import _C
-from .executor import global_scope
+from ..framework.scope import global_scope
 from .io import normalize_program
-from .program import Program
-from .variable import Variable
+from ..framework.program import Program
+from ..framework.variable import Variable
 
 __all__ = ["save_to_file", "load_from_file", "serialize_persistables",
            "deserialize_persistables", "load_program_state", "set_program_state"]

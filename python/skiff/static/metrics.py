@@ -6,7 +6,7 @@ from ..framework.core import apply
 from ..framework.mode import mode
 from ..metric.functional import accuracy as _accuracy
 from ..nn.functional import tensor_ops as T
-from .building import create_global_var
+from ..framework.building import create_global_var
 
 __all__ = ["accuracy", "auc"]
 

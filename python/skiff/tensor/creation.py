@@ -11,6 +11,8 @@ from ..framework import arguments, dtype as dt
 from ..framework.core import apply
 from ..framework.tensor_params import OPERAND, TENSOR, accepts
 from ..framework.mode import mode
+from ..framework.variable import Variable
+from .run_dims import full_with_run_dims, is_static_var
 
 __all__ = ["to_tensor", "from_dlpack", "to_dlpack", "zeros", "ones", "full", "zeros_like",
            "ones_like", "full_like", "empty", "empty_like", "arange", "linspace", "eye", "tril",
@@ -101,7 +103,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     if isinstance(data, Tensor):
         out = Tensor()
         out._set_value(data if dtype is None else data.astype(dtype))
-    elif mode.static and _is_variable(data):  # (Paddle: an assign of the variable)
+    elif mode.static and isinstance(data, Variable):  # (Paddle: an assign of the variable)
         out = apply("assign", data)
         if dtype is not None and dt.dtype_name(dtype) != out._dtype_name:
             out = apply("cast", out, attrs={"out_dtype": dt.dtype_name(dtype)})
@@ -109,11 +111,6 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         out = _tensor_of_array(data, dtype, share=False)
     out.stop_gradient = stop_gradient
     return out
-
-
-def _is_variable(x):
-    from ..static.variable import Variable
-    return isinstance(x, Variable)
 
 
 def from_dlpack(obj):
@@ -156,7 +153,6 @@ def _filled(fn, shape, fill_value, dtype):
             "int64" if isinstance(fill_value, (int, np.integer)) else dt.get_default_dtype())
     dtype = arguments.dtype(fn, dtype)
     if mode.static and isinstance(shape, (list, tuple)):
-        from ..jit.static_control import full_with_run_dims, is_static_var
         if any(is_static_var(s) for s in shape):  # x.shape[0] of an unknown dim
             return full_with_run_dims(shape, _fill_value(fn, fill_value), dtype)
     return apply("fill_constant", attrs={"shape": arguments.shape(fn, shape),
@@ -387,7 +383,7 @@ def triu_indices(row, col=None, offset=0, dtype="int64"):
 def as_tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """torch.as_tensor: a Tensor sharing the memory of a numpy array of a skiff dtype (as
     from_numpy), a copy of other data (as to_tensor); requires_grad: not stop_gradient."""
-    if isinstance(data, Tensor) or (mode.static and _is_variable(data)):
+    if isinstance(data, Tensor) or (mode.static and isinstance(data, Variable)):
         return to_tensor(data, dtype, stop_gradient=not requires_grad)
     out = _tensor_of_array(data, dtype, share=True)
     out.stop_gradient = not requires_grad

@@ -8,6 +8,7 @@ from ..framework.mode import mode as _mode
 from ..framework.tensor_params import TENSOR, TENSORS, accepts, self_checked
 from .inplace import inplace
 from .math import run_cached
+from .run_dims import reshape_spec
 from .scalars import is_tensor
 
 __all__ = ["reshape", "reshape_", "transpose", "flatten", "squeeze", "unsqueeze", "concat",
@@ -34,7 +35,6 @@ def _ints(v, fn="reshape", param="shape"):
 def reshape(x, shape, name=None):
     """x viewed with ``shape`` (0 copies x's dim, one -1 is inferred)."""
     if _mode.static and isinstance(shape, (list, tuple)):
-        from ..jit.static_control import reshape_spec
         shape = reshape_spec(arguments.tensor("reshape", "x", x), shape)
     shape = _ints(shape)
     try:

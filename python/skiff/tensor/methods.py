@@ -1,12 +1,16 @@
 """skiff.Tensor's Python face: dtype, operators, indexing, numpy/DLPack interop,
 backward and the Paddle-style methods (x.sum(), x.reshape(...), ...), all over skiff's
 functions."""
+import types
+
 import numpy as np
 
 from .. import _C
 from .._C import Tensor
 from ..framework import arguments, dtype as dt
+from ..framework.core import apply
 from ..framework.tensor_params import checked
+from ..framework.variable import Variable
 from . import (axes, creation, indexing, inplace, joining, linalg, logic, manipulation, math,
                numeric, ordering, products, random, reduction, scattering, search, stat)
 
@@ -226,4 +230,39 @@ def _install():
     T.__rrshift__ = _r(logic.bitwise_right_shift)
 
 
+# Tensor members that make sense only for values; Variable defines its own forms.
+_VALUE_ONLY = {"backward", "clear_grad", "clear_gradient", "item", "tolist", "numpy", "grad",
+               "__repr__", "__str__", "__array__", "__float__", "__int__", "__bool__",
+               "__index__", "__len__", "__iter__", "__dlpack__", "__dlpack_device__", "detach",
+               "__hash__", "is_leaf", "retain_grads", "set_value", "place", "register_hook"}
+
+# Operators that are C slots of Tensor, given to Variable as the functions they call.
+_SLOT_OPERATORS = {"__add__": math.add, "__sub__": math.subtract, "__mul__": math.multiply,
+                   "__truediv__": math.divide, "__matmul__": linalg.matmul}
+
+
+def _variable_detach(self):
+    """A copy of the static variable that no gradient flows through."""
+    out = apply("assign", self)
+    out.stop_gradient = True
+    return out
+
+
+def _install_on_variables():
+    """Gives static Variables every Python-level method and property of Tensor (the
+    functions dispatch on mode, so on a Variable they append ops)."""
+    for name, value in Tensor.__dict__.items():
+        if name in _VALUE_ONLY or name in Variable.__dict__:
+            continue
+        if isinstance(value, types.FunctionType) or (
+                isinstance(value, property) and isinstance(value.fget, types.FunctionType)):
+            setattr(Variable, name, value)
+    for name, fn in _SLOT_OPERATORS.items():
+        fn = checked(fn)
+        setattr(Variable, name, fn)
+        setattr(Variable, name.replace("__", "__r", 1), _r(fn))
+    Variable.detach = _variable_detach
+
+
 _install()
+_install_on_variables()

@@ -23,7 +23,7 @@ from .client import (Connection, barrier, connection, info, init, load, save, sh
                      shutdown, stop_servers)
 from .dense import DenseParameters
 from .embedding import DistributedEmbedding
-from .entry import CountFilterEntry, EntryAttr, ProbabilityEntry
+from ...static.nn.entry import CountFilterEntry, EntryAttr, ProbabilityEntry
 from .geo import GeoTrainer
 from .trainer import Trainer
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from ...autograd import no_grad
 from ...framework.core import eager_op
-from ...nn.initializer import compute_fans
+from ...framework.initializer import compute_fans
 from . import client
 
 __all__ = ["DenseParameters", "default_init"]

@@ -10,7 +10,7 @@ from ...framework.core import eager_op
 from ...nn import Layer
 from ...tensor.creation import to_tensor, zeros
 from . import client
-from .entry import table_config
+from ...static.nn.entry import table_config
 
 __all__ = ["DistributedEmbedding", "as_int64_ids"]
 

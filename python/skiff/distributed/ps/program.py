@@ -34,7 +34,10 @@ import numpy as np
 from ... import _C
 from . import client
 from .dense import default_init
-from .entry import table_config
+from ...static.nn.entry import table_config
+from ...optimizer.lr import LRScheduler
+from ... import optimizer as opt
+from ... import static
 
 __all__ = ["DistributedMinimizer", "init_worker", "stop_worker", "pending", "flush", "refresh"]
 
@@ -116,8 +119,6 @@ class DistributedMinimizer:
         naming the op and the variable for a program it cannot split (a sparse table read
         by another op than embedding, weight decay or clipping of a sparse table, a
         learning-rate schedule); the program then keeps the optimizer's ops."""
-        from ... import static
-        from ...optimizer.lr import LRScheduler
         if isinstance(self._optimizer._learning_rate, LRScheduler):
             raise ValueError("DistributedMinimizer: the learning rate is an LRScheduler; the "
                              "parameter servers apply a constant (float) learning rate")
@@ -164,7 +165,6 @@ class DistributedMinimizer:
 
 def _server_kind(optimizer):
     """The servers' name for ``optimizer``'s update rule (ValueError if they lack it)."""
-    from ... import optimizer as opt
     kinds = {opt.SGD: "sgd", opt.Adam: "adam", opt.Adagrad: "adagrad"}
     kind = kinds.get(type(optimizer))
     if kind is None:
@@ -234,7 +234,6 @@ def init_worker(connection=None, first_step=0, scope=None):
     trainer, pulls the dense values into the scope and connects the ps ops, whose first
     step is ``first_step`` (sync mode: above the servers' last applied step); in geo mode
     the pulled values are the bases of the trainer's first sync."""
-    from ... import static
     connection = client.connection(connection)
     scope = scope or static.global_scope()
     splits = _live_splits()
@@ -286,7 +285,6 @@ def flush(scope=None):
     """Geo mode, after a trainer's last step: sends the servers its share of what its copies
     moved since the last sync (the dense parameters' values in ``scope``, default the
     global scope) and drops the carries. Nothing in sync and async mode."""
-    from ... import static
     if not any(s.mode == "geo" and s.created for s in _live_splits()):
         return
     scope = scope or static.global_scope()
@@ -299,7 +297,6 @@ def refresh(connection=None, scope=None):
     """Geo mode, once every trainer flushed (a meeting): takes the servers' dense values
     into ``scope`` and forgets the trainer's rows, so the next lookups pull the job's
     result."""
-    from ... import static
     connection = client.connection(connection)
     if connection.mode == "geo":
         _pull_dense(connection, _geo_dense(), scope or static.global_scope())

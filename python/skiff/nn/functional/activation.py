@@ -6,6 +6,7 @@ from ...framework.core import apply, eager_op
 from ...framework.mode import mode
 from ...framework.tensor_params import FLOATING, accepts, self_checked
 from . import tensor_ops as T
+from ...framework import dtype as dt
 
 __all__ = ["relu", "relu_", "relu6", "sigmoid", "tanh", "gelu", "leaky_relu", "elu", "silu",
            "swish", "softplus", "softmax", "log_softmax", "hardswish", "hardsigmoid",
@@ -134,7 +135,6 @@ def _with_dtype(x, dtype):
 
 
 def _name(dtype):
-    from ...framework import dtype as dt
     return dt.dtype_name(dtype)
 
 

@@ -7,6 +7,7 @@ from ...framework.mode import mode
 from . import tensor_ops as T
 from .activation import softmax
 from .common import dropout
+from ...framework import dtype as dt
 
 __all__ = ["scaled_dot_product_attention", "sequence_mask"]
 
@@ -71,7 +72,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 def sequence_mask(x, maxlen=None, dtype="int64", name=None):
     """mask[..., j] = j < x[...] for j in [0, maxlen), of ``dtype``; maxlen defaults to
     max(x) (which eager mode reads from x; a program needs it given)."""
-    from ...framework import dtype as dt
     if maxlen is None:
         if mode.static:
             raise _C.Error("sequence_mask: maxlen must be given in a static program")

@@ -7,6 +7,7 @@ from ...framework.core import apply
 from ...framework.tensor_params import FLOATING, accepts, self_checked
 from ...framework.mode import mode as _mode
 from . import tensor_ops as T
+from ...tensor.manipulation import _flatten_attrs
 
 __all__ = ["linear", "dropout", "embedding", "one_hot", "flatten", "alpha_dropout",
            "label_smooth", "cosine_similarity", "pixel_shuffle", "dropout2d", "dropout3d",
@@ -142,7 +143,6 @@ def one_hot(x, num_classes, name=None):
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
     """``x`` with dims start_axis..stop_axis merged into one."""
-    from ...tensor.manipulation import _flatten_attrs
     return apply("flatten", x, attrs=_flatten_attrs("flatten", x, start_axis, stop_axis))
 
 

@@ -5,6 +5,7 @@ from ...framework import arguments
 from ...framework.core import apply
 from ...framework.tensor_params import FLOATING, accepts
 from . import tensor_ops as T
+from .padding import pad
 
 __all__ = ["batch_norm", "layer_norm", "normalize", "group_norm", "instance_norm", "rms_norm",
            "local_response_norm"]
@@ -194,7 +195,6 @@ def local_response_norm(x, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NC
     channels = int(x.shape[axis])
     pads = [0] * (2 * rank)
     pads[2 * axis], pads[2 * axis + 1] = size // 2, (size - 1) // 2
-    from .padding import pad
     squares = pad(apply("square", x), pads, "constant", 0.0)
     window = None
     for i in range(size):

@@ -2,6 +2,7 @@
 static through ``apply``)."""
 from ...framework.core import apply, eager_op
 from ...framework.mode import mode
+from ...framework import dtype as dt
 
 _add = eager_op("elementwise_add")
 _mul = eager_op("elementwise_mul")
@@ -99,7 +100,6 @@ def dtype_name(x):
     name = getattr(x, "_dtype_name", None)
     if name is not None:
         return name
-    from ...framework import dtype as dt
     return dt.dtype_name(x.dtype)
 
 

@@ -11,6 +11,7 @@ from ...framework.arguments import ArgumentTypeError, is_tensor, renamed_signatu
 from ...framework.core import apply
 from ...framework.param import (assign_value, create_parameter, is_parameter, snake_case,
                                 unique_name)
+from ...framework.param import ParamAttr
 
 __all__ = ["Layer"]
 
@@ -114,7 +115,6 @@ class Layer:
                          default_initializer=None):
         """A new parameter named after this layer ("linear_0.w_0"); assign it to an
         attribute to register it."""
-        from ...framework.param import ParamAttr
         attr = ParamAttr._to_attr(attr)
         if attr is False:
             return None

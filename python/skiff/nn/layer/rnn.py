@@ -8,6 +8,9 @@ from ...framework import arguments
 from ...framework.core import apply
 from ...framework.mode import mode
 from ...framework.tensor_params import TENSOR, accepts
+from ...tensor import array as tensor_array
+from ...tensor.control_flow import while_loop
+from ...tensor.run_dims import dim
 from .. import functional as F
 from ..functional import tensor_ops as T
 from .container import LayerList
@@ -73,8 +76,6 @@ def run_cell(cell, inputs, states, sequence_length, is_reverse, time_major, **kw
 def _run_cell_while(cell, inputs, states, sequence_length, is_reverse, time_major, **kwargs):
     """run_cell when the number of steps is known only at run time (static mode): a while
     op over the time axis whose steps write their outputs to a tensor array."""
-    from ...jit import static_control as sc
-    from ...static.nn import while_loop
     fused = hasattr(cell, "_step")
     if states is None and not fused:
         raise _C.Error(f"{type(cell).__name__} over a sequence of unknown length: pass "
@@ -82,18 +83,18 @@ def _run_cell_while(cell, inputs, states, sequence_length, is_reverse, time_majo
     seq = cell._input_gates(inputs) if fused else inputs
     if not time_major:  # to [time, batch, ...]
         seq = T.transpose(seq, [1, 0] + list(range(2, len(seq.shape))))
-    steps = sc.dim(seq, 0)
+    steps = dim(seq, 0)
     prepared = cell._prepare() if fused else None
     if states is None:
         states = cell._initial(T.squeeze(T.slice(seq, [0], [0], [1]), [0]))
     dtype = T.dtype_name(seq)
     lengths = None if sequence_length is None else T.cast(sequence_length, "int64")
-    one = sc.constant(1, "int64")
+    one = tensor_array.constant(1, "int64")
 
     def step_of(i):
         return T.sub(T.sub(steps, one), i) if is_reverse else i
 
-    outputs = sc.new_array(dtype)  # written in place by the steps, not a loop variable
+    outputs = tensor_array.create(dtype)  # written in place by the steps, not a loop variable
 
     def body(i, states):
         t = step_of(i)
@@ -107,12 +108,12 @@ def _run_cell_while(cell, inputs, states, sequence_length, is_reverse, time_majo
             out = T.mul(out, m)
             new_states = _zip_states(lambda new, old: T.add(old, T.mul(m, T.sub(new, old))),
                                      new_states, states)
-        sc.array_write(outputs, t, out)
+        tensor_array.write(outputs, t, out)
         return T.add(i, one), new_states
 
     _, states = while_loop(lambda i, s: apply("less_than", i, steps), body,
-                           [sc.constant(0, "int64"), states])
-    out = sc.array_to_tensor(outputs, 0, True)
+                           [tensor_array.constant(0, "int64"), states])
+    out = tensor_array.to_tensor(outputs, 0, True)
     if not time_major:
         out = T.transpose(out, [1, 0] + list(range(2, len(out.shape))))
     return out, states

@@ -4,7 +4,11 @@ appends the ops of skiff.nn.functional."""
 import math
 
 from ... import _C
+from ...framework.initializer import Constant, Normal
 from ...framework.param import ParamAttr, create_parameter, unique_name
+from ...nn import functional as F
+from ...tensor import manipulation
+from .entry import table_config
 
 __all__ = ["fc", "conv2d", "batch_norm", "embedding", "sparse_embedding"]
 
@@ -12,7 +16,6 @@ __all__ = ["fc", "conv2d", "batch_norm", "embedding", "sparse_embedding"]
 def _activation(x, act):
     if act is None:
         return x
-    from ...nn import functional as F
     fn = getattr(F, act, None)
     if fn is None:
         raise ValueError(f"unknown activation '{act}'")
@@ -32,8 +35,6 @@ def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation
     """activation(flatten(x) · w + b) with w [features, size]: the dims of ``x`` from
     ``num_flatten_dims`` on are the features. A list ``x`` sums one product per input
     (one weight each) before the bias."""
-    from ...nn import functional as F
-    from ...tensor import manipulation
     inputs = list(x) if isinstance(x, (list, tuple)) else [x]
     prefix = name or unique_name.generate("fc")
     total = None
@@ -67,8 +68,6 @@ def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, gro
            data_format="NCHW"):
     """A 2-D convolution with weight [num_filters, C / groups, kh, kw] (normal init with
     std sqrt(2 / (C / groups * kh * kw))) and a bias per filter."""
-    from ...nn import functional as F
-    from ...nn.initializer import Normal
     channels = int(input.shape[1] if data_format == "NCHW" else input.shape[-1])
     if channels < 0 or channels % groups:
         raise _C.Error(f"conv2d: the input's {channels} channels must be known and divisible "
@@ -89,8 +88,6 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
                do_model_average_for_mean_and_var=True, use_global_stats=False):
     """Batch normalisation over the channel dim with a learned scale (ones) and shift
     (zeros) and running statistics (not trained) that training updates in place."""
-    from ...nn import functional as F
-    from ...nn.initializer import Constant
     channel_last = data_layout in ("NHWC", "NLC", "NDHWC")
     channels = int(input.shape[-1] if channel_last else input.shape[1])
     if channels < 0:
@@ -117,7 +114,6 @@ def embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=No
     """Rows of a [size[0], size[1]] table at the ids ``input``; ``is_sparse`` makes the
     table's gradient selected rows; ``is_distributed`` marks the table for the parameter
     servers (skiff.distributed.ps.program), as ``is_sparse`` does there."""
-    from ...nn import functional as F
     w = _embedding_table(size, param_attr, dtype, is_distributed)
     return F.embedding(input, w, padding_idx=padding_idx, sparse=is_sparse)
 
@@ -140,7 +136,6 @@ def sparse_embedding(input, size, padding_idx=None, is_test=False, entry=None,
     skiff.distributed CountFilterEntry or ProbabilityEntry) admits new ids only when seen
     often enough; before that their rows read zeros. ``slot`` (a feature slot of Paddle's
     CTR accessors) changes nothing."""
-    from ...distributed.ps.entry import table_config
     if is_test:
         raise ValueError("sparse_embedding: is_test=True (lookups that make no rows) is not "
                          "supported: skiff's servers give an unseen id its initial row (or "
@@ -151,7 +146,6 @@ def sparse_embedding(input, size, padding_idx=None, is_test=False, entry=None,
     if dtype != "float32":
         raise ValueError(f"sparse_embedding: dtype {dtype!r}; the parameter servers hold "
                          f"float32 rows")
-    from ...nn import functional as F
     table_config(entry, "sparse_embedding")  # (checks the entry)
     w = _embedding_table(size, param_attr, dtype, True, entry)
     return F.embedding(input, w, padding_idx=padding_idx, sparse=True)

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..._C import Tensor
 from ...framework.arguments import forward_call
+from ...tensor.creation import to_tensor
 
 __all__ = ["as_array", "fill_value", "image_size", "is_tensor", "max_value", "numpy_image_op"]
 
@@ -68,7 +69,6 @@ def fill_value(fill, channels, dtype, where):
 
 
 def _tensor_from(chw):
-    from ...tensor.creation import to_tensor
 
     return to_tensor(np.ascontiguousarray(chw))
 

@@ -4,12 +4,13 @@ variables and the condition), switch_case and case built from cond. In eager mod
 they run the Python branches and loops directly."""
 import numbers
 
-from ... import _C
-from ...framework import core
-from ...framework.mode import mode
-from ..program import default_main_program
-from ..source import user_source
-from ..variable import Variable
+from .. import _C
+from ..framework import core
+from ..framework.mode import mode
+from ..framework.program import default_main_program
+from ..framework.source import user_source
+from ..framework.variable import Variable
+from . import logic
 
 __all__ = ["cond", "while_loop", "switch_case", "case"]
 
@@ -201,7 +202,6 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
     if not isinstance(branch_index, Variable):
         index = int(branch_index)
         return dict(pairs).get(index, default)()
-    from ...tensor import logic
     preds = [(logic.equal(branch_index, core.apply("fill_constant", attrs={
         "shape": [], "value": float(k), "dtype": branch_index._dtype_name})), fn)
         for k, fn in pairs]

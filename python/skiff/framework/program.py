@@ -5,10 +5,12 @@ import collections
 import contextlib
 
 from .. import _C
-from ..framework import dtype as dt
+from . import dtype as dt
 from .name_scope import NAMESCOPE_ATTR
 from .name_scope import lookup as lookup_namescope
+from .scope import global_scope
 from .source import user_source
+from .variable import Parameter, Variable
 
 __all__ = ["Program", "Block", "Operator", "default_main_program", "default_startup_program",
            "program_guard"]
@@ -136,11 +138,33 @@ class Block:
                                       stop_gradient, kind)
         return self.program._variable(self.idx, name)
 
-    def create_parameter(self, shape, dtype="float32", name=None, attr=None, is_bias=False,
-                         default_initializer=None, **kwargs):
-        from ..framework.param import create_parameter
-        with program_guard(self.program):
-            return create_parameter(shape, dtype, name, attr, is_bias, default_initializer)
+    def create_parameter(self, shape, dtype="float32", name=None, initializer=None,
+                         trainable=True, optimize_attr=None, regularizer=None, need_clip=True,
+                         **kwargs):
+        """A parameter of the program (a persistable variable of its global block, as
+        Paddle's Block.create_parameter) that ``initializer``, when given, fills in the
+        default startup program. skiff.static.create_parameter picks initializers."""
+        main, startup = self.program, default_startup_program()
+        shape = [int(s) for s in shape]
+        dtype = dt.dtype_name(dtype)
+        name = name or main._unique_name("parameter")
+        d = main.desc.var(0, name)
+        if d is not None:
+            if list(d.shape) != shape or d.dtype != dtype:
+                raise _C.Error(f"parameter '{name}' already exists as {d.dtype}"
+                               f"{list(d.shape)}, asked for {dtype}{shape}")
+            return main._variable(0, name)
+        main.desc.add_var(0, name, dtype, shape, True, not trainable)
+        param = Parameter(main.global_block(), name, trainable,
+                          optimize_attr or {"learning_rate": 1.0}, regularizer, need_clip)
+        main._vars[(0, name)] = param
+        if initializer is not None and startup.desc.var(0, name) is None:
+            startup.desc.add_var(0, name, dtype, shape, True, True)
+            with program_guard(startup), startup._block_guard(0):
+                value = initializer._value(shape, dtype)
+                startup.global_block().append_op("assign", {"X": value},
+                                                 {"Out": startup._variable(0, name)})
+        return param
 
     def append_op(self, type, inputs=None, outputs=None, attrs=None, **kwargs):
         """Appends op ``type``: ``inputs`` / ``outputs`` map slot names to Variables (or
@@ -215,7 +239,6 @@ class Program:
         key = (block_idx, name)
         v = self._vars.get(key)
         if v is None:
-            from .variable import Variable
             v = self._vars[key] = Variable(Block(self, block_idx), name)
         return v
 
@@ -273,7 +296,6 @@ class Program:
 
     def state_dict(self, mode="all", scope=None):
         """The program's persistable values in ``scope`` (default: the global scope)."""
-        from .executor import global_scope
         scope = scope or global_scope()
         out = {}
         for v in self.list_vars():
@@ -284,7 +306,6 @@ class Program:
         return out
 
     def set_state_dict(self, state_dict, scope=None):
-        from .executor import global_scope
         scope = scope or global_scope()
         for name, value in state_dict.items():
             scope.set(name, value)

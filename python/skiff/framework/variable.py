@@ -1,18 +1,15 @@
 """Static Variables: names in a program's block with a declared dtype and shape (-1
 for dims known only at run time). They take the same operators and methods as
 skiff.Tensor; those call skiff's functions, which in static mode append ops."""
-import types
-
 from .. import _C
-from .._C import Tensor
-from ..framework import dtype as dt
+from . import dtype as dt
+from .source import user_source
 
 __all__ = ["Variable", "Parameter"]
 
 
 def _at():
     """'file:line: ' of the user code building the program ('' when none)."""
-    from .source import user_source
     where = user_source()
     return f"{where}: " if where else ""
 
@@ -121,13 +118,6 @@ class Variable:
 
     __hash__ = object.__hash__
 
-    def detach(self):
-        """A copy that no gradient flows through."""
-        from ..framework.core import apply
-        out = apply("assign", self)
-        out.stop_gradient = True
-        return out
-
     def __repr__(self):
         d = self.desc
         flags = "".join(f", {f}=True" for f in ("persistable", "stop_gradient")
@@ -139,8 +129,7 @@ class Variable:
     def _copy_to(self, program):
         v = type(self).__new__(type(self))
         v.__dict__.update(self.__dict__)
-        from .program import Block
-        v.block = Block(program, self.block.idx)
+        v.block = type(self.block)(program, self.block.idx)
         return v
 
 
@@ -167,47 +156,3 @@ class Parameter(Variable):
     @trainable.setter
     def trainable(self, value):
         self.stop_gradient = not value
-
-
-# Tensor members that make sense only for values; Variable defines its own forms.
-_VALUE_ONLY = {"backward", "clear_grad", "clear_gradient", "item", "tolist", "numpy", "grad",
-               "__repr__", "__str__", "__array__", "__float__", "__int__", "__bool__",
-               "__index__", "__len__", "__iter__", "__dlpack__", "__dlpack_device__", "detach",
-               "__hash__", "is_leaf", "retain_grads", "set_value", "place", "register_hook"}
-
-# Operators every Variable has, from skiff's functions (Tensor may hold C slots).
-_OPERATORS = {
-    "__add__": ("add", False), "__radd__": ("add", True),
-    "__sub__": ("subtract", False), "__rsub__": ("subtract", True),
-    "__mul__": ("multiply", False), "__rmul__": ("multiply", True),
-    "__truediv__": ("divide", False), "__rtruediv__": ("divide", True),
-    "__floordiv__": ("floor_divide", False), "__rfloordiv__": ("floor_divide", True),
-    "__mod__": ("remainder", False), "__rmod__": ("remainder", True),
-    "__pow__": ("pow", False), "__rpow__": ("pow", True),
-    "__matmul__": ("matmul", False), "__rmatmul__": ("matmul", True),
-}
-
-
-def _operator(fn, reflected):
-    if reflected:
-        return lambda self, other: fn(other, self)
-    return lambda self, other: fn(self, other)
-
-
-def install_tensor_methods():
-    """Gives Variable every Python-level method and property of skiff.Tensor (the
-    functions dispatch on mode, so they append ops here)."""
-    import skiff
-    for name, value in Tensor.__dict__.items():
-        if name in _VALUE_ONLY or name in Variable.__dict__:
-            continue
-        python_level = isinstance(value, types.FunctionType) or (
-            isinstance(value, property) and isinstance(value.fget, types.FunctionType))
-        if python_level:
-            setattr(Variable, name, value)
-    for name, (fn_name, reflected) in _OPERATORS.items():
-        fn = getattr(skiff, fn_name, None)
-        if fn is not None and not isinstance(Tensor.__dict__.get(name), types.FunctionType):
-            setattr(Variable, name, _operator(fn, reflected))
-    if not isinstance(Tensor.__dict__.get("__neg__"), types.FunctionType):
-        Variable.__neg__ = lambda self: skiff.scale(self, -1.0)

@@ -3,14 +3,14 @@ to the current block, infer shapes, return Variables), data(), parameters and gl
 variables initialised by the startup program."""
 from .. import _C
 from .._C import Tensor
-from ..framework import core
-from ..framework import dtype as dt
+from . import dtype as dt
+from .op_schema import schema as op_schema
 from .name_scope import record as record_namescope
 from .program import default_main_program, default_startup_program, program_guard
 from .source import user_source
-from .variable import Parameter, Variable
+from .variable import Variable
 
-__all__ = ["data", "create_global_var", "create_parameter"]
+__all__ = ["data", "create_global_var"]
 
 
 def _input_name(program, block, value, op_type, slot):
@@ -54,7 +54,7 @@ def static_apply(type, inputs, attrs, output_counts, out):
     its outputs as Variables, shaped like an eager call's result."""
     program = default_main_program()
     block = program.current_block()
-    schema = core.schema(type)
+    schema = op_schema(type)
     in_slots, out_slots = schema["inputs"], schema["outputs"]
     if len(inputs) > len(in_slots):
         raise _C.Error(f"op '{type}' takes {len(in_slots)} inputs "
@@ -125,9 +125,8 @@ def _fill_in(program, name, shape, dtype, value):
     with program_guard(program):
         if not program.desc.var(0, name):
             program.desc.add_var(0, name, dtype, shape, True, True)
-        core.apply("fill_constant", attrs={"shape": shape, "value": float(value),
-                                           "dtype": dtype},
-                   out=[program._variable(0, name)])
+        static_apply("fill_constant", (), {"shape": shape, "value": float(value),
+                                           "dtype": dtype}, None, [program._variable(0, name)])
 
 
 def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, name=None):
@@ -141,40 +140,3 @@ def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, n
         main.desc.add_var(0, name, dtype, shape, bool(persistable), True)
     _fill_in(default_startup_program(), name, shape, dtype, value)
     return main._variable(0, name)
-
-
-def static_create_parameter(shape, dtype, name, initializer, trainable, attr):
-    """The hook behind skiff.create_parameter in static mode: a persistable variable of
-    the main program, initialised by ``initializer`` in the startup program."""
-    main, startup = default_main_program(), default_startup_program()
-    shape = [int(s) for s in shape]
-    dtype = dt.dtype_name(dtype)
-    d = main.desc.var(0, name)
-    if d is not None:
-        if list(d.shape) != shape or d.dtype != dtype:
-            raise _C.Error(f"parameter '{name}' already exists as {d.dtype}{list(d.shape)}, "
-                           f"asked for {dtype}{shape}")
-        return main._variable(0, name)
-    main.desc.add_var(0, name, dtype, shape, True, not trainable)
-    param = Parameter(main.global_block(), name, trainable,
-                      {"learning_rate": getattr(attr, "learning_rate", 1.0)},
-                      getattr(attr, "regularizer", None), getattr(attr, "need_clip", True))
-    main._vars[(0, name)] = param
-    if startup.desc.var(0, name) is None:
-        startup.desc.add_var(0, name, dtype, shape, True, True)
-        with program_guard(startup), startup._block_guard(0):
-            value = initializer._value(shape, dtype)
-            core.apply("assign", value, out=[startup._variable(0, name)])
-    return param
-
-
-def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
-                     default_initializer=None):
-    """Paddle's paddle.static.create_parameter (skiff.create_parameter in static mode)."""
-    from ..framework.param import create_parameter as make
-    from ..framework.mode import mode
-    previous, mode.static = mode.static, True
-    try:
-        return make(shape, dtype, name, attr, is_bias, default_initializer)
-    finally:
-        mode.static = previous
