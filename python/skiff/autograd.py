@@ -4,6 +4,9 @@ from . import _C
 from ._C import Tensor
 from .framework.arguments import ArgumentError, ArgumentTypeError, flag
 from .framework.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .framework.mode import in_dynamic_mode
+from .tensor.creation import eye, ones, zeros
+from .tensor.manipulation import stack
 
 __all__ = ["grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "backward",
            "jacobian", "PyLayer", "PyLayerContext", "Function", "saved_tensors_hooks"]
@@ -151,7 +154,6 @@ class PyLayer:
     def apply(cls, *args, **kwargs):
         """Runs ``forward`` without recording and records one tape node whose backward
         calls ``backward`` with the outputs' gradients."""
-        from .framework.mode import in_dynamic_mode
         if not in_dynamic_mode():
             raise _C.Error(f"{cls.__name__}.apply: PyLayer runs in eager mode only; a static "
                            "program would differentiate its forward's ops instead of the "
@@ -197,7 +199,6 @@ def _record(cls, ctx, inputs, outs, positions):
         for slot, g in zip(diff_slots, grads):
             full[slot] = g
         if ctx._materialize_grads:
-            from .tensor.creation import zeros
             full = [zeros(s, d) if g is None else g for g, (s, d) in zip(full, shapes)]
         result = cls.backward(ctx, *full)
         got = [result] if isinstance(result, Tensor) or result is None else list(result)
@@ -269,8 +270,6 @@ class Jacobian:
         return self._value[index]
 
     def _evaluate(self):
-        from .tensor.creation import eye, zeros
-        from .tensor.manipulation import stack
         ys, xs = self._ys, self._xs
         hi = 2 if self._batched else 1
 
@@ -287,7 +286,6 @@ class Jacobian:
 
 
 def _ones_like(t):
-    from .tensor.creation import ones
     return ones(t.shape, t.dtype)
 
 

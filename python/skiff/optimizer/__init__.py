@@ -8,7 +8,7 @@ from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
 from .asgd import ASGD
-from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
+from ..nn.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from .lamb import Lamb
 from .lbfgs import LBFGS
 from .momentum import Momentum

@@ -6,100 +6,15 @@ import numbers
 
 from ..framework import arguments
 from ..framework.arguments import count, flag, real
+from ..framework.tensor_params import check_classes as _check_classes
+from .lr_cycles import CosineAnnealingWarmRestarts, CyclicLR, LinearLR, OneCycleLR
+from .lr_plateau import ReduceOnPlateau
+from .lr_scheduler import LRScheduler, _epoch, _number, _reals
 
 __all__ = ["LRScheduler", "NoamDecay", "PiecewiseDecay", "NaturalExpDecay", "InverseTimeDecay",
            "PolynomialDecay", "LinearWarmup", "ExponentialDecay", "MultiStepDecay", "StepDecay",
            "LambdaDecay", "ReduceOnPlateau", "CosineAnnealingDecay", "MultiplicativeDecay",
            "OneCycleLR", "CyclicLR", "LinearLR", "CosineAnnealingWarmRestarts"]
-
-
-def _number(value, what, cls="LRScheduler"):
-    """A float setting of the schedule ``cls`` (a bool is refused)."""
-    if isinstance(value, bool):
-        raise arguments.ArgumentTypeError(f"{cls}: {what} must be a float, got bool")
-    return arguments.number(cls, what, value)
-
-
-def _epoch(cls, value, param="epoch"):
-    """An epoch given to a schedule: a number >= 0 (an int kept as an int)."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        return count(cls, param, value)
-    return real(cls, param, value, low=0)
-
-
-def _reals(cls, param, values):
-    """A list or tuple of numbers, as a list of floats."""
-    if not isinstance(values, (list, tuple)):
-        raise arguments.ArgumentTypeError(f"{cls}: {param} must be a list or tuple of "
-                                          f"numbers, got {type(values).__name__}")
-    return [arguments.number(cls, f"{param}[{i}]", v) for i, v in enumerate(values)]
-
-
-class LRScheduler:
-    """Base of the schedules: ``step()`` advances ``last_epoch`` and sets ``last_lr`` to
-    ``get_lr()``; subclasses define ``get_lr`` from ``base_lr`` and ``last_epoch``."""
-
-    def __init__(self, learning_rate=0.1, last_epoch=-1, verbose=False):
-        cls = type(self).__name__
-        learning_rate = _number(learning_rate, "learning_rate", cls)
-        if not learning_rate >= 0:
-            raise arguments.ArgumentError(f"{cls}: learning_rate must not be negative, got "
-                                          f"{learning_rate}")
-        self.base_lr = learning_rate
-        self.last_lr = learning_rate
-        self.last_epoch = count(cls, "last_epoch", last_epoch, low=-1)
-        self.verbose = flag(cls, "verbose", verbose)
-        self._var_name = None
-        self.step()
-
-    def __call__(self):
-        """The learning rate of the current step."""
-        return self.last_lr
-
-    def step(self, epoch=None):
-        """Moves to the next epoch (or to ``epoch``) and recomputes ``last_lr``."""
-        if epoch is None:
-            self.last_epoch += 1
-            self.last_lr = self.get_lr()
-        else:
-            self.last_epoch = _epoch(type(self).__name__, epoch)
-            closed = getattr(self, "_get_closed_form_lr", None)
-            self.last_lr = closed() if closed is not None else self.get_lr()
-        if self.verbose:
-            print(f"Epoch {self.last_epoch}: {type(self).__name__} set learning rate to "
-                  f"{self.last_lr}.")
-
-    def get_lr(self):
-        raise NotImplementedError(f"{type(self).__name__} must define get_lr()")
-
-    def state_keys(self):
-        """Sets ``self.keys``: the attributes state_dict saves."""
-        self.keys = ["last_epoch", "last_lr"]
-
-    def state_dict(self):
-        """The scheduler's state: ``last_epoch`` and ``last_lr`` (and subclass extras)."""
-        self.state_keys()
-        state = {}
-        for key in self.keys:
-            if key in self.__dict__:
-                value = self.__dict__[key]
-                state[key] = float(value.item()) if hasattr(value, "item") and not isinstance(
-                    value, (int, float)) else value
-        return state
-
-    def set_state_dict(self, state_dict):
-        """Restores what state_dict returned."""
-        if not isinstance(state_dict, dict):
-            raise TypeError(f"{type(self).__name__}.set_state_dict: state_dict must be a dict "
-                            f"(what state_dict() returned), got {type(state_dict).__name__}")
-        self.state_keys()
-        for key in self.keys:
-            if key not in state_dict:
-                raise RuntimeError(f"{type(self).__name__}.set_state_dict: the state has no "
-                                   f"'{key}' (it has {sorted(state_dict)})")
-            self.__dict__[key] = state_dict[key]
-
-    set_dict = set_state_dict
 
 
 class NoamDecay(LRScheduler):
@@ -316,8 +231,5 @@ class CosineAnnealingDecay(LRScheduler):
         return self.eta_min + (self.base_lr - self.eta_min) * (1 + cos) / 2
 
 
-from .lr_plateau import ReduceOnPlateau  # noqa: E402
-from .lr_cycles import CosineAnnealingWarmRestarts, CyclicLR, LinearLR, OneCycleLR  # noqa: E402
-from ..framework.tensor_params import check_classes as _check_classes  # noqa: E402
 
 _check_classes(globals(), ("__init__",))  # a failed construction names the wrong argument

@@ -4,7 +4,7 @@ import math
 
 from ..framework import arguments
 from ..framework.arguments import choice, count, flag, real
-from .lr import LRScheduler, _epoch, _number
+from .lr_scheduler import LRScheduler, _epoch, _number
 
 
 class OneCycleLR(LRScheduler):

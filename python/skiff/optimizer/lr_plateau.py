@@ -5,7 +5,7 @@ import numpy as np
 
 from ..framework import arguments
 from ..framework.arguments import choice, count, flag, real
-from .lr import LRScheduler, _epoch, _number
+from .lr_scheduler import LRScheduler, _epoch, _number
 
 
 def _metric_value(metrics):

@@ -17,21 +17,14 @@ from ..framework.dtype import dtype_name
 from ..framework.mode import mode
 from ..regularizer import L2Decay, WeightDecayRegularizer
 from . import static_support
-from .clip import ClipGradBase, _is_sparse
+from ..nn.clip import ClipGradBase, _is_sparse
+from ..nn.layer.layers import HookRemoveHelper
 from .lr import LRScheduler
 from ..tensor.creation import to_tensor
 
 __all__ = ["Optimizer"]
 
-_name_counts = {}
 _hook_ids = itertools.count()  # keys of step hooks (a removed hook's key is never reused)
-
-
-def _unique_name(prefix):
-    """prefix_0, prefix_1, ... (Paddle's accumulator naming)."""
-    n = _name_counts.get(prefix, 0)
-    _name_counts[prefix] = n + 1
-    return f"{prefix}_{n}"
 
 
 def _without_counter(name):
@@ -186,7 +179,7 @@ class Optimizer:
     # ----- accumulators ---------------------------------------------------------------
     def _param_name(self, param):
         if not param.name:
-            param.name = _unique_name("param")
+            param.name = static_support.unique_name("param")
         return param.name
 
     def _add_accumulator(self, kind, param, fill_value=0.0, shape=None, dtype=None):
@@ -196,7 +189,7 @@ class Optimizer:
         key = self._param_name(param)
         if key in per_param:
             return per_param[key]
-        name = _unique_name(f"{key}_{kind}")
+        name = static_support.unique_name(f"{key}_{kind}")
         shape = list(param.shape) if shape is None else list(shape)
         dtype = dtype_name(dtype or param.dtype)
         if mode.static:
@@ -385,7 +378,6 @@ class Optimizer:
     def register_step_post_hook(self, hook):
         """Calls ``hook(optimizer, args, kwargs)`` after every eager step() and minimize();
         returns a handle whose remove() unregisters it (PyTorch's optimizer hook)."""
-        from ..nn.layer.layers import HookRemoveHelper
         hooks = self.__dict__.setdefault("_step_post_hooks", {})
         key = next(_hook_ids)
         hooks[key] = hook

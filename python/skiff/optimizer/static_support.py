@@ -6,28 +6,33 @@ LRScheduler the program records it (``program.lr_scheduler``, the variable's nam
 stepping the scheduler changes the rate without rebuilding the program."""
 import numpy as np
 
+from ..framework import backward, building, program as programs
+from ..framework.scope import global_scope
+from .lr_scheduler import LRScheduler
 
-def _static():
-    from .. import static
-    return static
+_name_counts = {}
+
+
+def unique_name(prefix):
+    """prefix_0, prefix_1, ... (Paddle's accumulator naming)."""
+    n = _name_counts.get(prefix, 0)
+    _name_counts[prefix] = n + 1
+    return f"{prefix}_{n}"
 
 
 def create_global_var(name, shape, value, dtype):
     """A persistable variable of the main program set to ``value`` by the startup program."""
-    return _static().create_global_var(shape=list(shape), value=float(value), dtype=dtype,
-                                       persistable=True, name=name)
+    return building.create_global_var(shape=list(shape), value=float(value), dtype=dtype,
+                                      persistable=True, name=name)
 
 
 def learning_rate_var(optimizer):
     """The current program's learning-rate variable of ``optimizer`` (created once)."""
-    from .lr import LRScheduler
-    from .optimizer import _unique_name
-    static = _static()
-    program = static.default_main_program()
+    program = programs.default_main_program()
     entry = optimizer._static_lr.get(id(program))
     if entry is not None:
         return entry[1]
-    name = _unique_name("learning_rate")
+    name = unique_name("learning_rate")
     var = create_global_var(name, [1], optimizer.get_lr(), "float32")
     if isinstance(optimizer._learning_rate, LRScheduler):
         optimizer._learning_rate._var_name = name
@@ -38,22 +43,20 @@ def learning_rate_var(optimizer):
 
 def set_value(var, value):
     """Writes a float into a persistable [1] variable of the global scope (set_lr)."""
-    static = _static()
-    static.global_scope().set(var.name, np.array([value], dtype=np.float32))
+    global_scope().set(var.name, np.array([value], dtype=np.float32))
 
 
 def append_backward(loss, parameters, no_grad_set):
-    return _static().append_backward(loss, parameter_list=parameters, no_grad_set=no_grad_set)
+    return backward.append_backward(loss, parameter_list=parameters, no_grad_set=no_grad_set)
 
 
 def minimize(optimizer, loss, startup_program, parameters, no_grad_set):
     """Appends loss's backward pass and ``optimizer``'s updates to loss's program (the
     accumulators' initialisation to ``startup_program``, default: the current one);
     returns (the appended update ops, [(param, grad)])."""
-    static = _static()
     main = loss.block.program
-    startup = startup_program or static.default_startup_program()
-    with static.program_guard(main, startup):
+    startup = startup_program or programs.default_startup_program()
+    with programs.program_guard(main, startup):
         params_grads = append_backward(loss, parameters, no_grad_set)
         first = len(main.global_block().ops)
         optimizer.apply_gradients(params_grads)

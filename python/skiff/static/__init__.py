@@ -13,7 +13,7 @@ Executor runs programs in the C++ interpreter.
     loss_value, = exe.run(main, feed={"x": batch}, fetch_list=[loss])
 """
 from . import nn
-from .backward import append_backward, gradients
+from ..framework.backward import append_backward, gradients
 from ..framework.building import create_global_var, data
 from .debug import Print
 from .executor import CPUPlace, Executor, Scope, global_scope, scope_guard

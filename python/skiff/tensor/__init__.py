@@ -4,6 +4,8 @@ methods and operators of skiff.Tensor."""
 from .creation import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .math import *  # noqa: F401,F403
+from .special import *  # noqa: F401,F403
+from .composite import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
 from .inplace import *  # noqa: F401,F403
 from .manipulation import *  # noqa: F401,F403

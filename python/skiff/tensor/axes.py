@@ -8,7 +8,7 @@ from .scalars import dtype_name_of, is_tensor
 
 __all__ = ["cat", "concatenate", "permute", "swapaxes", "swapdims", "matrix_transpose",
            "transpose_", "diagonal", "unflatten", "view", "view_as", "ravel", "atleast_1d",
-           "atleast_2d", "atleast_3d", "reverse", "tolist"]
+           "atleast_2d", "atleast_3d", "reverse", "tolist", "trace"]
 
 cat = concatenate = concat
 reverse = flip
@@ -146,3 +146,10 @@ def atleast_3d(*inputs, name=None):
 def tolist(x):
     """x's values as (nested) Python lists."""
     return x.numpy().tolist()
+
+
+def trace(x, offset=0, axis1=0, axis2=1, name=None):
+    """The sums of the ``offset``-th diagonals of the matrices spanned by axis1 and axis2
+    (a 0-D tensor for a matrix; the other axes stay)."""
+    d = _diagonal("trace", x, offset, axis1, axis2)
+    return apply("reduce_sum", d, attrs={"dim": [-1], "keep_dim": False, "reduce_all": False})

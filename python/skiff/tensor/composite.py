@@ -10,6 +10,7 @@ from ..framework.tensor_params import OPERAND, accepts
 from .math import (abs, add, cast, clip, divide, floor, isfinite, isnan, log, log2, maximum,
                    minimum, multiply, sign, sin, sqrt, subtract, trunc)
 from .scalars import as_operands, constant, dtype_name_of, is_float, is_tensor
+from .reduction import _axes, sum
 
 __all__ = ["logit", "logit_", "rad2deg", "deg2rad", "hypot", "hypot_", "sinc", "sinc_", "frac",
            "frac_", "trunc_", "copysign", "copysign_", "heaviside", "signbit", "lerp", "lerp_",
@@ -174,7 +175,6 @@ def _nan_ignoring(pick, x, y):
 
 def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
     """The sum over ``axis`` (all dims when None) treating NaN as 0."""
-    from .reduction import _axes, sum
     _tensor(x, "nansum")
     _axes("nansum", x, axis)
     if is_float(x):
@@ -184,7 +184,6 @@ def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
 
 def nanmean(x, axis=None, keepdim=False, name=None):
     """The mean over ``axis`` of the non-NaN elements (NaN where there are none)."""
-    from .reduction import _axes, sum
     _tensor(x, "nanmean")
     _axes("nanmean", x, axis)
     if not is_float(x):

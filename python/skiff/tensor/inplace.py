@@ -1,8 +1,10 @@
 """In-place updates (x.add_(y), x.zero_(), ...): the result is written into x's value."""
 from ..framework.core import apply
 from ..framework.tensor_params import FLOATING, OPERAND, accepts
-from .math import _clip_attrs
+from .math import _clip_attrs, cast, div, floor_divide, log10, log2, pow, remainder
+from .reduction import cumsum
 from .scalars import as_operands
+from .search import where
 
 __all__ = ["add_", "subtract_", "multiply_", "scale_", "clip_", "zero_", "fill_", "exp_", "tanh_",
            "sin_", "cos_", "abs_", "square_", "log_", "log2_", "log10_", "pow_", "tril_",
@@ -80,21 +82,18 @@ sin_, cos_, abs_, square_, log_ = [_unary_in_place(op) for op in ("sin", "cos", 
 @accepts(x=FLOATING)
 def log2_(x, name=None):
     """log2(x), written into x."""
-    from .math import log2
     return write(x, log2(x))
 
 
 @accepts(x=FLOATING)
 def log10_(x, name=None):
     """log10(x), written into x."""
-    from .math import log10
     return write(x, log10(x))
 
 
 @accepts(y=OPERAND)
 def pow_(x, y, name=None):
     """x ** y (a number or a tensor), written into x."""
-    from .math import pow
     return write(x, pow(x, y))
 
 
@@ -110,14 +109,12 @@ def triu_(x, diagonal=0, name=None):
 
 def cast_(x, dtype):
     """x converted to ``dtype`` in place: x takes the new dtype."""
-    from .math import cast
     return write(x, cast(x, dtype))
 
 
 @accepts(y=OPERAND)
 def where_(condition, x=None, y=None, name=None):
     """where(condition, x, y), written into x."""
-    from .search import where
     if x is None or y is None:
         raise TypeError("where_: x and y must both be given")
     return write(x, where(condition, x, y))
@@ -125,21 +122,18 @@ def where_(condition, x=None, y=None, name=None):
 
 def cumsum_(x, axis=None, dtype=None, name=None):
     """cumsum(x, axis, dtype), written into x (axis None: x becomes the 1-D running sums)."""
-    from .reduction import cumsum
     return write(x, cumsum(x, axis, dtype))
 
 
 @accepts(y=OPERAND)
 def floor_divide_(x, y, name=None):
     """floor_divide(x, y), written into x."""
-    from .math import floor_divide
     return write(x, floor_divide(x, y))
 
 
 @accepts(y=OPERAND)
 def remainder_(x, y, name=None):
     """remainder(x, y) (the sign of y), written into x."""
-    from .math import remainder
     return write(x, remainder(x, y))
 
 
@@ -150,5 +144,4 @@ mod_ = floor_mod_ = remainder_
 def divide_(x, y, name=None, *, rounding_mode=None):
     """div(x, y, rounding_mode), written into x (integer x becomes float under true
     division, as Paddle)."""
-    from .math import div
     return write(x, div(x, y, rounding_mode=rounding_mode))

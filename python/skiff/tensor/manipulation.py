@@ -6,7 +6,6 @@ from ..framework import arguments
 from ..framework.core import apply
 from ..framework.mode import mode as _mode
 from ..framework.tensor_params import TENSOR, TENSORS, accepts, self_checked
-from .inplace import inplace
 from .math import run_cached
 from .run_dims import reshape_spec
 from .scalars import is_tensor
@@ -15,7 +14,7 @@ __all__ = ["reshape", "reshape_", "transpose", "flatten", "squeeze", "unsqueeze"
            "split", "chunk", "stack", "unstack", "unbind", "expand", "expand_as", "broadcast_to",
            "tile", "gather", "gather_nd", "scatter", "index_select", "slice", "strided_slice",
            "flip", "squeeze_", "unsqueeze_", "roll", "moveaxis", "take_along_axis", "masked_fill",
-           "flatten_", "rank", "shape", "diag", "trace", "narrow", "crop", "take",
+           "flatten_", "rank", "shape", "diag", "narrow", "crop", "take",
            "index_sample", "rot90"]
 
 
@@ -46,7 +45,7 @@ def reshape(x, shape, name=None):
 
 def reshape_(x, shape, name=None):
     """reshape, in place: x takes the new shape."""
-    return inplace("reshape", x, x, attrs={"shape": _ints(shape, "reshape_")})
+    return apply("reshape", x, out=[x], attrs={"shape": _ints(shape, "reshape_")})
 
 
 @self_checked
@@ -95,7 +94,7 @@ def _squeezed(fn, x, axis):
 
 
 def squeeze_(x, axis=None, name=None):
-    return inplace("squeeze", x, x, attrs={"axes": _squeezed("squeeze_", x, axis)})
+    return apply("squeeze", x, out=[x], attrs={"axes": _squeezed("squeeze_", x, axis)})
 
 
 def unsqueeze(x, axis, name=None):
@@ -120,7 +119,7 @@ def _inserted(fn, x, axis):
 
 
 def unsqueeze_(x, axis, name=None):
-    return inplace("unsqueeze", x, x, attrs={"axes": _inserted("unsqueeze_", x, axis)})
+    return apply("unsqueeze", x, out=[x], attrs={"axes": _inserted("unsqueeze_", x, axis)})
 
 
 @accepts(x=TENSORS)
@@ -278,7 +277,7 @@ def flip(x, axis, name=None):
 
 
 def flatten_(x, start_axis=0, stop_axis=-1, name=None):
-    return inplace("flatten", x, x, attrs=_flatten_attrs("flatten_", x, start_axis, stop_axis))
+    return apply("flatten", x, out=[x], attrs=_flatten_attrs("flatten_", x, start_axis, stop_axis))
 
 
 def roll(x, shifts, axis=None, name=None):
@@ -396,14 +395,6 @@ def diag(x, offset=0, padding_value=0, name=None):
     r = apply("scale", _positions(count, [-1]), attrs={"scale": 1.0, "bias": float(start_r)})
     c = apply("scale", _positions(count, [-1]), attrs={"scale": 1.0, "bias": float(start_c)})
     return apply("gather_nd", x, apply("stack", [r, c], attrs={"axis": -1}))
-
-
-def trace(x, offset=0, axis1=0, axis2=1, name=None):
-    """The sums of the ``offset``-th diagonals of the matrices spanned by axis1 and axis2
-    (a 0-D tensor for a matrix; the other axes stay)."""
-    from .axes import _diagonal
-    d = _diagonal("trace", x, offset, axis1, axis2)
-    return apply("reduce_sum", d, attrs={"dim": [-1], "keep_dim": False, "reduce_all": False})
 
 
 def narrow(input, dim, start, length):

@@ -393,12 +393,3 @@ def cast(x, dtype):
 def increment(x, value=1.0, name=None):
     """x += value, in place (a loop counter)."""
     return apply("increment", x, attrs={"step": float(value)}, out=[x])
-
-
-# The special functions and the composed ones are math too (their modules import this
-# one, so they come last).
-from . import composite as _composite, special as _special  # noqa: E402
-from .composite import *  # noqa: E402,F401,F403
-from .special import *  # noqa: E402,F401,F403
-
-__all__ += _special.__all__ + _composite.__all__

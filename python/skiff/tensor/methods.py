@@ -11,8 +11,8 @@ from ..framework import arguments, dtype as dt
 from ..framework.core import apply
 from ..framework.tensor_params import checked
 from ..framework.variable import Variable
-from . import (axes, creation, indexing, inplace, joining, linalg, logic, manipulation, math,
-               numeric, ordering, products, random, reduction, scattering, search, stat)
+from . import (axes, composite, creation, indexing, inplace, joining, linalg, logic, manipulation, math,
+               numeric, ordering, products, random, reduction, scattering, search, special, stat)
 
 
 def _dtype(self):
@@ -145,7 +145,7 @@ def _comparison(fn):
 
 
 # Functions whose first argument is the tensor: installed as methods of the same name.
-_METHOD_MODULES = (math, reduction, inplace, manipulation, logic, search, stat, linalg, axes,
+_METHOD_MODULES = (math, special, composite, reduction, inplace, manipulation, logic, search, stat, linalg, axes,
                    joining, scattering, numeric, products, ordering)
 # Tensor.shape is the property (a list); the rest take lists or shapes, not a tensor.
 _SKIP = {"is_tensor", "meshgrid", "shape", "hstack", "vstack", "dstack", "column_stack",

@@ -1,9 +1,9 @@
 """Reductions over axes (sum, max, min, prod, all, any, logsumexp, count_nonzero) and
 cumulative sums; Paddle keeps them in paddle.tensor.math."""
 from .._C import Error, Tensor
-from ..autograd import no_grad
 from ..framework import arguments
 from ..framework.core import apply
+from ..framework.grad_mode import no_grad
 from ..framework.mode import mode
 from ..framework.tensor_params import self_checked
 from .math import add, cast, exp, isfinite, log, run_cached, subtract

@@ -5,6 +5,7 @@ from ..framework import arguments, dtype as dt
 from ..framework.core import apply
 from ..framework.tensor_params import TENSOR, TENSORS, VALUE, accepts
 from .scalars import as_operands, constant, dtype_name_of, is_tensor
+from .manipulation import take_along_axis
 
 __all__ = ["argmax", "argmin", "topk", "sort", "argsort", "where", "nonzero", "masked_select",
            "msort", "kthvalue", "mode", "searchsorted", "bucketize", "multiplex"]
@@ -113,7 +114,6 @@ def msort(input, *, out=None):
 
 def _picked(x, idx, axis, keepdim):
     """(x's entries at idx along axis, idx), both without that axis unless keepdim."""
-    from .manipulation import take_along_axis
     values = take_along_axis(x, idx, axis)
     if keepdim:
         return values, idx
@@ -176,7 +176,6 @@ def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=Non
         right = side == "right"
     seq = sorted_sequence
     if sorter is not None:
-        from .manipulation import take_along_axis
         seq = take_along_axis(seq, sorter, -1)
     if len(seq.shape) > 1 and list(seq.shape[:-1]) != list(values.shape[:-1]):
         raise ValueError(f"searchsorted: sorted_sequence {list(seq.shape)} and values "

@@ -2,9 +2,9 @@
 parameters and the loss (made by the same grad makers eager mode uses) to the loss's
 program; gradients(targets, inputs) returns the gradient variables of any inputs."""
 from .. import _C
-from ..framework import core
-from ..framework.program import program_guard
-from ..framework.variable import Variable
+from . import core
+from .program import program_guard
+from .variable import Variable
 
 __all__ = ["append_backward", "gradients"]
 
