@@ -33,7 +33,7 @@
 #include "skiff/core/error.h"
 #include "skiff/ir/serialize.h"
 #include "skiff/runtime/executor.h"
-#include "skiff/runtime/params_file.h"
+#include "skiff/runtime/persistables.h"
 
 using namespace skiff;
 

@@ -25,9 +25,9 @@
 #include "skiff/api/builder.h"
 #include "skiff/codegen/codegen.h"
 #include "skiff/codegen/runtime/model_api.h"
+#include "skiff/formats/params_file.h"
 #include "skiff/ir/serialize.h"
 #include "skiff/runtime/executor.h"
-#include "skiff/runtime/params_file.h"
 
 namespace {
 

@@ -19,10 +19,10 @@
 #include "bench/workloads.h"
 #include "skiff/codegen/codegen.h"
 #include "skiff/codegen/runtime/model_api.h"
+#include "skiff/formats/npy.h"
+#include "skiff/formats/params_file.h"
 #include "skiff/ir/serialize.h"
 #include "skiff/runtime/executor.h"
-#include "skiff/runtime/npy.h"
-#include "skiff/runtime/params_file.h"
 
 using namespace skiff;
 

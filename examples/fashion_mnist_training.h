@@ -29,7 +29,7 @@
 #include "skiff/ir/serialize.h"
 #include "skiff/kernels/cpu/random.h"
 #include "skiff/runtime/executor.h"
-#include "skiff/runtime/params_file.h"
+#include "skiff/runtime/persistables.h"
 
 namespace skiff::examples {
 

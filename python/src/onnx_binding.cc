@@ -20,7 +20,14 @@ void define_onnx(nb::module_& m) {
         options.opset = opset;
         options.input_names = std::move(input_names);
         nb::gil_scoped_release unlocked;
-        write_file_atomically(path, export_onnx(*p.ir, params, options));
+        // The program's persistables the scope holds; the exporter names a missing one.
+        NamedTensors values;
+        for (const std::string& name : persistable_names(*p.ir)) {
+          const Variable* v = params.find_var(name);
+          if (v && v->tensor() && v->tensor()->initialized())
+            values.emplace_back(name, *v->tensor());
+        }
+        write_file_atomically(path, export_onnx(*p.ir, values, options));
       },
       nb::arg("program"), nb::arg("params"), nb::arg("path"), nb::arg("opset") = 17,
       nb::arg("input_names") = std::vector<std::string>{},

@@ -1,4 +1,5 @@
-// Programs and parameters as files and text (ir/serialize.h, runtime/params_file.h,
+// Programs and parameters as files and text (ir/serialize.h, formats/params_file.h,
+// runtime/persistables.h,
 // ir/printer.h, ir/verifier.h): .skmodel / .skparams, str(program), verification.
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
@@ -12,7 +13,7 @@
 #include "skiff/ir/serialize.h"
 #include "skiff/ir/verifier.h"
 #include "skiff/ops/registry.h"
-#include "skiff/runtime/params_file.h"
+#include "skiff/runtime/persistables.h"
 
 namespace skiff::python {
 

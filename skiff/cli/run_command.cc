@@ -6,12 +6,12 @@
 
 #include "skiff/cli/commands.h"
 #include "skiff/cli/tensor_text.h"
+#include "skiff/formats/npy.h"
 #include "skiff/ir/serialize.h"
 #include "skiff/ir/verifier.h"
 #include "skiff/ops/registry.h"
 #include "skiff/runtime/executor.h"
-#include "skiff/runtime/npy.h"
-#include "skiff/runtime/params_file.h"
+#include "skiff/runtime/persistables.h"
 
 namespace skiff::cli {
 

@@ -9,7 +9,7 @@
 #include "skiff/codegen/program_emitter.h"
 #include "skiff/codegen/target.h"
 #include "skiff/core/error.h"
-#include "skiff/runtime/params_file.h"
+#include "skiff/formats/params_file.h"
 
 namespace skiff::codegen {
 

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "skiff/formats/params_file.h"
 #include "skiff/ir/program.h"
-#include "skiff/runtime/params_file.h"
 
 namespace skiff::codegen {
 

@@ -6,9 +6,9 @@
 #include "skiff/codegen/program_emitter.h"
 #include "skiff/codegen/target.h"
 #include "skiff/core/error.h"
+#include "skiff/formats/params_file.h"
 #include "skiff/ir/file_io.h"
 #include "skiff/ir/serialize.h"
-#include "skiff/runtime/params_file.h"
 
 namespace skiff::codegen {
 

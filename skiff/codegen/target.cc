@@ -203,7 +203,7 @@ void build_model(const Target& target, const std::string& cpu, const std::string
     library_any_cpu.push_back("skiff/core/cpu.cc");
     for (const std::string& s : portable_kernel_sources(kernel_families))
       library_sources.push_back(s);
-    main_sources.push_back("skiff/runtime/npy.cc");
+    main_sources.push_back("skiff/formats/npy.cc");
     main_sources.push_back("skiff/ir/file_io.cc");
   }
 

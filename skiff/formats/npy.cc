@@ -1,4 +1,4 @@
-#include "skiff/runtime/npy.h"
+#include "skiff/formats/npy.h"
 
 #include <cctype>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "skiff/runtime/params_file.h"
+#include "skiff/formats/params_file.h"
 
 #include <zlib.h>
 
@@ -147,15 +147,6 @@ NamedTensors params_from_bytes(const std::string& bytes) {
   return out;
 }
 
-// Names of the persistable dense-tensor variables of `program`, sorted.
-std::set<std::string> persistable_names(const Program& program) {
-  std::set<std::string> out;
-  for (const Block& block : program.blocks())
-    for (const auto& [name, var] : block.vars)
-      if (var.persistable && var.kind == VarKind::kDenseTensor) out.insert(name);
-  return out;
-}
-
 const VarDesc& declaration(const Program& program, const std::string& name) {
   for (const Block& block : program.blocks())
     if (const VarDesc* v = block.find_local_var(name)) return *v;
@@ -199,23 +190,19 @@ NamedTensors load_params(const std::string& path) {
   }
 }
 
-void save_persistables(const std::string& path, const Program& program, const Scope& scope) {
-  NamedTensors tensors;
-  for (const std::string& name : persistable_names(program)) {
-    const Variable* v = scope.find_var(name);
-    const Tensor* t = v ? v->tensor() : nullptr;
-    SKIFF_CHECK(t && t->initialized(), "cannot save parameters to '", path,
-                "': persistable variable '", name,
-                "' has no value in the scope (was the startup program run?)");
-    tensors.emplace_back(name, *t);
-  }
-  save_params(path, tensors);
+std::vector<std::string> persistable_names(const Program& program) {
+  std::set<std::string> names;
+  for (const Block& block : program.blocks())
+    for (const auto& [name, var] : block.vars)
+      if (var.persistable && var.kind == VarKind::kDenseTensor) names.insert(name);
+  return {names.begin(), names.end()};
 }
 
-void load_persistables(const std::string& path, const Program& program, Scope* scope) {
+NamedTensors load_program_params(const std::string& path, const Program& program) {
   NamedTensors tensors = load_params(path);
   std::map<std::string, const Tensor*> by_name;
   for (const auto& [name, t] : tensors) by_name[name] = &t;
+  NamedTensors out;
   for (const std::string& name : persistable_names(program)) {
     auto it = by_name.find(name);
     SKIFF_CHECK(it != by_name.end(), "'", path, "' has no tensor for persistable variable '", name,
@@ -224,8 +211,9 @@ void load_persistables(const std::string& path, const Program& program, Scope* s
     SKIFF_CHECK(matches_declaration(*it->second, var), "'", path, "' holds ", name, " as ",
                 it->second->type_str(), ", but the program declares it ", dtype_name(var.dtype),
                 var.shape);
-    scope->var(name)->set(*it->second);
+    out.emplace_back(name, *it->second);
   }
+  return out;
 }
 
 }  // namespace skiff

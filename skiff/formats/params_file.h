@@ -6,8 +6,11 @@
 // dtype (uint8, skiff::DType), rank (uint8), dims (int64 each), data byte count
 // (uint64) and the row-major data; last, the CRC-32 (zlib) of the payload (uint32).
 //
-//   save_persistables("model.skparams", program, scope);   // after training
-//   load_persistables("model.skparams", program, &scope);  // before inference
+//   save_params("model.skparams", {{"fc.w", w}, {"fc.b", b}});
+//   NamedTensors params = load_program_params("model.skparams", program);
+//
+// Moving them to and from a Scope (save_persistables, load_persistables) is the
+// runtime's part: runtime/persistables.h.
 #pragma once
 
 #include <string>
@@ -16,7 +19,6 @@
 
 #include "skiff/core/tensor.h"
 #include "skiff/ir/program.h"
-#include "skiff/runtime/scope.h"
 
 namespace skiff {
 
@@ -28,13 +30,14 @@ void save_params(const std::string& path, const NamedTensors& tensors);
 // gives a skiff::Error naming the file.
 NamedTensors load_params(const std::string& path);
 
-// Saves every persistable dense-tensor variable declared in `program` (any block)
-// from `scope`; errors name a variable that is missing or uninitialized.
-void save_persistables(const std::string& path, const Program& program, const Scope& scope);
-// Loads the persistable variables of `program` from `path` into `scope`, checking
-// each against its declaration (dtype, rank, known dims). Every persistable must
-// be in the file; tensors the program does not declare (e.g. optimizer state when
-// loading for inference) are ignored.
-void load_persistables(const std::string& path, const Program& program, Scope* scope);
+// Names of the persistable dense-tensor variables of `program` (any block), sorted: the
+// tensors a parameter file of the program holds.
+std::vector<std::string> persistable_names(const Program& program);
+
+// Reads `path` and returns the persistable variables of `program` from it (in
+// persistable_names order), each checked against its declaration (dtype, rank, known
+// dims). Every persistable must be in the file; tensors the program does not declare
+// (e.g. optimizer state when loading for inference) are left out.
+NamedTensors load_program_params(const std::string& path, const Program& program);
 
 }  // namespace skiff

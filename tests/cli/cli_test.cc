@@ -8,10 +8,10 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "skiff/formats/npy.h"
+#include "skiff/formats/params_file.h"
 #include "skiff/ir/file_io.h"
 #include "skiff/ir/serialize.h"
-#include "skiff/runtime/npy.h"
-#include "skiff/runtime/params_file.h"
 #include "tests/ir/sample_programs.h"
 
 #ifndef SKIFF_CLI_PATH

@@ -16,10 +16,10 @@
 
 #include "skiff/codegen/codegen.h"
 #include "skiff/codegen/runtime/model_api.h"
+#include "skiff/formats/npy.h"
+#include "skiff/formats/params_file.h"
 #include "skiff/ir/serialize.h"
 #include "skiff/runtime/executor.h"
-#include "skiff/runtime/npy.h"
-#include "skiff/runtime/params_file.h"
 #include "skiff/runtime/scope.h"
 
 namespace skiff::testing {

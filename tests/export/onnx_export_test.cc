@@ -12,17 +12,17 @@
 
 #include "skiff/api/builder.h"
 #include "skiff/export/onnx/onnx_export.h"
+#include "skiff/formats/params_file.h"
 #include "skiff/ir/file_io.h"
 #include "skiff/ir/serialize.h"
 #include "skiff/ops/registry.h"
-#include "skiff/runtime/params_file.h"
 #include "tests/testing/op_test.h"
 #include "tests/testing/programs.h"
 
 namespace skiff::testing {
 namespace {
 
-std::string model_text(const Program& p, const Scope& params, int opset = 17) {
+std::string model_text(const Program& p, const NamedTensors& params, int opset = 17) {
   OnnxExportOptions options;
   options.opset = opset;
   return onnx_model_to_text(export_onnx(p, params, options));
@@ -44,13 +44,13 @@ bool single_assignment(const std::string& text) {
   return !seen.empty();
 }
 
-void set_param(Scope& s, const std::string& name, const Shape& shape, float value = 0.5f) {
-  s.var(name)->set(Tensor::from_vector<float>(
-      shape, std::vector<float>(static_cast<size_t>(shape.numel()), value)));
+void set_param(NamedTensors& s, const std::string& name, const Shape& shape, float value = 0.5f) {
+  s.emplace_back(name, Tensor::from_vector<float>(
+                           shape, std::vector<float>(static_cast<size_t>(shape.numel()), value)));
 }
 
 // y = relu(x · w + b), then y *= 2 in place: x [-1, 4], w [4, 3], b [3].
-Program mlp(Scope* params) {
+Program mlp(NamedTensors* params) {
   Program p;
   BlockBuilder b(&p);
   const std::string x = b.data("x", DType::kF32, Shape{-1, 4});
@@ -67,7 +67,7 @@ Program mlp(Scope* params) {
 }
 
 TEST(OnnxExportTest, MlpMapsToGemmAndRelu) {
-  Scope params;
+  NamedTensors params;
   const std::string text = model_text(mlp(&params), params);
   EXPECT_EQ(count(text, "op_type: \"Gemm\""), 1);  // with the bias as its C input
   EXPECT_EQ(count(text, "op_type: \"Add\""), 0);
@@ -90,7 +90,7 @@ TEST(OnnxExportTest, PaddleAxisBroadcastPutsTheSmallOperandAtTheAxis) {
       b.apply("elementwise_mul", {{"X", {x}}, {"Y", {y}}}, {{"axis", int64_t{1}}});
   p.feed_names = {x, y};
   p.fetch_names = {out};
-  const std::string text = model_text(p, Scope());
+  const std::string text = model_text(p, NamedTensors{});
   // y [3] gets a trailing dim (axes [1]): [3, 1] lines up with dim 1 of [2, 3, 4].
   EXPECT_EQ(count(text, "op_type: \"Unsqueeze\""), 1);
   EXPECT_NE(text.find("dims: 1\n    data_type: 7\n    int64_data: 1\n"), std::string::npos) << text;
@@ -105,13 +105,13 @@ TEST(OnnxExportTest, UnsqueezeAxesBecomeFinalPositions) {
       b.apply("unsqueeze", {{"X", {x}}}, {{"axes", std::vector<int64_t>{2, 0}}});
   p.feed_names = {x};
   p.fetch_names = {out};
-  const std::string text = model_text(p, Scope());
+  const std::string text = model_text(p, NamedTensors{});
   EXPECT_NE(text.find("int64_data: 0\n    int64_data: 3"), std::string::npos) << text;
 }
 
 TEST(OnnxExportTest, WhileBecomesLoopWithTheWrittenVariablesCarried) {
   Program p;
-  Scope params;
+  NamedTensors params;
   BlockBuilder b(&p);
   b.persistable("w", DType::kF32, Shape{3, 3});
   set_param(params, "w", Shape{3, 3}, 0.1f);
@@ -148,7 +148,7 @@ TEST(OnnxExportTest, IfElseBecomesOneIf) {
       [&](BlockBuilder& f) { return std::vector<std::string>{unary(f, "relu", x)}; });
   p.feed_names = {x};
   p.fetch_names = {outs[0]};
-  const std::string text = model_text(p, Scope());
+  const std::string text = model_text(p, NamedTensors{});
   EXPECT_EQ(count(text, "op_type: \"If\""), 1) << text;
   EXPECT_EQ(count(text, "op_type: \"Not\""), 0);  // the negation only fed the else block
   EXPECT_TRUE(single_assignment(text)) << text;
@@ -162,8 +162,8 @@ TEST(OnnxExportTest, AxesFollowTheOpset) {
   p.feed_names = {x};
   p.fetch_names = {m};
   // Opset 17 gives ReduceMean its axes as an attribute, 18 as an input.
-  EXPECT_EQ(count(model_text(p, Scope(), 17), "name: \"axes\""), 1);
-  EXPECT_EQ(count(model_text(p, Scope(), 18), "name: \"axes\""), 0);
+  EXPECT_EQ(count(model_text(p, NamedTensors{}, 17), "name: \"axes\""), 1);
+  EXPECT_EQ(count(model_text(p, NamedTensors{}, 18), "name: \"axes\""), 0);
 }
 
 TEST(OnnxExportTest, LayerNormBeforeOpset17IsWrittenOut) {
@@ -171,7 +171,7 @@ TEST(OnnxExportTest, LayerNormBeforeOpset17IsWrittenOut) {
   BlockBuilder b(&p);
   const std::string x = b.data("x", DType::kF32, Shape{-1, 4, 6});
   b.persistable("scale", DType::kF32, Shape{24});
-  Scope params;
+  NamedTensors params;
   set_param(params, "scale", Shape{24}, 1.5f);
   const std::string y = "ln_y";
   b.op("layer_norm", {{"X", {x}}, {"Scale", {"scale"}}},
@@ -195,7 +195,7 @@ TEST(OnnxExportTest, LstmCellIsWrittenAsGates) {
   const std::string h = b.data("h", DType::kF32, Shape{2, 2});
   const std::string c = b.data("c", DType::kF32, Shape{2, 2});
   b.persistable("w_hh", DType::kF32, Shape{2, 8});
-  Scope params;
+  NamedTensors params;
   set_param(params, "w_hh", Shape{2, 8});
   b.op("lstm_cell", {{"Gates_x", {gx}}, {"H", {h}}, {"Weight_hh", {"w_hh"}}, {"C", {c}}},
        {{"H_out", {"h_out"}}, {"C_out", {"c_out"}}});
@@ -216,7 +216,7 @@ TEST(OnnxExportTest, AnOpWithoutMappingNamesItsTypeAndLine) {
   const std::string out = b.apply("uniform_random", {}, {{"shape", std::vector<int64_t>{2, 3}}});
   p.feed_names = {x};
   p.fetch_names = {out};
-  const std::string message = error_of([&] { export_onnx(p, Scope()); });
+  const std::string message = error_of([&] { export_onnx(p, NamedTensors{}); });
   EXPECT_NE(message.find("op 'uniform_random'"), std::string::npos) << message;
   EXPECT_NE(message.find("onnx_export_test.cc:" + std::to_string(line)), std::string::npos)
       << message;
@@ -235,15 +235,15 @@ TEST(OnnxExportTest, InsideALoopTheErrorNamesTheInnerOp) {
   });
   p.feed_names = {x};
   p.fetch_names = {i};
-  const std::string message = error_of([&] { export_onnx(p, Scope()); });
+  const std::string message = error_of([&] { export_onnx(p, NamedTensors{}); });
   EXPECT_NE(message.find("op 'uniform_random'"), std::string::npos) << message;
   EXPECT_EQ(message.find("op 'while'"), std::string::npos) << message;
 }
 
 TEST(OnnxExportTest, BadInputsAreErrors) {
-  Scope params;
+  NamedTensors params;
   Program p = mlp(&params);
-  EXPECT_NE(error_of([&] { export_onnx(p, Scope()); }).find("parameter 'w' has no value"),
+  EXPECT_NE(error_of([&] { export_onnx(p, NamedTensors{}); }).find("parameter 'w' has no value"),
             std::string::npos);
   OnnxExportOptions old;
   old.opset = 9;
@@ -260,7 +260,7 @@ TEST(OnnxExportTest, BadInputsAreErrors) {
 }
 
 TEST(OnnxExportTest, InputsCanBeRenamed) {
-  Scope params;
+  NamedTensors params;
   OnnxExportOptions options;
   options.input_names = {"features"};
   const std::string text = onnx_model_to_text(export_onnx(mlp(&params), params, options));
@@ -269,13 +269,13 @@ TEST(OnnxExportTest, InputsCanBeRenamed) {
 }
 
 TEST(OnnxExportTest, FileExportReadsTheParametersBesideTheModel) {
-  Scope params;
+  NamedTensors params;
   const Program p = mlp(&params);
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("skiff_onnx_test_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   save_program(p, (dir / "m.skmodel").string());
-  save_persistables((dir / "m.skparams").string(), p, params);
+  save_params((dir / "m.skparams").string(), params);
   export_onnx_file((dir / "m.skmodel").string(), (dir / "m.onnx").string());
   const std::string text = onnx_model_to_text(read_file((dir / "m.onnx").string()));
   EXPECT_NE(text.find("name: \"w\""), std::string::npos);

@@ -1,7 +1,7 @@
 // .npy files: round trips for every dtype, the exact header layout numpy expects,
 // hand-written headers of each version, clear refusals, and (when the project's
 // virtual environment has numpy) files exchanged with numpy itself.
-#include "skiff/runtime/npy.h"
+#include "skiff/formats/npy.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -140,7 +140,7 @@ TEST(Npy, FilesNameThemselvesInErrors) {
             std::string::npos);
 }
 
-// The project's virtual environment (tests/runtime/npy_test.cc -> repo root).
+// The project's virtual environment (tests/formats/npy_test.cc -> repo root).
 std::filesystem::path venv_python() {
   return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / ".venv" /
          "bin" / "python";

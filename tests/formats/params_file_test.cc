@@ -1,6 +1,7 @@
 // .skparams files: exact round trips for every dtype and shape, detection of any
-// damage, atomic replacement, and the persistable-variable helpers.
-#include "skiff/runtime/params_file.h"
+// damage, atomic replacement, and the persistable-variable helpers of the runtime
+// (runtime/persistables.h) over them.
+#include "skiff/formats/params_file.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <fstream>
 
 #include "skiff/ir/file_io.h"
+#include "skiff/runtime/persistables.h"
 #include "tests/testing/op_test.h"
 
 namespace skiff {

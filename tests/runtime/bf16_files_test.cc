@@ -8,12 +8,12 @@
 #include <filesystem>
 
 #include "skiff/api/builder.h"
+#include "skiff/formats/npy.h"
 #include "skiff/ir/printer.h"
 #include "skiff/ir/serialize.h"
 #include "skiff/ir/verifier.h"
 #include "skiff/ops/registry.h"
-#include "skiff/runtime/npy.h"
-#include "skiff/runtime/params_file.h"
+#include "skiff/runtime/persistables.h"
 #include "tests/testing/op_test.h"
 
 namespace skiff {

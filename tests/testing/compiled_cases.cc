@@ -10,8 +10,8 @@
 
 #include "skiff/codegen/codegen.h"
 #include "skiff/codegen/op_emitter.h"
+#include "skiff/formats/npy.h"
 #include "skiff/ops/registry.h"
-#include "skiff/runtime/npy.h"
 #include "tests/testing/op_test.h"
 
 namespace skiff::testing {

@@ -18,7 +18,7 @@
 
 #include "skiff/codegen/runtime/model_api.h"
 #include "skiff/core/error.h"
-#include "skiff/runtime/npy.h"
+#include "skiff/formats/npy.h"
 
 namespace {
 

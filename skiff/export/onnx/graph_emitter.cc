@@ -140,9 +140,11 @@ NodeWriter& NodeWriter::g(const std::string& name, pb::GraphProto value) {
 
 // --- ModelContext ---
 
-ModelContext::ModelContext(const Program& program, const Scope& params, int opset,
+ModelContext::ModelContext(const Program& program, const NamedTensors& params, int opset,
                            pb::GraphProto* main)
-    : program_(program), params_(params), opset_(opset), main_(main) {}
+    : program_(program), opset_(opset), main_(main) {
+  for (const auto& [name, t] : params) params_.emplace(name, &t);
+}
 
 std::string ModelContext::fresh_name(const std::string& base) {
   const std::string stem = base.empty() ? "v" : base;
@@ -172,8 +174,8 @@ std::string ModelContext::constant(const std::string& base, pb::TensorProto tens
 std::string ModelContext::parameter(const std::string& var) {
   auto it = parameters_.find(var);
   if (it != parameters_.end()) return it->second;
-  const Variable* v = params_.find_var(var);
-  const Tensor* t = v ? v->tensor() : nullptr;
+  auto found = params_.find(var);
+  const Tensor* t = found == params_.end() ? nullptr : found->second;
   SKIFF_CHECK(t && t->initialized(), "parameter '", var,
               "' has no value (the parameter file or scope does not hold it)");
   pb::TensorProto proto;

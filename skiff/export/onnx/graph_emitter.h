@@ -18,8 +18,8 @@
 
 #include "onnx_subset.pb.h"
 #include "skiff/core/tensor.h"
+#include "skiff/formats/params_file.h"
 #include "skiff/ir/program.h"
-#include "skiff/runtime/scope.h"
 
 namespace skiff::onnx_export {
 
@@ -55,7 +55,7 @@ class NodeWriter {
 // What every graph of one exported model shares.
 class ModelContext {
  public:
-  ModelContext(const Program& program, const Scope& params, int opset, pb::GraphProto* main);
+  ModelContext(const Program& program, const NamedTensors& params, int opset, pb::GraphProto* main);
 
   const Program& program() const { return program_; }
   int opset() const { return opset_; }
@@ -67,14 +67,14 @@ class ModelContext {
   // An initializer of the main graph holding `tensor` (equal constants share one);
   // returns its name. Sub-graphs see it as an outer value.
   std::string constant(const std::string& base, pb::TensorProto tensor);
-  // The initializer of parameter `var` (read from the parameter scope once).
+  // The initializer of parameter `var` (read from the parameters once).
   std::string parameter(const std::string& var);
   // The number of nodes written so far, for unique node names.
   int next_node_id() { return node_count_++; }
 
  private:
   const Program& program_;
-  const Scope& params_;
+  std::map<std::string, const Tensor*> params_;  // the parameters by name
   int opset_;
   pb::GraphProto* main_;
   std::set<std::string> names_;

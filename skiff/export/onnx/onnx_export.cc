@@ -8,11 +8,11 @@
 
 #include "skiff/export/onnx/graph_emitter.h"
 #include "skiff/export/onnx/onnx_rules.h"
+#include "skiff/formats/params_file.h"
 #include "skiff/ir/file_io.h"
 #include "skiff/ir/serialize.h"
 #include "skiff/ir/verifier.h"
 #include "skiff/ops/registry.h"
-#include "skiff/runtime/params_file.h"
 
 namespace skiff {
 
@@ -64,7 +64,7 @@ int onnx_ir_version(int opset) {
   return 11;
 }
 
-std::string export_onnx(const Program& program, const Scope& params,
+std::string export_onnx(const Program& program, const NamedTensors& params,
                         const OnnxExportOptions& options) {
   SKIFF_CHECK(options.opset >= kMinOnnxOpset && options.opset <= kMaxOnnxOpset,
               "ONNX export: opset ", options.opset, " is not supported (", kMinOnnxOpset, " to ",
@@ -145,9 +145,9 @@ void export_onnx_file(const std::string& model_path, const std::string& onnx_pat
   bool has_persistables = false;
   for (const Block& b : program.blocks())
     for (const auto& [name, d] : b.vars) has_persistables = has_persistables || d.persistable;
-  Scope params;
+  NamedTensors params;
   if (has_persistables || std::filesystem::exists(params_path)) {
-    load_persistables(params_path.string(), program, &params);
+    params = load_program_params(params_path.string(), program);
   }
   write_file_atomically(onnx_path, export_onnx(program, params, options));
 }

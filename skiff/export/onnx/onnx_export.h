@@ -3,9 +3,8 @@
 // maps through a rule of the table in onnx_rules.h; `while` becomes Loop and
 // `conditional_block` / select_input become If, with the blocks as sub-graphs.
 //
-//   Scope params;
 //   Program program = load_program("m.skmodel");
-//   load_persistables("m.skparams", program, &params);
+//   NamedTensors params = load_program_params("m.skparams", program);
 //   std::string model = export_onnx(program, params, {17});   // ModelProto bytes
 //   export_onnx_file("m.skmodel", "m.onnx");                   // the same from files
 #pragma once
@@ -13,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "skiff/formats/params_file.h"
 #include "skiff/ir/program.h"
-#include "skiff/runtime/scope.h"
 
 namespace skiff {
 
@@ -30,10 +29,10 @@ struct OnnxExportOptions {
 
 // The serialized ONNX ModelProto of block 0 of `program`: graph inputs are its feed
 // names, outputs its fetch names (dims unknown in the program stay symbolic), and
-// every parameter it reads is an initializer taken from `params`. Throws skiff::Error
+// every parameter it reads is an initializer taken from `params` (by name). Throws skiff::Error
 // for a program without feed / fetch names, a missing parameter, or an op without an
 // ONNX mapping (naming the op type and the source line that created it).
-std::string export_onnx(const Program& program, const Scope& params,
+std::string export_onnx(const Program& program, const NamedTensors& params,
                         const OnnxExportOptions& options = {});
 
 // Exports the program file `model_path` (.skmodel) with the parameters of the
