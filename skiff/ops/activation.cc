@@ -1,5 +1,8 @@
-// Elementwise activations: relu, tanh, sigmoid, exp, log, gelu, leaky_relu, elu, silu,
-// softplus, sqrt, rsqrt, pow, and their grad ops.
+// Elementwise activations: the nonlinearities of neural networks (relu, tanh, sigmoid,
+// gelu, leaky_relu, elu, silu, softplus, softshrink) and the float functions computed by
+// the same vectorised kernel with gradients from the input or the output (exp, log,
+// sqrt, rsqrt, pow by a scalar), and their grad ops. Other functions of one tensor are in
+// unary_math.cc.
 #include "skiff/kernels/cpu/activation.h"
 
 #include <cctype>
@@ -157,6 +160,53 @@ void register_activation(OpRegistry& r, const char* formula, const char* derivat
   }
 }
 
+// ---- softshrink ----
+
+template <typename C>
+void softshrink(C& c) {
+  SKIFF_KERNEL_CALL(c, "activation", kernels::softshrink, c.in("X"), attr<double>(c, "threshold"),
+                    c.out("Out"));
+}
+
+template <typename C>
+void softshrink_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "activation", kernels::softshrink_grad, c.in("X"), c.in("Out@GRAD"),
+                    attr<double>(c, "threshold"), c.out("X@GRAD"));
+}
+
+void softshrink_grad_maker(GradContext& g) {
+  if (!g.wants("X")) return;
+  g.add("softshrink_grad")
+      .set_input("X", {g.fwd().first_input("X")})
+      .set_input("Out@GRAD", {g.out_grad("Out")})
+      .set_output("X@GRAD", {g.in_grad("X")})
+      .set_attr("threshold", g.fwd().attr<double>("threshold"));
+}
+
+void register_softshrink(OpRegistry& r) {
+  r.add("softshrink")
+      .doc(
+          "Out = X - threshold where X > threshold, X + threshold where X < -threshold, 0 "
+          "between, elementwise.")
+      .input("X", "any shape; float32 or float64")
+      .output("Out", "X's shape and dtype")
+      .attr("threshold", 0.5, "the half-width of the zero band, >= 0")
+      .infer_shape(infer_out_like_x)
+      .bind({DType::kF32, DType::kF64}, softshrink<KernelContext>, softshrink<EmitContext>)
+      .grad(softshrink_grad_maker);
+  r.add("softshrink_grad")
+      .doc("X@GRAD = Out@GRAD where |X| > threshold, 0 elsewhere.")
+      .input("X", "the forward X")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X")
+      .attr("threshold", 0.5, "as in the forward op")
+      .infer_shape(infer_x_grad_like_x)
+      .bind({DType::kF32, DType::kF64}, softshrink_grad<KernelContext>,
+            softshrink_grad<EmitContext>)
+      .kernel_dtype_from("X");
+}
+
 }  // namespace
 
 void register_activation_ops(OpRegistry& r) {
@@ -188,6 +238,7 @@ void register_activation_ops(OpRegistry& r) {
                                           "Out@GRAD * -0.5 * Out^3");
   register_activation<Activation::kPow>(r, "Out = X ^ factor",
                                         "Out@GRAD * factor * X ^ (factor - 1) (0 for factor 0)");
+  register_softshrink(r);
 }
 
 const OpRegistrar kActivationOps(register_activation_ops);

@@ -1,4 +1,4 @@
-// Shape inference shared by the optimizer ops (optimizer.cc, optimizer_more.cc): each
+// Shape inference shared by the optimizer ops (optimizer.cc, adaptive_optimizers.cc): each
 // update's inputs are checked against Param, and each output declared like its input.
 #pragma once
 

@@ -1,6 +1,8 @@
-// softmax and softmax_with_cross_entropy, and their grad ops.
+// Normalisations along an axis: softmax, log_softmax and softmax_with_cross_entropy, and
+// their grad ops.
 #include "skiff/kernels/cpu/softmax.h"
 
+#include "skiff/kernels/cpu/log_softmax.h"
 #include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/kernel_context.h"
@@ -100,6 +102,64 @@ void softmax_with_cross_entropy_grad(C& c) {
                     c.out("Logits@GRAD"));
 }
 
+// ---- log_softmax ----
+
+void infer_log_softmax(ShapeContext& ctx) {
+  const Shape x = ctx.in_shape("X");
+  const DType dtype = ctx.in_dtype("X");
+  SKIFF_CHECK(is_floating(dtype), "log_softmax: X must be float32 or float64, got ",
+              dtype_name(dtype), x);
+  kernels::normalize_axis("log_softmax", ctx.attr<int64_t>("axis"), x.rank());
+  ctx.set_output("Out", x, dtype);
+}
+
+template <typename C>
+void log_softmax(C& c) {
+  SKIFF_KERNEL_CALL(c, "log_softmax", kernels::log_softmax, c.in("X"), attr<int64_t>(c, "axis"),
+                    c.out("Out"));
+}
+
+void log_softmax_grad_maker(GradContext& g) {
+  if (!g.wants("X")) return;
+  g.add("log_softmax_grad")
+      .set_input("Out", {g.fwd().first_output("Out")})
+      .set_input("Out@GRAD", {g.out_grad("Out")})
+      .set_output("X@GRAD", {g.in_grad("X")})
+      .set_attr("axis", g.fwd().attr<int64_t>("axis"));
+}
+
+void infer_log_softmax_grad(ShapeContext& ctx) {
+  ctx.set_output("X@GRAD", ctx.in_shape("Out"), ctx.in_dtype("Out"));
+}
+
+template <typename C>
+void log_softmax_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "log_softmax", kernels::log_softmax_grad, c.in("Out"), c.in("Out@GRAD"),
+                    attr<int64_t>(c, "axis"), c.out("X@GRAD"));
+}
+
+void register_log_softmax(OpRegistry& r) {
+  r.add("log_softmax")
+      .doc("Out = X - log(sum(exp(X), axis)), computed stably from X - max(X, axis).")
+      .input("X", "float32 or float64")
+      .output("Out", "X's shape and dtype")
+      .attr("axis", int64_t{-1}, "the axis to normalise over; negative counts from the back")
+      .infer_shape(infer_log_softmax)
+      .bind({DType::kF32, DType::kF64}, log_softmax<KernelContext>, log_softmax<EmitContext>)
+      .grad(log_softmax_grad_maker);
+  r.add("log_softmax_grad")
+      .doc("X@GRAD = Out@GRAD - exp(Out) * sum(Out@GRAD, axis).")
+      .input("Out", "the forward Out")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X")
+      .attr("axis", int64_t{-1}, "as in the forward op")
+      .infer_shape(infer_log_softmax_grad)
+      .bind({DType::kF32, DType::kF64}, log_softmax_grad<KernelContext>,
+            log_softmax_grad<EmitContext>)
+      .kernel_dtype_from("Out");
+}
+
 }  // namespace
 
 void register_softmax_ops(OpRegistry& r) {
@@ -157,6 +217,7 @@ void register_softmax_ops(OpRegistry& r) {
       .bind({DType::kF32, DType::kF64}, softmax_with_cross_entropy_grad<KernelContext>,
             softmax_with_cross_entropy_grad<EmitContext>)
       .kernel_dtype_from("Softmax");
+  register_log_softmax(r);
 }
 
 const OpRegistrar kSoftmaxOps(register_softmax_ops);

@@ -1,7 +1,11 @@
-// Elementwise math ops: the trigonometric and hyperbolic functions and their inverses,
-// log1p, expm1, erf, erfinv, lgamma, digamma (each with its grad op), floor, ceil, round,
-// sign (piecewise constant: zero gradients) and isnan, isinf, isfinite.
+// Elementwise math functions of one tensor that are not activations (those are in
+// activation.cc): abs, square and clip (any numeric dtype; gradients in float), the
+// trigonometric and hyperbolic functions and their inverses, log1p, expm1, erf, erfinv,
+// lgamma, digamma (each with its grad op), floor, ceil, round, sign (piecewise constant:
+// zero gradients) and isnan, isinf, isfinite.
 #include <cctype>
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "skiff/kernels/cpu/unary_math.h"
@@ -141,9 +145,130 @@ void register_classifier(OpRegistry& r, const char* type, const char* formula) {
       .kernel_dtype_from("X");
 }
 
+// ---- numeric: abs, square, clip ----
+
+void infer_any_numeric_like_x(ShapeContext& ctx) {
+  const DType dtype = ctx.in_dtype("X");
+  SKIFF_CHECK(dtype != DType::kBool, ctx.op().type, ": X must be numeric, got bool",
+              ctx.in_shape("X"));
+  ctx.set_output("Out", ctx.in_shape("X"), dtype);
+}
+
+// A grad op reading the forward X and Out@GRAD, carrying the forward attrs `names`.
+void grad_from_x_with(GradContext& g, std::initializer_list<const char*> names) {
+  if (!g.wants("X")) return;
+  const OpDesc& fwd = g.fwd();
+  OpDesc& op = g.add(fwd.type + "_grad")
+                   .set_input("X", {fwd.first_input("X")})
+                   .set_input("Out@GRAD", {g.out_grad("Out")})
+                   .set_output("X@GRAD", {g.in_grad("X")});
+  for (const char* name : names) op.set_attr(name, fwd.attr<double>(name));
+}
+
+// ---- abs, square ----
+
+template <typename C>
+void abs(C& c) {
+  SKIFF_KERNEL_CALL(c, "unary_math", kernels::absolute, c.in("X"), c.out("Out"));
+}
+
+template <typename C>
+void abs_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "unary_math", kernels::absolute_grad, c.in("X"), c.in("Out@GRAD"),
+                    c.out("X@GRAD"));
+}
+
+template <typename C>
+void square(C& c) {
+  SKIFF_KERNEL_CALL(c, "unary_math", kernels::square, c.in("X"), c.out("Out"));
+}
+
+template <typename C>
+void square_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "unary_math", kernels::square_grad, c.in("X"), c.in("Out@GRAD"),
+                    c.out("X@GRAD"));
+}
+
+void numeric_grad_maker(GradContext& g) { grad_from_x_with(g, {}); }
+
+// The op `type` with bindings `forward` and `backward` (of its grad op).
+void register_numeric(OpRegistry& r, const std::string& type, const char* formula,
+                      const char* derivative, KernelFn forward, EmitFn emit_forward,
+                      KernelFn backward, EmitFn emit_backward) {
+  r.add(type)
+      .doc(std::string(formula) + ", elementwise.")
+      .input("X", "any shape; float32, float64, int32 or int64")
+      .output("Out", "X's shape and dtype")
+      .infer_shape(infer_any_numeric_like_x)
+      .bind(kNumeric, forward, emit_forward)
+      .grad(numeric_grad_maker);
+  r.add(type + "_grad")
+      .doc(std::string("X@GRAD = ") + derivative + ", elementwise.")
+      .input("X", "the forward X")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X")
+      .infer_shape(infer_x_grad_like_x)
+      .bind({DType::kF32, DType::kF64}, backward, emit_backward)
+      .kernel_dtype_from("X");
+}
+
+// ---- clip ----
+
+void infer_clip(ShapeContext& ctx) {
+  const double min = ctx.attr<double>("min"), max = ctx.attr<double>("max");
+  SKIFF_CHECK(!std::isnan(min) && !std::isnan(max) && min <= max, "clip: min (", min,
+              ") must not exceed max (", max, ")");
+  infer_any_numeric_like_x(ctx);
+}
+
+template <typename C>
+void clip(C& c) {
+  SKIFF_KERNEL_CALL(c, "unary_math", kernels::clip, c.in("X"), attr<double>(c, "min"),
+                    attr<double>(c, "max"), c.out("Out"));
+}
+
+template <typename C>
+void clip_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "unary_math", kernels::clip_grad, c.in("X"), c.in("Out@GRAD"),
+                    attr<double>(c, "min"), attr<double>(c, "max"), c.out("X@GRAD"));
+}
+
+void clip_grad_maker(GradContext& g) { grad_from_x_with(g, {"min", "max"}); }
+
+void register_clip(OpRegistry& r) {
+  const double inf = std::numeric_limits<double>::infinity();
+  r.add("clip")
+      .doc("Out = min(max(X, min), max), elementwise; NaN stays NaN.")
+      .input("X", "any shape; float32, float64, int32 or int64")
+      .output("Out", "X's shape and dtype")
+      .attr("min", -inf, "lower bound (-inf: none)")
+      .attr("max", inf, "upper bound (inf: none); must not be below min")
+      .infer_shape(infer_clip)
+      .bind(kNumeric, clip<KernelContext>, clip<EmitContext>)
+      .grad(clip_grad_maker);
+  r.add("clip_grad")
+      .doc("X@GRAD = Out@GRAD where min < X < max, 0 elsewhere.")
+      .input("X", "the forward X")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X")
+      .attr("min", -inf, "as in the forward op")
+      .attr("max", inf, "as in the forward op")
+      .infer_shape(infer_x_grad_like_x)
+      .bind({DType::kF32, DType::kF64}, clip_grad<KernelContext>, clip_grad<EmitContext>)
+      .kernel_dtype_from("X");
+}
+
 }  // namespace
 
 void register_unary_math_ops(OpRegistry& r) {
+  register_numeric(r, "abs", "Out = |X|", "Out@GRAD * sign(X) (0 at 0)", abs<KernelContext>,
+                   abs<EmitContext>, abs_grad<KernelContext>, abs_grad<EmitContext>);
+  register_numeric(r, "square", "Out = X * X", "2 * X * Out@GRAD", square<KernelContext>,
+                   square<EmitContext>, square_grad<KernelContext>, square_grad<EmitContext>);
+  register_clip(r);
   register_differentiable<UnaryMath::kSin>(r, "Out = sin(X)", "cos(X) * Out@GRAD");
   register_differentiable<UnaryMath::kCos>(r, "Out = cos(X)", "-sin(X) * Out@GRAD");
   register_differentiable<UnaryMath::kTan>(r, "Out = tan(X)", "Out@GRAD / cos(X)^2");

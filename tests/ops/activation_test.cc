@@ -1,7 +1,7 @@
 // relu, tanh, sigmoid, exp, log, gelu (both forms), leaky_relu, elu, silu, softplus,
-// sqrt, rsqrt, pow: values against float64 std:: references in f32 and f64 (tiny, medium
-// and threaded sizes), attrs, special values, in-place use, gradients by finite
-// differences, and the grad ops in each float dtype against references.
+// sqrt, rsqrt, pow, softshrink: values against float64 std:: references in f32 and f64 (tiny,
+// medium and threaded sizes), attrs, special values, in-place use, gradients by finite differences,
+// and the grad ops in each float dtype against references.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,6 +17,7 @@
 namespace skiff {
 namespace {
 
+using testing::expect_error;
 using testing::from_f64;
 using testing::OpTest;
 using testing::random_tensor;
@@ -274,6 +275,31 @@ TEST(ActivationOps, GradOpsMatchReference) {
       }
     }
   }
+}
+
+// ---- softshrink ----
+
+// Moves values within 0.1 of `kink` 0.1 further away, so finite differences avoid it.
+Tensor away_from(const Tensor& x64, double kink) {
+  return map_f64(x64, [kink](double v) { return v < kink ? v - 0.1 : v + 0.1; });
+}
+
+TEST(Softshrink, ValuesGradientsAndErrors) {
+  const double t = 0.75;
+  auto shrink = [t](double v) { return v > t ? v - t : v < -t ? v + t : 0.0; };
+  for (DType dtype : {DType::kF32, DType::kF64}) {
+    const Tensor x = random_tensor({4, 9}, dtype, 5, -3, 3);
+    OpTest op("softshrink");
+    op.input("X", x).attr("threshold", t);
+    op.check_output("Out", from_f64(map_f64(to_f64(x), shrink), dtype));
+  }
+  OpTest grad("softshrink");
+  grad.input("X", away_from(away_from(random_tensor({3, 5}, DType::kF64, 6, -3, 3), t), -t))
+      .attr("threshold", t);
+  grad.check_grad({"X"});
+  OpTest negative("softshrink");
+  negative.input("X", random_tensor({2}, DType::kF64, 7)).attr("threshold", -1.0);
+  expect_error(negative, {"softshrink", "threshold must be >= 0", "-1"});
 }
 
 }  // namespace

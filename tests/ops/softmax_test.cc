@@ -1,15 +1,18 @@
-// softmax and softmax_with_cross_entropy: values against float64 references along the
+// softmax, log_softmax and softmax_with_cross_entropy: values against float64 references along the
 // last, a middle and the first axis in f32 and f64, stability on large logits, hard
 // labels (with ignore_index) and soft labels, gradients by finite differences, errors.
 #include "skiff/kernels/cpu/softmax.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "skiff/kernels/cpu/axis_blocks.h"
+#include "skiff/kernels/cpu/log_softmax.h"
 #include "tests/testing/op_test.h"
 
 namespace skiff {
@@ -269,6 +272,128 @@ TEST(CrossEntropyOp, Errors) {
   OpTest bad_axis("softmax");
   bad_axis.input("X", logits).attr("axis", int64_t{2});
   expect_error(bad_axis, {"axis 2", "rank-2"});
+}
+
+// ---- log_softmax ----
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// x - log(sum(exp(x))) along `axis`, in float64 with the max subtracted.
+Tensor reference_log_softmax(const Tensor& x, int axis) {
+  const Tensor a = to_f64(x);
+  const Shape& s = x.shape();
+  const kernels::AxisBlocks layout(s, axis);
+  const int64_t outer = layout.outer, n = layout.n, inner = layout.inner;
+  Tensor out = Tensor::empty(s, DType::kF64);
+  const double* p = a.data<double>();
+  double* q = out.data<double>();
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t j = 0; j < inner; ++j) {
+      auto at = [&](int64_t i) { return (o * n + i) * inner + j; };
+      double mx = -kInf, sum = 0;
+      for (int64_t i = 0; i < n; ++i) mx = std::max(mx, p[at(i)]);
+      for (int64_t i = 0; i < n; ++i) sum += std::exp(p[at(i)] - mx);
+      for (int64_t i = 0; i < n; ++i) q[at(i)] = p[at(i)] - mx - std::log(sum);
+    }
+  }
+  return out;
+}
+
+TEST(LogSoftmax, MatchesReference) {
+  struct Case {
+    Shape x;
+    int64_t axis;
+  };
+  const Case cases[] = {{{}, -1},        {{7}, 0},          {{3, 5}, -1},  {{3, 5}, 0},
+                        {{2, 3, 4}, 1},  {{2, 3, 4}, -3},   {{4, 1}, 1},   {{64, 1024}, -1},
+                        {{300, 300}, 0}, {{20, 50, 70}, 1}, {{2, 0, 3}, 1}};
+  for (DType dtype : {DType::kF32, DType::kF64}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(str_cat(dtype_name(dtype), " ", c.x, " axis ", c.axis));
+      Tensor x = random_tensor(c.x, dtype, 3, -20, 20);
+      const int axis = c.axis < 0 ? static_cast<int>(c.axis) + std::max(c.x.rank(), 1)
+                                  : static_cast<int>(c.axis);
+      Tensor want = from_f64(reference_log_softmax(x, c.x.rank() ? axis : 0), dtype);
+      OpTest t("log_softmax");
+      t.input("X", x).attr("axis", c.axis);
+      if (dtype == DType::kF32) {
+        t.check_output("Out", want, 1e-5, 1e-6);
+      } else {
+        t.check_output("Out", want, 1e-13, 1e-13);
+      }
+    }
+  }
+}
+
+TEST(LogSoftmax, StableForExtremeValues) {
+  for (DType dtype : {DType::kF32, DType::kF64}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    // A naive log(softmax) gives -inf (exp underflows) or NaN (exp overflows) here.
+    OpTest t("log_softmax");
+    t.input("X", from_f64(Tensor::from_vector<double>({2, 3}, {1000, 0, -1000, 0, -1e30, -kInf}),
+                          dtype));
+    t.check_output(
+        "Out",
+        from_f64(Tensor::from_vector<double>({2, 3}, {0, -1000, -2000, 0, -1e30, -kInf}), dtype));
+    OpTest nan("log_softmax");
+    nan.input("X", from_f64(Tensor::from_vector<double>({1, 3}, {1, kNaN, 2}), dtype));
+    nan.check_output("Out",
+                     from_f64(Tensor::from_vector<double>({1, 3}, {kNaN, kNaN, kNaN}), dtype));
+  }
+}
+
+TEST(LogSoftmax, InPlace) {
+  Tensor x = Tensor::from_vector<float>({2}, {0, 0});
+  Tensor kept = x;  // shares storage: the kernel must not write through it
+  kernels::log_softmax(x, -1, &x);
+  EXPECT_FLOAT_EQ(x.data<float>()[0], -std::log(2.0f));
+  EXPECT_EQ(kept.to_vector<float>(), (std::vector<float>{0, 0}));
+}
+
+TEST(LogSoftmax, GradientsMatchFiniteDifferences) {
+  for (int64_t axis : {-1, 0, 1}) {
+    SCOPED_TRACE(str_cat("axis ", axis));
+    OpTest t("log_softmax");
+    t.input("X", random_tensor({3, 4, 5}, DType::kF64, 4, -3, 3)).attr("axis", axis);
+    t.check_grad({"X"});
+  }
+  OpTest scalar("log_softmax");
+  scalar.input("X", Tensor::scalar<double>(2.5));
+  scalar.check_grad({"X"});
+}
+
+TEST(LogSoftmax, GradOpInFloat32) {
+  // X@GRAD = dOut - exp(Out) * sum(dOut) along the axis.
+  for (const Shape& s : {Shape{3, 5}, Shape{64, 1024}}) {
+    SCOPED_TRACE(str_cat(s));
+    Tensor x = random_tensor(s, DType::kF64, 5, -3, 3);
+    Tensor out = reference_log_softmax(x, 1);
+    Tensor d = random_tensor(s, DType::kF64, 6);
+    Tensor want = Tensor::empty(s, DType::kF64);
+    for (int64_t r = 0; r < s[0]; ++r) {
+      double sum = 0;
+      for (int64_t c = 0; c < s[1]; ++c) sum += d.data<double>()[r * s[1] + c];
+      for (int64_t c = 0; c < s[1]; ++c) {
+        const int64_t i = r * s[1] + c;
+        want.data<double>()[i] = d.data<double>()[i] - std::exp(out.data<double>()[i]) * sum;
+      }
+    }
+    OpTest t("log_softmax_grad");
+    t.input("Out", from_f64(out, DType::kF32))
+        .input("Out@GRAD", from_f64(d, DType::kF32))
+        .output("X@GRAD");
+    t.check_output("X@GRAD", from_f64(want, DType::kF32), 1e-5, 1e-5);
+  }
+}
+
+TEST(LogSoftmax, Errors) {
+  OpTest axis("log_softmax");
+  axis.input("X", random_tensor({2, 3}, DType::kF32, 7)).attr("axis", int64_t{2});
+  expect_error(axis, {"log_softmax", "axis 2 is out of range"});
+  OpTest ints("log_softmax");
+  ints.input("X", Tensor::from_vector<int64_t>({2}, {1, 2}));
+  expect_error(ints, {"log_softmax", "float32 or float64", "int64"});
 }
 
 }  // namespace

@@ -1,10 +1,15 @@
-// The smooth functions (trigonometric, hyperbolic and their inverses, log1p, expm1, erf,
-// erfinv, lgamma, digamma: values against <cmath> or tabulated values, gradients by finite
-// differences), floor, ceil, round, sign over floats and integers, and isnan / isinf /
+// abs, square, clip (every numeric dtype: values against float64 references at small and
+// threaded sizes, integer wrap-around and bound rounding, special values, gradients, the
+// grad ops in float32, errors); the smooth functions (trigonometric, hyperbolic and their inverses,
+// log1p, expm1, erf, erfinv, lgamma, digamma: values against <cmath> or tabulated values, gradients
+// by finite differences), floor, ceil, round, sign over floats and integers, and isnan / isinf /
 // isfinite.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -189,6 +194,139 @@ TEST(UnaryMathOp, Errors) {
   expect_error(unary("floor", values({2}, {1, 0}, DType::kBool)), {"floor", "bool"});
   expect_error(unary("erfinv", values({2}, {1, 2}, DType::kI32)),
                {"erfinv", "float32 or float64", "int32"});
+}
+
+// ---- abs, square, clip (every numeric dtype) ----
+
+constexpr DType kNumericTypes[] = {DType::kF32, DType::kF64, DType::kI32, DType::kI64};
+const Shape kShapes[] = {{}, {1, 16}, {3, 5}, {300, 300}};
+const double kInf = std::numeric_limits<double>::infinity();
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+Tensor map_f64(const Tensor& x64, const std::function<double(double)>& f) {
+  Tensor out = Tensor::empty(x64.shape(), DType::kF64);
+  for (int64_t i = 0; i < x64.numel(); ++i) out.data<double>()[i] = f(x64.data<double>()[i]);
+  return out;
+}
+
+// Moves values within 0.1 of `kink` 0.1 further away, so finite differences avoid it.
+Tensor away_from(const Tensor& x64, double kink) {
+  return map_f64(x64, [kink](double v) { return v < kink ? v - 0.1 : v + 0.1; });
+}
+
+struct UnaryCase {
+  const char* type;
+  std::function<double(double)> f;
+  double lo, hi;
+  AttrList attrs;
+};
+
+const UnaryCase kUnary[] = {
+    {"abs", [](double x) { return std::abs(x); }, -50, 50, {}},
+    {"square", [](double x) { return x * x; }, -50, 50, {}},
+    {"clip", [](double x) { return std::min(std::max(x, -20.5), 30.25); }, -50, 50,
+     AttrList{{"min", -20.5}, {"max", 30.25}}},
+    {"clip", [](double x) { return x; }, -50, 50, {}},  // no bounds by default
+};
+
+OpTest unary_op(const UnaryCase& c, const Tensor& x) {
+  OpTest t(c.type);
+  t.input("X", x);
+  for (const auto& [name, value] : c.attrs) t.attr(name, value);
+  return t;
+}
+
+TEST(NumericUnaryOps, ForwardMatchesReferenceInEveryDtype) {
+  for (const UnaryCase& c : kUnary) {
+    for (DType dtype : kNumericTypes) {
+      for (const Shape& s : kShapes) {
+        SCOPED_TRACE(str_cat(c.type, " ", c.attrs.size(), " attrs ", dtype_name(dtype), " ", s));
+        Tensor x = random_tensor(s, dtype, 1, c.lo, c.hi);
+        // Integer clip bounds round inwards: [-20.5, 30.25] clips ints to [-20, 30].
+        Tensor want = from_f64(map_f64(to_f64(x), c.f), dtype);
+        unary_op(c, x).check_output("Out", want, 1e-6, 1e-6);
+      }
+    }
+  }
+}
+
+TEST(NumericUnaryOps, IntegerEdges) {
+  const int32_t min32 = std::numeric_limits<int32_t>::min();
+  OpTest abs32("abs");
+  abs32.input("X", Tensor::from_vector<int32_t>({3}, {min32, -7, 7}));
+  abs32.check_output("Out", Tensor::from_vector<int32_t>({3}, {min32, 7, 7}));  // wraps
+
+  OpTest sq("square");
+  sq.input("X", Tensor::from_vector<int64_t>({2}, {-3000000000, 5}));
+  sq.check_output("Out", Tensor::from_vector<int64_t>({2}, {9000000000000000000, 25}));
+
+  // Bounds past the dtype's range do not clip; fractional ones round inwards.
+  OpTest clip("clip");
+  clip.input("X", Tensor::from_vector<int32_t>({4}, {min32, -3, 3, 2147483647}))
+      .attr("min", -1e20)
+      .attr("max", 2.9);
+  clip.check_output("Out", Tensor::from_vector<int32_t>({4}, {min32, -3, 2, 2}));
+}
+
+TEST(NumericUnaryOps, SpecialValues) {
+  for (DType dtype : {DType::kF32, DType::kF64}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    auto vec = [dtype](std::vector<double> v) {
+      return from_f64(Tensor::from_vector<double>({static_cast<int64_t>(v.size())}, v), dtype);
+    };
+    OpTest abs("abs");
+    abs.input("X", vec({kNaN, -kInf, kInf, -0.0}));
+    abs.check_output("Out", vec({kNaN, kInf, kInf, 0}));
+    OpTest sq("square");
+    sq.input("X", vec({kNaN, -kInf, 1e200}));
+    sq.check_output("Out", vec({kNaN, kInf, kInf}));
+    OpTest clip("clip");
+    clip.input("X", vec({kNaN, -kInf, kInf, 0.5})).attr("min", -1.0).attr("max", 1.0);
+    clip.check_output("Out", vec({kNaN, -1, 1, 0.5}));
+  }
+}
+
+TEST(NumericUnaryOps, GradientsMatchFiniteDifferences) {
+  for (const Shape& s : {Shape{}, Shape{3, 7}}) {
+    SCOPED_TRACE(str_cat(s));
+    Tensor x = away_from(random_tensor(s, DType::kF64, 2, -2, 2), 0);
+    unary_op(kUnary[0], x).check_grad({"X"});
+    unary_op(kUnary[1], x).check_grad({"X"});
+    OpTest clip("clip");
+    clip.input("X", away_from(away_from(x, -1), 1.5)).attr("min", -1.0).attr("max", 1.5);
+    clip.check_grad({"X"});
+  }
+}
+
+TEST(NumericUnaryOps, GradOpsInFloat32) {
+  Tensor x = Tensor::from_vector<float>({5}, {-2, -0.5, 0, 0.5, 2});
+  Tensor d = Tensor::from_vector<float>({5}, {1, 2, 3, 4, 5});
+  auto grad = [&](const char* type, AttrList attrs) {
+    OpTest t(type);
+    t.input("X", x).input("Out@GRAD", d).output("X@GRAD");
+    for (const auto& [name, value] : attrs) t.attr(name, value);
+    return t;
+  };
+  grad("abs_grad", {}).check_output("X@GRAD", Tensor::from_vector<float>({5}, {-1, -2, 0, 4, 5}));
+  grad("square_grad", {})
+      .check_output("X@GRAD", Tensor::from_vector<float>({5}, {-4, -2, 0, 4, 20}));
+  // At a bound the gradient is 0 (Paddle's convention).
+  grad("clip_grad", {{"min", -0.5}, {"max", 1.0}})
+      .check_output("X@GRAD", Tensor::from_vector<float>({5}, {0, 0, 3, 4, 0}));
+}
+
+TEST(NumericUnaryOps, Errors) {
+  OpTest clip("clip");
+  clip.input("X", Tensor::from_vector<float>({2}, {1, 2})).attr("min", 2.0).attr("max", 1.0);
+  expect_error(clip, {"clip", "min (2) must not exceed max (1)"});
+  OpTest abs("abs");
+  abs.input("X", Tensor::from_vector<bool>({2}, {true, false}));
+  expect_error(abs, {"abs", "numeric", "bool"});
+  OpTest grad("square_grad");
+  grad.input("X", Tensor::from_vector<float>({2}, {1, 2}))
+      .input("Out@GRAD", Tensor::from_vector<float>({3}, {1, 2, 3}))
+      .output("X@GRAD");
+  expect_error(grad, {"square_grad", "float32[2]", "float32[3]"});
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "skiff/core/parallel.h"
 #include "skiff/kernels/cpu/eigen.h"
+#include "skiff/kernels/cpu/elementwise_map.h"
 // Vectorised erf (gelu) lives among Eigen's special functions.
 #include <unsupported/Eigen/SpecialFunctions>
 
@@ -263,6 +264,21 @@ void activation_grad(Activation kind, const Tensor& saved, const Tensor& dout, T
     parallel_for(dout.numel(), grain_of(kind), [&](int64_t b, int64_t e) {
       backward_chunk(kind, params, sp + b, dp + b, gp + b, e - b);
     });
+  });
+}
+
+void softshrink(const Tensor& x, double threshold, Tensor* out) {
+  SKIFF_CHECK(threshold >= 0, "softshrink: threshold must be >= 0, got ", threshold);
+  SKIFF_DISPATCH_FLOATING(x.dtype(), T, {
+    const T t = static_cast<T>(threshold);
+    map_elements<T>(x, out, [t](T v) { return v > t ? v - t : v < -t ? v + t : T(0); });
+  });
+}
+
+void softshrink_grad(const Tensor& x, const Tensor& dout, double threshold, Tensor* dx) {
+  map_grad("softshrink", x, dout, dx, [threshold](auto v, auto d) {
+    using T = decltype(v);
+    return v > T(threshold) || v < T(-threshold) ? d : T(0);
   });
 }
 

@@ -1,5 +1,5 @@
 // Elementwise activations and their gradients (f32, f64), vectorised with Eigen
-// array expressions; split across threads only for large tensors.
+// array expressions; split across threads only for large tensors; and softshrink.
 //
 //   kernels::activation(kernels::Activation::kTanh, x, &out);          // out = tanh(x)
 //   kernels::activation_grad(kernels::Activation::kTanh, out, dout, &dx);
@@ -54,5 +54,11 @@ void activation(Activation kind, const Tensor& x, Tensor* out, const ActivationP
 // float64; relu also bfloat16.
 void activation_grad(Activation kind, const Tensor& saved, const Tensor& dout, Tensor* dx,
                      const ActivationParams& params = {});
+
+// out = x - t where x > t, x + t where x < -t, 0 between (t = threshold >= 0); float32,
+// float64.
+void softshrink(const Tensor& x, double threshold, Tensor* out);
+// dx = dout where |x| > t, 0 elsewhere.
+void softshrink_grad(const Tensor& x, const Tensor& dout, double threshold, Tensor* dx);
 
 }  // namespace skiff::kernels

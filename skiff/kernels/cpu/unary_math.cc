@@ -1,9 +1,12 @@
 #include "skiff/kernels/cpu/unary_math.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "skiff/core/parallel.h"
+#include "skiff/kernels/cpu/elementwise_map.h"
 #include "skiff/kernels/cpu/input_handle.h"
 #include "skiff/kernels/cpu/special_functions.h"
 
@@ -296,6 +299,92 @@ void classify(FloatClass c, const Tensor& x, Tensor* out) {
       const bool value = c == FloatClass::kFinite;
       map(a, o, n, [value](T) { return value; });
     }
+  });
+}
+
+// ---- abs, square, clip: any numeric dtype ----
+
+namespace {
+
+// Integer arithmetic through the unsigned type, where overflow wraps instead of being
+// undefined.
+template <typename T>
+using Unsigned = std::make_unsigned_t<T>;
+
+template <typename T>
+T absolute_of(T v) {
+  if constexpr (std::is_integral_v<T>) {
+    return v < 0 ? static_cast<T>(Unsigned<T>(0) - static_cast<Unsigned<T>>(v)) : v;
+  } else {
+    return std::abs(v);
+  }
+}
+
+template <typename T>
+T square_of(T v) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(static_cast<Unsigned<T>>(v) * static_cast<Unsigned<T>>(v));
+  } else {
+    return v * v;
+  }
+}
+
+// The bounds of clip in T: for an integer T, the nearest integers inside [min, max]
+// saturated to T's range.
+template <typename T>
+void clip_bounds(double min, double max, T* lo, T* hi) {
+  if constexpr (std::is_integral_v<T>) {
+    const double low = static_cast<double>(std::numeric_limits<T>::lowest());
+    const double high = static_cast<double>(std::numeric_limits<T>::max());
+    *lo = std::ceil(min) <= low ? std::numeric_limits<T>::lowest() : static_cast<T>(std::ceil(min));
+    *hi = std::floor(max) >= high ? std::numeric_limits<T>::max() : static_cast<T>(std::floor(max));
+  } else {
+    *lo = static_cast<T>(min);
+    *hi = static_cast<T>(max);
+  }
+}
+
+void check_bounds(double min, double max) {
+  SKIFF_CHECK(!std::isnan(min) && !std::isnan(max) && min <= max, "clip: min (", min,
+              ") must not exceed max (", max, ")");
+}
+
+}  // namespace
+
+void absolute(const Tensor& x, Tensor* out) {
+  SKIFF_DISPATCH_NUMERIC(x.dtype(), T, map_elements<T>(x, out, [](T v) { return absolute_of(v); }));
+}
+
+void absolute_grad(const Tensor& x, const Tensor& dout, Tensor* dx) {
+  map_grad("abs", x, dout, dx, [](auto v, auto d) {
+    using T = decltype(v);
+    return v > T(0) ? d : (v < T(0) ? -d : T(0));
+  });
+}
+
+void square(const Tensor& x, Tensor* out) {
+  SKIFF_DISPATCH_NUMERIC(x.dtype(), T, map_elements<T>(x, out, [](T v) { return square_of(v); }));
+}
+
+void square_grad(const Tensor& x, const Tensor& dout, Tensor* dx) {
+  map_grad("square", x, dout, dx, [](auto v, auto d) { return decltype(v)(2) * v * d; });
+}
+
+void clip(const Tensor& x, double min, double max, Tensor* out) {
+  check_bounds(min, max);
+  SKIFF_DISPATCH_NUMERIC(x.dtype(), T, {
+    T lo, hi;
+    clip_bounds(min, max, &lo, &hi);
+    // max(x, lo) and min(., hi) with x first, so that a NaN x stays NaN.
+    map_elements<T>(x, out, [lo, hi](T v) { return std::min(std::max(v, lo), hi); });
+  });
+}
+
+void clip_grad(const Tensor& x, const Tensor& dout, double min, double max, Tensor* dx) {
+  check_bounds(min, max);
+  map_grad("clip", x, dout, dx, [min, max](auto v, auto d) {
+    using T = decltype(v);
+    return v > T(min) && v < T(max) ? d : T(0);
   });
 }
 

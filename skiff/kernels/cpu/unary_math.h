@@ -1,7 +1,7 @@
-// Elementwise math outside the activations: the trigonometric and hyperbolic functions and
-// their inverses, log1p, expm1, erf, erfinv, lgamma and digamma (with gradients), the
-// rounding family floor/ceil/round and sign, and the float classifiers isnan, isinf,
-// isfinite (bool results).
+// Elementwise math of one tensor outside the activations (activation.h): abs, square and
+// clip over any numeric dtype, the trigonometric and hyperbolic functions and their inverses,
+// log1p, expm1, erf, erfinv, lgamma and digamma (with gradients), the rounding family
+// floor/ceil/round and sign, and the float classifiers isnan, isinf, isfinite (bool results).
 //
 //   kernels::unary_math(kernels::UnaryMath::kSin, x, &out);          // out = sin(x)
 //   kernels::unary_math_grad(kernels::UnaryMath::kSin, x, dout, &dx);  // dx = cos(x) * dout
@@ -51,5 +51,29 @@ enum class FloatClass { kNan, kInf, kFinite };
 // out (bool, x's shape) = whether each element of x is NaN / +-inf / finite; integer
 // inputs are never NaN or infinite.
 void classify(FloatClass c, const Tensor& x, Tensor* out);
+
+// ---- abs, square, clip over any numeric dtype (float32, float64, int32, int64), with
+// gradients in float32 and float64. Integer results wrap like numpy's on overflow
+// (|INT_MIN| stays INT_MIN); NaN stays NaN.
+//
+//   kernels::absolute(x, &out);               // |x|
+//   kernels::clip(x, -1.0, 1.0, &out);        // min(max(x, -1), 1)
+//   kernels::clip_grad(x, dout, -1.0, 1.0, &dx);
+
+// out = |x|; out takes x's shape and dtype and may be x itself.
+void absolute(const Tensor& x, Tensor* out);
+// dx = dout * sign(x) (0 where x == 0).
+void absolute_grad(const Tensor& x, const Tensor& dout, Tensor* dx);
+
+// out = x * x.
+void square(const Tensor& x, Tensor* out);
+// dx = 2 * x * dout.
+void square_grad(const Tensor& x, const Tensor& dout, Tensor* dx);
+
+// out = min(max(x, min), max); min <= max (throws otherwise). Integer inputs compare
+// with the bounds exactly (a bound past the dtype's range does not clip).
+void clip(const Tensor& x, double min, double max, Tensor* out);
+// dx = dout where min < x < max, 0 elsewhere.
+void clip_grad(const Tensor& x, const Tensor& dout, double min, double max, Tensor* dx);
 
 }  // namespace skiff::kernels

@@ -1,6 +1,6 @@
-// Parameter updates of PaddlePaddle's further optimizers: adamax, adadelta, nadam, radam
-// and lamb; f32 and f64. Every output may be the same tensor as its input (the usual
-// in-place update).
+// Parameter updates of the adaptive optimizers with per-step state (PaddlePaddle's adamax,
+// adadelta, nadam, radam and lamb; the core ones are in optimizer.h); f32 and f64. Every
+// output may be the same tensor as its input (the usual in-place update).
 //
 //   kernels::adadelta_update(p, g, avg_sq_grad, avg_sq_update, lr, {0.95, 1e-6},
 //                            {&p, &avg_sq_grad, &avg_sq_update});

@@ -1,7 +1,9 @@
-// Further optimizer ops: adamax, adadelta, nadam, radam, lamb (PaddlePaddle semantics).
-// Like the ops of optimizer.cc they update their parameter and accumulators in place
-// (each output names the same variable as its input) and are not differentiable.
-#include "skiff/kernels/cpu/optimizer_more.h"
+// The adaptive optimizers that keep per-step state beside their moments: adamax, adadelta,
+// nadam, radam, lamb (PaddlePaddle semantics; dense gradients only). The core updates
+// (sgd, momentum, adam/adamw, rmsprop, adagrad; some with sparse gradients) are in
+// optimizer.cc. Like those they update their parameter and accumulators in place (each
+// output names the same variable as its input) and are not differentiable.
+#include "skiff/kernels/cpu/adaptive_optimizers.h"
 #include "skiff/ops/binding.h"
 #include "skiff/ops/optimizer_shapes.h"
 #include "skiff/ops/registry.h"
@@ -62,7 +64,7 @@ void infer_lamb(ShapeContext& ctx) {
 template <typename C>
 void adamax(C& c) {
   SKIFF_KERNEL_CALL(
-      c, "optimizer_more", kernels::adamax_update, c.in("Param"), c.in("Grad"),
+      c, "adaptive_optimizers", kernels::adamax_update, c.in("Param"), c.in("Grad"),
       SKIFF_KERNEL_STRUCT(c, kernels::AdamaxState, in_ptr(c, "Moment"), in_ptr(c, "InfNorm"),
                           in_ptr(c, "Beta1Pow")),
       c.in("LearningRate"),
@@ -74,7 +76,7 @@ void adamax(C& c) {
 
 template <typename C>
 void adadelta(C& c) {
-  SKIFF_KERNEL_CALL(c, "optimizer_more", kernels::adadelta_update, c.in("Param"), c.in("Grad"),
+  SKIFF_KERNEL_CALL(c, "adaptive_optimizers", kernels::adadelta_update, c.in("Param"), c.in("Grad"),
                     c.in("AvgSquaredGrad"), c.in("AvgSquaredUpdate"), c.in("LearningRate"),
                     SKIFF_KERNEL_STRUCT(c, kernels::AdadeltaOptions, attr<double>(c, "rho"),
                                         attr<double>(c, "epsilon")),
@@ -85,7 +87,7 @@ void adadelta(C& c) {
 template <typename C>
 void nadam(C& c) {
   SKIFF_KERNEL_CALL(
-      c, "optimizer_more", kernels::nadam_update, c.in("Param"), c.in("Grad"),
+      c, "adaptive_optimizers", kernels::nadam_update, c.in("Param"), c.in("Grad"),
       SKIFF_KERNEL_STRUCT(c, kernels::NadamState, in_ptr(c, "MomentumDecayPow"),
                           in_ptr(c, "Beta2Pow"), in_ptr(c, "MuProduct"), in_ptr(c, "Moment1"),
                           in_ptr(c, "Moment2")),
@@ -101,7 +103,7 @@ void nadam(C& c) {
 template <typename C>
 void radam(C& c) {
   SKIFF_KERNEL_CALL(
-      c, "optimizer_more", kernels::radam_update, c.in("Param"), c.in("Grad"),
+      c, "adaptive_optimizers", kernels::radam_update, c.in("Param"), c.in("Grad"),
       SKIFF_KERNEL_STRUCT(c, kernels::RadamState, in_ptr(c, "Beta1Pow"), in_ptr(c, "Beta2Pow"),
                           in_ptr(c, "Rho"), in_ptr(c, "Moment1"), in_ptr(c, "Moment2")),
       c.in("LearningRate"),
@@ -115,7 +117,7 @@ void radam(C& c) {
 template <typename C>
 void lamb(C& c) {
   SKIFF_KERNEL_CALL(
-      c, "optimizer_more", kernels::lamb_update, c.in("Param"), c.in("Grad"),
+      c, "adaptive_optimizers", kernels::lamb_update, c.in("Param"), c.in("Grad"),
       SKIFF_KERNEL_STRUCT(c, kernels::LambState, in_ptr(c, "Moment1"), in_ptr(c, "Moment2"),
                           in_ptr(c, "Beta1Pow"), in_ptr(c, "Beta2Pow")),
       c.in("LearningRate"),
@@ -140,7 +142,7 @@ const char* const kStepValueNote =
 
 }  // namespace
 
-void register_optimizer_more_ops(OpRegistry& r) {
+void register_adaptive_optimizer_ops(OpRegistry& r) {
   param_slots(r.add("adamax").doc(
                   "Adamax: MomentOut = beta1*Moment + (1-beta1)*Grad; InfNormOut = max(|Grad|, "
                   "beta2*InfNorm + epsilon); ParamOut = Param - LearningRate/(1-Beta1Pow) * "
@@ -247,6 +249,6 @@ void register_optimizer_more_ops(OpRegistry& r) {
       .kernel_dtype_from("Param");
 }
 
-const OpRegistrar kOptimizerMoreOps(register_optimizer_more_ops);
+const OpRegistrar kAdaptiveOptimizerOps(register_adaptive_optimizer_ops);
 
 }  // namespace skiff

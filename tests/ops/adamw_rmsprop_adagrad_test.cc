@@ -1,4 +1,5 @@
-// adamw, rmsprop (plain, centered, with momentum), adagrad: several steps against
+// The ops of ops/optimizer.cc beyond sgd, momentum and adam (optimizer_test.cc): adamw,
+// rmsprop (plain, centered, with momentum), adagrad: several steps against
 // double-precision references in f32 and f64 and against values PaddlePaddle gives;
 // sparse adam / adamw (selected-rows gradients, repeated rows) equal to the dense
 // update without lazy_mode and touching only their rows with it; errors.

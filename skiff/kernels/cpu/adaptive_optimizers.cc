@@ -1,4 +1,4 @@
-#include "skiff/kernels/cpu/optimizer_more.h"
+#include "skiff/kernels/cpu/adaptive_optimizers.h"
 
 #include <algorithm>
 #include <cmath>
