@@ -5,5 +5,6 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --test
 scripts/check_format.sh
 scripts/check_layers.sh
+scripts/check_python.sh
 scripts/build.sh
 cd build && ctest --output-on-failure -j2 "$@"

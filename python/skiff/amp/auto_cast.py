@@ -13,6 +13,7 @@ from ..framework import core
 from ..framework.building import static_apply
 from ..framework import dtype as dt
 from ..framework.mode import mode
+import sys
 
 __all__ = ["auto_cast", "autocast", "amp_guard", "is_autocast_enabled", "get_autocast_dtype",
            "white_list", "black_list"]
@@ -121,7 +122,6 @@ _FAST_PATHS = (("skiff.nn.functional.tensor_ops", "_matmul"), ("skiff.tensor.lin
 
 
 def _swap_fast_paths(replacement):
-    import sys
     saved = []
     for module, attr in _FAST_PATHS:
         m = sys.modules.get(module)

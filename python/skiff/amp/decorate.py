@@ -7,12 +7,12 @@ from .. import _C
 from ..autograd import no_grad
 from ..framework.core import apply
 from ..framework import dtype as dt
+from ..nn.layer.norm import _BatchNormBase, _InstanceNormBase, GroupNorm, LayerNorm
 
 __all__ = ["decorate", "amp_decorate"]
 
 
 def _norm_layers():
-    from ..nn.layer.norm import _BatchNormBase, _InstanceNormBase, GroupNorm, LayerNorm
     return (_BatchNormBase, _InstanceNormBase, GroupNorm, LayerNorm)
 
 

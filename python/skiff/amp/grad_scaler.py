@@ -5,11 +5,11 @@ import enum
 
 import numpy as np
 
-from .. import _C
 from ..autograd import no_grad
 from ..framework import arguments, dtype as dt
 from ..framework.core import apply
 from ..tensor import all as _all
+from ..optimizer.optimizer import Optimizer
 
 __all__ = ["GradScaler", "AmpScaler", "OptimizerState"]
 
@@ -42,7 +42,6 @@ def _every(param, value):
 
 def _check_optimizer(optimizer):
     """Raises naming GradScaler unless ``optimizer`` is a skiff optimizer."""
-    from ..optimizer.optimizer import Optimizer
     if not isinstance(optimizer, Optimizer):
         raise arguments.ArgumentTypeError(f"{_FN}: optimizer must be a skiff optimizer, got "
                                           f"{type(optimizer).__name__}")

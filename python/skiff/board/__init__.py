@@ -17,5 +17,5 @@ __all__ = ["LogWriter", "default_logdir", "watch", "Watch", "global_grad_norm", 
 def serve(logdir, *args, **kwargs):
     """Serves the page for ``logdir`` until interrupted (skiff.board.server.serve's
     arguments: host, port, reload_interval, ...)."""
-    from .server import serve as serve_logdir
+    from .server import serve as serve_logdir  # noqa: PLC0415  (aiohttp: needed only to serve)
     return serve_logdir(logdir, *args, **kwargs)

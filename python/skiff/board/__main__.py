@@ -23,7 +23,7 @@ def main(argv=None):
     if not os.path.isdir(args.logdir):
         print(f"skiff board: {args.logdir} is not a folder yet; its runs appear once "
               f"written", file=sys.stderr)
-    from .server import serve  # aiohttp is needed only here
+    from .server import serve  # noqa: PLC0415  (aiohttp is needed only here)
     try:
         serve(args.logdir, host=args.host, port=args.port,
               reload_interval=args.reload_interval)

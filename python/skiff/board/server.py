@@ -35,7 +35,7 @@ _log = logging.getLogger("skiff.board")
 def plotly_js_path():
     """The plotly.min.js shipped in the installed plotly package, or None."""
     try:
-        import plotly
+        import plotly  # noqa: PLC0415  (an optional dependency)
     except ImportError:
         return None
     path = os.path.join(os.path.dirname(plotly.__file__), "package_data", "plotly.min.js")

@@ -16,6 +16,7 @@ from .env import ParallelEnv
 from ..tensor import split
 from ..tensor import concat
 from ..tensor import assign
+import pickle
 
 __all__ = ["ReduceOp", "Group", "init_parallel_env", "is_initialized", "get_rank",
            "get_world_size", "new_group", "get_group", "destroy_process_group", "barrier",
@@ -239,7 +240,6 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True):
 
 def all_gather_object(object_list, obj, group=None):
     """Appends every rank's picklable ``obj`` to ``object_list``, in rank order."""
-    import pickle
     group = _group(group, "all_gather_object")
     data = np.frombuffer(pickle.dumps(obj), dtype=np.uint8).astype(np.int32)
     sizes = []

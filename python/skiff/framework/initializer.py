@@ -11,7 +11,6 @@ from . import arguments, dtype as dt
 from .arguments import number
 from .core import apply
 from .grad_mode import no_grad
-from .mode import mode
 
 __all__ = ["Initializer", "Constant", "Normal", "Uniform", "TruncatedNormal", "XavierNormal",
            "XavierUniform", "KaimingNormal", "KaimingUniform", "Assign", "calculate_gain",

@@ -73,8 +73,7 @@ def _to_loaded(obj, return_numpy):
     if isinstance(obj, np.ndarray):
         if return_numpy:
             return obj
-        from ..tensor.creation import to_tensor
-        return to_tensor(np.ascontiguousarray(obj))
+        return _C.tensor_from_array(np.ascontiguousarray(obj), True, "skiff.load")
     if isinstance(obj, dict):
         out = type(obj)()
         for k, v in obj.items():

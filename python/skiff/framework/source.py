@@ -6,9 +6,8 @@ import functools
 import os
 import sys
 
-import skiff
-
-_PACKAGE_DIRS = tuple({os.path.dirname(f(skiff.__file__)) + os.sep
+# The package's folder (this file is skiff/framework/source.py), as given and as resolved.
+_PACKAGE_DIRS = tuple({os.path.dirname(os.path.dirname(f(__file__))) + os.sep
                        for f in (str, os.path.abspath, os.path.realpath)})
 # Library frames that sit between skiff and its caller (with-statements, decorators).
 _PASS_THROUGH = (os.path.abspath(contextlib.__file__), os.path.abspath(functools.__file__))

@@ -214,11 +214,11 @@ def _source(name, params, kinds, scalars):
             body += [f"    if {pname}.__class__ is not list and {pname}.__class__ is not tuple "
                      f"or not {pname}:",
                      f"        {pname} = _check{i}({pname})",
-                     f"    else:",
+                     "    else:",
                      f"        for _t in {pname}:",
-                     f"            if _t.__class__ not in _required:",
+                     "            if _t.__class__ not in _required:",
                      f"                {pname} = _check{i}({pname})",
-                     f"                break"]
+                     "                break"]
             continue
         if kind.per_call:
             body.append(f"    {pname} = _check{i}({pname})")

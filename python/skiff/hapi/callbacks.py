@@ -13,6 +13,8 @@ import warnings
 import numpy as np
 
 from .progressbar import ProgressBar
+from ..distributed.env import ParallelEnv
+from ..board import LogWriter
 
 __all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "LRScheduler", "EarlyStopping",
            "VisualDL", "config_callbacks"]
@@ -362,14 +364,12 @@ class VisualDL(Callback):
         self.train_metrics = []
         self.eval_metrics = []
         self._in_fit = False
-        from ..distributed.env import ParallelEnv
         self._writes = ParallelEnv().local_rank == 0
 
     def _write(self, mode, names, logs, step):
         if not self._writes:
             return
         if self.writer is None:
-            from ..board import LogWriter
             self.writer = LogWriter(self.log_dir)
         for name in names:
             value = _logged_value((logs or {}).get(name))

@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ..tensor.creation import to_tensor
+
 __all__ = ["default_collate_fn", "default_convert_fn"]
 
 
@@ -80,33 +82,10 @@ def default_convert_fn(sample):
     return sample
 
 
-_skiff_module = None  # the skiff module once skiff._C imports; False when it does not
-
-
-def _skiff_with_tensors():
-    """The imported skiff package if its compiled module skiff._C loads, else None (cached)."""
-    global _skiff_module
-    if _skiff_module is None:
-        try:
-            import skiff._C  # noqa: F401  (only to learn whether the binding is built)
-            import skiff
-
-            _skiff_module = skiff if hasattr(skiff, "to_tensor") else False
-        except ImportError:
-            _skiff_module = False
-    return _skiff_module or None
-
-
 def _to_tensor(batch):
-    """Converts every numpy array in a collated batch to a skiff Tensor (`skiff.to_tensor`).
-
-    When skiff._C cannot be imported (the binding is not built), the batch is returned as
-    numpy arrays unchanged. Lists, tuples and dicts keep their structure.
-    """
-    skiff = _skiff_with_tensors()
-    if skiff is None:
-        return batch
-    return _map_arrays(batch, skiff.to_tensor)
+    """Converts every numpy array in a collated batch to a skiff Tensor (``to_tensor``);
+    lists, tuples and dicts keep their structure."""
+    return _map_arrays(batch, to_tensor)
 
 
 def _map_arrays(value, fn):

@@ -6,6 +6,7 @@ import numbers
 import numpy as np
 
 from .sampler import BatchSampler
+from ..distributed import ParallelEnv, collective
 
 __all__ = ["DistributedBatchSampler"]
 
@@ -34,7 +35,6 @@ class DistributedBatchSampler(BatchSampler):
             raise TypeError(f"DistributedBatchSampler: drop_last must be a bool, "
                             f"got {drop_last!r}")
         if num_replicas is None or rank is None:
-            from ..distributed import ParallelEnv, collective
             world = collective._State.world
             env = ParallelEnv()
             default_size = world.nranks if world else env.world_size

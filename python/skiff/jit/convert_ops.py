@@ -161,7 +161,6 @@ def convert_print(*args, sep=" ", end="\n", file=None, flush=False):
     op each time the program runs (its message: the other arguments); else Python's."""
     if not any(is_static(a) for a in args):
         return print(*args, sep=sep, end=end, file=file, flush=flush)
-    from ..static.debug import Print
     message = sep.join(str(a) for a in args if not is_static(a))
     for a in args:
         if is_static(a):

@@ -12,6 +12,7 @@ from .static_control import is_static_var
 from .. import static
 from ..nn import Layer
 from ..static import Program
+import warnings
 
 Error = _C.Error
 
@@ -66,7 +67,6 @@ def _to_int8(program):
         return
     report = _C.convert_to_int8(program.desc)
     if report["left_float"]:
-        import warnings
         warnings.warn("jit.save: " + str(len(report["left_float"])) + " quantized op(s) stay "
                       "float32: " + "; ".join(report["left_float"]), stacklevel=3)
 

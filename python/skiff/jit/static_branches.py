@@ -12,6 +12,7 @@ from .static_control import (Filler, _is_number, _is_undefined, _known_shape, _n
                              as_program_var, constant, describe, flatten, is_eager_tensor,
                              is_numeric_ndarray, is_static_var, subject,
                              UndefinedVar, unflatten)
+import numpy as np
 
 Error = _C.Error
 
@@ -124,7 +125,6 @@ def _ndarray_plan(a, b, name, loc):
     """How numeric ndarrays merge: None when both branches hold equal arrays, else the
     (dtype, shape) of the program variable both become (with a Tensor of that dtype, or
     another array); "other" for pairs it does not cover."""
-    import numpy as np
     if is_numeric_ndarray(a) and is_numeric_ndarray(b) and a.dtype == b.dtype and \
             np.array_equal(a, b):
         return None

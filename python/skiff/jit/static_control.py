@@ -13,6 +13,7 @@ from ..tensor.control_flow import while_loop
 from ..tensor.run_dims import dim
 from ..framework.source import user_source
 from .ast_lowering import JST, RETURN_FLAG, RETURN_VALUE
+import numpy as np
 
 Error = _C.Error
 
@@ -54,13 +55,11 @@ _NUMBER = (bool, int, float)
 
 
 def _is_number(x):
-    import numpy as np
     return isinstance(x, _NUMBER + (np.number, np.bool_))
 
 
 def is_numeric_ndarray(x):
     """A numpy array of bools, integers or floats (what can become a Tensor)."""
-    import numpy as np
     return isinstance(x, np.ndarray) and x.dtype.kind in "biuf"
 
 
@@ -351,4 +350,4 @@ def item(seq, i):
     return core.apply("gather", seq, index)  # a rank-0 index drops the axis
 
 
-__all__ = ["ifelse", "while_loop", "is_static_var", "is_array", "flatten", "unflatten"]
+__all__ = ["is_static_var", "is_array", "flatten", "unflatten"]

@@ -8,7 +8,7 @@ from ..tensor.linalg import matmul
 from ..tensor.manipulation import unsqueeze
 from ..tensor.math import abs
 from ..tensor.scalars import as_operands
-from .decompositions import eigh, eigvalsh, inv
+from .decompositions import eigh, eigvalsh
 
 __all__ = ["svd", "svdvals", "pinv", "matrix_rank", "lstsq"]
 

@@ -9,7 +9,7 @@ from ..framework.arguments import count, flag, real
 from ..framework.tensor_params import check_classes as _check_classes
 from .lr_cycles import CosineAnnealingWarmRestarts, CyclicLR, LinearLR, OneCycleLR
 from .lr_plateau import ReduceOnPlateau
-from .lr_scheduler import LRScheduler, _epoch, _number, _reals
+from .lr_scheduler import LRScheduler, _number, _reals
 
 __all__ = ["LRScheduler", "NoamDecay", "PiecewiseDecay", "NaturalExpDecay", "InverseTimeDecay",
            "PolynomialDecay", "LinearWarmup", "ExponentialDecay", "MultiStepDecay", "StepDecay",

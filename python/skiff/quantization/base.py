@@ -5,6 +5,7 @@ import numpy as np
 
 from ..nn import Layer
 from ..tensor.creation import to_tensor
+from ..nn import Linear
 
 __all__ = ["BaseQuanter"]
 
@@ -69,5 +70,4 @@ def channel_axis(layer, axis):
     ([in, out]), 0 for convolutions ([out, in, kh, kw])."""
     if axis is not None:
         return int(axis)
-    from ..nn import Linear
     return 1 if isinstance(layer, Linear) else 0

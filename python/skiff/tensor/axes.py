@@ -5,6 +5,8 @@ from ..framework import arguments, dtype as dt
 from ..framework.core import apply
 from .manipulation import _ints, concat, flatten, flip, reshape, transpose
 from .scalars import dtype_name_of, is_tensor
+from .creation import arange
+from .creation import data_tensor
 
 __all__ = ["cat", "concatenate", "permute", "swapaxes", "swapdims", "matrix_transpose",
            "transpose_", "diagonal", "unflatten", "view", "view_as", "ravel", "atleast_1d",
@@ -75,7 +77,6 @@ def _diagonal(fn, x, offset, axis1, axis2):
     count = max(0, min(n1 - r0, n2 - c0))
     moved = transpose(x, rest + [a1, a2])
     flat = reshape(moved, [x.shape[d] for d in rest] + [n1 * n2])
-    from .creation import arange
     pos = apply("scale", arange(0, count, 1, "int64"),
                 attrs={"scale": float(n2 + 1), "bias": float(r0 * n2 + c0)})
     return apply("gather", flat, pos, attrs={"axis": len(rest)})
@@ -113,7 +114,6 @@ def ravel(input):
 def _atleast(n, inputs):
     def widen(i, t):
         if not is_tensor(t):
-            from .creation import data_tensor
             t = data_tensor(f"atleast_{n}d", f"inputs[{i}]", t)
         shape = list(t.shape)
         if len(shape) >= n:

@@ -11,6 +11,8 @@ from .. import _C
 from ..framework.core import apply, eager_op
 from ..framework.mode import mode
 from .scalars import constant, dtype_name_of, is_tensor
+from .creation import to_tensor
+from .inplace import inplace
 
 _BIG = 2**62
 _assign = eager_op("assign")
@@ -254,13 +256,11 @@ def _value_tensor(value, x):
                                                                 attrs={"out_dtype": name})
     if isinstance(value, (numbers.Number, np.number, bool)):
         return constant(value, dtype_name_of(x))
-    from .creation import to_tensor
     return to_tensor(np.asarray(value), dtype=dtype_name_of(x))
 
 
 def setitem(x, index, value):
     """x[index] = value, in place (value broadcast to the indexed part)."""
-    from .inplace import inplace
     items = _normalize(index, len(x.shape))
     value = _value_tensor(value, x)
     advanced = [it for it in items if isinstance(it, np.ndarray) or is_tensor(it)]

@@ -11,6 +11,8 @@ from ..framework.mode import mode
 from .axes import atleast_1d, atleast_2d, atleast_3d
 from .manipulation import concat, reshape
 from .scalars import is_tensor
+from .creation import to_tensor
+from .creation import arange
 
 __all__ = ["hstack", "vstack", "dstack", "column_stack", "row_stack", "tensor_split", "hsplit",
            "vsplit", "dsplit", "broadcast_tensors", "broadcast_shape", "broadcast_shapes",
@@ -159,7 +161,6 @@ def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
                                             shape[axis + 1:]})
         return reshape(wide, shape[:axis] + [shape[axis] * times] + shape[axis + 1:])
     if not is_tensor(repeats):
-        from .creation import to_tensor
         repeats = to_tensor(arguments.counts(fn, "repeats", repeats), dtype="int64")
     return apply("gather", x, _repeat_index(repeats, output_size), attrs={"axis": axis})
 
@@ -173,7 +174,6 @@ def _repeat_index(repeats, output_size):
             raise _C.Error("repeat_interleave: in a program, tensor repeats need output_size")
         output_size = int(apply("reduce_sum", r, attrs={"reduce_all": True}).item())
     ends = apply("reshape", apply("cumsum", r, attrs={"axis": 0}), attrs={"shape": [1, -1]})
-    from .creation import arange
     pos = apply("reshape", arange(0, int(output_size), 1, "int64"), attrs={"shape": [-1, 1]})
     passed = apply("cast", apply("less_equal", ends, pos), attrs={"out_dtype": "int64"})
     return apply("reduce_sum", passed, attrs={"dim": [1], "keep_dim": False,

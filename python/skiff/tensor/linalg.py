@@ -6,6 +6,12 @@ from ..framework.core import apply, eager_op
 from ..framework.tensor_params import FLOATING, TENSOR, TENSORS, accepts, self_checked
 from ..framework.mode import mode
 from .scalars import is_tensor
+from .math import abs as tensor_abs, pow as tensor_pow, sqrt, square
+from .reduction import _axes
+from .creation import _positions
+from .manipulation import diag
+from .scalars import dtype_name_of
+from .scalars import constant
 
 __all__ = ["matmul", "mm", "bmm", "dot", "t", "outer", "mv", "norm", "dist", "cdist",
            "diag_embed", "diagflat", "block_diag", "vander", "renorm", "renorm_"]
@@ -41,7 +47,6 @@ def mm(input, mat2, name=None):
 def bmm(x, y, name=None):
     """Batched product of [B, M, K] and [B, K, N]."""
     if len(x.shape) != 3 or len(y.shape) != 3:
-        from .._C import Error
         raise Error(f"bmm: x and y must be 3-D, got {list(x.shape)} and {list(y.shape)}")
     return matmul(x, y)
 
@@ -57,7 +62,6 @@ def t(input, name=None):
     """The transpose of a matrix (a 0-d or 1-D tensor is returned as is)."""
     rank = len(input.shape)
     if rank > 2:
-        from .._C import Error
         raise Error(f"t: input must have at most 2 dims, got {list(input.shape)}")
     if rank < 2:
         return input
@@ -82,8 +86,6 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
     """The p-norm over ``axis`` (all of x when None): 'fro' and 2 give the root of the
     sum of squares, 1 the sum of magnitudes, inf/-inf the largest/smallest magnitude,
     any other number (sum |x|^p)^(1/p)."""
-    from .math import abs, pow, sqrt, square
-    from .reduction import _axes
     dims, reduce_all = _axes("norm", x, axis)
     attrs = {"dim": dims, "keep_dim": bool(keepdim), "reduce_all": reduce_all}
     if p == "fro" or p == 2 or p == 2.0:
@@ -92,17 +94,16 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
         p = float(p.item())
     p = float(p)
     if p == float("inf"):
-        return apply("reduce_max", abs(x), attrs=attrs)
+        return apply("reduce_max", tensor_abs(x), attrs=attrs)
     if p == float("-inf"):
-        return apply("reduce_min", abs(x), attrs=attrs)
+        return apply("reduce_min", tensor_abs(x), attrs=attrs)
     if p == 1.0:
-        return apply("reduce_sum", abs(x), attrs=attrs)
-    return pow(apply("reduce_sum", pow(abs(x), p), attrs=attrs), 1.0 / p)
+        return apply("reduce_sum", tensor_abs(x), attrs=attrs)
+    return tensor_pow(apply("reduce_sum", tensor_pow(tensor_abs(x), p), attrs=attrs), 1.0 / p)
 
 
 def _p_norm_all(d, p, axis):
     """The p-norm of d over ``axis`` (all dims when None), p = 0 counting nonzeros."""
-    from .math import abs
     if p == 0:
         nonzero = apply("cast", apply("not_equal", d, apply("fill_any_like", d, attrs={
             "value": 0.0})), attrs={"out_dtype": d.dtype.name})
@@ -112,7 +113,7 @@ def _p_norm_all(d, p, axis):
     if p == float("inf") or p == float("-inf"):
         return norm(d, p, axis)
     if p == 1:
-        return norm(abs(d), 1.0, axis)
+        return norm(tensor_abs(d), 1.0, axis)
     return norm(d, 2 if p == 2 else p, axis)
 
 
@@ -128,7 +129,6 @@ def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=
     """The p-norm distances between the rows of x [..., P, M] and of y [..., R, M]:
     [..., P, R] (batch dims broadcast)."""
     if len(x.shape) < 2 or len(y.shape) < 2 or x.shape[-1] != y.shape[-1]:
-        from .._C import Error
         raise Error(f"cdist: x and y must be [..., P, M] and [..., R, M], got "
                     f"{list(x.shape)} and {list(y.shape)}")
     rows = apply("unsqueeze", x, attrs={"axes": [len(x.shape) - 1]})
@@ -139,8 +139,6 @@ def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """Matrices whose ``offset``-th diagonals hold input's last dim, in the output dims
     dim1 and dim2 (zeros elsewhere)."""
-    from .creation import _positions
-    from .scalars import constant, dtype_name_of
     rank_out = len(input.shape) + 1
     d1 = arguments.axis("diag_embed", dim1, rank_out, "dim1")
     d2 = arguments.axis("diag_embed", dim2, rank_out, "dim2")
@@ -172,7 +170,6 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 
 def diagflat(x, offset=0, name=None):
     """A square matrix with the flattened x on its ``offset``-th diagonal."""
-    from .manipulation import diag
     return diag(apply("reshape", x, attrs={"shape": [-1]}), offset)
 
 
@@ -180,7 +177,6 @@ def diagflat(x, offset=0, name=None):
 def block_diag(inputs, name=None):
     """The tensors of ``inputs`` (0-d: [1, 1], 1-D: one row, 2-D) placed along the
     diagonal of one matrix, zeros elsewhere; all of one dtype."""
-    from .scalars import dtype_name_of
     blocks = []
     for i, t in enumerate(inputs):
         if len(t.shape) > 2:
@@ -209,7 +205,6 @@ def block_diag(inputs, name=None):
 def vander(x, n=None, increasing=False, name=None):
     """The Vandermonde matrix of 1-D x: column j holds x ** (n - 1 - j), or x ** j when
     increasing (n defaults to len(x)); built by repeated products, exact for integers."""
-    from .scalars import dtype_name_of
     if len(x.shape) != 1:
         raise ValueError(f"vander: x must be 1-D, got {list(x.shape)}")
     n = x.shape[0] if n is None else arguments.count("vander", "n", n)
@@ -234,7 +229,6 @@ def vander(x, n=None, increasing=False, name=None):
 def renorm(x, p, axis, max_norm):
     """x with each slice along ``axis`` whose p-norm (over the other dims) exceeds
     max_norm scaled down to norm max_norm (by max_norm / (norm + 1e-7))."""
-    from .scalars import constant, dtype_name_of
     rank = len(x.shape)
     axis = arguments.axis("renorm", axis, rank)
     others = [d for d in range(rank) if d != axis]

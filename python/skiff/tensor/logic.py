@@ -3,6 +3,10 @@ broadcasting, Python numbers allowed on either side."""
 from ..framework.core import apply
 from ..framework.tensor_params import ANY, FLOATING, OPERAND, accepts
 from .scalars import as_operands, dtype_name_of, is_tensor as _is_tensor
+from .math import abs, add, isnan, multiply, subtract
+from .reduction import all
+from .creation import full
+from .creation import to_tensor
 
 __all__ = ["equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal",
            "logical_and", "logical_or", "logical_not", "logical_xor", "equal_all", "allclose",
@@ -61,9 +65,7 @@ def logical_not(x, out=None, name=None):
 
 def equal_all(x, y, name=None):
     """A 0-d bool tensor: True when x and y have one shape and equal elements."""
-    from .reduction import all
     if list(x.shape) != list(y.shape):
-        from .creation import full
         return full([], False, "bool")
     return all(equal(x, y))
 
@@ -71,7 +73,6 @@ def equal_all(x, y, name=None):
 @accepts(x=OPERAND, y=FLOATING)
 def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     """|x - y| <= atol + rtol * |y| elementwise (NaNs equal when equal_nan)."""
-    from .math import abs, add, isnan, multiply, subtract
     close = less_equal(abs(subtract(x, y)), add(multiply(abs(y), float(rtol)), float(atol)))
     if equal_nan:
         close = logical_or(close, logical_and(isnan(x), isnan(y)))
@@ -81,7 +82,6 @@ def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
 @accepts(x=OPERAND, y=FLOATING)
 def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     """A 0-d bool tensor: isclose holds everywhere."""
-    from .reduction import all
     return all(isclose(x, y, rtol, atol, equal_nan))
 
 
@@ -93,7 +93,6 @@ def is_tensor(x):
 
 def is_empty(x, name=None):
     """A 0-d bool tensor: x has no elements."""
-    from .creation import full
     return full([], any(d == 0 for d in x.shape), "bool")
 
 
@@ -128,7 +127,6 @@ def isin(x, test_x, assume_unique=False, invert=False, name=None):
     """A bool tensor shaped like x: whether each element of x is among test_x's
     (negated with invert)."""
     if not _is_tensor(test_x):
-        from .creation import to_tensor
         test_x = to_tensor(test_x, dtype=dtype_name_of(x))
     rank = len(x.shape)
     col = apply("unsqueeze", x, attrs={"axes": [rank]})

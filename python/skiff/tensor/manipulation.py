@@ -9,6 +9,12 @@ from ..framework.tensor_params import TENSOR, TENSORS, accepts, self_checked
 from .math import run_cached
 from .run_dims import reshape_spec
 from .scalars import is_tensor
+from .creation import to_tensor
+from .creation import arange
+from .creation import full
+from .creation import _positions
+from .scalars import dtype_name_of
+from .scalars import constant
 
 __all__ = ["reshape", "reshape_", "transpose", "flatten", "squeeze", "unsqueeze", "concat",
            "split", "chunk", "stack", "unstack", "unbind", "expand", "expand_as", "broadcast_to",
@@ -247,7 +253,6 @@ def scatter(x, index, updates, overwrite=True, name=None):
 def _index_tensor(index):
     if is_tensor(index):
         return index
-    from .creation import to_tensor
     return to_tensor(index, dtype="int64")
 
 
@@ -340,7 +345,6 @@ def take_along_axis(arr, indices, axis, broadcast=True):
             continue
         view = [1] * rank
         view[d] = shape[d]
-        from .creation import arange
         pos = apply("reshape", arange(0, shape[d], 1, "int64"), attrs={"shape": view})
         cols.append(apply("expand", pos, attrs={"shape": shape}))
     if arr.shape[:axis] + arr.shape[axis + 1:] != shape[:axis] + shape[axis + 1:]:
@@ -352,7 +356,6 @@ def take_along_axis(arr, indices, axis, broadcast=True):
 
 def masked_fill(x, mask, value, name=None):
     """x with the entries where ``mask`` holds set to ``value``."""
-    from .scalars import constant, dtype_name_of
     if not is_tensor(value):
         value = constant(value, dtype_name_of(x))
     return apply("where", mask, value, x)
@@ -360,7 +363,6 @@ def masked_fill(x, mask, value, name=None):
 
 def rank(input):
     """The number of dims of ``input``, as a 0-d int32 tensor."""
-    from .creation import full
     return full([], len(input.shape), "int32")
 
 
@@ -373,8 +375,6 @@ def shape(input):
 def diag(x, offset=0, padding_value=0, name=None):
     """For 1-D x: a square matrix with x on its ``offset``-th diagonal; for 2-D x: that
     diagonal of x as a 1-D tensor."""
-    from .creation import _positions, full
-    from .scalars import dtype_name_of
     if len(x.shape) not in (1, 2):
         raise arguments.ArgumentError(f"diag: x must be 1-D or 2-D, got shape {list(x.shape)}")
     offset = arguments.integer("diag", "offset", offset)
@@ -444,7 +444,6 @@ def take(x, index, mode="raise", name=None):
     """The entries of the flattened x at ``index`` (shaped like index). mode 'raise':
     indices in [-n, n) (negative ones wrap), 'wrap': taken modulo n, 'clip': clamped to
     [0, n - 1]."""
-    from .scalars import constant, dtype_name_of
     if mode not in ("raise", "wrap", "clip"):
         raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
     index = _index_tensor(index)

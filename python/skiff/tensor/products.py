@@ -11,6 +11,9 @@ from ..framework.tensor_params import FLOATING, TENSORS, accepts
 from .linalg import matmul, outer
 from .manipulation import _ints, reshape, transpose
 from .scalars import is_tensor
+from .joining import broadcast_shapes
+from .creation import to_tensor
+from .creation import meshgrid
 
 __all__ = ["kron", "inner", "ger", "tensordot", "vecdot", "addmm", "addmm_", "baddbmm",
            "baddbmm_", "cross", "cartesian_prod", "combinations"]
@@ -90,7 +93,6 @@ def vecdot(x, y, axis=-1, name=None):
 
 def _scaled_sum(fn, input, product, beta, alpha):
     """beta * input + alpha * product (input broadcast to the product's shape)."""
-    from .joining import broadcast_shapes
     try:
         broadcast_shapes(input.shape, product.shape)
     except ValueError:
@@ -169,7 +171,6 @@ def _rows_of(x, rows, width):
     if not rows:
         empty = apply("slice", x, attrs={"axes": [0], "starts": [0], "ends": [0]})
         return reshape(empty, [-1, width])
-    from .creation import to_tensor
     idx = to_tensor([i for row in rows for i in row], dtype="int64")
     return reshape(apply("gather", x, idx, attrs={"axis": 0}), [len(rows), width])
 
@@ -184,7 +185,6 @@ def cartesian_prod(x, name=None):
                          f"shapes {[list(t.shape) for t in x]}")
     if len(x) == 1:
         return x[0]
-    from .creation import meshgrid
     grids = meshgrid(*x)
     return apply("stack", [reshape(g, [-1]) for g in grids], attrs={"axis": 1})
 

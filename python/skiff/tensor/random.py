@@ -3,6 +3,10 @@ generator (seed 0) that skiff.seed(n) restarts, so a script repeats its draws af
 seeding; a nonzero ``seed`` argument gives the same values every time."""
 from ..framework import arguments, dtype as dt
 from ..framework.core import apply
+from .scalars import is_tensor
+from .math import add, multiply
+from .scalars import constant
+from .._C import Error
 
 __all__ = ["uniform", "rand", "randn", "standard_normal", "normal", "randint", "randint_like",
            "randperm", "rand_like", "randn_like", "bernoulli", "bernoulli_", "multinomial"]
@@ -52,12 +56,10 @@ def standard_normal(shape, dtype=None, name=None):
 def normal(mean=0.0, std=1.0, shape=None, name=None):
     """Normal samples of the given mean and standard deviation (numbers, or tensors that
     give the shape and are broadcast)."""
-    from .scalars import is_tensor
     if is_tensor(mean) or is_tensor(std):
         ref = mean if is_tensor(mean) else std
         z = apply("gaussian_random", attrs={"shape": list(ref.shape), "mean": 0.0, "std": 1.0,
                                             "seed": 0, "dtype": ref.dtype.name})
-        from .math import add, multiply
         return add(multiply(z, std), mean)
     if shape is None:
         raise arguments.ArgumentError("normal: shape is needed when mean and std are numbers")
@@ -117,7 +119,6 @@ def _draw_below(fn, shape, p, like):
     name = like.dtype.name
     u = uniform(shape, "float64" if name == "float64" else "float32", 0.0, 1.0)
     if not arguments.is_tensor(p):
-        from .scalars import constant
         p = constant(arguments.number(fn, "p", p), u.dtype.name)
     elif p.dtype.name != u.dtype.name:
         p = apply("cast", p, attrs={"out_dtype": u.dtype.name})
@@ -137,7 +138,6 @@ def bernoulli_(x, p=0.5, name=None):
 def multinomial(x, num_samples=1, replacement=False, name=None):
     """``num_samples`` category indices drawn for each row of the weights x ([C] or
     [N, C]): independently when ``replacement``, else distinct."""
-    from .._C import Error
     if len(x.shape) not in (1, 2):
         raise Error(f"multinomial: x must be 1-D or 2-D, got {list(x.shape)}")
     k = arguments.count("multinomial", "num_samples", num_samples)

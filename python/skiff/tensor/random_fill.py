@@ -8,6 +8,7 @@ from ..framework.core import apply
 from ..framework.random import (get_cuda_rng_state, get_rng_state, set_cuda_rng_state,
                                 set_rng_state)
 from .scalars import constant, is_tensor
+from .random import normal
 
 __all__ = ["normal_", "log_normal", "log_normal_", "cauchy_", "geometric_", "exponential_",
            "get_rng_state", "set_rng_state", "get_cuda_rng_state", "set_cuda_rng_state"]
@@ -57,7 +58,6 @@ def log_normal_(x, mean=1.0, std=2.0, name=None):
 
 def log_normal(mean=1.0, std=2.0, shape=None, name=None):
     """exp(N(mean, std)) samples: of ``shape``, or broadcast like tensor mean/std."""
-    from .random import normal
     if not (is_tensor(mean) or is_tensor(std)):
         if shape is None:
             raise arguments.ArgumentError("log_normal: shape is needed when mean and std are "

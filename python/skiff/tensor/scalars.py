@@ -8,6 +8,7 @@ import numpy as np
 from ..framework.arguments import ArgumentTypeError, dtype_name_of, is_tensor, kind_of
 from ..framework.core import apply
 from ..framework.mode import mode
+from .creation import data_tensor
 
 _FLOATS = ("float32", "float64", "bfloat16")
 _constants = {}
@@ -55,7 +56,6 @@ def _coerce(v, like, fn, param):
             v.dtype.kind in "biuf":
         return v.item()
     if isinstance(v, (np.ndarray, list, tuple)):
-        from .creation import data_tensor
         return data_tensor(fn, param, v, dtype_name_of(like))
     raise ArgumentTypeError(f"{fn}: {param} must be a Tensor, a real number or an array, got "
                             f"{kind_of(v)}")

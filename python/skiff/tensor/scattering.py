@@ -9,6 +9,11 @@ from ..framework.tensor_params import ANY, INDEX, TENSOR, accepts
 from .manipulation import _index_tensor, masked_fill, moveaxis, reshape, scatter, take_along_axis
 from .scalars import constant, dtype_name_of, is_tensor
 from .search import nonzero
+from .joining import broadcast_shapes
+from .joining import broadcast_tensors
+from .manipulation import _ints
+from .axes import _diagonal
+from .creation import arange
 
 __all__ = ["take_along_dim", "put_along_axis", "scatter_add", "scatter_add_", "scatter_",
            "index_add", "index_add_", "index_fill", "index_fill_", "masked_fill_", "argwhere",
@@ -26,7 +31,6 @@ def _write(x, value):
 def _flat_positions(shape, idx, axis):
     """For an index tensor ``idx`` along ``axis`` of a tensor of ``shape``: the positions
     in the flattened tensor it names, as a 1-D int64 tensor (negative indices wrap)."""
-    from .creation import arange
     rank = len(shape)
     strides = [1] * rank
     for d in range(rank - 2, -1, -1):
@@ -173,7 +177,6 @@ def index_add_(x, index, axis, value, alpha=1, name=None):
 def index_fill(x, index, axis, value, name=None):
     """x with its slices ``index`` along ``axis`` set to ``value`` (a number or a 0-d
     tensor)."""
-    from .creation import arange
     rank = len(x.shape)
     axis = arguments.axis("index_fill", axis, rank)
     n = x.shape[axis]
@@ -214,8 +217,6 @@ def _cast_to(value, x):
 def _put(fn, x, columns, value, accumulate):
     """x with ``value`` written (or added) at x[columns[0], ..., columns[k-1]]: the int64
     index tensors broadcast together to B; value broadcasts to B + x.shape[k:]."""
-    from .creation import arange
-    from .joining import broadcast_shapes
     shape = list(x.shape)
     k = len(columns)
     if k > len(shape):
@@ -317,7 +318,6 @@ def scatter_nd_add(x, index, updates, name=None):
 def scatter_nd(index, updates, shape, name=None):
     """A zero tensor of ``shape`` (updates' dtype) with updates added at index, as
     scatter_nd_add."""
-    from .manipulation import _ints
     zeros = apply("fill_constant", attrs={"shape": _ints(shape, "scatter_nd"), "value": 0.0,
                                           "dtype": dtype_name_of(updates)})
     return scatter_nd_add(zeros, index, updates)
@@ -327,7 +327,6 @@ def scatter_nd(index, updates, shape, name=None):
 def masked_scatter(x, mask, value, name=None):
     """x (broadcast with mask) with the places where mask holds filled, in row-major
     order, by value's leading entries."""
-    from .joining import broadcast_tensors
     if dtype_name_of(mask) != "bool":
         raise TypeError(f"masked_scatter: mask must be a bool tensor, got "
                         f"{dtype_name_of(mask)}")
@@ -357,7 +356,6 @@ def masked_scatter_(x, mask, value, name=None):
 def slice_scatter(x, value, axes, starts, ends, strides, name=None):
     """x with the slice x[starts:ends:strides] (along each of ``axes``) replaced by value
     (broadcast to the slice)."""
-    from .manipulation import _ints
     axes = arguments.axes("slice_scatter", axes, len(x.shape), "axes")
     starts, ends, strides = [_ints(v) for v in (starts, ends, strides)]
     if not len(axes) == len(starts) == len(ends) == len(strides):
@@ -388,8 +386,6 @@ def select_scatter(x, values, axis, index, name=None):
 def diagonal_scatter(x, y, offset=0, axis1=0, axis2=1, name=None):
     """x with its ``offset``-th diagonal in the plane of axis1 and axis2 replaced by y
     (shaped as diagonal(x, offset, axis1, axis2): the other dims, then the diagonal)."""
-    from .axes import _diagonal
-    from .creation import arange
     rank = len(x.shape)
     want = list(_diagonal("diagonal_scatter", x, offset, axis1, axis2).shape)
     a1 = arguments.axis("diagonal_scatter", axis1, rank, "axis1")

@@ -6,6 +6,8 @@ from ..framework.core import apply
 from ..framework.tensor_params import TENSOR, TENSORS, VALUE, accepts
 from .scalars import as_operands, constant, dtype_name_of, is_tensor
 from .manipulation import take_along_axis
+from .._C import Error
+from .creation import arange
 
 __all__ = ["argmax", "argmin", "topk", "sort", "argsort", "where", "nonzero", "masked_select",
            "msort", "kthvalue", "mode", "searchsorted", "bucketize", "multiplex"]
@@ -52,7 +54,6 @@ def _full_sort(x, axis, descending, fn="sort"):
     if rank == 0:
         return x, apply("fill_any_like", x, attrs={"value": 0.0, "dtype": "int64"})
     if n < 0:
-        from .._C import Error
         raise Error(f"sort: the size of axis {axis} of {list(x.shape)} must be known")
     return apply("top_k", x, attrs={"k": n, "axis": axis, "largest": bool(descending),
                                     "sorted": True})
@@ -137,7 +138,6 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
 def mode(x, axis=-1, keepdim=False, name=None):
     """(values, indices): the most frequent entry along ``axis`` (the smallest among
     equally frequent ones) and the position of its last occurrence."""
-    from .creation import arange
     if not x.shape:
         raise ValueError("mode: x must have at least 1 dim")
     axis = arguments.axis("mode", axis, len(x.shape))
@@ -207,7 +207,6 @@ def bucketize(x, sorted_sequence, out_int32=False, right=False, name=None, *, ou
 def multiplex(inputs, index, name=None):
     """Row i of the result is row i of inputs[index[i]] (inputs: tensors [M, ...] of one
     shape; index: int [M, 1])."""
-    from .creation import arange
     inputs = list(inputs)
     if len(inputs) < 2:
         raise ValueError("multiplex: inputs must hold at least 2 tensors")

@@ -8,6 +8,9 @@ from ..framework.mode import mode as _mode
 from .math import multiply, square, subtract
 from .reduction import _axes, _reduce, sum
 from .scalars import constant, dtype_name_of, is_tensor
+from .manipulation import flatten
+from .search import sort
+from .creation import arange
 
 __all__ = ["mean", "var", "std", "numel", "median", "bincount", "histogram",
            "histogram_bin_edges"]
@@ -72,8 +75,6 @@ def numel(x, name=None):
 def median(x, axis=None, keepdim=False, name=None):
     """The median over ``axis`` (of all of x when None): the mean of the two middle
     values for an even count."""
-    from .manipulation import flatten
-    from .search import sort
     if axis is None:
         x, axis = flatten(x), 0
         if keepdim:
@@ -215,7 +216,6 @@ def histogram_bin_edges(input, bins=100, min=0.0, max=0.0, name=None):
         lo, hi = constant(float(min), "float64"), constant(float(max), "float64")
     lo, hi = [apply("cast", t, attrs={"out_dtype": "float64"}) for t in (lo, hi)]
     lo, hi = _widened(lo, hi, 0.5)
-    from .creation import arange
     steps = apply("scale", arange(0, bins + 1, 1, "float64"), attrs={"scale": 1.0 / bins})
     edges = apply("elementwise_add", lo, apply("elementwise_mul", steps,
                                                apply("elementwise_sub", hi, lo)))

@@ -105,7 +105,7 @@ class MNIST(Dataset):
             raise ValueError(f"backend must be None, 'cv2' or 'pil', got {backend!r}")
         if backend == "pil":
             try:
-                import PIL.Image  # noqa: F401
+                import PIL.Image  # noqa: F401,PLC0415  (Pillow: optional)
             except ImportError as exc:
                 raise ImportError("backend='pil' needs Pillow (import PIL failed)") from exc
         self.mode = mode
@@ -150,7 +150,7 @@ class MNIST(Dataset):
         image = self.images[idx].copy()
         label = np.array([self.labels[idx]], dtype=np.int64)
         if self.backend == "pil":
-            from PIL import Image
+            from PIL import Image  # noqa: PLC0415  (Pillow: optional)
 
             image = Image.fromarray(image)
         if self.transform is not None:

@@ -182,15 +182,8 @@ def test_options_are_validated():
 
 
 def test_to_tensor_hook_converts_every_array(monkeypatch):
-    fake = types.SimpleNamespace(to_tensor=lambda arr: ("tensor", arr.shape))
-    monkeypatch.setattr(collate, "_skiff_module", fake)
+    monkeypatch.setattr(collate, "to_tensor", lambda arr: ("tensor", arr.shape))
     batch = next(iter(DataLoader(Records(), batch_size=2)))
     assert batch["x"] == ("tensor", (2, 3)) and batch["tag"] == ["r0", "r1"]
     plain = next(iter(DataLoader(Squares(2), batch_size=2, return_list=False)))
     assert isinstance(plain[0], np.ndarray)
-
-
-def test_to_tensor_hook_keeps_numpy_without_the_binding(monkeypatch):
-    monkeypatch.setattr(collate, "_skiff_module", False)
-    batch = next(iter(DataLoader(Squares(2), batch_size=2)))
-    assert isinstance(batch[0], np.ndarray)

@@ -18,6 +18,7 @@ answer for the mode fleet.init entered.
 from .. import collective
 from ...framework.core import apply
 from ...framework.mode import mode
+from ... import static
 from ..parallel import DataParallel
 from . import ps_mode
 from .role_maker import PaddleCloudRoleMaker, Role, UserDefinedRoleMaker
@@ -87,7 +88,6 @@ class _StaticDataParallelOptimizer:
         return getattr(self._inner, name)
 
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
-        import skiff.static as static
         main = loss.block.program
         startup = startup_program or static.default_startup_program()
         with static.program_guard(main, startup):

@@ -193,7 +193,7 @@ def run_server():
     folder) until the trainers stop the servers (stop_worker), SIGTERM or SIGINT; then
     returns. Under a launcher given
     --ps_checkpoint_dir it checkpoints there and starts from the last checkpoint."""
-    from ..ps.server import serve  # (not at import: `python -m ...ps.server` runs it)
+    from ..ps.server import serve  # noqa: PLC0415  (`python -m ...ps.server` runs it as __main__)
 
     role = _server("run_server")
     host, _, port = role.current_endpoint().rpartition(":")

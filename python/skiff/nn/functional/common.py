@@ -5,7 +5,6 @@ from ... import _C
 from ...framework import arguments
 from ...framework.core import apply
 from ...framework.tensor_params import FLOATING, accepts, self_checked
-from ...framework.mode import mode as _mode
 from . import tensor_ops as T
 from ...tensor.manipulation import _flatten_attrs
 
