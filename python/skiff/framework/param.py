@@ -15,6 +15,7 @@ from .core import apply
 from .grad_mode import no_grad
 from .mode import mode
 from .program import default_main_program
+from .trainable import Trainable
 
 __all__ = ["Parameter", "ParamAttr", "create_parameter", "unique_name", "is_parameter"]
 
@@ -88,7 +89,7 @@ class ParamAttr:
                 f"learning_rate={self.learning_rate}, trainable={self.trainable})")
 
 
-class Parameter(Tensor):
+class Parameter(Trainable, Tensor):
     """A Tensor that a Layer trains: stop_gradient False (unless not trainable),
     persistable, with ``optimize_attr`` {'learning_rate': factor}, ``regularizer`` and
     ``need_clip`` read by the optimizers."""
@@ -105,20 +106,7 @@ class Parameter(Tensor):
             self._set_value(value)
         self.name = name or unique_name.generate("parameter")
         self.persistable = True
-        self.trainable = trainable
-        self.optimize_attr = optimize_attr or {"learning_rate": 1.0}
-        self.regularizer = regularizer
-        self.need_clip = need_clip
-        self.do_model_average = do_model_average
-        self.is_distributed = False
-
-    @property
-    def trainable(self):
-        return not self.stop_gradient
-
-    @trainable.setter
-    def trainable(self, value):
-        self.stop_gradient = not value
+        self._init_training(trainable, optimize_attr, regularizer, need_clip, do_model_average)
 
     def set_value(self, value):
         """Copies ``value`` (a Tensor or array of this shape) into the parameter."""

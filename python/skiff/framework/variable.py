@@ -4,6 +4,7 @@ skiff.Tensor; those call skiff's functions, which in static mode append ops."""
 from .. import _C
 from . import dtype as dt
 from .source import user_source
+from .trainable import Trainable
 
 __all__ = ["Variable", "Parameter"]
 
@@ -133,26 +134,11 @@ class Variable:
         return v
 
 
-class Parameter(Variable):
+class Parameter(Trainable, Variable):
     """A trainable persistable variable made by create_parameter in static mode, with
     the attributes optimizers read (trainable, optimize_attr, regularizer, need_clip)."""
-
-    _is_parameter = True
 
     def __init__(self, block, name, trainable=True, optimize_attr=None, regularizer=None,
                  need_clip=True, do_model_average=True):
         super().__init__(block, name)
-        self.optimize_attr = optimize_attr or {"learning_rate": 1.0}
-        self.regularizer = regularizer
-        self.need_clip = need_clip
-        self.do_model_average = do_model_average
-        self.is_distributed = False
-        self.trainable = trainable
-
-    @property
-    def trainable(self):
-        return not self.stop_gradient
-
-    @trainable.setter
-    def trainable(self, value):
-        self.stop_gradient = not value
+        self._init_training(trainable, optimize_attr, regularizer, need_clip, do_model_average)
