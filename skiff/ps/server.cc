@@ -9,7 +9,6 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <set>
 #include <shared_mutex>
 #include <stdexcept>
 #include <vector>
@@ -18,6 +17,7 @@
 #include "skiff/core/error.h"
 #include "skiff/ps/shard_checkpoints.h"
 #include "skiff/ps/shard_tables.h"
+#include "skiff/ps/step_barrier.h"
 #include "skiff/ps/table_config.h"
 #include "skiff/ps/trainer_ledger.h"
 
@@ -37,8 +37,8 @@ grpc::Status invalid(const std::string& message) {
 
 // The gRPC service: parses and checks each request, then applies it to the shard's tables
 // (ShardTables) in the job's mode, sequencing each trainer's requests (TrainerLedger),
-// meeting the trainers at each step's barrier and checkpointing the whole state
-// (ShardCheckpoints). One mutex guards the state; pushes apply under a shared lock that a
+// meeting the trainers at each step's barrier (StepBarrier) and checkpointing the whole
+// state (ShardCheckpoints). One mutex guards the state; pushes apply under a shared lock that a
 // checkpoint takes alone.
 class Service final : public proto::ParameterServer::Service {
  public:
@@ -208,12 +208,8 @@ class Service final : public proto::ParameterServer::Service {
             std::unique_lock<std::mutex>& lock) {
     const int64_t step = request.step();
     if (step <= applied_step_) return;
-    Meeting& meeting = meetings_[step];
-    if (meeting.arrived.empty()) meeting.first = std::chrono::steady_clock::now();
-    meeting.arrived.insert(request.trainer());
-    if (static_cast<int>(meeting.arrived.size()) >= server_.trainers()) {
+    if (barrier_.arrive(step, request.trainer(), server_.trainers())) {
       tables_.apply_step(step, server_.trainers());
-      meetings_.erase(step);
       applied_step_ = step;
       // Nothing is pending now: every trainer waits here, so the state is whole.
       if (server_.mode() == proto::SYNC && checkpoints_.due()) write_checkpoint_locked();
@@ -226,19 +222,7 @@ class Service final : public proto::ParameterServer::Service {
                   " stopped during the barrier of step ", step);
       SKIFF_CHECK(!context->IsCancelled(), "barrier of step ", step, " cancelled by trainer ",
                   request.trainer());
-      auto it = meetings_.find(step);
-      if (it != meetings_.end() && timeout > 0 &&
-          std::chrono::steady_clock::now() - it->second.first >
-              std::chrono::duration<double>(timeout)) {
-        const std::string missing = missing_trainers(it->second.arrived);
-        meetings_.erase(it);  // (the others waiting here fail the same way)
-        failed_steps_[step] = missing;
-      }
-      if (auto failed = failed_steps_.find(step); failed != failed_steps_.end()) {
-        fail("parameter server ", options_.shard, ": trainer(s) ", failed->second,
-             " did not reach the barrier of step ", step, " within ", timeout,
-             " s (dead or stuck?); the step is not applied");
-      }
+      barrier_.check_timeout(step, timeout, server_.trainers(), options_.shard);
       changed_.wait_for(lock, std::chrono::milliseconds(50));
     }
   }
@@ -329,15 +313,6 @@ class Service final : public proto::ParameterServer::Service {
                   "parameter server dense table '", d.table(), "' of ", table.config.size(),
                   " values: trainer ", request.trainer(), " ", verb, " ", values.size());
       out.emplace_back(&table, std::move(values));
-    }
-    return out;
-  }
-
-  // The trainers of the job not in `arrived`, as "1, 3".
-  std::string missing_trainers(const std::set<int>& arrived) const {
-    std::string out;
-    for (int t = 0; t < server_.trainers(); ++t) {
-      if (!arrived.count(t)) out += str_cat(out.empty() ? "" : ", ", t);
     }
     return out;
   }
@@ -443,14 +418,7 @@ class Service final : public proto::ParameterServer::Service {
   ShardTables tables_;
   proto::ServerConfig server_;
   bool configured_ = false;
-  // The trainers at each step's barrier, since when; steps whose barrier timed out, with
-  // the trainers that never came.
-  struct Meeting {
-    std::set<int> arrived;
-    std::chrono::steady_clock::time_point first;
-  };
-  std::map<int64_t, Meeting> meetings_;
-  std::map<int64_t, std::string> failed_steps_;
+  StepBarrier barrier_;
   int64_t applied_step_ = INT64_MIN;  // the last step every trainer met (and, sync, applied)
   bool stopping_ = false;
   TrainerLedger ledger_;
