@@ -25,6 +25,9 @@ bool wants_help(const Args& args);
 // skiff ops [TYPE...]: every registered op (or the named ones) with its doc, slots
 // and attributes.
 int ops_command(const Args& args);
+// skiff passes [NAME...]: every registered pass (or the named ones) with its doc and
+// options.
+int passes_command(const Args& args);
 // skiff print FILE: the program as text.
 int print_command(const Args& args);
 // skiff verify FILE: "OK" or the first problem (exit 1).
@@ -42,6 +45,7 @@ int launch_command(const Args& args);
 int board_command(const Args& args);
 
 extern const char kOpsHelp[];
+extern const char kPassesHelp[];
 extern const char kPrintHelp[];
 extern const char kVerifyHelp[];
 extern const char kRunHelp[];

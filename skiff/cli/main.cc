@@ -22,6 +22,7 @@ constexpr char kHelp[] =
     "\n"
     "Commands:\n"
     "  ops [TYPE...]   list the registered ops: doc, inputs, outputs, attributes\n"
+    "  passes [NAME...]   list the registered program passes and their options\n"
     "  print FILE      show a program file (.skmodel) as text\n"
     "  verify FILE     check a program file against the op schemas\n"
     "  run FILE ...    run block 0 of a program with inputs from .npy files\n"
@@ -40,6 +41,7 @@ struct Command {
 
 const Command kCommands[] = {
     {"ops", skiff::cli::ops_command, skiff::cli::kOpsHelp},
+    {"passes", skiff::cli::passes_command, skiff::cli::kPassesHelp},
     {"print", skiff::cli::print_command, skiff::cli::kPrintHelp},
     {"verify", skiff::cli::verify_command, skiff::cli::kVerifyHelp},
     {"run", skiff::cli::run_command, skiff::cli::kRunHelp},

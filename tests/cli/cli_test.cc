@@ -89,6 +89,21 @@ TEST_F(CliTest, OpsListsTheRegistry) {
   EXPECT_TRUE(contains(missing.err, "unknown op type 'no_such_op'")) << missing.err;
 }
 
+TEST_F(CliTest, PassesListsTheRegisteredPasses) {
+  CliResult all = skiff("passes");
+  ASSERT_EQ(all.status, 0) << all.err;
+  EXPECT_EQ(all.out.rfind("fuse_conv_bias_relu\n", 0), 0u) << all.out;
+  EXPECT_TRUE(contains(all.out, "\nps_split\n")) << all.out;
+  EXPECT_TRUE(contains(all.out, "  option mode: string = \"sync\"")) << all.out;
+  CliResult one = skiff("passes convert_to_int8");
+  ASSERT_EQ(one.status, 0);
+  EXPECT_EQ(one.out.rfind("convert_to_int8\n", 0), 0u) << one.out;
+  EXPECT_FALSE(contains(one.out, "ps_split"));
+  CliResult missing = skiff("passes fuse_everything");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_TRUE(contains(missing.err, "no pass named 'fuse_everything'")) << missing.err;
+}
+
 TEST_F(CliTest, PrintAndVerify) {
   save_program(testing::counting_loop_program(), path("loop.skmodel"));
   CliResult printed = skiff("print " + path("loop.skmodel"));
