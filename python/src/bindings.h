@@ -35,8 +35,12 @@ void define_passes(nb::module_& m);  // passes/pipeline.h (passes/int8.h)
 
 // Tensor's arithmetic operators (tensor_operators.cc), installed as type slots.
 extern PyType_Slot tensor_operator_slots[];
-// Tells the operators whether skiff is in static mode (they then build ops).
-void set_static_mode(bool on);
+// Whether every op call goes through the package's dispatch point
+// (skiff.framework.core.apply): in static mode (ops are appended to a program) and while a
+// hook watches the calls (auto_cast, tracing). Tensor's operators and _C.Op objects then
+// call Python instead of running the op themselves; otherwise they run it straight.
+void set_python_dispatch(bool on);
+bool python_dispatch();
 
 // The Python type of skiff::Error (skiff.Error); skiff::OutOfMemoryError has its own.
 PyObject* error_type();

@@ -63,14 +63,11 @@ nb::object outputs_to_python(const EagerOp& op, SlotTensors&& outs) {
   return nb::tuple(result);
 }
 
-// op(x, y, ...): the type's call slot, straight from the interpreter (no attribute
-// lookup, no argument parsing). The slot lists are reused from call to call.
-PyObject* call_op(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
+// Runs `op` on the inputs in `args` (a tuple): the slot lists are reused from call to call.
+PyObject* run_op(EagerOp& op, PyObject* args) {
   static SlotTensors inputs, outputs;
   static const SlotTensors no_outputs;
   try {
-    if (kwargs && PyDict_Size(kwargs) != 0) fail("ops take their inputs by position");
-    EagerOp& op = *nb::inst_ptr<EagerOp>(self);
     Py_ssize_t n = PyTuple_GET_SIZE(args);
     inputs.resize(static_cast<size_t>(n));
     for (Py_ssize_t i = 0; i < n; ++i) {
@@ -98,6 +95,34 @@ PyObject* call_op(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
     raise_cpp_error(e);
   }
   return nullptr;
+}
+
+// Runs `op` writing into the tensors of `outputs` where given.
+nb::object run_into(EagerOp& op, nb::handle inputs, nb::handle outputs) {
+  return outputs_to_python(
+      op, op.call_into(slots_from_python(op, inputs), slots_from_python(op, outputs)));
+}
+
+// op(x, y, ...): the type's call slot, straight from the interpreter (no attribute
+// lookup, no argument parsing). While the dispatch point must see every call (static
+// mode, hooks), it hands the call to skiff.framework.core.dispatch_call(op, args).
+PyObject* call_op(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
+  if (kwargs && PyDict_Size(kwargs) != 0) {
+    PyErr_SetString(PyExc_TypeError, "ops take their inputs by position");
+    return nullptr;
+  }
+  if (python_dispatch()) {
+    try {
+      // Leaked: the module outlives every call, and nothing may run after Python ends.
+      static nb::handle dispatch_call =
+          nb::object(nb::module_::import_("skiff.framework.core").attr("dispatch_call")).release();
+      return dispatch_call(nb::handle(self), nb::handle(args)).release().ptr();
+    } catch (nb::python_error& e) {
+      e.restore();
+      return nullptr;
+    }
+  }
+  return run_op(*nb::inst_ptr<EagerOp>(self), args);
 }
 
 PyType_Slot op_slots[] = {{Py_tp_call, reinterpret_cast<void*>(call_op)}, {0, nullptr}};
@@ -190,19 +215,53 @@ void define_eager(nb::module_& m) {
           nb::arg("type"), nb::arg("attrs").none() = nb::none(),
           nb::arg("output_counts").none() = nb::none())
       .def_prop_ro("type", [](const EagerOp& op) { return op.type(); })
+      .def_prop_ro("attrs",
+                   [](const EagerOp& op) {
+                     nb::dict out;
+                     for (const auto& [name, value] : op.attrs().items())
+                       out[name.c_str()] = attr_to_python(value);
+                     return out;
+                   })
+      .def_prop_ro("output_counts",
+                   [](const EagerOp& op) -> nb::object {
+                     if (op.output_counts().empty()) return nb::none();
+                     return nb::cast(op.output_counts());
+                   })
       // An op is its type and fixed attributes: a copy of a layer holding one shares it.
       .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
       .def(
           "__deepcopy__", [](nb::handle self, nb::handle) { return nb::borrow(self); },
           nb::arg("memo"))
       .def(
+          "run",
+          [](nb::handle self, nb::args args) {
+            PyObject* out = run_op(*nb::inst_ptr<EagerOp>(self), args.ptr());
+            if (!out) throw nb::python_error();
+            return nb::steal(out);
+          },
+          "Runs the op on its inputs, never through the dispatch point (what the dispatch "
+          "point itself and its hooks call).")
+      .def(
           "call_into",
-          [](EagerOp& op, nb::handle inputs, nb::handle outputs) {
-            return outputs_to_python(
-                op, op.call_into(slots_from_python(op, inputs), slots_from_python(op, outputs)));
+          [](nb::handle self, nb::handle inputs, nb::handle outputs) -> nb::object {
+            if (python_dispatch()) {
+              static nb::handle dispatch_call_into =  // leaked, as call_op's
+                  nb::object(
+                      nb::module_::import_("skiff.framework.core").attr("dispatch_call_into"))
+                      .release();
+              return nb::steal(dispatch_call_into(self, inputs, outputs).release());
+            }
+            return run_into(*nb::inst_ptr<EagerOp>(self), inputs, outputs);
           },
           nb::arg("inputs"), nb::arg("outputs"),
-          "Runs the op writing into the given output Tensors (None: a new one).");
+          "Runs the op writing into the given output Tensors (None: a new one).")
+      .def(
+          "run_into",
+          [](EagerOp& op, nb::handle inputs, nb::handle outputs) {
+            return run_into(op, inputs, outputs);
+          },
+          nb::arg("inputs"), nb::arg("outputs"),
+          "call_into never through the dispatch point (for the dispatch point and its hooks).");
 
   m.def(
       "backward",

@@ -263,8 +263,9 @@ void define_tensor(nb::module_& m) {
       .def("_data_ptr",
            [](EagerTensor& t) { return reinterpret_cast<uintptr_t>(own_dense(t).raw_data()); });
 
-  m.def("set_static_mode", &set_static_mode, nb::arg("on"),
-        "Tells Tensor's operators that skiff is (not) in static mode.");
+  m.def("set_python_dispatch", &set_python_dispatch, nb::arg("on"),
+        "Makes Tensor's operators and _C.Op calls go through skiff.framework.core.apply "
+        "(static mode, dispatch hooks) or run straight.");
   m.def(
       "tensor_from_array",
       [](nb::handle array, bool copy, const std::string& caller) {

@@ -1,8 +1,9 @@
 // Tensor arithmetic operators as type slots (x + y, x @ w, ...): in eager mode, two
 // float tensors of one dtype make one C++ op call with no Python frame, since eager
 // loops of tiny ops are bound by this path. Everything else (numbers, arrays, integer
-// division, static mode) goes to the package's Python functions (skiff.tensor.math),
-// which hold Paddle's promotion rules.
+// division, and every call while the dispatch point must see them: static mode, hooks)
+// goes to the package's Python functions (skiff.tensor.math), which hold Paddle's
+// promotion rules.
 #include <nanobind/stl/shared_ptr.h>
 
 #include "python/src/bindings.h"
@@ -37,7 +38,7 @@ EagerOp& op_of(Binary b) {
   return add;
 }
 
-bool g_static_mode = false;
+bool g_python_dispatch = false;
 
 // The package's function for `kind` (skiff.tensor.math.add, ...), applied to (a, b).
 PyObject* python_fallback(PyObject* a, PyObject* b, Binary kind) {
@@ -55,7 +56,7 @@ bool fast_pair(const TensorPtr& x, const TensorPtr& y, Binary kind) {
 
 PyObject* binary(PyObject* a, PyObject* b, Binary kind) noexcept {
   try {
-    if (g_static_mode || !nb::isinstance<EagerTensor>(a) || !nb::isinstance<EagerTensor>(b))
+    if (g_python_dispatch || !nb::isinstance<EagerTensor>(a) || !nb::isinstance<EagerTensor>(b))
       return python_fallback(a, b, kind);
     TensorPtr x = nb::cast<TensorPtr>(nb::handle(a));
     TensorPtr y = nb::cast<TensorPtr>(nb::handle(b));
@@ -95,7 +96,8 @@ PyObject* matmul(PyObject* a, PyObject* b) { return binary(a, b, Binary::kMatmul
 
 }  // namespace
 
-void set_static_mode(bool on) { g_static_mode = on; }
+void set_python_dispatch(bool on) { g_python_dispatch = on; }
+bool python_dispatch() { return g_python_dispatch; }
 
 PyType_Slot tensor_operator_slots[] = {{Py_nb_add, reinterpret_cast<void*>(add)},
                                        {Py_nb_subtract, reinterpret_cast<void*>(sub)},

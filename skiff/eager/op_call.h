@@ -46,6 +46,8 @@ class EagerOp {
 
   const OpInfo& info() const { return *info_; }
   const std::string& type() const { return info_->schema.type; }
+  const AttrMap& attrs() const { return attrs_; }
+  const std::vector<int>& output_counts() const { return output_counts_; }
 
   // One form of the op per number of entries in each input slot.
   struct Form;

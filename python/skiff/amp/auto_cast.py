@@ -4,16 +4,13 @@ skiff's other kernels mostly lack bfloat16, so the result comes back as float32)
 other op is unchanged. At level O2 (with decorate's bfloat16 parameters) every op that has
 a bfloat16 kernel and is not in the black list runs on bfloat16 inputs and gives bfloat16;
 the others (losses, reductions, normalizations: ops without bfloat16 kernels) run on their
-inputs widened to float32. It works through ``skiff.framework.core.amp_hook``, a hook that
-costs one check when off."""
+inputs widened to float32. It is a hook of the dispatch point (``framework.core.hooked``),
+which sees every op call while it is installed and costs one check when none is."""
 import contextlib
 
 from .. import _C
 from ..framework import core
-from ..framework.building import static_apply
 from ..framework import dtype as dt
-from ..framework.mode import mode
-import sys
 
 __all__ = ["auto_cast", "autocast", "amp_guard", "is_autocast_enabled", "get_autocast_dtype",
            "white_list", "black_list"]
@@ -65,10 +62,7 @@ def get_autocast_dtype():
 
 
 def _cast(x, name):
-    attrs = {"out_dtype": name}
-    if mode.static:
-        return static_apply("cast", (x,), attrs, None, None)
-    return core.eager_op("cast", attrs)(x)
+    return core.run_unhooked("cast", (x,), {"out_dtype": name})
 
 
 def _to(x, src, name):
@@ -79,11 +73,7 @@ def _to(x, src, name):
     return x
 
 
-def _run(type, inputs, attrs, output_counts, out):
-    if mode.static:
-        return static_apply(type, inputs, attrs or {}, output_counts, out)
-    op = core.eager_op(type, attrs, output_counts)
-    return op(*inputs) if out is None else op.call_into(list(inputs), list(out))
+_run = core.run_unhooked
 
 
 def _hook_o2(type, inputs, attrs, output_counts, out):
@@ -99,6 +89,8 @@ def _hook_o2(type, inputs, attrs, output_counts, out):
 
 def _hook(type, inputs, attrs, output_counts, out):
     """Runs a white-list op on bfloat16 inputs with float32 outputs; others unchanged."""
+    if _state is None:  # a disabled auto_cast inside an enabled one
+        return _run(type, inputs, attrs, output_counts, out)
     if _state.level == "O2":
         return _hook_o2(type, inputs, attrs, output_counts, out)
     if type not in _state.white or out is not None:
@@ -110,25 +102,6 @@ def _hook(type, inputs, attrs, output_counts, out):
     if isinstance(result, tuple):
         return tuple(_to(r, dt.bfloat16, "float32") for r in result)
     return _to(result, dt.bfloat16, "float32")
-
-
-def _routed_matmul(x, y):
-    return core.apply("matmul", x, y)
-
-
-# Eager fast paths that call the matmul kernel without going through apply; auto_cast
-# points them at apply while it is active.
-_FAST_PATHS = (("skiff.nn.functional.tensor_ops", "_matmul"), ("skiff.tensor.linalg", "_matmul"))
-
-
-def _swap_fast_paths(replacement):
-    saved = []
-    for module, attr in _FAST_PATHS:
-        m = sys.modules.get(module)
-        if m is not None and hasattr(m, attr):
-            saved.append((m, attr, getattr(m, attr)))
-            setattr(m, attr, replacement)
-    return saved
 
 
 def _names(ops, arg):
@@ -161,24 +134,16 @@ def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level
     if active and dtype == "float16":
         raise _C.Error("auto_cast: dtype='float16' is not supported: skiff's CPU kernels "
                        "take bfloat16 only; use dtype='bfloat16'")
-    if not active:
-        saved_state, saved_hook = _state, core.amp_hook
-        _state, core.amp_hook = None, None
-        try:
-            yield
-        finally:
-            _state, core.amp_hook = saved_state, saved_hook
-        return
-    saved_state, saved_hook = _state, core.amp_hook
-    _state = _State(level, (_WHITE | white) - black, black)
-    core.amp_hook = _hook
-    saved_paths = _swap_fast_paths(_routed_matmul)
+    saved = _state
+    _state = _State(level, (_WHITE | white) - black, black) if active else None
     try:
-        yield
+        if active:
+            with core.hooked(_hook):
+                yield
+        else:
+            yield
     finally:
-        for m, attr, fn in saved_paths:
-            setattr(m, attr, fn)
-        _state, core.amp_hook = saved_state, saved_hook
+        _state = saved
 
 
 autocast = auto_cast

@@ -5,6 +5,9 @@ from .. import _C
 
 class _Mode:
     _static = False
+    # The hooks that receive every op call (framework.core.hooked), innermost last; a
+    # plain attribute, read on every op call (set it with set_hooks).
+    hooks = ()
 
     @property
     def static(self):
@@ -12,9 +15,17 @@ class _Mode:
 
     @static.setter
     def static(self, on):
-        # Tensor's C operators need the mode too (in static mode they build ops).
         self._static = bool(on)
-        _C.set_static_mode(self._static)
+        self._route()
+
+    def set_hooks(self, hooks):
+        self.hooks = tuple(hooks)
+        self._route()
+
+    def _route(self):
+        # Tensor's C operators and _C.Op objects run ops straight only while skiff is
+        # eager and unhooked; otherwise they call the dispatch point (framework.core).
+        _C.set_python_dispatch(self._static or bool(self.hooks))
 
 
 mode = _Mode()

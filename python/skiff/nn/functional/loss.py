@@ -1,7 +1,7 @@
 """Loss functions (paddle.nn.functional): cross_entropy, nll_loss, mse_loss, l1_loss,
 binary_cross_entropy(_with_logits), softmax_with_cross_entropy, smooth_l1_loss."""
 from ... import _C
-from ...framework import arguments, core as _core
+from ...framework import arguments
 from ...framework.core import apply, eager_op
 from ...framework.tensor_params import FLOATING, accepts
 from ...framework.mode import mode as _mode
@@ -82,8 +82,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     if (rank == 2 and not soft_label and use_softmax and not label_smoothing
             and axis in (-1, 1) and len(label.shape) == 1 and reduction in ("mean", "sum")):
         # the common case: [N, C] scores, [N] labels
-        routed = _mode.static or _core.amp_hook is not None  # (auto_cast sees apply only)
-        logp = log_softmax(input, -1) if routed else _log_softmax_last(input)
+        logp = _log_softmax_last(input)
         return _nll_2d(logp, label, weight, ignore_index, reduction)
     _check_reduction(reduction, "cross_entropy")
     axis = arguments.axis("cross_entropy", axis, rank)
