@@ -78,6 +78,10 @@ OpBuilder& OpBuilder::int8_form(Int8Form form) {
   info_->int8_form = form;
   return *this;
 }
+OpBuilder& OpBuilder::moves_values() {
+  info_->moves_values = true;
+  return *this;
+}
 
 const char* block_role_name(BlockRole role) {
   switch (role) {

@@ -105,6 +105,9 @@ struct OpInfo {
   BlockSlots block_slots;
   AmpPolicy amp = AmpPolicy::kFollow;
   std::optional<Int8Form> int8_form;
+  // Out holds X's values rearranged, none changed (reshape, transpose, ...): an
+  // elementwise map of the values (a quantization) gives the same before or after it.
+  bool moves_values = false;
 
   bool runs_blocks() const { return block_role != BlockRole::kNone; }
   // A loop or a branch (not their grads): append_backward differentiates through it.
@@ -145,6 +148,7 @@ class OpBuilder {
   OpBuilder& runs_blocks(BlockRole role, BlockSlots slots);
   OpBuilder& amp(AmpPolicy policy);
   OpBuilder& int8_form(Int8Form form);
+  OpBuilder& moves_values();
 
  private:
   OpInfo* info_;

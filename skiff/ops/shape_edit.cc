@@ -164,7 +164,8 @@ void register_shape_edit_ops(OpRegistry& r) {
       .attr("stop_axis", int64_t{-1}, "last merged axis (negative: from the back)")
       .infer_shape(infer_view<flatten_shape_of>)
       .bind(kViewDTypes, flatten<KernelContext>, flatten<EmitContext>)
-      .grad(view_grad_maker);
+      .grad(view_grad_maker)
+      .moves_values();
 
   r.add("squeeze")
       .doc(
@@ -175,7 +176,8 @@ void register_shape_edit_ops(OpRegistry& r) {
       .attr("axes", Ints{}, "axes to drop if they have size 1 (negative: from the back)")
       .infer_shape(infer_view<squeeze_shape_of>)
       .bind(kViewDTypes, squeeze<KernelContext>, squeeze<EmitContext>)
-      .grad(view_grad_maker);
+      .grad(view_grad_maker)
+      .moves_values();
 
   r.add("unsqueeze")
       .doc(
@@ -186,7 +188,8 @@ void register_shape_edit_ops(OpRegistry& r) {
       .required_attr("axes", AttrType::kInts, "where to insert the new dims")
       .infer_shape(infer_view<unsqueeze_shape_of>)
       .bind(kViewDTypes, unsqueeze<KernelContext>, unsqueeze<EmitContext>)
-      .grad(view_grad_maker);
+      .grad(view_grad_maker)
+      .moves_values();
 
   register_expand(r, "expand",
                   "Out = X broadcast to `shape` (PaddlePaddle's expand_v2): X aligns with the "

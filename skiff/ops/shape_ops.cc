@@ -107,7 +107,8 @@ void register_shape_ops(OpRegistry& r) {
       .required_attr("shape", AttrType::kInts, "the new dims (0: copy X's, -1: infer one)")
       .infer_shape(infer_reshape)
       .bind(kViewDTypes, reshape<KernelContext>, reshape<EmitContext>)
-      .grad(reshape_grad_maker);
+      .grad(reshape_grad_maker)
+      .moves_values();
 
   r.add("reshape_grad")
       .doc("X@GRAD = Out@GRAD viewed with X's shape.")
@@ -125,7 +126,8 @@ void register_shape_ops(OpRegistry& r) {
       .required_attr("axis", AttrType::kInts, "a permutation of X's axes (negative: from the back)")
       .infer_shape(infer_transpose)
       .bind(kViewDTypes, transpose<KernelContext>, transpose<EmitContext>)
-      .grad(transpose_grad_maker);
+      .grad(transpose_grad_maker)
+      .moves_values();
 
   r.add("transpose_grad")
       .doc("X@GRAD = Out@GRAD transposed by the inverse permutation.")

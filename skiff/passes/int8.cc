@@ -223,12 +223,12 @@ class Int8Converter {
   }
 
   // Ops that give the same values whether their input is quantized before or after them:
-  // max pooling (rounding and clamping keep order) and the ops that only move values.
+  // max pooling (rounding and clamping keep order) and the ops that only move values
+  // (OpInfo::moves_values).
   static bool commutes_with_quantize(const OpDesc& op) {
-    static const std::set<std::string> moves = {"flatten", "reshape", "squeeze", "unsqueeze",
-                                                "transpose"};
     if (op.type == "pool2d") return op.attr<std::string>("pooling_type") == "max";
-    return moves.count(op.type) > 0;
+    const OpInfo* info = OpRegistry::global().find(op.type);
+    return info && info->moves_values;
   }
 
   // An int8 op whose float result, maybe through max pooling and reshapes, feeds only the

@@ -61,5 +61,14 @@ TEST(OpTraits, AmpAndInt8Forms) {
   EXPECT_STREQ(amp_policy_name(r.get("relu").amp), "follow");
 }
 
+TEST(OpTraits, OpsThatMoveValues) {
+  const OpRegistry& r = OpRegistry::global();
+  std::vector<std::string> moving;
+  for (const std::string& type : r.types())
+    if (r.get(type).moves_values) moving.push_back(type);
+  EXPECT_EQ(moving,
+            (std::vector<std::string>{"flatten", "reshape", "squeeze", "transpose", "unsqueeze"}));
+}
+
 }  // namespace
 }  // namespace skiff
