@@ -8,7 +8,10 @@ from ..autograd import no_grad
 from ..framework import arguments
 from ..framework.core import apply
 from ..framework.param import assign_value
-from .functional import tensor_ops as T
+from ..framework.arguments import dtype_name_of
+from ..tensor.creation import full
+from ..tensor.manipulation import concat, slice
+from ..tensor.math import cast, scale
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
            "vector_to_parameters"]
@@ -26,27 +29,45 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     max_norm = arguments.number("clip_grad_norm_", "max_norm", max_norm)
     norm_type = arguments.number("clip_grad_norm_", "norm_type", norm_type)
     if not grads:
-        return T.fill([], 0.0, "float32")
+        return full([], 0.0, "float32")
     with no_grad():
         if math.isinf(norm_type):
-            parts = [T.reduce("max", apply("abs", g)) for g in grads]
+            parts = [
+                apply(
+                    "reduce_max",
+                    apply("abs", g),
+                    attrs={"dim": [], "keep_dim": False, "reduce_all": True},
+                )
+                for g in grads
+            ]
             total = parts[0]
             for part in parts[1:]:
                 total = apply("elementwise_max", total, part)
         elif norm_type == 2.0:
             total = apply("sqrt", apply("sum", [apply("squared_l2_norm", g) for g in grads]))
         else:
-            powered = [T.reduce("sum", apply("pow", apply("abs", g),
-                                             attrs={"factor": norm_type})) for g in grads]
+            powered = [
+                apply(
+                    "reduce_sum",
+                    apply("pow", apply("abs", g), attrs={"factor": norm_type}),
+                    attrs={"dim": [], "keep_dim": False, "reduce_all": True},
+                )
+                for g in grads
+            ]
             total = apply("pow", apply("sum", powered), attrs={"factor": 1.0 / norm_type})
-        total = T.reshape(total, [])
+        total = apply("reshape", total, attrs={"shape": []})
         if error_if_nonfinite and not math.isfinite(float(total.numpy())):
             raise _C.Error(f"clip_grad_norm_: the total gradient norm of order {norm_type} is "
                            f"not finite")
-        coef = apply("clip", T.div(T.fill([], max_norm, T.dtype_name(total)),
-                                   T.scale(total, 1.0, 1e-6)), attrs={"max": 1.0})
+        coef = apply(
+            "clip",
+            apply(
+                "elementwise_div", full([], max_norm, dtype_name_of(total)), scale(total, 1.0, 1e-6)
+            ),
+            attrs={"max": 1.0},
+        )
         for g in grads:
-            apply("elementwise_mul", g, T.cast(coef, T.dtype_name(g)), out=[g])
+            apply("elementwise_mul", g, cast(coef, dtype_name_of(g)), out=[g])
     return total
 
 
@@ -77,7 +98,7 @@ def _parameter_list(fn, parameters):
 def parameters_to_vector(parameters, name=None):
     """The parameters flattened and joined into one 1-D tensor."""
     items = _parameter_list("parameters_to_vector", parameters)
-    return T.concat([T.reshape(p, [-1]) for p in items], 0)
+    return concat([apply("reshape", p, attrs={"shape": [-1]}) for p in items], 0)
 
 
 def vector_to_parameters(vec, parameters, name=None):
@@ -91,7 +112,9 @@ def vector_to_parameters(vec, parameters, name=None):
             n = 1
             for s in p.shape:
                 n *= int(s)
-            piece = T.reshape(T.slice(vec, [0], [offset], [offset + n]), list(p.shape))
+            piece = apply(
+                "reshape", slice(vec, [0], [offset], [offset + n]), attrs={"shape": list(p.shape)}
+            )
             assign_value(p, piece, f"vector_to_parameters: parameter {p.name!r}")
             offset += n
     if offset != int(vec.shape[0]):

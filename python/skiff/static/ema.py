@@ -6,7 +6,8 @@ import contextlib
 from .. import _C
 from ..framework.core import apply
 from ..framework.mode import mode
-from ..nn.functional import tensor_ops as T
+from ..tensor.creation import full
+from ..tensor.math import add, cast, multiply, scale as tensor_scale
 from ..framework.building import create_global_var
 from ..framework.program import Program, default_main_program, program_guard
 
@@ -51,7 +52,7 @@ class ExponentialMovingAverage:
         apply_p, restore_p = Program(), Program()
         backups = []
         with program_guard(apply_p, Program()):
-            scale = T.scale(_declare(apply_p, self._decay_pow), -1.0, 1.0)
+            scale = tensor_scale(_declare(apply_p, self._decay_pow), -1.0, 1.0)
             for param, avg in zip(self._params, self._averages):
                 p, a = _declare(apply_p, param), _declare(apply_p, avg)
                 name = apply_p._unique_name(f"{param.name}.{self._name}_backup")
@@ -59,7 +60,7 @@ class ExponentialMovingAverage:
                                      [int(s) for s in param.shape], True, True)
                 backups.append(apply_p._variable(0, name))
                 apply("assign", p, out=[backups[-1]])
-                corrected = T.div(a, T.cast(scale, param._dtype_name))
+                corrected = apply("elementwise_div", a, cast(scale, param._dtype_name))
                 apply("assign", corrected, out=[p])
         with program_guard(restore_p, Program()):
             for param, backup in zip(self._params, backups):
@@ -69,16 +70,18 @@ class ExponentialMovingAverage:
     def update(self):
         """Appends the average updates to the default main program (call it after
         optimizer.minimize)."""
-        decay = T.fill([1], self._decay, "float32")
+        decay = full([1], self._decay, "float32")
         if self._thres_steps is not None:
-            steps = T.cast(self._thres_steps, "float32")
-            ramp = T.div(T.scale(steps, 1.0, 1.0), T.scale(steps, 1.0, 10.0))
-            decay = apply("elementwise_min", decay, T.reshape(ramp, [1]))
+            steps = cast(self._thres_steps, "float32")
+            ramp = apply(
+                "elementwise_div", tensor_scale(steps, 1.0, 1.0), tensor_scale(steps, 1.0, 10.0)
+            )
+            decay = apply("elementwise_min", decay, apply("reshape", ramp, attrs={"shape": [1]}))
         for param, avg in zip(self._params, self._averages):
-            d = T.cast(decay, param._dtype_name)
-            fresh = T.add(T.mul(avg, d), T.mul(param.detach(), T.scale(d, -1.0, 1.0)))
+            d = cast(decay, param._dtype_name)
+            fresh = add(multiply(avg, d), multiply(param.detach(), tensor_scale(d, -1.0, 1.0)))
             apply("assign", fresh, out=[avg])
-        apply("assign", T.mul(self._decay_pow, decay), out=[self._decay_pow])
+        apply("assign", multiply(self._decay_pow, decay), out=[self._decay_pow])
 
     @contextlib.contextmanager
     def apply(self, executor, need_restore=True):

@@ -5,7 +5,9 @@ from .. import _C
 from ..framework.core import apply
 from ..framework.mode import mode
 from ..metric.functional import accuracy as _accuracy
-from ..nn.functional import tensor_ops as T
+from ..tensor.manipulation import concat, slice
+from ..tensor.math import cast, multiply, scale, subtract
+from ..tensor.scalars import constant_like
 from ..framework.building import create_global_var
 
 __all__ = ["accuracy", "auc"]
@@ -23,12 +25,16 @@ def _auc_from(pos, neg):
     above_pos = apply("cumsum", pos, attrs={"axis": 0, "reverse": True})
     above_neg = apply("cumsum", neg, attrs={"axis": 0, "reverse": True})
     # each bucket's trapezoid: neg[i] * (pos above and at i + pos strictly above) / 2
-    area = T.reduce("sum", T.mul(neg, T.sub(above_pos, T.scale(pos, 0.5))))
-    tot = T.mul(T.slice(above_pos, [0], [0], [1]), T.slice(above_neg, [0], [0], [1]))
-    tot = T.reshape(tot, [])
-    has_both = apply("greater_than", tot, T.full_like(tot, 0.0))
-    safe = apply("where", has_both, tot, T.full_like(tot, 1.0))
-    return apply("where", has_both, T.div(area, safe), T.full_like(tot, 0.0))
+    area = apply(
+        "reduce_sum",
+        multiply(neg, subtract(above_pos, scale(pos, 0.5))),
+        attrs={"dim": [], "keep_dim": False, "reduce_all": True},
+    )
+    tot = multiply(slice(above_pos, [0], [0], [1]), slice(above_neg, [0], [0], [1]))
+    tot = apply("reshape", tot, attrs={"shape": []})
+    has_both = apply("greater_than", tot, constant_like(tot, 0.0))
+    safe = apply("where", has_both, tot, constant_like(tot, 1.0))
+    return apply("where", has_both, apply("elementwise_div", area, safe), constant_like(tot, 0.0))
 
 
 def _accumulate(var, value):
@@ -56,13 +62,21 @@ def auc(input, label, curve="ROC", num_thresholds=4095, topk=1, slide_steps=1,
         raise ValueError(f"auc: input must be [N, 2] (negative and positive scores), got "
                          f"shape {list(input.shape)}")
     buckets, steps = int(num_thresholds) + 1, int(slide_steps)
-    score = T.reshape(T.slice(T.cast(input, "float64"), [1], [1], [2]), [-1])
-    index = T.cast(apply("floor", T.scale(score, float(num_thresholds))), "int64")
+    score = apply("reshape", slice(cast(input, "float64"), [1], [1], [2]), attrs={"shape": [-1]})
+    index = cast(apply("floor", scale(score, float(num_thresholds))), "int64")
     hot = apply("one_hot", index, attrs={"depth": buckets, "dtype": "float64",
                                          "allow_out_of_range": True})
-    positive = T.reshape(T.cast(label, "float64"), [-1, 1])
-    batch_pos = T.reduce("sum", T.mul(hot, positive), [0])
-    batch_neg = T.reduce("sum", T.mul(hot, T.scale(positive, -1.0, 1.0)), [0])
+    positive = apply("reshape", cast(label, "float64"), attrs={"shape": [-1, 1]})
+    batch_pos = apply(
+        "reduce_sum",
+        multiply(hot, positive),
+        attrs={"dim": [0], "keep_dim": False, "reduce_all": False},
+    )
+    batch_neg = apply(
+        "reduce_sum",
+        multiply(hot, scale(positive, -1.0, 1.0)),
+        attrs={"dim": [0], "keep_dim": False, "reduce_all": False},
+    )
     stat_pos = create_global_var([buckets], 0, "float64", persistable=True)
     stat_neg = create_global_var([buckets], 0, "float64", persistable=True)
     _accumulate(stat_pos, batch_pos)
@@ -73,10 +87,16 @@ def auc(input, label, curve="ROC", num_thresholds=4095, topk=1, slide_steps=1,
         window_pos = create_global_var([steps, buckets], 0, "float64", persistable=True)
         window_neg = create_global_var([steps, buckets], 0, "float64", persistable=True)
         for window, batch in ((window_pos, batch_pos), (window_neg, batch_neg)):
-            recent = T.concat([T.slice(window, [0], [1], [steps]),
-                               T.unsqueeze(batch, [0])], 0)
+            recent = concat([slice(window, [0], [1], [steps]),
+                               apply("unsqueeze", batch, attrs={"axes": [0]})], 0)
             apply("assign", recent, out=[window])
-    batch_auc = _auc_from(T.reduce("sum", window_pos, [0]) if steps else window_pos,
-                          T.reduce("sum", window_neg, [0]) if steps else window_neg)
+    batch_auc = _auc_from(
+        apply("reduce_sum", window_pos, attrs={"dim": [0], "keep_dim": False, "reduce_all": False})
+        if steps
+        else window_pos,
+        apply("reduce_sum", window_neg, attrs={"dim": [0], "keep_dim": False, "reduce_all": False})
+        if steps
+        else window_neg,
+    )
     return _auc_from(stat_pos, stat_neg), batch_auc, [window_pos, window_neg, stat_pos,
                                                        stat_neg]

@@ -33,6 +33,16 @@ def constant(value, dtype):
     return t
 
 
+def constant_like(x, value):
+    """A tensor of x's shape and dtype holding ``value`` through which no gradient flows
+    (in a program, built from x detached: backward must not meet fill_any_like)."""
+    if mode.static and not x.stop_gradient:
+        x = x.detach()
+    out = apply("fill_any_like", x, attrs={"value": float(value), "dtype": ""})
+    out.stop_gradient = True
+    return out
+
+
 def promote_for_scalar(x, value):
     """``x`` cast where a Python number needs a wider type: a float with an integer or
     bool tensor gives float32, an int with a bool tensor gives int64 (as Paddle)."""

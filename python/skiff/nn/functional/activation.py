@@ -5,7 +5,10 @@ from ...framework import arguments
 from ...framework.core import apply, eager_op
 from ...framework.mode import mode
 from ...framework.tensor_params import FLOATING, accepts, self_checked
-from . import tensor_ops as T
+from ...framework.arguments import dtype_name_of
+from ...tensor.manipulation import split as tensor_split
+from ...tensor.math import add, cast, multiply, scale as tensor_scale, subtract
+from ...tensor.scalars import constant_like
 from ...framework import dtype as dt
 
 __all__ = ["relu", "relu_", "relu6", "sigmoid", "tanh", "gelu", "leaky_relu", "elu", "silu",
@@ -61,12 +64,12 @@ def hardtanh(x, min=-1.0, max=1.0, name=None):
 
 def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
     """clip(slope * x + offset, 0, 1) (Paddle's defaults)."""
-    return hardtanh(T.scale(x, slope, offset), 0.0, 1.0)
+    return hardtanh(tensor_scale(x, slope, offset), 0.0, 1.0)
 
 
 def hardswish(x, name=None):
     """x * relu6(x + 3) / 6."""
-    return T.mul(x, T.scale(relu6(T.scale(x, 1.0, 3.0)), 1.0 / 6.0))
+    return multiply(x, tensor_scale(relu6(tensor_scale(x, 1.0, 3.0)), 1.0 / 6.0))
 
 
 def gelu(x, approximate=False, name=None):
@@ -92,24 +95,24 @@ def softplus(x, beta=1, threshold=20, name=None):
 @accepts(x=FLOATING)
 def mish(x, name=None):
     """x * tanh(softplus(x))."""
-    return T.mul(x, tanh(softplus(x)))
+    return multiply(x, tanh(softplus(x)))
 
 
 def softsign(x, name=None):
     """x / (1 + |x|)."""
-    return T.div(x, T.scale(apply("abs", x), 1.0, 1.0))
+    return apply("elementwise_div", x, tensor_scale(apply("abs", x), 1.0, 1.0))
 
 
 @accepts(x=FLOATING)
 def tanhshrink(x, name=None):
     """x - tanh(x)."""
-    return T.sub(x, tanh(x))
+    return subtract(x, tanh(x))
 
 
 @accepts(x=FLOATING)
 def log_sigmoid(x, name=None):
     """log(sigmoid(x)) = -softplus(-x), stable for large |x|."""
-    return T.scale(softplus(T.scale(x, -1.0)), -1.0)
+    return tensor_scale(softplus(tensor_scale(x, -1.0)), -1.0)
 
 
 @accepts(x=FLOATING)
@@ -125,13 +128,13 @@ def prelu(x, weight, data_format="NCHW", name=None):
     if int(weight.shape[0]) != 1 and rank > 1:
         shape = [1] * rank
         shape[1 if data_format[1] == "C" else rank - 1] = -1
-        w = T.reshape(weight, shape)
-    neg = T.mul(w, T.sub(x, relu(x)))
-    return T.add(relu(x), neg)
+        w = apply("reshape", weight, attrs={"shape": shape})
+    neg = multiply(w, subtract(x, relu(x)))
+    return add(relu(x), neg)
 
 
 def _with_dtype(x, dtype):
-    return x if dtype is None else T.cast(x, _name(dtype))
+    return x if dtype is None else cast(x, _name(dtype))
 
 
 def _name(dtype):
@@ -164,13 +167,13 @@ log_softmax = _softmax_like("log_softmax", "x - log(sum(exp(x))) along ``axis``.
 def selu(x, scale=1.0507009873554804934193349852946, alpha=1.6732632423543772848170429916717,
          name=None):
     """scale * (x where x > 0, else alpha * (exp(x) - 1))."""
-    return T.scale(elu(x, alpha), scale)
+    return tensor_scale(elu(x, alpha), scale)
 
 
 @accepts(x=FLOATING)
 def celu(x, alpha=1.0, name=None):
     """x where x > 0, else alpha * (exp(x / alpha) - 1)."""
-    return T.scale(elu(T.scale(x, 1.0 / alpha), 1.0), alpha)
+    return tensor_scale(elu(tensor_scale(x, 1.0 / alpha), 1.0), alpha)
 
 
 def softshrink(x, threshold=0.5, name=None):
@@ -182,8 +185,8 @@ def softshrink(x, threshold=0.5, name=None):
 
 def _where_above(x, magnitude, threshold, value=0.0, out=None):
     """x where ``magnitude`` > threshold, else ``value`` (written into ``out`` if given)."""
-    keep = apply("greater_than", magnitude, T.full_like(magnitude, threshold))
-    return apply("where", keep, x, T.full_like(x, value), out=out)
+    keep = apply("greater_than", magnitude, constant_like(magnitude, threshold))
+    return apply("where", keep, x, constant_like(x, value), out=out)
 
 
 @accepts(x=FLOATING)
@@ -204,8 +207,8 @@ def glu(x, axis=-1, name=None):
     if x.shape[axis] % 2:
         raise arguments.ArgumentError(f"glu: axis {axis} of x {list(x.shape)} must have an "
                                       f"even size")
-    a, b = T.split(x, 2, axis)
-    return T.mul(a, sigmoid(b))
+    a, b = tensor_split(x, 2, axis)
+    return multiply(a, sigmoid(b))
 
 
 def maxout(x, groups, axis=1, name=None):
@@ -225,7 +228,11 @@ def maxout(x, groups, axis=1, name=None):
                          f"by groups = {groups}")
     split = [0 if s < 0 else s for s in shape]
     split[axis:axis + 1] = [channels // groups, groups]
-    return T.reduce("max", T.reshape(x, split), [axis + 1])
+    return apply(
+        "reduce_max",
+        apply("reshape", x, attrs={"shape": split}),
+        attrs={"dim": [axis + 1], "keep_dim": False, "reduce_all": False},
+    )
 
 
 @accepts(x=FLOATING)
@@ -238,11 +245,11 @@ def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
     if temperature <= 0:
         raise ValueError(f"gumbel_softmax: temperature must be positive, got {temperature}")
     axis = arguments.axis("gumbel_softmax", axis, len(shape), scalar=True)
-    dtype = T.dtype_name(x)
+    dtype = dtype_name_of(x)
     u = apply("uniform_random", attrs={"shape": shape, "min": 1e-20, "max": 1.0, "seed": 0,
                                         "dtype": dtype})
-    gumbel = T.scale(apply("log", T.scale(apply("log", u), -1.0)), -1.0)
-    y = softmax(T.scale(T.add(x, gumbel), 1.0 / temperature), axis)
+    gumbel = tensor_scale(apply("log", tensor_scale(apply("log", u), -1.0)), -1.0)
+    y = softmax(tensor_scale(add(x, gumbel), 1.0 / temperature), axis)
     if not hard:
         return y
     rank = len(shape)
@@ -250,5 +257,9 @@ def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
     index = apply("argmax", y, attrs={"axis": axis})
     one_hot = apply("one_hot", index, attrs={"depth": shape[axis], "dtype": dtype})
     if axis != rank - 1:
-        one_hot = T.transpose(one_hot, list(range(axis)) + [rank - 1] + list(range(axis, rank - 1)))
-    return T.add(T.sub(one_hot, y.detach()), y)
+        one_hot = apply(
+            "transpose",
+            one_hot,
+            attrs={"axis": list(list(range(axis)) + [rank - 1] + list(range(axis, rank - 1)))},
+        )
+    return add(subtract(one_hot, y.detach()), y)

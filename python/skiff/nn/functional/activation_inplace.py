@@ -3,7 +3,8 @@ hardtanh_, thresholded_relu_): the result is written back into the input tensor,
 is returned; gradients flow as through the out-of-place functions."""
 from ...framework import arguments
 from ...framework.core import apply
-from . import tensor_ops as T
+from ...framework.arguments import dtype_name_of
+from ...tensor.math import cast
 from .activation import _name, _where_above
 
 __all__ = ["elu_", "leaky_relu_", "tanh_", "softmax_", "hardtanh_", "thresholded_relu_"]
@@ -31,8 +32,8 @@ def hardtanh_(x, min=-1.0, max=1.0, name=None):
 
 def softmax_(x, axis=-1, dtype=None, name=None):
     """softmax along ``axis`` written back into ``x`` (into its cast copy with ``dtype``)."""
-    if dtype is not None and _name(dtype) != T.dtype_name(x):
-        x = T.cast(x, _name(dtype))
+    if dtype is not None and _name(dtype) != dtype_name_of(x):
+        x = cast(x, _name(dtype))
     axis = arguments.axis("softmax_", axis, len(x.shape), scalar=True)
     return apply("softmax", x, attrs={"axis": axis}, out=[x])
 

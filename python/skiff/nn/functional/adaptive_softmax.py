@@ -4,7 +4,9 @@ with its own low-rank softmax. Every row's cluster terms are computed and masked
 computation is fixed-shape and works in static programs."""
 from ...framework.core import apply
 from ...framework.mode import mode
-from . import tensor_ops as T
+from ...framework.arguments import dtype_name_of
+from ...tensor.linalg import matmul
+from ...tensor.math import add, cast, multiply, scale
 
 __all__ = ["adaptive_log_softmax_with_loss"]
 
@@ -17,7 +19,11 @@ def _compare(op, label, value):
 def _pick(log_probs, index, depth, dtype):
     """log_probs[n, index[n]] for every row n."""
     hot = apply("one_hot", index, attrs={"depth": int(depth), "dtype": dtype})
-    return T.reduce("sum", T.mul(log_probs, hot), [1])
+    return apply(
+        "reduce_sum",
+        multiply(log_probs, hot),
+        attrs={"dim": [1], "keep_dim": False, "reduce_all": False},
+    )
 
 
 def _check(input, label, cutoffs):
@@ -51,12 +57,15 @@ def adaptive_log_softmax_with_loss(input, label, head_weight, tail_weights, cuto
     _check(input, label, cutoffs)
     batched = len(label.shape) == 1
     if not batched:
-        input, label = T.unsqueeze(input, [0]), T.reshape(label, [1])
-    dtype = T.dtype_name(input)
+        input, label = (
+            apply("unsqueeze", input, attrs={"axes": [0]}),
+            apply("reshape", label, attrs={"shape": [1]}),
+        )
+    dtype = dtype_name_of(input)
     shortlist = cutoffs[0]
-    head = T.matmul(input, head_weight)
+    head = matmul(input, head_weight)
     if head_bias is not None:
-        head = T.add(head, head_bias)
+        head = add(head, head_bias)
     head_log_probs = apply("log_softmax", head, attrs={"axis": 1})
     head_target, output = label, None
     for i, (low, high) in enumerate(zip(cutoffs, cutoffs[1:])):
@@ -66,15 +75,17 @@ def adaptive_log_softmax_with_loss(input, label, head_weight, tail_weights, cuto
                                                          "dtype": ""})
         head_target = apply("where", inside, cluster_id, head_target)
         first, second = tail_weights[i]
-        log_probs = apply("log_softmax", T.matmul(T.matmul(input, first), second),
+        log_probs = apply("log_softmax", matmul(matmul(input, first), second),
                           attrs={"axis": 1})
-        local = apply("clip", T.scale(label, 1.0, -float(low)),
+        local = apply("clip", scale(label, 1.0, -float(low)),
                       attrs={"min": 0.0, "max": float(high - low - 1)})
-        term = T.mul(_pick(log_probs, local, high - low, dtype), T.cast(inside, dtype))
-        output = term if output is None else T.add(output, term)
+        term = multiply(_pick(log_probs, local, high - low, dtype), cast(inside, dtype))
+        output = term if output is None else add(output, term)
     head_term = _pick(head_log_probs, head_target, int(head_weight.shape[1]), dtype)
-    output = head_term if output is None else T.add(output, head_term)
-    loss = T.reduce("mean", T.scale(output, -1.0))
+    output = head_term if output is None else add(output, head_term)
+    loss = apply(
+        "reduce_mean", scale(output, -1.0), attrs={"dim": [], "keep_dim": False, "reduce_all": True}
+    )
     if not batched:
-        output = T.reshape(output, [])
+        output = apply("reshape", output, attrs={"shape": []})
     return output, loss

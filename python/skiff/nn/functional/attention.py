@@ -4,7 +4,11 @@ from ... import _C
 from ...framework.core import apply
 from ...framework.tensor_params import TENSOR, accepts
 from ...framework.mode import mode
-from . import tensor_ops as T
+from ...framework.arguments import dtype_name_of
+from ...tensor.linalg import matmul
+from ...tensor.manipulation import squeeze
+from ...tensor.math import add, cast, scale as tensor_scale
+from ...tensor.scalars import constant_like
 from .activation import softmax
 from .common import dropout
 from ...framework import dtype as dt
@@ -17,16 +21,20 @@ def _repeat_heads(x, times):
     if times == 1:
         return x
     b, s, h, d = [0 if int(v) < 0 else int(v) for v in x.shape]
-    x = apply("tile", T.unsqueeze(x, [3]), attrs={"repeat_times": [1, 1, 1, times, 1]})
-    return T.reshape(x, [b, s, h * times, d])
+    x = apply(
+        "tile",
+        apply("unsqueeze", x, attrs={"axes": [3]}),
+        attrs={"repeat_times": [1, 1, 1, times, 1]},
+    )
+    return apply("reshape", x, attrs={"shape": [b, s, h * times, d]})
 
 
 def _additive_mask(mask, dtype):
     """A bool mask (True: attend) as 0 / -inf; a float mask as it is."""
-    if T.dtype_name(mask) != "bool":
+    if dtype_name_of(mask) != "bool":
         return mask
-    zeros = T.full_like(T.cast(mask, dtype), 0.0)
-    return apply("where", mask, zeros, T.full_like(zeros, float("-inf")))
+    zeros = constant_like(cast(mask, dtype), 0.0)
+    return apply("where", mask, zeros, constant_like(zeros, float("-inf")))
 
 
 @accepts(value=TENSOR, attn_mask=TENSOR)
@@ -45,7 +53,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                          f"3-D or 4-D, got {list(query.shape)}, {list(key.shape)}, "
                          f"{list(value.shape)}")
     if not batched:
-        query, key, value = (T.unsqueeze(t, [0]) for t in (query, key, value))
+        query, key, value = (
+            apply("unsqueeze", t, attrs={"axes": [0]}) for t in (query, key, value)
+        )
     q_heads, k_heads, v_heads = int(query.shape[2]), int(key.shape[2]), int(value.shape[2])
     if k_heads != v_heads or q_heads % k_heads or (not enable_gqa and q_heads != k_heads):
         raise ValueError(f"scaled_dot_product_attention: {q_heads} query heads do not match "
@@ -53,20 +63,20 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     key, value = (_repeat_heads(t, q_heads // k_heads) for t in (key, value))
     head_dim = int(query.shape[-1])
     scale = scale or (head_dim ** -0.5 if head_dim else 1.0)
-    q, k, v = (T.transpose(t, [0, 2, 1, 3]) for t in (query, key, value))
-    scores = T.matmul(T.scale(q, scale), k, trans_y=True)
+    q, k, v = (apply("transpose", t, attrs={"axis": [0, 2, 1, 3]}) for t in (query, key, value))
+    scores = matmul(tensor_scale(q, scale), k, transpose_y=True)
     if is_causal:
-        ones = T.cast(T.full_like(scores, 1.0), "bool")
+        ones = cast(constant_like(scores, 1.0), "bool")
         ones.stop_gradient = True
         upper = apply("tril_triu", ones, attrs={"diagonal": 1, "lower": False})
-        scores = apply("where", upper, T.full_like(scores, float("-inf")), scores)
+        scores = apply("where", upper, constant_like(scores, float("-inf")), scores)
     elif attn_mask is not None:
-        scores = T.add(scores, _additive_mask(attn_mask, T.dtype_name(scores)))
+        scores = add(scores, _additive_mask(attn_mask, dtype_name_of(scores)))
     weights = softmax(scores, -1)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, training=training)
-    out = T.transpose(T.matmul(weights, v), [0, 2, 1, 3])
-    return out if batched else T.squeeze(out, [0])
+    out = apply("transpose", matmul(weights, v), attrs={"axis": [0, 2, 1, 3]})
+    return out if batched else squeeze(out, [0])
 
 
 def sequence_mask(x, maxlen=None, dtype="int64", name=None):
@@ -81,8 +91,8 @@ def sequence_mask(x, maxlen=None, dtype="int64", name=None):
         maxlen = int(maxlen.numpy().reshape(-1)[0])
     steps = apply("arange", None, None, None,
                   attrs={"start": 0.0, "end": float(maxlen), "step": 1.0,
-                         "dtype": T.dtype_name(x)})
-    mask = apply("less_than", steps, T.unsqueeze(x, [-1]))
-    out = T.cast(mask, dt.dtype_name(dtype))
+                         "dtype": dtype_name_of(x)})
+    mask = apply("less_than", steps, apply("unsqueeze", x, attrs={"axes": [-1]}))
+    out = cast(mask, dt.dtype_name(dtype))
     out.stop_gradient = True
     return out

@@ -5,7 +5,11 @@ from ... import _C
 from ...framework import arguments
 from ...framework.core import apply
 from ...framework.tensor_params import FLOATING, accepts, self_checked
-from . import tensor_ops as T
+from ...framework.arguments import dtype_name_of
+from ...tensor.creation import full
+from ...tensor.linalg import matmul
+from ...tensor.math import add, multiply, scale
+from ...tensor.scalars import constant_like
 from ...tensor.manipulation import _flatten_attrs
 
 __all__ = ["linear", "dropout", "embedding", "one_hot", "flatten", "alpha_dropout",
@@ -17,8 +21,8 @@ __all__ = ["linear", "dropout", "embedding", "one_hot", "flatten", "alpha_dropou
 def linear(x, weight, bias=None, name=None):
     """x · weight + bias with ``weight`` [in_features, out_features] (Paddle's layout)."""
     try:
-        out = T.matmul(x, weight)
-        return out if bias is None else T.add(out, bias)
+        out = matmul(x, weight)
+        return out if bias is None else add(out, bias)
     except _C.Error:
         _explain_linear(x, weight, bias)
         raise
@@ -49,7 +53,7 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
         raise ValueError(f"dropout: mode must be 'upscale_in_train' or 'downgrade_in_infer', "
                          f"got {mode!r}")
     if not training:
-        return T.scale(x, 1.0 - p) if mode == "downgrade_in_infer" else x
+        return scale(x, 1.0 - p) if mode == "downgrade_in_infer" else x
     if p == 0.0:
         return x
     attrs = {"dropout_prob": float(p), "is_test": False, "dropout_implementation": mode}
@@ -67,10 +71,10 @@ def _dropout_along(x, p, axis, mode):
         raise _C.Error(f"dropout(axis={axis}): the dims along axis must be known, input "
                        f"shape {shape}")
     mask_shape = [shape[i] if i in axes else 1 for i in range(rank)]
-    ones = T.fill(mask_shape, 1.0, T.dtype_name(x))
+    ones = full(mask_shape, 1.0, dtype_name_of(x))
     mask = _dropout_op(ones, {"dropout_prob": float(p), "is_test": False,
                               "dropout_implementation": mode})
-    return T.mul(x, mask)
+    return multiply(x, mask)
 
 
 @accepts(input=FLOATING)
@@ -111,10 +115,10 @@ def alpha_dropout(x, p=0.5, training=True, name=None):
     keep = 1.0 - p
     a = (keep + alpha_p * alpha_p * keep * p) ** -0.5
     b = -a * alpha_p * p
-    mask = _dropout_op(T.full_like(x, 1.0), {"dropout_prob": float(p), "is_test": False,
+    mask = _dropout_op(constant_like(x, 1.0), {"dropout_prob": float(p), "is_test": False,
                                              "dropout_implementation": "downgrade_in_infer"})
-    dropped = T.scale(T.scale(mask, -1.0, 1.0), alpha_p)  # alpha_p where dropped
-    return T.scale(T.add(T.mul(x, mask), dropped), a, b)
+    dropped = scale(scale(mask, -1.0, 1.0), alpha_p)  # alpha_p where dropped
+    return scale(add(multiply(x, mask), dropped), a, b)
 
 
 def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=False,
@@ -148,19 +152,31 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
 def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
     """(1 - epsilon) * label + epsilon * prior_dist (uniform 1 / classes by default)."""
     if prior_dist is None:
-        return T.scale(label, 1.0 - epsilon, epsilon / int(label.shape[-1]))
-    return T.add(T.scale(label, 1.0 - epsilon), T.scale(prior_dist, epsilon))
+        return scale(label, 1.0 - epsilon, epsilon / int(label.shape[-1]))
+    return add(scale(label, 1.0 - epsilon), scale(prior_dist, epsilon))
 
 
 @accepts(x1=FLOATING)
 def cosine_similarity(x1, x2, axis=1, eps=1e-8):
     """sum(x1 * x2) / sqrt(max(|x1|^2 * |x2|^2, eps^2)) along ``axis``."""
     axis = arguments.axis("cosine_similarity", axis, max(len(x1.shape), len(x2.shape)))
-    dot = T.reduce("sum", T.mul(x1, x2), [axis])
-    n1 = T.reduce("sum", apply("square", x1), [axis])
-    n2 = T.reduce("sum", apply("square", x2), [axis])
-    denom = apply("sqrt", apply("clip", T.mul(n1, n2), attrs={"min": float(eps) ** 2}))
-    return T.div(dot, denom)
+    dot = apply(
+        "reduce_sum",
+        multiply(x1, x2),
+        attrs={"dim": [axis], "keep_dim": False, "reduce_all": False},
+    )
+    n1 = apply(
+        "reduce_sum",
+        apply("square", x1),
+        attrs={"dim": [axis], "keep_dim": False, "reduce_all": False},
+    )
+    n2 = apply(
+        "reduce_sum",
+        apply("square", x2),
+        attrs={"dim": [axis], "keep_dim": False, "reduce_all": False},
+    )
+    denom = apply("sqrt", apply("clip", multiply(n1, n2), attrs={"min": float(eps) ** 2}))
+    return apply("elementwise_div", dot, denom)
 
 
 def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
@@ -171,16 +187,19 @@ def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
     if len(shape) != 4:
         raise _C.Error(f"pixel_shuffle: expected a 4-D input, got shape {shape}")
     if data_format == "NHWC":
-        x = T.transpose(x, [0, 3, 1, 2])
+        x = apply("transpose", x, attrs={"axis": [0, 3, 1, 2]})
         shape = [shape[0], shape[3], shape[1], shape[2]]
     n, c, h, w = shape
     if c % (r * r):
         raise _C.Error(f"pixel_shuffle: {c} channels are not divisible by upscale_factor^2 = "
                        f"{r * r}")
-    y = T.reshape(x, [0 if n < 0 else n, c // (r * r), r, r, h, w])
-    y = T.reshape(T.transpose(y, [0, 1, 4, 2, 5, 3]), [0 if n < 0 else n, c // (r * r), h * r,
-                                                      w * r])
-    return T.transpose(y, [0, 2, 3, 1]) if data_format == "NHWC" else y
+    y = apply("reshape", x, attrs={"shape": [0 if n < 0 else n, c // (r * r), r, r, h, w]})
+    y = apply(
+        "reshape",
+        apply("transpose", y, attrs={"axis": [0, 1, 4, 2, 5, 3]}),
+        attrs={"shape": [0 if n < 0 else n, c // (r * r), h * r, w * r]},
+    )
+    return apply("transpose", y, attrs={"axis": [0, 2, 3, 1]}) if data_format == "NHWC" else y
 
 
 def bilinear(x1, x2, weight, bias=None, name=None):
@@ -192,7 +211,15 @@ def bilinear(x1, x2, weight, bias=None, name=None):
         raise ValueError(f"bilinear: expected x1 [N, in1], x2 [N, in2] and weight [out, in1, "
                          f"in2], got {s1}, {s2} and {sw}")
     out_features, in1, in2 = sw
-    w = T.reshape(T.transpose(weight, [1, 0, 2]), [in1, out_features * in2])
-    left = T.reshape(T.matmul(x1, w), [0, out_features, in2])
-    out = T.reduce("sum", T.mul(left, T.unsqueeze(x2, [1])), [2])
-    return out if bias is None else T.add(out, bias)
+    w = apply(
+        "reshape",
+        apply("transpose", weight, attrs={"axis": [1, 0, 2]}),
+        attrs={"shape": [in1, out_features * in2]},
+    )
+    left = apply("reshape", matmul(x1, w), attrs={"shape": [0, out_features, in2]})
+    out = apply(
+        "reduce_sum",
+        multiply(left, apply("unsqueeze", x2, attrs={"axes": [1]})),
+        attrs={"dim": [2], "keep_dim": False, "reduce_all": False},
+    )
+    return out if bias is None else add(out, bias)

@@ -3,7 +3,7 @@ conv2d_transpose) over the conv2d / conv2d_transpose ops, with Paddle's padding 
 from ... import _C
 from ...framework import arguments
 from ...framework.core import apply
-from . import tensor_ops as T
+from ...tensor.math import add
 
 __all__ = ["conv2d", "conv2d_transpose"]
 
@@ -91,11 +91,11 @@ def check_input(x, where, data_format, channels=None):
 
 
 def to_nchw(x, data_format):
-    return x if data_format == "NCHW" else T.transpose(x, [0, 3, 1, 2])
+    return x if data_format == "NCHW" else apply("transpose", x, attrs={"axis": [0, 3, 1, 2]})
 
 
 def from_nchw(x, data_format):
-    return x if data_format == "NCHW" else T.transpose(x, [0, 2, 3, 1])
+    return x if data_format == "NCHW" else apply("transpose", x, attrs={"axis": [0, 2, 3, 1]})
 
 
 def _check_weight(where, shape, rank=4):
@@ -161,5 +161,5 @@ def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
              "output_padding": extra if any(extra) else []}
     out = apply("conv2d_transpose", to_nchw(x, data_format), weight, attrs=attrs)
     if bias is not None:
-        out = T.add(out, T.reshape(bias, [1, -1, 1, 1]))
+        out = add(out, apply("reshape", bias, attrs={"shape": [1, -1, 1, 1]}))
     return from_nchw(out, data_format)

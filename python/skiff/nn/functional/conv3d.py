@@ -3,7 +3,7 @@ conv3d_transpose) over the conv3d / conv3d_transpose ops, with Paddle's padding 
 from ... import _C
 from ...framework import arguments
 from ...framework.core import apply
-from . import tensor_ops as T
+from ...tensor.math import add
 from .conv import check_input_layout, same_padding
 
 __all__ = ["conv3d", "conv3d_transpose"]
@@ -29,11 +29,11 @@ def spatial_dims3d(x, data_format):
 
 
 def to_ncdhw(x, data_format):
-    return x if data_format == "NCDHW" else T.transpose(x, [0, 4, 1, 2, 3])
+    return x if data_format == "NCDHW" else apply("transpose", x, attrs={"axis": [0, 4, 1, 2, 3]})
 
 
 def from_ncdhw(x, data_format):
-    return x if data_format == "NCDHW" else T.transpose(x, [0, 2, 3, 4, 1])
+    return x if data_format == "NCDHW" else apply("transpose", x, attrs={"axis": [0, 2, 3, 4, 1]})
 
 
 def explicit_padding3d(padding, data_format, where):
@@ -133,5 +133,5 @@ def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
              "output_padding": extra if any(extra) else [], "data_format": "NCDHW"}
     out = apply("conv3d_transpose", to_ncdhw(x, data_format), weight, attrs=attrs)
     if bias is not None:
-        out = T.add(out, T.reshape(bias, [1, -1, 1, 1, 1]))
+        out = add(out, apply("reshape", bias, attrs={"shape": [1, -1, 1, 1, 1]}))
     return from_ncdhw(out, data_format)

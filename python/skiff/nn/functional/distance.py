@@ -4,7 +4,9 @@ import math
 
 from ...framework.core import apply
 from ...framework.tensor_params import FLOATING, accepts
-from . import tensor_ops as T
+from ...framework.arguments import dtype_name_of
+from ...tensor.math import cast, scale, subtract
+from ...tensor.scalars import constant_like
 
 __all__ = ["pairwise_distance"]
 
@@ -14,17 +16,38 @@ def p_norm_last(d, p, keepdim=False):
     non-zeros), else (sum |d|^p)^(1/p)."""
     p = float(p)
     if p == 2.0:
-        return apply("sqrt", T.reduce("sum", apply("square", d), [-1], keepdim))
+        return apply(
+            "sqrt",
+            apply(
+                "reduce_sum",
+                apply("square", d),
+                attrs={"dim": [-1], "keep_dim": keepdim, "reduce_all": False},
+            ),
+        )
     mag = apply("abs", d)
     if math.isinf(p):
-        return T.reduce("max" if p > 0 else "min", mag, [-1], keepdim)
+        return apply(
+            "reduce_" + ("max" if p > 0 else "min"),
+            mag,
+            attrs={"dim": [-1], "keep_dim": keepdim, "reduce_all": False},
+        )
     if p == 0.0:
-        nonzero = apply("not_equal", mag, T.full_like(mag, 0.0))
-        return T.reduce("sum", T.cast(nonzero, T.dtype_name(d)), [-1], keepdim)
+        nonzero = apply("not_equal", mag, constant_like(mag, 0.0))
+        return apply(
+            "reduce_sum",
+            cast(nonzero, dtype_name_of(d)),
+            attrs={"dim": [-1], "keep_dim": keepdim, "reduce_all": False},
+        )
     if p == 1.0:
-        return T.reduce("sum", mag, [-1], keepdim)
+        return apply(
+            "reduce_sum", mag, attrs={"dim": [-1], "keep_dim": keepdim, "reduce_all": False}
+        )
     powered = apply("pow", mag, attrs={"factor": p})
-    return apply("pow", T.reduce("sum", powered, [-1], keepdim), attrs={"factor": 1.0 / p})
+    return apply(
+        "pow",
+        apply("reduce_sum", powered, attrs={"dim": [-1], "keep_dim": keepdim, "reduce_all": False}),
+        attrs={"factor": 1.0 / p},
+    )
 
 
 @accepts(x=FLOATING)
@@ -33,7 +56,7 @@ def pairwise_distance(x, y, p=2.0, epsilon=1e-6, keepdim=False, name=None):
     ([N, 1] with keepdim), [D] -> []."""
     if not isinstance(p, (int, float)):
         raise TypeError(f"pairwise_distance: p must be a number, got {type(p).__name__}")
-    d = T.sub(x, y)
+    d = subtract(x, y)
     if epsilon != 0.0:
-        d = T.scale(d, 1.0, float(epsilon))
+        d = scale(d, 1.0, float(epsilon))
     return p_norm_last(d, p, keepdim)

@@ -1,6 +1,7 @@
 """Gated activations (paddle.nn.functional): swiglu, composed of the split, silu and
 elementwise_mul ops."""
-from . import tensor_ops as T
+from ...tensor.manipulation import split
+from ...tensor.math import multiply
 from ...framework.tensor_params import FLOATING, accepts
 from .activation import silu
 
@@ -19,11 +20,11 @@ def swiglu(x, y=None, name=None):
         if last >= 0 and last % 2 != 0:
             raise ValueError(f"swiglu: the last dimension of x must be even when y is None, "
                              f"got shape {shape}")
-        x, y = T.split(x, 2, -1)
+        x, y = split(x, 2, -1)
     else:
         other = [int(s) for s in y.shape]
         if len(other) != len(shape) or any(
                 a != b and a >= 0 and b >= 0 for a, b in zip(shape, other)):
             raise ValueError(f"swiglu: x and y must have the same shape, got {shape} and "
                              f"{other}")
-    return T.mul(silu(x), y)
+    return multiply(silu(x), y)

@@ -2,7 +2,9 @@
 along a class's path in a tree of classifiers, composed of gather, reduce_sum, clip and
 softplus ops. The default tree's paths are computed from the labels with integer ops."""
 from ...framework.core import apply
-from . import tensor_ops as T
+from ...framework.arguments import dtype_name_of
+from ...tensor.manipulation import stack
+from ...tensor.math import add, cast, multiply, scale, subtract
 
 __all__ = ["hsigmoid_loss"]
 
@@ -16,15 +18,15 @@ def _default_paths(label, num_classes):
     node v = c + num_classes; step j visits node (v >> (j + 1)) - 1 with target bit
     (v >> j) & 1 while v >> (j + 1) >= 1. Returns (node ids, bits, valid), each [N, L]."""
     length = (num_classes - 1).bit_length()
-    v = T.scale(label, 1.0, float(num_classes))
+    v = scale(label, 1.0, float(num_classes))
     nodes, bits, valid = [], [], []
     for j in range(length):
         above = apply("elementwise_floordiv", v, _int_const(v, 2 ** (j + 1)))
-        nodes.append(T.scale(above, 1.0, -1.0))
+        nodes.append(scale(above, 1.0, -1.0))
         here = apply("elementwise_floordiv", v, _int_const(v, 2 ** j))
         bits.append(apply("elementwise_mod", here, _int_const(v, 2)))
         valid.append(apply("greater_equal", above, _int_const(v, 1)))
-    return T.stack(nodes, 1), T.stack(bits, 1), T.stack(valid, 1)
+    return stack(nodes, 1), stack(bits, 1), stack(valid, 1)
 
 
 def hsigmoid_loss(input, label, num_classes, weight, bias=None, path_table=None,
@@ -44,20 +46,39 @@ def hsigmoid_loss(input, label, num_classes, weight, bias=None, path_table=None,
     if len(weight.shape) != 2 or (weight.shape[1] != input.shape[1] and input.shape[1] >= 0):
         raise ValueError(f"hsigmoid_loss: weight must be [num_nodes, {input.shape[1]}], got "
                          f"shape {list(weight.shape)}")
-    dtype = T.dtype_name(input)
+    dtype = dtype_name_of(input)
     if path_table is None:
-        nodes, bits, valid = _default_paths(T.reshape(label, [-1]), int(num_classes))
+        nodes, bits, valid = _default_paths(
+            apply("reshape", label, attrs={"shape": [-1]}), int(num_classes)
+        )
     else:
         nodes, bits = path_table, path_code
         valid = apply("greater_equal", nodes, _int_const(nodes, 0))
         nodes = apply("clip", nodes, attrs={"min": 0.0})
     length = int(nodes.shape[1])
-    flat = T.reshape(nodes, [-1])
-    rows = T.reshape(apply("gather", weight, flat), [-1, length, int(weight.shape[1])])
-    z = T.reduce("sum", T.mul(rows, T.unsqueeze(input, [1])), [2])
+    flat = apply("reshape", nodes, attrs={"shape": [-1]})
+    rows = apply(
+        "reshape",
+        apply("gather", weight, flat),
+        attrs={"shape": [-1, length, int(weight.shape[1])]},
+    )
+    z = apply(
+        "reduce_sum",
+        multiply(rows, apply("unsqueeze", input, attrs={"axes": [1]})),
+        attrs={"dim": [2], "keep_dim": False, "reduce_all": False},
+    )
     if bias is not None:
-        z = T.add(z, T.reshape(apply("gather", T.reshape(bias, [-1]), flat), [-1, length]))
-    z = T.mul(z, T.cast(valid, dtype))
+        z = add(
+            z,
+            apply(
+                "reshape",
+                apply("gather", apply("reshape", bias, attrs={"shape": [-1]}), flat),
+                attrs={"shape": [-1, length]},
+            ),
+        )
+    z = multiply(z, cast(valid, dtype))
     z = apply("clip", z, attrs={"min": -40.0, "max": 40.0})
-    terms = T.sub(apply("softplus", z, attrs={"threshold": 100.0}), T.mul(T.cast(bits, dtype), z))
-    return T.reduce("sum", terms, [1], keepdim=True)
+    terms = subtract(
+        apply("softplus", z, attrs={"threshold": 100.0}), multiply(cast(bits, dtype), z)
+    )
+    return apply("reduce_sum", terms, attrs={"dim": [1], "keep_dim": True, "reduce_all": False})

@@ -5,7 +5,10 @@ from ...framework import arguments
 from ...framework.core import apply, eager_op
 from ...framework.tensor_params import FLOATING, accepts
 from ...framework.mode import mode as _mode
-from . import tensor_ops as T
+from ...framework.arguments import dtype_name_of
+from ...tensor.manipulation import squeeze
+from ...tensor.math import add, multiply, scale, subtract
+from ...tensor.scalars import constant_like
 from .activation import log_softmax, relu, softplus
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "l1_loss",
@@ -18,6 +21,20 @@ def _check_reduction(reduction, where):
     if reduction not in ("none", "sum", "mean"):
         raise ValueError(f"{where}: reduction must be 'none', 'sum' or 'mean', got "
                          f"{reduction!r}")
+
+
+def reduce_loss(loss, reduction, where):
+    """The losses of ``loss`` as ``reduction`` asks (of the loss function ``where``):
+    'none' keeps them, 'sum' adds them up, 'mean' averages them."""
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return apply("reduce_sum", loss, attrs={"dim": [], "keep_dim": False,
+                                                "reduce_all": True})
+    if reduction == "mean":
+        return apply("reduce_mean", loss, attrs={"dim": [], "keep_dim": False,
+                                                 "reduce_all": True})
+    raise ValueError(f"{where}: reduction must be 'none', 'sum' or 'mean', got {reduction!r}")
 
 
 _log_softmax_last = eager_op("log_softmax", {"axis": -1})
@@ -41,7 +58,7 @@ def _class_axis_last(x, axis):
     if axis == rank - 1:
         return x
     perm = [i for i in range(rank) if i != axis] + [axis]
-    return T.transpose(x, perm)
+    return apply("transpose", x, attrs={"axis": perm})
 
 
 def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):
@@ -54,10 +71,15 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
                        f"fewer, got input {in_shape} and label {label_shape}")
     if len(in_shape) == 2:
         return _nll_2d(input, label, weight, ignore_index, reduction)
-    logp = T.reshape(_class_axis_last(input, 1), [-1, int(in_shape[1])])
-    out = _nll_2d(logp, T.reshape(label, [-1]), weight, ignore_index, reduction)
-    return T.reshape(out, [0 if s < 0 else s for s in label_shape]) if reduction == "none" \
+    logp = apply("reshape", _class_axis_last(input, 1), attrs={"shape": [-1, int(in_shape[1])]})
+    out = _nll_2d(
+        logp, apply("reshape", label, attrs={"shape": [-1]}), weight, ignore_index, reduction
+    )
+    return (
+        apply("reshape", out, attrs={"shape": [0 if s < 0 else s for s in label_shape]})
+        if reduction == "none"
         else out
+    )
 
 
 def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100,
@@ -89,8 +111,8 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     num_classes = int(in_shape[axis])
     if label_smoothing and label_smoothing > 0.0:
         if not soft_label:
-            label = _one_hot_along(label, num_classes, rank, axis, T.dtype_name(input))
-        label = T.scale(label, 1.0 - label_smoothing, label_smoothing / num_classes)
+            label = _one_hot_along(label, num_classes, rank, axis, dtype_name_of(input))
+        label = scale(label, 1.0 - label_smoothing, label_smoothing / num_classes)
         soft_label = True
     if soft_label:
         return _soft_cross_entropy(input, label, weight, reduction, axis, use_softmax)
@@ -105,23 +127,26 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     scores = _class_axis_last(input, axis)
     logp = log_softmax(scores, -1) if use_softmax else apply("log", scores)
     if rank != 2:
-        logp = T.reshape(logp, [-1, num_classes])
-    flat_label = label if len(label_shape) == 1 else T.reshape(label, [-1])
+        logp = apply("reshape", logp, attrs={"shape": [-1, num_classes]})
+    flat_label = label if len(label_shape) == 1 else apply("reshape", label, attrs={"shape": [-1]})
     out = _nll_2d(logp, flat_label, weight, ignore_index, reduction)
     if reduction == "none":
-        out = T.reshape(out, [0 if s < 0 else s for s in label_shape]) if len(label_shape) > 1 \
+        out = (
+            apply("reshape", out, attrs={"shape": [0 if s < 0 else s for s in label_shape]})
+            if len(label_shape) > 1
             else out
+        )
     return out
 
 
 def _one_hot_along(label, num_classes, rank, axis, dtype):
     if len(label.shape) == rank:
-        label = T.squeeze(label, [axis])
+        label = squeeze(label, [axis])
     hot = apply("one_hot", label, attrs={"depth": num_classes, "dtype": dtype})
     if axis != rank - 1:
         perm = list(range(rank - 1))
         perm.insert(axis, rank - 1)
-        hot = T.transpose(hot, perm)
+        hot = apply("transpose", hot, attrs={"axis": perm})
     return hot
 
 
@@ -132,17 +157,32 @@ def _soft_cross_entropy(input, label, weight, reduction, axis, use_softmax):
     if use_softmax:
         loss = softmax_with_cross_entropy(input, label, soft_label=True, axis=axis)
     else:
-        loss = T.scale(T.reduce("sum", T.mul(label, apply("log", input)), [axis], True), -1.0)
+        loss = scale(
+            apply(
+                "reduce_sum",
+                multiply(label, apply("log", input)),
+                attrs={"dim": [axis], "keep_dim": True, "reduce_all": False},
+            ),
+            -1.0,
+        )
     if weight is None:
-        return T.reduce_loss(loss, reduction, "cross_entropy")
+        return reduce_loss(loss, reduction, "cross_entropy")
     rank = len(input.shape)
     w_shape = [1] * rank
     w_shape[axis] = -1
-    sample_w = T.reduce("sum", T.mul(label, T.reshape(weight, w_shape)), [axis], True)
-    loss = T.mul(loss, sample_w)
+    sample_w = apply(
+        "reduce_sum",
+        multiply(label, apply("reshape", weight, attrs={"shape": w_shape})),
+        attrs={"dim": [axis], "keep_dim": True, "reduce_all": False},
+    )
+    loss = multiply(loss, sample_w)
     if reduction == "mean":
-        return T.div(T.reduce("sum", loss), T.reduce("sum", sample_w))
-    return T.reduce_loss(loss, reduction, "cross_entropy")
+        return apply(
+            "elementwise_div",
+            apply("reduce_sum", loss, attrs={"dim": [], "keep_dim": False, "reduce_all": True}),
+            apply("reduce_sum", sample_w, attrs={"dim": [], "keep_dim": False, "reduce_all": True}),
+        )
+    return reduce_loss(loss, reduction, "cross_entropy")
 
 
 def _check_same_shape(input, label, where):
@@ -155,7 +195,7 @@ def mse_loss(input, label, reduction="mean", name=None):
     """(input - label)^2, reduced."""
     _check_reduction(reduction, "mse_loss")
     _check_same_shape(input, label, "mse_loss")
-    return T.reduce_loss(apply("mse_loss", input, label), reduction, "mse_loss")
+    return reduce_loss(apply("mse_loss", input, label), reduction, "mse_loss")
 
 
 @accepts(input=FLOATING)
@@ -163,7 +203,7 @@ def l1_loss(input, label, reduction="mean", name=None):
     """|input - label|, reduced."""
     _check_reduction(reduction, "l1_loss")
     _check_same_shape(input, label, "l1_loss")
-    return T.reduce_loss(apply("abs", T.sub(input, label)), reduction, "l1_loss")
+    return reduce_loss(apply("abs", subtract(input, label)), reduction, "l1_loss")
 
 
 @accepts(input=FLOATING)
@@ -175,13 +215,13 @@ def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, nam
     _check_same_shape(input, label, "smooth_l1_loss")
     if float(delta) <= 0.0:
         raise ValueError(f"smooth_l1_loss: delta must be positive, got {delta}")
-    d = apply("abs", T.sub(input, label))
+    d = apply("abs", subtract(input, label))
     small = apply("clip", d, attrs={"max": float(delta)})  # min(|d|, delta)
     # 0.5 small^2 + delta * (|d| - small): equals both branches.
-    loss = T.add(T.scale(apply("square", small), 0.5), T.scale(T.sub(d, small), float(delta)))
+    loss = add(scale(apply("square", small), 0.5), scale(subtract(d, small), float(delta)))
     if not is_huber:
-        loss = T.scale(loss, 1.0 / float(delta))
-    return T.reduce_loss(loss, reduction, "smooth_l1_loss")
+        loss = scale(loss, 1.0 / float(delta))
+    return reduce_loss(loss, reduction, "smooth_l1_loss")
 
 
 @accepts(input=FLOATING)
@@ -192,11 +232,11 @@ def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None)
     _check_same_shape(input, label, "binary_cross_entropy")
     clamp = {"min": -100.0}
     log_p = apply("clip", apply("log", input), attrs=clamp)
-    log_q = apply("clip", apply("log", T.scale(input, -1.0, 1.0)), attrs=clamp)
-    loss = T.scale(T.add(T.mul(label, T.sub(log_p, log_q)), log_q), -1.0)
+    log_q = apply("clip", apply("log", scale(input, -1.0, 1.0)), attrs=clamp)
+    loss = scale(add(multiply(label, subtract(log_p, log_q)), log_q), -1.0)
     if weight is not None:
-        loss = T.mul(loss, weight)
-    return T.reduce_loss(loss, reduction, "binary_cross_entropy")
+        loss = multiply(loss, weight)
+    return reduce_loss(loss, reduction, "binary_cross_entropy")
 
 
 @accepts(logit=FLOATING)
@@ -211,13 +251,12 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
                      attrs={"ignore_index": -100, "normalize": False})
     else:
         # (1 - y) x + (1 + (p - 1) y) (log(1 + exp(-|x|)) + max(-x, 0))
-        log_weight = T.scale(T.mul(T.scale(pos_weight, 1.0, -1.0), label), 1.0, 1.0)
-        stable = T.add(softplus(T.scale(apply("abs", logit), -1.0)),
-                       relu(T.scale(logit, -1.0)))
-        loss = T.add(T.mul(T.scale(label, -1.0, 1.0), logit), T.mul(log_weight, stable))
+        log_weight = scale(multiply(scale(pos_weight, 1.0, -1.0), label), 1.0, 1.0)
+        stable = add(softplus(scale(apply("abs", logit), -1.0)), relu(scale(logit, -1.0)))
+        loss = add(multiply(scale(label, -1.0, 1.0), logit), multiply(log_weight, stable))
     if weight is not None:
-        loss = T.mul(loss, weight)
-    return T.reduce_loss(loss, reduction, "binary_cross_entropy_with_logits")
+        loss = multiply(loss, weight)
+    return reduce_loss(loss, reduction, "binary_cross_entropy_with_logits")
 
 
 @accepts(input=FLOATING)
@@ -237,37 +276,40 @@ def kl_div(input, label, reduction="mean", log_target=False, name=None):
                          f"{reduction!r}")
     _check_same_shape(input, label, "kl_div")
     if log_target:
-        loss = T.mul(apply("exp", label), T.sub(label, input))
+        loss = multiply(apply("exp", label), subtract(label, input))
     else:
-        positive = apply("greater_than", label, T.full_like(label, 0.0))
-        safe = apply("where", positive, label, T.full_like(label, 1.0))  # log(1) = 0
-        loss = T.mul(label, T.sub(apply("log", safe), input))
+        positive = apply("greater_than", label, constant_like(label, 0.0))
+        safe = apply("where", positive, label, constant_like(label, 1.0))  # log(1) = 0
+        loss = multiply(label, subtract(apply("log", safe), input))
     if reduction == "batchmean":
         batch = int(input.shape[0]) if len(input.shape) else 1
-        return T.scale(T.reduce("sum", loss), 1.0 / batch)
-    return T.reduce_loss(loss, reduction, "kl_div")
+        return scale(
+            apply("reduce_sum", loss, attrs={"dim": [], "keep_dim": False, "reduce_all": True}),
+            1.0 / batch,
+        )
+    return reduce_loss(loss, reduction, "kl_div")
 
 
 @accepts(input=FLOATING)
 def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=None):
     """max(0, -label * (input - other) + margin), reduced."""
     _check_reduction(reduction, "margin_ranking_loss")
-    loss = relu(T.scale(T.mul(label, T.sub(input, other)), -1.0, float(margin)))
-    return T.reduce_loss(loss, reduction, "margin_ranking_loss")
+    loss = relu(scale(multiply(label, subtract(input, other)), -1.0, float(margin)))
+    return reduce_loss(loss, reduction, "margin_ranking_loss")
 
 
 @accepts(input=FLOATING)
 def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):
     """input where label is 1, max(0, margin - input) where it is -1; reduced."""
     _check_reduction(reduction, "hinge_embedding_loss")
-    positive = apply("equal", label, T.full_like(label, 1.0))
-    loss = apply("where", positive, input, relu(T.scale(input, -1.0, float(margin))))
-    return T.reduce_loss(loss, reduction, "hinge_embedding_loss")
+    positive = apply("equal", label, constant_like(label, 1.0))
+    loss = apply("where", positive, input, relu(scale(input, -1.0, float(margin))))
+    return reduce_loss(loss, reduction, "hinge_embedding_loss")
 
 
 @accepts(input=FLOATING)
 def log_loss(input, label, epsilon=1e-4, name=None):
     """-label log(input + epsilon) - (1 - label) log(1 - input + epsilon), elementwise."""
-    log_p = apply("log", T.scale(input, 1.0, float(epsilon)))
-    log_q = apply("log", T.scale(input, -1.0, 1.0 + float(epsilon)))
-    return T.scale(T.add(T.mul(label, T.sub(log_p, log_q)), log_q), -1.0)
+    log_p = apply("log", scale(input, 1.0, float(epsilon)))
+    log_q = apply("log", scale(input, -1.0, 1.0 + float(epsilon)))
+    return scale(add(multiply(label, subtract(log_p, log_q)), log_q), -1.0)

@@ -6,7 +6,11 @@ from ... import _C
 from ...framework.core import apply
 from ...framework.tensor_params import FLOATING, TENSOR, accepts
 from ...framework.mode import mode
-from . import tensor_ops as T
+from ...framework.arguments import dtype_name_of
+from .loss import reduce_loss
+from ...tensor.manipulation import squeeze
+from ...tensor.math import add, multiply, scale, subtract
+from ...tensor.scalars import constant_like
 from .activation import sigmoid
 
 __all__ = ["poisson_nll_loss", "gaussian_nll_loss", "sigmoid_focal_loss", "dice_loss"]
@@ -30,17 +34,19 @@ def poisson_nll_loss(input, label, log_input=True, full=False, epsilon=1e-8, red
         raise ValueError(f"poisson_nll_loss: input {list(input.shape)} and label "
                          f"{list(label.shape)} must have the same shape")
     if log_input:
-        loss = T.sub(apply("exp", input), T.mul(label, input))
+        loss = subtract(apply("exp", input), multiply(label, input))
     else:
-        loss = T.sub(input, T.mul(label, apply("log", T.scale(input, 1.0, float(epsilon)))))
+        loss = subtract(input, multiply(label, apply("log", scale(input, 1.0, float(epsilon)))))
     if full:
-        big = apply("greater_than", label, T.full_like(label, 1.0))
-        safe = apply("where", big, label, T.full_like(label, 1.0))
+        big = apply("greater_than", label, constant_like(label, 1.0))
+        safe = apply("where", big, label, constant_like(label, 1.0))
         log_safe = apply("log", safe)
-        stirling = T.add(T.sub(T.mul(safe, log_safe), safe),
-                         T.scale(log_safe, 0.5, 0.5 * math.log(2 * math.pi)))
-        loss = T.add(loss, apply("where", big, stirling, T.full_like(stirling, 0.0)))
-    return T.reduce_loss(loss, reduction, "poisson_nll_loss")
+        stirling = add(
+            subtract(multiply(safe, log_safe), safe),
+            scale(log_safe, 0.5, 0.5 * math.log(2 * math.pi)),
+        )
+        loss = add(loss, apply("where", big, stirling, constant_like(stirling, 0.0)))
+    return reduce_loss(loss, reduction, "poisson_nll_loss")
 
 
 @accepts(variance=TENSOR)
@@ -53,20 +59,26 @@ def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reductio
     in_shape, var_shape = list(input.shape), list(variance.shape)
     if var_shape != in_shape:
         if var_shape == in_shape[:-1]:
-            variance = T.unsqueeze(variance, [-1])
+            variance = apply("unsqueeze", variance, attrs={"axes": [-1]})
         elif not (var_shape[:-1] == in_shape[:-1] and var_shape[-1] == 1):
             raise ValueError(f"gaussian_nll_loss: variance {var_shape} does not fit input "
                              f"{in_shape}")
     for what, t in (("input", input), ("label", label), ("variance", variance)):
-        if T.dtype_name(t) not in ("float32", "float64"):
+        if dtype_name_of(t) not in ("float32", "float64"):
             raise ValueError(f"gaussian_nll_loss: {what} must be float32 or float64, got "
-                             f"{T.dtype_name(t)}")
+                             f"{dtype_name_of(t)}")
     if not mode.static and (variance.numpy() < 0).any():
         raise ValueError("gaussian_nll_loss: variance has negative entries")
     var = apply("clip", variance, attrs={"min": float(epsilon)})
-    loss = T.scale(T.add(apply("log", var), T.div(apply("square", T.sub(input, label)), var)),
-                   0.5, 0.5 * math.log(2 * math.pi) if full else 0.0)
-    return T.reduce_loss(loss, reduction, "gaussian_nll_loss")
+    loss = scale(
+        add(
+            apply("log", var),
+            apply("elementwise_div", apply("square", subtract(input, label)), var),
+        ),
+        0.5,
+        0.5 * math.log(2 * math.pi) if full else 0.0,
+    )
+    return reduce_loss(loss, reduction, "gaussian_nll_loss")
 
 
 @accepts(logit=FLOATING)
@@ -84,14 +96,14 @@ def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, red
     bce = apply("sigmoid_cross_entropy_with_logits", logit, label,
                 attrs={"ignore_index": -100, "normalize": False})
     p = sigmoid(logit)
-    one_minus_p, one_minus_y = T.scale(p, -1.0, 1.0), T.scale(label, -1.0, 1.0)
-    p_t = T.add(T.mul(p, label), T.mul(one_minus_p, one_minus_y))
-    alpha_t = T.scale(label, 2.0 * alpha - 1.0, 1.0 - alpha)  # alpha y + (1 - alpha)(1 - y)
-    modulation = apply("pow", T.scale(p_t, -1.0, 1.0), attrs={"factor": float(gamma)})
-    loss = T.mul(T.mul(alpha_t, modulation), bce)
+    one_minus_p, one_minus_y = scale(p, -1.0, 1.0), scale(label, -1.0, 1.0)
+    p_t = add(multiply(p, label), multiply(one_minus_p, one_minus_y))
+    alpha_t = scale(label, 2.0 * alpha - 1.0, 1.0 - alpha)  # alpha y + (1 - alpha)(1 - y)
+    modulation = apply("pow", scale(p_t, -1.0, 1.0), attrs={"factor": float(gamma)})
+    loss = multiply(multiply(alpha_t, modulation), bce)
     if normalizer is not None:
-        loss = T.div(loss, normalizer)
-    return T.reduce_loss(loss, reduction, "sigmoid_focal_loss")
+        loss = apply("elementwise_div", loss, normalizer)
+    return reduce_loss(loss, reduction, "sigmoid_focal_loss")
 
 
 @accepts(input=FLOATING)
@@ -103,12 +115,19 @@ def dice_loss(input, label, epsilon=1e-05, name=None):
             a >= 0 and b >= 0 and a != b for a, b in zip(in_shape[:-1], label_shape)):
         raise ValueError(f"dice_loss: expected input [N, ..., C] and label [N, ..., 1], got "
                          f"{in_shape} and {label_shape}")
-    if T.dtype_name(label) not in ("int32", "int64"):
-        raise ValueError(f"dice_loss: label must be int32 or int64, got {T.dtype_name(label)}")
-    hot = apply("one_hot", T.squeeze(label, [-1]),
-                attrs={"depth": int(in_shape[-1]), "dtype": T.dtype_name(input)})
+    if dtype_name_of(label) not in ("int32", "int64"):
+        raise ValueError(f"dice_loss: label must be int32 or int64, got {dtype_name_of(label)}")
+    hot = apply("one_hot", squeeze(label, [-1]),
+                attrs={"depth": int(in_shape[-1]), "dtype": dtype_name_of(input)})
     axes = list(range(1, len(in_shape)))
-    inter = T.reduce("sum", T.mul(input, hot), axes)
-    denom = T.add(T.reduce("sum", input, axes), T.reduce("sum", hot, axes))
-    score = T.scale(T.div(inter, T.scale(denom, 1.0, float(epsilon))), -2.0, 1.0)
-    return T.reduce("mean", score)
+    inter = apply(
+        "reduce_sum",
+        multiply(input, hot),
+        attrs={"dim": axes, "keep_dim": False, "reduce_all": False},
+    )
+    denom = add(
+        apply("reduce_sum", input, attrs={"dim": axes, "keep_dim": False, "reduce_all": False}),
+        apply("reduce_sum", hot, attrs={"dim": axes, "keep_dim": False, "reduce_all": False}),
+    )
+    score = scale(apply("elementwise_div", inter, scale(denom, 1.0, float(epsilon))), -2.0, 1.0)
+    return apply("reduce_mean", score, attrs={"dim": [], "keep_dim": False, "reduce_all": True})

@@ -3,7 +3,10 @@ multi_label_soft_margin_loss, multi_margin_loss, cosine_embedding_loss,
 triplet_margin_loss and triplet_margin_with_distance_loss."""
 from ...framework.core import apply
 from ...framework.tensor_params import FLOATING, accepts
-from . import tensor_ops as T
+from ...framework.arguments import dtype_name_of
+from .loss import reduce_loss
+from ...tensor.math import add, cast, multiply, scale, subtract
+from ...tensor.scalars import constant_like
 from .activation import log_sigmoid, relu, softplus
 from .distance import pairwise_distance
 
@@ -28,9 +31,9 @@ def soft_margin_loss(input, label, reduction="mean", name=None):
     """log(1 + exp(-label * input)) for labels 1 / -1, reduced."""
     _check_reduction(reduction, "soft_margin_loss")
     _check_same(input, label, "soft_margin_loss")
-    label = T.cast(label, T.dtype_name(input))
-    loss = softplus(T.scale(T.mul(label, input), -1.0))
-    return T.reduce_loss(loss, reduction, "soft_margin_loss")
+    label = cast(label, dtype_name_of(input))
+    loss = softplus(scale(multiply(label, input), -1.0))
+    return reduce_loss(loss, reduction, "soft_margin_loss")
 
 
 @accepts(input=FLOATING)
@@ -40,12 +43,15 @@ def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", na
     _check_reduction(reduction, "multi_label_soft_margin_loss")
     _check_same(input, label, "multi_label_soft_margin_loss")
     pos = log_sigmoid(input)
-    neg = log_sigmoid(T.scale(input, -1.0))
-    loss = T.scale(T.add(T.mul(label, T.sub(pos, neg)), neg), -1.0)
+    neg = log_sigmoid(scale(input, -1.0))
+    loss = scale(add(multiply(label, subtract(pos, neg)), neg), -1.0)
     if weight is not None:
-        loss = T.mul(loss, weight)
-    return T.reduce_loss(T.reduce("mean", loss, [-1]), reduction,
-                         "multi_label_soft_margin_loss")
+        loss = multiply(loss, weight)
+    return reduce_loss(
+        apply("reduce_mean", loss, attrs={"dim": [-1], "keep_dim": False, "reduce_all": False}),
+        reduction,
+        "multi_label_soft_margin_loss",
+    )
 
 
 @accepts(input=FLOATING)
@@ -58,20 +64,28 @@ def multi_margin_loss(input, label, p=1, margin=1.0, weight=None, reduction="mea
         raise ValueError(f"multi_margin_loss: expected input [N, C] and label [N], got "
                          f"{shape} and {list(label.shape)}")
     classes = shape[1]
-    label = T.reshape(label, [-1])
-    hot = apply("one_hot", label, attrs={"depth": classes, "dtype": T.dtype_name(input)})
-    picked = T.reduce("sum", T.mul(input, hot), [1], True)
-    hinge = relu(T.add(T.scale(picked, -1.0, float(margin)), input))
+    label = apply("reshape", label, attrs={"shape": [-1]})
+    hot = apply("one_hot", label, attrs={"depth": classes, "dtype": dtype_name_of(input)})
+    picked = apply(
+        "reduce_sum",
+        multiply(input, hot),
+        attrs={"dim": [1], "keep_dim": True, "reduce_all": False},
+    )
+    hinge = relu(add(scale(picked, -1.0, float(margin)), input))
     if p != 1:
         hinge = apply("pow", hinge, attrs={"factor": float(p)})
     # the label's own term is max(0, margin)^p: take it out of the mean
-    loss = T.scale(T.reduce("mean", hinge, [1]), 1.0, -(max(margin, 0.0) ** p) / classes)
+    loss = scale(
+        apply("reduce_mean", hinge, attrs={"dim": [1], "keep_dim": False, "reduce_all": False}),
+        1.0,
+        -(max(margin, 0.0) ** p) / classes,
+    )
     if weight is not None:
         if int(weight.shape[0]) != classes:
             raise ValueError(f"multi_margin_loss: weight has {int(weight.shape[0])} entries "
                              f"for {classes} classes")
-        loss = T.mul(loss, apply("gather", weight, label, attrs={"axis": 0}))
-    return T.reduce_loss(loss, reduction, "multi_margin_loss")
+        loss = multiply(loss, apply("gather", weight, label, attrs={"axis": 0}))
+    return reduce_loss(loss, reduction, "multi_margin_loss")
 
 
 def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", name=None):
@@ -85,17 +99,37 @@ def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", nam
     if len(input1.shape) > 2:
         raise ValueError(f"cosine_embedding_loss: inputs must be 1-D or 2-D, got shape "
                          f"{list(input1.shape)}")
-    dot = T.reduce("sum", T.mul(input1, input2), [-1])
-    sq1 = T.scale(T.reduce("sum", apply("square", input1), [-1]), 1.0, 1e-11)
-    sq2 = T.scale(T.reduce("sum", apply("square", input2), [-1]), 1.0, 1e-11)
-    cos = T.div(dot, apply("sqrt", T.mul(sq1, sq2)))
-    label = T.cast(label, T.dtype_name(cos))
-    zeros = T.full_like(cos, 0.0)
-    pos = apply("where", apply("equal", label, T.full_like(label, 1.0)),
-                T.scale(cos, -1.0, 1.0), zeros)
-    neg = apply("where", apply("equal", label, T.full_like(label, -1.0)),
-                relu(T.scale(cos, 1.0, -float(margin))), zeros)
-    return T.reduce_loss(T.add(pos, neg), reduction, "cosine_embedding_loss")
+    dot = apply(
+        "reduce_sum",
+        multiply(input1, input2),
+        attrs={"dim": [-1], "keep_dim": False, "reduce_all": False},
+    )
+    sq1 = scale(
+        apply(
+            "reduce_sum",
+            apply("square", input1),
+            attrs={"dim": [-1], "keep_dim": False, "reduce_all": False},
+        ),
+        1.0,
+        1e-11,
+    )
+    sq2 = scale(
+        apply(
+            "reduce_sum",
+            apply("square", input2),
+            attrs={"dim": [-1], "keep_dim": False, "reduce_all": False},
+        ),
+        1.0,
+        1e-11,
+    )
+    cos = apply("elementwise_div", dot, apply("sqrt", multiply(sq1, sq2)))
+    label = cast(label, dtype_name_of(cos))
+    zeros = constant_like(cos, 0.0)
+    pos = apply("where", apply("equal", label, constant_like(label, 1.0)),
+                scale(cos, -1.0, 1.0), zeros)
+    neg = apply("where", apply("equal", label, constant_like(label, -1.0)),
+                relu(scale(cos, 1.0, -float(margin))), zeros)
+    return reduce_loss(add(pos, neg), reduction, "cosine_embedding_loss")
 
 
 def _triplet(input, positive, negative, distance, margin, swap, reduction, where):
@@ -110,8 +144,8 @@ def _triplet(input, positive, negative, distance, margin, swap, reduction, where
     neg = distance(input, negative)
     if swap:
         neg = apply("elementwise_min", neg, distance(positive, negative))
-    loss = relu(T.scale(T.sub(pos, neg), 1.0, float(margin)))
-    return T.reduce_loss(loss, reduction, where)
+    loss = relu(scale(subtract(pos, neg), 1.0, float(margin)))
+    return reduce_loss(loss, reduction, where)
 
 
 @accepts(input=FLOATING)

@@ -2,7 +2,12 @@
 a sample and every class that is not one of its targets."""
 from ...framework.core import apply
 from ...framework.tensor_params import FLOATING, accepts
-from . import tensor_ops as T
+from ...framework.arguments import dtype_name_of
+from ...tensor.linalg import matmul
+from .loss import reduce_loss
+from ...tensor.manipulation import squeeze
+from ...tensor.math import cast, multiply, scale, subtract
+from ...tensor.scalars import constant_like
 from .activation import relu
 
 __all__ = ["multi_label_margin_loss"]
@@ -21,23 +26,38 @@ def multi_label_margin_loss(input, label, reduction="mean", name=None):
     if len(label.shape) != 2:
         raise ValueError(f"multi_label_margin_loss: label must be 2-D [N, C], got shape "
                          f"{list(label.shape)}")
-    label_dtype = T.dtype_name(label)
+    label_dtype = dtype_name_of(label)
     if label_dtype not in ("int32", "int64"):
         raise TypeError(f"multi_label_margin_loss: label must be int32 or int64, got "
                         f"{label_dtype}")
     classes = int(input.shape[1])
-    dtype = T.dtype_name(input)
-    label = T.cast(label, "int64")
+    dtype = dtype_name_of(input)
+    label = cast(label, "int64")
     # targets are the labels before the first -1
-    listed = T.cast(apply("not_equal", label, T.full_like(label, -1)), dtype)
+    listed = cast(apply("not_equal", label, constant_like(label, -1)), dtype)
     valid = apply("cumprod", listed, attrs={"axis": 1})
     hot = apply("one_hot", label, attrs={"depth": classes, "dtype": dtype,
                                          "allow_out_of_range": True})
-    hot = T.mul(hot, T.unsqueeze(valid, [2]))                       # [N, J, C]
-    is_target = T.reduce("max", hot, [1])                           # [N, C]
-    picked = T.squeeze(T.matmul(hot, T.unsqueeze(input, [2])), [2])  # [N, J]
-    margins = T.sub(T.unsqueeze(input, [1]), T.unsqueeze(picked, [2]))
-    hinge = relu(T.scale(margins, 1.0, 1.0))                         # [N, J, C]
-    weight = T.mul(T.unsqueeze(valid, [2]), T.unsqueeze(T.scale(is_target, -1.0, 1.0), [1]))
-    loss = T.scale(T.reduce("sum", T.mul(hinge, weight), [1, 2]), 1.0 / classes)
-    return T.reduce_loss(loss, reduction, "multi_label_margin_loss")
+    hot = multiply(hot, apply("unsqueeze", valid, attrs={"axes": [2]}))  # [N, J, C]
+    is_target = apply(
+        "reduce_max", hot, attrs={"dim": [1], "keep_dim": False, "reduce_all": False}
+    )  # [N, C]
+    picked = squeeze(matmul(hot, apply("unsqueeze", input, attrs={"axes": [2]})), [2])  # [N, J]
+    margins = subtract(
+        apply("unsqueeze", input, attrs={"axes": [1]}),
+        apply("unsqueeze", picked, attrs={"axes": [2]}),
+    )
+    hinge = relu(scale(margins, 1.0, 1.0))  # [N, J, C]
+    weight = multiply(
+        apply("unsqueeze", valid, attrs={"axes": [2]}),
+        apply("unsqueeze", scale(is_target, -1.0, 1.0), attrs={"axes": [1]}),
+    )
+    loss = scale(
+        apply(
+            "reduce_sum",
+            multiply(hinge, weight),
+            attrs={"dim": [1, 2], "keep_dim": False, "reduce_all": False},
+        ),
+        1.0 / classes,
+    )
+    return reduce_loss(loss, reduction, "multi_label_margin_loss")

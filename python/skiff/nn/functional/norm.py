@@ -4,7 +4,10 @@ from ..._C import Tensor
 from ...framework import arguments
 from ...framework.core import apply
 from ...framework.tensor_params import FLOATING, accepts
-from . import tensor_ops as T
+from ...framework.arguments import dtype_name_of
+from ...tensor.creation import full
+from ...tensor.manipulation import slice
+from ...tensor.math import add, cast, multiply, scale
 from .padding import pad
 
 __all__ = ["batch_norm", "layer_norm", "normalize", "group_norm", "instance_norm", "rms_norm",
@@ -29,14 +32,14 @@ def batch_norm(x, running_mean, running_var, weight, bias, training=False, momen
     if channels >= 0 and int(running_mean.shape[0]) != channels:
         raise _C.Error(f"batch_norm: the input has {channels} channels ({data_format}, shape "
                        f"{shape}) but the running statistics have {int(running_mean.shape[0])}")
-    dtype = T.dtype_name(x)
+    dtype = dtype_name_of(x)
     if weight is None:
-        weight = T.fill([channels], 1.0, dtype)
+        weight = full([channels], 1.0, dtype)
     if bias is None:
-        bias = T.fill([channels], 0.0, dtype)
+        bias = full([channels], 0.0, dtype)
     if use_global_stats is None:
         use_global_stats = not training
-    xin = T.transpose(x, perm) if perm else x
+    xin = apply("transpose", x, attrs={"axis": perm}) if perm else x
     try:
         attrs = {"epsilon": float(epsilon), "momentum": float(momentum), "is_test": not training,
                  "use_global_stats": bool(use_global_stats)}
@@ -52,7 +55,7 @@ def batch_norm(x, running_mean, running_var, weight, bias, training=False, momen
             stat.stop_gradient = True
     if perm:
         inverse = [perm.index(i) for i in range(len(perm))]
-        y = T.transpose(y, inverse)
+        y = apply("transpose", y, attrs={"axis": inverse})
     return y
 
 
@@ -67,9 +70,9 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=
         raise _C.Error(f"layer_norm: normalized_shape {normalized_shape} does not match the "
                        f"trailing dims of the input shape {shape}")
     if weight is not None and len(weight.shape) != 1:
-        weight = T.reshape(weight, [-1])
+        weight = apply("reshape", weight, attrs={"shape": [-1]})
     if bias is not None and len(bias.shape) != 1:
-        bias = T.reshape(bias, [-1])
+        bias = apply("reshape", bias, attrs={"shape": [-1]})
     if epsilon.__class__ is not float:
         epsilon = arguments.number("layer_norm", "epsilon", epsilon)
     attrs = {"begin_norm_axis": len(shape) - n, "epsilon": epsilon}
@@ -85,31 +88,43 @@ def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
         raise arguments.ArgumentError("normalize: p must not be 0 (the norm takes 1 / p)")
     epsilon = arguments.number("normalize", "epsilon", epsilon)
     if p == 2:
-        norm = apply("sqrt", T.reduce("sum", apply("square", x), [axis], True))
+        norm = apply(
+            "sqrt",
+            apply(
+                "reduce_sum",
+                apply("square", x),
+                attrs={"dim": [axis], "keep_dim": True, "reduce_all": False},
+            ),
+        )
     else:
         powered = apply("pow", apply("abs", x), attrs={"factor": float(p)})
-        norm = apply("pow", T.reduce("sum", powered, [axis], True),
-                     attrs={"factor": 1.0 / float(p)})
+        norm = apply(
+            "pow",
+            apply(
+                "reduce_sum", powered, attrs={"dim": [axis], "keep_dim": True, "reduce_all": False}
+            ),
+            attrs={"factor": 1.0 / float(p)},
+        )
     norm = apply("clip", norm, attrs={"min": float(epsilon)})
-    return T.div(x, norm)
+    return apply("elementwise_div", x, norm)
 
 
 def _normalize_rows(x, rows_shape, epsilon):
     """Normalises ``x`` viewed as ``rows_shape`` over its last dim (the layer_norm op
     without scale and bias), returned in x's shape."""
     shape = [int(s) for s in x.shape]
-    y = apply("layer_norm", T.reshape(x, rows_shape), None, None,
+    y = apply("layer_norm", apply("reshape", x, attrs={"shape": rows_shape}), None, None,
               attrs={"begin_norm_axis": 2, "epsilon": float(epsilon)},
               output_counts=[1, 1, 1])[0]
-    return T.reshape(y, [0] + shape[1:])
+    return apply("reshape", y, attrs={"shape": [0] + shape[1:]})
 
 
 def _channel_affine(y, weight, bias, rank):
     shape = [1, -1] + [1] * (rank - 2)
     if weight is not None:
-        y = T.mul(y, T.reshape(weight, shape))
+        y = multiply(y, apply("reshape", weight, attrs={"shape": shape}))
     if bias is not None:
-        y = T.add(y, T.reshape(bias, shape))
+        y = add(y, apply("reshape", bias, attrs={"shape": shape}))
     return y
 
 
@@ -122,7 +137,7 @@ def _channels_first(x, data_format, where):
     if data_format[1] == "C":
         return x, None
     perm = [0, len(shape) - 1] + list(range(1, len(shape) - 1))
-    return T.transpose(x, perm), [perm.index(i) for i in range(len(perm))]
+    return apply("transpose", x, attrs={"axis": perm}), [perm.index(i) for i in range(len(perm))]
 
 
 def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format="NCHW",
@@ -138,7 +153,7 @@ def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format
                        f"groups (input shape {list(x.shape)})")
     y = _normalize_rows(xin, [0, num_groups, -1], epsilon)
     y = _channel_affine(y, weight, bias, len(xin.shape))
-    return y if back is None else T.transpose(y, back)
+    return y if back is None else apply("transpose", y, attrs={"axis": back})
 
 
 @accepts(x=FLOATING)
@@ -153,7 +168,7 @@ def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None
     y = _normalize_rows(xin, [0, int(xin.shape[1]), -1],
                         arguments.number("instance_norm", "eps", eps))
     y = _channel_affine(y, weight, bias, len(xin.shape))
-    return y if back is None else T.transpose(y, back)
+    return y if back is None else apply("transpose", y, attrs={"axis": back})
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=1e-05, name=None):
@@ -168,14 +183,18 @@ def rms_norm(input, normalized_shape, weight=None, eps=1e-05, name=None):
         raise ValueError(f"rms_norm: normalized_shape {normalized_shape} does not match the "
                          f"trailing dims of the input shape {shape}")
     axes = list(range(len(shape) - n, len(shape)))
-    mean_square = T.reduce("mean", apply("square", input), axes, True)
-    inv = apply("rsqrt", T.scale(mean_square, 1.0, eps))
-    out = T.mul(input, inv)
+    mean_square = apply(
+        "reduce_mean",
+        apply("square", input),
+        attrs={"dim": axes, "keep_dim": True, "reduce_all": False},
+    )
+    inv = apply("rsqrt", scale(mean_square, 1.0, eps))
+    out = multiply(input, inv)
     if weight is not None:
-        out = T.mul(out, weight)
-    invvar = T.reshape(inv, [-1])
-    if T.dtype_name(invvar) != "float32":
-        invvar = T.cast(invvar, "float32")
+        out = multiply(out, weight)
+    invvar = apply("reshape", inv, attrs={"shape": [-1]})
+    if dtype_name_of(invvar) != "float32":
+        invvar = cast(invvar, "float32")
     return out, invvar
 
 
@@ -198,7 +217,7 @@ def local_response_norm(x, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NC
     squares = pad(apply("square", x), pads, "constant", 0.0)
     window = None
     for i in range(size):
-        part = T.slice(squares, [axis], [i], [i + channels])
-        window = part if window is None else T.add(window, part)
-    denom = apply("pow", T.scale(window, alpha / size, k), attrs={"factor": beta})
-    return T.div(x, denom)
+        part = slice(squares, [axis], [i], [i + channels])
+        window = part if window is None else add(window, part)
+    denom = apply("pow", scale(window, alpha / size, k), attrs={"factor": beta})
+    return apply("elementwise_div", x, denom)

@@ -3,7 +3,8 @@ from slice, gather, tile and concat ops (each differentiable)."""
 from ... import _C
 from ...framework import arguments
 from ...framework.core import apply
-from . import tensor_ops as T
+from ...tensor.manipulation import concat, slice
+from ...tensor.scalars import constant_like
 
 __all__ = ["pad", "zeropad2d"]
 
@@ -42,20 +43,20 @@ def _pad_dim(x, dim, before, after, mode, value):
     size = int(x.shape[dim])
     parts = []
     if mode == "constant":
-        edge = T.slice(x, [dim], [0], [1])
+        edge = slice(x, [dim], [0], [1])
         edge.stop_gradient = True  # only its shape is used
-        block = T.full_like(edge, value)
+        block = constant_like(edge, value)
         if before:
             parts.append(_tile_along(block, dim, before))
         parts.append(x)
         if after:
             parts.append(_tile_along(block, dim, after))
-        return T.concat(parts, dim)
+        return concat(parts, dim)
     if mode == "replicate":
-        first, last = T.slice(x, [dim], [0], [1]), T.slice(x, [dim], [-1], [2**62])
+        first, last = slice(x, [dim], [0], [1]), slice(x, [dim], [-1], [2**62])
         parts = ([_tile_along(first, dim, before)] if before else []) + [x] + (
             [_tile_along(last, dim, after)] if after else [])
-        return T.concat(parts, dim)
+        return concat(parts, dim)
     if size < 0:
         raise _C.Error(f"pad(mode={mode!r}): dim {dim} of the input must be known")
     if mode == "reflect":
@@ -67,16 +68,16 @@ def _pad_dim(x, dim, before, after, mode, value):
         parts.append(x)
         if after:
             parts.append(_reversed(x, dim, size - 2, size - 2 - after))
-        return T.concat(parts, dim)
+        return concat(parts, dim)
     if before > size or after > size:  # circular
         raise _C.Error(f"pad(mode='circular'): padding ({before}, {after}) must not exceed "
                        f"the dim's size {size}")
     if before:
-        parts.append(T.slice(x, [dim], [size - before], [size]))
+        parts.append(slice(x, [dim], [size - before], [size]))
     parts.append(x)
     if after:
-        parts.append(T.slice(x, [dim], [0], [after]))
-    return T.concat(parts, dim)
+        parts.append(slice(x, [dim], [0], [after]))
+    return concat(parts, dim)
 
 
 def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):

@@ -3,7 +3,7 @@ adaptive_max_pool3d) over the pool3d op."""
 from ... import _C
 from ...framework.core import apply
 from ...framework.tensor_params import FLOATING, accepts
-from . import tensor_ops as T
+from ...tensor.math import scale
 from .conv3d import check_input3d, from_ncdhw, spatial_dims3d, to_ncdhw, triple
 from .conv3d import window_padding3d
 
@@ -54,8 +54,7 @@ def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
         raise _C.Error("avg_pool3d: divisor_override with ceil_mode is not supported")
     attrs["exclusive"] = False
     k = attrs["ksize"]
-    return T.scale(_pool(x, attrs, False, data_format),
-                   k[0] * k[1] * k[2] / float(divisor_override))
+    return scale(_pool(x, attrs, False, data_format), k[0] * k[1] * k[2] / float(divisor_override))
 
 
 def _adaptive_attrs(x, output_size, data_format, where):

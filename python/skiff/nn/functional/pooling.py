@@ -3,7 +3,7 @@ pool2d op."""
 from ... import _C
 from ...framework.core import apply
 from ...framework.tensor_params import FLOATING, accepts
-from . import tensor_ops as T
+from ...tensor.math import scale
 from .conv import check_input, explicit_padding, from_nchw, pair, same_padding, spatial_dims
 from .conv import to_nchw
 
@@ -66,7 +66,7 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
         raise _C.Error("avg_pool2d: divisor_override with ceil_mode is not supported")
     attrs["exclusive"] = False
     area = attrs["ksize"][0] * attrs["ksize"][1]
-    return T.scale(_pool(x, attrs, False, data_format), area / float(divisor_override))
+    return scale(_pool(x, attrs, False, data_format), area / float(divisor_override))
 
 
 def _adaptive_attrs(x, output_size, data_format, where):

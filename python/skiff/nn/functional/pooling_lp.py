@@ -4,7 +4,9 @@ import math
 
 from ... import _C
 from ...framework.core import apply
-from . import tensor_ops as T
+from ...framework.arguments import dtype_name_of
+from ...tensor.creation import full
+from ...tensor.manipulation import squeeze
 from .conv import check_input, conv2d, explicit_padding, from_nchw, pair, same_padding, \
     spatial_dims, to_nchw
 from .pooling import max_pool2d
@@ -61,7 +63,7 @@ def lp_pool2d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False
     channels = shape[1]
     if channels < 0:
         raise _C.Error("lp_pool2d: the channel dim of the input must be known")
-    ones = T.fill([channels, 1, kernel[0], kernel[1]], 1.0, T.dtype_name(x))
+    ones = full([channels, 1, kernel[0], kernel[1]], 1.0, dtype_name_of(x))
     powered = apply("pow", xin, attrs={"factor": p})
     sums = conv2d(powered, ones, None, stride, pads, 1, channels)
     return from_nchw(apply("pow", sums, attrs={"factor": 1.0 / p}), data_format)
@@ -96,7 +98,11 @@ def lp_pool1d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False
             raise ValueError(f"lp_pool1d: padding must be an int, 1 or 2 ints, 'SAME' or "
                              f"'VALID', got {padding}")
         pad2 = [0, 0, pad[0], pad[1]]
-    x2 = T.unsqueeze(T.transpose(x, [0, 2, 1]) if data_format == "NLC" else x, [2])
+    x2 = apply(
+        "unsqueeze",
+        apply("transpose", x, attrs={"axis": [0, 2, 1]}) if data_format == "NLC" else x,
+        attrs={"axes": [2]},
+    )
     y = lp_pool2d(x2, norm_type, [1, kernel], [1, stride], pad2, ceil_mode)
-    y = T.squeeze(y, [2])
-    return T.transpose(y, [0, 2, 1]) if data_format == "NLC" else y
+    y = squeeze(y, [2])
+    return apply("transpose", y, attrs={"axis": [0, 2, 1]}) if data_format == "NLC" else y

@@ -2,7 +2,10 @@
 over the *_interp_v2, pool2d (area mode), unfold and fold ops."""
 from ...framework.core import apply
 from ...tensor.scalars import is_tensor
-from . import tensor_ops as T
+from ...framework.arguments import dtype_name_of
+from ...tensor.creation import full
+from ...tensor.manipulation import concat, squeeze
+from ...tensor.math import cast
 
 __all__ = ["interpolate", "upsample", "unfold", "fold"]
 
@@ -39,9 +42,13 @@ def _positive_list(value, spatial, what, where):
 
 def _size_tensor(values):
     """One int32 [spatial] tensor from a list mixing ints and 1-element tensors."""
-    parts = [T.reshape(T.cast(v, "int32"), [1]) if is_tensor(v) else T.fill([1], int(v), "int32")
-             for v in values]
-    return parts[0] if len(parts) == 1 else T.concat(parts, 0)
+    parts = [
+        apply("reshape", cast(v, "int32"), attrs={"shape": [1]})
+        if is_tensor(v)
+        else full([1], int(v), "int32")
+        for v in values
+    ]
+    return parts[0] if len(parts) == 1 else concat(parts, 0)
 
 
 def _adaptive_avg(x, ksize):
@@ -54,15 +61,19 @@ def _area(x, sizes):
     """Adaptive average pooling of channel-first x to ``sizes`` (ints)."""
     shape = [int(s) for s in x.shape]
     if len(sizes) == 1:  # [N, C, W] as [N, C, 1, W]
-        return T.squeeze(_adaptive_avg(T.unsqueeze(x, [2]), [1, sizes[0]]), [2])
+        return squeeze(
+            _adaptive_avg(apply("unsqueeze", x, attrs={"axes": [2]}), [1, sizes[0]]), [2]
+        )
     if len(sizes) == 2:
         return _adaptive_avg(x, list(sizes))
     # Adaptive windows are products of per-axis windows: pool (H, W), then (D, cells).
     n, c, d = shape[0], shape[1], shape[2]
-    hw = _adaptive_avg(T.reshape(x, [n, c * d, shape[3], shape[4]]), [sizes[1], sizes[2]])
+    hw = _adaptive_avg(
+        apply("reshape", x, attrs={"shape": [n, c * d, shape[3], shape[4]]}), [sizes[1], sizes[2]]
+    )
     cells = sizes[1] * sizes[2]
-    out = _adaptive_avg(T.reshape(hw, [n, c, d, cells]), [sizes[0], cells])
-    return T.reshape(out, [n, c] + list(sizes))
+    out = _adaptive_avg(apply("reshape", hw, attrs={"shape": [n, c, d, cells]}), [sizes[0], cells])
+    return apply("reshape", out, attrs={"shape": [int(d) for d in [n, c] + list(sizes)]})
 
 
 def _check_mode(x, mode, align_corners, align_mode, antialias, where):
@@ -97,7 +108,7 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     if (size is None) == (scale_factor is None):
         raise ValueError(f"{where}: exactly one of size and scale_factor must be given")
     if channel_last:
-        x = T.transpose(x, [0, rank - 1] + list(range(1, rank - 1)))
+        x = apply("transpose", x, attrs={"axis": list([0, rank - 1] + list(range(1, rank - 1)))})
     in_sizes = [int(s) for s in x.shape[2:]]
     sizes = scales = None
     if size is not None:
@@ -118,7 +129,7 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     else:
         out = _resize(x, mode, sizes, scales, align_corners, align_mode)
     if channel_last:
-        out = T.transpose(out, [0] + list(range(2, rank)) + [1])
+        out = apply("transpose", out, attrs={"axis": list([0] + list(range(2, rank)) + [1])})
     return out
 
 
@@ -130,20 +141,20 @@ def _resize(x, mode, sizes, scales, align_corners, align_mode):
              "align_mode": int(align_mode), "out_d": -1, "out_h": -1, "out_w": -1, "scale": []}
     out_size = scale = None
     if is_tensor(sizes):
-        out_size = T.reshape(sizes, [-1])
+        out_size = apply("reshape", sizes, attrs={"shape": [-1]})
     elif sizes is not None and any(is_tensor(s) for s in sizes):
         out_size = _size_tensor(sizes)
     elif sizes is not None:
         for key, s in zip(("out_d", "out_h", "out_w")[3 - spatial:], sizes):
             attrs[key] = int(s)
     if is_tensor(scales):
-        scale = T.reshape(T.cast(scales, "float32"), [-1])
+        scale = apply("reshape", cast(scales, "float32"), attrs={"shape": [-1]})
     elif scales is not None:
         attrs["scale"] = list(scales)
-    dtype = T.dtype_name(x)
+    dtype = dtype_name_of(x)
     if mode == "nearest" and dtype in _INTS:
-        out = apply(_MODES[mode][0], T.cast(x, "float64"), out_size, scale, attrs=attrs)
-        return T.cast(out, dtype)
+        out = apply(_MODES[mode][0], cast(x, "float64"), out_size, scale, attrs=attrs)
+        return cast(out, dtype)
     if dtype not in ("float32", "float64"):
         raise TypeError(f"interpolate: x must be float32 or float64 for mode {mode!r}, got "
                         f"{dtype}")

@@ -1,6 +1,6 @@
 """Rearranging channels (paddle.nn.functional.pixel_unshuffle, channel_shuffle) with
 reshape and transpose."""
-from . import tensor_ops as T
+from ...framework.core import apply
 
 __all__ = ["pixel_unshuffle", "channel_shuffle"]
 
@@ -12,12 +12,17 @@ def _nchw(x, data_format, where):
     if data_format not in ("NCHW", "NHWC"):
         raise ValueError(f"{where}: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
     if data_format == "NHWC":
-        return T.transpose(x, [0, 3, 1, 2]), [shape[0], shape[3], shape[1], shape[2]]
+        return apply("transpose", x, attrs={"axis": [0, 3, 1, 2]}), [
+            shape[0],
+            shape[3],
+            shape[1],
+            shape[2],
+        ]
     return x, shape
 
 
 def _back(y, data_format):
-    return T.transpose(y, [0, 2, 3, 1]) if data_format == "NHWC" else y
+    return apply("transpose", y, attrs={"axis": [0, 2, 3, 1]}) if data_format == "NHWC" else y
 
 
 def pixel_unshuffle(x, downscale_factor, data_format="NCHW", name=None):
@@ -35,8 +40,12 @@ def pixel_unshuffle(x, downscale_factor, data_format="NCHW", name=None):
         raise ValueError(f"pixel_unshuffle: height {h} and width {w} must be divisible by "
                          f"downscale_factor {r}")
     n = 0 if n < 0 else n
-    y = T.reshape(x, [n, c, h // r, r, w // r, r])
-    y = T.reshape(T.transpose(y, [0, 1, 3, 5, 2, 4]), [n, c * r * r, h // r, w // r])
+    y = apply("reshape", x, attrs={"shape": [n, c, h // r, r, w // r, r]})
+    y = apply(
+        "reshape",
+        apply("transpose", y, attrs={"axis": [0, 1, 3, 5, 2, 4]}),
+        attrs={"shape": [n, c * r * r, h // r, w // r]},
+    )
     return _back(y, data_format)
 
 
@@ -51,6 +60,10 @@ def channel_shuffle(x, groups, data_format="NCHW", name=None):
     if c % groups:
         raise ValueError(f"channel_shuffle: {c} channels are not divisible by groups = {groups}")
     n = 0 if n < 0 else n
-    y = T.reshape(x, [n, groups, c // groups, h, w])
-    y = T.reshape(T.transpose(y, [0, 2, 1, 3, 4]), [n, c, h, w])
+    y = apply("reshape", x, attrs={"shape": [n, groups, c // groups, h, w]})
+    y = apply(
+        "reshape",
+        apply("transpose", y, attrs={"axis": [0, 2, 1, 3, 4]}),
+        attrs={"shape": [n, c, h, w]},
+    )
     return _back(y, data_format)

@@ -5,7 +5,10 @@ import numbers
 from ... import _C
 from ...framework.core import apply
 from ...framework.tensor_params import FLOATING, accepts
-from . import tensor_ops as T
+from ...framework.arguments import dtype_name_of
+from ...tensor.creation import full
+from ...tensor.math import add, multiply, scale
+from ...tensor.scalars import constant_like
 from .common import _dropout_op
 
 __all__ = ["rrelu", "feature_alpha_dropout"]
@@ -33,10 +36,10 @@ def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
         raise _C.Error(f"rrelu: training needs the dims of x to be known, got {shape}")
     slopes = apply("uniform_random", attrs={"shape": shape, "min": float(lower),
                                             "max": float(upper), "seed": 0,
-                                            "dtype": T.dtype_name(x)})
+                                            "dtype": dtype_name_of(x)})
     slopes.stop_gradient = True
-    negative = apply("less_than", x, T.full_like(x, 0.0))
-    return apply("where", negative, T.mul(x, slopes), x)
+    negative = apply("less_than", x, constant_like(x, 0.0))
+    return apply("where", negative, multiply(x, slopes), x)
 
 
 @accepts(x=FLOATING)
@@ -50,7 +53,7 @@ def feature_alpha_dropout(x, p=0.5, training=True, name=None):
     if not training:
         return x
     if p == 1:
-        return T.scale(x, 0.0)
+        return scale(x, 0.0)
     shape = [int(s) for s in x.shape]
     if len(shape) < 2:
         raise ValueError(f"feature_alpha_dropout: x must have at least 2 dims, got shape "
@@ -60,8 +63,8 @@ def feature_alpha_dropout(x, p=0.5, training=True, name=None):
                        f"got {shape}")
     a = ((1.0 - p) * (1.0 + p * _SELU_ALPHA_P ** 2)) ** -0.5
     b = -a * _SELU_ALPHA_P * p
-    ones = T.fill(shape[:2] + [1] * (len(shape) - 2), 1.0, T.dtype_name(x))
+    ones = full(shape[:2] + [1] * (len(shape) - 2), 1.0, dtype_name_of(x))
     keep = _dropout_op(ones, {"dropout_prob": float(p), "is_test": False,
                               "dropout_implementation": "downgrade_in_infer"})
-    dropped = T.scale(keep, -_SELU_ALPHA_P, _SELU_ALPHA_P)  # alpha_p where dropped
-    return T.scale(T.add(T.mul(x, keep), dropped), a, b)
+    dropped = scale(keep, -_SELU_ALPHA_P, _SELU_ALPHA_P)  # alpha_p where dropped
+    return scale(add(multiply(x, keep), dropped), a, b)

@@ -4,7 +4,9 @@ plane (h * W + w), zeros elsewhere."""
 from ... import _C
 from ...framework.core import apply
 from ...framework.tensor_params import TENSOR, accepts
-from . import tensor_ops as T
+from ...framework.arguments import dtype_name_of
+from ...tensor.creation import full
+from ...tensor.math import add, cast, subtract
 
 __all__ = ["max_unpool1d", "max_unpool2d"]
 
@@ -54,19 +56,23 @@ def _unpool(x, indices, spatial_out, where):
     plane_out = 1
     for s in spatial_out:
         plane_out *= s
-    idx = T.cast(T.reshape(indices, [planes, plane_in]), "int64")
+    idx = cast(apply("reshape", indices, attrs={"shape": [planes, plane_in]}), "int64")
     offsets = apply("arange", None, None, None,
                     attrs={"start": 0.0, "end": float(planes * plane_out),
                            "step": float(plane_out), "dtype": "int64"})
-    flat_idx = T.reshape(T.add(idx, T.reshape(offsets, [planes, 1])), [-1])
-    values = T.reshape(x, [-1, 1])
-    zeros = T.fill([planes * plane_out, 1], 0.0, T.dtype_name(x))
+    flat_idx = apply(
+        "reshape",
+        add(idx, apply("reshape", offsets, attrs={"shape": [planes, 1]})),
+        attrs={"shape": [-1]},
+    )
+    values = apply("reshape", x, attrs={"shape": [-1, 1]})
+    zeros = full([planes * plane_out, 1], 0.0, dtype_name_of(x))
     placed = apply("scatter", zeros, flat_idx, values, attrs={"overwrite": True})
     # The summing scatter carries the gradient (every input reads its output's
     # gradient, as in Paddle); its value cancels so the result is the overwrite's.
     summed = apply("scatter", zeros, flat_idx, values, attrs={"overwrite": False})
-    out = T.add(placed.detach(), T.sub(summed, summed.detach()))
-    return T.reshape(out, shape[:2] + list(spatial_out))
+    out = add(placed.detach(), subtract(summed, summed.detach()))
+    return apply("reshape", out, attrs={"shape": [int(d) for d in shape[:2] + list(spatial_out)]})
 
 
 @accepts(indices=TENSOR)

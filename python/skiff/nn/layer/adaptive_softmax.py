@@ -3,7 +3,9 @@ clusters' projections as parameters, with log_prob and predict over all classes.
 from ...framework.core import apply
 from ...framework.dtype import get_default_dtype
 from .. import functional as F
-from ..functional import tensor_ops as T
+from ...tensor.linalg import matmul
+from ...tensor.manipulation import concat, slice
+from ...tensor.math import add, cast
 from .container import LayerList, ParameterList
 from .layers import Layer
 
@@ -55,15 +57,15 @@ class AdaptiveLogSoftmaxWithLoss(Layer):
         """The log-probability of every class: [N, n_classes]."""
         head = F.linear(input, self.head_weight, self.head_bias)
         head_log_probs = apply("log_softmax", head, attrs={"axis": 1})
-        parts = [T.slice(head_log_probs, [1], [0], [self.shortlist_size])]
+        parts = [slice(head_log_probs, [1], [0], [self.shortlist_size])]
         for i, (first, second) in enumerate(self._tails()):
-            cluster = apply("log_softmax", T.matmul(T.matmul(input, first), second),
+            cluster = apply("log_softmax", matmul(matmul(input, first), second),
                             attrs={"axis": 1})
             column = self.shortlist_size + i
-            parts.append(T.add(cluster, T.slice(head_log_probs, [1], [column], [column + 1])))
-        return T.concat(parts, 1)
+            parts.append(add(cluster, slice(head_log_probs, [1], [column], [column + 1])))
+        return concat(parts, 1)
 
     def predict(self, input):
         """The most likely class of each row, as float32 ids (Paddle's dtype): [N]."""
         best = apply("argmax", self.log_prob(input), attrs={"axis": 1})
-        return T.cast(best, "float32")
+        return cast(best, "float32")

@@ -5,7 +5,8 @@ from ...framework.core import apply
 from ...framework.mode import mode
 from ...framework.tensor_params import ANY, accepts
 from .. import functional as F
-from ..functional import tensor_ops as T
+from ...framework.arguments import dtype_name_of
+from ...tensor.creation import full
 from .layers import Layer
 
 __all__ = ["Linear", "Dropout", "Dropout2D", "Dropout3D", "AlphaDropout", "Embedding", "Flatten",
@@ -114,8 +115,8 @@ class Embedding(Layer):
 
     def _zero_padding_row(self):
         with no_grad():
-            ids = T.fill([1], self._padding_idx, "int64")
-            zeros = T.fill([1, self._embedding_dim], 0.0, T.dtype_name(self.weight))
+            ids = full([1], self._padding_idx, "int64")
+            zeros = full([1, self._embedding_dim], 0.0, dtype_name_of(self.weight))
             apply("scatter", self.weight, ids, zeros, attrs={"overwrite": True},
                   out=[self.weight])
 

@@ -4,7 +4,8 @@ import numpy as np
 
 from ... import _C
 from ...framework.core import apply
-from ..functional import tensor_ops as T
+from ...tensor.linalg import matmul
+from ...tensor.math import multiply, scale
 from ..initializer import Normal
 from .layers import Layer
 
@@ -12,8 +13,13 @@ __all__ = ["SpectralNorm"]
 
 
 def _normalized(v, eps):
-    norm = apply("sqrt", T.reduce("sum", T.mul(v, v)))
-    return T.div(v, T.scale(norm, 1.0, eps))
+    norm = apply(
+        "sqrt",
+        apply(
+            "reduce_sum", multiply(v, v), attrs={"dim": [], "keep_dim": False, "reduce_all": True}
+        ),
+    )
+    return apply("elementwise_div", v, scale(norm, 1.0, eps))
 
 
 class SpectralNorm(Layer):
@@ -50,15 +56,26 @@ class SpectralNorm(Layer):
                            f"for {self._weight_shape}")
         dim = self._dim
         perm = [dim] + [i for i in range(len(shape)) if i != dim]
-        mat = T.reshape(T.transpose(x, perm) if dim else x, [shape[dim], -1])
+        mat = apply(
+            "reshape",
+            apply("transpose", x, attrs={"axis": perm}) if dim else x,
+            attrs={"shape": [shape[dim], -1]},
+        )
         fixed = mat.detach()
-        u, v = T.unsqueeze(self.weight_u, [1]), T.unsqueeze(self.weight_v, [1])
+        u, v = (
+            apply("unsqueeze", self.weight_u, attrs={"axes": [1]}),
+            apply("unsqueeze", self.weight_v, attrs={"axes": [1]}),
+        )
         for _ in range(self._power_iters):
-            v = _normalized(T.matmul(fixed, u, trans_x=True), self._eps)
-            u = _normalized(T.matmul(fixed, v), self._eps)
+            v = _normalized(matmul(fixed, u, transpose_x=True), self._eps)
+            u = _normalized(matmul(fixed, v), self._eps)
         u, v = u.detach(), v.detach()
-        sigma = T.reduce("sum", T.mul(u, T.matmul(mat, v)))
-        return T.div(x, sigma)
+        sigma = apply(
+            "reduce_sum",
+            multiply(u, matmul(mat, v)),
+            attrs={"dim": [], "keep_dim": False, "reduce_all": True},
+        )
+        return apply("elementwise_div", x, sigma)
 
     def extra_repr(self):
         return (f"weight_shape={self._weight_shape}, dim={self._dim}, "

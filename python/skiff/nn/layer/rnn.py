@@ -12,7 +12,9 @@ from ...tensor import array as tensor_array
 from ...tensor.control_flow import while_loop
 from ...tensor.run_dims import dim
 from .. import functional as F
-from ..functional import tensor_ops as T
+from ...framework.arguments import dtype_name_of
+from ...tensor.manipulation import concat, slice, split, squeeze, stack
+from ...tensor.math import add, cast, multiply, subtract
 from .container import LayerList
 from .layers import Layer
 from .rnn_cells import GRUCell, LSTMCell, SimpleRNNCell
@@ -30,10 +32,12 @@ def _step_masks(inputs, sequence_length, steps):
     """Per step, a [batch, 1] float mask: 1 where the step is within the sequence."""
     positions = apply("arange", None, None, None,
                       attrs={"start": 0.0, "end": float(steps), "step": 1.0, "dtype": "int64"})
-    lengths = T.unsqueeze(T.cast(sequence_length, "int64"), [1])
-    valid = apply("less_than", T.unsqueeze(positions, [0]), lengths)  # [batch, steps]
-    mask = T.cast(valid, T.dtype_name(inputs))
-    return [T.slice(mask, [1], [t], [t + 1]) for t in range(steps)]
+    lengths = apply("unsqueeze", cast(sequence_length, "int64"), attrs={"axes": [1]})
+    valid = apply(
+        "less_than", apply("unsqueeze", positions, attrs={"axes": [0]}), lengths
+    )  # [batch, steps]
+    mask = cast(valid, dtype_name_of(inputs))
+    return [slice(mask, [1], [t], [t + 1]) for t in range(steps)]
 
 
 def run_cell(cell, inputs, states, sequence_length, is_reverse, time_major, **kwargs):
@@ -49,8 +53,8 @@ def run_cell(cell, inputs, states, sequence_length, is_reverse, time_major, **kw
                                **kwargs)
     fused = hasattr(cell, "_step")
     seq = cell._input_gates(inputs) if fused else inputs
-    pieces = [seq] if steps == 1 else T.split(seq, steps, time_axis)
-    pieces = [T.squeeze(p, [time_axis]) for p in pieces]
+    pieces = [seq] if steps == 1 else split(seq, steps, time_axis)
+    pieces = [squeeze(p, [time_axis]) for p in pieces]
     masks = None if sequence_length is None else _step_masks(inputs, sequence_length, steps)
     if fused:
         prepared = cell._prepare()
@@ -64,13 +68,13 @@ def run_cell(cell, inputs, states, sequence_length, is_reverse, time_major, **kw
             out, new_states = cell(pieces[t], states, **kwargs)
         if masks is not None:
             m = masks[t]
-            out = T.mul(out, m)
+            out = multiply(out, m)
             if states is not None:
-                new_states = _zip_states(lambda new, old: T.add(old, T.mul(m, T.sub(new, old))),
+                new_states = _zip_states(lambda new, old: add(old, multiply(m, subtract(new, old))),
                                          new_states, states)
         outputs[t] = out
         states = new_states
-    return T.stack(outputs, time_axis), states
+    return stack(outputs, time_axis), states
 
 
 def _run_cell_while(cell, inputs, states, sequence_length, is_reverse, time_major, **kwargs):
@@ -82,17 +86,17 @@ def _run_cell_while(cell, inputs, states, sequence_length, is_reverse, time_majo
                        f"initial_states (its batch size is not known while building)")
     seq = cell._input_gates(inputs) if fused else inputs
     if not time_major:  # to [time, batch, ...]
-        seq = T.transpose(seq, [1, 0] + list(range(2, len(seq.shape))))
+        seq = apply("transpose", seq, attrs={"axis": list([1, 0] + list(range(2, len(seq.shape))))})
     steps = dim(seq, 0)
     prepared = cell._prepare() if fused else None
     if states is None:
-        states = cell._initial(T.squeeze(T.slice(seq, [0], [0], [1]), [0]))
-    dtype = T.dtype_name(seq)
-    lengths = None if sequence_length is None else T.cast(sequence_length, "int64")
+        states = cell._initial(squeeze(slice(seq, [0], [0], [1]), [0]))
+    dtype = dtype_name_of(seq)
+    lengths = None if sequence_length is None else cast(sequence_length, "int64")
     one = tensor_array.constant(1, "int64")
 
     def step_of(i):
-        return T.sub(T.sub(steps, one), i) if is_reverse else i
+        return subtract(subtract(steps, one), i) if is_reverse else i
 
     outputs = tensor_array.create(dtype)  # written in place by the steps, not a loop variable
 
@@ -104,18 +108,18 @@ def _run_cell_while(cell, inputs, states, sequence_length, is_reverse, time_majo
         else:
             out, new_states = cell(piece, states, **kwargs)
         if lengths is not None:  # steps past a sequence's length leave its state alone
-            m = T.unsqueeze(T.cast(apply("less_than", t, lengths), dtype), [1])
-            out = T.mul(out, m)
-            new_states = _zip_states(lambda new, old: T.add(old, T.mul(m, T.sub(new, old))),
+            m = apply("unsqueeze", cast(apply("less_than", t, lengths), dtype), attrs={"axes": [1]})
+            out = multiply(out, m)
+            new_states = _zip_states(lambda new, old: add(old, multiply(m, subtract(new, old))),
                                      new_states, states)
         tensor_array.write(outputs, t, out)
-        return T.add(i, one), new_states
+        return add(i, one), new_states
 
     _, states = while_loop(lambda i, s: apply("less_than", i, steps), body,
                            [tensor_array.constant(0, "int64"), states])
     out = tensor_array.to_tensor(outputs, 0, True)
     if not time_major:
-        out = T.transpose(out, [1, 0] + list(range(2, len(out.shape))))
+        out = apply("transpose", out, attrs={"axis": list([1, 0] + list(range(2, len(out.shape))))})
     return out, states
 
 
@@ -164,7 +168,7 @@ class BiRNN(Layer):
                                  self.time_major, **kwargs)
         out_bw, st_bw = run_cell(self.cell_bw, inputs, states_bw, sequence_length, True,
                                  self.time_major, **kwargs)
-        return T.concat([out_fw, out_bw], -1), (st_fw, st_bw)
+        return concat([out_fw, out_bw], -1), (st_fw, st_bw)
 
 
 class RNNBase(LayerList):
@@ -212,8 +216,8 @@ class RNNBase(LayerList):
         n = self.num_layers * self.num_directions
 
         def parts(t):
-            pieces = [t] if n == 1 else T.split(t, n, 0)
-            return [T.squeeze(p, [0]) for p in pieces]
+            pieces = [t] if n == 1 else split(t, n, 0)
+            return [squeeze(p, [0]) for p in pieces]
 
         if self._cell_type is LSTMCell:
             hs, cs = parts(states[0]), parts(states[1])
@@ -236,8 +240,8 @@ class RNNBase(LayerList):
             out, state = layer(out, layer_states[i], sequence_length)
             finals.extend(state if self.num_directions == 2 else [state])
         if self._cell_type is LSTMCell:
-            return out, (T.stack([s[0] for s in finals], 0), T.stack([s[1] for s in finals], 0))
-        return out, T.stack(finals, 0)
+            return out, (stack([s[0] for s in finals], 0), stack([s[1] for s in finals], 0))
+        return out, stack(finals, 0)
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"

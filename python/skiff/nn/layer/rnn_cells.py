@@ -8,7 +8,12 @@ from ...framework import arguments
 from ...framework.core import apply
 from ...framework.tensor_params import TENSOR, accepts
 from .. import functional as F
-from ..functional import tensor_ops as T
+from ...framework.arguments import dtype_name_of
+from ...tensor.creation import full
+from ...tensor.linalg import matmul
+from ...tensor.manipulation import slice
+from ...tensor.math import add
+from ...tensor.scalars import constant_like
 from ..initializer import Uniform
 from .layers import Layer
 
@@ -53,15 +58,15 @@ class RNNCellBase(Layer):
         if batch < 0:
             raise _C.Error(f"{type(self).__name__}.get_initial_states: the batch size of the "
                            f"reference {list(batch_ref.shape)} is unknown")
-        dtype = T.dtype_name(batch_ref) if dtype is None else arguments.dtype(where, dtype)
+        dtype = dtype_name_of(batch_ref) if dtype is None else arguments.dtype(where, dtype)
         init_value = arguments.number(where, "init_value", init_value)
         shapes = self.state_shape if shape is None else shape
         if not isinstance(shapes, (list, tuple)) or not shapes:
             raise arguments.ArgumentTypeError(f"{where}: shape must be a non-empty list or "
                                               f"tuple of dims (or of shapes), got {shapes!r}")
         if isinstance(shapes[0], (list, tuple)):
-            return tuple(T.fill([batch] + list(s), init_value, dtype) for s in shapes)
-        return T.fill([batch] + list(shapes), init_value, dtype)
+            return tuple(full([batch] + list(s), init_value, dtype) for s in shapes)
+        return full([batch] + list(shapes), init_value, dtype)
 
     def _check_input(self, x):
         shape = list(x.shape)
@@ -72,16 +77,16 @@ class RNNCellBase(Layer):
     def _input_gates(self, x):
         """x · weight_ih^T for inputs of any leading dims."""
         self._check_input(x)
-        return T.matmul(x, self.weight_ih, trans_y=True)
+        return matmul(x, self.weight_ih, transpose_y=True)
 
     def _zero_state(self, gates):
         """A zero [batch, hidden] state for steps whose input gates are ``gates``."""
         batch = int(gates.shape[0])
         if batch >= 0:
-            return T.fill([batch, self.hidden_size], 0.0, T.dtype_name(gates))
-        part = T.slice(gates, [1], [0], [self.hidden_size])
+            return full([batch, self.hidden_size], 0.0, dtype_name_of(gates))
+        part = slice(gates, [1], [0], [self.hidden_size])
         part.stop_gradient = True  # only its shape is used
-        return T.full_like(part, 0.0)
+        return constant_like(part, 0.0)
 
     @accepts(inputs=TENSOR)
     def forward(self, inputs, states=None):
@@ -111,7 +116,7 @@ class SimpleRNNCell(RNNCellBase):
         gates = RNNCellBase._input_gates(self, x)
         for b in (self.bias_ih, self.bias_hh):
             if b is not None:
-                gates = T.add(gates, b)
+                gates = add(gates, b)
         return gates
 
     def _prepare(self):
@@ -121,7 +126,7 @@ class SimpleRNNCell(RNNCellBase):
         return self._zero_state(gates)
 
     def _step(self, gates, h, weight_hh):
-        h = self._act(T.add(gates, T.matmul(h, weight_hh, trans_y=True)))
+        h = self._act(add(gates, matmul(h, weight_hh, transpose_y=True)))
         return h, h
 
     def extra_repr(self):
@@ -150,10 +155,10 @@ class LSTMCell(RNNCellBase):
     def _prepare(self):
         bias = None
         if self.bias_ih is not None and self.bias_hh is not None:
-            bias = T.add(self.bias_ih, self.bias_hh)
+            bias = add(self.bias_ih, self.bias_hh)
         else:
             bias = self.bias_ih if self.bias_ih is not None else self.bias_hh
-        return T.transpose(self.weight_hh, [1, 0]), bias
+        return apply("transpose", self.weight_hh, attrs={"axis": [1, 0]}), bias
 
     def _initial(self, gates):
         return self._zero_state(gates), self._zero_state(gates)
@@ -178,7 +183,7 @@ class GRUCell(RNNCellBase):
                            bias_ih_attr, bias_hh_attr)
 
     def _prepare(self):
-        return T.transpose(self.weight_hh, [1, 0])
+        return apply("transpose", self.weight_hh, attrs={"axis": [1, 0]})
 
     def _initial(self, gates):
         return self._zero_state(gates)

@@ -4,7 +4,10 @@ from ... import _C
 from ...framework import arguments
 from ...framework.arguments import MAX_LAYERS, count, flag, real
 from .. import functional as F
-from ..functional import tensor_ops as T
+from ...framework.arguments import dtype_name_of
+from ...framework.core import apply
+from ...tensor.linalg import matmul
+from ...tensor.math import add, cast, scale
 from .common import Dropout, Linear
 from .container import LayerList
 from .layers import Layer
@@ -18,10 +21,10 @@ def convert_attention_mask(mask, dtype):
     (non-zero) and push the rest to -1e9; float masks are added as given."""
     if mask is None:
         return None
-    name = T.dtype_name(mask)
+    name = dtype_name_of(mask)
     if name in ("bool", "int32", "int64"):
-        return T.scale(T.cast(mask, dtype), 1e9, -1e9)
-    return mask if name == dtype else T.cast(mask, dtype)
+        return scale(cast(mask, dtype), 1e9, -1e9)
+    return mask if name == dtype else cast(mask, dtype)
 
 
 def check_settings(where, d_model, nhead, dim_feedforward, dropout, attn_dropout, act_dropout,
@@ -97,7 +100,11 @@ class MultiHeadAttention(Layer):
 
     def _heads(self, x):
         """[batch, length, embed] -> [batch, heads, length, head_dim]."""
-        return T.transpose(T.reshape(x, [0, 0, self.num_heads, self.head_dim]), [0, 2, 1, 3])
+        return apply(
+            "transpose",
+            apply("reshape", x, attrs={"shape": [0, 0, self.num_heads, self.head_dim]}),
+            attrs={"axis": [0, 2, 1, 3]},
+        )
 
     def forward(self, query, key=None, value=None, attn_mask=None, cache=None):
         if cache is not None:
@@ -111,15 +118,19 @@ class MultiHeadAttention(Layer):
         q = self._heads(self.q_proj(query))
         k = self._heads(self.k_proj(key))
         v = self._heads(self.v_proj(value))
-        scores = T.matmul(T.scale(q, self.head_dim ** -0.5), k, trans_y=True)
-        mask = convert_attention_mask(attn_mask, T.dtype_name(scores))
+        scores = matmul(scale(q, self.head_dim ** -0.5), k, transpose_y=True)
+        mask = convert_attention_mask(attn_mask, dtype_name_of(scores))
         if mask is not None:
-            scores = T.add(scores, mask)
+            scores = add(scores, mask)
         weights = F.softmax(scores)
         if self.dropout:
             weights = F.dropout(weights, self.dropout, training=self.training)
-        out = T.matmul(weights, v)
-        out = T.reshape(T.transpose(out, [0, 2, 1, 3]), [0, 0, self.embed_dim])
+        out = matmul(weights, v)
+        out = apply(
+            "reshape",
+            apply("transpose", out, attrs={"axis": [0, 2, 1, 3]}),
+            attrs={"shape": [0, 0, self.embed_dim]},
+        )
         out = self.out_proj(out)
         return (out, weights) if self.need_weights else out
 
@@ -160,14 +171,14 @@ class TransformerEncoderLayer(Layer):
         residual = src
         if self.normalize_before:
             src = self.norm1(src)
-        src = T.add(residual, self.dropout1(self.self_attn(src, src, src, src_mask)))
+        src = add(residual, self.dropout1(self.self_attn(src, src, src, src_mask)))
         if not self.normalize_before:
             src = self.norm1(src)
         residual = src
         if self.normalize_before:
             src = self.norm2(src)
         src = self.linear2(self.dropout(self.activation(self.linear1(src))))
-        src = T.add(residual, self.dropout2(src))
+        src = add(residual, self.dropout2(src))
         if not self.normalize_before:
             src = self.norm2(src)
         return src

@@ -3,7 +3,8 @@ self-attention, attention over the encoder's memory and a feed-forward block."""
 from ... import _C
 from ...framework.arguments import MAX_LAYERS, ArgumentTypeError, count
 from ...framework.core import apply
-from ..functional import tensor_ops as T
+from ...tensor.creation import full
+from ...tensor.math import add
 from .common import Dropout, Linear
 from .container import LayerList
 from .layers import Layer
@@ -61,7 +62,7 @@ class TransformerDecoderLayer(Layer):
         residual = x
         if self.normalize_before:
             x = norm(x)
-        x = T.add(residual, dropout(compute(x)))
+        x = add(residual, dropout(compute(x)))
         return x if self.normalize_before else norm(x)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
@@ -145,6 +146,10 @@ class Transformer(Layer):
         """A [length, length] float mask: 0 on and below the diagonal, -inf above it."""
         steps = apply("arange", None, None, None, attrs={"start": 0.0, "end": float(length),
                                                          "step": 1.0, "dtype": "int64"})
-        above = apply("less_than", T.unsqueeze(steps, [1]), T.unsqueeze(steps, [0]))
-        return apply("where", above, T.fill([length, length], float("-inf"), "float32"),
-                     T.fill([length, length], 0.0, "float32"))
+        above = apply(
+            "less_than",
+            apply("unsqueeze", steps, attrs={"axes": [1]}),
+            apply("unsqueeze", steps, attrs={"axes": [0]}),
+        )
+        return apply("where", above, full([length, length], float("-inf"), "float32"),
+                     full([length, length], 0.0, "float32"))
