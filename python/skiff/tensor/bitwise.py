@@ -34,7 +34,7 @@ def _binary(op, doc):
         _check_operands(op, x, y)
         return apply(op, *as_operands(x, y, op), out=_out(out))
 
-    f.__name__ = op
+    f.__name__ = f.__qualname__ = op
     f.__doc__ = doc
     return accepts(x=OPERAND, y=OPERAND)(f)
 

@@ -70,7 +70,7 @@ def _unary_in_place(op):
     def f(x, name=None):
         return inplace(op, x, x)
 
-    f.__name__ = op + "_"
+    f.__name__ = f.__qualname__ = op + "_"
     f.__doc__ = f"{op}(x), written into x."
     return f
 

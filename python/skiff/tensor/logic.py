@@ -21,7 +21,7 @@ def _compare(op):
     def f(x, y, name=None):
         return apply(op, *as_operands(x, y, op))
 
-    f.__name__ = op
+    f.__name__ = f.__qualname__ = op
     f.__doc__ = f"Elementwise {op.replace('_', ' ')} (a bool tensor, broadcast)."
     return accepts(x=OPERAND, y=OPERAND)(f)
 
@@ -48,7 +48,7 @@ def _logical(op):
         x, y = as_operands(x, y, op)
         return apply(op, _as_bool(x), _as_bool(y), out=None if out is None else [out])
 
-    f.__name__ = op
+    f.__name__ = f.__qualname__ = op
     f.__doc__ = f"Elementwise {op.replace('_', ' ')} of x and y read as bools (broadcast)."
     return accepts(x=OPERAND, y=OPERAND)(f)
 

@@ -386,7 +386,10 @@ def clamp(x, min=None, max=None, name=None):
 
 def cast(x, dtype):
     """``x`` converted to ``dtype``."""
-    name = dt.dtype_name(dtype)
+    try:
+        name = dt.dtype_name(dtype)
+    except (TypeError, ValueError):
+        name = arguments.dtype("cast", dtype)  # raises, naming cast and its argument
     return run_cached("cast", name, {"out_dtype": name}, x)
 
 

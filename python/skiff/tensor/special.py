@@ -22,7 +22,7 @@ def _unary(op, doc):
     def f(x, name=None):
         return apply(op, _floating(x, op))
 
-    f.__name__ = op
+    f.__name__ = f.__qualname__ = op
     f.__doc__ = doc
     return f
 
@@ -34,7 +34,7 @@ def _in_place(op):
                                               f"updated in place, got {dtype_name_of(x)}")
         return apply(op, x, out=[x])
 
-    f.__name__ = op + "_"
+    f.__name__ = f.__qualname__ = op + "_"
     f.__doc__ = f"{op}(x), written into x."
     return f
 

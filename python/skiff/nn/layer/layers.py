@@ -2,6 +2,7 @@
 parameters, buffers and sublayers registered by attribute assignment, names them for
 state dicts ("fc.weight"), switches train/eval, and runs forward with hooks."""
 import collections
+from collections.abc import Mapping
 
 from ... import _C
 from ..._C import Tensor
@@ -333,6 +334,9 @@ class Layer:
         """Copies the values of ``state_dict`` (Tensors or numpy arrays, keyed as
         state_dict() keys them, or by parameter name without use_structured_name) into
         this layer's parameters and buffers. Returns (missing_keys, unexpected_keys)."""
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"{type(self).__name__}.set_state_dict: state_dict must be a dict "
+                            f"of names to Tensors or arrays, got {type(state_dict).__name__}")
         own = self.state_dict()
         missing, used = [], set()
         for key, target in own.items():
