@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 
+from ..framework import nest
 from ..io import DataLoader, Dataset, IterableDataset
 from .callbacks import EarlyStopping, config_callbacks
 
@@ -14,16 +15,6 @@ def _to_list(value):
     if value is None:
         return []
     return list(value) if isinstance(value, (list, tuple)) else [value]
-
-
-def _flatten(data):
-    """[x, [y, z]] -> [x, y, z]: batches may nest their inputs and labels."""
-    if isinstance(data, (list, tuple)):
-        flat = []
-        for item in data:
-            flat.extend(_flatten(item))
-        return flat
-    return [data]
 
 
 def _length(loader):
@@ -78,7 +69,7 @@ class LoopsMixin:
         for step, data in enumerate(loader):
             if max_steps is not None and step >= max_steps:
                 break
-            data = _flatten(data)
+            data = nest.leaves_of(data, dicts=False)
             logs["batch_size"] = int(data[0].shape[0]) if data else 0
             cbks.on_batch_begin(mode, step, logs)
             if mode == "predict":

@@ -5,7 +5,8 @@ branches (or steps) become tensors; lists grown in a loop become tensor arrays; 
 value that cannot be carried (None, an unassigned name) raises an error naming the
 variable and the user's line, never a silently different result."""
 from .. import _C
-from ..framework import core
+from ..framework import core, nest
+from ..framework.nest import flatten
 from ..framework.variable import Variable
 from ..tensor import array as tensor_array, manipulation
 from ..tensor.array import constant
@@ -65,19 +66,6 @@ def is_numeric_ndarray(x):
 
 # ---- nested structures --------------------------------------------------------------
 
-def flatten(value, leaves):
-    """Appends the leaves of ``value`` (lists, tuples and dicts are walked) to
-    ``leaves``; returns the structure, to rebuild with ``unflatten``."""
-    if isinstance(value, (list, tuple)) and not is_static_var(value):
-        kind = list if isinstance(value, list) else type(value)
-        return (kind, [flatten(v, leaves) for v in value])
-    if isinstance(value, dict):
-        keys = list(value)
-        return (dict, keys, [flatten(value[k], leaves) for k in keys])
-    leaves.append(value)
-    return None
-
-
 class Filler:
     """The structure of ``value`` (a Tensor, a number, or lists, tuples and dicts of them)
     with zeros for its Tensors: what a variable holds on a path that did not assign it
@@ -108,23 +96,7 @@ class Filler:
                                      for v in self.leaves])
 
 
-def unflatten(spec, leaves):
-    it = iter(leaves)
-    return _build(spec, it)
-
-
-def _build(spec, it):
-    if spec is None:
-        return next(it)
-    if spec[0] is dict:
-        return {k: _build(s, it) for k, s in zip(spec[1], spec[2])}
-    items = [_build(s, it) for s in spec[1]]
-    kind = spec[0]
-    if kind is list:
-        return items
-    if kind is tuple:
-        return tuple(items)
-    return kind(*items)  # namedtuple
+unflatten = nest.pack
 
 
 def is_eager_tensor(value):

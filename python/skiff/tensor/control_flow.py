@@ -5,7 +5,7 @@ they run the Python branches and loops directly."""
 import numbers
 
 from .. import _C
-from ..framework import core
+from ..framework import core, nest
 from ..framework.mode import mode
 from ..framework.program import default_main_program
 from ..framework.source import user_source
@@ -16,35 +16,13 @@ __all__ = ["cond", "while_loop", "switch_case", "case"]
 
 
 def _flatten(value):
-    """(leaves, spec): the leaves of nested lists/tuples/dicts and how to rebuild them."""
-    if isinstance(value, (list, tuple)):
-        leaves, specs = [], []
-        for v in value:
-            sub, spec = _flatten(v)
-            leaves += sub
-            specs.append(spec)
-        return leaves, (type(value), specs)
-    if isinstance(value, dict):
-        keys = sorted(value)
-        leaves, specs = _flatten([value[k] for k in keys])
-        return leaves, (dict, keys, specs)
-    if value is None:
-        return [], None
-    return [value], "leaf"
+    """(leaves, spec): the leaves of nested lists/tuples/dicts (a None is no leaf)."""
+    leaves = []
+    spec = nest.flatten(value, leaves, none_is_leaf=False)
+    return leaves, spec
 
 
-def _pack(spec, leaves):
-    it = iter(leaves)
-
-    def build(s):
-        if s is None:
-            return None
-        if s == "leaf":
-            return next(it)
-        if s[0] is dict:
-            return dict(zip(s[1], build(s[2])))
-        return s[0](build(x) for x in s[1])
-    return build(spec)
+_pack = nest.pack
 
 
 def _as_variable(value, what):
@@ -73,9 +51,9 @@ def _check_pred(pred, what):
 
 def _describe(spec):
     if spec is None:
-        return "None"
-    if spec == "leaf":
         return "a variable"
+    if spec == nest.NONE:
+        return "None"
     if spec[0] is dict:
         return f"a dict with keys {spec[1]}"
     return f"a {spec[0].__name__} of {len(spec[1])}"
