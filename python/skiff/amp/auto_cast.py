@@ -17,7 +17,12 @@ __all__ = ["auto_cast", "autocast", "amp_guard", "is_autocast_enabled", "get_aut
 
 # Paddle's op names map to skiff's where they differ.
 _ALIASES = {"matmul_v2": "matmul", "mul": "matmul", "conv2d_fusion": "conv2d"}
-_WHITE = {"matmul", "conv2d"}
+# The default lists are the ops' AMP policies, registered with each op (_C.op_traits():
+# 'low_precision' ops run in bfloat16, 'float32' ones stay in float32, the others follow
+# their inputs).
+_POLICIES = {type: traits["amp"] for type, traits in _C.op_traits().items()}
+_WHITE = {type for type, policy in _POLICIES.items() if policy == "low_precision"}
+_BLACK = {type for type, policy in _POLICIES.items() if policy == "float32"}
 
 
 def white_list():
@@ -26,8 +31,8 @@ def white_list():
 
 
 def black_list():
-    """The ops auto_cast keeps in float32 by default: all but the white list."""
-    return {"bfloat16": {"OD": set(), "O1": set(), "O2": set()}}
+    """The ops auto_cast keeps in float32 by default (as {dtype: {level: set}})."""
+    return {"bfloat16": {"OD": set(_BLACK), "O1": set(_BLACK), "O2": set(_BLACK)}}
 
 
 class _State:
@@ -135,7 +140,8 @@ def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level
         raise _C.Error("auto_cast: dtype='float16' is not supported: skiff's CPU kernels "
                        "take bfloat16 only; use dtype='bfloat16'")
     saved = _state
-    _state = _State(level, (_WHITE | white) - black, black) if active else None
+    _state = _State(level, (_WHITE | white) - black, (_BLACK | black) - white) if active \
+        else None
     try:
         if active:
             with core.hooked(_hook):
