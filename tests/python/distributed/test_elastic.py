@@ -59,6 +59,8 @@ class Job:
         for path in glob.glob(str(self.dir / "steps.*.jsonl")):
             with open(path) as f:
                 for line in f:
+                    if not line.endswith("\n"):  # cut by a kill, or still being written
+                        continue
                     info = json.loads(line)
                     key = (info["epoch"], info["step"])
                     times[key] = min(times.get(key, info["time"]), info["time"])
@@ -89,6 +91,8 @@ class Job:
         for path in glob.glob(str(self.dir / "steps.*.jsonl")):
             with open(path) as f:
                 for line in f:
+                    if not line.endswith("\n"):  # cut by a kill, or still being written
+                        continue
                     info = json.loads(line)
                     seen = last.get(info["total"])
                     if seen is None or (seen["world"], seen["time"]) < (info["world"], info["time"]):
