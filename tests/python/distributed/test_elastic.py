@@ -84,22 +84,28 @@ class Job:
             time.sleep(0.2)
 
     def steps(self):
-        """The steps in the final model, {(epoch, step): samples}: for each count of steps
-        applied, the last step logged (a world that lost the state of its last steps to
-        deaths trained on them again; the later ones are the model's)."""
-        last = {}
+        """The steps in the final model, {(epoch, step): samples}. A world that resumed
+        from total S (the state of the steps after S died with their world) owns every
+        total after S: an older world's records from S + 1 on are not in the model, also
+        those the new world did not reach again (its batches split the samples
+        differently), and their samples were trained on again."""
+        logged = []
         for path in glob.glob(str(self.dir / "steps.*.jsonl")):
             with open(path) as f:
                 for line in f:
-                    if not line.endswith("\n"):  # cut by a kill, or still being written
-                        continue
-                    info = json.loads(line)
-                    seen = last.get(info["total"])
-                    if seen is None or (seen["world"], seen["time"]) < (info["world"], info["time"]):
-                        last[info["total"]] = info
-                    if seen is not None and seen["world"] == info["world"]:
-                        assert seen["samples"] == info["samples"], "the ranks of a world disagree"
-        return {(i["epoch"], i["step"]): i["samples"] for i in last.values()}
+                    if line.endswith("\n"):  # (a line cut by a kill has none)
+                        logged.append(json.loads(line))
+        first = {}  # world -> the first total it applied
+        for info in logged:
+            first[info["world"]] = min(first.get(info["world"], info["total"]), info["total"])
+        kept = {}
+        for info in logged:
+            if any(w > info["world"] and t <= info["total"] for w, t in first.items()):
+                continue  # a later world resumed before this step
+            seen = kept.setdefault(info["total"], info)
+            assert seen["world"] == info["world"], (seen, info)
+            assert seen["samples"] == info["samples"], "the ranks of a world disagree"
+        return {(i["epoch"], i["step"]): i["samples"] for i in kept.values()}
 
     def accuracies(self):
         out = []
