@@ -1,8 +1,8 @@
 """Weight decay added to gradients before the optimizer update (Paddle's
 paddle.regularizer): L2Decay adds coeff * param, L1Decay adds coeff * sign(param).
 Pass one as ``weight_decay=`` to an optimizer or as ``ParamAttr(regularizer=...)``."""
+from . import _C_ops
 from .framework.arguments import number
-from .framework.core import apply
 
 __all__ = ["L1Decay", "L2Decay", "WeightDecayRegularizer"]
 
@@ -28,11 +28,11 @@ class L2Decay(WeightDecayRegularizer):
     """L2 weight decay: the gradient gains ``coeff * param``."""
 
     def __call__(self, param, grad=None, block=None):
-        return apply("scale", param, attrs={"scale": self._coeff})
+        return _C_ops.scale(param, scale=self._coeff)
 
 
 class L1Decay(WeightDecayRegularizer):
     """L1 weight decay: the gradient gains ``coeff * sign(param)``."""
 
     def __call__(self, param, grad=None, block=None):
-        return apply("scale", apply("sign", param), attrs={"scale": self._coeff})
+        return _C_ops.scale(_C_ops.sign(param), scale=self._coeff)

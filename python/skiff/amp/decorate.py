@@ -4,8 +4,8 @@ normalization layers and excluded_layers stay float32) and optimizers update the
 float32 master weights (the optimizer keeps one per bfloat16 parameter, updates it with the
 widened gradient and writes it back rounded)."""
 from .. import _C
+from .. import _C_ops
 from ..autograd import no_grad
-from ..framework.core import apply
 from ..framework import dtype as dt
 from ..nn.layer.norm import _BatchNormBase, _InstanceNormBase, GroupNorm, LayerNorm
 
@@ -31,7 +31,7 @@ def _to_bfloat16(model, excluded_layers):
             continue
         for p in layer.parameters(include_sublayers=False):
             if p.dtype == dt.float32:
-                apply("cast", p, attrs={"out_dtype": "bfloat16"}, out=[p])
+                _C_ops.cast(p, out_dtype="bfloat16", out=[p])
 
 
 def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight=None,

@@ -1,5 +1,6 @@
 """GradScaler (Paddle's paddle.amp.GradScaler): multiplies the loss by a scale, unscales the
 gradients, skips optimizer steps whose gradients hold inf or NaN, and adapts the scale."""
+from .. import _C_ops
 import collections
 import enum
 
@@ -7,7 +8,6 @@ import numpy as np
 
 from ..autograd import no_grad
 from ..framework import arguments, dtype as dt
-from ..framework.core import apply
 from ..tensor import all as _all
 from ..optimizer.optimizer import Optimizer
 
@@ -79,7 +79,7 @@ class AmpScaler:
         """The loss multiplied by the current scale (unchanged when disabled)."""
         if not self._enable:
             return var
-        return apply("scale", var, attrs={"scale": self._scale, "bias": 0.0})
+        return _C_ops.scale(var, scale=self._scale, bias=0.0)
 
     @no_grad()
     def _unscale(self, optimizer):
@@ -98,10 +98,10 @@ class AmpScaler:
             g = p.grad
             if g is None:
                 continue
-            apply("scale", g, attrs={"scale": inv, "bias": 0.0}, out=[g])
-            finite = g if g.dtype in (dt.float32, dt.float64) else apply(
-                "cast", g, attrs={"out_dtype": "float32"})
-            if not found and not bool(_all(apply("isfinite", finite)).numpy()):
+            _C_ops.scale(g, scale=inv, bias=0.0, out=[g])
+            finite = g if g.dtype in (dt.float32, dt.float64) else _C_ops.cast(
+                g, out_dtype="float32")
+            if not found and not bool(_all(_C_ops.isfinite(finite)).numpy()):
                 found = True
         self._found_inf = found
         state["state"] = OptimizerState.UNSCALED

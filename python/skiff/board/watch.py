@@ -12,10 +12,10 @@ from a plain training loop.
 It rides on the optimizer's step post-hook, so it sees every eager step() and
 minimize(), whoever calls them (skiff.Model.fit, GradScaler.step, a hand-written loop).
 """
+from .. import _C_ops
 import math
 
 from ..autograd import no_grad
-from ..framework.core import apply
 
 __all__ = ["watch", "Watch", "global_grad_norm"]
 
@@ -29,12 +29,12 @@ def global_grad_norm(parameters):
             grad = getattr(p, "grad", None)
             if grad is not None:
                 by_dtype.setdefault(grad._dtype_name, []).append(
-                    apply("squared_l2_norm", grad))
+                    _C_ops.squared_l2_norm(grad))
         if not by_dtype:
             return None
         total = 0.0
         for squares in by_dtype.values():
-            total += float(squares[0] if len(squares) == 1 else apply("sum", squares))
+            total += float(squares[0] if len(squares) == 1 else _C_ops.sum(squares))
     return math.sqrt(total)
 
 

@@ -9,6 +9,7 @@ communicators: Gloo over TCP, its ranks introduced to one another through etcd.
 import numpy as np
 
 from .. import _C
+from .. import _C_ops
 from ..framework.core import apply
 from ..framework.mode import mode
 from ..tensor.creation import to_tensor as _as_tensor
@@ -205,9 +206,8 @@ def broadcast(tensor, src, group=None, sync_op=True):
     program)."""
     group = _group(group, "broadcast")
     if mode.static:
-        apply("c_broadcast", tensor, attrs={"ring_id": group.id,
-                                            "root": _group_rank(group, src, "broadcast")},
-              out=[tensor])
+        _C_ops.c_broadcast(tensor, ring_id=group.id, root=_group_rank(group, src, "broadcast"),
+                           out=[tensor])
     elif group.nranks > 1 and group.is_member():
         _C.comm_broadcast(tensor, _group_rank(group, src, "broadcast"), group.id)
     return _finish(sync_op)
@@ -228,8 +228,7 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True):
     group = _group(group, "all_gather")
     del tensor_list[:]
     if mode.static:
-        gathered = apply("c_allgather", tensor, attrs={"ring_id": group.id,
-                                                       "nranks": group.nranks})
+        gathered = _C_ops.c_allgather(tensor, ring_id=group.id, nranks=group.nranks)
         tensor_list.extend(split(gathered, group.nranks, axis=0))
     elif group.nranks == 1:
         tensor_list.append(tensor.clone())

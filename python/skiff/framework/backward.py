@@ -2,7 +2,7 @@
 parameters and the loss (made by the same grad makers eager mode uses) to the loss's
 program; gradients(targets, inputs) returns the gradient variables of any inputs."""
 from .. import _C
-from . import core
+from .. import _C_ops
 from .program import program_guard
 from .variable import Variable
 
@@ -53,7 +53,7 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
 def _snapshot(program, name):
     """A copy of gradient ``name`` taken right after the backward ops just appended."""
     with program_guard(program), program._block_guard(0):
-        return core.apply("assign", program.global_block().var(name))
+        return _C_ops.assign(program.global_block().var(name))
 
 
 def _as_list(x):
@@ -84,9 +84,9 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
             parts = []
             for i, t in enumerate(targets):
                 g = grads_in[i] if grads_in else None
-                weighted = t if g is None else core.apply("elementwise_mul", t, g)
-                parts.append(core.apply("reduce_sum", weighted, attrs={"reduce_all": True}))
-            target = parts[0] if len(parts) == 1 else core.apply("sum", parts)
+                weighted = t if g is None else _C_ops.elementwise_mul(t, g)
+                parts.append(_C_ops.reduce_sum(weighted, reduce_all=True))
+            target = parts[0] if len(parts) == 1 else _C_ops.sum(parts)
     names = _names(inputs, "inputs")
     pairs = dict(_C.append_backward(program.desc, target.name, names,
                                     set(_names(no_grad_set, "no_grad_set")), False))

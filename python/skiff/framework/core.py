@@ -13,7 +13,7 @@ from .. import _C
 from .building import static_apply
 from .mode import mode
 
-__all__ = ["apply", "eager_op", "run_unhooked", "hooked", "dispatch_call", "dispatch_call_into"]
+__all__ = ["apply", "dispatch", "eager_op", "run_unhooked", "hooked", "dispatch_call", "dispatch_call_into"]
 
 _ops = {}
 # Ops are cached per attribute values; a bound keeps value-dependent attrs (shapes,
@@ -50,7 +50,16 @@ def apply(type, *inputs, attrs=None, output_counts=None, out=None):
     slot in the op's schema order (a Tensor, a list of Tensors, or None). Returns the
     single output, or a tuple over output slots. ``out`` (one entry per output slot: a
     Tensor / static Variable, a list of them, or None) names existing tensors to write,
-    for in-place updates such as optimizer steps (ParamOut = Param)."""
+    for in-place updates such as optimizer steps (ParamOut = Param).
+
+    The package calls ops through their generated functions (skiff._C_ops), which call
+    ``dispatch``; ``apply`` is for an op type chosen at run time."""
+    return dispatch(type, inputs, attrs, output_counts, out)
+
+
+def dispatch(type, inputs, attrs, output_counts, out):
+    """apply's work with its arguments positional (``inputs`` a tuple): what the generated
+    op functions call."""
     if mode.hooks:
         return mode.hooks[-1](type, inputs, attrs, output_counts, out)
     if mode.static:

@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from .. import _C
+from .. import _C_ops
 from .._C import Tensor
 from . import arguments, dtype as dt
 from .arguments import number
@@ -63,7 +64,7 @@ class Initializer:
         if isinstance(param, Tensor):
             param._set_value(value)
         else:
-            apply("assign", value, out=[param])
+            _C_ops.assign(value, out=[param])
         return param
 
     def __repr__(self):
@@ -78,8 +79,7 @@ class Constant(Initializer):
         self.value = number("Constant", "value", value)
 
     def _value(self, shape, dtype):
-        return apply("fill_constant", attrs={"shape": list(shape), "value": self.value,
-                                             "dtype": dt.dtype_name(dtype)})
+        return _C_ops.fill_constant(shape=list(shape), value=self.value, dtype=dt.dtype_name(dtype))
 
 
 class Normal(Initializer):
@@ -193,8 +193,8 @@ class Assign(Initializer):
             raise _C.Error(f"Assign initializer: the value has shape {list(value.shape)}, "
                            f"the parameter {list(shape)}")
         if value._dtype_name != dt.dtype_name(dtype):
-            return apply("cast", value, attrs={"out_dtype": dt.dtype_name(dtype)})
-        return apply("assign", value)
+            return _C_ops.cast(value, out_dtype=dt.dtype_name(dtype))
+        return _C_ops.assign(value)
 
 
 _global = {"weight": None, "bias": None}

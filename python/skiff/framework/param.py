@@ -8,10 +8,10 @@ import re
 import numpy as np
 
 from .. import _C
+from .. import _C_ops
 from .._C import Tensor
 from . import arguments, dtype as dt
 from . import initializer
-from .core import apply
 from .grad_mode import no_grad
 from .mode import mode
 from .program import default_main_program
@@ -126,7 +126,7 @@ class Parameter(Trainable, Tensor):
 
 def _copy_of(t):
     with no_grad():
-        return apply("assign", t)
+        return _C_ops.assign(t)
 
 
 def is_parameter(v):
@@ -151,7 +151,7 @@ def assign_value(dst, value, what):
                        f"shape {list(dst.shape)}")
     if value._dtype_name != dst._dtype_name:
         with no_grad():
-            value = apply("cast", value, attrs={"out_dtype": dst._dtype_name})
+            value = _C_ops.cast(value, out_dtype=dst._dtype_name)
     dst._copy_value_from(value)
 
 

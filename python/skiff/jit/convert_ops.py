@@ -2,7 +2,7 @@
 Python values (and for eager Tensors: ``if t`` reads the value), and builds program
 ops through skiff.static when a condition is a static Variable (tracing)."""
 from .. import _C
-from ..framework import core
+from .. import _C_ops
 from ..framework.source import user_source
 from ..static.debug import Print
 from . import static_control
@@ -201,8 +201,8 @@ def convert_assert(test, message, loc):
     program runs (every element must be true); a Python one is checked now."""
     if is_static(test):
         text = message()
-        core.apply("assert", static_control.as_condition(test), attrs={
-            "message": f"{loc}: assertion failed" + (f": {text}" if text is not None else "")})
+        detail = f": {text}" if text is not None else ""
+        _C_ops.assert_(static_control.as_condition(test), message=f"{loc}: assertion failed{detail}")
         return
     if not test:
         text = message()
@@ -213,7 +213,7 @@ def python_scalar(kind):
     """float/int/bool that explain why a Tensor being traced has no Python value."""
     def convert(value=0, *args):
         if is_static(value):
-                raise Error(f"{user_source()}: {kind.__name__}() of a Tensor inside to_static code: "
+            raise Error(f"{user_source()}: {kind.__name__}() of a Tensor inside to_static code: "
                         "its value is known only when the program runs (a loop counter "
                         "becomes a Tensor once the loop's condition is one); keep it a Tensor, "
                         "e.g. x.astype('float32')")

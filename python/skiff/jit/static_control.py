@@ -5,6 +5,7 @@ branches (or steps) become tensors; lists grown in a loop become tensor arrays; 
 value that cannot be carried (None, an unassigned name) raises an error naming the
 variable and the user's line, never a silently different result."""
 from .. import _C
+from .. import _C_ops
 from ..framework import core, nest
 from ..framework.nest import flatten
 from ..framework.variable import Variable
@@ -107,7 +108,7 @@ def is_eager_tensor(value):
 
 def as_program_var(value):
     """A program variable holding an eager Tensor's value (an assign of it)."""
-    return core.apply("assign", value)
+    return _C_ops.assign(value)
 
 
 def subject(name, kind="variable"):
@@ -163,14 +164,14 @@ def logical(op, x, y):
 
 
 def logical_not(x):
-    return core.apply("logical_not", _as_bool(x))
+    return _C_ops.logical_not(_as_bool(x))
 
 
 def as_condition(x):
     """A bool Variable for a condition Variable: non-bool values test != 0."""
     if x._dtype_name == "bool":
         return x
-    return core.apply("not_equal", x, constant(0, x._dtype_name))
+    return _C_ops.not_equal(x, constant(0, x._dtype_name))
 
 
 def stack(x, axis=0, name=None):
@@ -191,14 +192,14 @@ def _as_bool(x):
     if not is_static_var(x):
         return constant(bool(x), "bool")
     if x._dtype_name != "bool":
-        return core.apply("cast", x, attrs={"out_dtype": "bool"})
+        return _C_ops.cast(x, out_dtype="bool")
     return x
 
 
 def range_cond(i, stop, step):
-    up = logical("logical_and", core.apply("greater_than", step, constant(0, step._dtype_name)),
+    up = logical("logical_and", _C_ops.greater_than(step, constant(0, step._dtype_name)),
                  _compare("less_than", i, stop))
-    down = logical("logical_and", core.apply("less_than", step, constant(0, step._dtype_name)),
+    down = logical("logical_and", _C_ops.less_than(step, constant(0, step._dtype_name)),
                    _compare("greater_than", i, stop))
     return logical("logical_or", up, down)
 
@@ -234,7 +235,7 @@ class ArrayList:
 
     def __getitem__(self, index):
         if isinstance(index, int) and index < 0:
-            index = core.apply("elementwise_add", length(self.var), constant(index, "int64", [1]))
+            index = _C_ops.elementwise_add(length(self.var), constant(index, "int64", [1]))
         return array_read(self.var, index)
 
     def pop(self, index=-1):
@@ -243,10 +244,9 @@ class ArrayList:
         entries, copied in order (gradients flow through the copies)."""
         n = length(self.var)
         if is_static_var(index):
-            at = core.apply("reshape", core.apply("cast", index, attrs={"out_dtype": "int64"}),
-                            attrs={"shape": [1]})
+            at = _C_ops.reshape(_C_ops.cast(index, out_dtype="int64"), shape=[1])
         elif isinstance(index, int) and not isinstance(index, bool):
-            at = core.apply("elementwise_add", n, constant(index, "int64", [1])) if index < 0 \
+            at = _C_ops.elementwise_add(n, constant(index, "int64", [1])) if index < 0 \
                 else constant(index, "int64", [1])
         else:
             raise Error(f"{_user_line()}pop() of a list that a loop on a Tensor made a tensor "
@@ -254,13 +254,13 @@ class ArrayList:
         value = array_read(self.var, at)
         rest = new_array(self.var._dtype_name)
         one = constant(1, "int64", [1])
-        after = core.apply("elementwise_add", at, one)
+        after = _C_ops.elementwise_add(at, one)
         for start, stop, shift in ((constant(0, "int64", [1]), at, None), (after, n, one)):
             def step(j, shift=shift):
-                to = j if shift is None else core.apply("elementwise_sub", j, shift)
+                to = j if shift is None else _C_ops.elementwise_sub(j, shift)
                 array_write(rest, to, array_read(self.var, j))
-                return [core.apply("elementwise_add", j, one)]
-            while_loop(lambda j, stop=stop: core.apply("less_than", j, stop), step,
+                return [_C_ops.elementwise_add(j, one)]
+            while_loop(lambda j, stop=stop: _C_ops.less_than(j, stop), step,
                                  [start])
         self.var = rest
         return value
@@ -305,7 +305,7 @@ def length(x):
     """The length of a tensor array, or the first dim of a Variable (a Python int when
     known while building)."""
     if is_array(x):
-        out = core.apply("array_length", _array_var(x))
+        out = _C_ops.array_length(_array_var(x))
         out._python_int = True
         return out
     first = x.shape[0] if x.shape else -1
@@ -318,8 +318,8 @@ def item(seq, i):
         return array_read(seq, i)
     if not is_static_var(i):
         return seq[i]
-    index = core.apply("reshape", i, attrs={"shape": []})
-    return core.apply("gather", seq, index)  # a rank-0 index drops the axis
+    index = _C_ops.reshape(i, shape=[])
+    return _C_ops.gather(seq, index)  # a rank-0 index drops the axis
 
 
 __all__ = ["is_static_var", "is_array", "flatten", "unflatten"]

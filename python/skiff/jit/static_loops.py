@@ -13,12 +13,13 @@ have no value at all). A body that reads it before assigning it is refused. A va
 that is None before the loop gets its first step run before the loop, as Python runs it
 (`if h is None: h = x`), under an assert op that the loop runs at least that step."""
 from .. import _C
+from .. import _C_ops
 from .static_control import (ArrayList, Filler, UndefinedVar, _is_number, _is_undefined,
                              _number_dtype, as_condition, as_program_var, constant, describe,
                              flatten, is_array, is_eager_tensor, is_numeric_ndarray,
                              is_static_var, new_array, subject, unflatten)
 from .ast_lowering import RETURN_VALUE
-from ..framework import core, dtype as dt
+from ..framework import dtype as dt
 from ..framework.program import default_main_program
 from ..tensor import control_flow
 from ..tensor.creation import to_tensor
@@ -191,10 +192,10 @@ def _peel_first_step(cond_fn, body_fn, values, names, loc):
     none = [n for n, v in zip(names, values) if v is None or (
         isinstance(v, (list, tuple, dict)) and any(x is None for x in _leaves([v])))]
     cond = as_condition(cond_fn(*values))
-    core.apply("assert", cond, attrs={"message": (
+    _C_ops.assert_(cond, message=(
         f"{loc}: this loop on a Tensor ran no step, but to_static runs its first step before "
         f"it because {', '.join(repr(n) for n in none)} is None before the loop; give it a "
-        f"Tensor value before the loop (None cannot be a program's value)")})
+        f"Tensor value before the loop (None cannot be a program's value)"))
     values = tuple(body_fn(*values))
     while True:
         cond = cond_fn(*values)

@@ -1,6 +1,7 @@
 """Matrix inverses, determinants, solves and factorisations over the last two dims
 (Paddle's paddle.linalg): inv, det, slogdet, solve, triangular_solve, cholesky,
 cholesky_solve, eigh, eigvalsh, qr."""
+from .. import _C_ops
 from .._C import Error
 from ..framework.core import apply
 from ..framework.tensor_params import FLOATING, accepts
@@ -22,7 +23,7 @@ def _check_square(fn, x):
 def inv(x, name=None):
     """The inverse of each square matrix of x; a singular matrix is an error."""
     _check_square("inv", x)
-    return apply("inverse", x)
+    return _C_ops.inverse(x)
 
 
 inverse = inv
@@ -32,13 +33,13 @@ inverse = inv
 def det(x, name=None):
     """The determinant of each square matrix of x: shape x.shape[:-2]."""
     _check_square("det", x)
-    return apply("determinant", x)
+    return _C_ops.determinant(x)
 
 
 def slogdet(x, name=None):
     """sign and log|det| of each square matrix of x, stacked: shape [2, *x.shape[:-2]]."""
     _check_square("slogdet", x)
-    sign, log_abs = apply("slogdet", x)
+    sign, log_abs = _C_ops.slogdet(x)
     return stack([sign, log_abs], axis=0)
 
 
@@ -89,7 +90,7 @@ def cholesky(x, upper=False, name=None):
     """The Cholesky factor L (x = L L^T; U = L^T with upper) of each symmetric positive
     definite matrix of x, read from its lower triangle."""
     _check_square("cholesky", x)
-    return apply("cholesky", x, attrs={"upper": bool(upper)})
+    return _C_ops.cholesky(x, upper=bool(upper))
 
 
 @accepts(x=FLOATING)
@@ -109,7 +110,7 @@ def eigh(x, UPLO="L", name=None):
     read from its lower ('L') or upper ('U') triangle."""
     _check_uplo("eigh", UPLO)
     _check_square("eigh", x)
-    return apply("eigh", x, attrs={"UPLO": UPLO})
+    return _C_ops.eigh(x, UPLO=UPLO)
 
 
 @accepts(x=FLOATING)
@@ -125,5 +126,5 @@ def qr(x, mode="reduced", name=None):
         raise ValueError(f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     if len(x.shape) < 2:
         raise Error(f"qr: x must be a batch of matrices [..., m, n], got {list(x.shape)}")
-    q, r = apply("qr", x, attrs={"mode": mode})
+    q, r = _C_ops.qr(x, mode=mode)
     return r if mode == "r" else (q, r)

@@ -1,5 +1,6 @@
 """Vector and matrix norms over chosen axes (Paddle's paddle.linalg.vector_norm and
 matrix_norm), and covariance / correlation matrices (cov, corrcoef)."""
+from .. import _C_ops
 from .._C import Error
 from ..framework import arguments
 from ..framework.core import apply
@@ -32,11 +33,10 @@ def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None):
     if axis is not None and not isinstance(axis, int):
         axis = list(axis)
     if p == 0:
-        nonzero = apply("cast", apply("not_equal", x, apply("fill_any_like", x, attrs={
-            "value": 0.0})), attrs={"out_dtype": x.dtype.name})
+        nonzero = _C_ops.cast(_C_ops.not_equal(x, _C_ops.fill_any_like(
+            x, value=0.0)),out_dtype=x.dtype.name)
         if axis is None:
-            return apply("reduce_sum", nonzero, attrs={"dim": [], "keep_dim": bool(keepdim),
-                                                       "reduce_all": True})
+            return _C_ops.reduce_sum(nonzero, dim=[], keep_dim=bool(keepdim), reduce_all=True)
         return _reduce("reduce_sum", nonzero, axis, keepdim)
     return norm(x, p, axis, keepdim)
 
@@ -59,8 +59,7 @@ def matrix_norm(x, p="fro", axis=[-2, -1], keepdim=False, name=None):
         return norm(x, "fro", [a, b], keepdim)
     if p == "nuc" or p in (2, -2):
         s = svdvals(moveaxis(x, [a, b], [-2, -1]))
-        out = (apply("reduce_sum", s, attrs={"dim": [-1], "keep_dim": False,
-                                             "reduce_all": False}) if p == "nuc" else
+        out = (_C_ops.reduce_sum(s, dim=[-1], keep_dim=False, reduce_all=False) if p == "nuc" else
                _reduce("reduce_max" if p == 2 else "reduce_min", s, -1, False))
         if keepdim:
             for d in sorted((a, b)):
@@ -81,8 +80,8 @@ def _observations(fn, x, rowvar):
     if rank not in (1, 2):
         raise Error(f"{fn}: x must be 1-D or 2-D, got {list(x.shape)}")
     if rank == 1:
-        return apply("reshape", x, attrs={"shape": [1, -1]})
-    return x if rowvar else apply("transpose", x, attrs={"axis": [1, 0]})
+        return _C_ops.reshape(x, shape=[1, -1])
+    return x if rowvar else _C_ops.transpose(x, axis=[1, 0])
 
 
 @accepts(x=FLOATING)
@@ -98,11 +97,10 @@ def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
             continue
         if len(w.shape) != 1 or (n >= 0 and w.shape[0] != n):
             raise Error(f"cov: {label} must be 1-D with {n} entries, got {list(w.shape)}")
-        w = apply("cast", w, attrs={"out_dtype": obs.dtype.name})
+        w = _C_ops.cast(w, out_dtype=obs.dtype.name)
         weights = w if weights is None else weights * w
     if weights is None:
-        mean = apply("reduce_mean", obs, attrs={"dim": [1], "keep_dim": True,
-                                                "reduce_all": False})
+        mean = _C_ops.reduce_mean(obs, dim=[1], keep_dim=True, reduce_all=False)
         centred = obs - mean
         fact = float(n - (1 if ddof else 0))
         out = matmul(centred, centred, transpose_y=True) / fact
@@ -115,11 +113,11 @@ def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
         elif aweights is None:
             fact = w_sum - 1.0
         else:
-            aw = apply("cast", aweights, attrs={"out_dtype": obs.dtype.name})
+            aw = _C_ops.cast(aweights, out_dtype=obs.dtype.name)
             fact = w_sum - (weights * aw).sum() / w_sum
         out = matmul(centred * weights, centred, transpose_y=True) / fact
     if len(x.shape) == 1:
-        return apply("reshape", out, attrs={"shape": []})
+        return _C_ops.reshape(out, shape=[])
     return out
 
 

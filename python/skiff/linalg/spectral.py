@@ -1,5 +1,6 @@
 """Functions of the singular value decomposition (Paddle's paddle.linalg): svd, svdvals,
 pinv, matrix_rank, cond, lstsq."""
+from .. import _C_ops
 from .._C import Error
 from ..framework.core import apply
 from ..framework.tensor_params import FLOATING, accepts
@@ -24,7 +25,7 @@ def svd(x, full_matrices=False, name=None):
     """(U, S, VH) with x = U diag(S) VH per matrix, S descending; U and VH square with
     full_matrices, else U [..., m, k] and VH [..., k, n], k = min(m, n)."""
     _check_matrices("svd", x)
-    return apply("svd", x, attrs={"full_matrices": bool(full_matrices)})
+    return _C_ops.svd(x, full_matrices=bool(full_matrices))
 
 
 @accepts(x=FLOATING)
@@ -45,9 +46,9 @@ def _largest(s, keepdim=True):
 
 def _invert_above(s, cutoff):
     """1 / s where |s| > cutoff, else 0."""
-    keep = apply("greater_than", *as_operands(abs(s), cutoff))
-    safe = apply("where", keep, s, apply("fill_any_like", s, attrs={"value": 1.0}))
-    return apply("where", keep, 1.0 / safe, apply("fill_any_like", s, attrs={"value": 0.0}))
+    keep = _C_ops.greater_than(*as_operands(abs(s), cutoff))
+    safe = _C_ops.where(keep, s, _C_ops.fill_any_like(s, value=1.0))
+    return _C_ops.where(keep, 1.0 / safe, _C_ops.fill_any_like(s, value=0.0))
 
 
 @accepts(x=FLOATING)
@@ -79,9 +80,9 @@ def matrix_rank(x, tol=None, hermitian=False, atol=None, rtol=None, name=None):
             rtol = _EPS[x.dtype.name] * max(x.shape[-2], x.shape[-1])
         threshold = _largest(s) * _per_matrix(rtol or 0.0)
         if atol is not None:
-            threshold = apply("elementwise_max", *as_operands(threshold, _per_matrix(atol)))
-    above = apply("greater_than", *as_operands(s, threshold))
-    return _reduce("reduce_sum", apply("cast", above, attrs={"out_dtype": "int64"}), False)
+            threshold = _C_ops.elementwise_max(*as_operands(threshold, _per_matrix(atol)))
+    above = _C_ops.greater_than(*as_operands(s, threshold))
+    return _reduce("reduce_sum", _C_ops.cast(above, out_dtype="int64"), False)
 
 
 def _per_matrix(value):
@@ -90,7 +91,7 @@ def _per_matrix(value):
 
 
 def _empty(dtype_name):
-    return apply("fill_constant", attrs={"shape": [0], "value": 0.0, "dtype": dtype_name})
+    return _C_ops.fill_constant(shape=[0], value=0.0, dtype=dtype_name)
 
 
 def lstsq(x, y, rcond=None, driver=None, name=None):
@@ -116,14 +117,13 @@ def lstsq(x, y, rcond=None, driver=None, name=None):
     dtype = x.dtype.name
     rank = None
     if driver != "gels":
-        above = apply("greater_than", *as_operands(s, cutoff))
-        rank = _reduce("reduce_sum", apply("cast", above, attrs={"out_dtype": "int32"}), False)
+        above = _C_ops.greater_than(*as_operands(s, cutoff))
+        rank = _reduce("reduce_sum", _C_ops.cast(above, out_dtype="int32"), False)
     residuals = _empty(dtype)
     full_rank = rank is None or mode.static or bool((rank.numpy() == n).all())
     if driver != "gelsy" and m > n and full_rank:
         diff = matmul(x, solution) - y
-        residuals = apply("reduce_sum", diff * diff, attrs={"dim": [-2], "keep_dim": False,
-                                                            "reduce_all": False})
+        residuals = _C_ops.reduce_sum(diff * diff, dim=[-2], keep_dim=False, reduce_all=False)
     if rank is None:
         rank = _empty("int64")
     values = s if driver in ("gelsd", "gelss") else _empty(dtype)

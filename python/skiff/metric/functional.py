@@ -1,5 +1,5 @@
 """paddle.metric.accuracy: top-k accuracy of a batch as a tensor (the accuracy op)."""
-from ..framework.core import apply
+from .. import _C_ops
 
 __all__ = ["accuracy"]
 
@@ -12,7 +12,7 @@ def accuracy(input, label, k=1, correct=None, total=None, name=None):
         raise ValueError(f"accuracy: k must be positive, got {k}")
     if len(input.shape) != 2:
         raise ValueError(f"accuracy: input must be [N, C], got shape {list(input.shape)}")
-    _, indices = apply("top_k", input, attrs={"k": int(k)})
-    acc, _, _ = apply("accuracy", None, indices, label, attrs={"k": int(k)},
-                      output_counts=[1, 1, 1], out=[None, correct, total])
-    return apply("reshape", acc, attrs={"shape": []})
+    _, indices = _C_ops.top_k(input, k=int(k))
+    acc, _, _ = _C_ops.accuracy(None, indices, label, k=int(k), output_counts=[1, 1, 1],
+                                out=[None, correct, total])
+    return _C_ops.reshape(acc, shape=[])

@@ -2,7 +2,7 @@
 ``grad_clip=`` calls it on its (parameter, gradient) pairs before the update. The
 clipped gradients are new tensors; ``param.grad`` keeps its value. Parameters whose
 ``need_clip`` is False pass through unclipped and do not count toward a global norm."""
-from ..framework.core import apply
+from .. import _C_ops
 
 __all__ = ["ClipGradBase", "ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]
 
@@ -24,8 +24,8 @@ def _dense(param, grad):
     """A sparse (selected-rows) gradient as the dense tensor it stands for."""
     if not _is_sparse(grad):
         return grad
-    zeros = apply("fill_any_like", param, attrs={"value": 0.0, "dtype": ""})
-    return apply("sum", [zeros, grad])
+    zeros = _C_ops.fill_any_like(param, value=0.0, dtype="")
+    return _C_ops.sum([zeros, grad])
 
 
 class ClipGradBase:
@@ -58,8 +58,8 @@ class ClipGradByGlobalNorm(ClipGradBase):
         if not chosen:
             return params_grads
         grads = [params_grads[i][1] for i in chosen]
-        clipped, _ = apply("clip_by_global_norm", grads, attrs={"clip_norm": self.clip_norm},
-                           output_counts=[len(grads), 0])
+        clipped, _ = _C_ops.clip_by_global_norm(grads, clip_norm=self.clip_norm,
+                                                output_counts=[len(grads), 0])
         out = list(params_grads)
         for i, g in zip(chosen, clipped):
             out[i] = (out[i][0], g)
@@ -81,8 +81,8 @@ class ClipGradByNorm(ClipGradBase):
         out = []
         for p, g in params_grads:
             if _needs_clip(p, g):
-                (g,), _ = apply("clip_by_global_norm", [g], attrs={"clip_norm": self.clip_norm},
-                                output_counts=[1, 0])
+                (g,), _ = _C_ops.clip_by_global_norm([g], clip_norm=self.clip_norm,
+                                                     output_counts=[1, 0])
             out.append((p, g))
         return out
 
@@ -104,6 +104,6 @@ class ClipGradByValue(ClipGradBase):
         out = []
         for p, g in params_grads:
             if _needs_clip(p, g):
-                g = apply("clip", _dense(p, g), attrs={"min": self.min, "max": self.max})
+                g = _C_ops.clip(_dense(p, g), min=self.min, max=self.max)
             out.append((p, g))
         return out

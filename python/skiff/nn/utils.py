@@ -3,10 +3,10 @@ parameters to one vector and back, all through skiff ops."""
 import math
 
 from .. import _C
+from .. import _C_ops
 from .._C import Tensor
 from ..autograd import no_grad
 from ..framework import arguments
-from ..framework.core import apply
 from ..framework.param import assign_value
 from ..framework.arguments import dtype_name_of
 from ..tensor.creation import full
@@ -33,41 +33,29 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     with no_grad():
         if math.isinf(norm_type):
             parts = [
-                apply(
-                    "reduce_max",
-                    apply("abs", g),
-                    attrs={"dim": [], "keep_dim": False, "reduce_all": True},
-                )
+                _C_ops.reduce_max(_C_ops.abs(g), dim=[], keep_dim=False, reduce_all=True)
                 for g in grads
             ]
             total = parts[0]
             for part in parts[1:]:
-                total = apply("elementwise_max", total, part)
+                total = _C_ops.elementwise_max(total, part)
         elif norm_type == 2.0:
-            total = apply("sqrt", apply("sum", [apply("squared_l2_norm", g) for g in grads]))
+            total = _C_ops.sqrt(_C_ops.sum([_C_ops.squared_l2_norm(g) for g in grads]))
         else:
             powered = [
-                apply(
-                    "reduce_sum",
-                    apply("pow", apply("abs", g), attrs={"factor": norm_type}),
-                    attrs={"dim": [], "keep_dim": False, "reduce_all": True},
-                )
+                _C_ops.reduce_sum(_C_ops.pow(_C_ops.abs(g), factor=norm_type), dim=[],
+                                  keep_dim=False, reduce_all=True)
                 for g in grads
             ]
-            total = apply("pow", apply("sum", powered), attrs={"factor": 1.0 / norm_type})
-        total = apply("reshape", total, attrs={"shape": []})
+            total = _C_ops.pow(_C_ops.sum(powered), factor=1.0 / norm_type)
+        total = _C_ops.reshape(total, shape=[])
         if error_if_nonfinite and not math.isfinite(float(total.numpy())):
             raise _C.Error(f"clip_grad_norm_: the total gradient norm of order {norm_type} is "
                            f"not finite")
-        coef = apply(
-            "clip",
-            apply(
-                "elementwise_div", full([], max_norm, dtype_name_of(total)), scale(total, 1.0, 1e-6)
-            ),
-            attrs={"max": 1.0},
-        )
+        coef = _C_ops.clip(_C_ops.elementwise_div(full([], max_norm, dtype_name_of(total)),
+                                   scale(total, 1.0, 1e-6)), max=1.0)
         for g in grads:
-            apply("elementwise_mul", g, cast(coef, dtype_name_of(g)), out=[g])
+            _C_ops.elementwise_mul(g, cast(coef, dtype_name_of(g)), out=[g])
     return total
 
 
@@ -76,7 +64,7 @@ def clip_grad_value_(parameters, clip_value):
     clip_value = arguments.number("clip_grad_value_", "clip_value", clip_value)
     with no_grad():
         for g in _grads("clip_grad_value_", parameters):
-            apply("clip", g, attrs={"min": -clip_value, "max": clip_value}, out=[g])
+            _C_ops.clip(g, min=-clip_value, max=clip_value, out=[g])
 
 
 def _parameter_list(fn, parameters):
@@ -98,7 +86,7 @@ def _parameter_list(fn, parameters):
 def parameters_to_vector(parameters, name=None):
     """The parameters flattened and joined into one 1-D tensor."""
     items = _parameter_list("parameters_to_vector", parameters)
-    return concat([apply("reshape", p, attrs={"shape": [-1]}) for p in items], 0)
+    return concat([_C_ops.reshape(p, shape=[-1]) for p in items], 0)
 
 
 def vector_to_parameters(vec, parameters, name=None):
@@ -112,9 +100,7 @@ def vector_to_parameters(vec, parameters, name=None):
             n = 1
             for s in p.shape:
                 n *= int(s)
-            piece = apply(
-                "reshape", slice(vec, [0], [offset], [offset + n]), attrs={"shape": list(p.shape)}
-            )
+            piece = _C_ops.reshape(slice(vec, [0], [offset], [offset + n]), shape=list(p.shape))
             assign_value(p, piece, f"vector_to_parameters: parameter {p.name!r}")
             offset += n
     if offset != int(vec.shape[0]):

@@ -1,9 +1,9 @@
 """ASGD (Paddle semantics): stochastic average gradient over the last batch_num batches.
 Accumulators as Paddle's: d (the running sum of the stored gradients), y ([batch_num] +
 the parameter's shape: one stored gradient per batch slot) and m (int64 step count)."""
+from .. import _C_ops
 import numbers
 
-from ..framework.core import apply
 from ..framework.dtype import dtype_name
 from .optimizer import Optimizer
 
@@ -31,16 +31,13 @@ class ASGD(Optimizer):
         d, ys, m = self._accumulators_of(param, ("d", "y", "m"))
         grad = self._dense_grad(param, grad)
         shape = [int(s) for s in param.shape]
-        count = apply("fill_constant", attrs={"shape": [1], "value": float(self._batch_num),
-                                              "dtype": "int64"})
-        slot = apply("elementwise_mod", m, count)
-        stored = apply("reshape", apply("gather", ys, slot), attrs={"shape": shape})
-        apply("elementwise_add", apply("elementwise_sub", d, stored), grad, out=[d])
-        apply("scatter", ys, slot, apply("reshape", grad, attrs={"shape": [1] + shape}),
-              out=[ys])
-        apply("increment", m, out=[m])
-        seen = apply("cast", apply("elementwise_min", m, count),
-                     attrs={"out_dtype": dtype_name(param.dtype)})
-        step = apply("elementwise_div", apply("elementwise_mul", d, lr), seen)
-        apply("elementwise_sub", param, step, out=[param])
+        count = _C_ops.fill_constant(shape=[1], value=float(self._batch_num), dtype="int64")
+        slot = _C_ops.elementwise_mod(m, count)
+        stored = _C_ops.reshape(_C_ops.gather(ys, slot), shape=shape)
+        _C_ops.elementwise_add(_C_ops.elementwise_sub(d, stored), grad, out=[d])
+        _C_ops.scatter(ys, slot, _C_ops.reshape(grad, shape=[1] + shape), out=[ys])
+        _C_ops.increment(m, out=[m])
+        seen = _C_ops.cast(_C_ops.elementwise_min(m, count), out_dtype=dtype_name(param.dtype))
+        step = _C_ops.elementwise_div(_C_ops.elementwise_mul(d, lr), seen)
+        _C_ops.elementwise_sub(param, step, out=[param])
 

@@ -2,11 +2,11 @@
 ``history_size`` curvature pairs, each a move of fixed length ``learning_rate`` or one found
 by a strong-Wolfe line search. The parameters are handled as one flat vector built with
 skiff ops; the scalar decisions (dot products, norms) are read back as floats."""
+from .. import _C_ops
 import math
 import numbers
 
 from ..autograd import enable_grad, no_grad
-from ..framework.core import apply
 from ..framework.mode import mode
 from .optimizer import Optimizer, _as_float
 
@@ -14,20 +14,20 @@ __all__ = ["LBFGS"]
 
 
 def _dot(a, b):
-    return float(apply("reduce_sum", apply("elementwise_mul", a, b)).numpy())
+    return float(_C_ops.reduce_sum(_C_ops.elementwise_mul(a, b)).numpy())
 
 
 def _abs_max(a):
-    return float(apply("reduce_max", apply("abs", a)).numpy())
+    return float(_C_ops.reduce_max(_C_ops.abs(a)).numpy())
 
 
 def _abs_sum(a):
-    return float(apply("reduce_sum", apply("abs", a)).numpy())
+    return float(_C_ops.reduce_sum(_C_ops.abs(a)).numpy())
 
 
 def _axpy(alpha, x, y):
     """alpha * x + y."""
-    return apply("elementwise_add", apply("scale", x, attrs={"scale": float(alpha)}), y)
+    return _C_ops.elementwise_add(_C_ops.scale(x, scale=float(alpha)), y)
 
 
 def _cubic_minimum(x1, f1, g1, x2, f2, g2, bounds=None):
@@ -144,43 +144,41 @@ class LBFGS(Optimizer):
 
     # ----- the parameters as one flat vector --------------------------------------------
     def _flat_grad(self):
-        parts = [apply("reshape", p.grad if p.grad is not None else
-                       apply("fill_any_like", p, attrs={"value": 0.0, "dtype": ""}),
-                       attrs={"shape": [-1]}) for p in self._params]
-        return apply("concat", parts, attrs={"axis": 0})
+        parts = [_C_ops.reshape(p.grad if p.grad is not None else
+                       _C_ops.fill_any_like(p, value=0.0, dtype=""),
+                                shape=[-1]) for p in self._params]
+        return _C_ops.concat(parts, axis=0)
 
     def _move(self, t, d):
         """Adds t * d to the parameters in place."""
         sizes = [int(math.prod(p.shape)) for p in self._params]
-        parts = apply("split", d, attrs={"sections": sizes, "axis": 0},
-                      output_counts=[len(sizes)])
+        parts = _C_ops.split(d, sections=sizes, axis=0, output_counts=[len(sizes)])
         parts = parts[0] if isinstance(parts, tuple) else parts
         for p, part in zip(self._params, parts):
-            step = apply("reshape", part, attrs={"shape": [int(s) for s in p.shape]})
-            _ = apply("elementwise_add", p, apply("scale", step, attrs={"scale": float(t)}),
-                      out=[p])
+            step = _C_ops.reshape(part, shape=[int(s) for s in p.shape])
+            _ = _C_ops.elementwise_add(p, _C_ops.scale(step, scale=float(t)), out=[p])
 
     def _evaluate_at(self, closure, t, d):
         """(loss, flat gradient) at the parameters + t * d; the parameters are restored."""
-        saved = [apply("assign", p) for p in self._params]
+        saved = [_C_ops.assign(p) for p in self._params]
         self._move(t, d)
         with enable_grad():
             loss = float(closure())
         grad = self._flat_grad()
         for p, value in zip(self._params, saved):
-            _ = apply("assign", value, out=[p])
+            _ = _C_ops.assign(value, out=[p])
         return loss, grad
 
     # ----- the iterations ---------------------------------------------------------------
     def _direction(self, grad):
         """-H grad by the two-loop recursion over the stored curvature pairs."""
         s_hist, y_hist, rho = self.state["old_sk"], self.state["old_yk"], self.state["ro"]
-        q = apply("scale", grad, attrs={"scale": -1.0})
+        q = _C_ops.scale(grad, scale=-1.0)
         alphas = [0.0] * len(s_hist)
         for i in reversed(range(len(s_hist))):
             alphas[i] = _dot(s_hist[i], q) * rho[i]
             q = _axpy(-alphas[i], y_hist[i], q)
-        r = apply("scale", q, attrs={"scale": float(self.state["H_diag"])})
+        r = _C_ops.scale(q, scale=float(self.state["H_diag"]))
         for i in range(len(s_hist)):
             beta = _dot(y_hist[i], r) * rho[i]
             r = _axpy(alphas[i] - beta, s_hist[i], r)
@@ -189,8 +187,8 @@ class LBFGS(Optimizer):
     def _remember(self, grad):
         """Stores the newest curvature pair (s, y) when y.s is positive."""
         state = self.state
-        y = apply("elementwise_sub", grad, state["prev_flat_grad"])
-        s = apply("scale", state["d"], attrs={"scale": float(state["alpha"])})
+        y = _C_ops.elementwise_sub(grad, state["prev_flat_grad"])
+        s = _C_ops.scale(state["d"], scale=float(state["alpha"]))
         ys = _dot(y, s)
         if ys > 1e-10:
             if len(state["old_yk"]) == self.history_size:
@@ -220,11 +218,11 @@ class LBFGS(Optimizer):
             state["n_iter"] += 1
             if state["n_iter"] == 1:
                 state.update(old_yk=[], old_sk=[], ro=[], H_diag=1.0)
-                d = apply("scale", grad, attrs={"scale": -1.0})
+                d = _C_ops.scale(grad, scale=-1.0)
             else:
                 self._remember(grad)
                 d = self._direction(grad)
-            state["d"], state["prev_flat_grad"] = d, apply("assign", grad)
+            state["d"], state["prev_flat_grad"] = d, _C_ops.assign(grad)
             state["prev_loss"] = prev_loss = loss
             if state["n_iter"] == 1:
                 t = min(1.0, 1.0 / _abs_sum(grad)) * self.learning_rate

@@ -1,6 +1,6 @@
 """Momentum (Paddle semantics): velocity = momentum * velocity + grad;
 param -= lr * velocity (Nesterov: lr * (grad + momentum * velocity))."""
-from ..framework.core import apply
+from .. import _C_ops
 from .optimizer import Optimizer, _as_float
 
 __all__ = ["Momentum"]
@@ -22,7 +22,7 @@ class Momentum(Optimizer):
         scale = float(group["rescale_grad"])
         if scale == 1.0:
             return grad
-        return apply("scale", self._dense_grad(param, grad), attrs={"scale": scale})
+        return _C_ops.scale(self._dense_grad(param, grad), scale=scale)
 
     def _create_accumulators(self, param, group):
         self._add_accumulator("velocity", param)

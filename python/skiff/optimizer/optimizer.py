@@ -9,6 +9,7 @@ import re
 import numpy as np
 
 from .. import _C
+from .. import _C_ops
 from ..autograd import no_grad
 from ..framework import arguments
 from ..framework.core import apply, eager_op
@@ -163,15 +164,15 @@ class Optimizer:
             if mode.static:
                 lr = static_support.learning_rate_var(self)
                 if scale != 1.0:
-                    lr = apply("scale", lr, attrs={"scale": scale})
+                    lr = _C_ops.scale(lr, scale=scale)
                 if dtype != "float32":
-                    lr = apply("cast", lr, attrs={"out_dtype": dtype})
+                    lr = _C_ops.cast(lr, out_dtype=dtype)
             else:  # one tensor per value, kept while the rate stays the same
                 value = self.get_lr() * scale
                 held = self._eager_lr.get(key)
                 if held is None or held[0] != value:
-                    held = self._eager_lr[key] = (value, apply(
-                        "fill_constant", attrs={"shape": [1], "value": value, "dtype": dtype}))
+                    held = self._eager_lr[key] = (value, _C_ops.fill_constant(
+                        shape=[1], value=value, dtype=dtype))
                 lr = held[1]
             cache[key] = lr
         return cache[key]
@@ -195,8 +196,7 @@ class Optimizer:
         if mode.static:
             var = static_support.create_global_var(name, shape, fill_value, dtype)
         else:
-            var = apply("fill_constant", attrs={"shape": shape, "value": float(fill_value),
-                                                "dtype": dtype})
+            var = _C_ops.fill_constant(shape=shape, value=float(fill_value), dtype=dtype)
             var.name, var.persistable, var.stop_gradient = name, True, True
             loaded = self._take_loaded(name)
             if loaded is not None:
@@ -294,8 +294,8 @@ class Optimizer:
             return grad
         term = regularizer(param if value is None else value, grad)
         if _is_sparse(grad):
-            return apply("sum", [term, grad])
-        return apply("elementwise_add", grad, term, attrs={"axis": -1})
+            return _C_ops.sum([term, grad])
+        return _C_ops.elementwise_add(grad, term, axis=-1)
 
     def _master(self, param, grad):
         """(what the update writes, its gradient): a bfloat16 parameter is updated through a
@@ -310,20 +310,20 @@ class Optimizer:
         master = self._master_weights.get(param.name)
         if master is None:
             loaded = self._take_loaded(param.name + "_fp32_master_0")
-            master = apply("cast", param, attrs={"out_dtype": "float32"})
+            master = _C_ops.cast(param, out_dtype="float32")
             if loaded is not None:
                 self._load_value(master, loaded)
             master.name, master.persistable, master.stop_gradient = (
                 param.name + "_fp32_master_0", True, True)
             self._master_weights[param.name] = master
-        return master, apply("cast", grad, attrs={"out_dtype": "float32"})
+        return master, _C_ops.cast(grad, out_dtype="float32")
 
     def _dense_grad(self, param, grad):
         """A sparse (selected-rows) gradient as a dense one, for ops without sparse kernels."""
         if not _is_sparse(grad):
             return grad
-        zeros = apply("fill_any_like", param, attrs={"value": 0.0, "dtype": ""})
-        return apply("sum", [zeros, grad])
+        zeros = _C_ops.fill_any_like(param, value=0.0, dtype="")
+        return _C_ops.sum([zeros, grad])
 
     def _apply_group(self, params_grads, group):
         clip = group.get("grad_clip", self._grad_clip)
@@ -340,7 +340,7 @@ class Optimizer:
             self._append_optimize_op(target, grad, self._lr_input(param, group, lr_cache, target),
                                      group)
             if target is not param:  # the parameter: its master weight, rounded
-                apply("cast", target, attrs={"out_dtype": "bfloat16"}, out=[param])
+                _C_ops.cast(target, out_dtype="bfloat16", out=[param])
 
     def _prepare_grad(self, param, grad, group):
         """The gradient before weight decay (Momentum rescales it here)."""

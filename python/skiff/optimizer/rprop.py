@@ -1,7 +1,7 @@
 """Rprop (Paddle semantics, full-batch training): every element keeps its own step size,
 grown by etas[1] while its gradient keeps its sign and shrunk by etas[0] when the sign
 flips (that step is then skipped). Accumulators as Paddle's: prevs and learning_rates."""
-from ..framework.core import apply
+from .. import _C_ops
 from .optimizer import Optimizer, _as_float
 
 __all__ = ["Rprop"]
@@ -44,16 +44,15 @@ class Rprop(Optimizer):
         minus, plus = group["etas"]
 
         def filled(value):
-            return apply("fill_any_like", grad, attrs={"value": float(value), "dtype": ""})
+            return _C_ops.fill_any_like(grad, value=float(value), dtype="")
 
-        agreement = apply("elementwise_mul", prev, grad)
+        agreement = _C_ops.elementwise_mul(prev, grad)
         zero = filled(0.0)
-        flipped = apply("less_than", agreement, zero)
-        factor = apply("where", apply("greater_than", agreement, zero), filled(plus),
-                       apply("where", flipped, filled(minus), filled(1.0)))
-        apply("clip", apply("elementwise_mul", rates, factor),
-              attrs={"min": low, "max": high}, out=[rates])
-        grad = apply("where", flipped, zero, grad)
-        step = apply("elementwise_mul", apply("sign", grad), rates)
-        apply("elementwise_sub", param, step, out=[param])
-        apply("assign", grad, out=[prev])
+        flipped = _C_ops.less_than(agreement, zero)
+        factor = _C_ops.where(_C_ops.greater_than(agreement, zero), filled(plus),
+                              _C_ops.where(flipped, filled(minus), filled(1.0)))
+        _C_ops.clip(_C_ops.elementwise_mul(rates, factor), min=low, max=high, out=[rates])
+        grad = _C_ops.where(flipped, zero, grad)
+        step = _C_ops.elementwise_mul(_C_ops.sign(grad), rates)
+        _C_ops.elementwise_sub(param, step, out=[param])
+        _C_ops.assign(grad, out=[prev])

@@ -14,10 +14,10 @@ calibration (PTQ, with observers), convert(model) makes the int8 model.
     for images, _ in calibration: model(images)
     int8_model = ptq.convert(model)
 """
+from .. import _C_ops
 import copy
 
 from ..autograd import no_grad
-from ..framework.core import apply
 from ..jit import StaticFunction, to_static
 from .config import QuantConfig
 from .layers import _Quanted, quantized, wrap
@@ -53,7 +53,7 @@ def _prepared(model, inplace, memo):
         if not inplace:
             with no_grad():
                 for b in model.buffers():
-                    c = apply("assign", b)
+                    c = _C_ops.assign(b)
                     c.name, c.persistable, c.stop_gradient = b.name, b.persistable, True
                     memo[id(b)] = c
             out = copy.deepcopy(model, memo)

@@ -10,11 +10,11 @@ Their state is buffers updated by tensor ops written in place, so a quantized mo
 eagerly, under ``skiff.jit.to_static`` (the program writes the buffers' variables, copied
 back after each run) and in static programs, and its state goes into ``state_dict``.
 """
+from .. import _C_ops
 import numpy as np
 
 from .. import tensor as T
 from ..autograd import no_grad
-from ..framework.core import apply
 from ..nn.layer.norm import _running_stat
 from .base import BaseQuanter, channel_axis
 from .functional import fake_quantize
@@ -24,7 +24,7 @@ __all__ = ["FakeQuanterWithAbsMaxObserver", "FakeQuanterChannelWiseAbsMaxObserve
 
 def _write(buffer, value):
     """``buffer`` = ``value``, in place."""
-    apply("assign", value, out=[buffer])
+    _C_ops.assign(value, out=[buffer])
 
 
 def _scales(thresholds, quant_max):

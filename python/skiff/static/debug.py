@@ -3,7 +3,7 @@ when the backward pass reaches it (the C++ print op and its grad op)."""
 import itertools
 
 from .. import _C
-from ..framework.core import apply
+from .. import _C_ops
 
 __all__ = ["Print"]
 
@@ -20,8 +20,8 @@ def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True,
     if int(first_n) < -1:
         raise _C.Error(f"Print: first_n must be -1 (every run) or >= 0, got {first_n}")
     phase = str(print_phase).lower()
-    return apply("print", input, attrs={
-        "message": message or "", "summarize": int(summarize),
-        "print_tensor_name": bool(print_tensor_name), "print_tensor_type": bool(print_tensor_type),
-        "print_tensor_shape": bool(print_tensor_shape), "print_phase": phase,
-        "first_n": int(first_n), "print_id": next(_print_ids)})
+    return _C_ops.print(input, message=message or "", summarize=int(summarize),
+                        print_tensor_name=bool(print_tensor_name),
+                        print_tensor_type=bool(print_tensor_type),
+                        print_tensor_shape=bool(print_tensor_shape), print_phase=phase,
+                        first_n=int(first_n), print_id=next(_print_ids))

@@ -4,7 +4,7 @@ in (for evaluation) and restore() puts the trained values back."""
 import contextlib
 
 from .. import _C
-from ..framework.core import apply
+from .. import _C_ops
 from ..framework.mode import mode
 from ..tensor.creation import full
 from ..tensor.math import add, cast, multiply, scale as tensor_scale
@@ -59,12 +59,12 @@ class ExponentialMovingAverage:
                 apply_p.desc.add_var(0, name, param._dtype_name,  # kept for restore()
                                      [int(s) for s in param.shape], True, True)
                 backups.append(apply_p._variable(0, name))
-                apply("assign", p, out=[backups[-1]])
-                corrected = apply("elementwise_div", a, cast(scale, param._dtype_name))
-                apply("assign", corrected, out=[p])
+                _C_ops.assign(p, out=[backups[-1]])
+                corrected = _C_ops.elementwise_div(a, cast(scale, param._dtype_name))
+                _C_ops.assign(corrected, out=[p])
         with program_guard(restore_p, Program()):
             for param, backup in zip(self._params, backups):
-                apply("assign", _declare(restore_p, backup), out=[_declare(restore_p, param)])
+                _C_ops.assign(_declare(restore_p, backup), out=[_declare(restore_p, param)])
         return apply_p, restore_p
 
     def update(self):
@@ -73,15 +73,14 @@ class ExponentialMovingAverage:
         decay = full([1], self._decay, "float32")
         if self._thres_steps is not None:
             steps = cast(self._thres_steps, "float32")
-            ramp = apply(
-                "elementwise_div", tensor_scale(steps, 1.0, 1.0), tensor_scale(steps, 1.0, 10.0)
-            )
-            decay = apply("elementwise_min", decay, apply("reshape", ramp, attrs={"shape": [1]}))
+            ramp = _C_ops.elementwise_div(tensor_scale(steps, 1.0, 1.0),
+                                          tensor_scale(steps, 1.0, 10.0))
+            decay = _C_ops.elementwise_min(decay, _C_ops.reshape(ramp, shape=[1]))
         for param, avg in zip(self._params, self._averages):
             d = cast(decay, param._dtype_name)
             fresh = add(multiply(avg, d), multiply(param.detach(), tensor_scale(d, -1.0, 1.0)))
-            apply("assign", fresh, out=[avg])
-        apply("assign", multiply(self._decay_pow, decay), out=[self._decay_pow])
+            _C_ops.assign(fresh, out=[avg])
+        _C_ops.assign(multiply(self._decay_pow, decay), out=[self._decay_pow])
 
     @contextlib.contextmanager
     def apply(self, executor, need_restore=True):

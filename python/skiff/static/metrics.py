@@ -2,7 +2,7 @@
 its positive / negative counts per score bucket in persistable variables that every
 run of the program adds the batch to."""
 from .. import _C
-from ..framework.core import apply
+from .. import _C_ops
 from ..framework.mode import mode
 from ..metric.functional import accuracy as _accuracy
 from ..tensor.manipulation import concat, slice
@@ -22,23 +22,20 @@ def accuracy(input, label, k=1, correct=None, total=None):
 def _auc_from(pos, neg):
     """ROC AUC from per-bucket counts (float64 [B], bucket order = rising score): the
     trapezoids of the curve walked from the highest bucket down."""
-    above_pos = apply("cumsum", pos, attrs={"axis": 0, "reverse": True})
-    above_neg = apply("cumsum", neg, attrs={"axis": 0, "reverse": True})
+    above_pos = _C_ops.cumsum(pos, axis=0, reverse=True)
+    above_neg = _C_ops.cumsum(neg, axis=0, reverse=True)
     # each bucket's trapezoid: neg[i] * (pos above and at i + pos strictly above) / 2
-    area = apply(
-        "reduce_sum",
-        multiply(neg, subtract(above_pos, scale(pos, 0.5))),
-        attrs={"dim": [], "keep_dim": False, "reduce_all": True},
-    )
+    area = _C_ops.reduce_sum(multiply(neg, subtract(above_pos, scale(pos, 0.5))), dim=[],
+                             keep_dim=False, reduce_all=True)
     tot = multiply(slice(above_pos, [0], [0], [1]), slice(above_neg, [0], [0], [1]))
-    tot = apply("reshape", tot, attrs={"shape": []})
-    has_both = apply("greater_than", tot, constant_like(tot, 0.0))
-    safe = apply("where", has_both, tot, constant_like(tot, 1.0))
-    return apply("where", has_both, apply("elementwise_div", area, safe), constant_like(tot, 0.0))
+    tot = _C_ops.reshape(tot, shape=[])
+    has_both = _C_ops.greater_than(tot, constant_like(tot, 0.0))
+    safe = _C_ops.where(has_both, tot, constant_like(tot, 1.0))
+    return _C_ops.where(has_both, _C_ops.elementwise_div(area, safe), constant_like(tot, 0.0))
 
 
 def _accumulate(var, value):
-    apply("elementwise_add", var, value, out=[var])
+    _C_ops.elementwise_add(var, value, out=[var])
     return var
 
 
@@ -62,21 +59,14 @@ def auc(input, label, curve="ROC", num_thresholds=4095, topk=1, slide_steps=1,
         raise ValueError(f"auc: input must be [N, 2] (negative and positive scores), got "
                          f"shape {list(input.shape)}")
     buckets, steps = int(num_thresholds) + 1, int(slide_steps)
-    score = apply("reshape", slice(cast(input, "float64"), [1], [1], [2]), attrs={"shape": [-1]})
-    index = cast(apply("floor", scale(score, float(num_thresholds))), "int64")
-    hot = apply("one_hot", index, attrs={"depth": buckets, "dtype": "float64",
-                                         "allow_out_of_range": True})
-    positive = apply("reshape", cast(label, "float64"), attrs={"shape": [-1, 1]})
-    batch_pos = apply(
-        "reduce_sum",
-        multiply(hot, positive),
-        attrs={"dim": [0], "keep_dim": False, "reduce_all": False},
-    )
-    batch_neg = apply(
-        "reduce_sum",
-        multiply(hot, scale(positive, -1.0, 1.0)),
-        attrs={"dim": [0], "keep_dim": False, "reduce_all": False},
-    )
+    score = _C_ops.reshape(slice(cast(input, "float64"), [1], [1], [2]), shape=[-1])
+    index = cast(_C_ops.floor(scale(score, float(num_thresholds))), "int64")
+    hot = _C_ops.one_hot(index, depth=buckets, dtype="float64", allow_out_of_range=True)
+    positive = _C_ops.reshape(cast(label, "float64"), shape=[-1, 1])
+    batch_pos = _C_ops.reduce_sum(multiply(hot, positive), dim=[0], keep_dim=False,
+                                  reduce_all=False)
+    batch_neg = _C_ops.reduce_sum(multiply(hot, scale(positive, -1.0, 1.0)), dim=[0],
+                                  keep_dim=False, reduce_all=False)
     stat_pos = create_global_var([buckets], 0, "float64", persistable=True)
     stat_neg = create_global_var([buckets], 0, "float64", persistable=True)
     _accumulate(stat_pos, batch_pos)
@@ -88,13 +78,13 @@ def auc(input, label, curve="ROC", num_thresholds=4095, topk=1, slide_steps=1,
         window_neg = create_global_var([steps, buckets], 0, "float64", persistable=True)
         for window, batch in ((window_pos, batch_pos), (window_neg, batch_neg)):
             recent = concat([slice(window, [0], [1], [steps]),
-                               apply("unsqueeze", batch, attrs={"axes": [0]})], 0)
-            apply("assign", recent, out=[window])
+                               _C_ops.unsqueeze(batch, axes=[0])], 0)
+            _C_ops.assign(recent, out=[window])
     batch_auc = _auc_from(
-        apply("reduce_sum", window_pos, attrs={"dim": [0], "keep_dim": False, "reduce_all": False})
+        _C_ops.reduce_sum(window_pos, dim=[0], keep_dim=False, reduce_all=False)
         if steps
         else window_pos,
-        apply("reduce_sum", window_neg, attrs={"dim": [0], "keep_dim": False, "reduce_all": False})
+        _C_ops.reduce_sum(window_neg, dim=[0], keep_dim=False, reduce_all=False)
         if steps
         else window_neg,
     )

@@ -1,8 +1,8 @@
 """Reordering, viewing and reading out axes (Paddle's aliases and views): permute,
 swapaxes, matrix_transpose, diagonal, unflatten, view, ravel, atleast_Nd, reverse."""
 from .. import _C
+from .. import _C_ops
 from ..framework import arguments, dtype as dt
-from ..framework.core import apply
 from .manipulation import _ints, concat, flatten, flip, reshape, transpose
 from .scalars import dtype_name_of, is_tensor
 from .creation import arange
@@ -50,7 +50,7 @@ def matrix_transpose(x, name=None):
 def transpose_(x, perm, name=None):
     """transpose, in place: x takes the permuted value."""
     perm = arguments.axes("transpose_", perm, len(x.shape), "perm")
-    return apply("transpose", x, attrs={"axis": perm}, out=[x])
+    return _C_ops.transpose(x, axis=perm, out=[x])
 
 
 def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
@@ -77,9 +77,8 @@ def _diagonal(fn, x, offset, axis1, axis2):
     count = max(0, min(n1 - r0, n2 - c0))
     moved = transpose(x, rest + [a1, a2])
     flat = reshape(moved, [x.shape[d] for d in rest] + [n1 * n2])
-    pos = apply("scale", arange(0, count, 1, "int64"),
-                attrs={"scale": float(n2 + 1), "bias": float(r0 * n2 + c0)})
-    return apply("gather", flat, pos, attrs={"axis": len(rest)})
+    pos = _C_ops.scale(arange(0, count, 1, "int64"), scale=float(n2 + 1), bias=float(r0 * n2 + c0))
+    return _C_ops.gather(flat, pos, axis=len(rest))
 
 
 def unflatten(x, axis, shape, name=None):
@@ -152,4 +151,4 @@ def trace(x, offset=0, axis1=0, axis2=1, name=None):
     """The sums of the ``offset``-th diagonals of the matrices spanned by axis1 and axis2
     (a 0-D tensor for a matrix; the other axes stay)."""
     d = _diagonal("trace", x, offset, axis1, axis2)
-    return apply("reduce_sum", d, attrs={"dim": [-1], "keep_dim": False, "reduce_all": False})
+    return _C_ops.reduce_sum(d, dim=[-1], keep_dim=False, reduce_all=False)

@@ -1,6 +1,7 @@
 """Bitwise operators, shifts, gcd and lcm (Paddle's paddle.tensor.math / logic integer
 functions): int32/int64 tensors (and/or/xor/not also bool), numpy broadcasting, Python
 integers allowed on either side; no gradients."""
+from .. import _C_ops
 from ..framework import arguments
 from ..framework.core import apply
 from ..framework.tensor_params import OPERAND, accepts
@@ -47,7 +48,7 @@ bitwise_xor = _binary("bitwise_xor", "Elementwise x ^ y (int32/int64/bool, broad
 def bitwise_not(x, out=None, name=None):
     """Elementwise ~x (int32/int64), logical not for bool."""
     _check_tensor("bitwise_not", "x", x)
-    return apply("bitwise_not", x, out=_out(out))
+    return _C_ops.bitwise_not(x, out=_out(out))
 
 
 bitwise_invert = bitwise_not
@@ -57,8 +58,8 @@ bitwise_invert = bitwise_not
 def bitwise_left_shift(x, y, is_arithmetic=True, out=None, name=None):
     """Elementwise x << y (int32/int64); 0 where y is negative or not below the bit width."""
     _check_operands("bitwise_left_shift", x, y)
-    return apply("bitwise_left_shift", *as_operands(x, y),
-                 attrs={"is_arithmetic": bool(is_arithmetic)}, out=_out(out))
+    return _C_ops.bitwise_left_shift(*as_operands(x, y), is_arithmetic=bool(is_arithmetic),
+                                     out=_out(out))
 
 
 @accepts(x=OPERAND, y=OPERAND)
@@ -66,15 +67,15 @@ def bitwise_right_shift(x, y, is_arithmetic=True, out=None, name=None):
     """Elementwise x >> y (int32/int64): sign-extending when ``is_arithmetic``, else the
     bits read as unsigned (zeros shifted in)."""
     _check_operands("bitwise_right_shift", x, y)
-    return apply("bitwise_right_shift", *as_operands(x, y),
-                 attrs={"is_arithmetic": bool(is_arithmetic)}, out=_out(out))
+    return _C_ops.bitwise_right_shift(*as_operands(x, y), is_arithmetic=bool(is_arithmetic),
+                                      out=_out(out))
 
 
 @accepts(x=OPERAND, y=OPERAND)
 def gcd(x, y, name=None):
     """Elementwise greatest common divisor of |x| and |y| (int32/int64; gcd(0, 0) = 0)."""
     _check_operands("gcd", x, y)
-    return apply("gcd", *as_operands(x, y, "gcd"))
+    return _C_ops.gcd(*as_operands(x, y, "gcd"))
 
 
 @accepts(x=OPERAND, y=OPERAND)
@@ -82,7 +83,7 @@ def lcm(x, y, name=None):
     """Elementwise least common multiple |x * y| / gcd(x, y) (int32/int64; 0 where x or y
     is 0)."""
     _check_operands("lcm", x, y)
-    return apply("lcm", *as_operands(x, y, "lcm"))
+    return _C_ops.lcm(*as_operands(x, y, "lcm"))
 
 
 def _in_place(fn):
@@ -92,7 +93,7 @@ def _in_place(fn):
         if list(result.shape) != list(x.shape):
             raise ValueError(f"{fn.__name__}_: the broadcast shape {list(result.shape)} "
                              f"differs from x's shape {list(x.shape)}")
-        return apply("assign", result, out=[x])
+        return _C_ops.assign(result, out=[x])
 
     f.__name__ = f.__qualname__ = fn.__name__ + "_"
     f.__doc__ = f"{fn.__name__}, written into x."
@@ -111,7 +112,7 @@ lcm_ = _in_place(lcm)
 def bitwise_not_(x, name=None):
     """bitwise_not, written into x."""
     _check_tensor("bitwise_not_", "x", x)
-    return apply("bitwise_not", x, out=[x])
+    return _C_ops.bitwise_not(x, out=[x])
 
 
 bitwise_invert_ = bitwise_not_

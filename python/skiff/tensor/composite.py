@@ -2,10 +2,10 @@
 rad2deg, deg2rad, hypot, sinc, frac, copysign, heaviside, signbit, lerp, fmax, fmin, sgn,
 ldexp, frexp, and the NaN-skipping reductions nansum and nanmean (with in-place variants
 where Paddle has them)."""
+from .. import _C_ops
 import math as _math
 
 from ..framework import arguments
-from ..framework.core import apply
 from ..framework.tensor_params import OPERAND, accepts
 from .math import (abs, add, cast, clip, divide, floor, isfinite, isnan, log, log2, maximum,
                    minimum, multiply, sign, sin, sqrt, subtract, trunc)
@@ -33,11 +33,11 @@ def _write(x, value):
     if dtype_name_of(value) != dtype_name_of(x):
         raise TypeError(f"in-place update: the result is {dtype_name_of(value)} but x is "
                         f"{dtype_name_of(x)}")
-    return apply("assign", value, out=[x])
+    return _C_ops.assign(value, out=[x])
 
 
 def _where(cond, a, b):
-    return apply("where", cond, *as_operands(a, b))
+    return _C_ops.where(cond, *as_operands(a, b))
 
 
 def logit(x, eps=None, name=None):
@@ -77,7 +77,7 @@ def sinc(x, name=None):
     _tensor(x, "sinc")
     if not is_float(x):
         raise TypeError(f"sinc: x must be float32 or float64, got {dtype_name_of(x)}")
-    zero = apply("equal", *as_operands(x, 0.0))
+    zero = _C_ops.equal(*as_operands(x, 0.0))
     px = multiply(_where(zero, 1.0, x), _math.pi)  # no 0/0 in the branch not taken
     return _where(zero, 1.0, divide(sin(px), px))
 
@@ -104,14 +104,13 @@ def trunc_(x, name=None):
 def signbit(x, name=None):
     """True where x's sign bit is set: negative values and -0.0 (a bool tensor)."""
     _tensor(x, "signbit")
-    negative = apply("less_than", *as_operands(x, 0))
+    negative = _C_ops.less_than(*as_operands(x, 0))
     if not is_float(x):
         return negative
     # -0.0 == 0, but 1 / -0.0 is -inf
-    zero = apply("equal", *as_operands(x, 0.0))
-    minus_zero = apply("logical_and", zero,
-                       apply("less_than", *as_operands(divide(1.0, x), 0.0)))
-    return apply("logical_or", negative, minus_zero)
+    zero = _C_ops.equal(*as_operands(x, 0.0))
+    minus_zero = _C_ops.logical_and(zero, _C_ops.less_than(*as_operands(divide(1.0, x), 0.0)))
+    return _C_ops.logical_or(negative, minus_zero)
 
 
 @accepts(y=OPERAND)
@@ -136,8 +135,8 @@ def heaviside(x, y, name=None):
     """The step function: 0 where x < 0, y where x == 0, 1 where x > 0 (broadcast)."""
     _tensor(x, "heaviside")
     _tensor(y, "heaviside", "y")
-    step = cast(apply("greater_than", *as_operands(x, 0)), dtype_name_of(x))
-    return _where(apply("equal", *as_operands(x, 0)), y, step)
+    step = cast(_C_ops.greater_than(*as_operands(x, 0)), dtype_name_of(x))
+    return _where(_C_ops.equal(*as_operands(x, 0)), y, step)
 
 
 @accepts(weight=OPERAND)
@@ -188,7 +187,7 @@ def nanmean(x, axis=None, keepdim=False, name=None):
     _axes("nanmean", x, axis)
     if not is_float(x):
         raise TypeError(f"nanmean: x must be float32 or float64, got {dtype_name_of(x)}")
-    present = apply("logical_not", isnan(x))
+    present = _C_ops.logical_not(isnan(x))
     count = sum(cast(present, dtype_name_of(x)), axis, keepdim=keepdim)
     return divide(nansum(x, axis, keepdim=keepdim), count)
 
@@ -209,13 +208,13 @@ def ldexp(x, y, name=None):
     _tensor(y, "ldexp", "y")
     if dtype_name_of(y) == "bool":
         raise TypeError("ldexp: y must be an integer or float tensor, got bool")
-    power = apply("elementwise_pow", *as_operands(2.0, cast(y, dtype_name_of(x))))
+    power = _C_ops.elementwise_pow(*as_operands(2.0, cast(y, dtype_name_of(x))))
     return multiply(x, power)
 
 
 def ldexp_(x, y, name=None):
     """ldexp(x, y), written into x (integer x becomes float32)."""
-    return apply("assign", ldexp(x, y), out=[x])
+    return _C_ops.assign(ldexp(x, y), out=[x])
 
 
 def frexp(x, name=None):
@@ -226,14 +225,14 @@ def frexp(x, name=None):
     if not is_float(x):
         raise TypeError(f"frexp: x must be float32 or float64, got {dtype_name_of(x)}")
     name_ = dtype_name_of(x)
-    regular = apply("logical_and", isfinite(x), apply("not_equal", *as_operands(x, 0.0)))
+    regular = _C_ops.logical_and(isfinite(x), _C_ops.not_equal(*as_operands(x, 0.0)))
     safe = _where(regular, abs(x), 1.0)
     exponent = add(floor(log2(safe)), 1.0)
     for _ in range(2):  # log2 may round across a power of two: settle it exactly
         scaled = _times_pow2(safe, multiply(exponent, -1.0))
         exponent = add(exponent, subtract(
-            cast(apply("greater_equal", *as_operands(scaled, 1.0)), name_),
-            cast(apply("less_than", *as_operands(scaled, 0.5)), name_)))
+            cast(_C_ops.greater_equal(*as_operands(scaled, 1.0)), name_),
+            cast(_C_ops.less_than(*as_operands(scaled, 0.5)), name_)))
     exponent = _where(regular, exponent, 0.0)
     return _where(regular, _times_pow2(x, multiply(exponent, -1.0)), x), exponent
 
@@ -243,5 +242,5 @@ def _times_pow2(v, k):
     overflows or underflows where the product does not."""
     half = floor(multiply(k, 0.5))
     for part in (half, subtract(k, half)):
-        v = multiply(v, apply("elementwise_pow", *as_operands(2.0, part)))
+        v = multiply(v, _C_ops.elementwise_pow(*as_operands(2.0, part)))
     return v

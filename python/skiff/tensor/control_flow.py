@@ -5,7 +5,8 @@ they run the Python branches and loops directly."""
 import numbers
 
 from .. import _C
-from ..framework import core, nest
+from .. import _C_ops
+from ..framework import nest
 from ..framework.mode import mode
 from ..framework.program import default_main_program
 from ..framework.source import user_source
@@ -37,10 +38,9 @@ def _as_variable(value, what):
         dtype = "float32"
     else:
         if hasattr(value, "_dtype_name"):  # an eager Tensor: captured by assign
-            return core.apply("assign", value)
+            return _C_ops.assign(value)
         raise TypeError(f"{what} must be a Variable or a number, got {type(value).__name__}")
-    return core.apply("fill_constant", attrs={"shape": [], "value": float(value),
-                                              "dtype": dtype})
+    return _C_ops.fill_constant(shape=[], value=float(value), dtype=dtype)
 
 
 def _check_pred(pred, what):
@@ -109,14 +109,14 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     block = program.current_block()
     source = user_source()
     leaves, spec = _flatten(list(loop_vars))
-    carried = [core.apply("assign", _as_variable(v, "a loop variable")) for v in leaves]
+    carried = [_C_ops.assign(_as_variable(v, "a loop variable")) for v in leaves]
     packed = _pack(spec, carried)
     first = cond(*packed)
     if not isinstance(first, Variable):
         raise _C.Error(f"while_loop ({source}): cond must return a bool Variable, got "
                        f"{type(first).__name__}")
     _check_pred(first, "while_loop")
-    pred = core.apply("assign", first)
+    pred = _C_ops.assign(first)
 
     def build(sub_idx):
         with program._block_guard(sub_idx):
@@ -128,12 +128,12 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
                                f"loop_vars are {_describe(spec)}")
             new = [_as_variable(v, "body's result") for v in new]
             # Values that are other loop variables are read before any is overwritten.
-            new = [core.apply("assign", v) if v is not c and any(v is o for o in carried)
+            new = [_C_ops.assign(v) if v is not c and any(v is o for o in carried)
                    else v for v, c in zip(new, carried)]
             for v, c in zip(new, carried):
                 if v is not c:
-                    core.apply("assign", v, out=[c])
-            core.apply("assign", cond(*packed), out=[pred])
+                    _C_ops.assign(v, out=[c])
+            _C_ops.assign(cond(*packed), out=[pred])
 
     _C.while_loop(program.desc, block.idx, pred.name, build, source)
     result = _pack(spec, carried)
@@ -180,7 +180,7 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
     if not isinstance(branch_index, Variable):
         index = int(branch_index)
         return dict(pairs).get(index, default)()
-    preds = [(logic.equal(branch_index, core.apply("fill_constant", attrs={
-        "shape": [], "value": float(k), "dtype": branch_index._dtype_name})), fn)
+    preds = [(logic.equal(branch_index, _C_ops.fill_constant(
+        shape=[], value=float(k), dtype=branch_index._dtype_name)), fn)
         for k, fn in pairs]
     return case(preds, default) if preds else default()

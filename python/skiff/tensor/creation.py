@@ -6,9 +6,9 @@ import numbers
 import numpy as np
 
 from .. import _C
+from .. import _C_ops
 from .._C import Tensor
 from ..framework import arguments, dtype as dt
-from ..framework.core import apply
 from ..framework.tensor_params import OPERAND, TENSOR, accepts
 from ..framework.mode import mode
 from ..framework.variable import Variable
@@ -104,9 +104,9 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         out = Tensor()
         out._set_value(data if dtype is None else data.astype(dtype))
     elif mode.static and isinstance(data, Variable):  # (Paddle: an assign of the variable)
-        out = apply("assign", data)
+        out = _C_ops.assign(data)
         if dtype is not None and dt.dtype_name(dtype) != out._dtype_name:
-            out = apply("cast", out, attrs={"out_dtype": dt.dtype_name(dtype)})
+            out = _C_ops.cast(out, out_dtype=dt.dtype_name(dtype))
     else:
         out = _tensor_of_array(data, dtype, share=False)
     out.stop_gradient = stop_gradient
@@ -155,9 +155,8 @@ def _filled(fn, shape, fill_value, dtype):
     if mode.static and isinstance(shape, (list, tuple)):
         if any(is_static_var(s) for s in shape):  # x.shape[0] of an unknown dim
             return full_with_run_dims(shape, _fill_value(fn, fill_value), dtype)
-    return apply("fill_constant", attrs={"shape": arguments.shape(fn, shape),
-                                         "value": _fill_value(fn, fill_value),
-                                         "dtype": dtype})
+    return _C_ops.fill_constant(shape=arguments.shape(fn, shape), value=_fill_value(fn, fill_value),
+                                dtype=dtype)
 
 
 def full(shape, fill_value, dtype=None, name=None):
@@ -179,9 +178,8 @@ def empty(shape, dtype=None, name=None):
 
 def _filled_like(fn, x, fill_value, dtype):
     """A tensor shaped like ``x`` filled with ``fill_value`` (``x``'s dtype by default)."""
-    return apply("fill_any_like", x, attrs={
-        "value": _fill_value(fn, fill_value),
-        "dtype": arguments.dtype(fn, dtype) if dtype is not None else ""})
+    return _C_ops.fill_any_like(x, value=_fill_value(fn, fill_value),
+                                dtype=arguments.dtype(fn, dtype) if dtype is not None else "")
 
 
 def full_like(x, fill_value, dtype=None, name=None):
@@ -213,9 +211,8 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
         integral = all(isinstance(v, int) for v in vals)
         dtype = "int64" if integral else dt.get_default_dtype()
     _check_length("arange", *vals)
-    return apply("arange", None, None, None,
-                 attrs={"start": float(vals[0]), "end": float(vals[1]), "step": float(vals[2]),
-                        "dtype": arguments.dtype("arange", dtype)})
+    return _C_ops.arange(None, None, None, start=float(vals[0]), end=float(vals[1]),
+                         step=float(vals[2]), dtype=arguments.dtype("arange", dtype))
 
 
 def _bound(fn, param, value):
@@ -253,7 +250,7 @@ def _arange_in_program(bounds, dtype):
              for key, b, i in zip(("start", "end", "step"), bounds, inputs)}
     if inputs[2] is not None:
         attrs["step"] = 1.0  # the input overrides it; the attr only has to be valid
-    return apply("arange", *inputs, attrs=dict(attrs, dtype=dt.dtype_name(dtype)))
+    return _C_ops.arange(*inputs, **dict(attrs, dtype=dt.dtype_name(dtype)))
 
 
 def linspace(start, stop, num, dtype=None, name=None):
@@ -265,8 +262,8 @@ def linspace(start, stop, num, dtype=None, name=None):
         return full([1], start, name)
     step = (stop - start) / (num - 1)
     steps = arange(0, num, 1, "float64")
-    out = apply("scale", steps, attrs={"scale": step, "bias": start})
-    return out if name == "float64" else apply("cast", out, attrs={"out_dtype": name})
+    out = _C_ops.scale(steps, scale=step, bias=start)
+    return out if name == "float64" else _C_ops.cast(out, out_dtype=name)
 
 
 def _whole(fn, param, value, low=0):
@@ -278,7 +275,7 @@ def _whole(fn, param, value, low=0):
 
 
 def _positions(n, shape):
-    return apply("reshape", arange(0, n, 1, "int64"), attrs={"shape": shape})
+    return _C_ops.reshape(arange(0, n, 1, "int64"), shape=shape)
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None):
@@ -286,23 +283,21 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
     rows = arguments.count("eye", "num_rows", num_rows)
     cols = rows if num_columns is None else arguments.count("eye", "num_columns", num_columns)
     name = _float_dtype("eye", dtype)
-    on_diagonal = apply("equal", _positions(rows, [-1, 1]), _positions(cols, [1, -1]))
-    return apply("cast", on_diagonal, attrs={"out_dtype": name})
+    on_diagonal = _C_ops.equal(_positions(rows, [-1, 1]), _positions(cols, [1, -1]))
+    return _C_ops.cast(on_diagonal, out_dtype=name)
 
 
 def tril(x, diagonal=0, name=None):
     """x with the entries above the ``diagonal``-th diagonal of its last two dims set to
     0 (diagonal > 0: above the main one)."""
-    return apply("tril_triu", x, attrs={"diagonal": arguments.integer("tril", "diagonal",
-                                                                      diagonal),
-                                        "lower": True})
+    return _C_ops.tril_triu(x, diagonal=arguments.integer("tril", "diagonal",
+                                                                      diagonal), lower=True)
 
 
 def triu(x, diagonal=0, name=None):
     """x with the entries below the ``diagonal``-th diagonal of its last two dims set to 0."""
-    return apply("tril_triu", x, attrs={"diagonal": arguments.integer("triu", "diagonal",
-                                                                      diagonal),
-                                        "lower": False})
+    return _C_ops.tril_triu(x, diagonal=arguments.integer("triu", "diagonal",
+                                                                      diagonal), lower=False)
 
 
 def meshgrid(*args, **kwargs):
@@ -322,8 +317,7 @@ def meshgrid(*args, **kwargs):
     for i, a in enumerate(args):
         view = [1] * len(args)
         view[i] = sizes[i]
-        out.append(apply("expand", apply("reshape", a, attrs={"shape": view}),
-                         attrs={"shape": sizes}))
+        out.append(_C_ops.expand(_C_ops.reshape(a, shape=view), shape=sizes))
     return out
 
 
@@ -332,7 +326,7 @@ def assign(x, output=None):
     """A copy of ``x`` (a Tensor or array-like); written into ``output`` when given."""
     if not isinstance(x, Tensor):
         x = data_tensor("assign", "x", x)
-    y = apply("assign", x)
+    y = _C_ops.assign(x)
     if output is not None:
         output._set_value(y)
         return output
@@ -340,7 +334,7 @@ def assign(x, output=None):
 
 
 def clone(x, name=None):
-    return apply("assign", x)
+    return _C_ops.assign(x)
 
 
 def logspace(start, stop, num, base=10.0, dtype=None, name=None):
@@ -349,10 +343,10 @@ def logspace(start, stop, num, base=10.0, dtype=None, name=None):
     name = _float_dtype("logspace", dtype)
     start, stop = (_bound("logspace", p, v) for p, v in (("start", start), ("stop", stop)))
     exps = linspace(start, stop, _whole("logspace", "num", num), "float64")
-    out = apply("elementwise_pow", full([], base, "float64"), exps)
+    out = _C_ops.elementwise_pow(full([], base, "float64"), exps)
     if name in ("int32", "int64"):
-        out = apply("round", out)
-    return out if name == "float64" else apply("cast", out, attrs={"out_dtype": name})
+        out = _C_ops.round(out)
+    return out if name == "float64" else _C_ops.cast(out, out_dtype=name)
 
 
 def _triangle_indices(fn, row, col, offset, dtype, lower):
@@ -361,11 +355,10 @@ def _triangle_indices(fn, row, col, offset, dtype, lower):
     offset = arguments.integer(fn, "offset", offset)
     name = arguments.dtype(fn, dtype)
     # column - row <= offset below (and on) the diagonal, >= offset above
-    gap = apply("elementwise_sub", _positions(col, [1, -1]), _positions(row, [-1, 1]))
-    keep = apply("less_equal" if lower else "greater_equal", gap,
-                 full([], offset, "int64"))
-    idx = apply("transpose", apply("where_index", keep), attrs={"axis": [1, 0]})
-    return idx if name == "int64" else apply("cast", idx, attrs={"out_dtype": name})
+    gap = _C_ops.elementwise_sub(_positions(col, [1, -1]), _positions(row, [-1, 1]))
+    keep = (_C_ops.less_equal if lower else _C_ops.greater_equal)(gap, full([], offset, "int64"))
+    idx = _C_ops.transpose(_C_ops.where_index(keep), axis=[1, 0])
+    return idx if name == "int64" else _C_ops.cast(idx, out_dtype=name)
 
 
 def tril_indices(row, col, offset=0, dtype="int64"):
@@ -418,10 +411,9 @@ def range(start=0, end=None, step=1, dtype=None, *, out=None, device=None,
     _check_length("range", start, end, step)
     count = max(int(_math.floor((end - start) / step)) + 1, 0)
     name_ = _float_dtype("range", dtype)
-    wide = apply("scale", arange(0, count, 1, "float64"),
-                 attrs={"scale": float(step), "bias": float(start)})
-    result = wide if name_ == "float64" else apply("cast", wide, attrs={"out_dtype": name_})
+    wide = _C_ops.scale(arange(0, count, 1, "float64"), scale=float(step), bias=float(start))
+    result = wide if name_ == "float64" else _C_ops.cast(wide, out_dtype=name_)
     if out is not None:
-        return apply("assign", result, out=[out])
+        return _C_ops.assign(result, out=[out])
     result.stop_gradient = not requires_grad
     return result

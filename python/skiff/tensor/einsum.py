@@ -2,8 +2,8 @@
 repeated within one operand), reduce_sum (a label no one else needs), and
 transpose/reshape/matmul for each pair of operands, left to right."""
 from .. import _C
+from .. import _C_ops
 from ..framework import arguments
-from ..framework.core import apply
 from .axes import diagonal
 from .linalg import matmul
 from .manipulation import reshape, transpose
@@ -67,7 +67,7 @@ def _sum_out(x, labels, keep):
     dims = [i for i, c in enumerate(labels) if c not in keep]
     if not dims:
         return x, labels
-    x = apply("reduce_sum", x, attrs={"dim": dims, "keep_dim": False, "reduce_all": False})
+    x = _C_ops.reduce_sum(x, dim=dims, keep_dim=False, reduce_all=False)
     return x, [c for c in labels if c in keep]
 
 
@@ -88,7 +88,7 @@ def _permuted(x, labels, order):
 
 def _broadcast(x, labels, sizes):
     shape = [sizes[c] for c in labels]
-    return x if list(x.shape) == shape else apply("expand", x, attrs={"shape": shape})
+    return x if list(x.shape) == shape else _C_ops.expand(x, shape=shape)
 
 
 def _product(x, lx, y, ly, later, sizes):

@@ -8,6 +8,7 @@ import numbers
 import numpy as np
 
 from .. import _C
+from .. import _C_ops
 from ..framework.core import apply, eager_op
 from ..framework.mode import mode
 from .scalars import constant, dtype_name_of, is_tensor
@@ -115,7 +116,7 @@ def _basic(x, items):
     if op is not None:
         out = apply(op[0], out, attrs=op[1])
     if new_axes:
-        out = apply("unsqueeze", out, attrs={"axes": new_axes})
+        out = _C_ops.unsqueeze(out, axes=new_axes)
     return out, advanced
 
 
@@ -180,17 +181,17 @@ def _index_tensor(it, dim):
     if dim < 0:
         return it
     zero = constant(0, dtype_name_of(it))
-    wrapped = apply("scale", it, attrs={"scale": 1.0, "bias": float(dim)})
-    return apply("where", apply("less_than", it, zero), wrapped, it)
+    wrapped = _C_ops.scale(it, scale=1.0, bias=float(dim))
+    return _C_ops.where(_C_ops.less_than(it, zero), wrapped, it)
 
 
 def _nonzero_columns(mask):
     """A boolean mask as one int64 index tensor [n] per mask dim (numpy's rule)."""
     if isinstance(mask, np.ndarray):
         return [_C.tensor_from_array(np.ascontiguousarray(c)) for c in np.nonzero(mask)]
-    idx = apply("where_index", mask)
-    return [apply("slice", idx, attrs={"axes": [1], "starts": [i], "ends": [i + 1],
-                                       "decrease_axis": [1]}) for i in range(len(mask.shape))]
+    idx = _C_ops.where_index(mask)
+    return [_C_ops.slice(idx, axes=[1], starts=[i], ends=[i + 1],
+                         decrease_axis=[1]) for i in range(len(mask.shape))]
 
 
 def _advanced(out, advanced):
@@ -200,40 +201,40 @@ def _advanced(out, advanced):
     for axis, it in advanced:
         if _is_mask(it):
             if len(advanced) == 1 and axis == 0:
-                return apply("gather_nd", out, _mask_indices(it))
+                return _C_ops.gather_nd(out, _mask_indices(it))
             pairs += [(axis + k, c) for k, c in enumerate(_nonzero_columns(it))]
         else:
             pairs.append((axis, _index_tensor(it, shape[axis])))
     if len(pairs) == 1:
         axis, idx = pairs[0]
         if len(idx.shape) <= 1:
-            return apply("gather", out, idx, attrs={"axis": axis})
-        flat = apply("reshape", idx, attrs={"shape": [-1]})
-        got = apply("gather", out, flat, attrs={"axis": axis})
-        return apply("reshape", got, attrs={"shape": shape[:axis] + list(idx.shape) +
-                                            shape[axis + 1:]})
+            return _C_ops.gather(out, idx, axis=axis)
+        flat = _C_ops.reshape(idx, shape=[-1])
+        got = _C_ops.gather(out, flat, axis=axis)
+        return _C_ops.reshape(got, shape=shape[:axis] + list(idx.shape) +
+                                            shape[axis + 1:])
     adv_axes = [a for a, _ in pairs]
     bshape = list(np.broadcast_shapes(*[tuple(i.shape) for _, i in pairs]))
-    cols = [apply("expand", i, attrs={"shape": bshape}) if list(i.shape) != bshape else i
+    cols = [_C_ops.expand(i, shape=bshape) if list(i.shape) != bshape else i
             for _, i in pairs]
-    index = apply("stack", cols, attrs={"axis": -1})
+    index = _C_ops.stack(cols, axis=-1)
     rest = [a for a in range(len(shape)) if a not in adv_axes]
-    front = apply("transpose", out, attrs={"axis": adv_axes + rest}) \
+    front = _C_ops.transpose(out, axis=adv_axes + rest) \
         if adv_axes + rest != list(range(len(shape))) else out
-    got = apply("gather_nd", front, index)
+    got = _C_ops.gather_nd(front, index)
     contiguous = adv_axes == list(range(adv_axes[0], adv_axes[0] + len(adv_axes)))
     if not contiguous or adv_axes[0] == 0:
         return got
     nb, first = len(bshape), adv_axes[0]
     perm = list(range(nb, nb + first)) + list(range(nb)) + \
         list(range(nb + first, len(got.shape)))
-    return apply("transpose", got, attrs={"axis": perm})
+    return _C_ops.transpose(got, axis=perm)
 
 
 def _mask_indices(mask):
     if isinstance(mask, np.ndarray):
         return _C.tensor_from_array(np.ascontiguousarray(np.argwhere(mask).astype(np.int64)))
-    return apply("where_index", mask)
+    return _C_ops.where_index(mask)
 
 
 def getitem(x, index):
@@ -246,14 +247,13 @@ def getitem(x, index):
     out, advanced = _basic(x, items)
     if advanced:
         return _advanced(out, advanced)
-    return out if out is not x else apply("assign", x)
+    return out if out is not x else _C_ops.assign(x)
 
 
 def _value_tensor(value, x):
     if is_tensor(value):
         name = dtype_name_of(x)
-        return value if dtype_name_of(value) == name else apply("cast", value,
-                                                                attrs={"out_dtype": name})
+        return value if dtype_name_of(value) == name else _C_ops.cast(value, out_dtype=name)
     if isinstance(value, (numbers.Number, np.number, bool)):
         return constant(value, dtype_name_of(x))
     return to_tensor(np.asarray(value), dtype=dtype_name_of(x))
@@ -275,14 +275,14 @@ def setitem(x, index, value):
             mask = _C.tensor_from_array(np.ascontiguousarray(mask))
         extra = len(x.shape) - len(mask.shape)
         if extra:
-            mask = apply("unsqueeze", mask, attrs={"axes": list(range(len(mask.shape),
-                                                                     len(x.shape)))})
+            mask = _C_ops.unsqueeze(mask, axes=list(range(len(mask.shape),
+                                                                     len(x.shape))))
         return inplace("where", x, mask, value, x)
     if len(advanced) == 1 and full and items[0] is advanced[0]:
         idx = _index_tensor(advanced[0], x.shape[0])
         if len(idx.shape) != 1:
-            idx = apply("reshape", idx, attrs={"shape": [-1]})
-        updates = apply("expand", value, attrs={"shape": [idx.shape[0]] + list(x.shape[1:])})
+            idx = _C_ops.reshape(idx, shape=[-1])
+        updates = _C_ops.expand(value, shape=[idx.shape[0]] + list(x.shape[1:]))
         return inplace("scatter", x, x, idx, updates, attrs={"overwrite": True})
     raise _C.Error("index assignment: advanced indices (tensors, lists, masks) are supported "
                    "as the first and only non-trivial index: x[mask] = v or x[ids] = v")

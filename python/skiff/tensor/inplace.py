@@ -1,4 +1,5 @@
 """In-place updates (x.add_(y), x.zero_(), ...): the result is written into x's value."""
+from .. import _C_ops
 from ..framework.core import apply
 from ..framework.tensor_params import FLOATING, OPERAND, accepts
 from .math import _clip_attrs, cast, div, floor_divide, log10, log2, pow, remainder
@@ -63,7 +64,7 @@ def zero_(x):
 def write(x, value):
     """``value`` written into x, which takes its shape, dtype and history (Paddle's
     in-place functions may change both, as int x.divide_(y) becoming float does)."""
-    return apply("assign", value, out=[x])
+    return _C_ops.assign(value, out=[x])
 
 
 def _unary_in_place(op):

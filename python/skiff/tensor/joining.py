@@ -4,8 +4,8 @@ repeat_interleave)."""
 import numpy as np
 
 from .. import _C
+from .. import _C_ops
 from ..framework import arguments
-from ..framework.core import apply
 from ..framework.tensor_params import ARRAYS, TENSORS, accepts
 from ..framework.mode import mode
 from .axes import atleast_1d, atleast_2d, atleast_3d
@@ -89,7 +89,7 @@ def _tensor_split(fn, x, num_or_indices, axis):
         cuts = [min(max(c + n if c < 0 else c, 0), n) for c in indices]
         edges = [0] + cuts + [n]
         bounds = [(edges[i], max(edges[i], edges[i + 1])) for i in range(len(edges) - 1)]
-    return [apply("slice", x, attrs={"axes": [axis], "starts": [s], "ends": [e]})
+    return [_C_ops.slice(x, axes=[axis], starts=[s], ends=[e])
             for s, e in bounds]
 
 
@@ -140,7 +140,7 @@ def broadcast_shape(x_shape, y_shape):
 def broadcast_tensors(input, name=None):
     """The tensors of ``input`` each broadcast to their common shape (a list)."""
     shape = broadcast_shapes(*[t.shape for t in input])
-    return [t if list(t.shape) == shape else apply("expand", t, attrs={"shape": shape})
+    return [t if list(t.shape) == shape else _C_ops.expand(t, shape=shape)
             for t in input]
 
 
@@ -156,25 +156,24 @@ def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
         shape = list(x.shape)
         times = arguments.count(fn, "repeats", repeats, 0, _MAX_DIM // max(shape[axis], 1),
                                 f"axis {axis} of size {shape[axis]} would outgrow int64")
-        wide = apply("unsqueeze", x, attrs={"axes": [axis + 1]})
-        wide = apply("expand", wide, attrs={"shape": shape[:axis + 1] + [times] +
-                                            shape[axis + 1:]})
+        wide = _C_ops.unsqueeze(x, axes=[axis + 1])
+        wide = _C_ops.expand(wide, shape=shape[:axis + 1] + [times] +
+                                            shape[axis + 1:])
         return reshape(wide, shape[:axis] + [shape[axis] * times] + shape[axis + 1:])
     if not is_tensor(repeats):
         repeats = to_tensor(arguments.counts(fn, "repeats", repeats), dtype="int64")
-    return apply("gather", x, _repeat_index(repeats, output_size), attrs={"axis": axis})
+    return _C_ops.gather(x, _repeat_index(repeats, output_size), axis=axis)
 
 
 def _repeat_index(repeats, output_size):
     """For repeats r: the index list 0 (r[0] times), 1 (r[1] times), ...: position j
     takes the entry whose running total of repeats first exceeds j."""
-    r = apply("cast", repeats, attrs={"out_dtype": "int64"})
+    r = _C_ops.cast(repeats, out_dtype="int64")
     if output_size is None:
         if mode.static:
             raise _C.Error("repeat_interleave: in a program, tensor repeats need output_size")
-        output_size = int(apply("reduce_sum", r, attrs={"reduce_all": True}).item())
-    ends = apply("reshape", apply("cumsum", r, attrs={"axis": 0}), attrs={"shape": [1, -1]})
-    pos = apply("reshape", arange(0, int(output_size), 1, "int64"), attrs={"shape": [-1, 1]})
-    passed = apply("cast", apply("less_equal", ends, pos), attrs={"out_dtype": "int64"})
-    return apply("reduce_sum", passed, attrs={"dim": [1], "keep_dim": False,
-                                              "reduce_all": False})
+        output_size = int(_C_ops.reduce_sum(r, reduce_all=True).item())
+    ends = _C_ops.reshape(_C_ops.cumsum(r, axis=0), shape=[1, -1])
+    pos = _C_ops.reshape(arange(0, int(output_size), 1, "int64"), shape=[-1, 1])
+    passed = _C_ops.cast(_C_ops.less_equal(ends, pos), out_dtype="int64")
+    return _C_ops.reduce_sum(passed, dim=[1], keep_dim=False, reduce_all=False)

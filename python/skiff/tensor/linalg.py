@@ -1,8 +1,9 @@
 """Matrix products, transposes and norms (Paddle's paddle.tensor.linalg), and matrices
 built around diagonals and powers: diag_embed, diagflat, block_diag, vander; renorm."""
+from .. import _C_ops
 from .._C import Error
 from ..framework import arguments
-from ..framework.core import apply, eager_op
+from ..framework.core import eager_op
 from ..framework.tensor_params import FLOATING, TENSOR, TENSORS, accepts, self_checked
 from ..framework.mode import mode
 from .scalars import is_tensor
@@ -30,8 +31,7 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
             _check_operands(x, y)
             raise
     _check_operands(x, y)
-    return apply("matmul", x, y, attrs={"trans_x": bool(transpose_x),
-                                        "trans_y": bool(transpose_y)})
+    return _C_ops.matmul(x, y, trans_x=bool(transpose_x), trans_y=bool(transpose_y))
 
 
 def _check_operands(x, y):
@@ -53,9 +53,8 @@ def bmm(x, y, name=None):
 
 def dot(x, y, name=None):
     """The inner product of 1-D x and y (a 0-d tensor), or row by row for 2-D ([N])."""
-    prod = apply("elementwise_mul", x, y)
-    return apply("reduce_sum", prod, attrs={"dim": [-1], "keep_dim": False,
-                                            "reduce_all": False})
+    prod = _C_ops.elementwise_mul(x, y)
+    return _C_ops.reduce_sum(prod, dim=[-1], keep_dim=False, reduce_all=False)
 
 
 def t(input, name=None):
@@ -65,14 +64,14 @@ def t(input, name=None):
         raise Error(f"t: input must have at most 2 dims, got {list(input.shape)}")
     if rank < 2:
         return input
-    return apply("transpose", input, attrs={"axis": [1, 0]})
+    return _C_ops.transpose(input, axis=[1, 0])
 
 
 def outer(x, y, name=None):
     """x (flattened) as a column times y (flattened) as a row: [len(x), len(y)]."""
-    col = apply("reshape", x, attrs={"shape": [-1, 1]})
-    row = apply("reshape", y, attrs={"shape": [1, -1]})
-    return apply("elementwise_mul", col, row)
+    col = _C_ops.reshape(x, shape=[-1, 1])
+    row = _C_ops.reshape(y, shape=[1, -1])
+    return _C_ops.elementwise_mul(col, row)
 
 
 @accepts(vec=TENSOR, x=FLOATING)
@@ -89,27 +88,26 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
     dims, reduce_all = _axes("norm", x, axis)
     attrs = {"dim": dims, "keep_dim": bool(keepdim), "reduce_all": reduce_all}
     if p == "fro" or p == 2 or p == 2.0:
-        return sqrt(apply("reduce_sum", square(x), attrs=attrs))
+        return sqrt(_C_ops.reduce_sum(square(x), **attrs))
     if is_tensor(p):
         p = float(p.item())
     p = float(p)
     if p == float("inf"):
-        return apply("reduce_max", tensor_abs(x), attrs=attrs)
+        return _C_ops.reduce_max(tensor_abs(x), **attrs)
     if p == float("-inf"):
-        return apply("reduce_min", tensor_abs(x), attrs=attrs)
+        return _C_ops.reduce_min(tensor_abs(x), **attrs)
     if p == 1.0:
-        return apply("reduce_sum", tensor_abs(x), attrs=attrs)
-    return tensor_pow(apply("reduce_sum", tensor_pow(tensor_abs(x), p), attrs=attrs), 1.0 / p)
+        return _C_ops.reduce_sum(tensor_abs(x), **attrs)
+    return tensor_pow(_C_ops.reduce_sum(tensor_pow(tensor_abs(x), p), **attrs), 1.0 / p)
 
 
 def _p_norm_all(d, p, axis):
     """The p-norm of d over ``axis`` (all dims when None), p = 0 counting nonzeros."""
     if p == 0:
-        nonzero = apply("cast", apply("not_equal", d, apply("fill_any_like", d, attrs={
-            "value": 0.0})), attrs={"out_dtype": d.dtype.name})
+        nonzero = _C_ops.cast(_C_ops.not_equal(d, _C_ops.fill_any_like(
+            d, value=0.0)),out_dtype=d.dtype.name)
         dims = [] if axis is None else [axis]
-        return apply("reduce_sum", nonzero, attrs={"dim": dims, "keep_dim": False,
-                                                   "reduce_all": axis is None})
+        return _C_ops.reduce_sum(nonzero, dim=dims, keep_dim=False, reduce_all=axis is None)
     if p == float("inf") or p == float("-inf"):
         return norm(d, p, axis)
     if p == 1:
@@ -121,7 +119,7 @@ def _p_norm_all(d, p, axis):
 def dist(x, y, p=2, name=None):
     """The p-norm of x - y (broadcast) over all its entries, as a 0-d tensor: p = 0
     counts nonzeros, inf/-inf give the largest/smallest magnitude."""
-    return _p_norm_all(apply("elementwise_sub", x, y), float(p), None)
+    return _p_norm_all(_C_ops.elementwise_sub(x, y), float(p), None)
 
 
 @accepts(x=FLOATING)
@@ -131,9 +129,9 @@ def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=
     if len(x.shape) < 2 or len(y.shape) < 2 or x.shape[-1] != y.shape[-1]:
         raise Error(f"cdist: x and y must be [..., P, M] and [..., R, M], got "
                     f"{list(x.shape)} and {list(y.shape)}")
-    rows = apply("unsqueeze", x, attrs={"axes": [len(x.shape) - 1]})
-    cols = apply("unsqueeze", y, attrs={"axes": [len(y.shape) - 2]})
-    return _p_norm_all(apply("elementwise_sub", rows, cols), float(p), -1)
+    rows = _C_ops.unsqueeze(x, axes=[len(x.shape) - 1])
+    cols = _C_ops.unsqueeze(y, axes=[len(y.shape) - 2])
+    return _p_norm_all(_C_ops.elementwise_sub(rows, cols), float(p), -1)
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
@@ -151,26 +149,25 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     name = dtype_name_of(input)
     values = input
     if k:
-        pad = apply("fill_constant", attrs={"shape": list(input.shape[:-1]) + [abs(k)],
-                                            "value": 0.0, "dtype": name})
-        values = apply("concat", [input, pad], attrs={"axis": -1})
+        pad = _C_ops.fill_constant(shape=list(input.shape[:-1]) + [abs(k)], value=0.0, dtype=name)
+        values = _C_ops.concat([input, pad], axis=-1)
     # entry (i, i + k) holds input[i] above the main diagonal, (j - k, j) input[j] below
-    values = apply("unsqueeze", values, attrs={"axes": [rank_out - 1 if k >= 0 else
-                                                         rank_out - 2]})
-    on = apply("equal", apply("elementwise_sub", _positions(m, [1, -1]),
-                              _positions(m, [-1, 1])), constant(k, "int64"))
-    square = apply("where", on, values, constant(0, name))
+    values = _C_ops.unsqueeze(values, axes=[rank_out - 1 if k >= 0 else
+                                                         rank_out - 2])
+    on = _C_ops.equal(_C_ops.elementwise_sub(_positions(m, [1, -1]),
+                                               _positions(m, [-1, 1])), constant(k, "int64"))
+    square = _C_ops.where(on, values, constant(0, name))
     batch = iter(range(rank_out - 2))
     perm = [rank_out - 2 if j == d1 else rank_out - 1 if j == d2 else next(batch)
             for j in range(rank_out)]
     if perm == list(range(rank_out)):
         return square
-    return apply("transpose", square, attrs={"axis": perm})
+    return _C_ops.transpose(square, axis=perm)
 
 
 def diagflat(x, offset=0, name=None):
     """A square matrix with the flattened x on its ``offset``-th diagonal."""
-    return diag(apply("reshape", x, attrs={"shape": [-1]}), offset)
+    return diag(_C_ops.reshape(x, shape=[-1]), offset)
 
 
 @accepts(inputs=TENSORS)
@@ -183,7 +180,7 @@ def block_diag(inputs, name=None):
             raise ValueError(f"block_diag: inputs[{i}] must have at most 2 dims, got "
                              f"{list(t.shape)}")
         blocks.append(t if len(t.shape) == 2 else
-                      apply("reshape", t, attrs={"shape": [1, -1]}))
+                      _C_ops.reshape(t, shape=[1, -1]))
     if not blocks:
         raise ValueError("block_diag: inputs must hold at least one tensor")
     name = dtype_name_of(blocks[0])
@@ -194,12 +191,12 @@ def block_diag(inputs, name=None):
     rows, left = [], 0
     for b in blocks:
         r, c = b.shape
-        parts = [apply("fill_constant", attrs={"shape": [r, n], "value": 0.0, "dtype": name})
+        parts = [_C_ops.fill_constant(shape=[r, n], value=0.0, dtype=name)
                  if n else None for n in (left, width - left - c)]
         row = [p for p in (parts[0], b, parts[1]) if p is not None]
-        rows.append(row[0] if len(row) == 1 else apply("concat", row, attrs={"axis": 1}))
+        rows.append(row[0] if len(row) == 1 else _C_ops.concat(row, axis=1))
         left += c
-    return rows[0] if len(rows) == 1 else apply("concat", rows, attrs={"axis": 0})
+    return rows[0] if len(rows) == 1 else _C_ops.concat(rows, axis=0)
 
 
 def vander(x, n=None, increasing=False, name=None):
@@ -214,15 +211,13 @@ def vander(x, n=None, increasing=False, name=None):
     if name_ == "bool":
         raise TypeError("vander: x must be a number tensor, got bool")
     if n == 0:
-        return apply("fill_constant", attrs={"shape": [x.shape[0], 0], "value": 0.0,
-                                             "dtype": name_})
-    columns = [apply("fill_constant", attrs={"shape": list(x.shape), "value": 1.0,
-                                             "dtype": name_})]
+        return _C_ops.fill_constant(shape=[x.shape[0], 0], value=0.0, dtype=name_)
+    columns = [_C_ops.fill_constant(shape=list(x.shape), value=1.0, dtype=name_)]
     for _ in range(n - 1):
-        columns.append(apply("elementwise_mul", columns[-1], x))
+        columns.append(_C_ops.elementwise_mul(columns[-1], x))
     if not increasing:
         columns.reverse()
-    return apply("stack", columns, attrs={"axis": 1})
+    return _C_ops.stack(columns, axis=1)
 
 
 @accepts(x=FLOATING)
@@ -235,16 +230,15 @@ def renorm(x, p, axis, max_norm):
     p = arguments.number("renorm", "p", p)
     max_norm = arguments.number("renorm", "max_norm", max_norm)
     norms = norm(x, p, others, keepdim=True) if others else \
-        apply("abs", x)
+        _C_ops.abs(x)
     name = dtype_name_of(x)
     limit = constant(max_norm, name)
-    factor = apply("elementwise_div", limit,
-                   apply("scale", norms, attrs={"scale": 1.0, "bias": 1e-7}))
-    over = apply("greater_than", norms, limit)
-    return apply("elementwise_mul", x, apply("where", over, factor, constant(1.0, name)))
+    factor = _C_ops.elementwise_div(limit, _C_ops.scale(norms, scale=1.0, bias=1e-7))
+    over = _C_ops.greater_than(norms, limit)
+    return _C_ops.elementwise_mul(x, _C_ops.where(over, factor, constant(1.0, name)))
 
 
 @accepts(x=FLOATING)
 def renorm_(x, p, axis, max_norm):
     """renorm, written into x."""
-    return apply("assign", renorm(x, p, axis, max_norm), out=[x])
+    return _C_ops.assign(renorm(x, p, axis, max_norm), out=[x])

@@ -1,5 +1,6 @@
 """Comparisons and logical operators (Paddle's paddle.tensor.logic): bool results,
 broadcasting, Python numbers allowed on either side."""
+from .. import _C_ops
 from ..framework.core import apply
 from ..framework.tensor_params import ANY, FLOATING, OPERAND, accepts
 from .scalars import as_operands, dtype_name_of, is_tensor as _is_tensor
@@ -40,7 +41,7 @@ less, greater = less_than, greater_than
 def _as_bool(x):
     if dtype_name_of(x) == "bool":
         return x
-    return apply("cast", x, attrs={"out_dtype": "bool"})
+    return _C_ops.cast(x, out_dtype="bool")
 
 
 def _logical(op):
@@ -60,7 +61,7 @@ logical_xor = _logical("logical_xor")
 
 def logical_not(x, out=None, name=None):
     """Elementwise not of x read as bools."""
-    return apply("logical_not", _as_bool(x), out=None if out is None else [out])
+    return _C_ops.logical_not(_as_bool(x), out=None if out is None else [out])
 
 
 def equal_all(x, y, name=None):
@@ -100,7 +101,7 @@ def _in_place(fn):
     """fn (a comparison or logical function of x and y) written into x, with fn's
     parameters (so that a missing argument is reported for the function called)."""
     def f(x, y, name=None):
-        return apply("assign", fn(x, y), out=[x])
+        return _C_ops.assign(fn(x, y), out=[x])
 
     f.__name__ = f.__qualname__ = fn.__name__ + "_"
     f.__doc__ = f"{fn.__name__}, written into x (which becomes a bool tensor)."
@@ -109,7 +110,7 @@ def _in_place(fn):
 
 def logical_not_(x, name=None):
     """logical_not, written into x (which becomes a bool tensor)."""
-    return apply("assign", logical_not(x), out=[x])
+    return _C_ops.assign(logical_not(x), out=[x])
 
 
 equal_ = _in_place(equal)
@@ -129,20 +130,20 @@ def isin(x, test_x, assume_unique=False, invert=False, name=None):
     if not _is_tensor(test_x):
         test_x = to_tensor(test_x, dtype=dtype_name_of(x))
     rank = len(x.shape)
-    col = apply("unsqueeze", x, attrs={"axes": [rank]})
-    row = apply("reshape", test_x, attrs={"shape": [-1]})
-    hits = apply("equal", col, row)
-    found = apply("reduce_max", apply("cast", hits, attrs={"out_dtype": "int32"}),
-                  attrs={"dim": [rank], "keep_dim": False, "reduce_all": False})
-    return apply("equal" if not invert else "not_equal", found,
-                 apply("fill_constant", attrs={"shape": [], "value": 1.0, "dtype": "int32"}))
+    col = _C_ops.unsqueeze(x, axes=[rank])
+    row = _C_ops.reshape(test_x, shape=[-1])
+    hits = _C_ops.equal(col, row)
+    found = _C_ops.reduce_max(_C_ops.cast(hits, out_dtype="int32"), dim=[rank], keep_dim=False,
+                              reduce_all=False)
+    compare = _C_ops.not_equal if invert else _C_ops.equal
+    return compare(found, _C_ops.fill_constant(shape=[], value=1.0, dtype="int32"))
 
 
 def _signed_inf(x, positive):
     if dtype_name_of(x) not in ("float32", "float64", "bfloat16"):
-        return apply("fill_any_like", x, attrs={"value": 0.0, "dtype": "bool"})
+        return _C_ops.fill_any_like(x, value=0.0, dtype="bool")
     side = greater_than(x, 0) if positive else less_than(x, 0)
-    return apply("logical_and", apply("isinf", x), side)
+    return _C_ops.logical_and(_C_ops.isinf(x), side)
 
 
 def isposinf(x, name=None):
@@ -157,7 +158,7 @@ def isneginf(x, name=None):
 
 def isreal(x, name=None):
     """Whether each element of x is real: all True, skiff has no complex dtypes."""
-    return apply("fill_any_like", x, attrs={"value": 1.0, "dtype": "bool"})
+    return _C_ops.fill_any_like(x, value=1.0, dtype="bool")
 
 
 def is_floating_point(x):

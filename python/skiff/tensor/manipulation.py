@@ -1,6 +1,7 @@
 """Reshaping, joining, splitting, broadcasting and gathering tensors (Paddle's
 paddle.tensor.manipulation)."""
 
+from .. import _C_ops
 from .._C import Error
 from ..framework import arguments
 from ..framework.core import apply
@@ -51,7 +52,7 @@ def reshape(x, shape, name=None):
 
 def reshape_(x, shape, name=None):
     """reshape, in place: x takes the new shape."""
-    return apply("reshape", x, out=[x], attrs={"shape": _ints(shape, "reshape_")})
+    return _C_ops.reshape(x, out=[x], shape=_ints(shape, "reshape_"))
 
 
 @self_checked
@@ -71,7 +72,7 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
     if start_axis.__class__ is not int or stop_axis.__class__ is not int or _mode.static:
         _flatten_attrs("flatten", x, start_axis, stop_axis)
     try:
-        return apply("flatten", x, attrs={"start_axis": start_axis, "stop_axis": stop_axis})
+        return _C_ops.flatten(x, start_axis=start_axis, stop_axis=stop_axis)
     except Error:
         _flatten_attrs("flatten", x, start_axis, stop_axis)
         raise
@@ -91,7 +92,7 @@ def _flatten_attrs(fn, x, start_axis, stop_axis):
 
 def squeeze(x, axis=None, name=None):
     """x without its size-1 dims (only those in ``axis`` when given)."""
-    return apply("squeeze", x, attrs={"axes": _squeezed("squeeze", x, axis)})
+    return _C_ops.squeeze(x, axes=_squeezed("squeeze", x, axis))
 
 
 def _squeezed(fn, x, axis):
@@ -100,7 +101,7 @@ def _squeezed(fn, x, axis):
 
 
 def squeeze_(x, axis=None, name=None):
-    return apply("squeeze", x, out=[x], attrs={"axes": _squeezed("squeeze_", x, axis)})
+    return _C_ops.squeeze(x, out=[x], axes=_squeezed("squeeze_", x, axis))
 
 
 def unsqueeze(x, axis, name=None):
@@ -125,7 +126,7 @@ def _inserted(fn, x, axis):
 
 
 def unsqueeze_(x, axis, name=None):
-    return apply("unsqueeze", x, out=[x], attrs={"axes": _inserted("unsqueeze_", x, axis)})
+    return _C_ops.unsqueeze(x, out=[x], axes=_inserted("unsqueeze_", x, axis))
 
 
 @accepts(x=TENSORS)
@@ -167,7 +168,7 @@ def _split(fn, x, num_or_sections, axis, param):
             "the outputs an op can have"
         n = arguments.count(fn, param, num_or_sections, 1, high, limit)
         attrs = {"num": n, "axis": axis}
-    return list(apply("split", x, attrs=attrs, output_counts=[n])[0])
+    return list(_C_ops.split(x, **attrs, output_counts=[n])[0])
 
 
 def chunk(x, chunks, axis=0, name=None):
@@ -197,7 +198,7 @@ def unstack(x, axis=0, num=None):
     if n == 0:
         return []
     parts = split(x, n, axis)
-    return [apply("squeeze", p, attrs={"axes": [axis]}) for p in parts]
+    return [_C_ops.squeeze(p, axes=[axis]) for p in parts]
 
 
 unbind = unstack
@@ -205,31 +206,31 @@ unbind = unstack
 
 def expand(x, shape, name=None):
     """x broadcast to ``shape`` (-1 keeps x's dim)."""
-    return apply("expand", x, attrs={"shape": _ints(shape, "expand")})
+    return _C_ops.expand(x, shape=_ints(shape, "expand"))
 
 
 def broadcast_to(x, shape, name=None):
     """x broadcast to ``shape`` (-1 keeps x's dim)."""
-    return apply("broadcast_to", x, attrs={"shape": _ints(shape, "broadcast_to")})
+    return _C_ops.broadcast_to(x, shape=_ints(shape, "broadcast_to"))
 
 
 def expand_as(x, y, name=None):
     """x broadcast to y's shape."""
-    return apply("expand", x, attrs={"shape": list(y.shape)})
+    return _C_ops.expand(x, shape=list(y.shape))
 
 
 def tile(x, repeat_times, name=None):
     """x repeated repeat_times[i] times along dim i."""
     times = _ints(repeat_times, "tile", "repeat_times") if is_tensor(repeat_times) else \
         arguments.counts("tile", "repeat_times", repeat_times, low=1)
-    return apply("tile", x, attrs={"repeat_times": times})
+    return _C_ops.tile(x, repeat_times=times)
 
 
 def gather(x, index, axis=None, name=None):
     """The entries of x at ``index`` (1-D integer tensor) along ``axis`` (0 by default)."""
     axis = 0 if axis is None else arguments.op_axis("gather", axis, x, scalar=True)
     try:
-        return apply("gather", x, _index_tensor(index), attrs={"axis": axis})
+        return _C_ops.gather(x, _index_tensor(index), axis=axis)
     except Error:
         arguments.axis("gather", axis, len(x.shape), scalar=True)
         raise
@@ -242,12 +243,12 @@ def index_select(x, index, axis=0, name=None):
 
 def gather_nd(x, index, name=None):
     """out[t] = x[index[t, 0], ..., index[t, k-1]]."""
-    return apply("gather_nd", x, _index_tensor(index))
+    return _C_ops.gather_nd(x, _index_tensor(index))
 
 
 def scatter(x, index, updates, overwrite=True, name=None):
     """x with rows ``index[i]`` replaced by ``updates[i]`` (summed when not overwrite)."""
-    return apply("scatter", x, _index_tensor(index), updates, attrs={"overwrite": overwrite})
+    return _C_ops.scatter(x, _index_tensor(index), updates, overwrite=overwrite)
 
 
 def _index_tensor(index):
@@ -259,8 +260,8 @@ def _index_tensor(index):
 def slice(input, axes, starts, ends):
     """input[starts[i]:ends[i]] along each of ``axes``."""
     axes = arguments.axes("slice", axes, len(input.shape), "axes")
-    return apply("slice", input, attrs={"axes": axes, "starts": _ints(starts, "slice", "starts"),
-                                        "ends": _ints(ends, "slice", "ends")})
+    return _C_ops.slice(input, axes=axes, starts=_ints(starts, "slice", "starts"),
+                        ends=_ints(ends, "slice", "ends"))
 
 
 def strided_slice(x, axes, starts, ends, strides, name=None):
@@ -268,21 +269,19 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
     backwards)."""
     axes = arguments.axes("strided_slice", axes, len(x.shape), "axes")
     fn = "strided_slice"
-    return apply("strided_slice", x, attrs={"axes": axes, "starts": _ints(starts, fn, "starts"),
-                                            "ends": _ints(ends, fn, "ends"),
-                                            "strides": _ints(strides, fn, "strides")})
+    return _C_ops.strided_slice(x, axes=axes, starts=_ints(starts, fn, "starts"),
+                                ends=_ints(ends, fn, "ends"), strides=_ints(strides, fn, "strides"))
 
 
 def flip(x, axis, name=None):
     """x with the order of its entries reversed along each of ``axis``."""
     axes = arguments.axes("flip", axis, len(x.shape))
     n, big = len(axes), 2**62
-    return apply("strided_slice", x, attrs={"axes": axes, "starts": [-1] * n,
-                                            "ends": [-big] * n, "strides": [-1] * n})
+    return _C_ops.strided_slice(x, axes=axes, starts=[-1] * n, ends=[-big] * n, strides=[-1] * n)
 
 
 def flatten_(x, start_axis=0, stop_axis=-1, name=None):
-    return apply("flatten", x, out=[x], attrs=_flatten_attrs("flatten_", x, start_axis, stop_axis))
+    return _C_ops.flatten(x, out=[x], **_flatten_attrs("flatten_", x, start_axis, stop_axis))
 
 
 def roll(x, shifts, axis=None, name=None):
@@ -298,15 +297,15 @@ def roll(x, shifts, axis=None, name=None):
     if len(shifts) != len(axes):
         raise arguments.ArgumentError(f"roll: shifts {shifts} and axis {axes} must have one length")
     if not x.shape:
-        return apply("assign", x)
+        return _C_ops.assign(x)
     out = x
     for shift, ax in zip(shifts, axes):
         n = x.shape[ax]
         shift = shift % n if n > 0 else 0
         if shift:
-            tail = apply("slice", out, attrs={"axes": [ax], "starts": [n - shift], "ends": [n]})
-            head = apply("slice", out, attrs={"axes": [ax], "starts": [0], "ends": [n - shift]})
-            out = apply("concat", [tail, head], attrs={"axis": ax})
+            tail = _C_ops.slice(out, axes=[ax], starts=[n - shift], ends=[n])
+            head = _C_ops.slice(out, axes=[ax], starts=[0], ends=[n - shift])
+            out = _C_ops.concat([tail, head], axis=ax)
     return out
 
 
@@ -337,7 +336,7 @@ def take_along_axis(arr, indices, axis, broadcast=True):
                                       f"got shape {list(indices.shape)}")
     shape = [max(a, b) for a, b in zip(arr.shape, indices.shape)]
     shape[axis] = indices.shape[axis]
-    idx = apply("expand", _index_tensor(indices), attrs={"shape": shape})
+    idx = _C_ops.expand(_index_tensor(indices), shape=shape)
     cols = []
     for d in range(rank):
         if d == axis:
@@ -345,20 +344,20 @@ def take_along_axis(arr, indices, axis, broadcast=True):
             continue
         view = [1] * rank
         view[d] = shape[d]
-        pos = apply("reshape", arange(0, shape[d], 1, "int64"), attrs={"shape": view})
-        cols.append(apply("expand", pos, attrs={"shape": shape}))
+        pos = _C_ops.reshape(arange(0, shape[d], 1, "int64"), shape=view)
+        cols.append(_C_ops.expand(pos, shape=shape))
     if arr.shape[:axis] + arr.shape[axis + 1:] != shape[:axis] + shape[axis + 1:]:
         target = list(shape)
         target[axis] = arr.shape[axis]
-        arr = apply("expand", arr, attrs={"shape": target})
-    return apply("gather_nd", arr, apply("stack", cols, attrs={"axis": -1}))
+        arr = _C_ops.expand(arr, shape=target)
+    return _C_ops.gather_nd(arr, _C_ops.stack(cols, axis=-1))
 
 
 def masked_fill(x, mask, value, name=None):
     """x with the entries where ``mask`` holds set to ``value``."""
     if not is_tensor(value):
         value = constant(value, dtype_name_of(x))
-    return apply("where", mask, value, x)
+    return _C_ops.where(mask, value, x)
 
 
 def rank(input):
@@ -369,7 +368,7 @@ def rank(input):
 def shape(input):
     """The dims of ``input`` as a 1-D int64 tensor (in a program: its dims when it runs,
     for dims unknown while building)."""
-    return apply("shape", input)
+    return _C_ops.shape(input)
 
 
 def diag(x, offset=0, padding_value=0, name=None):
@@ -381,20 +380,20 @@ def diag(x, offset=0, padding_value=0, name=None):
     if len(x.shape) == 1:
         k = offset
         n = x.shape[0] + abs(k)
-        on = apply("equal", apply("elementwise_sub", _positions(n, [1, -1]),
-                                  _positions(n, [-1, 1])), full([], k, "int64"))  # j - i == k
-        padded = x if k == 0 else apply("concat", [x, full([abs(k)], 0, dtype_name_of(x))],
-                                         attrs={"axis": 0})
+        on = _C_ops.equal(_C_ops.elementwise_sub(_positions(n, [1, -1]),
+                                                   _positions(n, [-1, 1])),
+                          full([], k, "int64"))  # j - i == k
+        padded = x if k == 0 else _C_ops.concat([x, full([abs(k)], 0, dtype_name_of(x))], axis=0)
         # above the main diagonal entry (i, i + k) holds x[i]; below, (j - k, j) holds x[j]
-        along = apply("reshape", padded, attrs={"shape": [-1, 1] if k >= 0 else [1, -1]})
-        values = apply("expand", along, attrs={"shape": [n, n]})
-        return apply("where", on, values, full([], padding_value, dtype_name_of(x)))
+        along = _C_ops.reshape(padded, shape=[-1, 1] if k >= 0 else [1, -1])
+        values = _C_ops.expand(along, shape=[n, n])
+        return _C_ops.where(on, values, full([], padding_value, dtype_name_of(x)))
     rows, cols = x.shape
     start_r, start_c = (0, offset) if offset >= 0 else (-offset, 0)
     count = max(0, min(rows - start_r, cols - start_c))
-    r = apply("scale", _positions(count, [-1]), attrs={"scale": 1.0, "bias": float(start_r)})
-    c = apply("scale", _positions(count, [-1]), attrs={"scale": 1.0, "bias": float(start_c)})
-    return apply("gather_nd", x, apply("stack", [r, c], attrs={"axis": -1}))
+    r = _C_ops.scale(_positions(count, [-1]), scale=1.0, bias=float(start_r))
+    c = _C_ops.scale(_positions(count, [-1]), scale=1.0, bias=float(start_c))
+    return _C_ops.gather_nd(x, _C_ops.stack([r, c], axis=-1))
 
 
 def narrow(input, dim, start, length):
@@ -408,8 +407,7 @@ def narrow(input, dim, start, length):
     if start < 0 or length < 0 or start + length > n:
         raise ValueError(f"narrow: start {start} and length {length} do not fit dim {dim} "
                          f"of size {n}")
-    return apply("slice", input, attrs={"axes": [dim], "starts": [start],
-                                        "ends": [start + length]})
+    return _C_ops.slice(input, axes=[dim], starts=[start], ends=[start + length])
 
 
 def crop(x, shape=None, offsets=None, name=None):
@@ -428,8 +426,7 @@ def crop(x, shape=None, offsets=None, name=None):
             raise ValueError(f"crop: offsets[{d}] = {start} and shape[{d}] = {size} do not "
                              f"fit dim {d} of size {n}")
         ends.append(end)
-    return apply("slice", x, attrs={"axes": list(range(len(dims))), "starts": starts,
-                                    "ends": ends})
+    return _C_ops.slice(x, axes=list(range(len(dims))), starts=starts, ends=ends)
 
 
 def _two_axes(fn, value, rank, param):
@@ -452,18 +449,18 @@ def take(x, index, mode="raise", name=None):
                         f"{dtype_name_of(index)}")
     flat = flatten(x)
     n = flat.shape[0]
-    idx = apply("cast", reshape(index, [-1]), attrs={"out_dtype": "int64"})
+    idx = _C_ops.cast(reshape(index, [-1]), out_dtype="int64")
     if mode == "clip":
-        idx = apply("clip", idx, attrs={"min": 0.0, "max": float(n - 1)})
+        idx = _C_ops.clip(idx, min=0.0, max=float(n - 1))
     else:
         if mode == "raise" and not _mode.static and idx.shape[0]:
-            low = apply("reduce_min", idx, attrs={"reduce_all": True}).item()
-            high = apply("reduce_max", idx, attrs={"reduce_all": True}).item()
+            low = _C_ops.reduce_min(idx, reduce_all=True).item()
+            high = _C_ops.reduce_max(idx, reduce_all=True).item()
             if low < -n or high >= n:
                 raise ValueError(f"take: index {low if low < -n else high} is out of range "
                                  f"for x with {n} elements (mode='raise')")
-        idx = apply("elementwise_mod", idx, constant(n, "int64"))
-    return reshape(apply("gather", flat, idx, attrs={"axis": 0}), list(index.shape))
+        idx = _C_ops.elementwise_mod(idx, constant(n, "int64"))
+    return reshape(_C_ops.gather(flat, idx, axis=0), list(index.shape))
 
 
 @accepts(index=TENSOR)
@@ -486,7 +483,7 @@ def rot90(x, k=1, axes=[0, 1], name=None):  # noqa: B006 (Paddle's signature)
     a, b = _two_axes("rot90", axes, rank, "axes")
     k = arguments.integer("rot90", "k", k) % 4
     if k == 0:
-        return apply("assign", x)
+        return _C_ops.assign(x)
     if k == 2:
         return flip(x, [a, b])
     perm = list(range(rank))

@@ -1,6 +1,7 @@
 """Elementwise arithmetic (tensors with tensors or Python numbers) and its Paddle
 aliases, unary math, clipping and casts; the special functions (special.py) and the
 composed elementwise functions (composite.py) join this module's names."""
+from .. import _C_ops
 import atexit
 import math as _math
 
@@ -54,7 +55,7 @@ def run_cached(type, key, attrs, *inputs):
 def _scaled(x, s, b):
     """s * x + b for Python numbers s, b (one cached scale op in eager mode)."""
     if mode.static:
-        return apply("scale", x, attrs={"scale": float(s), "bias": float(b)})
+        return _C_ops.scale(x, scale=float(s), bias=float(b))
     key = (s, b)
     op = _scale_ops.get(key)
     if op is None:
@@ -130,13 +131,13 @@ def divide(x, y, name=None):
 @accepts(x=OPERAND, y=OPERAND)
 def floor_divide(x, y, name=None):
     """floor(x / y) elementwise (integers: rounded toward -inf, like Python's //)."""
-    return apply("elementwise_floordiv", *as_operands(x, y, "floor_divide"))
+    return _C_ops.elementwise_floordiv(*as_operands(x, y, "floor_divide"))
 
 
 @accepts(x=OPERAND, y=OPERAND)
 def remainder(x, y, name=None):
     """x - floor(x / y) * y: the remainder with the sign of y (Python's %)."""
-    return apply("elementwise_mod", *as_operands(x, y, "remainder"))
+    return _C_ops.elementwise_mod(*as_operands(x, y, "remainder"))
 
 
 mod = floor_mod = remainder
@@ -148,8 +149,8 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
         out = multiply(x, scale)
         out = add(out, bias) if bias_after_scale else multiply(add(x, bias), scale)
     else:
-        out = apply("scale", x, attrs={"scale": float(scale), "bias": float(bias),
-                                       "bias_after_scale": bias_after_scale})
+        out = _C_ops.scale(x, scale=float(scale), bias=float(bias),
+                           bias_after_scale=bias_after_scale)
     if act is not None:
         if not isinstance(act, str):
             raise arguments.ArgumentTypeError(f"scale: act must be the name of an activation "
@@ -215,7 +216,7 @@ def _write(x, value, fn):
     if dtype_name_of(value) != dtype_name_of(x):
         raise TypeError(f"{fn}: the result is {dtype_name_of(value)} but x is "
                         f"{dtype_name_of(x)}; it cannot be written into x")
-    return apply("assign", value, out=[x])
+    return _C_ops.assign(value, out=[x])
 
 
 def neg_(x, name=None):
@@ -242,8 +243,8 @@ def pow(x, y, name=None):
     if is_tensor(x) and not is_tensor(y):
         x = promote_for_scalar(x, y)
         if is_float(x):
-            return apply("pow", x, attrs={"factor": float(y)})
-    return apply("elementwise_pow", *as_operands(x, y, "pow"))
+            return _C_ops.pow(x, factor=float(y))
+    return _C_ops.elementwise_pow(*as_operands(x, y, "pow"))
 
 
 def _unary(op, doc):
@@ -285,7 +286,7 @@ sign = _unary("sign", "-1, 0 or 1 by the sign of x, elementwise (gradient 0).")
 def tanh(x, name=None):
     """Elementwise tanh."""
     if mode.static:
-        return apply("tanh", arguments.tensor("tanh", "x", x))
+        return _C_ops.tanh(arguments.tensor("tanh", "x", x))
     try:
         return _tanh(x)
     except Error:
@@ -315,7 +316,7 @@ def add_n(inputs, name=None):
     """The elementwise sum of a list of tensors of one shape (the sum op)."""
     if is_tensor(inputs):
         return inputs
-    return apply("sum", list(inputs))
+    return _C_ops.sum(list(inputs))
 
 
 @accepts(x=OPERAND, y=OPERAND)
@@ -328,13 +329,13 @@ def logaddexp(x, y, name=None):
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
     """x with NaN, +inf and -inf replaced (by default: 0 and the dtype's extremes)."""
     big = float(np.finfo(dtype_name_of(x)).max)
-    out = apply("where", isnan(x), constant(nan, dtype_name_of(x)), x)
+    out = _C_ops.where(isnan(x), constant(nan, dtype_name_of(x)), x)
     hi = big if posinf is None else posinf
     lo = -big if neginf is None else neginf
-    out = apply("where", apply("equal", *as_operands(out, float("inf"))),
-                constant(hi, dtype_name_of(x)), out)
-    return apply("where", apply("equal", *as_operands(out, float("-inf"))),
-                 constant(lo, dtype_name_of(x)), out)
+    out = _C_ops.where(_C_ops.equal(*as_operands(out, float("inf"))),
+                       constant(hi, dtype_name_of(x)), out)
+    return _C_ops.where(_C_ops.equal(*as_operands(out, float("-inf"))),
+                        constant(lo, dtype_name_of(x)), out)
 
 
 def reciprocal(x, name=None):
@@ -344,34 +345,34 @@ def reciprocal(x, name=None):
 
 def isnan(x, name=None):
     """True where x is NaN."""
-    return apply("isnan", x)
+    return _C_ops.isnan(x)
 
 
 def isinf(x, name=None):
     """True where x is +inf or -inf."""
-    return apply("isinf", x)
+    return _C_ops.isinf(x)
 
 
 def isfinite(x, name=None):
     """True where x is neither NaN nor infinite."""
-    return apply("isfinite", x)
+    return _C_ops.isfinite(x)
 
 
 @accepts(x=OPERAND, y=OPERAND)
 def maximum(x, y, name=None):
     """The larger of x and y elementwise (broadcast)."""
-    return apply("elementwise_max", *as_operands(x, y, "maximum"))
+    return _C_ops.elementwise_max(*as_operands(x, y, "maximum"))
 
 
 @accepts(x=OPERAND, y=OPERAND)
 def minimum(x, y, name=None):
     """The smaller of x and y elementwise (broadcast)."""
-    return apply("elementwise_min", *as_operands(x, y, "minimum"))
+    return _C_ops.elementwise_min(*as_operands(x, y, "minimum"))
 
 
 def clip(x, min=None, max=None, name=None):
     """x limited to [min, max]."""
-    return apply("clip", x, attrs=_clip_attrs(min, max))
+    return _C_ops.clip(x, **_clip_attrs(min, max))
 
 
 def _clip_attrs(lo, hi):
@@ -395,4 +396,4 @@ def cast(x, dtype):
 
 def increment(x, value=1.0, name=None):
     """x += value, in place (a loop counter)."""
-    return apply("increment", x, attrs={"step": float(value)}, out=[x])
+    return _C_ops.increment(x, step=float(value), out=[x])

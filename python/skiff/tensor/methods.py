@@ -6,9 +6,9 @@ import types
 import numpy as np
 
 from .. import _C
+from .. import _C_ops
 from .._C import Tensor
 from ..framework import arguments, dtype as dt
-from ..framework.core import apply
 from ..framework.tensor_params import checked
 from ..framework.variable import Variable
 from . import (axes, composite, creation, indexing, inplace, joining, linalg, logic, manipulation, math,
@@ -243,7 +243,7 @@ _SLOT_OPERATORS = {"__add__": math.add, "__sub__": math.subtract, "__mul__": mat
 
 def _variable_detach(self):
     """A copy of the static variable that no gradient flows through."""
-    out = apply("assign", self)
+    out = _C_ops.assign(self)
     out.stop_gradient = True
     return out
 

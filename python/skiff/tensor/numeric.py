@@ -1,8 +1,8 @@
 """Value clean-up, differences and integrals: nan_to_num, diff, trapezoid and
 cumulative_trapezoid (Paddle's paddle.tensor.math)."""
+from .. import _C_ops
 from ..framework import arguments
 from ..framework.dtype_limits import finfo
-from ..framework.core import apply
 from .manipulation import concat
 from .scalars import constant, dtype_name_of, is_tensor
 
@@ -14,22 +14,22 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
     default the largest and lowest finite values of x's dtype)."""
     name_ = dtype_name_of(x)
     if name_ not in ("float32", "float64", "bfloat16"):
-        return apply("assign", x)
+        return _C_ops.assign(x)
     info = finfo(name_)
     big = info.max if posinf is None else float(posinf)
     low = info.min if neginf is None else float(neginf)
     zero = constant(0, name_)
-    infs = apply("isinf", x)
-    out = apply("where", apply("isnan", x), constant(float(nan), name_), x)
-    out = apply("where", apply("logical_and", infs, apply("greater_than", x, zero)),
-                constant(big, name_), out)
-    return apply("where", apply("logical_and", infs, apply("less_than", x, zero)),
-                 constant(low, name_), out)
+    infs = _C_ops.isinf(x)
+    out = _C_ops.where(_C_ops.isnan(x), constant(float(nan), name_), x)
+    out = _C_ops.where(_C_ops.logical_and(infs, _C_ops.greater_than(x, zero)), constant(big, name_),
+                       out)
+    return _C_ops.where(_C_ops.logical_and(infs, _C_ops.less_than(x, zero)), constant(low, name_),
+                        out)
 
 
 def nan_to_num_(x, nan=0.0, posinf=None, neginf=None, name=None):
     """nan_to_num, in place."""
-    return apply("assign", nan_to_num(x, nan, posinf, neginf), out=[x])
+    return _C_ops.assign(nan_to_num(x, nan, posinf, neginf), out=[x])
 
 
 def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
@@ -43,8 +43,8 @@ def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
     parts = [p for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:
         parts = [p if is_tensor(p) else constant(p, dtype_name_of(x)) for p in parts]
-        parts = [apply("expand", p, attrs={"shape": list(x.shape[:axis]) + [1] +
-                                           list(x.shape[axis + 1:])}) if not p.shape else p
+        parts = [_C_ops.expand(p, shape=list(x.shape[:axis]) + [1] +
+                                           list(x.shape[axis + 1:])) if not p.shape else p
                  for p in parts]
         x = concat(parts, axis)
     is_bool = dtype_name_of(x) == "bool"
@@ -52,10 +52,9 @@ def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
         n = min(n, x.shape[axis])  # each step shortens the axis by one; an empty one stays
     for _ in range(n):
         size = x.shape[axis]
-        head = apply("slice", x, attrs={"axes": [axis], "starts": [1], "ends": [size]})
-        tail = apply("slice", x, attrs={"axes": [axis], "starts": [0],
-                                        "ends": [max(size - 1, 0)]})
-        x = apply("logical_xor" if is_bool else "elementwise_sub", head, tail)
+        head = _C_ops.slice(x, axes=[axis], starts=[1], ends=[size])
+        tail = _C_ops.slice(x, axes=[axis], starts=[0], ends=[max(size - 1, 0)])
+        x = (_C_ops.logical_xor if is_bool else _C_ops.elementwise_sub)(head, tail)
     return x
 
 
@@ -72,12 +71,12 @@ def _trapezoids(fn, y, x, dx, axis):
     n = y.shape[axis]
 
     def cut(t, start, end, ax):
-        return apply("slice", t, attrs={"axes": [ax], "starts": [start], "ends": [end]})
+        return _C_ops.slice(t, axes=[ax], starts=[start], ends=[end])
 
-    mean = apply("scale", apply("elementwise_add", cut(y, 1, n, axis),
-                                cut(y, 0, max(n - 1, 0), axis)), attrs={"scale": 0.5})
+    mean = _C_ops.scale(_C_ops.elementwise_add(cut(y, 1, n, axis),
+                                                 cut(y, 0, max(n - 1, 0), axis)), scale=0.5)
     if x is None:
-        return apply("scale", mean, attrs={"scale": 1.0 if dx is None else float(dx)}), axis
+        return _C_ops.scale(mean, scale=1.0 if dx is None else float(dx)), axis
     if len(x.shape) == 1:
         if x.shape[0] != n:
             raise ValueError(f"{fn}: 1-D x must have y's {n} entries along axis {axis}, got "
@@ -85,21 +84,20 @@ def _trapezoids(fn, y, x, dx, axis):
         step = diff(x)
         view = [1] * rank
         view[axis] = max(n - 1, 0)
-        step = apply("reshape", step, attrs={"shape": view})
+        step = _C_ops.reshape(step, shape=view)
     else:
         if list(x.shape) != list(y.shape):
             raise ValueError(f"{fn}: x must be 1-D or have y's shape {list(y.shape)}, got "
                              f"{list(x.shape)}")
         step = diff(x, axis=axis)
-    return apply("elementwise_mul", mean, step), axis
+    return _C_ops.elementwise_mul(mean, step), axis
 
 
 def trapezoid(y, x=None, dx=None, axis=-1, name=None):
     """The integral of y along ``axis`` by the trapezoid rule, with sample points x (1-D
     or y's shape) or spacing dx (1 by default)."""
     areas, axis = _trapezoids("trapezoid", y, x, dx, axis)
-    return apply("reduce_sum", areas, attrs={"dim": [axis], "keep_dim": False,
-                                             "reduce_all": False})
+    return _C_ops.reduce_sum(areas, dim=[axis], keep_dim=False, reduce_all=False)
 
 
 def cumulative_trapezoid(y, x=None, dx=None, axis=-1, name=None):
@@ -108,4 +106,4 @@ def cumulative_trapezoid(y, x=None, dx=None, axis=-1, name=None):
     areas, axis = _trapezoids("cumulative_trapezoid", y, x, dx, axis)
     if areas.shape[axis] == 0:
         return areas
-    return apply("cumsum", areas, attrs={"axis": axis})
+    return _C_ops.cumsum(areas, axis=axis)

@@ -1,6 +1,7 @@
 """Running and order statistics (Paddle's cumprod, logcumsumexp, cummax, cummin, unique,
 unique_consecutive, nanmedian, quantile, nanquantile): the running ops and distinct
 values are skiff ops; quantiles are composed from sort and take_along_axis."""
+from .. import _C_ops
 import numbers
 
 from ..framework import arguments, dtype as dt
@@ -44,14 +45,14 @@ def cumprod(x, dim=None, *, dtype=None, out=None, name=None):
     if dtype is not None:
         x = cast(x, dtype)
     x, axis = _scan_input(x, dim, "cumprod", "dim")
-    return apply("cumprod", x, attrs={"axis": axis}, out=None if out is None else [out])
+    return _C_ops.cumprod(x, axis=axis, out=None if out is None else [out])
 
 
 def cumprod_(x, dim=None, dtype=None, name=None):
     """cumprod written into x (flattened first when ``dim`` is None)."""
     source = x if dtype is None else cast(x, dtype)
     source, axis = _scan_input(source, dim, "cumprod_", "dim")
-    return apply("cumprod", source, attrs={"axis": axis}, out=[x])
+    return _C_ops.cumprod(source, axis=axis, out=[x])
 
 
 def logcumsumexp(x, axis=None, dtype=None, name=None):
@@ -63,7 +64,7 @@ def logcumsumexp(x, axis=None, dtype=None, name=None):
     elif not is_float(x):
         x = cast(x, "float32")
     x, axis = _scan_input(x, axis, "logcumsumexp")
-    return apply("logcumsumexp", x, attrs={"axis": axis})
+    return _C_ops.logcumsumexp(x, axis=axis)
 
 
 def _cum_extreme(op, x, axis, dtype):
@@ -169,10 +170,10 @@ def _order_statistic(x, q, axis, keepdim, interpolation, ignore_nan, fn, with_in
     rows, kept, keep_shape = _rows(x, axis, fn)
     ordered, order = _full_sort(rows, -1, False)
     present = logical_not(isnan(rows)) if ignore_nan else \
-        apply("fill_any_like", rows, attrs={"value": 1.0, "dtype": "bool"})
+        _C_ops.fill_any_like(rows, value=1.0, dtype="bool")
     count = sum(cast(present, name), -1, keepdim=True)
-    pos = apply("elementwise_max", (count - 1.0) * qs, constant(0.0, name))
-    lo, hi = apply("floor", pos), apply("ceil", pos)
+    pos = _C_ops.elementwise_max((count - 1.0) * qs, constant(0.0, name))
+    lo, hi = _C_ops.floor(pos), _C_ops.ceil(pos)
     pick = {"higher": hi, "nearest": _round_half_even(pos, lo)}.get(interpolation, lo)
     value = take_along_axis(ordered, cast(pick, "int64"), -1)
     if interpolation in ("linear", "midpoint"):
@@ -181,14 +182,14 @@ def _order_statistic(x, q, axis, keepdim, interpolation, ignore_nan, fn, with_in
         value = value + (upper - value) * weight
     if not ignore_nan:
         n = rows.shape[-1]
-        last = apply("slice", ordered, attrs={"axes": [kept], "starts": [n - 1], "ends": [n]})
-        value = apply("where", isnan(last), last, value)
+        last = _C_ops.slice(ordered, axes=[kept], starts=[n - 1], ends=[n])
+        value = _C_ops.where(isnan(last), last, value)
     value = _arrange(value, kept, keep_shape, keepdim, scalar_q)
     if not with_index:
         return value
     index = take_along_axis(order, cast(pick, "int64"), -1)
-    none = apply("equal", count, constant(0.0, name))
-    index = apply("where", none, apply("fill_any_like", index, attrs={"value": -1.0}), index)
+    none = _C_ops.equal(count, constant(0.0, name))
+    index = _C_ops.where(none, _C_ops.fill_any_like(index, value=-1.0), index)
     return value, _arrange(index, kept, keep_shape, keepdim, scalar_q)
 
 
@@ -196,10 +197,10 @@ def _round_half_even(pos, lo):
     """pos rounded to the nearest integer, halves to the even one (as Paddle's round);
     ``lo`` is floor(pos)."""
     frac = pos - lo
-    half = apply("equal", frac, constant(0.5, dtype_name_of(pos)))
-    odd = apply("equal", lo % 2.0, constant(1.0, dtype_name_of(pos)))
-    up = apply("logical_or", apply("greater_than", frac, constant(0.5, dtype_name_of(pos))),
-               apply("logical_and", half, odd))
+    half = _C_ops.equal(frac, constant(0.5, dtype_name_of(pos)))
+    odd = _C_ops.equal(lo % 2.0, constant(1.0, dtype_name_of(pos)))
+    up = _C_ops.logical_or(_C_ops.greater_than(frac, constant(0.5, dtype_name_of(pos))),
+                           _C_ops.logical_and(half, odd))
     return lo + cast(up, dtype_name_of(pos))
 
 

@@ -5,8 +5,8 @@ import itertools
 import numbers
 
 from .. import _C
+from .. import _C_ops
 from ..framework import arguments
-from ..framework.core import apply
 from ..framework.tensor_params import FLOATING, TENSORS, accepts
 from .linalg import matmul, outer
 from .manipulation import _ints, reshape, transpose
@@ -29,7 +29,7 @@ def kron(x, y, name=None):
     xs, ys = [1] * (rank - len(xs)) + xs, [1] * (rank - len(ys)) + ys
     xv = reshape(x, [d for a in xs for d in (a, 1)])
     yv = reshape(y, [d for b in ys for d in (1, b)])
-    return reshape(apply("elementwise_mul", xv, yv), [a * b for a, b in zip(xs, ys)])
+    return reshape(_C_ops.elementwise_mul(xv, yv), [a * b for a, b in zip(xs, ys)])
 
 
 @accepts(x=FLOATING)
@@ -37,7 +37,7 @@ def inner(x, y, name=None):
     """Sums of products over the last dims of x and y: shape x.shape[:-1] + y.shape[:-1]
     (a plain product when either is 0-d)."""
     if not x.shape or not y.shape:
-        return apply("elementwise_mul", x, y)
+        return _C_ops.elementwise_mul(x, y)
     if x.shape[-1] != y.shape[-1]:
         raise _C.Error(f"inner: the last dims of x {list(x.shape)} and y {list(y.shape)} "
                        f"must match")
@@ -87,8 +87,8 @@ def tensordot(x, y, axes=2, name=None):
 def vecdot(x, y, axis=-1, name=None):
     """The dot products of x and y (broadcast) along ``axis``."""
     axis = arguments.axis("vecdot", axis, max(len(x.shape), len(y.shape)), scalar=True)
-    return apply("reduce_sum", apply("elementwise_mul", x, y),
-                 attrs={"dim": [axis], "keep_dim": False, "reduce_all": False})
+    return _C_ops.reduce_sum(_C_ops.elementwise_mul(x, y), dim=[axis], keep_dim=False,
+                             reduce_all=False)
 
 
 def _scaled_sum(fn, input, product, beta, alpha):
@@ -98,9 +98,9 @@ def _scaled_sum(fn, input, product, beta, alpha):
     except ValueError:
         raise ValueError(f"{fn}: input {list(input.shape)} does not broadcast to the "
                          f"product's shape {list(product.shape)}") from None
-    scaled = apply("scale", product, attrs={"scale": float(alpha)}) if alpha != 1 else product
-    base = apply("scale", input, attrs={"scale": float(beta)}) if beta != 1 else input
-    return apply("elementwise_add", base, scaled)
+    scaled = _C_ops.scale(product, scale=float(alpha)) if alpha != 1 else product
+    base = _C_ops.scale(input, scale=float(beta)) if beta != 1 else input
+    return _C_ops.elementwise_add(base, scaled)
 
 
 @accepts(input=FLOATING)
@@ -118,7 +118,7 @@ def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):
 @accepts(input=FLOATING)
 def addmm_(input, x, y, beta=1.0, alpha=1.0, name=None):
     """addmm, written into input."""
-    return apply("assign", addmm(input, x, y, beta, alpha), out=[input])
+    return _C_ops.assign(addmm(input, x, y, beta, alpha), out=[input])
 
 
 def baddbmm(input, x, y, beta=1.0, alpha=1.0, name=None):
@@ -135,7 +135,7 @@ def baddbmm(input, x, y, beta=1.0, alpha=1.0, name=None):
 
 def baddbmm_(input, x, y, beta=1.0, alpha=1.0, name=None):
     """baddbmm, written into input."""
-    return apply("assign", baddbmm(input, x, y, beta, alpha), out=[input])
+    return _C_ops.assign(baddbmm(input, x, y, beta, alpha), out=[input])
 
 
 def cross(x, y, axis=9, name=None):
@@ -156,23 +156,23 @@ def cross(x, y, axis=9, name=None):
                                           f"have size 3")
 
     def part(t, i):
-        return apply("slice", t, attrs={"axes": [axis], "starts": [i], "ends": [i + 1]})
+        return _C_ops.slice(t, axes=[axis], starts=[i], ends=[i + 1])
 
     def term(i, j):
-        return apply("elementwise_sub", apply("elementwise_mul", part(x, i), part(y, j)),
-                     apply("elementwise_mul", part(x, j), part(y, i)))
+        return _C_ops.elementwise_sub(_C_ops.elementwise_mul(part(x, i), part(y, j)),
+                                      _C_ops.elementwise_mul(part(x, j), part(y, i)))
 
-    return apply("concat", [term(1, 2), term(2, 0), term(0, 1)], attrs={"axis": axis})
+    return _C_ops.concat([term(1, 2), term(2, 0), term(0, 1)], axis=axis)
 
 
 def _rows_of(x, rows, width):
     """The [len(rows), width] tensor whose rows are x's entries at the index tuples
     ``rows``."""
     if not rows:
-        empty = apply("slice", x, attrs={"axes": [0], "starts": [0], "ends": [0]})
+        empty = _C_ops.slice(x, axes=[0], starts=[0], ends=[0])
         return reshape(empty, [-1, width])
     idx = to_tensor([i for row in rows for i in row], dtype="int64")
-    return reshape(apply("gather", x, idx, attrs={"axis": 0}), [len(rows), width])
+    return reshape(_C_ops.gather(x, idx, axis=0), [len(rows), width])
 
 
 @accepts(x=TENSORS)
@@ -186,7 +186,7 @@ def cartesian_prod(x, name=None):
     if len(x) == 1:
         return x[0]
     grids = meshgrid(*x)
-    return apply("stack", [reshape(g, [-1]) for g in grids], attrs={"axis": 1})
+    return _C_ops.stack([reshape(g, [-1]) for g in grids], axis=1)
 
 
 def combinations(x, r=2, with_replacement=False, name=None):
@@ -197,7 +197,7 @@ def combinations(x, r=2, with_replacement=False, name=None):
     if not isinstance(r, numbers.Integral) or r < 0:
         raise ValueError(f"combinations: r must be a non-negative int, got {r!r}")
     if r == 0:
-        return apply("slice", x, attrs={"axes": [0], "starts": [0], "ends": [0]})
+        return _C_ops.slice(x, axes=[0], starts=[0], ends=[0])
     pick = itertools.combinations_with_replacement if with_replacement \
         else itertools.combinations
     return _rows_of(x, list(pick(range(x.shape[0]), int(r))), int(r))

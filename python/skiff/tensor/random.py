@@ -1,8 +1,8 @@
 """Random tensors (Paddle's paddle.tensor.random). They draw from the process-wide
 generator (seed 0) that skiff.seed(n) restarts, so a script repeats its draws after
 seeding; a nonzero ``seed`` argument gives the same values every time."""
+from .. import _C_ops
 from ..framework import arguments, dtype as dt
-from ..framework.core import apply
 from .scalars import is_tensor
 from .math import add, multiply
 from .scalars import constant
@@ -20,10 +20,11 @@ def _float_name(fn, dtype):
 
 def _uniform(fn, shape, dtype, low, high, seed=0):
     """Uniform samples in [low, high) for the public function ``fn``."""
-    return apply("uniform_random", attrs={
-        "shape": arguments.shape(fn, shape), "min": arguments.number(fn, "min", low),
-        "max": arguments.number(fn, "max", high), "seed": arguments.integer(fn, "seed", seed),
-        "dtype": _float_name(fn, dtype)})
+    return _C_ops.uniform_random(shape=arguments.shape(fn, shape),
+                                 min=arguments.number(fn, "min", low),
+                                 max=arguments.number(fn, "max", high),
+                                 seed=arguments.integer(fn, "seed", seed),
+                                 dtype=_float_name(fn, dtype))
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
@@ -38,9 +39,10 @@ def rand(shape, dtype=None, name=None):
 
 def _gaussian(fn, shape, dtype, mean=0.0, std=1.0):
     """Normal samples of ``mean`` and ``std`` for the public function ``fn``."""
-    return apply("gaussian_random", attrs={
-        "shape": arguments.shape(fn, shape), "mean": arguments.number(fn, "mean", mean),
-        "std": arguments.number(fn, "std", std), "seed": 0, "dtype": _float_name(fn, dtype)})
+    return _C_ops.gaussian_random(shape=arguments.shape(fn, shape),
+                                  mean=arguments.number(fn, "mean", mean),
+                                  std=arguments.number(fn, "std", std), seed=0,
+                                  dtype=_float_name(fn, dtype))
 
 
 def randn(shape, dtype=None, name=None):
@@ -58,8 +60,8 @@ def normal(mean=0.0, std=1.0, shape=None, name=None):
     give the shape and are broadcast)."""
     if is_tensor(mean) or is_tensor(std):
         ref = mean if is_tensor(mean) else std
-        z = apply("gaussian_random", attrs={"shape": list(ref.shape), "mean": 0.0, "std": 1.0,
-                                            "seed": 0, "dtype": ref.dtype.name})
+        z = _C_ops.gaussian_random(shape=list(ref.shape), mean=0.0, std=1.0, seed=0,
+                                   dtype=ref.dtype.name)
         return add(multiply(z, std), mean)
     if shape is None:
         raise arguments.ArgumentError("normal: shape is needed when mean and std are numbers")
@@ -75,12 +77,11 @@ def randint(low=0, high=None, shape=[1], dtype=None, name=None):
     name = arguments.dtype("randint", "int64" if dtype is None else dtype)
     if high <= low:
         raise arguments.ArgumentError(f"randint: high ({high}) must be above low ({low})")
-    u = apply("uniform_random", attrs={"shape": arguments.shape("randint", shape), "min": 0.0,
-                                       "max": float(high - low), "seed": 0,
-                                       "dtype": "float64"})
-    ints = apply("cast", u, attrs={"out_dtype": "int64"})  # truncates: in [0, high - low)
-    ints = apply("scale", ints, attrs={"scale": 1.0, "bias": float(low)})
-    return ints if name == "int64" else apply("cast", ints, attrs={"out_dtype": name})
+    u = _C_ops.uniform_random(shape=arguments.shape("randint", shape), min=0.0,
+                              max=float(high - low), seed=0, dtype="float64")
+    ints = _C_ops.cast(u, out_dtype="int64")  # truncates: in [0, high - low)
+    ints = _C_ops.scale(ints, scale=1.0, bias=float(low))
+    return ints if name == "int64" else _C_ops.cast(ints, out_dtype=name)
 
 
 def randint_like(x, low=0, high=None, dtype=None, name=None):
@@ -92,10 +93,9 @@ def randperm(n, dtype="int64", name=None):
     """A random permutation of 0..n-1."""
     n = arguments.count("randperm", "n", n)
     keys = uniform([n], "float64", 0.0, 1.0)
-    perm = apply("top_k", keys, attrs={"k": n, "axis": -1, "largest": False,
-                                       "sorted": True})[1]
+    perm = _C_ops.top_k(keys, k=n, axis=-1, largest=False, sorted=True)[1]
     name = arguments.dtype("randperm", dtype)
-    return perm if name == "int64" else apply("cast", perm, attrs={"out_dtype": name})
+    return perm if name == "int64" else _C_ops.cast(perm, out_dtype=name)
 
 
 def rand_like(input, name=None, *, dtype=None, device=None, requires_grad=False):
@@ -121,8 +121,8 @@ def _draw_below(fn, shape, p, like):
     if not arguments.is_tensor(p):
         p = constant(arguments.number(fn, "p", p), u.dtype.name)
     elif p.dtype.name != u.dtype.name:
-        p = apply("cast", p, attrs={"out_dtype": u.dtype.name})
-    return apply("cast", apply("less_than", u, p), attrs={"out_dtype": name})
+        p = _C_ops.cast(p, out_dtype=u.dtype.name)
+    return _C_ops.cast(_C_ops.less_than(u, p), out_dtype=name)
 
 
 def bernoulli(x, p=None, name=None):
@@ -132,7 +132,7 @@ def bernoulli(x, p=None, name=None):
 
 def bernoulli_(x, p=0.5, name=None):
     """x filled, in place, with 0/1 samples that are 1 with probability p."""
-    return apply("assign", _draw_below("bernoulli_", list(x.shape), p, x), out=[x])
+    return _C_ops.assign(_draw_below("bernoulli_", list(x.shape), p, x), out=[x])
 
 
 def multinomial(x, num_samples=1, replacement=False, name=None):
@@ -142,21 +142,19 @@ def multinomial(x, num_samples=1, replacement=False, name=None):
         raise Error(f"multinomial: x must be 1-D or 2-D, got {list(x.shape)}")
     k = arguments.count("multinomial", "num_samples", num_samples)
     c = x.shape[-1]
-    w = x if x.dtype.name == "float64" else apply("cast", x, attrs={"out_dtype": "float64"})
+    w = x if x.dtype.name == "float64" else _C_ops.cast(x, out_dtype="float64")
     rows = list(x.shape[:-1])
     if not replacement:
         if k > c:
             raise Error(f"multinomial: {k} samples without replacement from {c} categories")
         # weighted sampling without replacement: the k largest log(u) / w
-        keys = apply("elementwise_div", apply("log", uniform(rows + [c], "float64", 0.0, 1.0)),
-                     w)
-        return apply("top_k", keys, attrs={"k": k, "axis": -1, "largest": True,
-                                           "sorted": True})[1]
-    total = apply("reduce_sum", w, attrs={"dim": [-1], "keep_dim": True, "reduce_all": False})
-    cdf = apply("elementwise_div", apply("cumsum", w, attrs={"axis": -1}), total)
-    u = apply("unsqueeze", uniform(rows + [k], "float64", 0.0, 1.0), attrs={"axes": [-1]})
-    below = apply("less_equal", apply("unsqueeze", cdf, attrs={"axes": [-2]}), u)
-    count = apply("reduce_sum", apply("cast", below, attrs={"out_dtype": "int64"}),
-                  attrs={"dim": [-1], "keep_dim": False, "reduce_all": False})
-    return apply("elementwise_min", count, apply("fill_constant", attrs={
-        "shape": [], "value": float(c - 1), "dtype": "int64"}))
+        keys = _C_ops.elementwise_div(_C_ops.log(uniform(rows + [c], "float64", 0.0, 1.0)), w)
+        return _C_ops.top_k(keys, k=k, axis=-1, largest=True, sorted=True)[1]
+    total = _C_ops.reduce_sum(w, dim=[-1], keep_dim=True, reduce_all=False)
+    cdf = _C_ops.elementwise_div(_C_ops.cumsum(w, axis=-1), total)
+    u = _C_ops.unsqueeze(uniform(rows + [k], "float64", 0.0, 1.0), axes=[-1])
+    below = _C_ops.less_equal(_C_ops.unsqueeze(cdf, axes=[-2]), u)
+    count = _C_ops.reduce_sum(_C_ops.cast(below, out_dtype="int64"), dim=[-1], keep_dim=False,
+                              reduce_all=False)
+    return _C_ops.elementwise_min(count, _C_ops.fill_constant(
+        shape=[], value=float(c - 1), dtype="int64"))

@@ -1,10 +1,10 @@
 """In-place random fills (Paddle's Tensor.normal_, log_normal_, cauchy_, geometric_,
 exponential_), paddle.log_normal, and the generator state functions
 (get_rng_state / set_rng_state); all draw from the process-wide generator."""
+from .. import _C_ops
 import math as _pymath
 
 from ..framework import arguments
-from ..framework.core import apply
 from ..framework.random import (get_cuda_rng_state, get_rng_state, set_cuda_rng_state,
                                 set_rng_state)
 from .scalars import constant, is_tensor
@@ -29,31 +29,29 @@ def _number(fn, param, value):
 
 
 def _uniform(x, low, high):
-    return apply("uniform_random", attrs={"shape": list(x.shape), "min": float(low),
-                                          "max": float(high), "seed": 0,
-                                          "dtype": x.dtype.name})
+    return _C_ops.uniform_random(shape=list(x.shape), min=float(low), max=float(high), seed=0,
+                                 dtype=x.dtype.name)
 
 
 def _fill(x, values):
-    return apply("assign", values, out=[x])
+    return _C_ops.assign(values, out=[x])
 
 
 def normal_(x, mean=0.0, std=1.0, name=None):
     """x filled, in place, with normal samples of the given mean and standard deviation."""
     _float_tensor("normal_", x)
-    return _fill(x, apply("gaussian_random", attrs={
-        "shape": list(x.shape), "mean": _number("normal_", "mean", mean),
-        "std": _number("normal_", "std", std), "seed": 0, "dtype": x.dtype.name}))
+    return _fill(x, _C_ops.gaussian_random(shape=list(x.shape),
+                                           mean=_number("normal_", "mean", mean),
+                                           std=_number("normal_", "std", std), seed=0,
+                                           dtype=x.dtype.name))
 
 
 def log_normal_(x, mean=1.0, std=2.0, name=None):
     """x filled, in place, with exp(N(mean, std)) samples."""
     _float_tensor("log_normal_", x)
-    z = apply("gaussian_random", attrs={"shape": list(x.shape),
-                                        "mean": _number("log_normal_", "mean", mean),
-                                        "std": _number("log_normal_", "std", std), "seed": 0,
-                                        "dtype": x.dtype.name})
-    return _fill(x, apply("exp", z))
+    z = _C_ops.gaussian_random(shape=list(x.shape), mean=_number("log_normal_", "mean", mean),
+                               std=_number("log_normal_", "std", std), seed=0, dtype=x.dtype.name)
+    return _fill(x, _C_ops.exp(z))
 
 
 def log_normal(mean=1.0, std=2.0, shape=None, name=None):
@@ -65,7 +63,7 @@ def log_normal(mean=1.0, std=2.0, shape=None, name=None):
         mean, std = _number("log_normal", "mean", mean), _number("log_normal", "std", std)
     if shape is not None:
         shape = arguments.shape("log_normal", shape)
-    return apply("exp", normal(mean, std, shape))
+    return _C_ops.exp(normal(mean, std, shape))
 
 
 def cauchy_(x, loc=0, scale=1, name=None):
@@ -73,8 +71,8 @@ def cauchy_(x, loc=0, scale=1, name=None):
     _float_tensor("cauchy_", x)
     loc, scale = _number("cauchy_", "loc", loc), _number("cauchy_", "scale", scale)
     u = _uniform(x, -0.5, 0.5)
-    t = apply("tan", apply("scale", u, attrs={"scale": _pymath.pi, "bias": 0.0}))
-    return _fill(x, apply("scale", t, attrs={"scale": float(scale), "bias": float(loc)}))
+    t = _C_ops.tan(_C_ops.scale(u, scale=_pymath.pi, bias=0.0))
+    return _fill(x, _C_ops.scale(t, scale=float(scale), bias=float(loc)))
 
 
 def exponential_(x, lam=1.0, name=None):
@@ -84,8 +82,8 @@ def exponential_(x, lam=1.0, name=None):
     if lam <= 0:
         raise ValueError(f"exponential_: lam must be positive, got {lam}")
     v = _uniform(x, 0.0, 1.0)
-    log_v = apply("log", apply("scale", v, attrs={"scale": -1.0, "bias": 1.0}))
-    return _fill(x, apply("scale", log_v, attrs={"scale": -1.0 / float(lam), "bias": 0.0}))
+    log_v = _C_ops.log(_C_ops.scale(v, scale=-1.0, bias=1.0))
+    return _fill(x, _C_ops.scale(log_v, scale=-1.0 / float(lam), bias=0.0))
 
 
 def geometric_(x, probs, name=None):
@@ -98,8 +96,8 @@ def geometric_(x, probs, name=None):
             raise ValueError(f"geometric_: probs must be in (0, 1), got {probs}")
         probs = constant(p, dtype)
     elif probs.dtype.name != dtype:
-        probs = apply("cast", probs, attrs={"out_dtype": dtype})
+        probs = _C_ops.cast(probs, out_dtype=dtype)
     tiny = 1.1754943508222875e-38 if dtype == "float32" else 2.2250738585072014e-308
-    log_u = apply("log", _uniform(x, tiny, 1.0))
-    log_q = apply("log1p", apply("scale", probs, attrs={"scale": -1.0, "bias": 0.0}))
-    return _fill(x, apply("elementwise_div", log_u, log_q))
+    log_u = _C_ops.log(_uniform(x, tiny, 1.0))
+    log_q = _C_ops.log1p(_C_ops.scale(probs, scale=-1.0, bias=0.0))
+    return _fill(x, _C_ops.elementwise_div(log_u, log_q))

@@ -1,8 +1,8 @@
 """Reductions over axes (sum, max, min, prod, all, any, logsumexp, count_nonzero) and
 cumulative sums; Paddle keeps them in paddle.tensor.math."""
+from .. import _C_ops
 from .._C import Error, Tensor
 from ..framework import arguments
-from ..framework.core import apply
 from ..framework.grad_mode import no_grad
 from ..framework.mode import mode
 from ..framework.tensor_params import self_checked
@@ -81,15 +81,15 @@ def prod(x, axis=None, keepdim=False, dtype=None, name=None):
 def all(x, axis=None, keepdim=False, name=None):
     """True where every element over ``axis`` is nonzero (a bool tensor)."""
     # Counting the zeros gives the empty reduction its answer, True.
-    zeros = cast(apply("logical_not", cast(x, "bool")), "int64")
-    return apply("equal", *as_operands(_reduce("reduce_sum", zeros, axis, keepdim, "all"), 0))
+    zeros = cast(_C_ops.logical_not(cast(x, "bool")), "int64")
+    return _C_ops.equal(*as_operands(_reduce("reduce_sum", zeros, axis, keepdim, "all"), 0))
 
 
 def any(x, axis=None, keepdim=False, name=None):
     """True where some element over ``axis`` is nonzero (a bool tensor)."""
     # Counting the nonzeros gives the empty reduction its answer, False.
     nonzero = cast(cast(x, "bool"), "int64")
-    return apply("greater_than", *as_operands(_reduce("reduce_sum", nonzero, axis, keepdim,
+    return _C_ops.greater_than(*as_operands(_reduce("reduce_sum", nonzero, axis, keepdim,
                                                       "any"), 0))
 
 
@@ -98,11 +98,11 @@ def cumsum(x, axis=None, dtype=None, name=None):
     if dtype is not None:
         x = cast(x, dtype)
     if axis is None:
-        x = apply("flatten", x, attrs={"start_axis": 0, "stop_axis": -1})
+        x = _C_ops.flatten(x, start_axis=0, stop_axis=-1)
         axis = 0
     axis = arguments.op_axis("cumsum", axis, x, scalar=True)
     try:
-        return apply("cumsum", x, attrs={"axis": axis})
+        return _C_ops.cumsum(x, axis=axis)
     except Error:
         arguments.axis("cumsum", axis, len(x.shape), scalar=True)
         raise
@@ -113,21 +113,21 @@ def logsumexp(x, axis=None, keepdim=False, name=None):
     dims, reduce_all = _axes("logsumexp", x, axis)
     attrs = {"dim": dims, "keep_dim": True, "reduce_all": reduce_all}
     if 0 in x.shape:  # nothing to sum: log(0) = -inf, no shift needed (nor a max to take)
-        out = log(apply("reduce_sum", exp(x), attrs=attrs))
+        out = log(_C_ops.reduce_sum(exp(x), **attrs))
     else:
         with no_grad():
-            m = apply("reduce_max", x, attrs=attrs)
-            m = apply("where", isfinite(m), m, constant(0.0, dtype_name_of(m)))
-        out = add(log(apply("reduce_sum", exp(subtract(x, m)), attrs=attrs)), m)
+            m = _C_ops.reduce_max(x, **attrs)
+            m = _C_ops.where(isfinite(m), m, constant(0.0, dtype_name_of(m)))
+        out = add(log(_C_ops.reduce_sum(exp(subtract(x, m)), **attrs)), m)
     if not keepdim:
-        out = apply("squeeze", out, attrs={"axes": [] if reduce_all else dims})
+        out = _C_ops.squeeze(out, axes=[] if reduce_all else dims)
         if reduce_all:
-            out = apply("reshape", out, attrs={"shape": []})
+            out = _C_ops.reshape(out, shape=[])
     return out
 
 
 def count_nonzero(x, axis=None, keepdim=False, name=None):
     """The number of nonzero elements over ``axis`` (int64)."""
     _axes("count_nonzero", x, axis)
-    nonzero = cast(apply("not_equal", *as_operands(x, 0)), "int64")
+    nonzero = cast(_C_ops.not_equal(*as_operands(x, 0)), "int64")
     return sum(nonzero, axis, keepdim=keepdim)

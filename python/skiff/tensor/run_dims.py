@@ -1,8 +1,8 @@
 """Dims known only when a static program runs (``x.shape[k]`` of a -1 dim while building):
 ``dim`` gives one as an int64 Tensor that remembers its source, and shape lists holding
 such dims are resolved for reshape (``reshape_spec``) and full (``full_with_run_dims``)."""
+from .. import _C_ops
 from .._C import Error
-from ..framework.core import apply
 from ..framework.source import user_source
 from ..framework.variable import Variable
 
@@ -19,9 +19,8 @@ def dim(x, axis):
     built (reshape_spec, full_with_run_dims), and that it stands for a Python int
     (``_python_int``: arithmetic with a floating Tensor gives that Tensor's dtype, as the
     int would in eager code)."""
-    shape = apply("shape", x)
-    out = apply("slice", shape, attrs={"axes": [0], "starts": [axis], "ends": [axis + 1],
-                                       "decrease_axis": [0]})
+    shape = _C_ops.shape(x)
+    out = _C_ops.slice(shape, axes=[0], starts=[axis], ends=[axis + 1], decrease_axis=[0])
     out._dim_of, out._python_int = (x, axis), True
     return out
 
@@ -59,10 +58,8 @@ def full_with_run_dims(shape, value, dtype):
     x, axis = source
     rank, pos = len(shape), runs[0]
     others = [a for a in range(len(x.shape)) if a != axis % len(x.shape)]
-    line = x if not others else apply("slice", x, attrs={
-        "axes": others, "starts": [0] * len(others), "ends": [1] * len(others),
-        "decrease_axis": others})
-    line = apply("fill_any_like", line, attrs={"value": float(value), "dtype": dtype})
-    line = apply("reshape", line, attrs={"shape": [1] * pos + [-1] + [1] * (rank - pos - 1)})
-    return apply("expand", line, attrs={
-        "shape": [-1 if k == pos else int(d) for k, d in enumerate(shape)]})
+    line = x if not others else _C_ops.slice(x, axes=others, starts=[0] * len(others),
+                                             ends=[1] * len(others), decrease_axis=others)
+    line = _C_ops.fill_any_like(line, value=float(value), dtype=dtype)
+    line = _C_ops.reshape(line, shape=[1] * pos + [-1] + [1] * (rank - pos - 1))
+    return _C_ops.expand(line, shape=[-1 if k == pos else int(d) for k, d in enumerate(shape)])

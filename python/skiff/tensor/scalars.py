@@ -1,12 +1,12 @@
 """Python numbers inside tensor expressions: the dtype a mixed tensor/scalar operation
 computes in (Paddle's rules) and the 0-d constant tensors standing for the numbers."""
+from .. import _C_ops
 import atexit
 import numbers
 
 import numpy as np
 
 from ..framework.arguments import ArgumentTypeError, dtype_name_of, is_tensor, kind_of
-from ..framework.core import apply
 from ..framework.mode import mode
 from .creation import data_tensor
 
@@ -22,14 +22,13 @@ def is_float(x):
 def constant(value, dtype):
     """A 0-d tensor holding ``value`` as ``dtype`` (eager: cached; never written to)."""
     if mode.static:
-        return apply("fill_constant", attrs={"shape": [], "value": float(value), "dtype": dtype})
+        return _C_ops.fill_constant(shape=[], value=float(value), dtype=dtype)
     key = (value.__class__, value, dtype)
     t = _constants.get(key)
     if t is None:
         if len(_constants) > 4096:
             _constants.clear()
-        t = _constants[key] = apply("fill_constant", attrs={"shape": [], "value": float(value),
-                                                           "dtype": dtype})
+        t = _constants[key] = _C_ops.fill_constant(shape=[], value=float(value), dtype=dtype)
     return t
 
 
@@ -38,7 +37,7 @@ def constant_like(x, value):
     (in a program, built from x detached: backward must not meet fill_any_like)."""
     if mode.static and not x.stop_gradient:
         x = x.detach()
-    out = apply("fill_any_like", x, attrs={"value": float(value), "dtype": ""})
+    out = _C_ops.fill_any_like(x, value=float(value), dtype="")
     out.stop_gradient = True
     return out
 
@@ -52,8 +51,8 @@ def promote_for_scalar(x, value):
     if isinstance(value, bool) and name == "bool":
         return x
     if isinstance(value, numbers.Integral):
-        return x if name != "bool" else apply("cast", x, attrs={"out_dtype": "int64"})
-    return apply("cast", x, attrs={"out_dtype": "float32"})
+        return x if name != "bool" else _C_ops.cast(x, out_dtype="int64")
+    return _C_ops.cast(x, out_dtype="float32")
 
 
 def _coerce(v, like, fn, param):
@@ -86,7 +85,7 @@ def _as_float_like(v, other):
     """v cast to ``other``'s floating dtype when v stands for a Python int in converted code
     (a len() or a dim known only at run time: ``_python_int``), as the int would promote."""
     if getattr(v, "_python_int", False) and is_float(other) and not is_float(v):
-        return apply("cast", v, attrs={"out_dtype": dtype_name_of(other)})
+        return _C_ops.cast(v, out_dtype=dtype_name_of(other))
     return v
 
 

@@ -3,8 +3,8 @@ index_fill, index_put, scatter_nd, masked_scatter and their in-place forms), bui
 scatter op over the flattened tensor; and writing into slices and diagonals
 (slice_scatter, select_scatter, diagonal_scatter) on set_value and scatter."""
 from .. import _C
+from .. import _C_ops
 from ..framework import arguments
-from ..framework.core import apply
 from ..framework.tensor_params import ANY, INDEX, TENSOR, accepts
 from .manipulation import _index_tensor, masked_fill, moveaxis, reshape, scatter, take_along_axis
 from .scalars import constant, dtype_name_of, is_tensor
@@ -25,7 +25,7 @@ take_along_dim = take_along_axis
 
 def _write(x, value):
     """``value`` written into x (in place; x keeps the history of value)."""
-    return apply("assign", value, out=[x])
+    return _C_ops.assign(value, out=[x])
 
 
 def _flat_positions(shape, idx, axis):
@@ -35,16 +35,15 @@ def _flat_positions(shape, idx, axis):
     strides = [1] * rank
     for d in range(rank - 2, -1, -1):
         strides[d] = strides[d + 1] * shape[d + 1]
-    idx = apply("elementwise_mod", apply("cast", idx, attrs={"out_dtype": "int64"}),
-                constant(shape[axis], "int64"))
-    pos = apply("scale", idx, attrs={"scale": float(strides[axis])})
+    idx = _C_ops.elementwise_mod(_C_ops.cast(idx, out_dtype="int64"),
+                                 constant(shape[axis], "int64"))
+    pos = _C_ops.scale(idx, scale=float(strides[axis]))
     for d in range(rank):
         if d != axis and idx.shape[d] > 1:
             view = [1] * rank
             view[d] = idx.shape[d]
-            step = apply("scale", arange(0, idx.shape[d], 1, "int64"),
-                         attrs={"scale": float(strides[d])})
-            pos = apply("elementwise_add", pos, reshape(step, view))
+            step = _C_ops.scale(arange(0, idx.shape[d], 1, "int64"), scale=float(strides[d]))
+            pos = _C_ops.elementwise_add(pos, reshape(step, view))
     return reshape(pos, [-1])
 
 
@@ -52,15 +51,14 @@ def _filled_like(x, value):
     """A constant tensor shaped like x, built from x's shape (not from x itself, so no
     gradient path runs through it) when every dim is known."""
     if all(d >= 0 for d in x.shape):
-        return apply("fill_constant", attrs={"shape": list(x.shape), "value": float(value),
-                                             "dtype": dtype_name_of(x)})
-    return apply("fill_any_like", x, attrs={"value": float(value)})
+        return _C_ops.fill_constant(shape=list(x.shape), value=float(value), dtype=dtype_name_of(x))
+    return _C_ops.fill_any_like(x, value=float(value))
 
 
 def _scatter_sum(like, pos, vals):
     """A tensor shaped like the 1-D ``like`` holding the sum of vals at each position."""
     zeros = _filled_like(like, 0.0)
-    return apply("scatter", zeros, pos, vals, attrs={"overwrite": False})
+    return _C_ops.scatter(zeros, pos, vals, overwrite=False)
 
 
 @accepts(indices=INDEX)
@@ -78,20 +76,20 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
         shape = [n if d == axis or n != 1 else arr.shape[d]
                  for d, n in enumerate(idx.shape)]
         if shape != list(idx.shape):
-            idx = apply("expand", idx, attrs={"shape": shape})
+            idx = _C_ops.expand(idx, shape=shape)
     name = dtype_name_of(arr)
     vals = values if is_tensor(values) else constant(values, name)
     if dtype_name_of(vals) != name:
-        vals = apply("cast", vals, attrs={"out_dtype": name})
+        vals = _C_ops.cast(vals, out_dtype=name)
     if list(vals.shape) != list(idx.shape):
-        vals = apply("expand", vals, attrs={"shape": list(idx.shape)})
+        vals = _C_ops.expand(vals, shape=list(idx.shape))
     vals = reshape(vals, [-1])
     pos = _flat_positions(list(arr.shape), idx, axis)
     flat = reshape(arr, [-1])
     if reduce == "assign":
         out = scatter(flat, pos, vals, overwrite=True)
     elif reduce == "add":
-        out = (apply("elementwise_add", flat, _scatter_sum(flat, pos, vals)) if include_self
+        out = (_C_ops.elementwise_add(flat, _scatter_sum(flat, pos, vals)) if include_self
                else scatter(flat, pos, vals, overwrite=False))
     elif reduce == "mean":
         out = _scatter_mean(flat, pos, vals, include_self)
@@ -106,11 +104,11 @@ def _scatter_mean(flat, pos, vals, include_self):
     counts = _scatter_sum(flat, pos, _filled_like(vals, 1.0))
     if include_self:
         one = constant(1, dtype_name_of(flat))
-        return apply("elementwise_div", apply("elementwise_add", flat, sums),
-                     apply("elementwise_add", counts, one))
-    touched = apply("greater_than", counts, constant(0, dtype_name_of(flat)))
-    safe = apply("elementwise_max", counts, constant(1, dtype_name_of(flat)))
-    return apply("where", touched, apply("elementwise_div", sums, safe), flat)
+        return _C_ops.elementwise_div(_C_ops.elementwise_add(flat, sums),
+                                      _C_ops.elementwise_add(counts, one))
+    touched = _C_ops.greater_than(counts, constant(0, dtype_name_of(flat)))
+    safe = _C_ops.elementwise_max(counts, constant(1, dtype_name_of(flat)))
+    return _C_ops.where(touched, _C_ops.elementwise_div(sums, safe), flat)
 
 
 def _src_like(src, index):
@@ -118,8 +116,7 @@ def _src_like(src, index):
     if not is_tensor(src) or list(src.shape) == list(index.shape):
         return src
     rank = len(index.shape)
-    return apply("slice", src, attrs={"axes": list(range(rank)), "starts": [0] * rank,
-                                      "ends": list(index.shape)})
+    return _C_ops.slice(src, axes=list(range(rank)), starts=[0] * rank, ends=list(index.shape))
 
 
 def scatter_add(input, dim, index, src):
@@ -159,12 +156,11 @@ def index_add(x, index, axis, value, alpha=1, name=None):
     (repeated indices add up)."""
     axis = arguments.axis("index_add", axis, len(x.shape))
     if alpha != 1:
-        value = apply("scale", value, attrs={"scale": float(alpha)})
+        value = _C_ops.scale(value, scale=float(alpha))
     front = moveaxis(x, axis, 0) if axis else x
     vals = moveaxis(value, axis, 0) if axis else value
-    added = apply("scatter", _filled_like(front, 0.0),
-                  _index_tensor(index), vals, attrs={"overwrite": False})
-    out = apply("elementwise_add", front, added)
+    added = _C_ops.scatter(_filled_like(front, 0.0), _index_tensor(index), vals, overwrite=False)
+    out = _C_ops.elementwise_add(front, added)
     return moveaxis(out, 0, axis) if axis else out
 
 
@@ -180,16 +176,16 @@ def index_fill(x, index, axis, value, name=None):
     rank = len(x.shape)
     axis = arguments.axis("index_fill", axis, rank)
     n = x.shape[axis]
-    idx = apply("elementwise_mod", apply("cast", _index_tensor(index),
-                                         attrs={"out_dtype": "int64"}), constant(n, "int64"))
-    hit = apply("equal", reshape(arange(0, n, 1, "int64"), [-1, 1]), reshape(idx, [1, -1]))
-    picked = apply("reduce_max", apply("cast", hit, attrs={"out_dtype": "int32"}),
-                   attrs={"dim": [1], "keep_dim": False, "reduce_all": False})
+    idx = _C_ops.elementwise_mod(_C_ops.cast(_index_tensor(index),
+                                               out_dtype="int64"), constant(n, "int64"))
+    hit = _C_ops.equal(reshape(arange(0, n, 1, "int64"), [-1, 1]), reshape(idx, [1, -1]))
+    picked = _C_ops.reduce_max(_C_ops.cast(hit, out_dtype="int32"), dim=[1], keep_dim=False,
+                               reduce_all=False)
     view = [1] * rank
     view[axis] = n
-    mask = reshape(apply("cast", picked, attrs={"out_dtype": "bool"}), view)
+    mask = reshape(_C_ops.cast(picked, out_dtype="bool"), view)
     if is_tensor(value) and dtype_name_of(value) != dtype_name_of(x):
-        value = apply("cast", value, attrs={"out_dtype": dtype_name_of(x)})
+        value = _C_ops.cast(value, out_dtype=dtype_name_of(x))
     return masked_fill(x, mask, value)
 
 
@@ -210,8 +206,7 @@ def argwhere(input):
 
 def _cast_to(value, x):
     name = dtype_name_of(x)
-    return value if dtype_name_of(value) == name else apply("cast", value,
-                                                            attrs={"out_dtype": name})
+    return value if dtype_name_of(value) == name else _C_ops.cast(value, out_dtype=name)
 
 
 def _put(fn, x, columns, value, accumulate):
@@ -232,18 +227,18 @@ def _put(fn, x, columns, value, accumulate):
         strides[d] = strides[d + 1] * shape[d + 1]
     pos = None
     for d, col in enumerate(columns):
-        col = apply("elementwise_mod", apply("cast", col, attrs={"out_dtype": "int64"}),
-                    constant(shape[d], "int64"))
-        term = apply("scale", col, attrs={"scale": float(strides[d])})
-        pos = term if pos is None else apply("elementwise_add", pos, term)
+        col = _C_ops.elementwise_mod(_C_ops.cast(col, out_dtype="int64"),
+                                     constant(shape[d], "int64"))
+        term = _C_ops.scale(col, scale=float(strides[d]))
+        pos = term if pos is None else _C_ops.elementwise_add(pos, term)
     if list(pos.shape) != batch:
-        pos = apply("expand", pos, attrs={"shape": batch})
+        pos = _C_ops.expand(pos, shape=batch)
     inner = 1
     for n in trailing:
         inner *= n
     if inner != 1:
-        pos = apply("elementwise_add", apply("unsqueeze", pos, attrs={"axes": [len(batch)]}),
-                    reshape(arange(0, inner, 1, "int64"), [1] * len(batch) + [inner]))
+        offsets = reshape(arange(0, inner, 1, "int64"), [1] * len(batch) + [inner])
+        pos = _C_ops.elementwise_add(_C_ops.unsqueeze(pos, axes=[len(batch)]), offsets)
     value = value if is_tensor(value) else constant(value, dtype_name_of(x))
     target = batch + trailing
     try:
@@ -253,10 +248,10 @@ def _put(fn, x, columns, value, accumulate):
                          f"shape {target}") from None
     value = _cast_to(value, x)
     if list(value.shape) != target:
-        value = apply("expand", value, attrs={"shape": target})
+        value = _C_ops.expand(value, shape=target)
     flat, pos, vals = reshape(x, [-1]), reshape(pos, [-1]), reshape(value, [-1])
     if accumulate:
-        out = apply("elementwise_add", flat, _scatter_sum(flat, pos, vals))
+        out = _C_ops.elementwise_add(flat, _scatter_sum(flat, pos, vals))
     else:
         out = scatter(flat, pos, vals, overwrite=True)
     return reshape(out, shape)
@@ -271,8 +266,7 @@ def _index_columns(fn, indices):
         name = dtype_name_of(t)
         if name == "bool":
             nz = nonzero(t)
-            columns += [apply("slice", nz, attrs={"axes": [1], "starts": [d], "ends": [d + 1],
-                                                  "decrease_axis": [1]})
+            columns += [_C_ops.slice(nz, axes=[1], starts=[d], ends=[d + 1], decrease_axis=[1])
                         for d in range(len(t.shape))]
         elif name in ("int32", "int64"):
             columns.append(t)
@@ -309,8 +303,8 @@ def scatter_nd_add(x, index, updates, name=None):
         raise ValueError(f"scatter_nd_add: updates must be {want} for index "
                          f"{list(index.shape)} and x {list(x.shape)}, got "
                          f"{list(updates.shape)}")
-    columns = [apply("slice", index, attrs={"axes": [-1], "starts": [d], "ends": [d + 1],
-                                            "decrease_axis": [len(index.shape) - 1]})
+    columns = [_C_ops.slice(index, axes=[-1], starts=[d], ends=[d + 1],
+                            decrease_axis=[len(index.shape) - 1])
                for d in range(k)]
     return _put("scatter_nd_add", x, columns, updates, True)
 
@@ -318,8 +312,8 @@ def scatter_nd_add(x, index, updates, name=None):
 def scatter_nd(index, updates, shape, name=None):
     """A zero tensor of ``shape`` (updates' dtype) with updates added at index, as
     scatter_nd_add."""
-    zeros = apply("fill_constant", attrs={"shape": _ints(shape, "scatter_nd"), "value": 0.0,
-                                          "dtype": dtype_name_of(updates)})
+    zeros = _C_ops.fill_constant(shape=_ints(shape, "scatter_nd"), value=0.0,
+                                 dtype=dtype_name_of(updates))
     return scatter_nd_add(zeros, index, updates)
 
 
@@ -335,12 +329,11 @@ def masked_scatter(x, mask, value, name=None):
                         f"({dtype_name_of(x)})")
     x, mask = broadcast_tensors([x, mask])
     flat_mask = reshape(mask, [-1])
-    order = apply("cumsum", apply("cast", flat_mask, attrs={"out_dtype": "int64"}),
-                  attrs={"axis": 0, "exclusive": True})
+    order = _C_ops.cumsum(_C_ops.cast(flat_mask, out_dtype="int64"), axis=0, exclusive=True)
     source = reshape(value, [-1])
-    order = apply("clip", order, attrs={"min": 0.0, "max": float(source.shape[0] - 1)})
-    picked = apply("gather", source, order, attrs={"axis": 0})
-    return reshape(apply("where", flat_mask, picked, reshape(x, [-1])), list(x.shape))
+    order = _C_ops.clip(order, min=0.0, max=float(source.shape[0] - 1))
+    picked = _C_ops.gather(source, order, axis=0)
+    return reshape(_C_ops.where(flat_mask, picked, reshape(x, [-1])), list(x.shape))
 
 
 def masked_scatter_(x, mask, value, name=None):
@@ -363,8 +356,8 @@ def slice_scatter(x, value, axes, starts, ends, strides, name=None):
                          f"length, got {axes}, {starts}, {ends}, {strides}")
     if any(s == 0 for s in strides):
         raise ValueError(f"slice_scatter: strides must be non-zero, got {strides}")
-    return apply("set_value", x, _cast_to(value, x), attrs={
-        "axes": axes, "starts": starts, "ends": ends, "steps": strides})
+    return _C_ops.set_value(x, _cast_to(value, x), axes=axes, starts=starts, ends=ends,
+                            steps=strides)
 
 
 @accepts(index=ANY, values=TENSOR)
@@ -378,9 +371,8 @@ def select_scatter(x, values, axis, index, name=None):
         raise ValueError(f"select_scatter: index {index} is out of range for axis {axis} of "
                          f"size {n}")
     index %= n
-    return apply("set_value", x, _cast_to(values, x), attrs={
-        "axes": [axis], "starts": [index], "ends": [index + 1], "steps": [1],
-        "decrease_axes": [axis]})
+    return _C_ops.set_value(x, _cast_to(values, x), axes=[axis], starts=[index], ends=[index + 1],
+                            steps=[1], decrease_axes=[axis])
 
 
 def diagonal_scatter(x, y, offset=0, axis1=0, axis2=1, name=None):
@@ -398,15 +390,14 @@ def diagonal_scatter(x, y, offset=0, axis1=0, axis2=1, name=None):
     n1, n2 = x.shape[a1], x.shape[a2]
     count = want[-1]
     if count == 0:
-        return apply("assign", x)
+        return _C_ops.assign(x)
     r0, c0 = (0, offset) if offset >= 0 else (-offset, 0)
     # the plane's entries as rows, the other dims as columns; the diagonal's rows replaced
     perm = [a1, a2] + rest
-    rows = reshape(apply("transpose", x, attrs={"axis": perm}), [n1 * n2, -1])
-    pos = apply("scale", arange(0, count, 1, "int64"),
-                attrs={"scale": float(n2 + 1), "bias": float(r0 * n2 + c0)})
+    rows = reshape(_C_ops.transpose(x, axis=perm), [n1 * n2, -1])
+    pos = _C_ops.scale(arange(0, count, 1, "int64"), scale=float(n2 + 1), bias=float(r0 * n2 + c0))
     updates = reshape(moveaxis(_cast_to(y, x), -1, 0), [count, -1])
     out = reshape(scatter(rows, pos, updates, overwrite=True),
                   [n1, n2] + [x.shape[d] for d in rest])
     inverse = [perm.index(d) for d in range(rank)]
-    return apply("transpose", out, attrs={"axis": inverse})
+    return _C_ops.transpose(out, axis=inverse)

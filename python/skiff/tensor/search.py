@@ -1,6 +1,7 @@
 """Searching and sorting (Paddle's paddle.tensor.search): argmax/argmin, topk, sort,
 argsort, msort, kthvalue, mode, searchsorted, bucketize, where, multiplex, nonzero,
 masked_select."""
+from .. import _C_ops
 from ..framework import arguments, dtype as dt
 from ..framework.core import apply
 from ..framework.tensor_params import TENSOR, TENSORS, VALUE, accepts
@@ -18,12 +19,12 @@ def _arg_extreme(op, x, axis, keepdim, dtype):
     if axis is None:
         out = apply(op, x, attrs={"flatten": True, "keepdims": False})
         if keepdim:
-            out = apply("reshape", out, attrs={"shape": [1] * len(x.shape)})
+            out = _C_ops.reshape(out, shape=[1] * len(x.shape))
     else:
         axis = arguments.axis(op, axis, len(x.shape), scalar=True)
         out = apply(op, x, attrs={"axis": axis, "keepdims": bool(keepdim)})
     name = dt.dtype_name(dtype)
-    return out if name == "int64" else apply("cast", out, attrs={"out_dtype": name})
+    return out if name == "int64" else _C_ops.cast(out, out_dtype=name)
 
 
 def argmax(x, axis=None, keepdim=False, dtype="int64", name=None):
@@ -42,8 +43,7 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None):
     axis = arguments.axis("topk", -1 if axis is None else axis, len(x.shape), scalar=True)
     n = x.shape[axis] if x.shape else 1
     k = arguments.count("topk", "k", k, 0, n if n >= 0 else None, f"the size of axis {axis}")
-    return apply("top_k", x, attrs={"k": k, "axis": axis, "largest": bool(largest),
-                                    "sorted": bool(sorted)})
+    return _C_ops.top_k(x, k=k, axis=axis, largest=bool(largest), sorted=bool(sorted))
 
 
 def _full_sort(x, axis, descending, fn="sort"):
@@ -52,11 +52,10 @@ def _full_sort(x, axis, descending, fn="sort"):
     axis = arguments.axis(fn, axis, rank, scalar=True)
     n = x.shape[axis] if rank else 1
     if rank == 0:
-        return x, apply("fill_any_like", x, attrs={"value": 0.0, "dtype": "int64"})
+        return x, _C_ops.fill_any_like(x, value=0.0, dtype="int64")
     if n < 0:
         raise Error(f"sort: the size of axis {axis} of {list(x.shape)} must be known")
-    return apply("top_k", x, attrs={"k": n, "axis": axis, "largest": bool(descending),
-                                    "sorted": True})
+    return _C_ops.top_k(x, k=n, axis=axis, largest=bool(descending), sorted=True)
 
 
 def sort(x, axis=-1, descending=False, stable=False, name=None):
@@ -83,29 +82,29 @@ def where(condition, x=None, y=None, name=None):
             x = constant(x, "float32" if isinstance(x, float) else "int64")
             y = constant(y, dtype_name_of(x))
     if dtype_name_of(condition) != "bool":
-        condition = apply("cast", condition, attrs={"out_dtype": "bool"})
-    return apply("where", condition, x, y)
+        condition = _C_ops.cast(condition, out_dtype="bool")
+    return _C_ops.where(condition, x, y)
 
 
 def nonzero(x, as_tuple=False):
     """The indices of x's nonzero entries: int64 [n, rank], or a tuple of rank 1-D tensors."""
-    idx = apply("where_index", x)
+    idx = _C_ops.where_index(x)
     if not as_tuple:
         return idx
     rank = len(x.shape)
-    return tuple(apply("slice", idx, attrs={"axes": [1], "starts": [i], "ends": [i + 1],
-                                            "decrease_axis": [1]}) for i in range(rank))
+    return tuple(_C_ops.slice(idx, axes=[1], starts=[i], ends=[i + 1],
+                              decrease_axis=[1]) for i in range(rank))
 
 
 def masked_select(x, mask, name=None):
     """The entries of x where ``mask`` (broadcast to x) holds, as a 1-D tensor."""
     if list(mask.shape) != list(x.shape):
-        mask = apply("expand", mask, attrs={"shape": list(x.shape)})
-    return apply("gather_nd", x, nonzero(mask))
+        mask = _C_ops.expand(mask, shape=list(x.shape))
+    return _C_ops.gather_nd(x, nonzero(mask))
 
 
 def _out(result, out):
-    return result if out is None else apply("assign", result, out=[out])
+    return result if out is None else _C_ops.assign(result, out=[out])
 
 
 def msort(input, *, out=None):
@@ -118,7 +117,7 @@ def _picked(x, idx, axis, keepdim):
     values = take_along_axis(x, idx, axis)
     if keepdim:
         return values, idx
-    return tuple(apply("squeeze", t, attrs={"axes": [axis]}) for t in (values, idx))
+    return tuple(_C_ops.squeeze(t, axes=[axis]) for t in (values, idx))
 
 
 def kthvalue(x, k, axis=None, keepdim=False, name=None):
@@ -129,9 +128,8 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
     axis = arguments.axis("kthvalue", -1 if axis is None else axis, len(x.shape))
     n = x.shape[axis]
     k = arguments.count("kthvalue", "k", k, 1, n, f"the size of axis {axis}")
-    order = apply("top_k", x, attrs={"k": k, "axis": axis, "largest": False,
-                                     "sorted": True})[1]
-    idx = apply("slice", order, attrs={"axes": [axis], "starts": [k - 1], "ends": [k]})
+    order = _C_ops.top_k(x, k=k, axis=axis, largest=False, sorted=True)[1]
+    idx = _C_ops.slice(order, axes=[axis], starts=[k - 1], ends=[k])
     return _picked(x, idx, axis, keepdim)
 
 
@@ -143,22 +141,20 @@ def mode(x, axis=-1, keepdim=False, name=None):
     axis = arguments.axis("mode", axis, len(x.shape))
     rank = len(x.shape)
     n = x.shape[axis]
-    a = apply("unsqueeze", x, attrs={"axes": [axis + 1]})
-    b = apply("unsqueeze", x, attrs={"axes": [axis]})
-    same = apply("cast", apply("equal", a, b), attrs={"out_dtype": "int64"})
-    counts = apply("reduce_sum", same, attrs={"dim": [axis + 1], "keep_dim": False,
-                                              "reduce_all": False})
-    most = apply("equal", counts, apply("reduce_max", counts, attrs={
-        "dim": [axis], "keep_dim": True, "reduce_all": False}))
-    top = apply("reduce_max", x, attrs={"dim": [axis], "keep_dim": True, "reduce_all": False})
-    value = apply("reduce_min", apply("where", most, x, top),
-                  attrs={"dim": [axis], "keep_dim": True, "reduce_all": False})
+    a = _C_ops.unsqueeze(x, axes=[axis + 1])
+    b = _C_ops.unsqueeze(x, axes=[axis])
+    same = _C_ops.cast(_C_ops.equal(a, b), out_dtype="int64")
+    counts = _C_ops.reduce_sum(same, dim=[axis + 1], keep_dim=False, reduce_all=False)
+    most = _C_ops.equal(counts, _C_ops.reduce_max(counts, dim=[axis], keep_dim=True,
+                                                    reduce_all=False))
+    top = _C_ops.reduce_max(x, dim=[axis], keep_dim=True, reduce_all=False)
+    value = _C_ops.reduce_min(_C_ops.where(most, x, top), dim=[axis], keep_dim=True,
+                              reduce_all=False)
     view = [1] * rank
     view[axis] = n
-    pos = apply("reshape", arange(0, n, 1, "int64"), attrs={"shape": view})
-    at = apply("where", apply("equal", x, value), pos, constant(-1, "int64"))
-    idx = apply("reduce_max", at, attrs={"dim": [axis], "keep_dim": True,
-                                         "reduce_all": False})
+    pos = _C_ops.reshape(arange(0, n, 1, "int64"), shape=view)
+    at = _C_ops.where(_C_ops.equal(x, value), pos, constant(-1, "int64"))
+    idx = _C_ops.reduce_max(at, dim=[axis], keep_dim=True, reduce_all=False)
     return _picked(x, idx, axis, keepdim)
 
 
@@ -184,14 +180,14 @@ def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=Non
         raise TypeError(f"searchsorted: sorted_sequence ({dtype_name_of(seq)}) and values "
                         f"({dtype_name_of(values)}) must have one dtype")
     rank = len(values.shape)
-    v = apply("unsqueeze", values, attrs={"axes": [rank]})
-    s = apply("unsqueeze", seq, attrs={"axes": [len(seq.shape) - 1]}) \
+    v = _C_ops.unsqueeze(values, axes=[rank])
+    s = _C_ops.unsqueeze(seq, axes=[len(seq.shape) - 1]) \
         if len(seq.shape) > 1 else seq
-    before = apply("less_equal" if right else "less_than", s, v)
-    count = apply("reduce_sum", apply("cast", before, attrs={"out_dtype": "int64"}),
-                  attrs={"dim": [-1], "keep_dim": False, "reduce_all": False})
+    before = (_C_ops.less_equal if right else _C_ops.less_than)(s, v)
+    count = _C_ops.reduce_sum(_C_ops.cast(before, out_dtype="int64"), dim=[-1], keep_dim=False,
+                              reduce_all=False)
     if out_int32:
-        count = apply("cast", count, attrs={"out_dtype": "int32"})
+        count = _C_ops.cast(count, out_dtype="int32")
     return _out(count, out)
 
 
@@ -216,7 +212,7 @@ def multiplex(inputs, index, name=None):
     m = inputs[0].shape[0]
     if list(index.shape) != [m, 1]:
         raise ValueError(f"multiplex: index must be [{m}, 1], got {list(index.shape)}")
-    stacked = apply("stack", inputs, attrs={"axis": 0})
-    rows = apply("reshape", arange(0, m, 1, "int64"), attrs={"shape": [m, 1]})
-    which = apply("cast", index, attrs={"out_dtype": "int64"})
-    return apply("gather_nd", stacked, apply("concat", [which, rows], attrs={"axis": 1}))
+    stacked = _C_ops.stack(inputs, axis=0)
+    rows = _C_ops.reshape(arange(0, m, 1, "int64"), shape=[m, 1])
+    which = _C_ops.cast(index, out_dtype="int64")
+    return _C_ops.gather_nd(stacked, _C_ops.concat([which, rows], axis=1))

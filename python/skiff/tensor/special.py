@@ -1,6 +1,7 @@
 """Trigonometric and hyperbolic functions and their inverses, erf, erfinv, expm1, lgamma,
 digamma and atan2 (one op each, with its grad op), and their in-place variants. Integer
 inputs compute in float32 (atan2: float64), as Paddle."""
+from .. import _C_ops
 from ..framework import arguments
 from ..framework.core import apply
 from .scalars import as_operands, dtype_name_of, is_float, is_tensor
@@ -15,7 +16,7 @@ def _floating(x, fn):
     name = dtype_name_of(arguments.tensor(fn, "x", x))
     if name == "bool":
         raise TypeError(f"{fn}: x must be a float or integer tensor, got bool")
-    return x if is_float(x) else apply("cast", x, attrs={"out_dtype": "float32"})
+    return x if is_float(x) else _C_ops.cast(x, out_dtype="float32")
 
 
 def _unary(op, doc):
@@ -74,6 +75,6 @@ def atan2(x, y, name=None):
         raise TypeError(f"atan2: x and y must be Tensors, got {type(x).__name__} and "
                         f"{type(y).__name__}")
     if not is_float(x) or not is_float(y):
-        x, y = [v if is_float(v) else apply("cast", v, attrs={"out_dtype": "float64"})
+        x, y = [v if is_float(v) else _C_ops.cast(v, out_dtype="float64")
                 for v in (x, y)]
-    return apply("atan2", *as_operands(x, y, "atan2"))
+    return _C_ops.atan2(*as_operands(x, y, "atan2"))

@@ -1,8 +1,8 @@
 """Statistics over tensors (Paddle's paddle.tensor.stat and linalg): mean, var, std, numel,
 median, and the counts bincount, histogram and histogram_bin_edges."""
 from .. import _C
+from .. import _C_ops
 from ..framework import arguments, dtype as dt
-from ..framework.core import apply
 from ..framework.tensor_params import FLOATING, accepts, self_checked
 from ..framework.mode import mode as _mode
 from .math import multiply, square, subtract
@@ -31,7 +31,7 @@ def _count(x, axis, fn):
     n = 1
     for d in picked:
         if shape[d] < 0:
-            ones = apply("fill_any_like", x, attrs={"value": 1.0})
+            ones = _C_ops.fill_any_like(x, value=1.0)
             return sum(ones, axis, keepdim=True)
         n *= shape[d]
     return n
@@ -54,22 +54,22 @@ def _variance(x, axis, unbiased, keepdim, fn):
     if unbiased:
         n = subtract(n, 1.0)
     if not keepdim:
-        n = apply("reshape", n, attrs={"shape": list(total.shape)}) if total.shape else \
-            apply("reshape", n, attrs={"shape": []})
-    return apply("elementwise_div", total, n)
+        n = _C_ops.reshape(n, shape=list(total.shape)) if total.shape else \
+            _C_ops.reshape(n, shape=[])
+    return _C_ops.elementwise_div(total, n)
 
 
 @accepts(x=FLOATING)
 def std(x, axis=None, unbiased=True, keepdim=False, name=None):
     """The standard deviation over ``axis`` (from the variance divided by n - 1 when
     unbiased)."""
-    return apply("sqrt", _variance(x, axis, unbiased, keepdim, "std"))
+    return _C_ops.sqrt(_variance(x, axis, unbiased, keepdim, "std"))
 
 
 def numel(x, name=None):
     """The number of elements of x, as a 0-d int64 tensor."""
-    ones = apply("fill_any_like", x, attrs={"value": 1.0, "dtype": "int64"})
-    return apply("reduce_sum", ones, attrs={"dim": [], "keep_dim": False, "reduce_all": True})
+    ones = _C_ops.fill_any_like(x, value=1.0, dtype="int64")
+    return _C_ops.reduce_sum(ones, dim=[], keep_dim=False, reduce_all=True)
 
 
 def median(x, axis=None, keepdim=False, name=None):
@@ -82,19 +82,17 @@ def median(x, axis=None, keepdim=False, name=None):
     axis = arguments.axis("median", axis, len(x.shape))
     n = x.shape[axis]
     if dtype_name_of(x) not in ("float32", "float64"):
-        x = apply("cast", x, attrs={"out_dtype": "float32"})
+        x = _C_ops.cast(x, out_dtype="float32")
     s = sort(x, axis)
     lo, hi = (n - 1) // 2, n // 2
-    mid = apply("slice", s, attrs={"axes": [axis], "starts": [lo], "ends": [hi + 1]})
-    return apply("reduce_mean", mid, attrs={"dim": [axis], "keep_dim": bool(keepdim),
-                                            "reduce_all": False})
+    mid = _C_ops.slice(s, axes=[axis], starts=[lo], ends=[hi + 1])
+    return _C_ops.reduce_mean(mid, dim=[axis], keep_dim=bool(keepdim), reduce_all=False)
 
 
 def _scatter_sum(size, pos, vals):
     """A [size] tensor holding, at each position, the sum of the vals sent there."""
-    zeros = apply("fill_constant", attrs={"shape": [size], "value": 0.0,
-                                          "dtype": dtype_name_of(vals)})
-    return apply("scatter", zeros, pos, vals, attrs={"overwrite": False})
+    zeros = _C_ops.fill_constant(shape=[size], value=0.0, dtype=dtype_name_of(vals))
+    return _C_ops.scatter(zeros, pos, vals, overwrite=False)
 
 
 def bincount(x, weights=None, minlength=0, name=None):
@@ -112,21 +110,20 @@ def bincount(x, weights=None, minlength=0, name=None):
                        "program does not know while it is built; run it eagerly")
     length = int(minlength)
     if x.shape[0]:
-        low = int(apply("reduce_min", x, attrs={"reduce_all": True}).item())
+        low = int(_C_ops.reduce_min(x, reduce_all=True).item())
         if low < 0:
             raise ValueError(f"bincount: x must hold non-negative ints, got {low}")
-        length = max(length, int(apply("reduce_max", x, attrs={"reduce_all": True}).item()) + 1)
+        length = max(length, int(_C_ops.reduce_max(x, reduce_all=True).item()) + 1)
     if weights is None:
-        vals = apply("fill_any_like", x, attrs={"value": 1.0, "dtype": "int64"})
+        vals = _C_ops.fill_any_like(x, value=1.0, dtype="int64")
     else:
         if list(weights.shape) != list(x.shape):
             raise ValueError(f"bincount: weights must have x's shape {list(x.shape)}, got "
                              f"{list(weights.shape)}")
         vals = weights if dtype_name_of(weights) in ("float32", "float64") else \
-            apply("cast", weights, attrs={"out_dtype": "float64"})
+            _C_ops.cast(weights, out_dtype="float64")
     if length == 0:
-        return apply("fill_constant", attrs={"shape": [0], "value": 0.0,
-                                             "dtype": dtype_name_of(vals)})
+        return _C_ops.fill_constant(shape=[0], value=0.0, dtype=dtype_name_of(vals))
     return _scatter_sum(length, x, vals)
 
 
@@ -138,8 +135,8 @@ def _range_of(input, lo, hi, fn):
     name = dtype_name_of(input)
     if float(lo) != float(hi):
         return constant(float(lo), name), constant(float(hi), name)
-    return (apply("reduce_min", input, attrs={"reduce_all": True}),
-            apply("reduce_max", input, attrs={"reduce_all": True}))
+    return (_C_ops.reduce_min(input, reduce_all=True),
+            _C_ops.reduce_max(input, reduce_all=True))
 
 
 def _floating(input, fn):
@@ -148,17 +145,17 @@ def _floating(input, fn):
         raise TypeError(f"{fn}: input must be a float32, float64, int32 or int64 tensor")
     if int(input.shape[0] if input.shape else 1) == 0:
         raise ValueError(f"{fn}: input is empty")
-    flat = apply("reshape", input, attrs={"shape": [-1]})
+    flat = _C_ops.reshape(input, shape=[-1])
     if dtype_name_of(flat) in ("int32", "int64"):
-        flat = apply("cast", flat, attrs={"out_dtype": "float64"})
+        flat = _C_ops.cast(flat, out_dtype="float64")
     return flat
 
 
 def _widened(lo, hi, by):
     """(lo - by, hi + by) where lo == hi, else (lo, hi)."""
-    same = apply("equal", lo, hi)
-    return (apply("where", same, apply("scale", lo, attrs={"scale": 1.0, "bias": -by}), lo),
-            apply("where", same, apply("scale", hi, attrs={"scale": 1.0, "bias": by}), hi))
+    same = _C_ops.equal(lo, hi)
+    return (_C_ops.where(same, _C_ops.scale(lo, scale=1.0, bias=-by), lo),
+            _C_ops.where(same, _C_ops.scale(hi, scale=1.0, bias=by), hi))
 
 
 def histogram(input, bins=100, min=0.0, max=0.0, weight=None, density=False, name=None):
@@ -171,33 +168,31 @@ def histogram(input, bins=100, min=0.0, max=0.0, weight=None, density=False, nam
     flat = _floating(input, "histogram")
     lo, hi = _widened(*_range_of(flat, min, max, "histogram"), 1.0)
     # bin = floor((x - min) * bins / (max - min)), with x == max in the last bin
-    scaled = apply("elementwise_div", apply("scale", apply("elementwise_sub", flat, lo),
-                                             attrs={"scale": float(bins)}),
-                   apply("elementwise_sub", hi, lo))
-    bin_ = apply("clip", apply("floor", scaled), attrs={"min": 0.0, "max": float(bins - 1)})
-    inside = apply("logical_and", apply("greater_equal", flat, lo),
-                   apply("less_equal", flat, hi))
+    scaled = _C_ops.elementwise_div(_C_ops.scale(_C_ops.elementwise_sub(flat, lo),
+                                                   scale=float(bins)),
+                                    _C_ops.elementwise_sub(hi, lo))
+    bin_ = _C_ops.clip(_C_ops.floor(scaled), min=0.0, max=float(bins - 1))
+    inside = _C_ops.logical_and(_C_ops.greater_equal(flat, lo), _C_ops.less_equal(flat, hi))
     # entries outside the range go to an extra bin, dropped at the end
-    pos = apply("cast", apply("where", inside, bin_, constant(float(bins), dtype_name_of(
-        flat))), attrs={"out_dtype": "int64"})
+    pos = _C_ops.cast(_C_ops.where(inside, bin_, constant(float(bins), dtype_name_of(
+        flat))),out_dtype="int64")
     if weight is None:
-        vals = apply("fill_any_like", flat, attrs={"value": 1.0, "dtype": "int64"})
+        vals = _C_ops.fill_any_like(flat, value=1.0, dtype="int64")
     else:
         if list(weight.shape) != list(input.shape):
             raise ValueError(f"histogram: weight must have input's shape "
                              f"{list(input.shape)}, got {list(weight.shape)}")
-        vals = apply("reshape", weight, attrs={"shape": [-1]})
-    counts = apply("slice", _scatter_sum(bins + 1, pos, vals),
-                   attrs={"axes": [0], "starts": [0], "ends": [bins]})
+        vals = _C_ops.reshape(weight, shape=[-1])
+    counts = _C_ops.slice(_scatter_sum(bins + 1, pos, vals), axes=[0], starts=[0], ends=[bins])
     if not density:
         return counts
     out = dtype_name_of(vals) if weight is not None else "float32"
-    counts = apply("cast", counts, attrs={"out_dtype": out}) if dtype_name_of(counts) != out \
+    counts = _C_ops.cast(counts, out_dtype=out) if dtype_name_of(counts) != out \
         else counts
-    width = apply("cast", apply("scale", apply("elementwise_sub", hi, lo),
-                                attrs={"scale": 1.0 / bins}), attrs={"out_dtype": out})
-    total = apply("reduce_sum", counts, attrs={"reduce_all": True})
-    return apply("elementwise_div", counts, apply("elementwise_mul", total, width))
+    width = _C_ops.cast(_C_ops.scale(_C_ops.elementwise_sub(hi, lo),
+                                       scale=1.0 / bins), out_dtype=out)
+    total = _C_ops.reduce_sum(counts, reduce_all=True)
+    return _C_ops.elementwise_div(counts, _C_ops.elementwise_mul(total, width))
 
 
 def histogram_bin_edges(input, bins=100, min=0.0, max=0.0, name=None):
@@ -214,9 +209,9 @@ def histogram_bin_edges(input, bins=100, min=0.0, max=0.0, name=None):
             raise ValueError(f"histogram_bin_edges: max must be >= min, got min={min} and "
                              f"max={max}")
         lo, hi = constant(float(min), "float64"), constant(float(max), "float64")
-    lo, hi = [apply("cast", t, attrs={"out_dtype": "float64"}) for t in (lo, hi)]
+    lo, hi = [_C_ops.cast(t, out_dtype="float64") for t in (lo, hi)]
     lo, hi = _widened(lo, hi, 0.5)
-    steps = apply("scale", arange(0, bins + 1, 1, "float64"), attrs={"scale": 1.0 / bins})
-    edges = apply("elementwise_add", lo, apply("elementwise_mul", steps,
-                                               apply("elementwise_sub", hi, lo)))
-    return apply("cast", edges, attrs={"out_dtype": dt.get_default_dtype()})
+    steps = _C_ops.scale(arange(0, bins + 1, 1, "float64"), scale=1.0 / bins)
+    edges = _C_ops.elementwise_add(lo, _C_ops.elementwise_mul(
+        steps, _C_ops.elementwise_sub(hi, lo)))
+    return _C_ops.cast(edges, out_dtype=dt.get_default_dtype())

@@ -15,6 +15,7 @@ Parameter-server mode (``fleet.init(is_collective=False)``, or a role maker that
 collective): servers and trainers of one script, see ps_mode.py. The functions below
 answer for the mode fleet.init entered.
 """
+from ... import _C_ops
 from .. import collective
 from ...framework.core import apply
 from ...framework.mode import mode
@@ -100,7 +101,7 @@ class _StaticDataParallelOptimizer:
             with static.program_guard(startup), startup._block_guard(0):
                 for param, _ in params_grads:
                     var = startup._variable(0, param.name)
-                    apply("c_broadcast", var, attrs={"ring_id": 0, "root": 0}, out=[var])
+                    _C_ops.c_broadcast(var, ring_id=0, root=0, out=[var])
         return list(main.global_block().ops[first:]), params_grads
 
 

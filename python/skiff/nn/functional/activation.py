@@ -1,5 +1,6 @@
 """Activation functions (paddle.nn.functional): each is one registered op, or a short
 composition of ops where skiff has no fused one (relu6, hardswish, ...)."""
+from ... import _C_ops
 from ..._C import Error
 from ...framework import arguments
 from ...framework.core import apply, eager_op
@@ -43,7 +44,7 @@ silu = _unary("silu", "x * sigmoid(x), elementwise.")
 
 def relu_(x, name=None):
     """relu written back into ``x``."""
-    return apply("relu", x, out=[x])
+    return _C_ops.relu(x, out=[x])
 
 
 @accepts(x=FLOATING)
@@ -59,7 +60,7 @@ def relu6(x, name=None):
 
 def hardtanh(x, min=-1.0, max=1.0, name=None):
     """x clipped to [min, max]."""
-    return apply("clip", x, attrs={"min": float(min), "max": float(max)})
+    return _C_ops.clip(x, min=float(min), max=float(max))
 
 
 def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
@@ -74,22 +75,22 @@ def hardswish(x, name=None):
 
 def gelu(x, approximate=False, name=None):
     """x * Phi(x) (erf form), or its tanh approximation."""
-    return apply("gelu", x, attrs={"approximate": bool(approximate)})
+    return _C_ops.gelu(x, approximate=bool(approximate))
 
 
 def leaky_relu(x, negative_slope=0.01, name=None):
     """x where x > 0, else negative_slope * x."""
-    return apply("leaky_relu", x, attrs={"alpha": float(negative_slope)})
+    return _C_ops.leaky_relu(x, alpha=float(negative_slope))
 
 
 def elu(x, alpha=1.0, name=None):
     """x where x > 0, else alpha * (exp(x) - 1)."""
-    return apply("elu", x, attrs={"alpha": float(alpha)})
+    return _C_ops.elu(x, alpha=float(alpha))
 
 
 def softplus(x, beta=1, threshold=20, name=None):
     """log(1 + exp(beta * x)) / beta, or x where beta * x > threshold."""
-    return apply("softplus", x, attrs={"beta": float(beta), "threshold": float(threshold)})
+    return _C_ops.softplus(x, beta=float(beta), threshold=float(threshold))
 
 
 @accepts(x=FLOATING)
@@ -100,7 +101,7 @@ def mish(x, name=None):
 
 def softsign(x, name=None):
     """x / (1 + |x|)."""
-    return apply("elementwise_div", x, tensor_scale(apply("abs", x), 1.0, 1.0))
+    return _C_ops.elementwise_div(x, tensor_scale(_C_ops.abs(x), 1.0, 1.0))
 
 
 @accepts(x=FLOATING)
@@ -128,7 +129,7 @@ def prelu(x, weight, data_format="NCHW", name=None):
     if int(weight.shape[0]) != 1 and rank > 1:
         shape = [1] * rank
         shape[1 if data_format[1] == "C" else rank - 1] = -1
-        w = apply("reshape", weight, attrs={"shape": shape})
+        w = _C_ops.reshape(weight, shape=shape)
     neg = multiply(w, subtract(x, relu(x)))
     return add(relu(x), neg)
 
@@ -180,19 +181,19 @@ def softshrink(x, threshold=0.5, name=None):
     """x - threshold above it, x + threshold below -threshold, else 0."""
     if threshold < 0:
         raise ValueError(f"softshrink: threshold must be >= 0, got {threshold}")
-    return apply("softshrink", x, attrs={"threshold": float(threshold)})
+    return _C_ops.softshrink(x, threshold=float(threshold))
 
 
 def _where_above(x, magnitude, threshold, value=0.0, out=None):
     """x where ``magnitude`` > threshold, else ``value`` (written into ``out`` if given)."""
-    keep = apply("greater_than", magnitude, constant_like(magnitude, threshold))
-    return apply("where", keep, x, constant_like(x, value), out=out)
+    keep = _C_ops.greater_than(magnitude, constant_like(magnitude, threshold))
+    return _C_ops.where(keep, x, constant_like(x, value), out=out)
 
 
 @accepts(x=FLOATING)
 def hardshrink(x, threshold=0.5, name=None):
     """x where |x| > threshold, else 0."""
-    return _where_above(x, apply("abs", x), threshold)
+    return _where_above(x, _C_ops.abs(x), threshold)
 
 
 def thresholded_relu(x, threshold=1.0, value=0.0, name=None):
@@ -228,11 +229,8 @@ def maxout(x, groups, axis=1, name=None):
                          f"by groups = {groups}")
     split = [0 if s < 0 else s for s in shape]
     split[axis:axis + 1] = [channels // groups, groups]
-    return apply(
-        "reduce_max",
-        apply("reshape", x, attrs={"shape": split}),
-        attrs={"dim": [axis + 1], "keep_dim": False, "reduce_all": False},
-    )
+    return _C_ops.reduce_max(_C_ops.reshape(x, shape=split), dim=[axis + 1], keep_dim=False,
+                             reduce_all=False)
 
 
 @accepts(x=FLOATING)
@@ -246,20 +244,16 @@ def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
         raise ValueError(f"gumbel_softmax: temperature must be positive, got {temperature}")
     axis = arguments.axis("gumbel_softmax", axis, len(shape), scalar=True)
     dtype = dtype_name_of(x)
-    u = apply("uniform_random", attrs={"shape": shape, "min": 1e-20, "max": 1.0, "seed": 0,
-                                        "dtype": dtype})
-    gumbel = tensor_scale(apply("log", tensor_scale(apply("log", u), -1.0)), -1.0)
+    u = _C_ops.uniform_random(shape=shape, min=1e-20, max=1.0, seed=0, dtype=dtype)
+    gumbel = tensor_scale(_C_ops.log(tensor_scale(_C_ops.log(u), -1.0)), -1.0)
     y = softmax(tensor_scale(add(x, gumbel), 1.0 / temperature), axis)
     if not hard:
         return y
     rank = len(shape)
     axis = axis % rank
-    index = apply("argmax", y, attrs={"axis": axis})
-    one_hot = apply("one_hot", index, attrs={"depth": shape[axis], "dtype": dtype})
+    index = _C_ops.argmax(y, axis=axis)
+    one_hot = _C_ops.one_hot(index, depth=shape[axis], dtype=dtype)
     if axis != rank - 1:
-        one_hot = apply(
-            "transpose",
-            one_hot,
-            attrs={"axis": list(list(range(axis)) + [rank - 1] + list(range(axis, rank - 1)))},
-        )
+        perm = list(range(axis)) + [rank - 1] + list(range(axis, rank - 1))
+        one_hot = _C_ops.transpose(one_hot, axis=perm)
     return add(subtract(one_hot, y.detach()), y)

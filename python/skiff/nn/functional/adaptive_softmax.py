@@ -2,6 +2,7 @@
 softmax over the frequent classes and one entry per cluster of rare classes, each cluster
 with its own low-rank softmax. Every row's cluster terms are computed and masked, so the
 computation is fixed-shape and works in static programs."""
+from ... import _C_ops
 from ...framework.core import apply
 from ...framework.mode import mode
 from ...framework.arguments import dtype_name_of
@@ -12,18 +13,13 @@ __all__ = ["adaptive_log_softmax_with_loss"]
 
 
 def _compare(op, label, value):
-    return apply(op, label, apply("fill_any_like", label, attrs={"value": float(value),
-                                                                "dtype": ""}))
+    return apply(op, label, _C_ops.fill_any_like(label, value=float(value), dtype=""))
 
 
 def _pick(log_probs, index, depth, dtype):
     """log_probs[n, index[n]] for every row n."""
-    hot = apply("one_hot", index, attrs={"depth": int(depth), "dtype": dtype})
-    return apply(
-        "reduce_sum",
-        multiply(log_probs, hot),
-        attrs={"dim": [1], "keep_dim": False, "reduce_all": False},
-    )
+    hot = _C_ops.one_hot(index, depth=int(depth), dtype=dtype)
+    return _C_ops.reduce_sum(multiply(log_probs, hot), dim=[1], keep_dim=False, reduce_all=False)
 
 
 def _check(input, label, cutoffs):
@@ -58,34 +54,29 @@ def adaptive_log_softmax_with_loss(input, label, head_weight, tail_weights, cuto
     batched = len(label.shape) == 1
     if not batched:
         input, label = (
-            apply("unsqueeze", input, attrs={"axes": [0]}),
-            apply("reshape", label, attrs={"shape": [1]}),
+            _C_ops.unsqueeze(input, axes=[0]),
+            _C_ops.reshape(label, shape=[1]),
         )
     dtype = dtype_name_of(input)
     shortlist = cutoffs[0]
     head = matmul(input, head_weight)
     if head_bias is not None:
         head = add(head, head_bias)
-    head_log_probs = apply("log_softmax", head, attrs={"axis": 1})
+    head_log_probs = _C_ops.log_softmax(head, axis=1)
     head_target, output = label, None
     for i, (low, high) in enumerate(zip(cutoffs, cutoffs[1:])):
-        inside = apply("logical_and", _compare("greater_equal", label, low),
-                       _compare("less_than", label, high))
-        cluster_id = apply("fill_any_like", label, attrs={"value": float(shortlist + i),
-                                                         "dtype": ""})
-        head_target = apply("where", inside, cluster_id, head_target)
+        inside = _C_ops.logical_and(_compare("greater_equal", label, low),
+                                    _compare("less_than", label, high))
+        cluster_id = _C_ops.fill_any_like(label, value=float(shortlist + i), dtype="")
+        head_target = _C_ops.where(inside, cluster_id, head_target)
         first, second = tail_weights[i]
-        log_probs = apply("log_softmax", matmul(matmul(input, first), second),
-                          attrs={"axis": 1})
-        local = apply("clip", scale(label, 1.0, -float(low)),
-                      attrs={"min": 0.0, "max": float(high - low - 1)})
+        log_probs = _C_ops.log_softmax(matmul(matmul(input, first), second), axis=1)
+        local = _C_ops.clip(scale(label, 1.0, -float(low)), min=0.0, max=float(high - low - 1))
         term = multiply(_pick(log_probs, local, high - low, dtype), cast(inside, dtype))
         output = term if output is None else add(output, term)
     head_term = _pick(head_log_probs, head_target, int(head_weight.shape[1]), dtype)
     output = head_term if output is None else add(output, head_term)
-    loss = apply(
-        "reduce_mean", scale(output, -1.0), attrs={"dim": [], "keep_dim": False, "reduce_all": True}
-    )
+    loss = _C_ops.reduce_mean(scale(output, -1.0), dim=[], keep_dim=False, reduce_all=True)
     if not batched:
-        output = apply("reshape", output, attrs={"shape": []})
+        output = _C_ops.reshape(output, shape=[])
     return output, loss

@@ -1,7 +1,7 @@
 """paddle.nn.functional.scaled_dot_product_attention (Paddle's [batch, seq, heads, dim]
 layout) and sequence_mask, composed of matmul, softmax and mask ops."""
 from ... import _C
-from ...framework.core import apply
+from ... import _C_ops
 from ...framework.tensor_params import TENSOR, accepts
 from ...framework.mode import mode
 from ...framework.arguments import dtype_name_of
@@ -21,12 +21,8 @@ def _repeat_heads(x, times):
     if times == 1:
         return x
     b, s, h, d = [0 if int(v) < 0 else int(v) for v in x.shape]
-    x = apply(
-        "tile",
-        apply("unsqueeze", x, attrs={"axes": [3]}),
-        attrs={"repeat_times": [1, 1, 1, times, 1]},
-    )
-    return apply("reshape", x, attrs={"shape": [b, s, h * times, d]})
+    x = _C_ops.tile(_C_ops.unsqueeze(x, axes=[3]), repeat_times=[1, 1, 1, times, 1])
+    return _C_ops.reshape(x, shape=[b, s, h * times, d])
 
 
 def _additive_mask(mask, dtype):
@@ -34,7 +30,7 @@ def _additive_mask(mask, dtype):
     if dtype_name_of(mask) != "bool":
         return mask
     zeros = constant_like(cast(mask, dtype), 0.0)
-    return apply("where", mask, zeros, constant_like(zeros, float("-inf")))
+    return _C_ops.where(mask, zeros, constant_like(zeros, float("-inf")))
 
 
 @accepts(value=TENSOR, attn_mask=TENSOR)
@@ -54,7 +50,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                          f"{list(value.shape)}")
     if not batched:
         query, key, value = (
-            apply("unsqueeze", t, attrs={"axes": [0]}) for t in (query, key, value)
+            _C_ops.unsqueeze(t, axes=[0]) for t in (query, key, value)
         )
     q_heads, k_heads, v_heads = int(query.shape[2]), int(key.shape[2]), int(value.shape[2])
     if k_heads != v_heads or q_heads % k_heads or (not enable_gqa and q_heads != k_heads):
@@ -63,19 +59,19 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     key, value = (_repeat_heads(t, q_heads // k_heads) for t in (key, value))
     head_dim = int(query.shape[-1])
     scale = scale or (head_dim ** -0.5 if head_dim else 1.0)
-    q, k, v = (apply("transpose", t, attrs={"axis": [0, 2, 1, 3]}) for t in (query, key, value))
+    q, k, v = (_C_ops.transpose(t, axis=[0, 2, 1, 3]) for t in (query, key, value))
     scores = matmul(tensor_scale(q, scale), k, transpose_y=True)
     if is_causal:
         ones = cast(constant_like(scores, 1.0), "bool")
         ones.stop_gradient = True
-        upper = apply("tril_triu", ones, attrs={"diagonal": 1, "lower": False})
-        scores = apply("where", upper, constant_like(scores, float("-inf")), scores)
+        upper = _C_ops.tril_triu(ones, diagonal=1, lower=False)
+        scores = _C_ops.where(upper, constant_like(scores, float("-inf")), scores)
     elif attn_mask is not None:
         scores = add(scores, _additive_mask(attn_mask, dtype_name_of(scores)))
     weights = softmax(scores, -1)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, training=training)
-    out = apply("transpose", matmul(weights, v), attrs={"axis": [0, 2, 1, 3]})
+    out = _C_ops.transpose(matmul(weights, v), axis=[0, 2, 1, 3])
     return out if batched else squeeze(out, [0])
 
 
@@ -89,10 +85,9 @@ def sequence_mask(x, maxlen=None, dtype="int64", name=None):
         maxlen = int(values.max()) if values.size else 0
     if hasattr(maxlen, "numpy"):
         maxlen = int(maxlen.numpy().reshape(-1)[0])
-    steps = apply("arange", None, None, None,
-                  attrs={"start": 0.0, "end": float(maxlen), "step": 1.0,
-                         "dtype": dtype_name_of(x)})
-    mask = apply("less_than", steps, apply("unsqueeze", x, attrs={"axes": [-1]}))
+    steps = _C_ops.arange(None, None, None, start=0.0, end=float(maxlen), step=1.0,
+                          dtype=dtype_name_of(x))
+    mask = _C_ops.less_than(steps, _C_ops.unsqueeze(x, axes=[-1]))
     out = cast(mask, dt.dtype_name(dtype))
     out.stop_gradient = True
     return out

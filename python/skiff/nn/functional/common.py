@@ -2,8 +2,8 @@
 import numbers
 
 from ... import _C
+from ... import _C_ops
 from ...framework import arguments
-from ...framework.core import apply
 from ...framework.tensor_params import FLOATING, accepts, self_checked
 from ...framework.arguments import dtype_name_of
 from ...tensor.creation import full
@@ -40,7 +40,7 @@ def _explain_linear(x, weight, bias):
 def _dropout_op(x, attrs):
     """Runs the dropout op; its mask comes from the process-wide generator that
     skiff.seed(n) restarts (seed 0), a new mask every call or program run."""
-    return apply("dropout", x, attrs=dict(attrs, seed=0), output_counts=[1, 1])[0]
+    return _C_ops.dropout(x, **dict(attrs, seed=0), output_counts=[1, 1])[0]
 
 
 def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
@@ -136,17 +136,17 @@ def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=
             raise ValueError(f"embedding: padding_idx {padding_idx} is outside [-{vocab}, "
                              f"{vocab})")
         pad = pad + vocab if pad < 0 else pad
-    return apply("embedding", weight, x, attrs={"padding_idx": pad, "is_sparse": bool(sparse)})
+    return _C_ops.embedding(weight, x, padding_idx=pad, is_sparse=bool(sparse))
 
 
 def one_hot(x, num_classes, name=None):
     """A float32 tensor with a new last dim of ``num_classes``: 1 at each label."""
-    return apply("one_hot", x, attrs={"depth": int(num_classes), "dtype": "float32"})
+    return _C_ops.one_hot(x, depth=int(num_classes), dtype="float32")
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
     """``x`` with dims start_axis..stop_axis merged into one."""
-    return apply("flatten", x, attrs=_flatten_attrs("flatten", x, start_axis, stop_axis))
+    return _C_ops.flatten(x, **_flatten_attrs("flatten", x, start_axis, stop_axis))
 
 
 def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
@@ -160,23 +160,11 @@ def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
 def cosine_similarity(x1, x2, axis=1, eps=1e-8):
     """sum(x1 * x2) / sqrt(max(|x1|^2 * |x2|^2, eps^2)) along ``axis``."""
     axis = arguments.axis("cosine_similarity", axis, max(len(x1.shape), len(x2.shape)))
-    dot = apply(
-        "reduce_sum",
-        multiply(x1, x2),
-        attrs={"dim": [axis], "keep_dim": False, "reduce_all": False},
-    )
-    n1 = apply(
-        "reduce_sum",
-        apply("square", x1),
-        attrs={"dim": [axis], "keep_dim": False, "reduce_all": False},
-    )
-    n2 = apply(
-        "reduce_sum",
-        apply("square", x2),
-        attrs={"dim": [axis], "keep_dim": False, "reduce_all": False},
-    )
-    denom = apply("sqrt", apply("clip", multiply(n1, n2), attrs={"min": float(eps) ** 2}))
-    return apply("elementwise_div", dot, denom)
+    dot = _C_ops.reduce_sum(multiply(x1, x2), dim=[axis], keep_dim=False, reduce_all=False)
+    n1 = _C_ops.reduce_sum(_C_ops.square(x1), dim=[axis], keep_dim=False, reduce_all=False)
+    n2 = _C_ops.reduce_sum(_C_ops.square(x2), dim=[axis], keep_dim=False, reduce_all=False)
+    denom = _C_ops.sqrt(_C_ops.clip(multiply(n1, n2), min=float(eps) ** 2))
+    return _C_ops.elementwise_div(dot, denom)
 
 
 def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
@@ -187,19 +175,16 @@ def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
     if len(shape) != 4:
         raise _C.Error(f"pixel_shuffle: expected a 4-D input, got shape {shape}")
     if data_format == "NHWC":
-        x = apply("transpose", x, attrs={"axis": [0, 3, 1, 2]})
+        x = _C_ops.transpose(x, axis=[0, 3, 1, 2])
         shape = [shape[0], shape[3], shape[1], shape[2]]
     n, c, h, w = shape
     if c % (r * r):
         raise _C.Error(f"pixel_shuffle: {c} channels are not divisible by upscale_factor^2 = "
                        f"{r * r}")
-    y = apply("reshape", x, attrs={"shape": [0 if n < 0 else n, c // (r * r), r, r, h, w]})
-    y = apply(
-        "reshape",
-        apply("transpose", y, attrs={"axis": [0, 1, 4, 2, 5, 3]}),
-        attrs={"shape": [0 if n < 0 else n, c // (r * r), h * r, w * r]},
-    )
-    return apply("transpose", y, attrs={"axis": [0, 2, 3, 1]}) if data_format == "NHWC" else y
+    y = _C_ops.reshape(x, shape=[0 if n < 0 else n, c // (r * r), r, r, h, w])
+    y = _C_ops.reshape(_C_ops.transpose(y, axis=[0, 1, 4, 2, 5, 3]),
+                       shape=[0 if n < 0 else n, c // (r * r), h * r, w * r])
+    return _C_ops.transpose(y, axis=[0, 2, 3, 1]) if data_format == "NHWC" else y
 
 
 def bilinear(x1, x2, weight, bias=None, name=None):
@@ -211,15 +196,8 @@ def bilinear(x1, x2, weight, bias=None, name=None):
         raise ValueError(f"bilinear: expected x1 [N, in1], x2 [N, in2] and weight [out, in1, "
                          f"in2], got {s1}, {s2} and {sw}")
     out_features, in1, in2 = sw
-    w = apply(
-        "reshape",
-        apply("transpose", weight, attrs={"axis": [1, 0, 2]}),
-        attrs={"shape": [in1, out_features * in2]},
-    )
-    left = apply("reshape", matmul(x1, w), attrs={"shape": [0, out_features, in2]})
-    out = apply(
-        "reduce_sum",
-        multiply(left, apply("unsqueeze", x2, attrs={"axes": [1]})),
-        attrs={"dim": [2], "keep_dim": False, "reduce_all": False},
-    )
+    w = _C_ops.reshape(_C_ops.transpose(weight, axis=[1, 0, 2]), shape=[in1, out_features * in2])
+    left = _C_ops.reshape(matmul(x1, w), shape=[0, out_features, in2])
+    out = _C_ops.reduce_sum(multiply(left, _C_ops.unsqueeze(x2, axes=[1])), dim=[2], keep_dim=False,
+                            reduce_all=False)
     return out if bias is None else add(out, bias)

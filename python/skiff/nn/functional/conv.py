@@ -1,8 +1,8 @@
 """2-D convolution and transposed convolution (paddle.nn.functional.conv2d,
 conv2d_transpose) over the conv2d / conv2d_transpose ops, with Paddle's padding forms."""
 from ... import _C
+from ... import _C_ops
 from ...framework import arguments
-from ...framework.core import apply
 from ...tensor.math import add
 
 __all__ = ["conv2d", "conv2d_transpose"]
@@ -91,11 +91,11 @@ def check_input(x, where, data_format, channels=None):
 
 
 def to_nchw(x, data_format):
-    return x if data_format == "NCHW" else apply("transpose", x, attrs={"axis": [0, 3, 1, 2]})
+    return x if data_format == "NCHW" else _C_ops.transpose(x, axis=[0, 3, 1, 2])
 
 
 def from_nchw(x, data_format):
-    return x if data_format == "NCHW" else apply("transpose", x, attrs={"axis": [0, 2, 3, 1]})
+    return x if data_format == "NCHW" else _C_ops.transpose(x, axis=[0, 2, 3, 1])
 
 
 def _check_weight(where, shape, rank=4):
@@ -118,7 +118,7 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
     pads, dilation = resolve_padding(padding, x, w_shape[2:], stride, dilation, data_format,
                                      "conv2d")
     attrs = {"strides": stride, "paddings": pads, "dilations": dilation, "groups": int(groups)}
-    out = apply("conv2d", to_nchw(x, data_format), weight, bias, attrs=attrs)
+    out = _C_ops.conv2d(to_nchw(x, data_format), weight, bias, **attrs)
     return from_nchw(out, data_format)
 
 
@@ -159,7 +159,7 @@ def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
                                f"along dim {i})")
     attrs = {"strides": stride, "paddings": pads, "dilations": dilation, "groups": int(groups),
              "output_padding": extra if any(extra) else []}
-    out = apply("conv2d_transpose", to_nchw(x, data_format), weight, attrs=attrs)
+    out = _C_ops.conv2d_transpose(to_nchw(x, data_format), weight, **attrs)
     if bias is not None:
-        out = add(out, apply("reshape", bias, attrs={"shape": [1, -1, 1, 1]}))
+        out = add(out, _C_ops.reshape(bias, shape=[1, -1, 1, 1]))
     return from_nchw(out, data_format)

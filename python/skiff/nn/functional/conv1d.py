@@ -1,9 +1,9 @@
 """1-D convolution and pooling (paddle.nn.functional.conv1d, conv1d_transpose,
 max_pool1d, avg_pool1d, adaptive_*_pool1d): the 2-D ops over a height-1 view."""
 from ... import _C
+from ... import _C_ops
 from ...framework import arguments
 from ...framework.tensor_params import FLOATING, accepts
-from ...framework.core import apply
 from ...tensor.manipulation import squeeze
 from .conv import conv2d, conv2d_transpose
 from .pooling import adaptive_avg_pool2d, adaptive_max_pool2d, avg_pool2d, max_pool2d
@@ -43,13 +43,13 @@ def _to_2d(x, data_format, where):
         raise _C.Error(f"{where}: expected a 3-D input [N, C, L] ({data_format}), got shape "
                        f"{shape}")
     if data_format == "NLC":
-        x = apply("transpose", x, attrs={"axis": [0, 2, 1]})
-    return apply("unsqueeze", x, attrs={"axes": [2]})
+        x = _C_ops.transpose(x, axis=[0, 2, 1])
+    return _C_ops.unsqueeze(x, axes=[2])
 
 
 def _from_2d(y, data_format):
     y = squeeze(y, [2])
-    return apply("transpose", y, attrs={"axis": [0, 2, 1]}) if data_format == "NLC" else y
+    return _C_ops.transpose(y, axis=[0, 2, 1]) if data_format == "NLC" else y
 
 
 @accepts(x=FLOATING)
@@ -59,7 +59,7 @@ def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
     x2 = _to_2d(x, data_format, "conv1d")
     out = conv2d(
         x2,
-        apply("unsqueeze", weight, attrs={"axes": [2]}),
+        _C_ops.unsqueeze(weight, axes=[2]),
         bias,
         [1, _one(stride, "stride", "conv1d")],
         _padding_2d(padding, "conv1d"),
@@ -75,7 +75,7 @@ def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
     x2 = _to_2d(x, data_format, "conv1d_transpose")
     size = None if output_size is None else [1, _one(output_size, "output_size",
                                                      "conv1d_transpose")]
-    out = conv2d_transpose(x2, apply("unsqueeze", weight, attrs={"axes": [2]}), bias,
+    out = conv2d_transpose(x2, _C_ops.unsqueeze(weight, axes=[2]), bias,
                            [1, _one(stride, "stride", "conv1d_transpose")],
                            _padding_2d(padding, "conv1d_transpose"),
                            [0, _one(output_padding, "output_padding", "conv1d_transpose")],

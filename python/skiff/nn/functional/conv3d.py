@@ -1,8 +1,8 @@
 """3-D convolution and transposed convolution (paddle.nn.functional.conv3d,
 conv3d_transpose) over the conv3d / conv3d_transpose ops, with Paddle's padding forms."""
 from ... import _C
+from ... import _C_ops
 from ...framework import arguments
-from ...framework.core import apply
 from ...tensor.math import add
 from .conv import check_input_layout, same_padding
 
@@ -29,11 +29,11 @@ def spatial_dims3d(x, data_format):
 
 
 def to_ncdhw(x, data_format):
-    return x if data_format == "NCDHW" else apply("transpose", x, attrs={"axis": [0, 4, 1, 2, 3]})
+    return x if data_format == "NCDHW" else _C_ops.transpose(x, axis=[0, 4, 1, 2, 3])
 
 
 def from_ncdhw(x, data_format):
-    return x if data_format == "NCDHW" else apply("transpose", x, attrs={"axis": [0, 2, 3, 4, 1]})
+    return x if data_format == "NCDHW" else _C_ops.transpose(x, axis=[0, 2, 3, 4, 1])
 
 
 def explicit_padding3d(padding, data_format, where):
@@ -88,7 +88,7 @@ def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
         dilation = [1, 1, 1]
     attrs = {"strides": stride, "paddings": pads, "dilations": dilation, "groups": int(groups),
              "data_format": "NCDHW"}
-    out = apply("conv3d", to_ncdhw(x, data_format), weight, bias, attrs=attrs)
+    out = _C_ops.conv3d(to_ncdhw(x, data_format), weight, bias, **attrs)
     return from_ncdhw(out, data_format)
 
 
@@ -131,7 +131,7 @@ def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
                                f"spatial dim {i})")
     attrs = {"strides": stride, "paddings": pads, "dilations": dilation, "groups": int(groups),
              "output_padding": extra if any(extra) else [], "data_format": "NCDHW"}
-    out = apply("conv3d_transpose", to_ncdhw(x, data_format), weight, attrs=attrs)
+    out = _C_ops.conv3d_transpose(to_ncdhw(x, data_format), weight, **attrs)
     if bias is not None:
-        out = add(out, apply("reshape", bias, attrs={"shape": [1, -1, 1, 1, 1]}))
+        out = add(out, _C_ops.reshape(bias, shape=[1, -1, 1, 1, 1]))
     return from_ncdhw(out, data_format)

@@ -1,8 +1,8 @@
 """paddle.nn.functional.pairwise_distance: the p-norm of x - y + epsilon along the last
 axis, from elementwise and reduce ops."""
+from ... import _C_ops
 import math
 
-from ...framework.core import apply
 from ...framework.tensor_params import FLOATING, accepts
 from ...framework.arguments import dtype_name_of
 from ...tensor.math import cast, scale, subtract
@@ -16,38 +16,21 @@ def p_norm_last(d, p, keepdim=False):
     non-zeros), else (sum |d|^p)^(1/p)."""
     p = float(p)
     if p == 2.0:
-        return apply(
-            "sqrt",
-            apply(
-                "reduce_sum",
-                apply("square", d),
-                attrs={"dim": [-1], "keep_dim": keepdim, "reduce_all": False},
-            ),
-        )
-    mag = apply("abs", d)
+        squares = _C_ops.reduce_sum(_C_ops.square(d), dim=[-1], keep_dim=keepdim, reduce_all=False)
+        return _C_ops.sqrt(squares)
+    mag = _C_ops.abs(d)
     if math.isinf(p):
-        return apply(
-            "reduce_" + ("max" if p > 0 else "min"),
-            mag,
-            attrs={"dim": [-1], "keep_dim": keepdim, "reduce_all": False},
-        )
+        extreme = _C_ops.reduce_max if p > 0 else _C_ops.reduce_min
+        return extreme(mag, dim=[-1], keep_dim=keepdim, reduce_all=False)
     if p == 0.0:
-        nonzero = apply("not_equal", mag, constant_like(mag, 0.0))
-        return apply(
-            "reduce_sum",
-            cast(nonzero, dtype_name_of(d)),
-            attrs={"dim": [-1], "keep_dim": keepdim, "reduce_all": False},
-        )
+        nonzero = _C_ops.not_equal(mag, constant_like(mag, 0.0))
+        return _C_ops.reduce_sum(cast(nonzero, dtype_name_of(d)), dim=[-1], keep_dim=keepdim,
+                                 reduce_all=False)
     if p == 1.0:
-        return apply(
-            "reduce_sum", mag, attrs={"dim": [-1], "keep_dim": keepdim, "reduce_all": False}
-        )
-    powered = apply("pow", mag, attrs={"factor": p})
-    return apply(
-        "pow",
-        apply("reduce_sum", powered, attrs={"dim": [-1], "keep_dim": keepdim, "reduce_all": False}),
-        attrs={"factor": 1.0 / p},
-    )
+        return _C_ops.reduce_sum(mag, dim=[-1], keep_dim=keepdim, reduce_all=False)
+    powered = _C_ops.pow(mag, factor=p)
+    return _C_ops.pow(_C_ops.reduce_sum(powered, dim=[-1], keep_dim=keepdim, reduce_all=False),
+                      factor=1.0 / p)
 
 
 @accepts(x=FLOATING)

@@ -1,7 +1,7 @@
 """Hierarchical sigmoid loss (paddle.nn.functional.hsigmoid_loss): binary logistic losses
 along a class's path in a tree of classifiers, composed of gather, reduce_sum, clip and
 softplus ops. The default tree's paths are computed from the labels with integer ops."""
-from ...framework.core import apply
+from ... import _C_ops
 from ...framework.arguments import dtype_name_of
 from ...tensor.manipulation import stack
 from ...tensor.math import add, cast, multiply, scale, subtract
@@ -10,7 +10,7 @@ __all__ = ["hsigmoid_loss"]
 
 
 def _int_const(like, value):
-    return apply("fill_any_like", like, attrs={"value": float(value), "dtype": ""})
+    return _C_ops.fill_any_like(like, value=float(value), dtype="")
 
 
 def _default_paths(label, num_classes):
@@ -21,11 +21,11 @@ def _default_paths(label, num_classes):
     v = scale(label, 1.0, float(num_classes))
     nodes, bits, valid = [], [], []
     for j in range(length):
-        above = apply("elementwise_floordiv", v, _int_const(v, 2 ** (j + 1)))
+        above = _C_ops.elementwise_floordiv(v, _int_const(v, 2 ** (j + 1)))
         nodes.append(scale(above, 1.0, -1.0))
-        here = apply("elementwise_floordiv", v, _int_const(v, 2 ** j))
-        bits.append(apply("elementwise_mod", here, _int_const(v, 2)))
-        valid.append(apply("greater_equal", above, _int_const(v, 1)))
+        here = _C_ops.elementwise_floordiv(v, _int_const(v, 2 ** j))
+        bits.append(_C_ops.elementwise_mod(here, _int_const(v, 2)))
+        valid.append(_C_ops.greater_equal(above, _int_const(v, 1)))
     return stack(nodes, 1), stack(bits, 1), stack(valid, 1)
 
 
@@ -49,36 +49,26 @@ def hsigmoid_loss(input, label, num_classes, weight, bias=None, path_table=None,
     dtype = dtype_name_of(input)
     if path_table is None:
         nodes, bits, valid = _default_paths(
-            apply("reshape", label, attrs={"shape": [-1]}), int(num_classes)
+            _C_ops.reshape(label, shape=[-1]), int(num_classes)
         )
     else:
         nodes, bits = path_table, path_code
-        valid = apply("greater_equal", nodes, _int_const(nodes, 0))
-        nodes = apply("clip", nodes, attrs={"min": 0.0})
+        valid = _C_ops.greater_equal(nodes, _int_const(nodes, 0))
+        nodes = _C_ops.clip(nodes, min=0.0)
     length = int(nodes.shape[1])
-    flat = apply("reshape", nodes, attrs={"shape": [-1]})
-    rows = apply(
-        "reshape",
-        apply("gather", weight, flat),
-        attrs={"shape": [-1, length, int(weight.shape[1])]},
-    )
-    z = apply(
-        "reduce_sum",
-        multiply(rows, apply("unsqueeze", input, attrs={"axes": [1]})),
-        attrs={"dim": [2], "keep_dim": False, "reduce_all": False},
-    )
+    flat = _C_ops.reshape(nodes, shape=[-1])
+    rows = _C_ops.reshape(_C_ops.gather(weight, flat), shape=[-1, length, int(weight.shape[1])])
+    z = _C_ops.reduce_sum(multiply(rows, _C_ops.unsqueeze(input, axes=[1])), dim=[2],
+                          keep_dim=False, reduce_all=False)
     if bias is not None:
         z = add(
             z,
-            apply(
-                "reshape",
-                apply("gather", apply("reshape", bias, attrs={"shape": [-1]}), flat),
-                attrs={"shape": [-1, length]},
-            ),
+            _C_ops.reshape(_C_ops.gather(_C_ops.reshape(bias, shape=[-1]), flat),
+                           shape=[-1, length]),
         )
     z = multiply(z, cast(valid, dtype))
-    z = apply("clip", z, attrs={"min": -40.0, "max": 40.0})
+    z = _C_ops.clip(z, min=-40.0, max=40.0)
     terms = subtract(
-        apply("softplus", z, attrs={"threshold": 100.0}), multiply(cast(bits, dtype), z)
+        _C_ops.softplus(z, threshold=100.0), multiply(cast(bits, dtype), z)
     )
-    return apply("reduce_sum", terms, attrs={"dim": [1], "keep_dim": True, "reduce_all": False})
+    return _C_ops.reduce_sum(terms, dim=[1], keep_dim=True, reduce_all=False)

@@ -1,8 +1,9 @@
 """Loss functions (paddle.nn.functional): cross_entropy, nll_loss, mse_loss, l1_loss,
 binary_cross_entropy(_with_logits), softmax_with_cross_entropy, smooth_l1_loss."""
 from ... import _C
+from ... import _C_ops
 from ...framework import arguments
-from ...framework.core import apply, eager_op
+from ...framework.core import eager_op
 from ...framework.tensor_params import FLOATING, accepts
 from ...framework.mode import mode as _mode
 from ...framework.arguments import dtype_name_of
@@ -29,11 +30,9 @@ def reduce_loss(loss, reduction, where):
     if reduction == "none":
         return loss
     if reduction == "sum":
-        return apply("reduce_sum", loss, attrs={"dim": [], "keep_dim": False,
-                                                "reduce_all": True})
+        return _C_ops.reduce_sum(loss, dim=[], keep_dim=False, reduce_all=True)
     if reduction == "mean":
-        return apply("reduce_mean", loss, attrs={"dim": [], "keep_dim": False,
-                                                 "reduce_all": True})
+        return _C_ops.reduce_mean(loss, dim=[], keep_dim=False, reduce_all=True)
     raise ValueError(f"{where}: reduction must be 'none', 'sum' or 'mean', got {reduction!r}")
 
 
@@ -45,7 +44,7 @@ def _nll_2d(logp, label, weight, ignore_index, reduction):
     """nll_loss on [M, C] log-probabilities and [M] labels."""
     attrs = {"reduction": reduction, "ignore_index": int(ignore_index)}
     if _mode.static:
-        return apply("nll_loss", logp, label, weight, attrs=attrs, output_counts=[1, 1])[0]
+        return _C_ops.nll_loss(logp, label, weight, **attrs, output_counts=[1, 1])[0]
     op = _nll_ops.get((reduction, ignore_index))
     if op is None:
         op = _nll_ops[(reduction, ignore_index)] = eager_op("nll_loss", attrs, [1, 1])
@@ -58,7 +57,7 @@ def _class_axis_last(x, axis):
     if axis == rank - 1:
         return x
     perm = [i for i in range(rank) if i != axis] + [axis]
-    return apply("transpose", x, attrs={"axis": perm})
+    return _C_ops.transpose(x, axis=perm)
 
 
 def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):
@@ -71,12 +70,12 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
                        f"fewer, got input {in_shape} and label {label_shape}")
     if len(in_shape) == 2:
         return _nll_2d(input, label, weight, ignore_index, reduction)
-    logp = apply("reshape", _class_axis_last(input, 1), attrs={"shape": [-1, int(in_shape[1])]})
+    logp = _C_ops.reshape(_class_axis_last(input, 1), shape=[-1, int(in_shape[1])])
     out = _nll_2d(
-        logp, apply("reshape", label, attrs={"shape": [-1]}), weight, ignore_index, reduction
+        logp, _C_ops.reshape(label, shape=[-1]), weight, ignore_index, reduction
     )
     return (
-        apply("reshape", out, attrs={"shape": [0 if s < 0 else s for s in label_shape]})
+        _C_ops.reshape(out, shape=[0 if s < 0 else s for s in label_shape])
         if reduction == "none"
         else out
     )
@@ -86,9 +85,8 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
                                numeric_stable_mode=True, return_softmax=False, axis=-1):
     """The fused op: per-sample loss (the class axis kept with size 1), and the softmax."""
     axis = arguments.axis("softmax_with_cross_entropy", axis, len(logits.shape), scalar=True)
-    softmax, loss = apply("softmax_with_cross_entropy", logits, label,
-                          attrs={"soft_label": bool(soft_label), "axis": axis,
-                                 "ignore_index": int(ignore_index)})
+    softmax, loss = _C_ops.softmax_with_cross_entropy(logits, label, soft_label=bool(soft_label),
+                                                      axis=axis, ignore_index=int(ignore_index))
     return (loss, softmax) if return_softmax else loss
 
 
@@ -125,14 +123,14 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
         raise _C.Error(f"cross_entropy: input {in_shape} and label {label_shape} do not match: "
                        f"hard labels have one dim fewer than the input (or size 1 at axis)")
     scores = _class_axis_last(input, axis)
-    logp = log_softmax(scores, -1) if use_softmax else apply("log", scores)
+    logp = log_softmax(scores, -1) if use_softmax else _C_ops.log(scores)
     if rank != 2:
-        logp = apply("reshape", logp, attrs={"shape": [-1, num_classes]})
-    flat_label = label if len(label_shape) == 1 else apply("reshape", label, attrs={"shape": [-1]})
+        logp = _C_ops.reshape(logp, shape=[-1, num_classes])
+    flat_label = label if len(label_shape) == 1 else _C_ops.reshape(label, shape=[-1])
     out = _nll_2d(logp, flat_label, weight, ignore_index, reduction)
     if reduction == "none":
         out = (
-            apply("reshape", out, attrs={"shape": [0 if s < 0 else s for s in label_shape]})
+            _C_ops.reshape(out, shape=[0 if s < 0 else s for s in label_shape])
             if len(label_shape) > 1
             else out
         )
@@ -142,11 +140,11 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
 def _one_hot_along(label, num_classes, rank, axis, dtype):
     if len(label.shape) == rank:
         label = squeeze(label, [axis])
-    hot = apply("one_hot", label, attrs={"depth": num_classes, "dtype": dtype})
+    hot = _C_ops.one_hot(label, depth=num_classes, dtype=dtype)
     if axis != rank - 1:
         perm = list(range(rank - 1))
         perm.insert(axis, rank - 1)
-        hot = apply("transpose", hot, attrs={"axis": perm})
+        hot = _C_ops.transpose(hot, axis=perm)
     return hot
 
 
@@ -158,11 +156,8 @@ def _soft_cross_entropy(input, label, weight, reduction, axis, use_softmax):
         loss = softmax_with_cross_entropy(input, label, soft_label=True, axis=axis)
     else:
         loss = scale(
-            apply(
-                "reduce_sum",
-                multiply(label, apply("log", input)),
-                attrs={"dim": [axis], "keep_dim": True, "reduce_all": False},
-            ),
+            _C_ops.reduce_sum(multiply(label, _C_ops.log(input)), dim=[axis], keep_dim=True,
+                              reduce_all=False),
             -1.0,
         )
     if weight is None:
@@ -170,18 +165,13 @@ def _soft_cross_entropy(input, label, weight, reduction, axis, use_softmax):
     rank = len(input.shape)
     w_shape = [1] * rank
     w_shape[axis] = -1
-    sample_w = apply(
-        "reduce_sum",
-        multiply(label, apply("reshape", weight, attrs={"shape": w_shape})),
-        attrs={"dim": [axis], "keep_dim": True, "reduce_all": False},
-    )
+    sample_w = _C_ops.reduce_sum(multiply(label, _C_ops.reshape(weight, shape=w_shape)), dim=[axis],
+                                 keep_dim=True, reduce_all=False)
     loss = multiply(loss, sample_w)
     if reduction == "mean":
-        return apply(
-            "elementwise_div",
-            apply("reduce_sum", loss, attrs={"dim": [], "keep_dim": False, "reduce_all": True}),
-            apply("reduce_sum", sample_w, attrs={"dim": [], "keep_dim": False, "reduce_all": True}),
-        )
+        total = _C_ops.reduce_sum(loss, dim=[], keep_dim=False, reduce_all=True)
+        weights = _C_ops.reduce_sum(sample_w, dim=[], keep_dim=False, reduce_all=True)
+        return _C_ops.elementwise_div(total, weights)
     return reduce_loss(loss, reduction, "cross_entropy")
 
 
@@ -195,7 +185,7 @@ def mse_loss(input, label, reduction="mean", name=None):
     """(input - label)^2, reduced."""
     _check_reduction(reduction, "mse_loss")
     _check_same_shape(input, label, "mse_loss")
-    return reduce_loss(apply("mse_loss", input, label), reduction, "mse_loss")
+    return reduce_loss(_C_ops.mse_loss(input, label), reduction, "mse_loss")
 
 
 @accepts(input=FLOATING)
@@ -203,7 +193,7 @@ def l1_loss(input, label, reduction="mean", name=None):
     """|input - label|, reduced."""
     _check_reduction(reduction, "l1_loss")
     _check_same_shape(input, label, "l1_loss")
-    return reduce_loss(apply("abs", subtract(input, label)), reduction, "l1_loss")
+    return reduce_loss(_C_ops.abs(subtract(input, label)), reduction, "l1_loss")
 
 
 @accepts(input=FLOATING)
@@ -215,10 +205,10 @@ def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, nam
     _check_same_shape(input, label, "smooth_l1_loss")
     if float(delta) <= 0.0:
         raise ValueError(f"smooth_l1_loss: delta must be positive, got {delta}")
-    d = apply("abs", subtract(input, label))
-    small = apply("clip", d, attrs={"max": float(delta)})  # min(|d|, delta)
+    d = _C_ops.abs(subtract(input, label))
+    small = _C_ops.clip(d, max=float(delta))  # min(|d|, delta)
     # 0.5 small^2 + delta * (|d| - small): equals both branches.
-    loss = add(scale(apply("square", small), 0.5), scale(subtract(d, small), float(delta)))
+    loss = add(scale(_C_ops.square(small), 0.5), scale(subtract(d, small), float(delta)))
     if not is_huber:
         loss = scale(loss, 1.0 / float(delta))
     return reduce_loss(loss, reduction, "smooth_l1_loss")
@@ -231,8 +221,8 @@ def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None)
     _check_reduction(reduction, "binary_cross_entropy")
     _check_same_shape(input, label, "binary_cross_entropy")
     clamp = {"min": -100.0}
-    log_p = apply("clip", apply("log", input), attrs=clamp)
-    log_q = apply("clip", apply("log", scale(input, -1.0, 1.0)), attrs=clamp)
+    log_p = _C_ops.clip(_C_ops.log(input), **clamp)
+    log_q = _C_ops.clip(_C_ops.log(scale(input, -1.0, 1.0)), **clamp)
     loss = scale(add(multiply(label, subtract(log_p, log_q)), log_q), -1.0)
     if weight is not None:
         loss = multiply(loss, weight)
@@ -247,12 +237,12 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
     _check_reduction(reduction, "binary_cross_entropy_with_logits")
     _check_same_shape(logit, label, "binary_cross_entropy_with_logits")
     if pos_weight is None:
-        loss = apply("sigmoid_cross_entropy_with_logits", logit, label,
-                     attrs={"ignore_index": -100, "normalize": False})
+        loss = _C_ops.sigmoid_cross_entropy_with_logits(logit, label, ignore_index=-100,
+                                                        normalize=False)
     else:
         # (1 - y) x + (1 + (p - 1) y) (log(1 + exp(-|x|)) + max(-x, 0))
         log_weight = scale(multiply(scale(pos_weight, 1.0, -1.0), label), 1.0, 1.0)
-        stable = add(softplus(scale(apply("abs", logit), -1.0)), relu(scale(logit, -1.0)))
+        stable = add(softplus(scale(_C_ops.abs(logit), -1.0)), relu(scale(logit, -1.0)))
         loss = add(multiply(scale(label, -1.0, 1.0), logit), multiply(log_weight, stable))
     if weight is not None:
         loss = multiply(loss, weight)
@@ -263,7 +253,7 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
 def square_error_cost(input, label):
     """(input - label)^2 elementwise (Paddle's square_error_cost)."""
     _check_same_shape(input, label, "square_error_cost")
-    return apply("mse_loss", input, label)
+    return _C_ops.mse_loss(input, label)
 
 
 @accepts(input=FLOATING)
@@ -276,15 +266,15 @@ def kl_div(input, label, reduction="mean", log_target=False, name=None):
                          f"{reduction!r}")
     _check_same_shape(input, label, "kl_div")
     if log_target:
-        loss = multiply(apply("exp", label), subtract(label, input))
+        loss = multiply(_C_ops.exp(label), subtract(label, input))
     else:
-        positive = apply("greater_than", label, constant_like(label, 0.0))
-        safe = apply("where", positive, label, constant_like(label, 1.0))  # log(1) = 0
-        loss = multiply(label, subtract(apply("log", safe), input))
+        positive = _C_ops.greater_than(label, constant_like(label, 0.0))
+        safe = _C_ops.where(positive, label, constant_like(label, 1.0))  # log(1) = 0
+        loss = multiply(label, subtract(_C_ops.log(safe), input))
     if reduction == "batchmean":
         batch = int(input.shape[0]) if len(input.shape) else 1
         return scale(
-            apply("reduce_sum", loss, attrs={"dim": [], "keep_dim": False, "reduce_all": True}),
+            _C_ops.reduce_sum(loss, dim=[], keep_dim=False, reduce_all=True),
             1.0 / batch,
         )
     return reduce_loss(loss, reduction, "kl_div")
@@ -302,14 +292,14 @@ def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=
 def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):
     """input where label is 1, max(0, margin - input) where it is -1; reduced."""
     _check_reduction(reduction, "hinge_embedding_loss")
-    positive = apply("equal", label, constant_like(label, 1.0))
-    loss = apply("where", positive, input, relu(scale(input, -1.0, float(margin))))
+    positive = _C_ops.equal(label, constant_like(label, 1.0))
+    loss = _C_ops.where(positive, input, relu(scale(input, -1.0, float(margin))))
     return reduce_loss(loss, reduction, "hinge_embedding_loss")
 
 
 @accepts(input=FLOATING)
 def log_loss(input, label, epsilon=1e-4, name=None):
     """-label log(input + epsilon) - (1 - label) log(1 - input + epsilon), elementwise."""
-    log_p = apply("log", scale(input, 1.0, float(epsilon)))
-    log_q = apply("log", scale(input, -1.0, 1.0 + float(epsilon)))
+    log_p = _C_ops.log(scale(input, 1.0, float(epsilon)))
+    log_q = _C_ops.log(scale(input, -1.0, 1.0 + float(epsilon)))
     return scale(add(multiply(label, subtract(log_p, log_q)), log_q), -1.0)

@@ -3,7 +3,7 @@ gaussian_nll_loss, sigmoid_focal_loss and dice_loss."""
 import math
 
 from ... import _C
-from ...framework.core import apply
+from ... import _C_ops
 from ...framework.tensor_params import FLOATING, TENSOR, accepts
 from ...framework.mode import mode
 from ...framework.arguments import dtype_name_of
@@ -34,18 +34,18 @@ def poisson_nll_loss(input, label, log_input=True, full=False, epsilon=1e-8, red
         raise ValueError(f"poisson_nll_loss: input {list(input.shape)} and label "
                          f"{list(label.shape)} must have the same shape")
     if log_input:
-        loss = subtract(apply("exp", input), multiply(label, input))
+        loss = subtract(_C_ops.exp(input), multiply(label, input))
     else:
-        loss = subtract(input, multiply(label, apply("log", scale(input, 1.0, float(epsilon)))))
+        loss = subtract(input, multiply(label, _C_ops.log(scale(input, 1.0, float(epsilon)))))
     if full:
-        big = apply("greater_than", label, constant_like(label, 1.0))
-        safe = apply("where", big, label, constant_like(label, 1.0))
-        log_safe = apply("log", safe)
+        big = _C_ops.greater_than(label, constant_like(label, 1.0))
+        safe = _C_ops.where(big, label, constant_like(label, 1.0))
+        log_safe = _C_ops.log(safe)
         stirling = add(
             subtract(multiply(safe, log_safe), safe),
             scale(log_safe, 0.5, 0.5 * math.log(2 * math.pi)),
         )
-        loss = add(loss, apply("where", big, stirling, constant_like(stirling, 0.0)))
+        loss = add(loss, _C_ops.where(big, stirling, constant_like(stirling, 0.0)))
     return reduce_loss(loss, reduction, "poisson_nll_loss")
 
 
@@ -59,7 +59,7 @@ def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reductio
     in_shape, var_shape = list(input.shape), list(variance.shape)
     if var_shape != in_shape:
         if var_shape == in_shape[:-1]:
-            variance = apply("unsqueeze", variance, attrs={"axes": [-1]})
+            variance = _C_ops.unsqueeze(variance, axes=[-1])
         elif not (var_shape[:-1] == in_shape[:-1] and var_shape[-1] == 1):
             raise ValueError(f"gaussian_nll_loss: variance {var_shape} does not fit input "
                              f"{in_shape}")
@@ -69,11 +69,11 @@ def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reductio
                              f"{dtype_name_of(t)}")
     if not mode.static and (variance.numpy() < 0).any():
         raise ValueError("gaussian_nll_loss: variance has negative entries")
-    var = apply("clip", variance, attrs={"min": float(epsilon)})
+    var = _C_ops.clip(variance, min=float(epsilon))
     loss = scale(
         add(
-            apply("log", var),
-            apply("elementwise_div", apply("square", subtract(input, label)), var),
+            _C_ops.log(var),
+            _C_ops.elementwise_div(_C_ops.square(subtract(input, label)), var),
         ),
         0.5,
         0.5 * math.log(2 * math.pi) if full else 0.0,
@@ -93,16 +93,15 @@ def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, red
     if list(logit.shape) != list(label.shape):
         raise _C.Error(f"sigmoid_focal_loss: logit {list(logit.shape)} and label "
                        f"{list(label.shape)} must have the same shape")
-    bce = apply("sigmoid_cross_entropy_with_logits", logit, label,
-                attrs={"ignore_index": -100, "normalize": False})
+    bce = _C_ops.sigmoid_cross_entropy_with_logits(logit, label, ignore_index=-100, normalize=False)
     p = sigmoid(logit)
     one_minus_p, one_minus_y = scale(p, -1.0, 1.0), scale(label, -1.0, 1.0)
     p_t = add(multiply(p, label), multiply(one_minus_p, one_minus_y))
     alpha_t = scale(label, 2.0 * alpha - 1.0, 1.0 - alpha)  # alpha y + (1 - alpha)(1 - y)
-    modulation = apply("pow", scale(p_t, -1.0, 1.0), attrs={"factor": float(gamma)})
+    modulation = _C_ops.pow(scale(p_t, -1.0, 1.0), factor=float(gamma))
     loss = multiply(multiply(alpha_t, modulation), bce)
     if normalizer is not None:
-        loss = apply("elementwise_div", loss, normalizer)
+        loss = _C_ops.elementwise_div(loss, normalizer)
     return reduce_loss(loss, reduction, "sigmoid_focal_loss")
 
 
@@ -117,17 +116,12 @@ def dice_loss(input, label, epsilon=1e-05, name=None):
                          f"{in_shape} and {label_shape}")
     if dtype_name_of(label) not in ("int32", "int64"):
         raise ValueError(f"dice_loss: label must be int32 or int64, got {dtype_name_of(label)}")
-    hot = apply("one_hot", squeeze(label, [-1]),
-                attrs={"depth": int(in_shape[-1]), "dtype": dtype_name_of(input)})
+    hot = _C_ops.one_hot(squeeze(label, [-1]), depth=int(in_shape[-1]), dtype=dtype_name_of(input))
     axes = list(range(1, len(in_shape)))
-    inter = apply(
-        "reduce_sum",
-        multiply(input, hot),
-        attrs={"dim": axes, "keep_dim": False, "reduce_all": False},
-    )
+    inter = _C_ops.reduce_sum(multiply(input, hot), dim=axes, keep_dim=False, reduce_all=False)
     denom = add(
-        apply("reduce_sum", input, attrs={"dim": axes, "keep_dim": False, "reduce_all": False}),
-        apply("reduce_sum", hot, attrs={"dim": axes, "keep_dim": False, "reduce_all": False}),
+        _C_ops.reduce_sum(input, dim=axes, keep_dim=False, reduce_all=False),
+        _C_ops.reduce_sum(hot, dim=axes, keep_dim=False, reduce_all=False),
     )
-    score = scale(apply("elementwise_div", inter, scale(denom, 1.0, float(epsilon))), -2.0, 1.0)
-    return apply("reduce_mean", score, attrs={"dim": [], "keep_dim": False, "reduce_all": True})
+    score = scale(_C_ops.elementwise_div(inter, scale(denom, 1.0, float(epsilon))), -2.0, 1.0)
+    return _C_ops.reduce_mean(score, dim=[], keep_dim=False, reduce_all=True)

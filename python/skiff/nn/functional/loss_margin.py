@@ -1,7 +1,7 @@
 """Margin and embedding losses (paddle.nn.functional): soft_margin_loss,
 multi_label_soft_margin_loss, multi_margin_loss, cosine_embedding_loss,
 triplet_margin_loss and triplet_margin_with_distance_loss."""
-from ...framework.core import apply
+from ... import _C_ops
 from ...framework.tensor_params import FLOATING, accepts
 from ...framework.arguments import dtype_name_of
 from .loss import reduce_loss
@@ -48,7 +48,7 @@ def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", na
     if weight is not None:
         loss = multiply(loss, weight)
     return reduce_loss(
-        apply("reduce_mean", loss, attrs={"dim": [-1], "keep_dim": False, "reduce_all": False}),
+        _C_ops.reduce_mean(loss, dim=[-1], keep_dim=False, reduce_all=False),
         reduction,
         "multi_label_soft_margin_loss",
     )
@@ -64,19 +64,15 @@ def multi_margin_loss(input, label, p=1, margin=1.0, weight=None, reduction="mea
         raise ValueError(f"multi_margin_loss: expected input [N, C] and label [N], got "
                          f"{shape} and {list(label.shape)}")
     classes = shape[1]
-    label = apply("reshape", label, attrs={"shape": [-1]})
-    hot = apply("one_hot", label, attrs={"depth": classes, "dtype": dtype_name_of(input)})
-    picked = apply(
-        "reduce_sum",
-        multiply(input, hot),
-        attrs={"dim": [1], "keep_dim": True, "reduce_all": False},
-    )
+    label = _C_ops.reshape(label, shape=[-1])
+    hot = _C_ops.one_hot(label, depth=classes, dtype=dtype_name_of(input))
+    picked = _C_ops.reduce_sum(multiply(input, hot), dim=[1], keep_dim=True, reduce_all=False)
     hinge = relu(add(scale(picked, -1.0, float(margin)), input))
     if p != 1:
-        hinge = apply("pow", hinge, attrs={"factor": float(p)})
+        hinge = _C_ops.pow(hinge, factor=float(p))
     # the label's own term is max(0, margin)^p: take it out of the mean
     loss = scale(
-        apply("reduce_mean", hinge, attrs={"dim": [1], "keep_dim": False, "reduce_all": False}),
+        _C_ops.reduce_mean(hinge, dim=[1], keep_dim=False, reduce_all=False),
         1.0,
         -(max(margin, 0.0) ** p) / classes,
     )
@@ -84,7 +80,7 @@ def multi_margin_loss(input, label, p=1, margin=1.0, weight=None, reduction="mea
         if int(weight.shape[0]) != classes:
             raise ValueError(f"multi_margin_loss: weight has {int(weight.shape[0])} entries "
                              f"for {classes} classes")
-        loss = multiply(loss, apply("gather", weight, label, attrs={"axis": 0}))
+        loss = multiply(loss, _C_ops.gather(weight, label, axis=0))
     return reduce_loss(loss, reduction, "multi_margin_loss")
 
 
@@ -99,36 +95,23 @@ def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", nam
     if len(input1.shape) > 2:
         raise ValueError(f"cosine_embedding_loss: inputs must be 1-D or 2-D, got shape "
                          f"{list(input1.shape)}")
-    dot = apply(
-        "reduce_sum",
-        multiply(input1, input2),
-        attrs={"dim": [-1], "keep_dim": False, "reduce_all": False},
-    )
+    dot = _C_ops.reduce_sum(multiply(input1, input2), dim=[-1], keep_dim=False, reduce_all=False)
     sq1 = scale(
-        apply(
-            "reduce_sum",
-            apply("square", input1),
-            attrs={"dim": [-1], "keep_dim": False, "reduce_all": False},
-        ),
+        _C_ops.reduce_sum(_C_ops.square(input1), dim=[-1], keep_dim=False, reduce_all=False),
         1.0,
         1e-11,
     )
     sq2 = scale(
-        apply(
-            "reduce_sum",
-            apply("square", input2),
-            attrs={"dim": [-1], "keep_dim": False, "reduce_all": False},
-        ),
+        _C_ops.reduce_sum(_C_ops.square(input2), dim=[-1], keep_dim=False, reduce_all=False),
         1.0,
         1e-11,
     )
-    cos = apply("elementwise_div", dot, apply("sqrt", multiply(sq1, sq2)))
+    cos = _C_ops.elementwise_div(dot, _C_ops.sqrt(multiply(sq1, sq2)))
     label = cast(label, dtype_name_of(cos))
     zeros = constant_like(cos, 0.0)
-    pos = apply("where", apply("equal", label, constant_like(label, 1.0)),
-                scale(cos, -1.0, 1.0), zeros)
-    neg = apply("where", apply("equal", label, constant_like(label, -1.0)),
-                relu(scale(cos, 1.0, -float(margin))), zeros)
+    pos = _C_ops.where(_C_ops.equal(label, constant_like(label, 1.0)), scale(cos, -1.0, 1.0), zeros)
+    neg = _C_ops.where(_C_ops.equal(label, constant_like(label, -1.0)),
+                       relu(scale(cos, 1.0, -float(margin))), zeros)
     return reduce_loss(add(pos, neg), reduction, "cosine_embedding_loss")
 
 
@@ -143,7 +126,7 @@ def _triplet(input, positive, negative, distance, margin, swap, reduction, where
     pos = distance(input, positive)
     neg = distance(input, negative)
     if swap:
-        neg = apply("elementwise_min", neg, distance(positive, negative))
+        neg = _C_ops.elementwise_min(neg, distance(positive, negative))
     loss = relu(scale(subtract(pos, neg), 1.0, float(margin)))
     return reduce_loss(loss, reduction, where)
 

@@ -1,6 +1,6 @@
 """paddle.nn.functional.multi_label_margin_loss: a hinge between every target class of
 a sample and every class that is not one of its targets."""
-from ...framework.core import apply
+from ... import _C_ops
 from ...framework.tensor_params import FLOATING, accepts
 from ...framework.arguments import dtype_name_of
 from ...tensor.linalg import matmul
@@ -34,30 +34,23 @@ def multi_label_margin_loss(input, label, reduction="mean", name=None):
     dtype = dtype_name_of(input)
     label = cast(label, "int64")
     # targets are the labels before the first -1
-    listed = cast(apply("not_equal", label, constant_like(label, -1)), dtype)
-    valid = apply("cumprod", listed, attrs={"axis": 1})
-    hot = apply("one_hot", label, attrs={"depth": classes, "dtype": dtype,
-                                         "allow_out_of_range": True})
-    hot = multiply(hot, apply("unsqueeze", valid, attrs={"axes": [2]}))  # [N, J, C]
-    is_target = apply(
-        "reduce_max", hot, attrs={"dim": [1], "keep_dim": False, "reduce_all": False}
-    )  # [N, C]
-    picked = squeeze(matmul(hot, apply("unsqueeze", input, attrs={"axes": [2]})), [2])  # [N, J]
+    listed = cast(_C_ops.not_equal(label, constant_like(label, -1)), dtype)
+    valid = _C_ops.cumprod(listed, axis=1)
+    hot = _C_ops.one_hot(label, depth=classes, dtype=dtype, allow_out_of_range=True)
+    hot = multiply(hot, _C_ops.unsqueeze(valid, axes=[2]))  # [N, J, C]
+    is_target = _C_ops.reduce_max(hot, dim=[1], keep_dim=False, reduce_all=False)  # [N, C]
+    picked = squeeze(matmul(hot, _C_ops.unsqueeze(input, axes=[2])), [2])  # [N, J]
     margins = subtract(
-        apply("unsqueeze", input, attrs={"axes": [1]}),
-        apply("unsqueeze", picked, attrs={"axes": [2]}),
+        _C_ops.unsqueeze(input, axes=[1]),
+        _C_ops.unsqueeze(picked, axes=[2]),
     )
     hinge = relu(scale(margins, 1.0, 1.0))  # [N, J, C]
     weight = multiply(
-        apply("unsqueeze", valid, attrs={"axes": [2]}),
-        apply("unsqueeze", scale(is_target, -1.0, 1.0), attrs={"axes": [1]}),
+        _C_ops.unsqueeze(valid, axes=[2]),
+        _C_ops.unsqueeze(scale(is_target, -1.0, 1.0), axes=[1]),
     )
     loss = scale(
-        apply(
-            "reduce_sum",
-            multiply(hinge, weight),
-            attrs={"dim": [1, 2], "keep_dim": False, "reduce_all": False},
-        ),
+        _C_ops.reduce_sum(multiply(hinge, weight), dim=[1, 2], keep_dim=False, reduce_all=False),
         1.0 / classes,
     )
     return reduce_loss(loss, reduction, "multi_label_margin_loss")

@@ -1,8 +1,8 @@
 """Normalisation functions (paddle.nn.functional.batch_norm, layer_norm, normalize)."""
 from ... import _C
+from ... import _C_ops
 from ..._C import Tensor
 from ...framework import arguments
-from ...framework.core import apply
 from ...framework.tensor_params import FLOATING, accepts
 from ...framework.arguments import dtype_name_of
 from ...tensor.creation import full
@@ -39,15 +39,15 @@ def batch_norm(x, running_mean, running_var, weight, bias, training=False, momen
         bias = full([channels], 0.0, dtype)
     if use_global_stats is None:
         use_global_stats = not training
-    xin = apply("transpose", x, attrs={"axis": perm}) if perm else x
+    xin = _C_ops.transpose(x, axis=perm) if perm else x
     try:
         attrs = {"epsilon": float(epsilon), "momentum": float(momentum), "is_test": not training,
                  "use_global_stats": bool(use_global_stats)}
     except (TypeError, ValueError):
         arguments.explain_numbers("batch_norm", epsilon=epsilon, momentum=momentum)
         raise
-    outs = apply("batch_norm", xin, weight, bias, running_mean, running_var, attrs=attrs,
-                 out=[None, running_mean, running_var, None, None])
+    outs = _C_ops.batch_norm(xin, weight, bias, running_mean, running_var, **attrs,
+                             out=[None, running_mean, running_var, None, None])
     y = outs[0]
     for stat in (running_mean, running_var):  # statistics, not part of the gradient graph
         if isinstance(stat, Tensor):
@@ -55,7 +55,7 @@ def batch_norm(x, running_mean, running_var, weight, bias, training=False, momen
             stat.stop_gradient = True
     if perm:
         inverse = [perm.index(i) for i in range(len(perm))]
-        y = apply("transpose", y, attrs={"axis": inverse})
+        y = _C_ops.transpose(y, axis=inverse)
     return y
 
 
@@ -70,13 +70,13 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=
         raise _C.Error(f"layer_norm: normalized_shape {normalized_shape} does not match the "
                        f"trailing dims of the input shape {shape}")
     if weight is not None and len(weight.shape) != 1:
-        weight = apply("reshape", weight, attrs={"shape": [-1]})
+        weight = _C_ops.reshape(weight, shape=[-1])
     if bias is not None and len(bias.shape) != 1:
-        bias = apply("reshape", bias, attrs={"shape": [-1]})
+        bias = _C_ops.reshape(bias, shape=[-1])
     if epsilon.__class__ is not float:
         epsilon = arguments.number("layer_norm", "epsilon", epsilon)
     attrs = {"begin_norm_axis": len(shape) - n, "epsilon": epsilon}
-    return apply("layer_norm", x, weight, bias, attrs=attrs, output_counts=[1, 1, 1])[0]
+    return _C_ops.layer_norm(x, weight, bias, **attrs, output_counts=[1, 1, 1])[0]
 
 
 @accepts(x=FLOATING)
@@ -88,43 +88,31 @@ def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
         raise arguments.ArgumentError("normalize: p must not be 0 (the norm takes 1 / p)")
     epsilon = arguments.number("normalize", "epsilon", epsilon)
     if p == 2:
-        norm = apply(
-            "sqrt",
-            apply(
-                "reduce_sum",
-                apply("square", x),
-                attrs={"dim": [axis], "keep_dim": True, "reduce_all": False},
-            ),
-        )
+        squares = _C_ops.reduce_sum(_C_ops.square(x), dim=[axis], keep_dim=True, reduce_all=False)
+        norm = _C_ops.sqrt(squares)
     else:
-        powered = apply("pow", apply("abs", x), attrs={"factor": float(p)})
-        norm = apply(
-            "pow",
-            apply(
-                "reduce_sum", powered, attrs={"dim": [axis], "keep_dim": True, "reduce_all": False}
-            ),
-            attrs={"factor": 1.0 / float(p)},
-        )
-    norm = apply("clip", norm, attrs={"min": float(epsilon)})
-    return apply("elementwise_div", x, norm)
+        powered = _C_ops.pow(_C_ops.abs(x), factor=float(p))
+        norm = _C_ops.pow(_C_ops.reduce_sum(powered, dim=[axis], keep_dim=True, reduce_all=False),
+                          factor=1.0 / float(p))
+    norm = _C_ops.clip(norm, min=float(epsilon))
+    return _C_ops.elementwise_div(x, norm)
 
 
 def _normalize_rows(x, rows_shape, epsilon):
     """Normalises ``x`` viewed as ``rows_shape`` over its last dim (the layer_norm op
     without scale and bias), returned in x's shape."""
     shape = [int(s) for s in x.shape]
-    y = apply("layer_norm", apply("reshape", x, attrs={"shape": rows_shape}), None, None,
-              attrs={"begin_norm_axis": 2, "epsilon": float(epsilon)},
-              output_counts=[1, 1, 1])[0]
-    return apply("reshape", y, attrs={"shape": [0] + shape[1:]})
+    y = _C_ops.layer_norm(_C_ops.reshape(x, shape=rows_shape), None, None, begin_norm_axis=2,
+                          epsilon=float(epsilon), output_counts=[1, 1, 1])[0]
+    return _C_ops.reshape(y, shape=[0] + shape[1:])
 
 
 def _channel_affine(y, weight, bias, rank):
     shape = [1, -1] + [1] * (rank - 2)
     if weight is not None:
-        y = multiply(y, apply("reshape", weight, attrs={"shape": shape}))
+        y = multiply(y, _C_ops.reshape(weight, shape=shape))
     if bias is not None:
-        y = add(y, apply("reshape", bias, attrs={"shape": shape}))
+        y = add(y, _C_ops.reshape(bias, shape=shape))
     return y
 
 
@@ -137,7 +125,7 @@ def _channels_first(x, data_format, where):
     if data_format[1] == "C":
         return x, None
     perm = [0, len(shape) - 1] + list(range(1, len(shape) - 1))
-    return apply("transpose", x, attrs={"axis": perm}), [perm.index(i) for i in range(len(perm))]
+    return _C_ops.transpose(x, axis=perm), [perm.index(i) for i in range(len(perm))]
 
 
 def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format="NCHW",
@@ -153,7 +141,7 @@ def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format
                        f"groups (input shape {list(x.shape)})")
     y = _normalize_rows(xin, [0, num_groups, -1], epsilon)
     y = _channel_affine(y, weight, bias, len(xin.shape))
-    return y if back is None else apply("transpose", y, attrs={"axis": back})
+    return y if back is None else _C_ops.transpose(y, axis=back)
 
 
 @accepts(x=FLOATING)
@@ -168,7 +156,7 @@ def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None
     y = _normalize_rows(xin, [0, int(xin.shape[1]), -1],
                         arguments.number("instance_norm", "eps", eps))
     y = _channel_affine(y, weight, bias, len(xin.shape))
-    return y if back is None else apply("transpose", y, attrs={"axis": back})
+    return y if back is None else _C_ops.transpose(y, axis=back)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=1e-05, name=None):
@@ -183,16 +171,13 @@ def rms_norm(input, normalized_shape, weight=None, eps=1e-05, name=None):
         raise ValueError(f"rms_norm: normalized_shape {normalized_shape} does not match the "
                          f"trailing dims of the input shape {shape}")
     axes = list(range(len(shape) - n, len(shape)))
-    mean_square = apply(
-        "reduce_mean",
-        apply("square", input),
-        attrs={"dim": axes, "keep_dim": True, "reduce_all": False},
-    )
-    inv = apply("rsqrt", scale(mean_square, 1.0, eps))
+    mean_square = _C_ops.reduce_mean(_C_ops.square(input), dim=axes, keep_dim=True,
+                                     reduce_all=False)
+    inv = _C_ops.rsqrt(scale(mean_square, 1.0, eps))
     out = multiply(input, inv)
     if weight is not None:
         out = multiply(out, weight)
-    invvar = apply("reshape", inv, attrs={"shape": [-1]})
+    invvar = _C_ops.reshape(inv, shape=[-1])
     if dtype_name_of(invvar) != "float32":
         invvar = cast(invvar, "float32")
     return out, invvar
@@ -214,10 +199,10 @@ def local_response_norm(x, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NC
     channels = int(x.shape[axis])
     pads = [0] * (2 * rank)
     pads[2 * axis], pads[2 * axis + 1] = size // 2, (size - 1) // 2
-    squares = pad(apply("square", x), pads, "constant", 0.0)
+    squares = pad(_C_ops.square(x), pads, "constant", 0.0)
     window = None
     for i in range(size):
         part = slice(squares, [axis], [i], [i + channels])
         window = part if window is None else add(window, part)
-    denom = apply("pow", scale(window, alpha / size, k), attrs={"factor": beta})
-    return apply("elementwise_div", x, denom)
+    denom = _C_ops.pow(scale(window, alpha / size, k), factor=beta)
+    return _C_ops.elementwise_div(x, denom)

@@ -1,8 +1,8 @@
 """paddle.nn.functional.pad: constant, reflect, replicate and circular padding built
 from slice, gather, tile and concat ops (each differentiable)."""
 from ... import _C
+from ... import _C_ops
 from ...framework import arguments
-from ...framework.core import apply
 from ...tensor.manipulation import concat, slice
 from ...tensor.scalars import constant_like
 
@@ -29,14 +29,14 @@ def _per_dim(rank, pad, mode, data_format):
 def _tile_along(x, dim, times):
     reps = [1] * len(x.shape)
     reps[dim] = times
-    return apply("tile", x, attrs={"repeat_times": reps})
+    return _C_ops.tile(x, repeat_times=reps)
 
 
 def _reversed(x, dim, start, stop):
     """x's entries start, start - 1, ..., stop + 1 along ``dim``."""
-    index = apply("arange", None, None, None, attrs={"start": float(start), "end": float(stop),
-                                                     "step": -1.0, "dtype": "int64"})
-    return apply("gather", x, index, attrs={"axis": dim})
+    index = _C_ops.arange(None, None, None, start=float(start), end=float(stop), step=-1.0,
+                          dtype="int64")
+    return _C_ops.gather(x, index, axis=dim)
 
 
 def _pad_dim(x, dim, before, after, mode, value):

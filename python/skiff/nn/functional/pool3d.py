@@ -1,7 +1,7 @@
 """3-D pooling (paddle.nn.functional.max_pool3d, avg_pool3d, adaptive_avg_pool3d,
 adaptive_max_pool3d) over the pool3d op."""
 from ... import _C
-from ...framework.core import apply
+from ... import _C_ops
 from ...framework.tensor_params import FLOATING, accepts
 from ...tensor.math import scale
 from .conv3d import check_input3d, from_ncdhw, spatial_dims3d, to_ncdhw, triple
@@ -20,8 +20,8 @@ def _window_attrs(x, kernel_size, stride, padding, ceil_mode, data_format, where
 def _pool(x, attrs, return_mask, data_format):
     """Runs pool3d; max pooling always makes the mask (its gradient then needs no search)."""
     is_max = attrs["pooling_type"] == "max"
-    out, mask = apply("pool3d", to_ncdhw(x, data_format), attrs=attrs,
-                      output_counts=[1, 1 if is_max else 0])
+    out, mask = _C_ops.pool3d(to_ncdhw(x, data_format), **attrs,
+                              output_counts=[1, 1 if is_max else 0])
     if return_mask:
         return from_ncdhw(out, data_format), from_ncdhw(mask, data_format)
     return from_ncdhw(out, data_format)

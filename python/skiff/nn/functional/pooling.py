@@ -1,7 +1,7 @@
 """2-D pooling (paddle.nn.functional.max_pool2d, avg_pool2d, adaptive_*) over the
 pool2d op."""
 from ... import _C
-from ...framework.core import apply
+from ... import _C_ops
 from ...framework.tensor_params import FLOATING, accepts
 from ...tensor.math import scale
 from .conv import check_input, explicit_padding, from_nchw, pair, same_padding, spatial_dims
@@ -33,7 +33,7 @@ def _pool(x, attrs, return_mask, data_format):
     """Runs pool2d; max pooling always makes the mask (its gradient then needs no search)."""
     xin = to_nchw(x, data_format)
     is_max = attrs["pooling_type"] == "max"
-    out, mask = apply("pool2d", xin, attrs=attrs, output_counts=[1, 1 if is_max else 0])
+    out, mask = _C_ops.pool2d(xin, **attrs, output_counts=[1, 1 if is_max else 0])
     if return_mask:
         return from_nchw(out, data_format), from_nchw(mask, data_format)
     return from_nchw(out, data_format)

@@ -3,7 +3,7 @@
 import math
 
 from ... import _C
-from ...framework.core import apply
+from ... import _C_ops
 from ...framework.arguments import dtype_name_of
 from ...tensor.creation import full
 from ...tensor.manipulation import squeeze
@@ -64,9 +64,9 @@ def lp_pool2d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False
     if channels < 0:
         raise _C.Error("lp_pool2d: the channel dim of the input must be known")
     ones = full([channels, 1, kernel[0], kernel[1]], 1.0, dtype_name_of(x))
-    powered = apply("pow", xin, attrs={"factor": p})
+    powered = _C_ops.pow(xin, factor=p)
     sums = conv2d(powered, ones, None, stride, pads, 1, channels)
-    return from_nchw(apply("pow", sums, attrs={"factor": 1.0 / p}), data_format)
+    return from_nchw(_C_ops.pow(sums, factor=1.0 / p), data_format)
 
 
 def _one(value, what, where):
@@ -98,11 +98,8 @@ def lp_pool1d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False
             raise ValueError(f"lp_pool1d: padding must be an int, 1 or 2 ints, 'SAME' or "
                              f"'VALID', got {padding}")
         pad2 = [0, 0, pad[0], pad[1]]
-    x2 = apply(
-        "unsqueeze",
-        apply("transpose", x, attrs={"axis": [0, 2, 1]}) if data_format == "NLC" else x,
-        attrs={"axes": [2]},
-    )
+    x2 = _C_ops.unsqueeze(_C_ops.transpose(x, axis=[0, 2, 1]) if data_format == "NLC" else x,
+                          axes=[2])
     y = lp_pool2d(x2, norm_type, [1, kernel], [1, stride], pad2, ceil_mode)
     y = squeeze(y, [2])
-    return apply("transpose", y, attrs={"axis": [0, 2, 1]}) if data_format == "NLC" else y
+    return _C_ops.transpose(y, axis=[0, 2, 1]) if data_format == "NLC" else y

@@ -1,5 +1,6 @@
 """Resizing and sliding windows (paddle.nn.functional.interpolate, upsample, unfold, fold)
 over the *_interp_v2, pool2d (area mode), unfold and fold ops."""
+from ... import _C_ops
 from ...framework.core import apply
 from ...tensor.scalars import is_tensor
 from ...framework.arguments import dtype_name_of
@@ -43,7 +44,7 @@ def _positive_list(value, spatial, what, where):
 def _size_tensor(values):
     """One int32 [spatial] tensor from a list mixing ints and 1-element tensors."""
     parts = [
-        apply("reshape", cast(v, "int32"), attrs={"shape": [1]})
+        _C_ops.reshape(cast(v, "int32"), shape=[1])
         if is_tensor(v)
         else full([1], int(v), "int32")
         for v in values
@@ -52,8 +53,7 @@ def _size_tensor(values):
 
 
 def _adaptive_avg(x, ksize):
-    out = apply("pool2d", x, attrs={"pooling_type": "avg", "adaptive": True, "ksize": ksize},
-                output_counts=[1, 0])
+    out = _C_ops.pool2d(x, pooling_type="avg", adaptive=True, ksize=ksize, output_counts=[1, 0])
     return out[0] if isinstance(out, tuple) else out
 
 
@@ -62,18 +62,18 @@ def _area(x, sizes):
     shape = [int(s) for s in x.shape]
     if len(sizes) == 1:  # [N, C, W] as [N, C, 1, W]
         return squeeze(
-            _adaptive_avg(apply("unsqueeze", x, attrs={"axes": [2]}), [1, sizes[0]]), [2]
+            _adaptive_avg(_C_ops.unsqueeze(x, axes=[2]), [1, sizes[0]]), [2]
         )
     if len(sizes) == 2:
         return _adaptive_avg(x, list(sizes))
     # Adaptive windows are products of per-axis windows: pool (H, W), then (D, cells).
     n, c, d = shape[0], shape[1], shape[2]
     hw = _adaptive_avg(
-        apply("reshape", x, attrs={"shape": [n, c * d, shape[3], shape[4]]}), [sizes[1], sizes[2]]
+        _C_ops.reshape(x, shape=[n, c * d, shape[3], shape[4]]), [sizes[1], sizes[2]]
     )
     cells = sizes[1] * sizes[2]
-    out = _adaptive_avg(apply("reshape", hw, attrs={"shape": [n, c, d, cells]}), [sizes[0], cells])
-    return apply("reshape", out, attrs={"shape": [int(d) for d in [n, c] + list(sizes)]})
+    out = _adaptive_avg(_C_ops.reshape(hw, shape=[n, c, d, cells]), [sizes[0], cells])
+    return _C_ops.reshape(out, shape=[int(d) for d in [n, c] + list(sizes)])
 
 
 def _check_mode(x, mode, align_corners, align_mode, antialias, where):
@@ -108,7 +108,7 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     if (size is None) == (scale_factor is None):
         raise ValueError(f"{where}: exactly one of size and scale_factor must be given")
     if channel_last:
-        x = apply("transpose", x, attrs={"axis": list([0, rank - 1] + list(range(1, rank - 1)))})
+        x = _C_ops.transpose(x, axis=list([0, rank - 1] + list(range(1, rank - 1))))
     in_sizes = [int(s) for s in x.shape[2:]]
     sizes = scales = None
     if size is not None:
@@ -129,7 +129,7 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     else:
         out = _resize(x, mode, sizes, scales, align_corners, align_mode)
     if channel_last:
-        out = apply("transpose", out, attrs={"axis": list([0] + list(range(2, rank)) + [1])})
+        out = _C_ops.transpose(out, axis=list([0] + list(range(2, rank)) + [1]))
     return out
 
 
@@ -141,14 +141,14 @@ def _resize(x, mode, sizes, scales, align_corners, align_mode):
              "align_mode": int(align_mode), "out_d": -1, "out_h": -1, "out_w": -1, "scale": []}
     out_size = scale = None
     if is_tensor(sizes):
-        out_size = apply("reshape", sizes, attrs={"shape": [-1]})
+        out_size = _C_ops.reshape(sizes, shape=[-1])
     elif sizes is not None and any(is_tensor(s) for s in sizes):
         out_size = _size_tensor(sizes)
     elif sizes is not None:
         for key, s in zip(("out_d", "out_h", "out_w")[3 - spatial:], sizes):
             attrs[key] = int(s)
     if is_tensor(scales):
-        scale = apply("reshape", cast(scales, "float32"), attrs={"shape": [-1]})
+        scale = _C_ops.reshape(cast(scales, "float32"), shape=[-1])
     elif scales is not None:
         attrs["scale"] = list(scales)
     dtype = dtype_name_of(x)
@@ -193,7 +193,7 @@ def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
     paddings are an int, (h, w) or (top, left, bottom, right)."""
     if len(x.shape) != 4:
         raise ValueError(f"unfold: x must be 4-D [N, C, H, W], got shape {list(x.shape)}")
-    return apply("unfold", x, attrs=_window_attrs(kernel_sizes, strides, paddings, dilations,
+    return _C_ops.unfold(x, **_window_attrs(kernel_sizes, strides, paddings, dilations,
                                                   "unfold"))
 
 
@@ -204,4 +204,4 @@ def fold(x, output_sizes, kernel_sizes, strides=1, paddings=0, dilations=1, name
         raise ValueError(f"fold: x must be 3-D [N, C * kh * kw, L], got shape {list(x.shape)}")
     attrs = _window_attrs(kernel_sizes, strides, paddings, dilations, "fold")
     attrs["output_sizes"] = _pairs(output_sizes, "output_sizes", "fold")
-    return apply("fold", x, attrs=attrs)
+    return _C_ops.fold(x, **attrs)

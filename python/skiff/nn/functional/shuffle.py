@@ -1,6 +1,6 @@
 """Rearranging channels (paddle.nn.functional.pixel_unshuffle, channel_shuffle) with
 reshape and transpose."""
-from ...framework.core import apply
+from ... import _C_ops
 
 __all__ = ["pixel_unshuffle", "channel_shuffle"]
 
@@ -12,7 +12,7 @@ def _nchw(x, data_format, where):
     if data_format not in ("NCHW", "NHWC"):
         raise ValueError(f"{where}: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
     if data_format == "NHWC":
-        return apply("transpose", x, attrs={"axis": [0, 3, 1, 2]}), [
+        return _C_ops.transpose(x, axis=[0, 3, 1, 2]), [
             shape[0],
             shape[3],
             shape[1],
@@ -22,7 +22,7 @@ def _nchw(x, data_format, where):
 
 
 def _back(y, data_format):
-    return apply("transpose", y, attrs={"axis": [0, 2, 3, 1]}) if data_format == "NHWC" else y
+    return _C_ops.transpose(y, axis=[0, 2, 3, 1]) if data_format == "NHWC" else y
 
 
 def pixel_unshuffle(x, downscale_factor, data_format="NCHW", name=None):
@@ -40,12 +40,9 @@ def pixel_unshuffle(x, downscale_factor, data_format="NCHW", name=None):
         raise ValueError(f"pixel_unshuffle: height {h} and width {w} must be divisible by "
                          f"downscale_factor {r}")
     n = 0 if n < 0 else n
-    y = apply("reshape", x, attrs={"shape": [n, c, h // r, r, w // r, r]})
-    y = apply(
-        "reshape",
-        apply("transpose", y, attrs={"axis": [0, 1, 3, 5, 2, 4]}),
-        attrs={"shape": [n, c * r * r, h // r, w // r]},
-    )
+    y = _C_ops.reshape(x, shape=[n, c, h // r, r, w // r, r])
+    y = _C_ops.reshape(_C_ops.transpose(y, axis=[0, 1, 3, 5, 2, 4]),
+                       shape=[n, c * r * r, h // r, w // r])
     return _back(y, data_format)
 
 
@@ -60,10 +57,6 @@ def channel_shuffle(x, groups, data_format="NCHW", name=None):
     if c % groups:
         raise ValueError(f"channel_shuffle: {c} channels are not divisible by groups = {groups}")
     n = 0 if n < 0 else n
-    y = apply("reshape", x, attrs={"shape": [n, groups, c // groups, h, w]})
-    y = apply(
-        "reshape",
-        apply("transpose", y, attrs={"axis": [0, 2, 1, 3, 4]}),
-        attrs={"shape": [n, c, h, w]},
-    )
+    y = _C_ops.reshape(x, shape=[n, groups, c // groups, h, w])
+    y = _C_ops.reshape(_C_ops.transpose(y, axis=[0, 2, 1, 3, 4]), shape=[n, c, h, w])
     return _back(y, data_format)

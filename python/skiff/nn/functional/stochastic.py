@@ -3,7 +3,7 @@ feature_alpha_dropout): the random draws come from skiff's seeded generators."""
 import numbers
 
 from ... import _C
-from ...framework.core import apply
+from ... import _C_ops
 from ...framework.tensor_params import FLOATING, accepts
 from ...framework.arguments import dtype_name_of
 from ...tensor.creation import full
@@ -30,16 +30,15 @@ def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
     if upper > 1.0:
         raise ValueError(f"rrelu: upper must be at most 1, got {upper}")
     if not training:
-        return apply("leaky_relu", x, attrs={"alpha": (lower + upper) / 2.0})
+        return _C_ops.leaky_relu(x, alpha=(lower + upper) / 2.0)
     shape = [int(s) for s in x.shape]
     if any(s < 0 for s in shape):
         raise _C.Error(f"rrelu: training needs the dims of x to be known, got {shape}")
-    slopes = apply("uniform_random", attrs={"shape": shape, "min": float(lower),
-                                            "max": float(upper), "seed": 0,
-                                            "dtype": dtype_name_of(x)})
+    slopes = _C_ops.uniform_random(shape=shape, min=float(lower), max=float(upper), seed=0,
+                                   dtype=dtype_name_of(x))
     slopes.stop_gradient = True
-    negative = apply("less_than", x, constant_like(x, 0.0))
-    return apply("where", negative, multiply(x, slopes), x)
+    negative = _C_ops.less_than(x, constant_like(x, 0.0))
+    return _C_ops.where(negative, multiply(x, slopes), x)
 
 
 @accepts(x=FLOATING)

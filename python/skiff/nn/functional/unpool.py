@@ -2,7 +2,7 @@
 max pooling with return_mask, each value written back at its index in the output
 plane (h * W + w), zeros elsewhere."""
 from ... import _C
-from ...framework.core import apply
+from ... import _C_ops
 from ...framework.tensor_params import TENSOR, accepts
 from ...framework.arguments import dtype_name_of
 from ...tensor.creation import full
@@ -56,23 +56,18 @@ def _unpool(x, indices, spatial_out, where):
     plane_out = 1
     for s in spatial_out:
         plane_out *= s
-    idx = cast(apply("reshape", indices, attrs={"shape": [planes, plane_in]}), "int64")
-    offsets = apply("arange", None, None, None,
-                    attrs={"start": 0.0, "end": float(planes * plane_out),
-                           "step": float(plane_out), "dtype": "int64"})
-    flat_idx = apply(
-        "reshape",
-        add(idx, apply("reshape", offsets, attrs={"shape": [planes, 1]})),
-        attrs={"shape": [-1]},
-    )
-    values = apply("reshape", x, attrs={"shape": [-1, 1]})
+    idx = cast(_C_ops.reshape(indices, shape=[planes, plane_in]), "int64")
+    offsets = _C_ops.arange(None, None, None, start=0.0, end=float(planes * plane_out),
+                            step=float(plane_out), dtype="int64")
+    flat_idx = _C_ops.reshape(add(idx, _C_ops.reshape(offsets, shape=[planes, 1])), shape=[-1])
+    values = _C_ops.reshape(x, shape=[-1, 1])
     zeros = full([planes * plane_out, 1], 0.0, dtype_name_of(x))
-    placed = apply("scatter", zeros, flat_idx, values, attrs={"overwrite": True})
+    placed = _C_ops.scatter(zeros, flat_idx, values, overwrite=True)
     # The summing scatter carries the gradient (every input reads its output's
     # gradient, as in Paddle); its value cancels so the result is the overwrite's.
-    summed = apply("scatter", zeros, flat_idx, values, attrs={"overwrite": False})
+    summed = _C_ops.scatter(zeros, flat_idx, values, overwrite=False)
     out = add(placed.detach(), subtract(summed, summed.detach()))
-    return apply("reshape", out, attrs={"shape": [int(d) for d in shape[:2] + list(spatial_out)]})
+    return _C_ops.reshape(out, shape=[int(d) for d in shape[:2] + list(spatial_out)])
 
 
 @accepts(indices=TENSOR)

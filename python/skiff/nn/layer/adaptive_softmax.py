@@ -1,6 +1,6 @@
 """AdaptiveLogSoftmaxWithLoss (paddle.nn.AdaptiveLogSoftmaxWithLoss): the head and the
 clusters' projections as parameters, with log_prob and predict over all classes."""
-from ...framework.core import apply
+from ... import _C_ops
 from ...framework.dtype import get_default_dtype
 from .. import functional as F
 from ...tensor.linalg import matmul
@@ -56,16 +56,15 @@ class AdaptiveLogSoftmaxWithLoss(Layer):
     def log_prob(self, input):
         """The log-probability of every class: [N, n_classes]."""
         head = F.linear(input, self.head_weight, self.head_bias)
-        head_log_probs = apply("log_softmax", head, attrs={"axis": 1})
+        head_log_probs = _C_ops.log_softmax(head, axis=1)
         parts = [slice(head_log_probs, [1], [0], [self.shortlist_size])]
         for i, (first, second) in enumerate(self._tails()):
-            cluster = apply("log_softmax", matmul(matmul(input, first), second),
-                            attrs={"axis": 1})
+            cluster = _C_ops.log_softmax(matmul(matmul(input, first), second), axis=1)
             column = self.shortlist_size + i
             parts.append(add(cluster, slice(head_log_probs, [1], [column], [column + 1])))
         return concat(parts, 1)
 
     def predict(self, input):
         """The most likely class of each row, as float32 ids (Paddle's dtype): [N]."""
-        best = apply("argmax", self.log_prob(input), attrs={"axis": 1})
+        best = _C_ops.argmax(self.log_prob(input), axis=1)
         return cast(best, "float32")

@@ -1,7 +1,7 @@
 """Linear, Dropout, Embedding, Flatten and Identity layers (paddle.nn)."""
 from ... import _C
+from ... import _C_ops
 from ...autograd import no_grad
-from ...framework.core import apply
 from ...framework.mode import mode
 from ...framework.tensor_params import ANY, accepts
 from .. import functional as F
@@ -117,8 +117,7 @@ class Embedding(Layer):
         with no_grad():
             ids = full([1], self._padding_idx, "int64")
             zeros = full([1, self._embedding_dim], 0.0, dtype_name_of(self.weight))
-            apply("scatter", self.weight, ids, zeros, attrs={"overwrite": True},
-                  out=[self.weight])
+            _C_ops.scatter(self.weight, ids, zeros, overwrite=True, out=[self.weight])
 
     def forward(self, x):
         return F.embedding(x, self.weight, self._padding_idx, sparse=self._sparse)

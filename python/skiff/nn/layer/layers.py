@@ -5,11 +5,11 @@ import collections
 from collections.abc import Mapping
 
 from ... import _C
+from ... import _C_ops
 from ..._C import Tensor
 from ...autograd import no_grad
 from ...framework import arguments, dtype as dt
 from ...framework.arguments import ArgumentTypeError, is_tensor, renamed_signature_error
-from ...framework.core import apply
 from ...framework.param import (assign_value, create_parameter, is_parameter, snake_case,
                                 unique_name)
 from ...framework.param import ParamAttr
@@ -377,7 +377,7 @@ class Layer:
                 if isinstance(t, Tensor) and t._dtype_name in ("float32", "float64",
                                                                "bfloat16"):
                     if t._dtype_name != dtype:
-                        t._set_value(apply("cast", t, attrs={"out_dtype": dtype}))
+                        t._set_value(_C_ops.cast(t, out_dtype=dtype))
         for layer in self.sublayers(include_self=True):
             layer.__dict__["_dtype"] = dtype
         return self

@@ -3,7 +3,7 @@ power iteration from the layer's vectors weight_u and weight_v."""
 import numpy as np
 
 from ... import _C
-from ...framework.core import apply
+from ... import _C_ops
 from ...tensor.linalg import matmul
 from ...tensor.math import multiply, scale
 from ..initializer import Normal
@@ -13,13 +13,8 @@ __all__ = ["SpectralNorm"]
 
 
 def _normalized(v, eps):
-    norm = apply(
-        "sqrt",
-        apply(
-            "reduce_sum", multiply(v, v), attrs={"dim": [], "keep_dim": False, "reduce_all": True}
-        ),
-    )
-    return apply("elementwise_div", v, scale(norm, 1.0, eps))
+    norm = _C_ops.sqrt(_C_ops.reduce_sum(multiply(v, v), dim=[], keep_dim=False, reduce_all=True))
+    return _C_ops.elementwise_div(v, scale(norm, 1.0, eps))
 
 
 class SpectralNorm(Layer):
@@ -56,26 +51,19 @@ class SpectralNorm(Layer):
                            f"for {self._weight_shape}")
         dim = self._dim
         perm = [dim] + [i for i in range(len(shape)) if i != dim]
-        mat = apply(
-            "reshape",
-            apply("transpose", x, attrs={"axis": perm}) if dim else x,
-            attrs={"shape": [shape[dim], -1]},
-        )
+        mat = _C_ops.reshape(_C_ops.transpose(x, axis=perm) if dim else x, shape=[shape[dim], -1])
         fixed = mat.detach()
         u, v = (
-            apply("unsqueeze", self.weight_u, attrs={"axes": [1]}),
-            apply("unsqueeze", self.weight_v, attrs={"axes": [1]}),
+            _C_ops.unsqueeze(self.weight_u, axes=[1]),
+            _C_ops.unsqueeze(self.weight_v, axes=[1]),
         )
         for _ in range(self._power_iters):
             v = _normalized(matmul(fixed, u, transpose_x=True), self._eps)
             u = _normalized(matmul(fixed, v), self._eps)
         u, v = u.detach(), v.detach()
-        sigma = apply(
-            "reduce_sum",
-            multiply(u, matmul(mat, v)),
-            attrs={"dim": [], "keep_dim": False, "reduce_all": True},
-        )
-        return apply("elementwise_div", x, sigma)
+        sigma = _C_ops.reduce_sum(multiply(u, matmul(mat, v)), dim=[], keep_dim=False,
+                                  reduce_all=True)
+        return _C_ops.elementwise_div(x, sigma)
 
     def extra_repr(self):
         return (f"weight_shape={self._weight_shape}, dim={self._dim}, "

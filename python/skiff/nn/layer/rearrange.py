@@ -1,6 +1,6 @@
 """Layers that rearrange elements (paddle.nn.Unflatten, PixelUnshuffle, ChannelShuffle)."""
+from ... import _C_ops
 from .. import functional as F
-from ...framework.core import apply
 from .layers import Layer
 
 __all__ = ["Unflatten", "PixelUnshuffle", "ChannelShuffle"]
@@ -36,7 +36,7 @@ class Unflatten(Layer):
         new[axis:axis + 1] = self.shape
         if -1 in self.shape and dims[axis] >= 0:
             new[axis + self.shape.index(-1)] = dims[axis] // size
-        return apply("reshape", input, attrs={"shape": [int(d) for d in new]})
+        return _C_ops.reshape(input, shape=[int(d) for d in new])
 
     def extra_repr(self):
         return f"axis={self.axis}, shape={self.shape}"

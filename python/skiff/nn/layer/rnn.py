@@ -4,8 +4,8 @@ over a known number of steps, or a `while` op over the steps when the number is 
 at run time. Input gates of every step come from one matmul; each step is then one fused
 cell op."""
 from ... import _C
+from ... import _C_ops
 from ...framework import arguments
-from ...framework.core import apply
 from ...framework.mode import mode
 from ...framework.tensor_params import TENSOR, accepts
 from ...tensor import array as tensor_array
@@ -30,12 +30,10 @@ def _zip_states(fn, a, b):
 
 def _step_masks(inputs, sequence_length, steps):
     """Per step, a [batch, 1] float mask: 1 where the step is within the sequence."""
-    positions = apply("arange", None, None, None,
-                      attrs={"start": 0.0, "end": float(steps), "step": 1.0, "dtype": "int64"})
-    lengths = apply("unsqueeze", cast(sequence_length, "int64"), attrs={"axes": [1]})
-    valid = apply(
-        "less_than", apply("unsqueeze", positions, attrs={"axes": [0]}), lengths
-    )  # [batch, steps]
+    positions = _C_ops.arange(None, None, None, start=0.0, end=float(steps), step=1.0,
+                              dtype="int64")
+    lengths = _C_ops.unsqueeze(cast(sequence_length, "int64"), axes=[1])
+    valid = _C_ops.less_than(_C_ops.unsqueeze(positions, axes=[0]), lengths)  # [batch, steps]
     mask = cast(valid, dtype_name_of(inputs))
     return [slice(mask, [1], [t], [t + 1]) for t in range(steps)]
 
@@ -86,7 +84,7 @@ def _run_cell_while(cell, inputs, states, sequence_length, is_reverse, time_majo
                        f"initial_states (its batch size is not known while building)")
     seq = cell._input_gates(inputs) if fused else inputs
     if not time_major:  # to [time, batch, ...]
-        seq = apply("transpose", seq, attrs={"axis": list([1, 0] + list(range(2, len(seq.shape))))})
+        seq = _C_ops.transpose(seq, axis=list([1, 0] + list(range(2, len(seq.shape)))))
     steps = dim(seq, 0)
     prepared = cell._prepare() if fused else None
     if states is None:
@@ -102,24 +100,24 @@ def _run_cell_while(cell, inputs, states, sequence_length, is_reverse, time_majo
 
     def body(i, states):
         t = step_of(i)
-        piece = apply("gather", seq, t, attrs={"axis": 0})
+        piece = _C_ops.gather(seq, t, axis=0)
         if fused:
             out, new_states = cell._step(piece, states, prepared)
         else:
             out, new_states = cell(piece, states, **kwargs)
         if lengths is not None:  # steps past a sequence's length leave its state alone
-            m = apply("unsqueeze", cast(apply("less_than", t, lengths), dtype), attrs={"axes": [1]})
+            m = _C_ops.unsqueeze(cast(_C_ops.less_than(t, lengths), dtype), axes=[1])
             out = multiply(out, m)
             new_states = _zip_states(lambda new, old: add(old, multiply(m, subtract(new, old))),
                                      new_states, states)
         tensor_array.write(outputs, t, out)
         return add(i, one), new_states
 
-    _, states = while_loop(lambda i, s: apply("less_than", i, steps), body,
+    _, states = while_loop(lambda i, s: _C_ops.less_than(i, steps), body,
                            [tensor_array.constant(0, "int64"), states])
     out = tensor_array.to_tensor(outputs, 0, True)
     if not time_major:
-        out = apply("transpose", out, attrs={"axis": list([1, 0] + list(range(2, len(out.shape))))})
+        out = _C_ops.transpose(out, axis=list([1, 0] + list(range(2, len(out.shape)))))
     return out, states
 
 

@@ -4,8 +4,8 @@ Paddle's layout: weight_ih [gates * hidden, input], weight_hh [gates * hidden, h
 import math
 
 from ... import _C
+from ... import _C_ops
 from ...framework import arguments
-from ...framework.core import apply
 from ...framework.tensor_params import TENSOR, accepts
 from .. import functional as F
 from ...framework.arguments import dtype_name_of
@@ -158,7 +158,7 @@ class LSTMCell(RNNCellBase):
             bias = add(self.bias_ih, self.bias_hh)
         else:
             bias = self.bias_ih if self.bias_ih is not None else self.bias_hh
-        return apply("transpose", self.weight_hh, attrs={"axis": [1, 0]}), bias
+        return _C_ops.transpose(self.weight_hh, axis=[1, 0]), bias
 
     def _initial(self, gates):
         return self._zero_state(gates), self._zero_state(gates)
@@ -166,7 +166,7 @@ class LSTMCell(RNNCellBase):
     def _step(self, gates, states, prepared):
         h, c = states
         weight_hh, bias = prepared
-        h, c, _ = apply("lstm_cell", None, gates, h, None, weight_hh, c, bias)
+        h, c, _ = _C_ops.lstm_cell(None, gates, h, None, weight_hh, c, bias)
         return h, (h, c)
 
 
@@ -183,11 +183,11 @@ class GRUCell(RNNCellBase):
                            bias_ih_attr, bias_hh_attr)
 
     def _prepare(self):
-        return apply("transpose", self.weight_hh, attrs={"axis": [1, 0]})
+        return _C_ops.transpose(self.weight_hh, axis=[1, 0])
 
     def _initial(self, gates):
         return self._zero_state(gates)
 
     def _step(self, gates, h, weight_hh):
-        h, _ = apply("gru_cell", None, gates, h, None, weight_hh, self.bias_ih, self.bias_hh)
+        h, _ = _C_ops.gru_cell(None, gates, h, None, weight_hh, self.bias_ih, self.bias_hh)
         return h, h

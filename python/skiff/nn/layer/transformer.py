@@ -1,11 +1,11 @@
 """MultiHeadAttention, TransformerEncoderLayer and TransformerEncoder (paddle.nn), with
 attention built from matmul, softmax, reshape and transpose ops."""
 from ... import _C
+from ... import _C_ops
 from ...framework import arguments
 from ...framework.arguments import MAX_LAYERS, count, flag, real
 from .. import functional as F
 from ...framework.arguments import dtype_name_of
-from ...framework.core import apply
 from ...tensor.linalg import matmul
 from ...tensor.math import add, cast, scale
 from .common import Dropout, Linear
@@ -100,11 +100,8 @@ class MultiHeadAttention(Layer):
 
     def _heads(self, x):
         """[batch, length, embed] -> [batch, heads, length, head_dim]."""
-        return apply(
-            "transpose",
-            apply("reshape", x, attrs={"shape": [0, 0, self.num_heads, self.head_dim]}),
-            attrs={"axis": [0, 2, 1, 3]},
-        )
+        return _C_ops.transpose(_C_ops.reshape(x, shape=[0, 0, self.num_heads, self.head_dim]),
+                                axis=[0, 2, 1, 3])
 
     def forward(self, query, key=None, value=None, attn_mask=None, cache=None):
         if cache is not None:
@@ -126,11 +123,7 @@ class MultiHeadAttention(Layer):
         if self.dropout:
             weights = F.dropout(weights, self.dropout, training=self.training)
         out = matmul(weights, v)
-        out = apply(
-            "reshape",
-            apply("transpose", out, attrs={"axis": [0, 2, 1, 3]}),
-            attrs={"shape": [0, 0, self.embed_dim]},
-        )
+        out = _C_ops.reshape(_C_ops.transpose(out, axis=[0, 2, 1, 3]), shape=[0, 0, self.embed_dim])
         out = self.out_proj(out)
         return (out, weights) if self.need_weights else out
 

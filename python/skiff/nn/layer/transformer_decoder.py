@@ -1,8 +1,8 @@
 """TransformerDecoderLayer, TransformerDecoder and Transformer (paddle.nn): masked
 self-attention, attention over the encoder's memory and a feed-forward block."""
 from ... import _C
+from ... import _C_ops
 from ...framework.arguments import MAX_LAYERS, ArgumentTypeError, count
-from ...framework.core import apply
 from ...tensor.creation import full
 from ...tensor.math import add
 from .common import Dropout, Linear
@@ -144,12 +144,9 @@ class Transformer(Layer):
     @staticmethod
     def generate_square_subsequent_mask(length):
         """A [length, length] float mask: 0 on and below the diagonal, -inf above it."""
-        steps = apply("arange", None, None, None, attrs={"start": 0.0, "end": float(length),
-                                                         "step": 1.0, "dtype": "int64"})
-        above = apply(
-            "less_than",
-            apply("unsqueeze", steps, attrs={"axes": [1]}),
-            apply("unsqueeze", steps, attrs={"axes": [0]}),
-        )
-        return apply("where", above, full([length, length], float("-inf"), "float32"),
-                     full([length, length], 0.0, "float32"))
+        steps = _C_ops.arange(None, None, None, start=0.0, end=float(length), step=1.0,
+                              dtype="int64")
+        above = _C_ops.less_than(_C_ops.unsqueeze(steps, axes=[1]),
+                                 _C_ops.unsqueeze(steps, axes=[0]))
+        return _C_ops.where(above, full([length, length], float("-inf"), "float32"),
+                            full([length, length], 0.0, "float32"))
