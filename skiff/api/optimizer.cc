@@ -208,6 +208,25 @@ class OptimizerAppender {
              {"eta_min", s.eta_min},
              {"step_offset", s.warmup_steps},
              {"dtype", dtype_attr}});
+    } else if (s.type == "exponential") {
+      b_.op("lr_exponential_decay", {{"Step", {step_counter_}}}, {{"Out", {scheduled}}},
+            {{"learning_rate", config_.learning_rate},
+             {"gamma", s.gamma},
+             {"step_offset", s.warmup_steps},
+             {"dtype", dtype_attr}});
+    } else if (s.type == "piecewise") {
+      b_.op("lr_piecewise_decay", {{"Step", {step_counter_}}}, {{"Out", {scheduled}}},
+            {{"boundaries", s.boundaries},
+             {"values", s.values},
+             {"step_offset", s.warmup_steps},
+             {"dtype", dtype_attr}});
+    } else if (s.type == "multistep") {
+      b_.op("lr_multistep_decay", {{"Step", {step_counter_}}}, {{"Out", {scheduled}}},
+            {{"learning_rate", config_.learning_rate},
+             {"milestones", s.milestones},
+             {"gamma", s.gamma},
+             {"step_offset", s.warmup_steps},
+             {"dtype", dtype_attr}});
     } else {
       b_.op("fill_constant", {}, {{"Out", {scheduled}}},
             {{"shape", std::vector<int64_t>{1}},
@@ -231,9 +250,16 @@ class OptimizerAppender {
 };
 
 void check_schedule(const LrSchedule& s) {
-  SKIFF_CHECK(s.type == "constant" || s.type == "step_decay" || s.type == "cosine_annealing",
+  SKIFF_CHECK(s.type == "constant" || s.type == "step_decay" || s.type == "cosine_annealing" ||
+                  s.type == "exponential" || s.type == "piecewise" || s.type == "multistep",
               "append_optimizer: unknown learning-rate schedule '", s.type,
-              "' (known: constant, step_decay, cosine_annealing)");
+              "' (known: constant, step_decay, cosine_annealing, exponential, piecewise, "
+              "multistep)");
+  if (s.type == "piecewise") {
+    SKIFF_CHECK(s.values.size() == s.boundaries.size() + 1, "append_optimizer: piecewise needs ",
+                s.boundaries.size() + 1, " values for ", s.boundaries.size(), " boundaries, got ",
+                s.values.size());
+  }
   if (s.type == "step_decay") {
     SKIFF_CHECK(s.step_size > 0, "append_optimizer: step_decay needs step_size > 0, got ",
                 s.step_size);

@@ -22,13 +22,21 @@
 namespace skiff {
 
 // A learning rate the training program computes itself, every step, from a step
-// counter it increments (PaddlePaddle's StepDecay, CosineAnnealingDecay, LinearWarmup).
+// counter it increments, with the lr_* schedule ops (PaddlePaddle's StepDecay,
+// CosineAnnealingDecay, ExponentialDecay, PiecewiseDecay, MultiStepDecay, LinearWarmup).
 struct LrSchedule {
-  std::string type = "constant";  // "constant", "step_decay" or "cosine_annealing"
-  int64_t step_size = 1;          // step_decay: lr * gamma^floor(step / step_size)
-  double gamma = 0.1;
-  int64_t t_max = 1;  // cosine_annealing: from lr down to eta_min over t_max steps
+  // "constant", "step_decay", "cosine_annealing", "exponential", "piecewise" or
+  // "multistep"
+  std::string type = "constant";
+  int64_t step_size = 1;  // step_decay: lr * gamma^floor(step / step_size)
+  double gamma = 0.1;     // also exponential: lr * gamma^step; multistep
+  int64_t t_max = 1;      // cosine_annealing: from lr down to eta_min over t_max steps
   double eta_min = 0.0;
+  // piecewise: values[i] while step < boundaries[i], then values.back() (one more value
+  // than boundaries; the learning rate is not used)
+  std::vector<double> boundaries;
+  std::vector<double> values;
+  std::vector<double> milestones;  // multistep: lr * gamma^(milestones passed)
   // > 0: a linear warmup from warmup_start_lr to warmup_end_lr (default: the learning
   // rate) over this many steps comes first; the schedule starts when it ends.
   int64_t warmup_steps = 0;

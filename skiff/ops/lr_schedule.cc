@@ -1,12 +1,13 @@
 // Learning-rate schedule ops: each computes the learning rate [1] from a step counter
-// (a persistable int64 the training program increments every step), so a program
-// updates its own learning rate: lr_step_decay, lr_cosine_annealing (PaddlePaddle's
-// StepDecay and CosineAnnealingDecay) and lr_linear_warmup, which wraps the value of
-// another schedule (PaddlePaddle's LinearWarmup). Not differentiable.
-#include "skiff/kernels/cpu/lr_schedule.h"
-#include "skiff/ops/binding.h"
-#include "skiff/ops/registry.h"
-#include "skiff/ops/shape_context.h"
+// (a persistable int64 the training program increments, or the executor writes, every
+// step), so a program carries its own learning rate: lr_step_decay, lr_cosine_annealing
+// (PaddlePaddle's StepDecay and CosineAnnealingDecay) and lr_linear_warmup, which wraps
+// the value of another schedule (PaddlePaddle's LinearWarmup); the other decays are in
+// lr_decay.cc, the cycles in lr_cycles.cc. Not differentiable. They are the one
+// formula of each schedule: skiff.optimizer.lr's schedulers run them too.
+#include "skiff/ops/lr_schedule.h"
+
+#include <utility>
 
 namespace skiff {
 
@@ -19,47 +20,32 @@ void check_step(ShapeContext& ctx) {
               dtype_name(step.dtype), step.shape);
 }
 
-// Out [1] of the dtype attr (a floating dtype).
-void infer_schedule(ShapeContext& ctx) {
-  check_step(ctx);
-  const DType dtype = dtype_from_name(ctx.attr<std::string>("dtype"));
-  SKIFF_CHECK(is_floating(dtype), "the learning rate dtype must be float32 or float64, got ",
-              dtype_name(dtype));
-  ctx.set_output("Out", Shape{1}, dtype);
-}
-
 void infer_step_decay(ShapeContext& ctx) {
   SKIFF_CHECK(ctx.attr<int64_t>("step_size") > 0, "step_size must be > 0, got ",
               ctx.attr<int64_t>("step_size"));
-  infer_schedule(ctx);
+  infer_lr_schedule(ctx);
 }
 
 void infer_cosine(ShapeContext& ctx) {
   SKIFF_CHECK(ctx.attr<int64_t>("T_max") > 0, "T_max must be > 0, got ",
               ctx.attr<int64_t>("T_max"));
-  infer_schedule(ctx);
+  infer_lr_schedule(ctx);
 }
 
 template <typename C>
 void lr_step_decay(C& c) {
-  const auto step =
-      SKIFF_KERNEL_VALUE(c, kernels::read_step, c.in("Step"), attr<int64_t>(c, "step_offset"));
-  SKIFF_KERNEL_CALL(
-      c, "lr_schedule", kernels::write_lr,
-      SKIFF_KERNEL_VALUE(c, kernels::step_decay_lr, attr<double>(c, "learning_rate"), step,
-                         attr<int64_t>(c, "step_size"), attr<double>(c, "gamma")),
-      dtype_attr(c, "dtype"), c.out("Out"));
+  write_lr_schedule(c, "lr_schedule",
+                    SKIFF_KERNEL_VALUE(c, kernels::step_decay_lr, attr<double>(c, "learning_rate"),
+                                       lr_schedule_step(c), attr<int64_t>(c, "step_size"),
+                                       attr<double>(c, "gamma")));
 }
 
 template <typename C>
 void lr_cosine_annealing(C& c) {
-  const auto step =
-      SKIFF_KERNEL_VALUE(c, kernels::read_step, c.in("Step"), attr<int64_t>(c, "step_offset"));
-  SKIFF_KERNEL_CALL(
-      c, "lr_schedule", kernels::write_lr,
-      SKIFF_KERNEL_VALUE(c, kernels::cosine_annealing_lr, attr<double>(c, "learning_rate"), step,
-                         attr<int64_t>(c, "T_max"), attr<double>(c, "eta_min")),
-      dtype_attr(c, "dtype"), c.out("Out"));
+  write_lr_schedule(c, "lr_schedule",
+                    SKIFF_KERNEL_VALUE(c, kernels::cosine_annealing_lr,
+                                       attr<double>(c, "learning_rate"), lr_schedule_step(c),
+                                       attr<int64_t>(c, "T_max"), attr<double>(c, "eta_min")));
 }
 
 void infer_warmup(ShapeContext& ctx) {
@@ -88,32 +74,46 @@ void lr_linear_warmup(C& c) {
 
 }  // namespace
 
+OpBuilder add_lr_schedule_op(OpRegistry& r, const std::string& type, std::string doc,
+                             bool with_learning_rate) {
+  OpBuilder op = r.add(type);
+  op.doc(std::move(doc))
+      .input("Step",
+             "the step counter: one-element, int64 in a program (0 at the first step); "
+             "a float64 epoch may be fractional")
+      .output("Out", "the learning rate, [1] of dtype");
+  if (with_learning_rate)
+    op.required_attr("learning_rate", AttrType::kFloat, "the initial learning rate");
+  op.attr("step_offset", int64_t{0},
+          "subtracted from Step (clamped at 0): the steps of a warmup that wraps this schedule")
+      .attr("dtype", std::string("float32"), "Out's dtype (float32 or float64)")
+      .infer_shape(infer_lr_schedule);
+  return op;
+}
+
+void infer_lr_schedule(ShapeContext& ctx) {
+  check_step(ctx);
+  const DType dtype = dtype_from_name(ctx.attr<std::string>("dtype"));
+  SKIFF_CHECK(is_floating(dtype), "the learning rate dtype must be float32 or float64, got ",
+              dtype_name(dtype));
+  ctx.set_output("Out", Shape{1}, dtype);
+}
+
 void register_lr_schedule_ops(OpRegistry& r) {
-  constexpr const char* kOffsetDoc =
-      "subtracted from Step (clamped at 0): the steps of a warmup that wraps this schedule";
-  r.add("lr_step_decay")
-      .doc("Out = learning_rate * gamma^floor(step / step_size), step = Step - step_offset.")
-      .input("Step", "the step counter: one-element int64 (0 at the first step)")
-      .output("Out", "the learning rate, [1] of dtype")
-      .required_attr("learning_rate", AttrType::kFloat, "the initial learning rate")
+  add_lr_schedule_op(r, "lr_step_decay",
+                     "Out = learning_rate * gamma^floor(step / step_size), step = Step - "
+                     "step_offset (PaddlePaddle's StepDecay).")
       .required_attr("step_size", AttrType::kInt, "steps between decays (> 0)")
       .attr("gamma", 0.1, "the factor applied every step_size steps")
-      .attr("step_offset", int64_t{0}, kOffsetDoc)
-      .attr("dtype", std::string("float32"), "Out's dtype")
       .infer_shape(infer_step_decay)
       .bind({DType::kF32, DType::kF64}, lr_step_decay<KernelContext>, lr_step_decay<EmitContext>);
 
-  r.add("lr_cosine_annealing")
-      .doc(
-          "Out = eta_min + (learning_rate - eta_min) * (1 + cos(pi * step / T_max)) / 2, step = "
-          "Step - step_offset (the closed form of PaddlePaddle's CosineAnnealingDecay).")
-      .input("Step", "the step counter: one-element int64 (0 at the first step)")
-      .output("Out", "the learning rate, [1] of dtype")
-      .required_attr("learning_rate", AttrType::kFloat, "the initial (largest) learning rate")
+  add_lr_schedule_op(
+      r, "lr_cosine_annealing",
+      "Out = eta_min + (learning_rate - eta_min) * (1 + cos(pi * step / T_max)) / 2, step = "
+      "Step - step_offset (the closed form of PaddlePaddle's CosineAnnealingDecay).")
       .required_attr("T_max", AttrType::kInt, "steps from learning_rate down to eta_min (> 0)")
       .attr("eta_min", 0.0, "the smallest learning rate")
-      .attr("step_offset", int64_t{0}, kOffsetDoc)
-      .attr("dtype", std::string("float32"), "Out's dtype")
       .infer_shape(infer_cosine)
       .bind({DType::kF32, DType::kF64}, lr_cosine_annealing<KernelContext>,
             lr_cosine_annealing<EmitContext>);

@@ -186,6 +186,31 @@ TEST(OptimizerConfig, SchedulesGiveTheExpectedRates) {
   expect_rates(rate_sequence(warm_constant, 0.5, 4), {0.2, 0.4, 0.5, 0.5});
 }
 
+TEST(OptimizerConfig, DecaySchedulesGiveTheExpectedRates) {
+  // As paddle.optimizer.lr.ExponentialDecay(0.4, 0.5), PiecewiseDecay([2, 3], [0.3, 0.2,
+  // 0.1]) and MultiStepDecay(0.4, [1, 3], 0.5) give.
+  LrSchedule exponential;
+  exponential.type = "exponential";
+  exponential.gamma = 0.5;
+  expect_rates(rate_sequence(exponential, 0.4, 4), {0.4, 0.2, 0.1, 0.05});
+
+  LrSchedule piecewise;
+  piecewise.type = "piecewise";
+  piecewise.boundaries = {2, 3};
+  piecewise.values = {0.3, 0.2, 0.1};
+  expect_rates(rate_sequence(piecewise, 0.4, 5), {0.3, 0.3, 0.2, 0.1, 0.1});
+
+  LrSchedule multistep;
+  multistep.type = "multistep";
+  multistep.milestones = {1, 3};
+  multistep.gamma = 0.5;
+  expect_rates(rate_sequence(multistep, 0.4, 5), {0.4, 0.2, 0.2, 0.1, 0.1});
+
+  LrSchedule warm_exponential = exponential;  // LinearWarmup(ExponentialDecay, 2, 0, 0.4)
+  warm_exponential.warmup_steps = 2;
+  expect_rates(rate_sequence(warm_exponential, 0.4, 5), {0.0, 0.2, 0.4, 0.2, 0.1});
+}
+
 TEST(OptimizerConfig, ScheduleStateIsDeclaredAndCounted) {
   OptimizerConfig config{"momentum", 0.1};
   config.lr_schedule.type = "step_decay";
@@ -234,8 +259,12 @@ TEST(OptimizerConfig, RejectsBadConfigurations) {
   c.beta1 = 1.5;
   rejected(c, "beta1");
   c = {"sgd", 0.1};
-  c.lr_schedule.type = "exponential";
-  rejected(c, "exponential");
+  c.lr_schedule.type = "staircase";
+  rejected(c, "staircase");
+  c.lr_schedule.type = "piecewise";
+  c.lr_schedule.boundaries = {2, 4};
+  c.lr_schedule.values = {0.1, 0.01};
+  rejected(c, "3 values for 2 boundaries");
   c.lr_schedule.type = "cosine_annealing";
   c.lr_schedule.t_max = 0;
   rejected(c, "t_max");

@@ -13,7 +13,8 @@ from .. import _C
 from .building import static_apply
 from .mode import mode
 
-__all__ = ["apply", "dispatch", "eager_op", "run_unhooked", "hooked", "dispatch_call", "dispatch_call_into"]
+__all__ = ["apply", "dispatch", "eager_op", "run_unhooked", "hooked", "eager_now", "dispatch_call",
+           "dispatch_call_into"]
 
 _ops = {}
 # Ops are cached per attribute values; a bound keeps value-dependent attrs (shapes,
@@ -90,6 +91,25 @@ def dispatch_call_into(op, inputs, outputs):
     """``op.call_into(inputs, outputs)`` while static mode or a hook must see every call."""
     return apply(op.type, *inputs, attrs=op.attrs, output_counts=op.output_counts,
                  out=outputs)
+
+
+@contextlib.contextmanager
+def eager_now():
+    """Within it, op calls run now, eagerly and unhooked, even in static mode or under a
+    hook: for host-side values no program or hook may see, such as a learning-rate
+    schedule's value, which the executor reads before a run. Free while skiff is eager
+    and unhooked; otherwise it leaves static mode and the hooks, and restores them."""
+    static, hooks = mode.static, mode.hooks
+    if not static and not hooks:
+        yield
+        return
+    mode.set_hooks(())
+    mode.static = False
+    try:
+        yield
+    finally:
+        mode.static = static
+        mode.set_hooks(hooks)
 
 
 @contextlib.contextmanager

@@ -1,15 +1,17 @@
 """Learning-rate schedules with PaddlePaddle's semantics (paddle.optimizer.lr): the user
 calls ``scheduler.step()`` (usually once per step or epoch); an optimizer built with
-the scheduler reads ``scheduler()`` (``last_lr``) at every update."""
-import math
+the scheduler reads ``scheduler()`` (``last_lr``) at every update. The schedules that
+are closed forms of ``last_epoch`` compute it with their lr_* op (see lr_scheduler);
+LambdaDecay, MultiplicativeDecay and ReduceOnPlateau stay host-side."""
 import numbers
 
-from ..framework import arguments
+from .. import _C_ops
+from ..framework import arguments, core
 from ..framework.arguments import count, flag, real
 from ..framework.tensor_params import check_classes as _check_classes
 from .lr_cycles import CosineAnnealingWarmRestarts, CyclicLR, LinearLR, OneCycleLR
 from .lr_plateau import ReduceOnPlateau
-from .lr_scheduler import LRScheduler, _number, _reals
+from .lr_scheduler import LRScheduler, _counter, _number, _reals
 
 __all__ = ["LRScheduler", "NoamDecay", "PiecewiseDecay", "NaturalExpDecay", "InverseTimeDecay",
            "PolynomialDecay", "LinearWarmup", "ExponentialDecay", "MultiStepDecay", "StepDecay",
@@ -25,10 +27,9 @@ class NoamDecay(LRScheduler):
         self.warmup_steps = real("NoamDecay", "warmup_steps", warmup_steps, above=0)
         super().__init__(learning_rate, last_epoch, verbose)
 
-    def get_lr(self):
-        a = 1.0 if self.last_epoch == 0 else self.last_epoch ** -0.5
-        b = self.warmup_steps ** -1.5 * self.last_epoch
-        return self.base_lr * self.d_model ** -0.5 * min(a, b)
+    def _lr_op(self, step, **options):
+        return _C_ops.lr_noam_decay(step, learning_rate=self.base_lr, d_model=self.d_model,
+                                    warmup_steps=self.warmup_steps, **options)
 
 
 class PiecewiseDecay(LRScheduler):
@@ -44,11 +45,9 @@ class PiecewiseDecay(LRScheduler):
         self.values = values
         super().__init__(self.values[0], last_epoch, verbose)
 
-    def get_lr(self):
-        for bound, value in zip(self.boundaries, self.values):
-            if self.last_epoch < bound:
-                return value
-        return self.values[-1]
+    def _lr_op(self, step, **options):
+        return _C_ops.lr_piecewise_decay(step, boundaries=self.boundaries, values=self.values,
+                                         **options)
 
 
 class NaturalExpDecay(LRScheduler):
@@ -58,8 +57,9 @@ class NaturalExpDecay(LRScheduler):
         self.gamma = _number(gamma, "gamma", "NaturalExpDecay")
         super().__init__(learning_rate, last_epoch, verbose)
 
-    def get_lr(self):
-        return self.base_lr * math.exp(-self.gamma * self.last_epoch)
+    def _lr_op(self, step, **options):
+        return _C_ops.lr_natural_exp_decay(step, learning_rate=self.base_lr, gamma=self.gamma,
+                                           **options)
 
 
 class InverseTimeDecay(LRScheduler):
@@ -71,8 +71,9 @@ class InverseTimeDecay(LRScheduler):
                                                                 "InverseTimeDecay"), low=0)
         super().__init__(learning_rate, last_epoch, verbose)
 
-    def get_lr(self):
-        return self.base_lr / (1 + self.gamma * self.last_epoch)
+    def _lr_op(self, step, **options):
+        return _C_ops.lr_inverse_time_decay(step, learning_rate=self.base_lr, gamma=self.gamma,
+                                            **options)
 
 
 class PolynomialDecay(LRScheduler):
@@ -87,18 +88,17 @@ class PolynomialDecay(LRScheduler):
         self.cycle = flag("PolynomialDecay", "cycle", cycle)
         super().__init__(learning_rate, last_epoch, verbose)
 
-    def get_lr(self):
-        epoch, steps = self.last_epoch, self.decay_steps
-        if self.cycle:
-            steps *= max(1, math.ceil(epoch / self.decay_steps))
-        else:
-            epoch = min(epoch, steps)
-        return (self.base_lr - self.end_lr) * (1 - epoch / steps) ** self.power + self.end_lr
+    def _lr_op(self, step, **options):
+        return _C_ops.lr_polynomial_decay(step, learning_rate=self.base_lr,
+                                          decay_steps=self.decay_steps, end_lr=self.end_lr,
+                                          power=self.power, cycle=self.cycle, **options)
 
 
 class LinearWarmup(LRScheduler):
     """From start_lr up to end_lr linearly over warmup_steps, then ``learning_rate``: a
-    float, or a scheduler stepped to (epoch - warmup_steps)."""
+    float, or a scheduler stepped to (epoch - warmup_steps). The lr_linear_warmup op
+    computes it; in a static program the wrapped schedule's op too (its step offset by
+    warmup_steps), unless that schedule is host-side."""
 
     def __init__(self, learning_rate, warmup_steps, start_lr, end_lr, last_epoch=-1,
                  verbose=False):
@@ -127,14 +127,39 @@ class LinearWarmup(LRScheduler):
         if isinstance(self.learning_rate, LRScheduler):
             self.learning_rate.set_state_dict(state_dict["LinearWarmup_LR"])
 
+    def _lr_op(self, step, after=None, **options):
+        """lr_linear_warmup on ``step`` with ``after``, the rate from warmup_steps on (a
+        [1] tensor or variable; the float learning_rate unless given)."""
+        options.pop("dtype", None)  # Out has the dtype of ``after``
+        if after is None:
+            after = _C_ops.fill_constant(shape=[1], value=float(self.learning_rate),
+                                         dtype="float64")
+        return _C_ops.lr_linear_warmup(step, after, warmup_steps=self.warmup_steps,
+                                       start_lr=self.start_lr, end_lr=self.end_lr, **options)
+
+    def _has_lr_op(self):
+        inner = self.learning_rate
+        return not isinstance(inner, LRScheduler) or (inner._has_lr_op() and not isinstance(
+            inner, LinearWarmup))
+
     def get_lr(self):
-        if self.last_epoch < self.warmup_steps:
-            fraction = float(self.last_epoch) / float(self.warmup_steps)
-            return (self.end_lr - self.start_lr) * fraction + self.start_lr
-        if isinstance(self.learning_rate, LRScheduler):
-            self.learning_rate.step(self.last_epoch - self.warmup_steps)
-            return self.learning_rate()
-        return float(self.learning_rate)
+        inner = self.learning_rate
+        if not isinstance(inner, LRScheduler):
+            return self._op_value(self.last_epoch)
+        if self.last_epoch >= self.warmup_steps:  # Paddle steps the wrapped schedule
+            inner.step(self.last_epoch - self.warmup_steps)
+        with core.eager_now():
+            after = _C_ops.fill_constant(shape=[1], value=float(inner()), dtype="float64")
+            return self._lr_op(_counter(self.last_epoch), after).item()
+
+    def _append_lr_ops(self, step, out):
+        inner = self.learning_rate
+        after = None
+        if isinstance(inner, LRScheduler):
+            after = inner._lr_op(step, dtype="float32", step_offset=self.warmup_steps)
+        else:
+            after = _C_ops.fill_constant(shape=[1], value=float(inner), dtype="float32")
+        self._lr_op(step, after, out=[out])
 
 
 class ExponentialDecay(LRScheduler):
@@ -144,8 +169,9 @@ class ExponentialDecay(LRScheduler):
         self.gamma = _number(gamma, "gamma", "ExponentialDecay")
         super().__init__(learning_rate, last_epoch, verbose)
 
-    def get_lr(self):
-        return self.base_lr * self.gamma ** self.last_epoch
+    def _lr_op(self, step, **options):
+        return _C_ops.lr_exponential_decay(step, learning_rate=self.base_lr, gamma=self.gamma,
+                                           **options)
 
 
 class MultiStepDecay(LRScheduler):
@@ -160,9 +186,10 @@ class MultiStepDecay(LRScheduler):
         self.gamma = real("MultiStepDecay", "gamma", gamma, below=1.0)
         super().__init__(learning_rate, last_epoch, verbose)
 
-    def get_lr(self):
-        passed = sum(1 for m in self.milestones if self.last_epoch >= m)
-        return self.base_lr * self.gamma ** passed
+    def _lr_op(self, step, **options):
+        return _C_ops.lr_multistep_decay(step, learning_rate=self.base_lr,
+                                         milestones=self.milestones, gamma=self.gamma,
+                                         **options)
 
 
 class StepDecay(LRScheduler):
@@ -173,12 +200,14 @@ class StepDecay(LRScheduler):
         self.gamma = real("StepDecay", "gamma", gamma, below=1.0)
         super().__init__(learning_rate, last_epoch, verbose)
 
-    def get_lr(self):
-        return self.base_lr * self.gamma ** (self.last_epoch // self.step_size)
+    def _lr_op(self, step, **options):
+        return _C_ops.lr_step_decay(step, learning_rate=self.base_lr, step_size=self.step_size,
+                                    gamma=self.gamma, **options)
 
 
 class LambdaDecay(LRScheduler):
-    """lr = learning_rate * lr_lambda(epoch)."""
+    """lr = learning_rate * lr_lambda(epoch). Host-side: it calls user code, so a static
+    program gets its value written by the executor before each run."""
 
     def __init__(self, learning_rate, lr_lambda, last_epoch=-1, verbose=False):
         if not callable(lr_lambda):
@@ -192,7 +221,9 @@ class LambdaDecay(LRScheduler):
 
 
 class MultiplicativeDecay(LRScheduler):
-    """lr = learning_rate * the product of lr_lambda(e) for e in 1..epoch."""
+    """lr = learning_rate * the product of lr_lambda(e) for e in 1..epoch. Host-side: it
+    calls user code, so a static program gets its value written by the executor before
+    each run."""
 
     def __init__(self, learning_rate, lr_lambda, last_epoch=-1, verbose=False):
         if not callable(lr_lambda):
@@ -210,26 +241,18 @@ class MultiplicativeDecay(LRScheduler):
 
 class CosineAnnealingDecay(LRScheduler):
     """Cosine annealing from learning_rate to eta_min over T_max epochs (and back up over
-    the next T_max), computed step by step like Paddle; ``step(epoch)`` uses the closed form."""
+    the next T_max), in the closed form of the epoch (lr_cosine_annealing): Paddle's
+    step-by-step recursion gives the same values (to rounding) unless ``last_lr`` is set
+    by hand, which this schedule does not follow."""
 
     def __init__(self, learning_rate, T_max, eta_min=0, last_epoch=-1, verbose=False):
         self.T_max = count("CosineAnnealingDecay", "T_max", T_max, low=1)
         self.eta_min = _number(eta_min, "eta_min", "CosineAnnealingDecay")
         super().__init__(learning_rate, last_epoch, verbose)
 
-    def get_lr(self):
-        t, big_t = self.last_epoch, self.T_max
-        if t == 0:
-            return self.base_lr
-        if (t - 1 - big_t) % (2 * big_t) == 0:
-            return self.last_lr + (self.base_lr - self.eta_min) * (1 - math.cos(math.pi / big_t)) / 2
-        ratio = (1 + math.cos(math.pi * t / big_t)) / (1 + math.cos(math.pi * (t - 1) / big_t))
-        return ratio * (self.last_lr - self.eta_min) + self.eta_min
-
-    def _get_closed_form_lr(self):
-        cos = math.cos(math.pi * self.last_epoch / self.T_max)
-        return self.eta_min + (self.base_lr - self.eta_min) * (1 + cos) / 2
-
+    def _lr_op(self, step, **options):
+        return _C_ops.lr_cosine_annealing(step, learning_rate=self.base_lr, T_max=self.T_max,
+                                          eta_min=self.eta_min, **options)
 
 
 _check_classes(globals(), ("__init__",))  # a failed construction names the wrong argument

@@ -1,7 +1,9 @@
 """Schedules that rise and fall: OneCycleLR, CyclicLR, CosineAnnealingWarmRestarts, and
-LinearLR (a linear ramp of the factor)."""
+LinearLR (a linear ramp of the factor); each computed by its lr_* op (see lr_scheduler),
+but a CyclicLR with a user's scale_fn, which stays host-side."""
 import math
 
+from .. import _C_ops
 from ..framework import arguments
 from ..framework.arguments import choice, count, flag, real
 from .lr_scheduler import LRScheduler, _epoch, _number
@@ -24,34 +26,27 @@ class OneCycleLR(LRScheduler):
             raise arguments.ArgumentError("OneCycleLR: with three_phase, phase_pct must be "
                                           "below 0.5")
         self.total_steps = total_steps
-        initial = max_lr / real(fn, "divide_factor", divide_factor, above=0)
-        end = _number(end_learning_rate, "end_learning_rate", fn)
-        up_end = phase_pct * total_steps - 1
-        last = total_steps - 1
-        if three_phase:
-            # (first step, last step, start lr, end lr) of each phase
-            self._phases = [(0, up_end, initial, max_lr),
-                            (up_end, 2 * phase_pct * total_steps - 2, max_lr, initial),
-                            (2 * phase_pct * total_steps - 2, last, initial, end)]
-        else:
-            self._phases = [(0, up_end, initial, max_lr), (up_end, last, max_lr, end)]
-        self._cosine = anneal_strategy == "cos"
-        super().__init__(initial, last_epoch, verbose)
-
-    def _anneal(self, start, end, fraction):
-        if self._cosine:
-            return end + (start - end) / 2.0 * (math.cos(math.pi * fraction) + 1)
-        return (end - start) * fraction + start
+        self.max_lr = max_lr
+        self.divide_factor = real(fn, "divide_factor", divide_factor, above=0)
+        self.end_lr = _number(end_learning_rate, "end_learning_rate", fn)
+        self.phase_pct = phase_pct
+        self.anneal_strategy = anneal_strategy
+        self.three_phase = three_phase
+        super().__init__(max_lr / self.divide_factor, last_epoch, verbose)
 
     def get_lr(self):
-        step = self.last_epoch
-        if step > self.total_steps:
-            raise ValueError(f"OneCycleLR: stepped {step} times, past total_steps "
+        if self.last_epoch > self.total_steps:
+            raise ValueError(f"OneCycleLR: stepped {self.last_epoch} times, past total_steps "
                              f"{self.total_steps}")
-        for i, (first, last, start, end) in enumerate(self._phases):
-            if step <= last or i == len(self._phases) - 1:
-                span = last - first  # 0 for a phase of one step
-                return self._anneal(start, end, (step - first) / span if span else 1.0)
+        return self._op_value(self.last_epoch)
+
+    def _lr_op(self, step, **options):
+        return _C_ops.lr_one_cycle(step, total_steps=self.total_steps,
+                                   max_learning_rate=self.max_lr,
+                                   divide_factor=self.divide_factor,
+                                   end_learning_rate=self.end_lr, phase_pct=self.phase_pct,
+                                   anneal_strategy=self.anneal_strategy,
+                                   three_phase=self.three_phase, **options)
 
 
 class CyclicLR(LRScheduler):
@@ -72,23 +67,29 @@ class CyclicLR(LRScheduler):
             raise arguments.ArgumentTypeError(f"CyclicLR: scale_fn must be callable or None, "
                                               f"got {type(scale_fn).__name__}")
         choice(fn, "scale_mode", scale_mode, ("cycle", "iterations"))
+        self.step_size_up, self.step_size_down = up, down
         self.cycle_size = up + down
         self.step_up_pct = up / self.cycle_size
         self.max_lr = _number(max_learning_rate, "max_learning_rate", fn)
         self.amplitude = self.max_lr - _number(base_learning_rate, "base_learning_rate", fn)
         self.mode = mode
         self.gamma = _number(exp_gamma, "exp_gamma", fn)
-        if scale_fn is not None:
-            self.scale_fn, self.scale_mode = scale_fn, scale_mode
-        elif mode == "triangular":
-            self.scale_fn, self.scale_mode = (lambda x: 1.0), "cycle"
-        elif mode == "triangular2":
-            self.scale_fn, self.scale_mode = (lambda x: 1 / (2.0 ** (x - 1))), "cycle"
-        else:
-            self.scale_fn, self.scale_mode = (lambda x: self.gamma ** x), "iterations"
+        self.scale_fn, self.scale_mode = scale_fn, scale_mode
         super().__init__(base_learning_rate, last_epoch, verbose)
 
+    def _has_lr_op(self):
+        return self.scale_fn is None
+
+    def _lr_op(self, step, **options):
+        return _C_ops.lr_cyclic(step, learning_rate=self.base_lr, max_learning_rate=self.max_lr,
+                                step_size_up=self.step_size_up,
+                                step_size_down=self.step_size_down, mode=self.mode,
+                                exp_gamma=self.gamma, **options)
+
     def get_lr(self):
+        if self.scale_fn is None:
+            return self._op_value(self.last_epoch)
+        # host-side: the user's scale_fn of the cycle or the step
         step = self.last_epoch
         cycle = 1 + step // self.cycle_size
         position = 1.0 + step / self.cycle_size - cycle
@@ -102,7 +103,8 @@ class CyclicLR(LRScheduler):
 
 class LinearLR(LRScheduler):
     """The factor on learning_rate moves linearly from start_factor to end_factor over
-    total_steps, then stays."""
+    total_steps, then stays: the closed form of Paddle's step-by-step recursion (the same
+    values, to rounding)."""
 
     def __init__(self, learning_rate, total_steps, start_factor=1.0 / 3, end_factor=1.0,
                  last_epoch=-1, verbose=False):
@@ -111,14 +113,10 @@ class LinearLR(LRScheduler):
         self.total_steps = count("LinearLR", "total_steps", total_steps, low=1)
         super().__init__(learning_rate, last_epoch, verbose)
 
-    def get_lr(self):
-        if self.last_epoch == 0:
-            return self.base_lr * self.start_factor
-        if self.last_epoch > self.total_steps:
-            return self.last_lr
-        span = self.end_factor - self.start_factor
-        previous = self.total_steps * self.start_factor + (self.last_epoch - 1) * span
-        return self.last_lr * (1.0 + span / previous)
+    def _lr_op(self, step, **options):
+        return _C_ops.lr_linear_lr(step, learning_rate=self.base_lr, total_steps=self.total_steps,
+                                   start_factor=self.start_factor, end_factor=self.end_factor,
+                                   **options)
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
@@ -127,35 +125,32 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     def __init__(self, learning_rate, T_0, T_mult=1, eta_min=0, last_epoch=-1, verbose=False):
         fn = "CosineAnnealingWarmRestarts"
-        self.T_0 = self.T_i = count(fn, "T_0", T_0, low=1)
+        self.T_0 = count(fn, "T_0", T_0, low=1)
         self.T_mult = count(fn, "T_mult", T_mult, low=1)
         self.eta_min = _number(eta_min, "eta_min", fn)
-        self.T_cur = count(fn, "last_epoch", last_epoch, low=-1)
+        count(fn, "last_epoch", last_epoch, low=-1)
+        self._position = None  # the epoch last stepped to (Paddle's may be fractional)
         super().__init__(learning_rate, last_epoch, verbose)
 
+    def _lr_op(self, step, **options):
+        return _C_ops.lr_cosine_warm_restarts(step, learning_rate=self.base_lr, T_0=self.T_0,
+                                              T_mult=self.T_mult, eta_min=self.eta_min,
+                                              **options)
+
     def get_lr(self):
-        cos = math.cos(math.pi * self.T_cur / self.T_i)
-        return self.eta_min + (self.base_lr - self.eta_min) * (1 + cos) / 2
+        position = self._position  # unless set_state_dict moved last_epoch since
+        if position is None or math.floor(position) != self.last_epoch:
+            position = self.last_epoch
+        return self._op_value(position)
 
     def step(self, epoch=None):
-        if epoch is None and self.last_epoch < 0:
-            epoch = 0
+        """Moves to the next epoch (or to ``epoch``, which may be fractional: the cosine
+        follows it while ``last_epoch`` holds its floor, as in Paddle)."""
         if epoch is None:
             epoch = self.last_epoch + 1
-            self.T_cur += 1
-            if self.T_cur >= self.T_i:
-                self.T_cur -= self.T_i
-                self.T_i *= self.T_mult
-        elif _epoch("CosineAnnealingWarmRestarts", epoch) >= self.T_0:
-            if self.T_mult == 1:
-                self.T_cur = epoch % self.T_0
-            else:
-                n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
-                self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
-                self.T_i = self.T_0 * self.T_mult ** n
         else:
-            self.T_i = self.T_0
-            self.T_cur = epoch
+            epoch = _epoch("CosineAnnealingWarmRestarts", epoch)
+        self._position = epoch
         self.last_epoch = math.floor(epoch)
         self.last_lr = self.get_lr()
         if self.verbose:

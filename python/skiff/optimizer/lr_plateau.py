@@ -28,7 +28,8 @@ def _metric_value(metrics):
 class ReduceOnPlateau(LRScheduler):
     """Multiplies the learning rate by ``factor`` (not below ``min_lr``) once the metric
     passed to ``step(metrics)`` has not improved for more than ``patience`` steps, then
-    waits ``cooldown`` steps before counting again."""
+    waits ``cooldown`` steps before counting again. Host-side: it reads a metric, so a
+    static program gets its value written by the executor before each run."""
 
     def __init__(self, learning_rate, mode="min", factor=0.1, patience=10, threshold=1e-4,
                  threshold_mode="rel", cooldown=0, min_lr=0, epsilon=1e-8, verbose=False):

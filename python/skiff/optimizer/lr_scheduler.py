@@ -1,8 +1,19 @@
 """LRScheduler, the base of the learning-rate schedules (paddle.optimizer.lr.LRScheduler):
-the epoch counter, step(), state_dict and the checks the schedules share."""
+the epoch counter, step(), state_dict and the checks the schedules share.
+
+A schedule that is a closed form of the step counter names its op (``_lr_op``, one of
+the lr_* ops of skiff/ops/lr_*.cc): its value is that op run on a counter holding
+``last_epoch``, eagerly (also in static mode), and a static program computes its
+learning rate with the same op from a counter variable the executor writes. The op is
+the one formula of the schedule, for eager, static, C++-built and compiled programs.
+Schedules that call user code or read metrics stay host-side: they define ``get_lr``."""
+import math
 import numbers
 
-from ..framework import arguments
+import numpy as np
+
+from .. import _C
+from ..framework import arguments, core
 from ..framework.arguments import count, flag, real
 
 __all__ = ["LRScheduler"]
@@ -30,9 +41,20 @@ def _reals(cls, param, values):
     return [arguments.number(cls, f"{param}[{i}]", v) for i, v in enumerate(values)]
 
 
+def _counter(epoch):
+    """A one-element step counter holding ``epoch``: int64, or float64 for a fractional
+    epoch (Paddle's step(epoch) takes one)."""
+    if float(epoch).is_integer():
+        return _C.tensor_from_array(np.array([int(epoch)], dtype=np.int64), False)
+    return _C.tensor_from_array(np.array([epoch], dtype=np.float64), False)
+
+
 class LRScheduler:
     """Base of the schedules: ``step()`` advances ``last_epoch`` and sets ``last_lr`` to
-    ``get_lr()``; subclasses define ``get_lr`` from ``base_lr`` and ``last_epoch``."""
+    ``get_lr()``; subclasses define ``_lr_op`` (a closed form of the step, run as an op)
+    or, host-side, ``get_lr`` from ``base_lr`` and ``last_epoch``."""
+
+    _step_var_name = None  # a static program's step counter (static_support), or None
 
     def __init__(self, learning_rate=0.1, last_epoch=-1, verbose=False):
         cls = type(self).__name__
@@ -65,7 +87,39 @@ class LRScheduler:
                   f"{self.last_lr}.")
 
     def get_lr(self):
-        raise NotImplementedError(f"{type(self).__name__} must define get_lr()")
+        """The rate at ``last_epoch``: the schedule's op, run now."""
+        if not self._has_lr_op():
+            raise NotImplementedError(f"{type(self).__name__} must define get_lr()")
+        return self._op_value(self.last_epoch)
+
+    def _lr_op(self, step, **options):
+        """Calls the schedule's op (its skiff._C_ops function) on ``step``, a counter
+        tensor or variable, with ``options`` (dtype, step_offset, out) added; returns Out.
+        Defined by the schedules that are closed forms of the step."""
+        raise NotImplementedError(f"{type(self).__name__} is a host-side schedule")
+
+    def _has_lr_op(self):
+        """Whether ``_lr_op`` computes this schedule (else it is host-side)."""
+        return type(self)._lr_op is not LRScheduler._lr_op
+
+    def _op_value(self, epoch):
+        """The schedule's op run now on a counter holding ``epoch`` (eagerly, also in
+        static mode or under a hook): the rate as a float."""
+        with core.eager_now():
+            return self._lr_op(_counter(epoch), dtype="float64").item()
+
+    def _append_lr_ops(self, step, out):
+        """Appends to the current program the ops computing the float32 rate ``out``
+        from the int64 counter variable ``step`` (for an op-backed schedule)."""
+        self._lr_op(step, dtype="float32", out=[out])
+
+    def _program_input(self):
+        """(variable name, value) the executor writes before each run of a program built
+        with this schedule: the step counter (``last_epoch``) the program's schedule ops
+        read, or for a host-side schedule the rate itself."""
+        if self._step_var_name is not None:
+            return self._step_var_name, np.array([math.floor(self.last_epoch)], np.int64)
+        return self._var_name, np.array([self()], dtype=np.float32)
 
     def state_keys(self):
         """Sets ``self.keys``: the attributes state_dict saves."""

@@ -1,9 +1,14 @@
 """What the optimizers need from static mode (skiff.static): persistable variables
 initialised by the startup program, the learning-rate variable the program reads, and
-minimize(). The learning rate is a persistable [1] float32 variable; with an
-LRScheduler the program records it (``program.lr_scheduler``, the variable's name in
-``scheduler._var_name``) so the executor writes ``scheduler()`` into it before each run:
-stepping the scheduler changes the rate without rebuilding the program."""
+minimize(). The learning rate is a persistable [1] float32 variable. With an
+LRScheduler the program records it (``program.lr_scheduler``) and the executor writes,
+before each run, what ``scheduler._program_input()`` names: for a schedule that is a
+closed form of the step, the program computes the rate with the schedule's op from a
+persistable int64 step counter (``scheduler._step_var_name``) and the executor writes
+``last_epoch`` into the counter, so a saved program carries its schedule; for a
+host-side schedule (LambdaDecay, MultiplicativeDecay, ReduceOnPlateau) it writes
+``scheduler()`` into the rate variable (``scheduler._var_name``). Either way stepping
+the scheduler changes the rate without rebuilding the program."""
 import numpy as np
 
 from ..framework import backward, building, program as programs
@@ -34,9 +39,16 @@ def learning_rate_var(optimizer):
         return entry[1]
     name = unique_name("learning_rate")
     var = create_global_var(name, [1], optimizer.get_lr(), "float32")
-    if isinstance(optimizer._learning_rate, LRScheduler):
-        optimizer._learning_rate._var_name = name
-        program.lr_scheduler = optimizer._learning_rate
+    scheduler = optimizer._learning_rate
+    if isinstance(scheduler, LRScheduler):
+        scheduler._var_name = name
+        scheduler._step_var_name = None
+        if scheduler._has_lr_op():
+            step = create_global_var(unique_name("learning_rate_step"), [1],
+                                     max(scheduler.last_epoch, 0), "int64")
+            scheduler._append_lr_ops(step, var)
+            scheduler._step_var_name = step.name
+        program.lr_scheduler = scheduler
     optimizer._static_lr[id(program)] = (program, var)
     return var
 

@@ -83,9 +83,8 @@ class Executor:
             [] if fetch_list is None else [fetch_list])
         names = [f.name if isinstance(f, Variable) else str(f) for f in fetch_list]
         cscope = scope._scope
-        if program.lr_scheduler is not None:
-            sched = program.lr_scheduler
-            cscope.set(sched._var_name, np.array([sched()], dtype=np.float32))
+        if program.lr_scheduler is not None:  # its step counter, or its rate
+            cscope.set(*program.lr_scheduler._program_input())
         for name, t in program._captured.items():
             cscope.set(name, t)
         values = self._exe.run(program.desc, cscope, feeds, names)
