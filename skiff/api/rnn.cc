@@ -14,45 +14,10 @@ const char* kind_name(CellKind kind) { return kind == CellKind::kLstm ? "lstm" :
 
 // A fresh variable name, declared in b's block at once so that the next call gets
 // another one; the op that writes it sets its dtype and shape.
-std::string fresh(BlockBuilder& b, const std::string& prefix,
-                  VarKind kind = VarKind::kDenseTensor) {
+std::string fresh(BlockBuilder& b, const std::string& prefix) {
   std::string name = b.unique_name(prefix);
-  b.block().add_var(VarDesc(name, DType::kF32, Shape{}, kind));
+  b.block().add_var(VarDesc(name, DType::kF32, Shape{}, VarKind::kDenseTensor));
   return name;
-}
-
-std::string int_constant(BlockBuilder& b, int64_t value, SourceLoc loc) {
-  return b.apply(
-      "fill_constant", {},
-      {{"shape", Ints{1}}, {"value", static_cast<double>(value)}, {"dtype", std::string("int64")}},
-      loc);
-}
-
-// A new tensor array whose entry t is seq[t] ([T, B, W] -> T entries [B, W]);
-// index[t] holds t.
-std::string sequence_to_array(BlockBuilder& b, const std::string& seq, int64_t width,
-                              const std::vector<std::string>& index, SourceLoc loc) {
-  std::vector<std::string> parts;
-  for (size_t t = 0; t < index.size(); ++t) parts.push_back(fresh(b, "rnn_step_in"));
-  b.op("split", {{"X", {seq}}}, {{"Out", parts}},
-       {{"num", static_cast<int64_t>(index.size())}, {"axis", int64_t{0}}}, loc);
-  std::string array = fresh(b, "rnn_steps", VarKind::kTensorArray);
-  for (size_t t = 0; t < index.size(); ++t) {
-    std::string step = b.apply("reshape", {{"X", {parts[t]}}}, {{"shape", Ints{-1, width}}}, loc);
-    b.op("write_to_array", {{"X", {step}}, {"I", {index[t]}}}, {{"Out", {array}}}, {}, loc);
-  }
-  return array;
-}
-
-// The entries 0..T-1 of `array` stacked into one [T, ...] tensor.
-std::string array_to_sequence(BlockBuilder& b, const std::string& array,
-                              const std::vector<std::string>& index, SourceLoc loc) {
-  std::vector<std::string> steps;
-  for (const std::string& i : index)
-    steps.push_back(b.apply("read_from_array", {{"X", {array}}, {"I", {i}}}, {}, loc));
-  std::string out = fresh(b, "rnn_outputs");
-  b.op("stack", {{"X", steps}}, {{"Y", {out}}}, {{"axis", int64_t{0}}}, loc);
-  return out;
 }
 
 // What every layer of a stack shares.
@@ -61,7 +26,6 @@ struct Stack {
   std::string prefix;
   DType dtype = DType::kF32;
   int64_t batch = -1;
-  std::vector<std::string> index;  // index[t] holds t, for t < T
   Program* startup = nullptr;
   SourceLoc loc;
 };
@@ -100,41 +64,27 @@ std::string build_layer(BlockBuilder& b, const Stack& s, const std::string& seq,
     biases.push_back({"Bias_hh", {param("bias_hh", {width})}});
   }
 
-  // The input side of every step in one product, then one array entry per step.
+  // The input side of every step in one product, then all the steps in one layer op.
   const std::string gates_x = b.apply("matmul", {{"X", {seq}}, {"Y", {w_ih}}}, {}, s.loc);
-  const std::string steps = sequence_to_array(b, gates_x, width, s.index, s.loc);
-
   const std::string h = initial_state(b, s, o.initial_h, layer, hd);
-  const std::string c = lstm ? initial_state(b, s, o.initial_c, layer, hd) : "";
-  const std::string outputs = fresh(b, "rnn_hidden", VarKind::kTensorArray);
-  const std::string i = int_constant(b, 0, s.loc);
-  const std::string n = int_constant(b, static_cast<int64_t>(s.index.size()), s.loc);
-  const std::string cond = b.apply("less_than", {{"X", {i}}, {"Y", {n}}}, {}, s.loc);
-  b.while_loop(
-      cond,
-      [&](BlockBuilder& body) {
-        std::string gx = body.apply("read_from_array", {{"X", {steps}}, {"I", {i}}}, {}, s.loc);
-        std::string h_new = fresh(body, "rnn_h"), gates = fresh(body, "rnn_gates");
-        std::vector<Slot> ins = {{"Gates_x", {gx}}, {"H", {h}}, {"Weight_hh", {w_hh}}};
-        std::vector<Slot> outs = {{"H_out", {h_new}}, {"Gates", {gates}}};
-        std::string c_new;
-        if (lstm) {
-          c_new = fresh(body, "rnn_c");
-          ins.push_back({"C", {c}});
-          outs.push_back({"C_out", {c_new}});
-        }
-        ins.insert(ins.end(), biases.begin(), biases.end());
-        body.op(lstm ? "lstm_cell" : "gru_cell", ins, outs, {}, s.loc);
-        body.op("write_to_array", {{"X", {h_new}}, {"I", {i}}}, {{"Out", {outputs}}}, {}, s.loc);
-        body.assign(h_new, h, s.loc);
-        if (lstm) body.assign(c_new, c, s.loc);
-        body.op("increment", {{"X", {i}}}, {{"Out", {i}}}, {{"step", 1.0}}, s.loc);
-        body.op("less_than", {{"X", {i}}, {"Y", {n}}}, {{"Out", {cond}}}, {}, s.loc);
-      },
-      s.loc);
-  result->final_h.push_back(h);
-  if (lstm) result->final_c.push_back(c);
-  return array_to_sequence(b, outputs, s.index, s.loc);
+  std::vector<Slot> ins = {{"Gates_x", {gates_x}}, {"H0", {h}}, {"Weight_hh", {w_hh}}};
+  const std::string out = fresh(b, "rnn_outputs"), h_last = fresh(b, "rnn_h");
+  std::vector<Slot> outs = {{"Out", {out}},
+                            {"H_last", {h_last}},
+                            {"Gates", {fresh(b, "rnn_gates")}},
+                            {"H_prev", {fresh(b, "rnn_h_prev")}}};
+  if (lstm) {
+    ins.push_back({"C0", {initial_state(b, s, o.initial_c, layer, hd)}});
+    const std::string c_last = fresh(b, "rnn_c");
+    outs.push_back({"C_last", {c_last}});
+    outs.push_back({"C_prev", {fresh(b, "rnn_c_prev")}});
+    outs.push_back({"C_step", {fresh(b, "rnn_c_step")}});
+    result->final_c.push_back(c_last);
+  }
+  ins.insert(ins.end(), biases.begin(), biases.end());
+  b.op(kind_name(s.kind), ins, outs, {}, s.loc);
+  result->final_h.push_back(h_last);
+  return out;
 }
 
 RnnResult build_stack(CellKind kind, BlockBuilder& b, const std::string& input_seq,
@@ -142,11 +92,10 @@ RnnResult build_stack(CellKind kind, BlockBuilder& b, const std::string& input_s
   const char* what = kind == CellKind::kLstm ? "lstm_layer" : "gru_layer";
   const VarDesc* in = b.program().find_var(b.block_idx(), input_seq);
   SKIFF_CHECK(in, what, " at ", loc.str(), ": input '", input_seq, "' is not declared");
-  SKIFF_CHECK(
-      is_floating(in->dtype) && in->shape.rank() == 3 && in->shape[0] > 0 && in->shape[2] > 0, what,
-      " at ", loc.str(), ": input '", input_seq,
-      "' must be float32 or float64 [T, B, I] with T and I known, got ", dtype_name(in->dtype),
-      in->shape);
+  SKIFF_CHECK(is_floating(in->dtype) && in->shape.rank() == 3 && in->shape[2] > 0, what, " at ",
+              loc.str(), ": input '", input_seq,
+              "' must be float32 or float64 [T, B, I] with I known, got ", dtype_name(in->dtype),
+              in->shape);
   SKIFF_CHECK(o.hidden > 0 && o.num_layers >= 1, what, " at ", loc.str(),
               ": hidden must be > 0 and num_layers >= 1, got hidden ", o.hidden, ", num_layers ",
               o.num_layers);
@@ -173,9 +122,7 @@ RnnResult build_stack(CellKind kind, BlockBuilder& b, const std::string& input_s
   s.batch = in->shape[1];
   s.startup = startup;
   s.loc = loc;
-  const int64_t steps = in->shape[0];
   int64_t input = in->shape[2];
-  for (int64_t t = 0; t < steps; ++t) s.index.push_back(int_constant(b, t, loc));
 
   RnnResult result;
   std::string seq = input_seq;

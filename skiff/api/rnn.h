@@ -1,8 +1,7 @@
 // Whole LSTM and GRU layers (stacks of them) built into a program: per layer, X · W_ih
-// for every time step in one product, the steps as a tensor array, a `while` over the
-// steps running the fused cell (lstm_cell / gru_cell), the hidden states written to an
-// array and stacked back into a sequence. append_backward differentiates it like any
-// other loop (the step scopes keep what each step read).
+// for every time step in one product, then one `lstm` / `gru` op running the fused cell
+// over all the steps (ops/rnn_layer.cc: the same op nn.LSTM / nn.GRU run from Python).
+// append_backward differentiates it with the op's grad (lstm_grad / gru_grad).
 //
 //   Program main, startup;
 //   BlockBuilder b(&main);
@@ -47,7 +46,7 @@ struct RnnResult {
 };
 
 // Appends a stack of `options.num_layers` LSTM layers over `input_seq` ([T, B, I],
-// float32 or float64, T known) to the builder's block; parameters are declared in it
+// float32 or float64, I known) to the builder's block; parameters are declared in it
 // and initialized by `startup`. Throws skiff::Error for a bad shape or option.
 RnnResult lstm_layer(BlockBuilder& b, const std::string& input_seq, const RnnOptions& options,
                      Program* startup, SourceLoc loc = SourceLoc::current());

@@ -1,6 +1,7 @@
-// ONNX rules for the fused recurrent cells, written out as the products, sums and
-// gate activations they compute (gate order as the skiff ops: LSTM i, f, g, o;
-// GRU r, z, n).
+// ONNX rules for the recurrent ops: the fused cells written out as the products, sums
+// and gate activations they compute, and the whole layers (lstm, gru) as ONNX's own LSTM
+// and GRU nodes (gate order as the skiff ops: LSTM i, f, g, o; GRU r, z, n; ONNX's:
+// LSTM i, o, f, c; GRU z, r, h).
 #include "skiff/export/onnx/onnx_rules.h"
 
 namespace skiff::onnx_export {
@@ -52,11 +53,108 @@ void gru_cell(GraphEmitter& g, const OpDesc& op) {
   }
 }
 
+// ---- whole layers
+
+// [1, G * Hd, G * Hd]: the permutation that puts skiff's gate blocks in ONNX's order, as
+// the input weight W of an ONNX node whose input is Gates_x (so W · gates_x picks them).
+std::string gate_permutation(GraphEmitter& g, const std::vector<int>& skiff_block, int64_t hd,
+                             DType dtype) {
+  const int64_t width = static_cast<int64_t>(skiff_block.size()) * hd;
+  std::vector<double> values(static_cast<size_t>(width * width), 0.0);
+  for (size_t k = 0; k < skiff_block.size(); ++k)
+    for (int64_t j = 0; j < hd; ++j) values[(k * hd + j) * width + skiff_block[k] * hd + j] = 1.0;
+  return g.model().constant("_gate_order", tensor_proto(Shape{1, width, width}, dtype, values));
+}
+
+// The gate blocks of `x` (split on `axis`) in ONNX's order.
+std::string reorder_gates(GraphEmitter& g, const std::string& x,
+                          const std::vector<int>& skiff_block, int64_t axis) {
+  const std::vector<std::string> parts =
+      split_equal(g, x, static_cast<int>(skiff_block.size()), axis);
+  std::vector<std::string> ordered;
+  for (int k : skiff_block) ordered.push_back(parts[k]);
+  std::string out = g.temp("gates");
+  g.node("Concat", ordered, {out}).i("axis", axis);
+  return out;
+}
+
+std::string unsqueeze0(GraphEmitter& g, const std::string& x) {
+  std::string out = g.temp("unsqueezed");
+  if (g.opset() >= 13) {
+    g.node("Unsqueeze", {x, g.ints({0})}, {out});
+  } else {
+    g.node("Unsqueeze", {x}, {out}).ints("axes", {0});
+  }
+  return out;
+}
+
+void squeeze_into(GraphEmitter& g, const std::string& x, int64_t axis, const std::string& out) {
+  if (g.opset() >= 13) {
+    g.node("Squeeze", {x, g.ints({axis})}, {out});
+  } else {
+    g.node("Squeeze", {x}, {out}).ints("axes", {axis});
+  }
+}
+
+// An ONNX LSTM / GRU node over Gates_x: W the gate permutation, R = Weight_hh's blocks
+// reordered and transposed, B the biases reordered ([input side, hidden side]).
+void layer(GraphEmitter& g, const OpDesc& op, bool lstm) {
+  const std::vector<int> order = lstm ? std::vector<int>{0, 3, 1, 2} : std::vector<int>{1, 0, 2};
+  const DType dtype = g.dtype(op, "Gates_x");
+  const Shape w_hh = g.var_desc(op.first_input("Weight_hh")).shape;
+  SKIFF_CHECK(w_hh.rank() == 2 && w_hh[0] > 0, op.type, ": ONNX needs the hidden size, but ",
+              "Weight_hh has shape ", w_hh);
+  const int64_t hd = w_hh[0];
+  std::string r = g.temp("recurrence");
+  g.node("Transpose", {reorder_gates(g, g.in(op, "Weight_hh"), order, 1)}, {r})
+      .ints("perm", {1, 0});
+  std::string bias;
+  const std::string zeros = g.filled(Shape{static_cast<int64_t>(order.size()) * hd}, 0.0, dtype);
+  auto ordered_or_zeros = [&](const char* slot) {
+    return g.has_in(op, slot) ? reorder_gates(g, g.in(op, slot), order, 0) : zeros;
+  };
+  if (lstm && g.has_in(op, "Bias")) bias = ordered_or_zeros("Bias");
+  if (!lstm && (g.has_in(op, "Bias_ih") || g.has_in(op, "Bias_hh"))) {
+    bias = g.temp("bias");
+    g.node("Concat", {ordered_or_zeros("Bias_ih"), ordered_or_zeros("Bias_hh")}, {bias})
+        .i("axis", 0);
+  } else if (!bias.empty()) {
+    std::string both = g.temp("bias");
+    g.node("Concat", {bias, zeros}, {both}).i("axis", 0);
+    bias = both;
+  }
+  std::string lengths;
+  if (g.has_in(op, "Sequence_length")) {
+    lengths = g.temp("lengths");
+    g.node("Cast", {g.in(op, "Sequence_length")}, {lengths}).i("to", pb::TensorProto::INT32);
+  }
+  std::vector<std::string> inputs = {g.in(op, "Gates_x"),
+                                     gate_permutation(g, order, hd, dtype),
+                                     unsqueeze0(g, r),
+                                     bias.empty() ? "" : unsqueeze0(g, bias),
+                                     lengths,
+                                     unsqueeze0(g, g.in(op, "H0"))};
+  if (lstm) inputs.push_back(unsqueeze0(g, g.in(op, "C0")));
+  std::vector<std::string> outputs = {g.temp("y"), g.temp("y_h")};
+  if (lstm) outputs.push_back(g.temp("y_c"));
+  NodeWriter node = g.node(lstm ? "LSTM" : "GRU", inputs, outputs);
+  node.i("hidden_size", hd).s("direction", op.attr<bool>("is_reverse") ? "reverse" : "forward");
+  if (!lstm) node.i("linear_before_reset", 1);  // PyTorch's n = tanh(a_n + r * (h W + b))
+  squeeze_into(g, outputs[0], 1, g.out(op, "Out"));
+  squeeze_into(g, outputs[1], 0, g.out(op, "H_last"));
+  if (lstm) squeeze_into(g, outputs[2], 0, g.out(op, "C_last"));
+}
+
+void lstm_layer(GraphEmitter& g, const OpDesc& op) { layer(g, op, true); }
+void gru_layer(GraphEmitter& g, const OpDesc& op) { layer(g, op, false); }
+
 }  // namespace
 
 void add_rnn_rules(RuleTable& t) {
   t["lstm_cell"] = lstm_cell;
   t["gru_cell"] = gru_cell;
+  t["lstm"] = lstm_layer;
+  t["gru"] = gru_layer;
 }
 
 }  // namespace skiff::onnx_export

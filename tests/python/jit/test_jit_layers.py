@@ -136,11 +136,14 @@ class Recurrent(nn.Layer):
 
 
 def test_library_rnns_loop_over_unknown_lengths():
-    """nn.LSTM / GRU / SimpleRNN traced with an unknown number of steps: a while op over
-    time (not an unrolled loop), equal to eager for any length, gradients included."""
-    for make, with_lengths in ((lambda: nn.LSTM(5, 6), True),
-                               (lambda: nn.GRU(5, 4, direction="bidirect"), False),
-                               (lambda: nn.SimpleRNN(5, 3, num_layers=2), False)):
+    """nn.LSTM / GRU / SimpleRNN traced with an unknown number of steps: a loop over time
+    (not unrolled: an lstm / gru layer op per layer and direction, a while op for other
+    cells), equal to eager for any length, gradients included."""
+    for make, with_lengths, loop in ((lambda: nn.LSTM(5, 6), True, ["lstm"]),
+                                     (lambda: nn.GRU(5, 4, direction="bidirect"), False,
+                                      ["gru", "gru"]),
+                                     (lambda: nn.SimpleRNN(5, 3, num_layers=2), False,
+                                      ["while", "while"])):
         skiff.seed(5)
         eager, static = Recurrent(make(), with_lengths), Recurrent(make(), with_lengths)
         copy_weights(static, eager)
@@ -157,7 +160,8 @@ def test_library_rnns_loop_over_unknown_lengths():
                 np.testing.assert_allclose(gs[name], ge[name], rtol=1e-4, atol=1e-6)
         assert len(static.forward.program_cache) == 1
         program = list(static.forward.program_cache.values())[0].program
-        assert "while" in {op.type for op in program.global_block().ops}
+        types = [op.type for op in program.global_block().ops]
+        assert [t for t in types if t in ("lstm", "gru", "while")] == loop
 
 
 class Normed(nn.Layer):

@@ -142,20 +142,41 @@ def test_lstm_and_gru(tmp_path):
     lstm = nn.LSTM(8, 16, num_layers=2)
     lstm.eval()
     model, session = export(lstm, tmp_path, [InputSpec([None, 5, 8])], name="lstm")
-    assert {"MatMul", "Sigmoid", "Tanh"} <= op_types(model.graph)
+    assert {"MatMul", "LSTM"} <= op_types(model.graph)  # one ONNX LSTM per skiff lstm layer
     outputs_match(lstm, session, rand(3, 5, 8))
     gru = nn.GRU(6, 7, direction="bidirect")
     gru.eval()
-    _, session = export(gru, tmp_path, [InputSpec([None, 4, 6])], name="gru")
+    model, session = export(gru, tmp_path, [InputSpec([None, 4, 6])], name="gru")
+    assert "GRU" in op_types(model.graph)
     outputs_match(gru, session, rand(2, 4, 6))
 
 
+class BiLstmWithLengths(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(5, 4, direction="bidirect")
+
+    def forward(self, x, lengths):
+        return self.rnn(x, sequence_length=lengths)[0]
+
+
+def test_lstm_with_sequence_lengths_in_both_directions(tmp_path):
+    """Past a sequence's length the outputs are zeros and the reverse direction starts at
+    the sequence's own last step, in ONNX Runtime as in skiff."""
+    layer = BiLstmWithLengths()
+    layer.eval()
+    _, session = export(layer, tmp_path, [InputSpec([None, 6, 5]), InputSpec([None], "int64")],
+                        name="lstm_lengths")
+    outputs_match(layer, session, rand(3, 6, 5), np.array([6, 2, 4], dtype="int64"))
+
+
 def test_lstm_over_sequences_of_any_length(tmp_path):
-    """An unknown number of steps: the time loop is a while op, exported as a Loop."""
+    """An unknown number of steps: the lstm layer op runs them all, exported as an LSTM
+    node over a sequence of any length."""
     lstm = nn.LSTM(8, 6, num_layers=2)
     lstm.eval()
     model, session = export(lstm, tmp_path, [InputSpec([None, None, 8])], name="lstm_any")
-    assert "Loop" in op_types(model.graph)
+    assert "LSTM" in op_types(model.graph)
     for steps in (1, 4, 9):
         outputs_match(lstm, session, rand(3, steps, 8, seed=steps))
 

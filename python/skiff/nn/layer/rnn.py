@@ -1,8 +1,10 @@
-"""Recurrent layers (paddle.nn.RNN, BiRNN, SimpleRNN, LSTM, GRU): a cell looped over
-the time steps in Python; in a static program (skiff.static, to_static, jit.save) unrolled
-over a known number of steps, or a `while` op over the steps when the number is known only
-at run time. Input gates of every step come from one matmul; each step is then one fused
-cell op."""
+"""Recurrent layers (paddle.nn.RNN, BiRNN, SimpleRNN, LSTM, GRU). The input gates of
+every step come from one matmul. An LSTM or GRU cell then runs all the steps in one op
+(`lstm` / `gru`, the layers the C++ API builds too), eagerly and in programs alike, the
+number of steps known or not. Other cells (SimpleRNNCell, a user's cell) are looped over
+the steps in Python: in a static program (skiff.static, to_static, jit.save) unrolled over
+a known number of steps, or a `while` op over the steps when the number is known only at
+run time."""
 from ... import _C
 from ... import _C_ops
 from ...framework import arguments
@@ -45,6 +47,8 @@ def run_cell(cell, inputs, states, sequence_length, is_reverse, time_major, **kw
     if len(shape) < 3:
         raise _C.Error(f"{type(cell).__name__} over a sequence: expected an input [batch, "
                        f"time, input_size] (time_major: [time, batch, ...]), got shape {shape}")
+    if hasattr(cell, "_run_layer") and not kwargs:
+        return _run_layer(cell, inputs, states, sequence_length, is_reverse, time_major)
     steps = int(shape[time_axis])
     if steps < 0 and mode.static:
         return _run_cell_while(cell, inputs, states, sequence_length, is_reverse, time_major,
@@ -73,6 +77,20 @@ def run_cell(cell, inputs, states, sequence_length, is_reverse, time_major, **kw
         outputs[t] = out
         states = new_states
     return stack(outputs, time_axis), states
+
+
+def _run_layer(cell, inputs, states, sequence_length, is_reverse, time_major):
+    """run_cell for a cell with a layer op: every step in one op over [T, B, G * H]."""
+    gates = cell._input_gates(inputs)
+    if not time_major:
+        gates = _C_ops.transpose(gates, axis=[1, 0, 2])
+    if states is None:
+        states = cell._initial(squeeze(slice(gates, [0], [0], [1]), [0]))
+    lengths = None if sequence_length is None else cast(sequence_length, "int64")
+    out, states = cell._run_layer(gates, states, lengths, is_reverse)
+    if not time_major:
+        out = _C_ops.transpose(out, axis=[1, 0, 2])
+    return out, states
 
 
 def _run_cell_while(cell, inputs, states, sequence_length, is_reverse, time_major, **kwargs):

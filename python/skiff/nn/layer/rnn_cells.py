@@ -169,6 +169,15 @@ class LSTMCell(RNNCellBase):
         h, c, _ = _C_ops.lstm_cell(None, gates, h, None, weight_hh, c, bias)
         return h, (h, c)
 
+    def _run_layer(self, gates, states, lengths, is_reverse):
+        """All steps in one lstm op: gates [T, B, 4H] (the input side of every step) ->
+        (outputs [T, B, H], (h, c) after the last step)."""
+        h, c = states
+        weight_hh, bias = self._prepare()
+        out, h, c = _C_ops.lstm(gates, h, c, weight_hh, bias, lengths,
+                                is_reverse=is_reverse)[:3]
+        return out, (h, c)
+
 
 class GRUCell(RNNCellBase):
     """GRU step (gates r, z, n as Paddle and PyTorch): h' = (1 - z) * n + z * h;
@@ -191,3 +200,9 @@ class GRUCell(RNNCellBase):
     def _step(self, gates, h, weight_hh):
         h, _ = _C_ops.gru_cell(None, gates, h, None, weight_hh, self.bias_ih, self.bias_hh)
         return h, h
+
+    def _run_layer(self, gates, h, lengths, is_reverse):
+        """All steps in one gru op: gates [T, B, 3H] -> (outputs [T, B, H], h)."""
+        out, h = _C_ops.gru(gates, h, self._prepare(), self.bias_ih, self.bias_hh, lengths,
+                            is_reverse=is_reverse)[:2]
+        return out, h
