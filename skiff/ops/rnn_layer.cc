@@ -1,7 +1,7 @@
-// Whole recurrent layers: lstm and gru run one layer in one direction over all the time
-// steps (the fused cells of rnn_cell.cc step after step, kernels/cpu/rnn_layer.h), and
-// their grad ops. The one RNN of skiff: nn.LSTM / nn.GRU (eager, static, to_static) and
-// the C++ API's lstm_layer / gru_layer append these ops.
+// Whole recurrent layers: lstm, gru and simple_rnn run one layer in one direction over all
+// the time steps (the fused cells of rnn_cell.cc step after step, kernels/cpu/rnn_layer.h),
+// and their grad ops. The one RNN of skiff: nn.LSTM / nn.GRU / nn.SimpleRNN (eager,
+// static, to_static) and the C++ API's lstm_layer / gru_layer append these ops.
 #include "skiff/kernels/cpu/rnn_layer.h"
 
 #include <string>
@@ -95,7 +95,7 @@ void add_layer_grad(GradContext& g, const char* grad_type, std::initializer_list
     op.set_input(slot, {fwd.first_output(slot)});
   }
   for (const char* slot : outs) op.set_input(std::string(slot) + kGradSuffix, {g.out_grad(slot)});
-  op.set_attr("is_reverse", fwd.attr<bool>("is_reverse"));
+  op.attrs = fwd.attrs;
 }
 
 void infer_layer_grad(ShapeContext& ctx, std::initializer_list<const char*> ins) {
@@ -203,7 +203,49 @@ void gru_grad(C& c) {
                           c.out("Weight_hh@GRAD"), c.out("Bias_ih@GRAD"), c.out("Bias_hh@GRAD")));
 }
 
-// Slots both layers share.
+// ---- simple_rnn ----
+
+constexpr std::initializer_list<const char*> kSimpleInputs = {"Gates_x", "H0", "Weight_hh"};
+
+void infer_simple_rnn(ShapeContext& ctx) {
+  const LayerShape s = infer_layer(ctx, "simple_rnn", 1);
+  const std::string act = ctx.attr<std::string>("activation");
+  SKIFF_CHECK(act == "tanh" || act == "relu",
+              "simple_rnn: activation must be 'tanh' or 'relu', got '", act, "'");
+  ctx.set_output("Out", {s.steps, s.batch, s.hidden}, s.dtype);
+  ctx.set_output("H_last", {s.batch, s.hidden}, s.dtype);
+  set_saved(ctx, s, {"H_prev"});
+}
+
+// kernels::SimpleRnnLayerInputs{gates_x, h0, weight_hh, lengths, reverse, activation}
+template <typename C>
+auto simple_inputs(const C& c) {
+  return SKIFF_KERNEL_STRUCT(c, kernels::SimpleRnnLayerInputs, in_ptr(c, "Gates_x"),
+                             in_ptr(c, "H0"), in_ptr(c, "Weight_hh"),
+                             c.in_or_null("Sequence_length"), attr<bool>(c, "is_reverse"),
+                             attr<std::string>(c, "activation"));
+}
+
+template <typename C>
+void simple_rnn(C& c) {
+  SKIFF_KERNEL_CALL(c, "rnn_layer", kernels::simple_rnn_layer, simple_inputs(c), c.out("Out"),
+                    c.out("H_last"), c.out("H_prev"));
+}
+
+void simple_rnn_grad_maker(GradContext& g) {
+  add_layer_grad(g, "simple_rnn_grad", kSimpleInputs, {"Out", "H_last"}, {"Out", "H_prev"});
+}
+
+void infer_simple_rnn_grad(ShapeContext& ctx) { infer_layer_grad(ctx, kSimpleInputs); }
+
+template <typename C>
+void simple_rnn_grad(C& c) {
+  SKIFF_KERNEL_CALL(c, "rnn_layer", kernels::simple_rnn_layer_grad, simple_inputs(c), c.in("Out"),
+                    c.in("H_prev"), c.in_or_null("Out@GRAD"), c.in_or_null("H_last@GRAD"),
+                    c.out("Gates_x@GRAD"), c.out("H0@GRAD"), c.out("Weight_hh@GRAD"));
+}
+
+// Slots the layers share.
 OpBuilder& layer_inputs(OpBuilder& b, const char* width) {
   const std::string w(width);
   return b.input("Gates_x", "[T, B, " + w + "]: X · Weight_ih of every step, in one product")
@@ -300,6 +342,39 @@ void register_rnn_layer_ops(OpRegistry& r) {
       .kernel_dtype_from("H0");
 }
 
+void register_simple_rnn_ops(OpRegistry& r) {
+  OpBuilder op = r.add("simple_rnn");
+  op.doc(
+      "One simple (Elman) RNN layer in one direction over all T steps: h = activation(Gates_x[t] "
+      "+ h · Weight_hh), Out[t] = h after step t, H_last the state after the last step. f32 and "
+      "f64.");
+  layer_inputs(op, "Hd").input("Weight_hh", "[Hd, Hd]");
+  layer_tail(op)
+      .attr("activation", std::string("tanh"), "'tanh' or 'relu'")
+      .output("Out", "[T, B, Hd]: h of every step")
+      .output("H_last", "[B, Hd]")
+      .optional_output("H_prev", std::string(kSavedDoc) + "h before each step")
+      .infer_shape(infer_simple_rnn)
+      .bind({DType::kF32, DType::kF64}, simple_rnn<KernelContext>, simple_rnn<EmitContext>)
+      .kernel_dtype_from("H0")
+      .grad(simple_rnn_grad_maker);
+
+  OpBuilder grad = r.add("simple_rnn_grad");
+  grad.doc("Gradients of simple_rnn: step after step, then Weight_hh@GRAD in one product.");
+  layer_inputs(grad, "Hd").input("Weight_hh", "the forward Weight_hh");
+  layer_tail(grad).attr("activation", std::string("tanh"), "the forward's activation");
+  grad.input("Out", "the forward Out").input("H_prev", "what the forward kept");
+  for (const char* slot : {"Out", "H_last"})
+    grad.optional_input(std::string(slot) + kGradSuffix, "gradient (absent: zero)");
+  for (const char* slot : kSimpleInputs)
+    grad.optional_output(std::string(slot) + kGradSuffix, "gradient of the forward input");
+  grad.infer_shape(infer_simple_rnn_grad)
+      .bind({DType::kF32, DType::kF64}, simple_rnn_grad<KernelContext>,
+            simple_rnn_grad<EmitContext>)
+      .kernel_dtype_from("H0");
+}
+
 const OpRegistrar kRnnLayerOps(register_rnn_layer_ops);
+const OpRegistrar kSimpleRnnOps(register_simple_rnn_ops);
 
 }  // namespace skiff

@@ -1,10 +1,12 @@
-// lstm and gru (whole layers over the time steps): forward values against a float64 loop
-// written from the PyTorch formulas, in both directions and with sequence lengths (a
-// step past a sequence's length keeps its state and outputs zeros), gradients of every
-// input against finite differences, and shape errors.
+// lstm, gru and simple_rnn (whole layers over the time steps): forward values against a float64
+// loop written from the PyTorch formulas, in both directions and with sequence lengths (a step past
+// a sequence's length keeps its state and outputs zeros), gradients of every input against finite
+// differences, and shape errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "tests/testing/op_test.h"
@@ -147,6 +149,59 @@ TEST(RnnLayer, GradientsOfEveryInput) {
     }
 }
 
+// simple_rnn written out: h = act(gx[t] + h · w_hh) for the rows within their length.
+Tensor simple_reference(const Tensor& gx, const Tensor& h0, const Tensor& w_hh, bool relu,
+                        const std::vector<int64_t>& lengths, bool reverse, Tensor* h_last) {
+  const Tensor g = to_f64(gx), w = to_f64(w_hh);
+  std::vector<double> h = to_f64(h0).to_vector<double>();
+  Tensor out = Tensor::zeros({kT, kB, kH}, DType::kF64);
+  for (int64_t s = 0; s < kT; ++s) {
+    const int64_t t = reverse ? kT - 1 - s : s;
+    std::vector<double> next = h;
+    for (int64_t row = 0; row < kB; ++row) {
+      if (t >= lengths[row]) continue;
+      for (int64_t j = 0; j < kH; ++j) {
+        double v = g.data<double>()[(t * kB + row) * kH + j];
+        for (int64_t k = 0; k < kH; ++k) v += h[row * kH + k] * w.data<double>()[k * kH + j];
+        next[row * kH + j] = relu ? std::max(v, 0.0) : std::tanh(v);
+        out.data<double>()[(t * kB + row) * kH + j] = next[row * kH + j];
+      }
+    }
+    h = next;
+  }
+  *h_last = Tensor::from_vector<double>({kB, kH}, h);
+  return out;
+}
+
+TEST(SimpleRnnLayer, ForwardAndGradients) {
+  const Tensor lengths = Tensor::from_vector<int64_t>({kB}, {3, 1, 2});
+  const std::vector<int64_t> all(kB, kT);
+  for (const char* act : {"tanh", "relu"})
+    for (bool with_lengths : {false, true})
+      for (bool reverse : {false, true}) {
+        SCOPED_TRACE(std::string(act) + (with_lengths ? " lengths" : "") +
+                     (reverse ? " reverse" : ""));
+        for (DType t : {DType::kF32, DType::kF64}) {
+          const Tensor gx = random_tensor({kT, kB, kH}, t, 21), h0 = random_tensor({kB, kH}, t, 22),
+                       w = random_tensor({kH, kH}, t, 23);
+          Tensor h_last;
+          const Tensor out =
+              simple_reference(gx, h0, w, std::string(act) == "relu",
+                               with_lengths ? lengths.to_vector<int64_t>() : all, reverse, &h_last);
+          OpTest op("simple_rnn");
+          op.input("Gates_x", gx).input("H0", h0).input("Weight_hh", w);
+          if (with_lengths) op.input("Sequence_length", lengths);
+          op.attr("is_reverse", reverse).attr("activation", std::string(act));
+          op.output("Out").output("H_last").output("H_prev");
+          op.check_output("Out", from_f64(out, t), 1e-6, 1e-5);
+          op.check_output("H_last", from_f64(h_last, t), 1e-6, 1e-5);
+          if (t == DType::kF64)
+            for (const char* slot : {"Out", "H_last"})
+              op.check_grad({"Gates_x", "H0", "Weight_hh"}, slot);
+        }
+      }
+}
+
 TEST(RnnLayer, ShapeErrors) {
   LayerCase k(true, DType::kF32);
   OpTest wrong_w("lstm");
@@ -164,6 +219,12 @@ TEST(RnnLayer, ShapeErrors) {
   wrong_gates.input("Weight_hh", random_tensor({kH, 3 * kH}, DType::kF32, 9));
   wrong_gates.output("Out").output("H_last");
   expect_error(wrong_gates, {"Gates_x", "3 * Hd"});
+
+  OpTest wrong_act("simple_rnn");
+  wrong_act.input("Gates_x", random_tensor({kT, kB, kH}, DType::kF32, 9)).input("H0", k.h0);
+  wrong_act.input("Weight_hh", random_tensor({kH, kH}, DType::kF32, 9));
+  wrong_act.attr("activation", std::string("sigmoid")).output("Out").output("H_last");
+  expect_error(wrong_act, {"activation", "sigmoid"});
 }
 
 }  // namespace

@@ -122,6 +122,12 @@ NodeWriter& NodeWriter::ints(const std::string& name, const std::vector<int64_t>
   return *this;
 }
 
+NodeWriter& NodeWriter::strings(const std::string& name, const std::vector<std::string>& values) {
+  pb::AttributeProto* a = add(name, pb::AttributeProto::STRINGS);
+  for (const std::string& v : values) a->add_strings(v);
+  return *this;
+}
+
 NodeWriter& NodeWriter::floats(const std::string& name, const std::vector<double>& values) {
   pb::AttributeProto* a = add(name, pb::AttributeProto::FLOATS);
   for (double v : values) a->add_floats(static_cast<float>(v));

@@ -43,6 +43,7 @@ class NodeWriter {
   NodeWriter& f(const std::string& name, double value);
   NodeWriter& s(const std::string& name, const std::string& value);
   NodeWriter& ints(const std::string& name, const std::vector<int64_t>& values);
+  NodeWriter& strings(const std::string& name, const std::vector<std::string>& values);
   NodeWriter& floats(const std::string& name, const std::vector<double>& values);
   NodeWriter& t(const std::string& name, pb::TensorProto value);
   NodeWriter& g(const std::string& name, pb::GraphProto value);

@@ -26,7 +26,7 @@ void add_math_rules(RuleTable& table);          // rules_math.cc: elementwise, a
 void add_reduce_rules(RuleTable& table);        // rules_reduce.cc: reductions, softmax, matmul
 void add_tensor_rules(RuleTable& table);        // rules_tensor.cc: shapes, indexing, creation
 void add_nn_rules(RuleTable& table);            // rules_nn.cc: conv, pool, norms, dropout
-void add_rnn_rules(RuleTable& table);           // rules_rnn.cc: lstm_cell, gru_cell, lstm, gru
+void add_rnn_rules(RuleTable& table);           // rules_rnn.cc: the cells and layers
 void add_control_flow_rules(RuleTable& table);  // rules_control_flow.cc: while, arrays
 void add_if_else_rules(RuleTable& table);       // rules_if_else.cc: conditional_block
 void add_loss_rules(RuleTable& table);          // rules_loss.cc: losses

@@ -69,6 +69,7 @@ std::string gate_permutation(GraphEmitter& g, const std::vector<int>& skiff_bloc
 // The gate blocks of `x` (split on `axis`) in ONNX's order.
 std::string reorder_gates(GraphEmitter& g, const std::string& x,
                           const std::vector<int>& skiff_block, int64_t axis) {
+  if (skiff_block.size() == 1) return x;
   const std::vector<std::string> parts =
       split_equal(g, x, static_cast<int>(skiff_block.size()), axis);
   std::vector<std::string> ordered;
@@ -96,10 +97,15 @@ void squeeze_into(GraphEmitter& g, const std::string& x, int64_t axis, const std
   }
 }
 
-// An ONNX LSTM / GRU node over Gates_x: W the gate permutation, R = Weight_hh's blocks
-// reordered and transposed, B the biases reordered ([input side, hidden side]).
-void layer(GraphEmitter& g, const OpDesc& op, bool lstm) {
-  const std::vector<int> order = lstm ? std::vector<int>{0, 3, 1, 2} : std::vector<int>{1, 0, 2};
+enum class Layer { kLstm, kGru, kSimple };
+
+// An ONNX LSTM / GRU / RNN node over Gates_x: W the gate permutation, R = Weight_hh's
+// blocks reordered and transposed, B the biases reordered ([input side, hidden side]).
+void layer(GraphEmitter& g, const OpDesc& op, Layer kind) {
+  const bool lstm = kind == Layer::kLstm;
+  const std::vector<int> order = lstm                  ? std::vector<int>{0, 3, 1, 2}
+                                 : kind == Layer::kGru ? std::vector<int>{1, 0, 2}
+                                                       : std::vector<int>{0};
   const DType dtype = g.dtype(op, "Gates_x");
   const Shape w_hh = g.var_desc(op.first_input("Weight_hh")).shape;
   SKIFF_CHECK(w_hh.rank() == 2 && w_hh[0] > 0, op.type, ": ONNX needs the hidden size, but ",
@@ -114,7 +120,7 @@ void layer(GraphEmitter& g, const OpDesc& op, bool lstm) {
     return g.has_in(op, slot) ? reorder_gates(g, g.in(op, slot), order, 0) : zeros;
   };
   if (lstm && g.has_in(op, "Bias")) bias = ordered_or_zeros("Bias");
-  if (!lstm && (g.has_in(op, "Bias_ih") || g.has_in(op, "Bias_hh"))) {
+  if (kind == Layer::kGru && (g.has_in(op, "Bias_ih") || g.has_in(op, "Bias_hh"))) {
     bias = g.temp("bias");
     g.node("Concat", {ordered_or_zeros("Bias_ih"), ordered_or_zeros("Bias_hh")}, {bias})
         .i("axis", 0);
@@ -137,16 +143,22 @@ void layer(GraphEmitter& g, const OpDesc& op, bool lstm) {
   if (lstm) inputs.push_back(unsqueeze0(g, g.in(op, "C0")));
   std::vector<std::string> outputs = {g.temp("y"), g.temp("y_h")};
   if (lstm) outputs.push_back(g.temp("y_c"));
-  NodeWriter node = g.node(lstm ? "LSTM" : "GRU", inputs, outputs);
+  const char* onnx_op = lstm ? "LSTM" : kind == Layer::kGru ? "GRU" : "RNN";
+  NodeWriter node = g.node(onnx_op, inputs, outputs);
   node.i("hidden_size", hd).s("direction", op.attr<bool>("is_reverse") ? "reverse" : "forward");
-  if (!lstm) node.i("linear_before_reset", 1);  // PyTorch's n = tanh(a_n + r * (h W + b))
+  if (kind == Layer::kGru) node.i("linear_before_reset", 1);  // n = tanh(a_n + r * (h W + b))
+  if (kind == Layer::kSimple) {
+    const bool relu = op.attr<std::string>("activation") == "relu";
+    node.strings("activations", {relu ? "Relu" : "Tanh"});
+  }
   squeeze_into(g, outputs[0], 1, g.out(op, "Out"));
   squeeze_into(g, outputs[1], 0, g.out(op, "H_last"));
   if (lstm) squeeze_into(g, outputs[2], 0, g.out(op, "C_last"));
 }
 
-void lstm_layer(GraphEmitter& g, const OpDesc& op) { layer(g, op, true); }
-void gru_layer(GraphEmitter& g, const OpDesc& op) { layer(g, op, false); }
+void lstm_layer(GraphEmitter& g, const OpDesc& op) { layer(g, op, Layer::kLstm); }
+void gru_layer(GraphEmitter& g, const OpDesc& op) { layer(g, op, Layer::kGru); }
+void simple_rnn_layer(GraphEmitter& g, const OpDesc& op) { layer(g, op, Layer::kSimple); }
 
 }  // namespace
 
@@ -155,6 +167,7 @@ void add_rnn_rules(RuleTable& t) {
   t["gru_cell"] = gru_cell;
   t["lstm"] = lstm_layer;
   t["gru"] = gru_layer;
+  t["simple_rnn"] = simple_rnn_layer;
 }
 
 }  // namespace skiff::onnx_export

@@ -136,14 +136,14 @@ class Recurrent(nn.Layer):
 
 
 def test_library_rnns_loop_over_unknown_lengths():
-    """nn.LSTM / GRU / SimpleRNN traced with an unknown number of steps: a loop over time
-    (not unrolled: an lstm / gru layer op per layer and direction, a while op for other
-    cells), equal to eager for any length, gradients included."""
+    """nn.LSTM / GRU / SimpleRNN traced with an unknown number of steps: one layer op per
+    layer and direction over all the steps (not unrolled), equal to eager for any length,
+    gradients included."""
     for make, with_lengths, loop in ((lambda: nn.LSTM(5, 6), True, ["lstm"]),
                                      (lambda: nn.GRU(5, 4, direction="bidirect"), False,
                                       ["gru", "gru"]),
                                      (lambda: nn.SimpleRNN(5, 3, num_layers=2), False,
-                                      ["while", "while"])):
+                                      ["simple_rnn", "simple_rnn"])):
         skiff.seed(5)
         eager, static = Recurrent(make(), with_lengths), Recurrent(make(), with_lengths)
         copy_weights(static, eager)
@@ -161,7 +161,61 @@ def test_library_rnns_loop_over_unknown_lengths():
         assert len(static.forward.program_cache) == 1
         program = list(static.forward.program_cache.values())[0].program
         types = [op.type for op in program.global_block().ops]
-        assert [t for t in types if t in ("lstm", "gru", "while")] == loop
+        assert [t for t in types if t in ("lstm", "gru", "simple_rnn", "while")] == loop
+
+
+class UserCell(nn.Layer):
+    """A cell the library does not know: h' = tanh(x W + h U)."""
+
+    def __init__(self, input_size, hidden_size):
+        super().__init__()
+        self.w = self.create_parameter([input_size, hidden_size])
+        self.u = self.create_parameter([hidden_size, hidden_size])
+
+    def forward(self, x, h):
+        h = skiff.tanh(x @ self.w + h @ self.u)
+        return h, h
+
+
+class UserRecurrent(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.RNN(UserCell(5, 3))
+
+    def forward(self, x, h0, lengths):
+        return self.rnn(x, h0, sequence_length=lengths)[0]
+
+
+def test_a_users_cell_loops_over_unknown_lengths():
+    """nn.RNN over a cell of the user's: looped by Python eagerly (checked against the
+    formula), a while op over time when traced with an unknown number of steps; equal to
+    eager for any length, gradients included; past a sequence's length the state stays."""
+    skiff.seed(7)
+    eager, static = UserRecurrent(), UserRecurrent()
+    copy_weights(static, eager)
+    static = to_static(static, input_spec=[InputSpec([None, None, 5], "float32"),
+                                           InputSpec([None, 3], "float32"),
+                                           InputSpec([None], "int64")])
+    w, u = eager.rnn.cell.w.numpy(), eager.rnn.cell.u.numpy()
+    for steps in (1, 3, 6):
+        x, h0 = data(2, steps, 5, seed=steps), data(2, 3, seed=steps + 10)
+        lengths = skiff.to_tensor(np.array([steps, max(1, steps - 1)], dtype="int64"))
+        h, want = h0.numpy(), np.zeros((2, steps, 3), "float32")
+        for t in range(steps):
+            new = np.tanh(x.numpy()[:, t] @ w + h @ u)
+            live = (t < lengths.numpy())[:, None]
+            want[:, t] = np.where(live, new, 0.0)
+            h = np.where(live, new, h)
+        np.testing.assert_allclose(eager(x, h0, lengths).numpy(), want, rtol=1e-5, atol=1e-6)
+        for layer in (eager, static):
+            layer.clear_gradients()
+            layer(x, h0, lengths).sum().backward()
+        np.testing.assert_allclose(static(x, h0, lengths).numpy(), want, rtol=1e-5, atol=1e-6)
+        ge, gs = grads(eager), grads(static)
+        for name in ge:
+            np.testing.assert_allclose(gs[name], ge[name], rtol=1e-4, atol=1e-6)
+    program = list(static.forward.program_cache.values())[0].program
+    assert "while" in {op.type for op in program.global_block().ops}
 
 
 class Normed(nn.Layer):

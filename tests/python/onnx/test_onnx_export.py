@@ -138,7 +138,7 @@ def test_conv_pool_and_batch_norm_variants(tmp_path):
     outputs_match(net, session, rand(2, 4, 19, 17))
 
 
-def test_lstm_and_gru(tmp_path):
+def test_lstm_gru_and_simple_rnn(tmp_path):
     lstm = nn.LSTM(8, 16, num_layers=2)
     lstm.eval()
     model, session = export(lstm, tmp_path, [InputSpec([None, 5, 8])], name="lstm")
@@ -149,6 +149,13 @@ def test_lstm_and_gru(tmp_path):
     model, session = export(gru, tmp_path, [InputSpec([None, 4, 6])], name="gru")
     assert "GRU" in op_types(model.graph)
     outputs_match(gru, session, rand(2, 4, 6))
+    for activation in ("tanh", "relu"):
+        simple = nn.SimpleRNN(6, 5, num_layers=2, direction="bidirect", activation=activation)
+        simple.eval()
+        model, session = export(simple, tmp_path, [InputSpec([None, 4, 6])],
+                                name=f"simple_{activation}")
+        assert "RNN" in op_types(model.graph)
+        outputs_match(simple, session, rand(2, 4, 6))
 
 
 class BiLstmWithLengths(nn.Layer):

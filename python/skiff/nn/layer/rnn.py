@@ -1,10 +1,10 @@
 """Recurrent layers (paddle.nn.RNN, BiRNN, SimpleRNN, LSTM, GRU). The input gates of
-every step come from one matmul. An LSTM or GRU cell then runs all the steps in one op
-(`lstm` / `gru`, the layers the C++ API builds too), eagerly and in programs alike, the
-number of steps known or not. Other cells (SimpleRNNCell, a user's cell) are looped over
-the steps in Python: in a static program (skiff.static, to_static, jit.save) unrolled over
-a known number of steps, or a `while` op over the steps when the number is known only at
-run time."""
+every step come from one matmul. A library cell (LSTMCell, GRUCell, SimpleRNNCell) then
+runs all the steps in one op (`lstm` / `gru` / `simple_rnn`, the layers the C++ API builds
+too), eagerly and in programs alike, the number of steps known or not. A user's cell is
+looped over the steps in Python: in a static program (skiff.static, to_static, jit.save)
+unrolled over a known number of steps, or a `while` op over the steps when the number is
+known only at run time."""
 from ... import _C
 from ... import _C_ops
 from ...framework import arguments

@@ -129,6 +129,13 @@ class SimpleRNNCell(RNNCellBase):
         h = self._act(add(gates, matmul(h, weight_hh, transpose_y=True)))
         return h, h
 
+    def _run_layer(self, gates, h, lengths, is_reverse):
+        """All steps in one simple_rnn op: gates [T, B, H] (biases added) -> (outputs, h)."""
+        weight_hh = _C_ops.transpose(self.weight_hh, axis=[1, 0])
+        out, h = _C_ops.simple_rnn(gates, h, weight_hh, lengths, is_reverse=is_reverse,
+                                   activation=self.activation)[:2]
+        return out, h
+
     def extra_repr(self):
         act = f", activation={self.activation}" if self.activation != "tanh" else ""
         return f"{self.input_size}, {self.hidden_size}{act}"
