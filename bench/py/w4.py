@@ -4,10 +4,9 @@ in skiff from Python: bench/w4_peers.py's PaddlePaddle code run with skiff as it
 module, the loss computed by a Layer converted with skiff.jit.to_static (a program run by
 the C++ interpreter through the run_program op; backward, clipping and SGD stay eager).
 
-skiff.nn.LSTM steps its cell in a Python loop over the known sequence length inside the
-library (python/skiff/nn/layer/rnn.py, run_cell), and to_static converts only user code: the
-traced program holds the 35 steps of each layer unrolled (one lstm_cell op per step), not a
-`while` op. --show-program prints the program's op counts.
+skiff.nn.LSTM runs each layer as one `lstm` op over all the steps (python/skiff/nn/layer/
+rnn.py), so the traced program holds one lstm op per layer (25 ops in all), as the C++-built
+program does (skiff/api/rnn.h). --show-program prints the program's op counts.
 
 Prints "RESULT skiff_to_static <ms per step>" and "LOSS skiff_to_static <first> <step 3>".
 
