@@ -3,6 +3,7 @@
 // and their grad ops. The one RNN of skiff: nn.LSTM / nn.GRU / nn.SimpleRNN (eager,
 // static, to_static) and the C++ API's lstm_layer / gru_layer append these ops.
 #include "skiff/kernels/cpu/rnn_layer.h"
+#include "skiff/kernels/cpu/simple_rnn_layer.h"
 
 #include <string>
 
@@ -228,8 +229,8 @@ auto simple_inputs(const C& c) {
 
 template <typename C>
 void simple_rnn(C& c) {
-  SKIFF_KERNEL_CALL(c, "rnn_layer", kernels::simple_rnn_layer, simple_inputs(c), c.out("Out"),
-                    c.out("H_last"), c.out("H_prev"));
+  SKIFF_KERNEL_CALL(c, "simple_rnn_layer", kernels::simple_rnn_layer, simple_inputs(c),
+                    c.out("Out"), c.out("H_last"), c.out("H_prev"));
 }
 
 void simple_rnn_grad_maker(GradContext& g) {
@@ -240,9 +241,10 @@ void infer_simple_rnn_grad(ShapeContext& ctx) { infer_layer_grad(ctx, kSimpleInp
 
 template <typename C>
 void simple_rnn_grad(C& c) {
-  SKIFF_KERNEL_CALL(c, "rnn_layer", kernels::simple_rnn_layer_grad, simple_inputs(c), c.in("Out"),
-                    c.in("H_prev"), c.in_or_null("Out@GRAD"), c.in_or_null("H_last@GRAD"),
-                    c.out("Gates_x@GRAD"), c.out("H0@GRAD"), c.out("Weight_hh@GRAD"));
+  SKIFF_KERNEL_CALL(c, "simple_rnn_layer", kernels::simple_rnn_layer_grad, simple_inputs(c),
+                    c.in("Out"), c.in("H_prev"), c.in_or_null("Out@GRAD"),
+                    c.in_or_null("H_last@GRAD"), c.out("Gates_x@GRAD"), c.out("H0@GRAD"),
+                    c.out("Weight_hh@GRAD"));
 }
 
 // Slots the layers share.

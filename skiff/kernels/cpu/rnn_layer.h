@@ -1,4 +1,4 @@
-// A whole LSTM, GRU or simple (Elman) RNN layer over the time steps, one direction: the caller
+// A whole LSTM or GRU layer over the time steps, one direction: the caller
 // computes the input side X · W_ih of every step in one product (gates_x, [T, B, G * Hd]); the
 // layer runs the fused cell of rnn_cell.h step after step, keeping what the backward reads. Steps
 // at or past a sequence's length (when lengths are given) leave its state alone and output zeros,
@@ -15,7 +15,6 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 
 #include "skiff/core/tensor.h"
 
@@ -100,23 +99,5 @@ void gru_layer(const GruLayerInputs& in, Tensor* out, Tensor* h_last, const GruL
 
 void gru_layer_grad(const GruLayerInputs& in, const GruLayerKept& kept, const Tensor* out_grad,
                     const Tensor* h_last_grad, const GruLayerGrads& grads);
-
-struct SimpleRnnLayerInputs {
-  const Tensor* gates_x = nullptr;    // [T, B, Hd]: X · W_ih (+ the biases) of every step
-  const Tensor* h0 = nullptr;         // [B, Hd]
-  const Tensor* weight_hh = nullptr;  // [Hd, Hd]
-  const Tensor* lengths = nullptr;
-  bool reverse = false;
-  std::string activation = "tanh";  // or "relu"
-};
-
-// h' = act(gates_x[t] + h · weight_hh) per step; h_prev [T, B, Hd] receives the state
-// before each step (nullptr: not kept).
-void simple_rnn_layer(const SimpleRnnLayerInputs& in, Tensor* out, Tensor* h_last, Tensor* h_prev);
-
-// Gradients from out_grad and h_last_grad; `out` and `h_prev` are the forward's.
-void simple_rnn_layer_grad(const SimpleRnnLayerInputs& in, const Tensor& out, const Tensor& h_prev,
-                           const Tensor* out_grad, const Tensor* h_last_grad, Tensor* gates_x_grad,
-                           Tensor* h0_grad, Tensor* weight_hh_grad);
 
 }  // namespace skiff::kernels
