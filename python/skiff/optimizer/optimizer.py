@@ -12,7 +12,7 @@ from .. import _C
 from .. import _C_ops
 from ..autograd import no_grad
 from ..framework import arguments
-from ..framework.core import apply, eager_op
+from ..framework.core import eager_op
 from ..framework import dtype as dtypes
 from ..framework.dtype import dtype_name
 from ..framework.mode import mode
@@ -354,9 +354,8 @@ class Optimizer:
 
     def _run_update(self, type, inputs, outputs, attrs, output_counts=None):
         """Runs (eager) or appends (static) the update op ``type`` on ``inputs`` (one entry
-        per input slot), writing ``outputs`` (one per output slot) in place."""
-        if mode.static:
-            return apply(type, *inputs, attrs=attrs, output_counts=output_counts, out=outputs)
+        per input slot), writing ``outputs`` (one per output slot) in place: a cached op,
+        whose call goes through the dispatch point in static mode or under a hook."""
         key = (type, tuple(attrs.items()), tuple(output_counts) if output_counts else None)
         op = self._update_ops.get(key)
         if op is None:

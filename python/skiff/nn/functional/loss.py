@@ -5,7 +5,6 @@ from ... import _C_ops
 from ...framework import arguments
 from ...framework.core import eager_op
 from ...framework.tensor_params import FLOATING, accepts
-from ...framework.mode import mode as _mode
 from ...framework.arguments import dtype_name_of
 from ...tensor.manipulation import squeeze
 from ...tensor.math import add, multiply, scale, subtract
@@ -41,12 +40,11 @@ _nll_ops = {}
 
 
 def _nll_2d(logp, label, weight, ignore_index, reduction):
-    """nll_loss on [M, C] log-probabilities and [M] labels."""
-    attrs = {"reduction": reduction, "ignore_index": int(ignore_index)}
-    if _mode.static:
-        return _C_ops.nll_loss(logp, label, weight, **attrs, output_counts=[1, 1])[0]
+    """nll_loss on [M, C] log-probabilities and [M] labels (a cached op: in static mode or
+    under a hook its call goes through the dispatch point like any other)."""
     op = _nll_ops.get((reduction, ignore_index))
     if op is None:
+        attrs = {"reduction": reduction, "ignore_index": int(ignore_index)}
         op = _nll_ops[(reduction, ignore_index)] = eager_op("nll_loss", attrs, [1, 1])
     return op(logp, label, weight)[0]
 
