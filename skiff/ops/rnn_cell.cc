@@ -4,6 +4,7 @@
 
 #include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
+#include "skiff/ops/recurrent_grad.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -66,36 +67,6 @@ CellShape infer_cell(const ShapeContext& ctx, const char* op, int gates) {
   return s;
 }
 
-// The grad op of a cell: the forward's inputs, its saved Gates (and C_out) when it
-// kept them, the output gradients, and a gradient per differentiable input.
-void add_cell_grad(GradContext& g, const char* grad_type, std::initializer_list<const char*> ins,
-                   std::initializer_list<const char*> outs,
-                   std::initializer_list<const char*> saved) {
-  const OpDesc& fwd = g.fwd();
-  bool any = false;
-  for (const char* slot : ins) any = any || g.wants(slot);
-  if (!any) return;
-  OpDesc& op = g.add(grad_type);
-  for (const char* slot : ins) {
-    const std::string name = fwd.first_input(slot);
-    if (name.empty()) continue;
-    op.set_input(slot, {name});
-    op.set_output(std::string(slot) + kGradSuffix, {g.in_grad(slot)});
-  }
-  if (!fwd.first_output("Gates").empty())
-    for (const char* slot : saved) op.set_input(slot, {fwd.first_output(slot)});
-  for (const char* slot : outs) op.set_input(std::string(slot) + kGradSuffix, {g.out_grad(slot)});
-}
-
-// Declares every X@GRAD like its forward input X.
-void infer_cell_grad(ShapeContext& ctx, std::initializer_list<const char*> ins) {
-  for (const char* slot : ins) {
-    if (!ctx.has_input(slot)) continue;
-    ctx.set_output((std::string(slot) + kGradSuffix).c_str(), ctx.in_shape(slot),
-                   ctx.in_dtype(slot));
-  }
-}
-
 // ---- lstm_cell ----
 
 constexpr std::initializer_list<const char*> kLstmInputs = {"X",         "Gates_x",   "H",   "C",
@@ -128,10 +99,11 @@ void lstm_cell(C& c) {
 }
 
 void lstm_cell_grad_maker(GradContext& g) {
-  add_cell_grad(g, "lstm_cell_grad", kLstmInputs, {"H_out", "C_out"}, {"Gates", "C_out"});
+  add_recurrent_grad(g, "lstm_cell_grad", kLstmInputs, {"H_out", "C_out"}, {"Gates", "C_out"},
+                     /*kept_required=*/false);
 }
 
-void infer_lstm_cell_grad(ShapeContext& ctx) { infer_cell_grad(ctx, kLstmInputs); }
+void infer_lstm_cell_grad(ShapeContext& ctx) { infer_input_grads(ctx, kLstmInputs); }
 
 template <typename C>
 void lstm_cell_grad(C& c) {
@@ -169,10 +141,11 @@ void gru_cell(C& c) {
 }
 
 void gru_cell_grad_maker(GradContext& g) {
-  add_cell_grad(g, "gru_cell_grad", kGruInputs, {"H_out"}, {"Gates"});
+  add_recurrent_grad(g, "gru_cell_grad", kGruInputs, {"H_out"}, {"Gates"},
+                     /*kept_required=*/false);
 }
 
-void infer_gru_cell_grad(ShapeContext& ctx) { infer_cell_grad(ctx, kGruInputs); }
+void infer_gru_cell_grad(ShapeContext& ctx) { infer_input_grads(ctx, kGruInputs); }
 
 template <typename C>
 void gru_cell_grad(C& c) {

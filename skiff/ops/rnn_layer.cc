@@ -9,6 +9,7 @@
 
 #include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
+#include "skiff/ops/recurrent_grad.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
 
@@ -72,41 +73,6 @@ void set_saved(ShapeContext& ctx, const LayerShape& s, std::initializer_list<con
     if (ctx.has_output(slot)) ctx.set_output(slot, {s.steps, s.batch, s.hidden}, s.dtype);
 }
 
-// The grad op of a layer: the forward's inputs and what it kept, the output gradients,
-// and a gradient per differentiable input.
-void add_layer_grad(GradContext& g, const char* grad_type, std::initializer_list<const char*> ins,
-                    std::initializer_list<const char*> outs,
-                    std::initializer_list<const char*> saved) {
-  const OpDesc& fwd = g.fwd();
-  bool any = false;
-  for (const char* slot : ins) any = any || g.wants(slot);
-  if (!any) return;
-  OpDesc& op = g.add(grad_type);
-  for (const char* slot : ins) {
-    const std::string name = fwd.first_input(slot);
-    if (name.empty()) continue;
-    op.set_input(slot, {name});
-    op.set_output(std::string(slot) + kGradSuffix, {g.in_grad(slot)});
-  }
-  if (!fwd.first_input("Sequence_length").empty())
-    op.set_input("Sequence_length", {fwd.first_input("Sequence_length")});
-  for (const char* slot : saved) {
-    SKIFF_CHECK(!fwd.first_output(slot).empty(), fwd.type,
-                ": differentiating it needs the steps it kept (output ", slot, ")");
-    op.set_input(slot, {fwd.first_output(slot)});
-  }
-  for (const char* slot : outs) op.set_input(std::string(slot) + kGradSuffix, {g.out_grad(slot)});
-  op.attrs = fwd.attrs;
-}
-
-void infer_layer_grad(ShapeContext& ctx, std::initializer_list<const char*> ins) {
-  for (const char* slot : ins) {
-    if (!ctx.has_input(slot)) continue;
-    ctx.set_output((std::string(slot) + kGradSuffix).c_str(), ctx.in_shape(slot),
-                   ctx.in_dtype(slot));
-  }
-}
-
 // ---- lstm ----
 
 constexpr std::initializer_list<const char*> kLstmInputs = {"Gates_x", "H0", "C0", "Weight_hh",
@@ -141,10 +107,11 @@ void lstm(C& c) {
 }
 
 void lstm_grad_maker(GradContext& g) {
-  add_layer_grad(g, "lstm_grad", kLstmInputs, {"Out", "H_last", "C_last"}, kLstmSaved);
+  add_recurrent_grad(g, "lstm_grad", kLstmInputs, {"Out", "H_last", "C_last"}, kLstmSaved,
+                     /*kept_required=*/true);
 }
 
-void infer_lstm_grad(ShapeContext& ctx) { infer_layer_grad(ctx, kLstmInputs); }
+void infer_lstm_grad(ShapeContext& ctx) { infer_input_grads(ctx, kLstmInputs); }
 
 template <typename C>
 void lstm_grad(C& c) {
@@ -189,10 +156,11 @@ void gru(C& c) {
 }
 
 void gru_grad_maker(GradContext& g) {
-  add_layer_grad(g, "gru_grad", kGruInputs, {"Out", "H_last"}, kGruSaved);
+  add_recurrent_grad(g, "gru_grad", kGruInputs, {"Out", "H_last"}, kGruSaved,
+                     /*kept_required=*/true);
 }
 
-void infer_gru_grad(ShapeContext& ctx) { infer_layer_grad(ctx, kGruInputs); }
+void infer_gru_grad(ShapeContext& ctx) { infer_input_grads(ctx, kGruInputs); }
 
 template <typename C>
 void gru_grad(C& c) {
@@ -234,10 +202,11 @@ void simple_rnn(C& c) {
 }
 
 void simple_rnn_grad_maker(GradContext& g) {
-  add_layer_grad(g, "simple_rnn_grad", kSimpleInputs, {"Out", "H_last"}, {"Out", "H_prev"});
+  add_recurrent_grad(g, "simple_rnn_grad", kSimpleInputs, {"Out", "H_last"}, {"Out", "H_prev"},
+                     /*kept_required=*/true);
 }
 
-void infer_simple_rnn_grad(ShapeContext& ctx) { infer_layer_grad(ctx, kSimpleInputs); }
+void infer_simple_rnn_grad(ShapeContext& ctx) { infer_input_grads(ctx, kSimpleInputs); }
 
 template <typename C>
 void simple_rnn_grad(C& c) {

@@ -6,6 +6,7 @@
 #include "skiff/core/parallel.h"
 #include "skiff/kernels/cpu/eigen.h"
 #include "skiff/kernels/cpu/gemm.h"
+#include "skiff/kernels/cpu/rnn_steps.h"
 
 namespace skiff::kernels {
 
@@ -39,31 +40,8 @@ const T* zeros(int64_t n) {
   return z;
 }
 
-// C [m, n] = op(A) · op(B) for row-major A, B (see GemmProblem).
-template <typename T>
-void product(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k, bool trans_a,
-             bool trans_b) {
-  GemmProblem p;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.trans_a = trans_a;
-  p.trans_b = trans_b;
-  gemm(p, a, b, c);
-}
-
-// out (shaped `shape`, cols elements) = the sum of the rows of a [rows, cols].
-template <typename T>
-void column_sums(const T* a, int64_t rows, int64_t cols, const Shape& shape, Tensor* out) {
-  out->resize(shape, dtype_of<T>);
-  T* o = out->data<T>();
-  std::fill(o, o + cols, T(0));
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* row = a + r * cols;
-#pragma omp simd
-    for (int64_t j = 0; j < cols; ++j) o[j] += row[j];
-  }
-}
+using rnn_steps::column_sums;
+using rnn_steps::product;
 
 // Runs fn(begin, end) over the rows [0, rows); threads only past kParallelGrain
 // elements per thread. A step of a small batch (20 x 800 gate values) is a few µs of

@@ -122,7 +122,8 @@ void lstm_backward(const LstmLayerInputs& in, const LayerDims& d, const LstmLaye
     product(saved.h_prev->data<T>(), dgx->data<T>(), grads.weight_hh->data<T>(), hd, width,
             d.steps * d.batch, true);
   }
-  if (grads.bias && in.bias) column_sums<T>(*dgx, in.bias->shape(), grads.bias);
+  if (grads.bias && in.bias)
+    column_sums(dgx->data<T>(), d.steps * d.batch, width, in.bias->shape(), grads.bias);
 }
 
 // ---------------------------------------------------------------- GRU
@@ -215,7 +216,8 @@ void gru_backward(const GruLayerInputs& in, const LayerDims& d, const GruLayerKe
       if (t < len[b]) copy_rows(row_of<T>(dh_prev, b), dh.data<T>() + b * hd, hd);
   }
   if (grads.h0) *grads.h0 = std::move(dh);
-  if (grads.bias_ih && in.bias_ih) column_sums<T>(*dgx, in.bias_ih->shape(), grads.bias_ih);
+  if (grads.bias_ih && in.bias_ih)
+    column_sums(dgx->data<T>(), d.steps * d.batch, width, in.bias_ih->shape(), grads.bias_ih);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// What the recurrent layer kernels share (rnn_layer.cc, simple_rnn_layer.cc): the checks
-// of a layer's inputs, sequence lengths, step views of [T, B, W] tensors, row copies and
-// the products and sums of the backward.
+// What the recurrent kernels share (rnn_cell.cc, rnn_layer.cc, simple_rnn_layer.cc): the
+// checks of a layer's inputs, sequence lengths, step views of [T, B, W] tensors, row
+// copies, and the products and column sums of the backward.
 #pragma once
 
 #include <algorithm>
@@ -82,25 +82,30 @@ inline Tensor grad_or_zeros(const Tensor* g, const Shape& shape, DType dtype) {
   return Tensor::zeros(shape, dtype);
 }
 
+// C [m, n] = op(A) · op(B) for row-major A, B (see GemmProblem).
 template <typename T>
-void product(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k, bool trans_a) {
+void product(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k, bool trans_a,
+             bool trans_b = false) {
   GemmProblem p;
   p.m = m;
   p.n = n;
   p.k = k;
   p.trans_a = trans_a;
+  p.trans_b = trans_b;
   gemm(p, a, b, c);
 }
 
+// out (shaped `shape`, cols elements) = the sum of the rows of a [rows, cols].
 template <typename T>
-void column_sums(const Tensor& a, const Shape& shape, Tensor* out) {
-  const int64_t cols = a.dim(a.rank() - 1), rows = a.numel() / cols;
+void column_sums(const T* a, int64_t rows, int64_t cols, const Shape& shape, Tensor* out) {
   out->resize(shape, dtype_of<T>);
   T* o = out->data<T>();
   std::fill(o, o + cols, T(0));
-  const T* p = a.data<T>();
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t j = 0; j < cols; ++j) o[j] += p[r * cols + j];
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* row = a + r * cols;
+#pragma omp simd
+    for (int64_t j = 0; j < cols; ++j) o[j] += row[j];
+  }
 }
 
 template <typename T>

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <vector>
 
-#include "skiff/kernels/cpu/gemm.h"
 #include "skiff/kernels/cpu/rnn_steps.h"
 
 namespace skiff::kernels {
@@ -75,12 +74,8 @@ void simple_backward(const SimpleRnnLayerInputs& in, const LayerDims& d, const T
             dh.data<T>()[at] + (has_out_grad ? out_grad->data<T>()[t * d.batch * hd + at] : T(0));
         dpre[at] = relu ? (h_new[at] > T(0) ? g : T(0)) : g * (T(1) - h_new[at] * h_new[at]);
       }
-    GemmProblem p;  // dh_prev = dpre · W_hh^T
-    p.m = d.batch;
-    p.n = hd;
-    p.k = hd;
-    p.trans_b = true;
-    gemm(p, dpre, in.weight_hh->data<T>(), dh_prev.data());
+    // dh_prev = dpre · W_hh^T
+    product(dpre, in.weight_hh->data<T>(), dh_prev.data(), d.batch, hd, hd, false, true);
     for (int64_t b = 0; b < d.batch; ++b)
       if (t < len[b]) copy_rows(dh_prev.data() + b * hd, dh.data<T>() + b * hd, hd);
   }
