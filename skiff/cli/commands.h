@@ -43,7 +43,10 @@ int export_onnx_command(const Args& args);
 int launch_command(const Args& args);
 // skiff board --logdir DIR [--port P] [--host H]: python -m skiff.board.
 int board_command(const Args& args);
+// skiff cloud VERB ...: python -m skiff.cloud (the job service and its client).
+int cloud_command(const Args& args);
 
+extern const char kCloudHelp[];
 extern const char kOpsHelp[];
 extern const char kPassesHelp[];
 extern const char kPrintHelp[];

@@ -30,6 +30,7 @@ constexpr char kHelp[] =
     "  export-onnx FILE -o F.onnx   write a program as an ONNX model\n"
     "  launch [...] SCRIPT   start the workers of a data-parallel job (distributed)\n"
     "  board --logdir DIR    serve training logs and programs as a web page\n"
+    "  cloud VERB ...        the job service: serve, submit, logs, ... (docs/cloud.md)\n"
     "\n"
     "`skiff <command> --help` describes a command.\n";
 
@@ -49,6 +50,7 @@ const Command kCommands[] = {
     {"export-onnx", skiff::cli::export_onnx_command, skiff::cli::kExportOnnxHelp},
     {"launch", skiff::cli::launch_command, skiff::cli::kLaunchHelp},
     {"board", skiff::cli::board_command, skiff::cli::kBoardHelp},
+    {"cloud", skiff::cli::cloud_command, skiff::cli::kCloudHelp},
 };
 
 }  // namespace

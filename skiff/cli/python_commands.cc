@@ -67,4 +67,18 @@ const char kBoardHelp[] =
 
 int board_command(const Args& args) { exec_python_module("skiff.board", args); }
 
+const char kCloudHelp[] =
+    "usage: skiff cloud serve [--host H] [--port P] [--root DIR] [--slots N]\n"
+    "       skiff cloud token create USER [--admin] [--root DIR]\n"
+    "       skiff cloud login --server URL --token TOKEN\n"
+    "       skiff cloud submit SCRIPT [--workers N] [--nproc N] [--dir DIR] [--follow]\n"
+    "                          [-- ARGS...]\n"
+    "       skiff cloud list | status JOB | logs JOB [-f] | cancel JOB | artifacts JOB\n"
+    "\n"
+    "The job service and its client: python -m skiff.cloud with the same arguments\n"
+    "(docs/cloud.md). The service listens on 127.0.0.1:8050 unless told otherwise. The\n"
+    "Python is found as for `skiff launch`.\n";
+
+int cloud_command(const Args& args) { exec_python_module("skiff.cloud", args); }
+
 }  // namespace skiff::cli

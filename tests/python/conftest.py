@@ -41,6 +41,7 @@ def paddle():
 UNCAPPED_ONLY = {
     "distributed": "collectives, rendezvous, membership",
     "board": "event files, the server, the page in a browser",
+    "cloud": "the job service and its jobs as processes",
 }
 
 

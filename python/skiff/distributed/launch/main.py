@@ -59,6 +59,9 @@ def _parser():
     p.add_argument("--host", default="127.0.0.1",
                    help="this node's address, as the other nodes reach it")
     p.add_argument("--log_dir", default="log", help="where workerlog.RANK files go")
+    p.add_argument("--no_echo", action="store_true",
+                   help="do not copy rank 0's log to this output (a job service that reads "
+                        "the workerlog files itself)")
     p.add_argument("--rendezvous_timeout", type=float, default=300.0,
                    help="seconds to wait for the other nodes")
     p.add_argument("--comm_timeout", type=float, default=60.0,
@@ -194,7 +197,7 @@ def launch(argv):
         for local in range(args.nproc_per_node):
             workers.append(_start_worker(args, first + local, local, world_size, endpoint,
                                          job_id))
-        return _wait(workers, args.log_dir, first)
+        return _wait(workers, args.log_dir, first, echo=not args.no_echo)
     finally:
         for w in workers:
             if w.poll() is None:
@@ -245,12 +248,11 @@ def _run_elastic(args, low, high, endpoint, job_id):
                 w.wait()
 
 
-def _wait(workers, log_dir, first_rank):
+def _wait(workers, log_dir, first_rank, echo=True):
     stop = threading.Event()
-    echo = None
-    if first_rank == 0:
-        echo = threading.Thread(target=echo_log, args=(os.path.join(log_dir, "workerlog.0"),
-                                                       stop), daemon=True)
+    echo = threading.Thread(target=echo_log, args=(os.path.join(log_dir, "workerlog.0"), stop),
+                            daemon=True) if echo and first_rank == 0 else None
+    if echo:
         echo.start()
     try:
         while True:

@@ -1,0 +1,162 @@
+"""Where the service's jobs run: one interface, ``Backend``, and the default ``LocalBackend``
+(this machine). The service admits a job (its slots), calls ``start``, then ``poll`` until
+the job has a result, and ``cancel`` to stop it. What ``start`` returns (the runner's
+record) is kept in the job's row, so a service that starts again hands it back to
+``poll`` and ``cancel`` and the job goes on: the backend's processes do not belong to the
+service process. A Kubernetes backend (a pod per worker) plugs in behind the same calls.
+
+    backend = LocalBackend(slots=os.cpu_count())
+    record = backend.start(job, jobdir)        # a dict, JSON-able
+    result = backend.poll(record, jobdir)      # None while running, else
+                                               # {"exit_code", "reason", "cancelled"}
+    backend.cancel(record, jobdir)
+"""
+import json
+import os
+import subprocess
+import sys
+
+__all__ = ["Backend", "LocalBackend", "RUNNER"]
+
+# The job runner, started by path (the standard library only: it starts at once).
+RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.py")
+# What every job's output may hold, and each of its lines.
+LOG_LIMIT = 64 << 20
+LINE_LIMIT = 16 << 10
+# The package that holds skiff, for the jobs' PYTHONPATH (they import skiff as the service
+# does).
+_PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class Backend:
+    """The calls the service makes; see the module's docstring."""
+
+    name = "abstract"
+
+    def slots(self):
+        """How many slots the backend's machines offer (a job holds slots_of(spec))."""
+        raise NotImplementedError
+
+    def start(self, job, jobdir):
+        raise NotImplementedError
+
+    def poll(self, record, jobdir):
+        raise NotImplementedError
+
+    def cancel(self, record, jobdir):
+        raise NotImplementedError
+
+
+def _process_start_time(pid):
+    """The kernel's start time of process ``pid`` (clock ticks since boot), or None when
+    there is no such process or it has exited (a zombie): with the pid it names one
+    process, even after the pid is reused."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return None if fields[0] in ("Z", "X") else int(fields[19])
+
+
+def _read_exit(jobdir):
+    try:
+        with open(os.path.join(jobdir, "exit.json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+class LocalBackend(Backend):
+    """Runs each job on this machine under a runner process (runner.py) in a session of
+    its own: one worker of one process runs the program itself; more run it through
+    ``skiff launch`` (its workers' logs read back rank by rank)."""
+
+    name = "local"
+
+    def __init__(self, slots=None, log_limit=LOG_LIMIT, line_limit=LINE_LIMIT):
+        self._slots = slots or os.cpu_count() or 1
+        self.log_limit, self.line_limit = log_limit, line_limit
+        self._children = {}  # pid -> Popen, for the runners this process started
+
+    def slots(self):
+        return self._slots
+
+    def plan(self, job, jobdir):
+        """run.json for the runner: the commands, their environment and limits."""
+        spec = job["spec"]
+        work = os.path.join(jobdir, "work")
+        low, high = spec["workers"]
+        if low != high:
+            raise ValueError(f"workers {low}:{high}: the local backend runs a fixed number "
+                             f"of workers (elastic jobs come with the autoscaler)")
+        env = dict(spec["env"])
+        env["SKIFF_CLOUD_JOB"] = str(job["id"])
+        env["PYTHONUNBUFFERED"] = "1"
+        path = os.environ.get("PYTHONPATH", "")
+        env["PYTHONPATH"] = _PACKAGE_PARENT + (os.pathsep + path if path else "")
+        program = (["-m", spec["module"]] if "module" in spec
+                   else [os.path.join(work, spec["script"])])
+        processes = low * spec["nproc"]
+        if processes == 1:
+            env.update({"SKIFF_RANK": "0", "SKIFF_WORLD_SIZE": "1", "SKIFF_LOCAL_RANK": "0",
+                        "PADDLE_TRAINER_ID": "0", "PADDLE_TRAINERS_NUM": "1"})
+            commands = [[sys.executable, "-u", *program, *spec["args"]]]
+            prefixes, worker_logs = ["[rank 0] "], None
+        else:
+            if "module" in spec:  # the launcher runs a script: one that runs the module
+                shim = os.path.join(jobdir, "run_module.py")
+                with open(shim, "w") as f:
+                    f.write(f"import os, runpy, sys\nsys.path.insert(0, os.getcwd())\n"
+                            f"runpy.run_module({spec['module']!r}, run_name='__main__', "
+                            f"alter_sys=True)\n")
+                program = [shim]
+            worker_logs = os.path.join(jobdir, "workers")
+            commands = [[sys.executable, "-u", "-m", "skiff.distributed.launch",
+                         "--nproc_per_node", str(processes), "--log_dir", worker_logs,
+                         "--job_id", f"cloud-{job['id']}", "--no_echo", *program,
+                         *spec["args"]]]
+            prefixes = ["[launch] "]
+        return {"commands": commands, "prefixes": prefixes, "worker_logs": worker_logs,
+                "env": env, "cwd": work, "max_run_time": spec["max_run_time"],
+                "log_limit": self.log_limit, "line_limit": self.line_limit}
+
+    def start(self, job, jobdir):
+        with open(os.path.join(jobdir, "run.json"), "w") as f:
+            json.dump(self.plan(job, jobdir), f)
+        with open(os.path.join(jobdir, "runner.err"), "wb") as err:
+            p = subprocess.Popen([sys.executable, RUNNER, jobdir], stdin=subprocess.DEVNULL,
+                                 stdout=err, stderr=err, start_new_session=True, close_fds=True)
+        self._children[p.pid] = p
+        return {"backend": self.name, "pid": p.pid, "start_time": _process_start_time(p.pid)}
+
+    def _alive(self, record):
+        child = self._children.get(record["pid"])
+        if child is not None:
+            if child.poll() is None:
+                return True
+            del self._children[record["pid"]]
+            return False
+        start = _process_start_time(record["pid"])
+        return start is not None and start == record.get("start_time")
+
+    def poll(self, record, jobdir):
+        result = _read_exit(jobdir)
+        if result is not None:
+            child = self._children.pop(record["pid"], None)
+            if child is not None:
+                child.wait()
+            return result
+        if self._alive(record):
+            return None
+        result = _read_exit(jobdir)  # it may have written its result as it ended
+        if result is not None:
+            return result
+        return {"exit_code": None, "cancelled": False,
+                "reason": "the job's runner ended without a result (killed from outside?)"}
+
+    def cancel(self, record, jobdir):
+        """Asks the runner to stop the job (the file JOBDIR/cancel, which it watches; it
+        may not have its signal handlers yet)."""
+        with open(os.path.join(jobdir, "cancel"), "w") as f:
+            f.write("cancel\n")

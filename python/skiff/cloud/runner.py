@@ -1,0 +1,211 @@
+"""Runs one job for the service, apart from it: ``python runner.py JOBDIR`` (by path, with
+the standard library only, so that it starts in milliseconds and outlives the service).
+The local backend starts it in a session of its own; a service that is killed and started
+again finds the job still running and follows its log where it stands.
+
+It reads JOBDIR/run.json:
+
+    {"commands": [[argv...], ...],   # started together, each in a process group of its own
+     "prefixes": ["[launch] ", ...], # put before each line a command prints
+     "worker_logs": "DIR" | null,    # the launcher's workerlog.RANK files: "[rank R] " lines
+     "env": {...}, "cwd": "DIR", "max_run_time": S,
+     "log_limit": BYTES, "line_limit": BYTES}
+
+and writes JOBDIR/log, the job's output, one line at a time as it comes (undecodable bytes
+replaced, a line longer than line_limit cut, nothing past log_limit but one line saying
+so), and at the end JOBDIR/exit.json: {"exit_code", "reason", "cancelled", "finished"}
+(written to a temporary name and renamed, so a reader sees all of it or none). The file
+JOBDIR/cancel (or SIGTERM) cancels the job: the commands' process groups get SIGTERM, then
+SIGKILL after a grace period. A file, because a cancel may come before this process has
+set up its signal handlers, or while the service that asked is restarting."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+GRACE_SECONDS = 10.0
+CUT_RESERVE = 256  # bytes of the log kept for the line that says it was cut
+POLL_SECONDS = 0.02
+
+
+class JobLog:
+    """JOBDIR/log: bounded lines, a bounded total, one writer at a time."""
+
+    def __init__(self, path, log_limit, line_limit):
+        self._file = open(path, "ab", buffering=0)
+        self._written = self._file.tell()
+        self._log_limit, self._line_limit = log_limit, line_limit
+        self._cut = False
+        self._lock = threading.Lock()
+
+    def line(self, prefix, raw):
+        """Writes ``raw`` (bytes of one printed line) as lines of its own: a carriage
+        return (a progress bar redrawing itself) also ends a line."""
+        text = raw.rstrip(b"\r\n").decode("utf-8", errors="replace")
+        for part in text.split("\r"):
+            if part or "\r" not in text:
+                self._line(prefix, part)
+
+    def _line(self, prefix, text):
+        data = text.encode()
+        if len(data) > self._line_limit:
+            text = data[:self._line_limit].decode("utf-8", errors="ignore")
+            text += f" [line cut at {self._line_limit} bytes]"
+        out = (prefix + text + "\n").encode()
+        with self._lock:
+            if self._cut:
+                return
+            if self._written + len(out) > self._log_limit - CUT_RESERVE:
+                self._cut = True  # the line saying so still fits in the limit
+                out = (f"[skiff cloud] the log is cut here: the job printed more than its "
+                       f"{self._log_limit} bytes; the rest of its output is not kept\n").encode()
+            self._file.write(out)
+            self._written += len(out)
+
+    def close(self):
+        self._file.close()
+
+
+def _copy_pipe(pipe, prefix, log):
+    for raw in iter(pipe.readline, b""):
+        log.line(prefix, raw)
+    pipe.close()
+
+
+class WorkerLogs:
+    """Follows DIR/workerlog.RANK files as the launcher's workers write them: each
+    complete line goes to the job log as "[rank R] line". A file that shrinks was started
+    again (an elastic replacement) and is read from its start."""
+
+    def __init__(self, folder, log):
+        self.folder, self.log = folder, log
+        self._files = {}  # rank -> [offset, partial bytes]
+
+    def poll(self, final=False):
+        if not os.path.isdir(self.folder):
+            return
+        for name in sorted(os.listdir(self.folder)):
+            if not name.startswith("workerlog.") or not name[10:].isdigit():
+                continue
+            rank = int(name[10:])
+            state = self._files.setdefault(rank, [0, b""])
+            path = os.path.join(self.folder, name)
+            try:
+                size = os.path.getsize(path)
+                if size < state[0]:
+                    state[0], state[1] = 0, b""
+                if size == state[0]:
+                    continue
+                with open(path, "rb") as f:
+                    f.seek(state[0])
+                    chunk = f.read(size - state[0])
+            except OSError:
+                continue
+            state[0] += len(chunk)
+            lines = (state[1] + chunk).split(b"\n")
+            state[1] = lines.pop()
+            for raw in lines:
+                self.log.line(f"[rank {rank}] ", raw)
+        if final:
+            for rank, state in sorted(self._files.items()):
+                if state[1]:
+                    self.log.line(f"[rank {rank}] ", state[1])
+                    state[1] = b""
+
+
+def _exit_code(code):
+    return code if code >= 0 else 128 - code
+
+
+def run(jobdir):
+    with open(os.path.join(jobdir, "run.json")) as f:
+        plan = json.load(f)
+    log = JobLog(os.path.join(jobdir, "log"), plan["log_limit"], plan["line_limit"])
+    cancelled = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: cancelled.set())
+    signal.signal(signal.SIGINT, lambda *_: cancelled.set())
+    env = dict(os.environ)
+    env.update(plan["env"])
+    processes, copiers = [], []
+    reason = None
+    try:
+        if os.path.exists(os.path.join(jobdir, "cancel")):
+            raise InterruptedError("cancelled before it started")
+        for argv, prefix in zip(plan["commands"], plan["prefixes"]):
+            p = subprocess.Popen(argv, cwd=plan["cwd"], env=env, stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 process_group=0)
+            processes.append(p)
+            t = threading.Thread(target=_copy_pipe, args=(p.stdout, prefix, log), daemon=True)
+            t.start()
+            copiers.append(t)
+    except InterruptedError:
+        cancelled.set()
+    except OSError as e:
+        log.line("[skiff cloud] ", f"the job could not start: {e}".encode())
+        reason = f"could not start: {e}"
+    cancel_file = os.path.join(jobdir, "cancel")
+    workers = WorkerLogs(plan["worker_logs"], log) if plan.get("worker_logs") else None
+    deadline = time.monotonic() + plan["max_run_time"]
+    stopping_since = None
+    while any(p.poll() is None for p in processes):
+        if workers:
+            workers.poll()
+        if os.path.exists(cancel_file):
+            cancelled.set()
+        failed = [p for p in processes if p.poll() not in (None, 0)]
+        if stopping_since is None and (cancelled.is_set() or failed
+                                       or time.monotonic() > deadline):
+            if cancelled.is_set():
+                reason = "cancelled"
+            elif failed:
+                reason = None
+            else:
+                reason = f"ran past its max_run_time of {plan['max_run_time']} s"
+                log.line("[skiff cloud] ", f"the job {reason}; stopping it".encode())
+            stopping_since = time.monotonic()
+            for p in processes:
+                if p.poll() is None:
+                    _signal_group(p, signal.SIGTERM)
+        if stopping_since is not None and time.monotonic() - stopping_since > GRACE_SECONDS:
+            for p in processes:
+                _signal_group(p, signal.SIGKILL)
+        time.sleep(POLL_SECONDS)
+    for t in copiers:
+        t.join(timeout=5)
+    if workers:
+        workers.poll(final=True)
+    codes = [_exit_code(p.returncode) for p in processes]
+    code = next((c for c in codes if c != 0), 0) if codes else 1
+    if cancelled.is_set() and reason is None:
+        reason = "cancelled"
+    log.close()
+    _write_exit(jobdir, {"exit_code": code, "reason": reason,
+                         "cancelled": reason == "cancelled", "finished": time.time()})
+    return code
+
+
+def _signal_group(process, sig):
+    try:
+        os.killpg(process.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _write_exit(jobdir, result):
+    tmp = os.path.join(jobdir, "exit.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(result, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, os.path.join(jobdir, "exit.json"))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        print("usage: python runner.py JOBDIR", file=sys.stderr)
+        sys.exit(2)
+    run(sys.argv[1])  # the job's exit code is in exit.json; the runner itself succeeded

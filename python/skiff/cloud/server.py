@@ -1,0 +1,381 @@
+"""The job service's HTTP server (aiohttp): the JSON API under /api/ (docs/cloud.md), each
+call authenticated by its user's token (``Authorization: Bearer TOKEN``; a log stream also
+takes ``?token=``, as a browser's EventSource cannot set headers). Errors come back as
+{"error": message} with 400, 401, 403, 404 or 413.
+
+    serve(root, host="127.0.0.1", port=8050, slots=None)   # blocks until SIGTERM / Ctrl-C;
+                                                            # prints the URL (port 0: free)
+    app = make_app(service)                                 # the aiohttp Application
+"""
+import asyncio
+import json
+import logging
+import os
+import shutil
+import signal
+
+from aiohttp import web
+
+from .backend import LocalBackend
+from .service import JobService, Quota, ServiceError
+from .store import FINAL_STATES
+
+__all__ = ["serve", "make_app"]
+
+_log = logging.getLogger("skiff.cloud")
+_SERVICE = web.AppKey("cloud_service", JobService)
+_WATCHES = web.AppKey("cloud_watches", dict)
+TICK_SECONDS = 0.05
+KEEPALIVE_SECONDS = 15.0
+MAX_SPEC_BYTES = 1 << 20
+_JOB_FIELDS = ("id", "name", "user", "state", "priority", "slots", "submitted", "started",
+               "finished", "exit_code", "reason", "log_tail", "spec")
+
+
+def _job_json(job, events=None):
+    out = {k: job[k] for k in _JOB_FIELDS}
+    out["backend"] = (job["runner"] or {}).get("backend")
+    if events is not None:
+        out["events"] = events
+    return out
+
+
+def _error(status, message):
+    return web.json_response({"error": message}, status=status)
+
+
+@web.middleware
+async def _auth_and_errors(request, handler):
+    if request.path.startswith("/api/") and request.path != "/api/health":
+        header = request.headers.get("Authorization", "")
+        token = header[7:].strip() if header.startswith("Bearer ") else request.query.get(
+            "token", "")
+        user = request.app[_SERVICE].store.user_by_token(token)
+        if user is None:
+            return _error(401, "a valid token is needed (Authorization: Bearer TOKEN; "
+                               "`skiff cloud token create USER` makes one)")
+        request["user"] = user
+    try:
+        return await handler(request)
+    except ServiceError as e:
+        return _error(e.status, e.message)
+    except web.HTTPException as e:
+        if request.path.startswith("/api/") and e.status >= 400:
+            return _error(e.status, e.reason)
+        raise
+    except Exception as e:  # one failing request must not take the service down
+        _log.exception("request %s failed", request.path[:200])
+        return _error(500, f"internal error: {e}")
+
+
+def _job_id(request):
+    text = request.match_info["job"]
+    if not text.isdigit() or len(text) > 18:
+        raise ServiceError(400, f"a job id is a number, got {text[:40]!r}")
+    return int(text)
+
+
+class _Watch:
+    """Wakes a job's log followers when its log grows or its state changes."""
+
+    def __init__(self):
+        self.event = asyncio.Event()
+        self.followers = 0
+
+    def notify(self):
+        self.event.set()
+        self.event = asyncio.Event()
+
+
+async def health(request):
+    return web.json_response({"ok": True})
+
+
+async def whoami(request):
+    user = request["user"]
+    return web.json_response({"name": user["name"], "admin": user["admin"]})
+
+
+async def list_jobs(request):
+    service, user = request.app[_SERVICE], request["user"]
+    q = request.query
+    states = [s for s in q.get("state", "").split(",") if s] or None
+    owner = q.get("user") or None
+    if not user["admin"]:
+        if owner not in (None, user["name"]):
+            raise ServiceError(403, "only an admin sees other users' jobs")
+        owner = user["name"]
+    try:
+        limit = min(int(q.get("limit", 100)), 1000)
+        before = int(q["before"]) if "before" in q else None
+    except ValueError:
+        raise ServiceError(400, "limit and before must be integers") from None
+    jobs = service.store.jobs(user=owner, states=states, limit=limit, before=before)
+    return web.json_response({"jobs": [_job_json(j) for j in jobs]})
+
+
+async def _read_upload(request, service):
+    """(spec, archive path or None) of a submit request: JSON (spec only) or multipart
+    (a "spec" part and an optional "archive" part, streamed to disk and bounded)."""
+    limit = service.max_upload
+    if request.content_length is not None and request.content_length > limit + MAX_SPEC_BYTES:
+        raise ServiceError(413, f"the upload is {request.content_length} bytes; the limit is "
+                                f"{limit}")
+    if request.content_type == "application/json":
+        body = await request.content.read(MAX_SPEC_BYTES + 1)
+        if len(body) > MAX_SPEC_BYTES:
+            raise ServiceError(413, f"the job spec is over {MAX_SPEC_BYTES} bytes")
+        return _parse_spec(body), None, None
+    if request.content_type != "multipart/form-data":
+        raise ServiceError(400, "submit a job as application/json (its spec) or "
+                                "multipart/form-data (a 'spec' part and an 'archive' part)")
+    reader = await request.multipart()
+    spec, archive, folder = None, None, None
+    try:
+        while True:
+            part = await reader.next()
+            if part is None:
+                break
+            if part.name == "spec":
+                body = await part.read(decode=False)
+                if len(body) > MAX_SPEC_BYTES:
+                    raise ServiceError(413, f"the job spec is over {MAX_SPEC_BYTES} bytes")
+                spec = _parse_spec(bytes(body))
+            elif part.name == "archive":
+                folder = service.incoming_dir()
+                archive = os.path.join(folder, "upload")
+                size = 0
+                with open(archive, "wb") as f:
+                    while True:
+                        chunk = await part.read_chunk(1 << 20)
+                        if not chunk:
+                            break
+                        size += len(chunk)
+                        if size > limit:
+                            raise ServiceError(413, f"the archive is over the service's "
+                                                    f"limit of {limit} bytes")
+                        f.write(chunk)
+            else:
+                raise ServiceError(400, f"unknown part {part.name!r}; a submit has 'spec' and "
+                                        f"'archive'")
+        if spec is None:
+            raise ServiceError(400, "the submit has no 'spec' part")
+    except BaseException:
+        if folder:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return spec, archive, folder
+
+
+def _parse_spec(body):
+    try:
+        return json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise ServiceError(400, f"the job spec is not JSON: {e}") from None
+
+
+async def submit(request):
+    service = request.app[_SERVICE]
+    spec, archive, folder = await _read_upload(request, service)
+    try:
+        loop = asyncio.get_running_loop()
+        prepared = await loop.run_in_executor(None, service.prepare, spec, archive)
+        job = service.commit(request["user"], prepared)
+    finally:
+        if folder:
+            shutil.rmtree(folder, ignore_errors=True)
+    return web.json_response(_job_json(job), status=201)
+
+
+async def get_job(request):
+    service = request.app[_SERVICE]
+    job = service.get(request["user"], _job_id(request))
+    return web.json_response(_job_json(job, service.store.events(job["id"])))
+
+
+async def cancel_job(request):
+    service = request.app[_SERVICE]
+    job = service.cancel(request["user"], _job_id(request))
+    return web.json_response(_job_json(job))
+
+
+async def read_log(request):
+    service = request.app[_SERVICE]
+    job = service.get(request["user"], _job_id(request))
+    try:
+        first = int(request.query.get("first", 0))
+        count = min(int(request.query.get("count", 1000)), 10000)
+    except ValueError:
+        raise ServiceError(400, "first and count must be integers") from None
+    index = service.log_index(job["id"])
+    lines = index.read(first, count)
+    return web.json_response({"lines": lines, "next": lines[-1][0] + 1 if lines else first,
+                              "total": index.lines,
+                              "done": job["state"] in FINAL_STATES and
+                              (lines[-1][0] + 1 if lines else first) >= index.lines})
+
+
+async def stream_log(request):
+    """Server-Sent Events: one event per line (id = its number, from Last-Event-ID + 1 or
+    ?first=N on), then an "end" event with the job's final state."""
+    service, watches = request.app[_SERVICE], request.app[_WATCHES]
+    job_id = service.get(request["user"], _job_id(request))["id"]
+    try:
+        last = request.headers.get("Last-Event-ID")
+        first = int(last) + 1 if last is not None else int(request.query.get("first", 0))
+    except ValueError:
+        raise ServiceError(400, "Last-Event-ID and first must be line numbers") from None
+    response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
+                                           "Cache-Control": "no-cache",
+                                           "X-Accel-Buffering": "no"})
+    await response.prepare(request)
+    watch = watches.setdefault(job_id, _Watch())
+    watch.followers += 1
+    try:
+        number = max(0, first)
+        while True:
+            changed = watch.event
+            index = service.log_index(job_id)
+            lines = index.read(number, 2000)
+            if lines:
+                await response.write("".join(f"id: {n}\ndata: {text}\n\n"
+                                             for n, text in lines).encode())
+                number = lines[-1][0] + 1
+                continue
+            job = service.store.job(job_id)
+            if job["state"] in FINAL_STATES:
+                if service.log_index(job_id).lines > number:
+                    continue
+                end = {"state": job["state"], "exit_code": job["exit_code"],
+                       "reason": job["reason"], "lines": number}
+                await response.write(f"event: end\ndata: {json.dumps(end)}\n\n".encode())
+                break
+            try:
+                await asyncio.wait_for(changed.wait(), KEEPALIVE_SECONDS)
+            except asyncio.TimeoutError:
+                await response.write(b": keep-alive\n\n")
+    except (ConnectionResetError, asyncio.CancelledError):
+        pass
+    finally:
+        watch.followers -= 1
+        if watch.followers == 0 and watches.get(job_id) is watch:
+            del watches[job_id]
+    return response
+
+
+def _kept_files(service, job):
+    work = os.path.realpath(os.path.join(service.jobdir(job["id"]), "work"))
+    files = []
+    for kept in job["spec"]["keep"]:
+        top = os.path.join(work, kept)
+        if os.path.islink(top) or not os.path.exists(top):
+            continue
+        if os.path.isfile(top):
+            files.append((kept, os.path.getsize(top)))
+            continue
+        for folder, dirs, names in os.walk(top):
+            dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+            for name in names:
+                path = os.path.join(folder, name)
+                if os.path.isfile(path) and not os.path.islink(path):
+                    files.append((os.path.relpath(path, work), os.path.getsize(path)))
+    return work, sorted(files)
+
+
+async def list_artifacts(request):
+    service = request.app[_SERVICE]
+    job = service.get(request["user"], _job_id(request))
+    _, files = _kept_files(service, job)
+    return web.json_response({"files": [{"path": p, "size": s} for p, s in files]})
+
+
+async def get_artifact(request):
+    service = request.app[_SERVICE]
+    job = service.get(request["user"], _job_id(request))
+    wanted = request.match_info["path"]
+    work, files = _kept_files(service, job)
+    if wanted not in {p for p, _ in files}:
+        raise ServiceError(404, f"job {job['id']} keeps no file {wanted[:200]!r}")
+    path = os.path.realpath(os.path.join(work, wanted))
+    if os.path.commonpath([path, work]) != work:
+        raise ServiceError(404, f"job {job['id']} keeps no file {wanted[:200]!r}")
+    return web.FileResponse(path)
+
+
+async def _ticker(app):
+    """Moves jobs forward and wakes the followers of logs that grew."""
+    service, watches = app[_SERVICE], app[_WATCHES]
+    seen = {}
+    while True:
+        try:
+            changed = set(service.tick())
+            for job_id, watch in list(watches.items()):
+                lines = service.log_index(job_id).lines
+                if job_id in changed or seen.get(job_id) != lines:
+                    seen[job_id] = lines
+                    watch.notify()
+            for job_id in list(seen):
+                if job_id not in watches:
+                    del seen[job_id]
+        except Exception:  # a failing tick must not stop the next ones
+            _log.exception("tick failed")
+        await asyncio.sleep(TICK_SECONDS)
+
+
+def make_app(service):
+    app = web.Application(middlewares=[_auth_and_errors])
+    app[_SERVICE] = service
+    app[_WATCHES] = {}
+    app.router.add_get("/api/health", health)
+    app.router.add_get("/api/whoami", whoami)
+    app.router.add_get("/api/jobs", list_jobs)
+    app.router.add_post("/api/jobs", submit)
+    app.router.add_get("/api/jobs/{job}", get_job)
+    app.router.add_post("/api/jobs/{job}/cancel", cancel_job)
+    app.router.add_get("/api/jobs/{job}/log", read_log)
+    app.router.add_get("/api/jobs/{job}/log/stream", stream_log)
+    app.router.add_get("/api/jobs/{job}/artifacts", list_artifacts)
+    app.router.add_get("/api/jobs/{job}/artifacts/{path:.+}", get_artifact)
+
+    async def start_ticker(app):
+        service.recover()
+        task = asyncio.get_running_loop().create_task(_ticker(app))
+        yield
+        task.cancel()
+
+    app.cleanup_ctx.append(start_ticker)
+    return app
+
+
+def serve(root, host="127.0.0.1", port=8050, slots=None, quota=None, max_upload=None,
+          log_limit=None, line_limit=None, on_ready=None):
+    """Serves the job service on ``root`` until SIGTERM or Ctrl-C (the jobs go on
+    running); prints the URL. Raises OSError if the port is taken."""
+    options = {} if max_upload is None else {"max_upload": max_upload}
+    limits = {k: v for k, v in (("log_limit", log_limit), ("line_limit", line_limit)) if v}
+    service = JobService(root, LocalBackend(slots=slots, **limits), quota=quota or Quota(),
+                         **options)
+
+    async def main():
+        runner = web.AppRunner(make_app(service), access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, host, port)
+        await site.start()
+        bound = site._server.sockets[0].getsockname()[1]
+        url = f"http://{host}:{bound}"
+        done = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, done.set)
+        print(f"skiff cloud: serving {service.root} at {url}", flush=True)
+        if on_ready:
+            on_ready(url)
+        try:
+            await done.wait()
+        finally:
+            await runner.cleanup()
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass
+    finally:
+        service.close()

@@ -1,0 +1,232 @@
+"""The job service without its HTTP: jobs submitted, queued, admitted to the backend,
+followed to their end and cancelled; the state in the Store, each job's files under
+ROOT/jobs/ID/ (work/: the uploaded directory, where the program runs; log; run.json;
+exit.json). ``tick()``, called a few times a second, moves everything forward; a service
+that starts on an existing root re-adopts the jobs that were running.
+
+Queue order: priority (high first), then submission. A job waits while starting it would
+pass its user's quota (running jobs, slots); those jobs do not hold up other users'. A job
+that does not fit the free slots holds up the jobs behind it (no small job overtakes a
+big one for ever)."""
+import os
+import shutil
+import tempfile
+import time
+
+from .archive import ArchiveError, unpack
+from .logs import LogIndex, tail_lines
+from .spec import SpecError, check_spec, slots_of
+from .store import FINAL_STATES, Store
+
+__all__ = ["JobService", "Quota", "admit", "ServiceError"]
+
+MAX_UPLOAD = 256 << 20        # bytes of an uploaded archive
+MAX_UNPACKED = 1 << 30        # bytes its files may add up to
+
+
+class ServiceError(Exception):
+    """A refused request: ``status`` is the HTTP status it maps to."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+class Quota:
+    """What one user may hold at once (None: no bound but the machine's)."""
+
+    def __init__(self, running=None, slots=None):
+        self.running, self.slots = running, slots
+
+
+def admit(queued, active, total_slots, quota_of):
+    """The queued jobs to start now, in order: a pure function of the queue (in start
+    order), the active jobs, the backend's slots and ``quota_of(user) -> Quota``."""
+    used = sum(j["slots"] for j in active)
+    running, held = {}, {}
+    for j in active:
+        running[j["user"]] = running.get(j["user"], 0) + 1
+        held[j["user"]] = held.get(j["user"], 0) + j["slots"]
+    chosen = []
+    for j in queued:
+        q = quota_of(j["user"])
+        user_running, user_slots = running.get(j["user"], 0), held.get(j["user"], 0)
+        if (q.running is not None and user_running >= q.running) or (
+                q.slots is not None and user_slots + j["slots"] > q.slots):
+            continue  # waits for its user's own jobs; others may go
+        if used + j["slots"] > total_slots:
+            break
+        chosen.append(j)
+        used += j["slots"]
+        running[j["user"]] = user_running + 1
+        held[j["user"]] = user_slots + j["slots"]
+    return chosen
+
+
+class JobService:
+    def __init__(self, root, backend, quota=None, max_upload=MAX_UPLOAD,
+                 max_unpacked=MAX_UNPACKED):
+        self.root = os.path.abspath(root)
+        os.makedirs(os.path.join(self.root, "jobs"), exist_ok=True)
+        os.makedirs(os.path.join(self.root, "incoming"), exist_ok=True)
+        self.store = Store(os.path.join(self.root, "cloud.db"))
+        self.backend = backend
+        self.quota = quota or Quota()
+        self.max_upload, self.max_unpacked = max_upload, max_unpacked
+        self._logs = {}  # job id -> LogIndex
+        self._clear_incoming()
+
+    def close(self):
+        self.store.close()
+
+    def jobdir(self, job_id):
+        return os.path.join(self.root, "jobs", str(int(job_id)))
+
+    def _clear_incoming(self):
+        """Uploads that a previous run of the service did not finish."""
+        folder = os.path.join(self.root, "incoming")
+        for name in os.listdir(folder):
+            shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
+
+    def incoming_dir(self):
+        """A fresh folder for one upload (removed by submit, or at the next start)."""
+        return tempfile.mkdtemp(dir=os.path.join(self.root, "incoming"))
+
+    def quota_of(self, name):
+        user = self.store.user(name) or {}
+        running = user.get("max_running")
+        slots = user.get("max_slots")
+        return Quota(self.quota.running if running is None else running,
+                     self.quota.slots if slots is None else slots)
+
+    # ---- requests
+
+    def submit(self, user, spec, archive_path=None):
+        """Checks ``spec`` and the archive (a file path, or None), unpacks it and queues
+        the job; returns the job. Raises ServiceError (400) naming what was wrong; nothing
+        is kept of a refused job."""
+        return self.commit(user, self.prepare(spec, archive_path))
+
+    def prepare(self, spec, archive_path=None):
+        """submit's work that touches no database (the server runs it off its event
+        loop): the spec checked, the archive unpacked into a staging folder. Returns what
+        ``commit`` takes."""
+        try:
+            spec = check_spec(spec)
+        except SpecError as e:
+            raise ServiceError(400, f"bad job spec: {e}") from None
+        slots = slots_of(spec)
+        if slots > self.backend.slots():
+            raise ServiceError(400, f"the job needs {slots} slots (workers x nproc x cpus) "
+                                    f"and the service has {self.backend.slots()}")
+        staging = self.incoming_dir()
+        try:
+            work = os.path.join(staging, "work")
+            os.makedirs(work)
+            if archive_path is not None:
+                try:
+                    unpack(archive_path, work, self.max_unpacked)
+                except ArchiveError as e:
+                    raise ServiceError(400, f"bad archive: {e}") from None
+            if "script" in spec:
+                script = os.path.join(work, spec["script"])
+                if not os.path.isfile(script) or os.path.islink(script):
+                    raise ServiceError(400, f"bad job spec: script {spec['script']!r} is not a "
+                                            f"file in the uploaded directory")
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        return spec, slots, staging
+
+    def commit(self, user, prepared):
+        """Queues a prepared job for ``user`` (its quota checked); returns the job."""
+        spec, slots, staging = prepared
+        try:
+            quota = self.quota_of(user["name"])
+            if quota.slots is not None and slots > quota.slots:
+                raise ServiceError(400, f"the job needs {slots} slots and {user['name']}'s "
+                                        f"quota is {quota.slots}")
+            job = self.store.add_job(user["name"], spec["name"], spec, spec["priority"], slots)
+            os.replace(staging, self.jobdir(job["id"]))
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        return job
+
+    def get(self, user, job_id):
+        """The job, if ``user`` may see it: ServiceError 404 / 403 otherwise."""
+        job = self.store.job(job_id)
+        if job is None:
+            raise ServiceError(404, f"no job {job_id}")
+        if job["user"] != user["name"] and not user["admin"]:
+            raise ServiceError(403, f"job {job_id} belongs to another user")
+        return job
+
+    def cancel(self, user, job_id):
+        job = self.get(user, job_id)
+        if job["state"] in FINAL_STATES:
+            return job
+        if job["state"] == "queued":
+            self.store.set_state(job_id, "cancelled", reason=f"cancelled by {user['name']}")
+        else:
+            self.store.add_event(job_id, "note", {"text": f"cancel asked by {user['name']}"})
+            self.backend.cancel(job["runner"], self.jobdir(job_id))
+        return self.store.job(job_id)
+
+    def log_index(self, job_id):
+        index = self._logs.get(job_id)
+        if index is None:
+            index = self._logs[job_id] = LogIndex(os.path.join(self.jobdir(job_id), "log"))
+        index.refresh()
+        return index
+
+    # ---- moving forward
+
+    def recover(self):
+        """At start: jobs that were starting or running are followed again (their
+        runners outlive the service); a job left starting without a runner is failed."""
+        for job in self.store.active():
+            if job["runner"] is None:
+                self.store.set_state(job["id"], "failed",
+                                     reason="the service stopped while starting the job")
+            else:
+                self.store.add_event(job["id"], "note", {"text": "service restarted; job "
+                                                                 "re-adopted"})
+
+    def tick(self):
+        """Finishes the jobs that ended and starts the queued jobs that fit. Returns the
+        ids of jobs whose state changed."""
+        changed = []
+        for job in self.store.active():
+            if job["runner"] is None:
+                continue
+            result = self.backend.poll(job["runner"], self.jobdir(job["id"]))
+            if result is not None:
+                self._finish(job, result)
+                changed.append(job["id"])
+        active = self.store.active()
+        for job in admit(self.store.queued(), active, self.backend.slots(), self.quota_of):
+            self._start(job)
+            changed.append(job["id"])
+        return changed
+
+    def _start(self, job):
+        self.store.set_state(job["id"], "starting")
+        try:
+            record = self.backend.start(job, self.jobdir(job["id"]))
+        except (OSError, ValueError) as e:
+            self.store.set_state(job["id"], "failed", reason=f"could not start: {e}")
+            return
+        self.store.set_state(job["id"], "running", runner=record)
+
+    def _finish(self, job, result):
+        code = result.get("exit_code")
+        if result.get("cancelled"):
+            state = "cancelled"
+        else:
+            state = "succeeded" if code == 0 else "failed"
+        tail = None
+        if state == "failed":
+            tail = "\n".join(tail_lines(os.path.join(self.jobdir(job["id"]), "log")))
+        self.store.set_state(job["id"], state, exit_code=code, reason=result.get("reason"),
+                             log_tail=tail, finished=result.get("finished", time.time()))
