@@ -42,36 +42,64 @@ class JobLog:
         self._lock = threading.Lock()
 
     def line(self, prefix, raw):
-        """Writes ``raw`` (bytes of one printed line) as lines of its own: a carriage
-        return (a progress bar redrawing itself) also ends a line."""
-        text = raw.rstrip(b"\r\n").decode("utf-8", errors="replace")
-        for part in text.split("\r"):
-            if part or "\r" not in text:
-                self._line(prefix, part)
+        """Writes ``raw`` (bytes of one printed line) to the log."""
+        self.lines(prefix, [raw])
 
-    def _line(self, prefix, text):
+    def lines(self, prefix, raws):
+        """Writes printed lines (bytes, without or with their newline) in one write: each
+        as lines of its own, a carriage return (a progress bar redrawing itself) ending
+        one too."""
+        out = []
+        for raw in raws:
+            text = raw.rstrip(b"\r\n").decode("utf-8", errors="replace")
+            for part in text.split("\r") if "\r" in text else (text,):
+                if part or "\r" not in text:
+                    out.append(self._framed(prefix, part))
+        data = b"".join(out)
+        with self._lock:
+            if self._cut or not data:
+                return
+            if self._written + len(data) > self._log_limit - CUT_RESERVE:
+                fits = []  # the lines that still fit, then the one saying the rest does not
+                room = self._log_limit - CUT_RESERVE - self._written
+                for line in out:
+                    if len(line) > room:
+                        break
+                    fits.append(line)
+                    room -= len(line)
+                fits.append(f"[skiff cloud] the log is cut here: the job printed more than "
+                            f"its {self._log_limit} bytes; the rest of its output is not "
+                            f"kept\n".encode())
+                data = b"".join(fits)
+                self._cut = True
+            self._file.write(data)
+            self._written += len(data)
+
+    def _framed(self, prefix, text):
         data = text.encode()
         if len(data) > self._line_limit:
             text = data[:self._line_limit].decode("utf-8", errors="ignore")
             text += f" [line cut at {self._line_limit} bytes]"
-        out = (prefix + text + "\n").encode()
-        with self._lock:
-            if self._cut:
-                return
-            if self._written + len(out) > self._log_limit - CUT_RESERVE:
-                self._cut = True  # the line saying so still fits in the limit
-                out = (f"[skiff cloud] the log is cut here: the job printed more than its "
-                       f"{self._log_limit} bytes; the rest of its output is not kept\n").encode()
-            self._file.write(out)
-            self._written += len(out)
+        return (prefix + text + "\n").encode()
 
     def close(self):
         self._file.close()
 
 
 def _copy_pipe(pipe, prefix, log):
-    for raw in iter(pipe.readline, b""):
-        log.line(prefix, raw)
+    """Copies a command's output to the log as it comes, whole lines at a time (all the
+    lines one read returns go in one write)."""
+    fd, partial = pipe.fileno(), b""
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        lines = (partial + chunk).split(b"\n")
+        partial = lines.pop()
+        if lines:
+            log.lines(prefix, lines)
+    if partial:
+        log.line(prefix, partial)
     pipe.close()
 
 
@@ -107,8 +135,8 @@ class WorkerLogs:
             state[0] += len(chunk)
             lines = (state[1] + chunk).split(b"\n")
             state[1] = lines.pop()
-            for raw in lines:
-                self.log.line(f"[rank {rank}] ", raw)
+            if lines:
+                self.log.lines(f"[rank {rank}] ", lines)
         if final:
             for rank, state in sorted(self._files.items()):
                 if state[1]:
