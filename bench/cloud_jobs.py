@@ -95,7 +95,8 @@ def ray_first_line(folder, reps):
     from ray.job_submission import JobSubmissionClient  # noqa: PLC0415  (optional peer)
     port, dash = free_port(), free_port()
     temp = tempfile.mkdtemp(prefix="rayb")
-    subprocess.run(["ray", "start", "--head", f"--port={port}", "--node-ip-address=127.0.0.1",
+    ray = os.path.join(os.path.dirname(sys.executable), "ray")
+    subprocess.run([ray, "start", "--head", f"--port={port}", "--node-ip-address=127.0.0.1",
                     "--dashboard-host=127.0.0.1", f"--dashboard-port={dash}", "--num-cpus=2",
                     "--include-dashboard=true", f"--temp-dir={temp}", "--disable-usage-stats"],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -113,7 +114,7 @@ def ray_first_line(folder, reps):
         times = []
         for _ in range(reps):
             start = time.perf_counter()
-            job = client.submit_job(entrypoint="python job.py",
+            job = client.submit_job(entrypoint=f"{sys.executable} job.py",
                                     runtime_env={"working_dir": folder})
 
             async def first(job_id):
@@ -127,7 +128,7 @@ def ray_first_line(folder, reps):
                 times.append(took)
         return times
     finally:
-        subprocess.run(["ray", "stop", "--force"], stdout=subprocess.DEVNULL,
+        subprocess.run([ray, "stop", "--force"], stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
         shutil.rmtree(temp, ignore_errors=True)
 

@@ -17,7 +17,7 @@
 #                             frameworks the tests compare against (PyTorch, PaddlePaddle,
 #                             onnx / onnxruntime, TensorBoard; never runtime dependencies)
 #   scripts/setup.sh --bench  also requirements/bench.txt: VisualDL (bench/board_writer.py's
-#                             peer)
+#                             peer) and Ray's job API (bench/cloud_jobs.py's)
 # Every PyPI package is pinned, with its dependencies: a fresh machine gets what CI tested.
 set -euo pipefail
 cd "$(dirname "$0")/.."
