@@ -1,7 +1,8 @@
-"""The job service's HTTP server (aiohttp): the JSON API under /api/ (docs/cloud.md), each
-call authenticated by its user's token (``Authorization: Bearer TOKEN``; a log stream also
-takes ``?token=``, as a browser's EventSource cannot set headers). Errors come back as
-{"error": message} with 400, 401, 403, 404 or 413.
+"""The job service's HTTP server (aiohttp): the web page (``/`` and ``/static/<file>`` from
+the static/ folder beside this module; loading it needs no token) and the JSON API under
+/api/ (docs/cloud.md), each call authenticated by its user's token (``Authorization: Bearer
+TOKEN``; a log stream also takes ``?token=``, as a browser's EventSource cannot set
+headers). Errors come back as {"error": message} with 400, 401, 403, 404 or 413.
 
     serve(root, host="127.0.0.1", port=8050, slots=None)   # blocks until SIGTERM / Ctrl-C;
                                                             # prints the URL (port 0: free)
@@ -28,6 +29,7 @@ _WATCHES = web.AppKey("cloud_watches", dict)
 TICK_SECONDS = 0.05
 KEEPALIVE_SECONDS = 15.0
 MAX_SPEC_BYTES = 1 << 20
+STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 _JOB_FIELDS = ("id", "name", "user", "state", "priority", "slots", "submitted", "started",
                "finished", "exit_code", "reason", "log_tail", "spec")
 
@@ -73,6 +75,16 @@ def _job_id(request):
     if not text.isdigit() or len(text) > 18:
         raise ServiceError(400, f"a job id is a number, got {text[:40]!r}")
     return int(text)
+
+
+async def page_file(request):
+    """A file of the page (index.html for ``/``), only from inside STATIC_DIR."""
+    name = request.match_info.get("name", "index.html")
+    root = os.path.realpath(STATIC_DIR)
+    path = os.path.realpath(os.path.join(root, name.replace("\x00", "")))
+    if "\x00" in name or not path.startswith(root + os.sep) or not os.path.isfile(path):
+        raise web.HTTPNotFound(text=f"no page file {name[:200]!r}\n")
+    return web.FileResponse(path, headers={"Cache-Control": "no-cache"})
 
 
 class _Watch:
@@ -326,6 +338,8 @@ def make_app(service):
     app = web.Application(middlewares=[_auth_and_errors])
     app[_SERVICE] = service
     app[_WATCHES] = {}
+    app.router.add_get("/", page_file)
+    app.router.add_get("/static/{name:.+}", page_file)
     app.router.add_get("/api/health", health)
     app.router.add_get("/api/whoami", whoami)
     app.router.add_get("/api/jobs", list_jobs)
