@@ -200,6 +200,10 @@ class Client:
                 raise TimeoutError(f"job {job_id} is still {job['state']} after {timeout} s")
             time.sleep(poll)
 
+    def board(self, job_id):
+        """The URL of skiff board on the job's board_logdir (the service starts it)."""
+        return self._json("POST", f"/api/jobs/{int(job_id)}/board", b"")["url"]
+
     def artifacts(self, job_id):
         return self._json("GET", f"/api/jobs/{int(job_id)}/artifacts")["files"]
 

@@ -9,6 +9,7 @@ headers). Errors come back as {"error": message} with 400, 401, 403, 404 or 413.
     app = make_app(service)                                 # the aiohttp Application
 """
 import asyncio
+import collections
 import json
 import logging
 import os
@@ -18,6 +19,7 @@ import signal
 from aiohttp import web
 
 from .backend import LocalBackend
+from .boards import BoardError, Boards
 from .service import JobService, Quota, ServiceError
 from .store import FINAL_STATES
 
@@ -26,6 +28,7 @@ __all__ = ["serve", "make_app"]
 _log = logging.getLogger("skiff.cloud")
 _SERVICE = web.AppKey("cloud_service", JobService)
 _WATCHES = web.AppKey("cloud_watches", dict)
+_BOARDS = web.AppKey("cloud_boards", Boards)
 TICK_SECONDS = 0.05
 KEEPALIVE_SECONDS = 15.0
 MAX_SPEC_BYTES = 1 << 20
@@ -88,15 +91,41 @@ async def page_file(request):
 
 
 class _Watch:
-    """Wakes a job's log followers when its log grows or its state changes."""
+    """Wakes a job's log followers when its log grows or its state changes, and keeps the
+    last blocks of its log encoded as events, so that many followers at the same place
+    cost one read and one encoding."""
+
+    BLOCK = 1000   # lines per cached block
+    BLOCKS = 16    # blocks kept
 
     def __init__(self):
         self.event = asyncio.Event()
         self.followers = 0
+        self._blocks = collections.OrderedDict()  # block number -> its events' bytes
 
     def notify(self):
         self.event.set()
         self.event = asyncio.Event()
+
+    def events(self, index, first):
+        """(bytes of the events from line ``first`` on, the next line): a whole cached
+        block when ``first`` starts one that is complete, else the lines there are."""
+        block, offset = divmod(first, self.BLOCK)
+        end = (block + 1) * self.BLOCK
+        if offset == 0 and index.lines >= end:
+            data = self._blocks.get(block)
+            if data is None:
+                data = _encode(index.read(first, self.BLOCK))
+                self._blocks[block] = data
+                while len(self._blocks) > self.BLOCKS:
+                    self._blocks.popitem(last=False)
+            return data, end
+        lines = index.read(first, end - first)
+        return _encode(lines), (lines[-1][0] + 1 if lines else first)
+
+
+def _encode(lines):
+    return "".join(f"id: {n}\ndata: {text}\n\n" for n, text in lines).encode()
 
 
 async def health(request):
@@ -248,11 +277,10 @@ async def stream_log(request):
         while True:
             changed = watch.event
             index = service.log_index(job_id)
-            lines = index.read(number, 2000)
-            if lines:
-                await response.write("".join(f"id: {n}\ndata: {text}\n\n"
-                                             for n, text in lines).encode())
-                number = lines[-1][0] + 1
+            data, after = watch.events(index, number)
+            if data:
+                await response.write(data)
+                number = after
                 continue
             job = service.store.job(job_id)
             if job["state"] in FINAL_STATES:
@@ -314,6 +342,23 @@ async def get_artifact(request):
     return web.FileResponse(path)
 
 
+async def open_board(request):
+    """Starts skiff board on the job's board_logdir (or finds it running): {"url"}."""
+    service = request.app[_SERVICE]
+    job = service.get(request["user"], _job_id(request))
+    logdir = job["spec"].get("board_logdir")
+    if not logdir:
+        raise ServiceError(400, f"job {job['id']} has no board_logdir")
+    jobdir = service.jobdir(job["id"])
+    try:
+        url = await asyncio.get_running_loop().run_in_executor(
+            None, request.app[_BOARDS].open, job["id"], os.path.join(jobdir, "work", logdir),
+            os.path.join(jobdir, "board.log"))
+    except BoardError as e:
+        raise ServiceError(409, f"job {job['id']}: {e}") from None
+    return web.json_response({"url": url})
+
+
 async def _ticker(app):
     """Moves jobs forward and wakes the followers of logs that grew."""
     service, watches = app[_SERVICE], app[_WATCHES]
@@ -329,15 +374,17 @@ async def _ticker(app):
             for job_id in list(seen):
                 if job_id not in watches:
                     del seen[job_id]
+            app[_BOARDS].reap()
         except Exception:  # a failing tick must not stop the next ones
             _log.exception("tick failed")
         await asyncio.sleep(TICK_SECONDS)
 
 
-def make_app(service):
+def make_app(service, boards=None):
     app = web.Application(middlewares=[_auth_and_errors])
     app[_SERVICE] = service
     app[_WATCHES] = {}
+    app[_BOARDS] = boards or Boards()
     app.router.add_get("/", page_file)
     app.router.add_get("/static/{name:.+}", page_file)
     app.router.add_get("/api/health", health)
@@ -350,12 +397,14 @@ def make_app(service):
     app.router.add_get("/api/jobs/{job}/log/stream", stream_log)
     app.router.add_get("/api/jobs/{job}/artifacts", list_artifacts)
     app.router.add_get("/api/jobs/{job}/artifacts/{path:.+}", get_artifact)
+    app.router.add_post("/api/jobs/{job}/board", open_board)
 
     async def start_ticker(app):
         service.recover()
         task = asyncio.get_running_loop().create_task(_ticker(app))
         yield
         task.cancel()
+        app[_BOARDS].close()
 
     app.cleanup_ctx.append(start_ticker)
     return app

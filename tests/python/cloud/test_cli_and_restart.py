@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 
 PYTHONPATH = os.pathsep.join(p for p in sys.path if p)
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -44,8 +45,15 @@ def test_submit_follow_runs_w3_on_two_workers(service_factory, tmp_path):
     print(f"W3 job: first line after {first_line:.2f} s, last after {last_line:.2f} s")
     assert last_line - first_line > 1.0  # lines came while the job ran, not at its end
     job_id = int(err.split("job ")[1].split()[0])
-    files = [f["path"] for f in service.client("ada").artifacts(job_id)]
+    client = service.client("ada")
+    files = [f["path"] for f in client.artifacts(job_id)]
     assert any(f.startswith("runs/") for f in files), files
+    board = client.board(job_id)  # skiff board on the job's logdir, started on demand
+    assert board.startswith("http://127.0.0.1:") and client.board(job_id) == board
+    with urllib.request.urlopen(board, timeout=30) as page:
+        assert page.status == 200 and b"<html" in page.read().lower()
+    with urllib.request.urlopen(board.rstrip("/") + "/api/runs", timeout=30) as runs:
+        assert runs.status == 200
 
 
 def test_submit_follow_exits_with_the_jobs_exit_code(service, tmp_path):
@@ -56,6 +64,12 @@ def test_submit_follow_exits_with_the_jobs_exit_code(service, tmp_path):
     assert p.returncode == 7, err
     assert out.splitlines() == ["[rank 0] about to fail"]
     assert "failed (exit code 7)" in err
+    job_id = int(err.split("job ")[1].split()[0])
+    try:
+        service.client("ada").board(job_id)
+        raise AssertionError("a job without board_logdir has no board")
+    except Exception as e:
+        assert "has no board_logdir" in str(e)
     bad = cli(service, "skc_wrong", "list")
     _, err = bad.communicate(timeout=60)
     assert bad.returncode == 2 and "a valid token is needed" in err
