@@ -6,6 +6,7 @@ command-line client.
     skiff cloud login --server URL --token TOKEN
     skiff cloud submit train.py [--workers 1] [--nproc 1] [--dir .] [--follow] [-- ARGS...]
     skiff cloud list | status JOB | logs JOB [-f] | cancel JOB | artifacts JOB [--download DIR]
+    skiff cloud notebook [JUPYTER ARGS...]   # JupyterLab with %load_ext skiff.cloud.notebook
 
 The client verbs take --server/--token, else SKIFF_CLOUD_URL / SKIFF_CLOUD_TOKEN, else
 what `login` saved. `submit --follow` prints the job's output as it runs and exits with
@@ -17,6 +18,7 @@ import sys
 import time
 
 from .client import Client, CloudError, save_login
+from .notebook import start_jupyterlab
 from .store import Store
 
 __all__ = ["main"]
@@ -134,6 +136,10 @@ def _artifacts(args):
     return 0
 
 
+def _notebook(args):
+    return start_jupyterlab(args.jupyter_args, args.server, args.token)
+
+
 def _parser():
     p = argparse.ArgumentParser(prog="skiff cloud", description=__doc__.split("\n\n")[0])
     verbs = p.add_subparsers(dest="verb", required=True)
@@ -215,6 +221,11 @@ def _parser():
     ar.add_argument("--download", metavar="DIR", help="copy them into DIR")
     client_options(ar)
     ar.set_defaults(run=_artifacts)
+
+    nb = verbs.add_parser("notebook", help="start JupyterLab with the %%%%skiff_job cell magic "
+                          "(other options go to JupyterLab)")
+    client_options(nb)
+    nb.set_defaults(run=_notebook)
     return p
 
 
@@ -224,7 +235,12 @@ def main(argv=None):
     if "--" in argv:  # what follows is the program's (argparse's own "--" rules differ
         cut = argv.index("--")  # by version inside subcommands)
         argv, rest = argv[:cut], argv[cut + 1:]
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, unknown = parser.parse_known_args(argv)
+    if args.verb == "notebook":  # JupyterLab's own options and arguments
+        args.jupyter_args, rest = unknown + rest, []
+    elif unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if rest:
         if args.verb != "submit":
             print("skiff cloud: '--' (the program's arguments) belongs to submit",
