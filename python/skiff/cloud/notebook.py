@@ -161,14 +161,19 @@ def parse_options(line):
     return options
 
 
-def job_links(server, job, board_logdir=None):
-    """The lines that introduce a job: its id with its page, and its board's page when it
-    writes one (``board_logdir``)."""
-    lines = [f"skiff cloud: job {job['id']} ({job['name']}) {job['state']}: "
-             f"{server}/#/jobs/{job['id']}"]
-    if board_logdir:
-        lines.append(f"skiff cloud: its board: {server}/#/jobs/{job['id']}/board")
-    return lines
+def job_links(server, job):
+    """The line that introduces a job: its id with its page."""
+    return [f"skiff cloud: job {job['id']} ({job['name']}) {job['state']}: "
+            f"{server}/#/jobs/{job['id']}"]
+
+
+def _board_link(client, job_id):
+    """The line with the job's board (skiff board, which the service starts on demand on
+    the job's board_logdir), or None while the job has written no board logs."""
+    try:
+        return f"skiff cloud: its board: {client.board(job_id)}"
+    except CloudError as e:
+        return None if e.status == 409 else f"skiff cloud: no board: {e.message}"
 
 
 def _work_folder(options, script_text):
@@ -201,9 +206,10 @@ def run_cell_job(options, history, cell, out=print):
                                 name=options.name or "cell", **submit)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-    for line in job_links(client.server, job, options.board_logdir):
+    for line in job_links(client.server, job):
         out(line)
     stream = client.follow(job["id"])
+    board_shown = not options.board_logdir
     try:
         while True:
             try:
@@ -211,11 +217,18 @@ def run_cell_job(options, history, cell, out=print):
             except StopIteration:
                 break
             out(line)
+            if not board_shown:  # once the job has written its first board logs
+                link = _board_link(client, job["id"])
+                if link:
+                    out(link)
+                    board_shown = True
     except KeyboardInterrupt:
         client.cancel(job["id"])
         out(f"skiff cloud: the cell was interrupted: cancelled job {job['id']}")
         raise
     final = client.job(job["id"])
+    if not board_shown:
+        out(_board_link(client, job["id"]) or "skiff cloud: the job wrote no board logs")
     code = final.get("exit_code")
     out(f"skiff cloud: job {job['id']} {final['state']}"
         + ("" if code is None else f" (exit code {code})"))

@@ -76,7 +76,10 @@ def test_the_magic_options_are_checked(tmp_path):
 
 
 def test_a_file_of_the_folder_runs_as_the_job(service, tmp_path):
-    (tmp_path / "train.py").write_text("import sys\nprint('args', sys.argv[1:])\n")
+    (tmp_path / "train.py").write_text(
+        "import sys\nfrom skiff.board import LogWriter\n"
+        "with LogWriter('runs') as w:\n    w.add_scalar('loss', 1.0, 0)\n"
+        "print('args', sys.argv[1:])\n")
     options = parse_options(f"--dir {tmp_path} --file train.py --server {service.url} "
                             f"--token {service.token('ada')} --board-logdir runs -- --epochs 3")
     out = []
@@ -84,8 +87,9 @@ def test_a_file_of_the_folder_runs_as_the_job(service, tmp_path):
     assert final["state"] == "succeeded"
     assert out[0].startswith(f"skiff cloud: job {final['id']} (train.py) ")
     assert out[0].endswith(f"{service.url}/#/jobs/{final['id']}")
-    assert out[1] == f"skiff cloud: its board: {service.url}/#/jobs/{final['id']}/board"
     assert "[rank 0] args ['--epochs', '3']" in out
+    board = [line for line in out if line.startswith("skiff cloud: its board: ")]
+    assert len(board) == 1 and board[0].split(": ")[-1].startswith("http://127.0.0.1:")
     assert out[-1] == f"skiff cloud: job {final['id']} succeeded (exit code 0)"
 
 

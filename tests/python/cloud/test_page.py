@@ -310,6 +310,23 @@ def test_artifacts_download_with_the_token(ada, tmp_path):
     assert pathlib.Path(download.value.path()).read_text() == "forty-two"
 
 
+def test_the_board_button_opens_the_jobs_board(ada, tmp_path):
+    page, client = ada
+    folder = project(tmp_path, {"log.py": "from skiff.board import LogWriter\n"
+                                          "with LogWriter('runs') as w:\n"
+                                          "    w.add_scalar('loss', 0.5, 0)\n"})
+    job = client.wait(client.submit("log.py", directory=folder, board_logdir="runs")["id"],
+                      timeout=60)
+    assert job["state"] == "succeeded", job["log_tail"]
+    page.evaluate(f"location.hash = '#/jobs/{job['id']}'")
+    with page.context.expect_page(timeout=WAIT_MS) as opened:
+        page.locator("#board").click()
+    board = opened.value
+    board.wait_for_url(re.compile(r"http://127\.0\.0\.1:\d+/"), timeout=WAIT_MS)
+    assert board.url == client.board(job["id"])  # the one board the service started
+    board.close()
+
+
 # ------------------------------------------------------------------------ cancel, the list
 def test_cancel_a_long_job_from_its_page(ada, tmp_path, artifacts):
     page, client = ada

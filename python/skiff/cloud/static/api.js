@@ -85,6 +85,11 @@ export function submit(spec, archive, archiveName = 'work.tar.gz') {
   return json('api/jobs', { method: 'POST', body: form });
 }
 
+/** The URL of skiff board on job `id`'s board_logdir (the service starts it on demand). */
+export async function board(id) {
+  return (await json(`api/jobs/${id}/board`, { method: 'POST' })).url;
+}
+
 export async function artifacts(id) {
   return (await json(`api/jobs/${id}/artifacts`)).files;
 }

@@ -28,7 +28,7 @@ function command(spec) {
     .join(' ');
 }
 
-function header(job, onCancel) {
+function header(job, onCancel, onBoard) {
   const active = ACTIVE_STATES.includes(job.state);
   const spec = job.spec;
   const workers = spec.workers[0] === spec.workers[1] ? String(spec.workers[0])
@@ -36,7 +36,9 @@ function header(job, onCancel) {
   return el('section', { className: 'job-header' },
     el('h1', {}, `Job ${job.id}: ${job.name} `, stateBadge(job.state),
       active && el('button', { id: 'cancel', type: 'button', className: 'danger',
-        onclick: onCancel }, 'cancel')),
+        onclick: onCancel }, 'cancel'),
+      spec.board_logdir && el('button', { id: 'board', type: 'button', onclick: onBoard },
+        'board')),
     facts([['user', job.user], ['submitted', formatTime(job.submitted)],
       ['started', formatTime(job.started)], ['finished', formatTime(job.finished)],
       ['run time', duration(job)], ['exit code', job.exit_code], ['reason', job.reason],
@@ -117,12 +119,22 @@ export function show(container, { authFailed }, id) {
     }
     refresh();
   };
+  const openBoard = async () => {
+    const tab = window.open('', '_blank');  // opened now: after the await it is a pop-up
+    try {
+      const url = await api.board(id);
+      if (tab) tab.location = url; else window.location = url;
+    } catch (e) {
+      if (tab) tab.close();
+      report(e);
+    }
+  };
   const refresh = async () => {
     clearTimeout(timer);
     try {
       const job = await api.job(id);
       if (stopped) return;
-      top.replaceChildren(header(job, cancel));
+      top.replaceChildren(header(job, cancel, openBoard));
       events.replaceChildren(timeline(job));
       error.textContent = '';
       if (!final && !ACTIVE_STATES.includes(job.state)) {
