@@ -21,6 +21,7 @@ from aiohttp import web
 from .backend import LocalBackend
 from .boards import BoardError, Boards
 from .service import JobService, Quota, ServiceError
+from .uploads import read_upload
 from .store import FINAL_STATES
 
 __all__ = ["serve", "make_app"]
@@ -31,7 +32,6 @@ _WATCHES = web.AppKey("cloud_watches", dict)
 _BOARDS = web.AppKey("cloud_boards", Boards)
 TICK_SECONDS = 0.05
 KEEPALIVE_SECONDS = 15.0
-MAX_SPEC_BYTES = 1 << 20
 STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 _JOB_FIELDS = ("id", "name", "user", "state", "priority", "slots", "submitted", "started",
                "finished", "exit_code", "reason", "log_tail", "spec")
@@ -155,69 +155,9 @@ async def list_jobs(request):
     return web.json_response({"jobs": [_job_json(j) for j in jobs]})
 
 
-async def _read_upload(request, service):
-    """(spec, archive path or None) of a submit request: JSON (spec only) or multipart
-    (a "spec" part and an optional "archive" part, streamed to disk and bounded)."""
-    limit = service.max_upload
-    if request.content_length is not None and request.content_length > limit + MAX_SPEC_BYTES:
-        raise ServiceError(413, f"the upload is {request.content_length} bytes; the limit is "
-                                f"{limit}")
-    if request.content_type == "application/json":
-        body = await request.content.read(MAX_SPEC_BYTES + 1)
-        if len(body) > MAX_SPEC_BYTES:
-            raise ServiceError(413, f"the job spec is over {MAX_SPEC_BYTES} bytes")
-        return _parse_spec(body), None, None
-    if request.content_type != "multipart/form-data":
-        raise ServiceError(400, "submit a job as application/json (its spec) or "
-                                "multipart/form-data (a 'spec' part and an 'archive' part)")
-    reader = await request.multipart()
-    spec, archive, folder = None, None, None
-    try:
-        while True:
-            part = await reader.next()
-            if part is None:
-                break
-            if part.name == "spec":
-                body = await part.read(decode=False)
-                if len(body) > MAX_SPEC_BYTES:
-                    raise ServiceError(413, f"the job spec is over {MAX_SPEC_BYTES} bytes")
-                spec = _parse_spec(bytes(body))
-            elif part.name == "archive":
-                folder = service.incoming_dir()
-                archive = os.path.join(folder, "upload")
-                size = 0
-                with open(archive, "wb") as f:
-                    while True:
-                        chunk = await part.read_chunk(1 << 20)
-                        if not chunk:
-                            break
-                        size += len(chunk)
-                        if size > limit:
-                            raise ServiceError(413, f"the archive is over the service's "
-                                                    f"limit of {limit} bytes")
-                        f.write(chunk)
-            else:
-                raise ServiceError(400, f"unknown part {part.name!r}; a submit has 'spec' and "
-                                        f"'archive'")
-        if spec is None:
-            raise ServiceError(400, "the submit has no 'spec' part")
-    except BaseException:
-        if folder:
-            shutil.rmtree(folder, ignore_errors=True)
-        raise
-    return spec, archive, folder
-
-
-def _parse_spec(body):
-    try:
-        return json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as e:
-        raise ServiceError(400, f"the job spec is not JSON: {e}") from None
-
-
 async def submit(request):
     service = request.app[_SERVICE]
-    spec, archive, folder = await _read_upload(request, service)
+    spec, archive, folder = await read_upload(request, service)
     try:
         loop = asyncio.get_running_loop()
         prepared = await loop.run_in_executor(None, service.prepare, spec, archive)
@@ -303,29 +243,10 @@ async def stream_log(request):
     return response
 
 
-def _kept_files(service, job):
-    work = os.path.realpath(os.path.join(service.jobdir(job["id"]), "work"))
-    files = []
-    for kept in job["spec"]["keep"]:
-        top = os.path.join(work, kept)
-        if os.path.islink(top) or not os.path.exists(top):
-            continue
-        if os.path.isfile(top):
-            files.append((kept, os.path.getsize(top)))
-            continue
-        for folder, dirs, names in os.walk(top):
-            dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
-            for name in names:
-                path = os.path.join(folder, name)
-                if os.path.isfile(path) and not os.path.islink(path):
-                    files.append((os.path.relpath(path, work), os.path.getsize(path)))
-    return work, sorted(files)
-
-
 async def list_artifacts(request):
     service = request.app[_SERVICE]
     job = service.get(request["user"], _job_id(request))
-    _, files = _kept_files(service, job)
+    _, files = service.kept_files(job)
     return web.json_response({"files": [{"path": p, "size": s} for p, s in files]})
 
 
@@ -333,7 +254,7 @@ async def get_artifact(request):
     service = request.app[_SERVICE]
     job = service.get(request["user"], _job_id(request))
     wanted = request.match_info["path"]
-    work, files = _kept_files(service, job)
+    work, files = service.kept_files(job)
     if wanted not in {p for p, _ in files}:
         raise ServiceError(404, f"job {job['id']} keeps no file {wanted[:200]!r}")
     path = os.path.realpath(os.path.join(work, wanted))

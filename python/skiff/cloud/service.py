@@ -173,6 +173,26 @@ class JobService:
             self.backend.cancel(job["runner"], self.jobdir(job_id))
         return self.store.job(job_id)
 
+    def kept_files(self, job):
+        """(the job's real work folder, [(path, size)] of the regular files under its kept
+        paths, links not followed): what the job's artifacts are."""
+        work = os.path.realpath(os.path.join(self.jobdir(job["id"]), "work"))
+        files = []
+        for kept in job["spec"]["keep"]:
+            top = os.path.join(work, kept)
+            if os.path.islink(top) or not os.path.exists(top):
+                continue
+            if os.path.isfile(top):
+                files.append((kept, os.path.getsize(top)))
+                continue
+            for folder, dirs, names in os.walk(top):
+                dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+                for name in names:
+                    path = os.path.join(folder, name)
+                    if os.path.isfile(path) and not os.path.islink(path):
+                        files.append((os.path.relpath(path, work), os.path.getsize(path)))
+        return work, sorted(files)
+
     def log_index(self, job_id):
         index = self._logs.get(job_id)
         if index is None:
