@@ -144,6 +144,53 @@ class WorkerLogs:
                     state[1] = b""
 
 
+class Usage:
+    """What the job's processes use, sampled from /proc once a second: CPU seconds (those
+    of processes that ended and were waited for included), resident memory now and at its
+    peak, and how many processes run; written to JOBDIR/usage.json (atomically). After the
+    job the last sample stands."""
+
+    PERIOD = 1.0
+
+    def __init__(self, jobdir):
+        self.path = os.path.join(jobdir, "usage.json")
+        self._next = 0.0
+        self._peak_rss = 0
+        self._page = os.sysconf("SC_PAGE_SIZE")
+        self._tick = os.sysconf("SC_CLK_TCK")
+
+    def sample(self, groups, force=False):
+        now = time.monotonic()
+        if not force and now < self._next:
+            return
+        self._next = now + self.PERIOD
+        cpu, rss, count = 0, 0, 0
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) not in groups:  # field 5, the process group
+                continue
+            # utime, stime, and the children's that were waited for (fields 14-17)
+            cpu += sum(int(v) for v in fields[11:15])
+            rss += int(fields[21]) * self._page
+            count += 1
+        if count == 0:
+            return  # they have ended: the last sample stands
+        self._peak_rss = max(self._peak_rss, rss)
+        usage = {"cpu_seconds": round(cpu / self._tick, 2), "rss_mb": round(rss / 2**20, 1),
+                 "peak_rss_mb": round(self._peak_rss / 2**20, 1), "processes": count,
+                 "time": time.time()}
+        tmp = self.path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(usage, f)
+        os.replace(tmp, self.path)
+
+
 def _exit_code(code):
     return code if code >= 0 else 128 - code
 
@@ -179,7 +226,10 @@ def run(jobdir):
     workers = WorkerLogs(plan["worker_logs"], log) if plan.get("worker_logs") else None
     deadline = time.monotonic() + plan["max_run_time"]
     stopping_since = None
+    usage = Usage(jobdir)
+    groups = {p.pid for p in processes}
     while any(p.poll() is None for p in processes):
+        usage.sample(groups)
         if workers:
             workers.poll()
         if os.path.exists(cancel_file):

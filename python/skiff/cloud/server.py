@@ -171,7 +171,9 @@ async def submit(request):
 async def get_job(request):
     service = request.app[_SERVICE]
     job = service.get(request["user"], _job_id(request))
-    return web.json_response(_job_json(job, service.store.events(job["id"])))
+    out = _job_json(job, service.store.events(job["id"]))
+    out["usage"] = service.usage(job["id"])
+    return web.json_response(out)
 
 
 async def cancel_job(request):

@@ -8,6 +8,7 @@ Queue order: priority (high first), then submission. A job waits while starting 
 pass its user's quota (running jobs, slots); those jobs do not hold up other users'. A job
 that does not fit the free slots holds up the jobs behind it (no small job overtakes a
 big one for ever)."""
+import json
 import os
 import shutil
 import tempfile
@@ -192,6 +193,14 @@ class JobService:
                     if os.path.isfile(path) and not os.path.islink(path):
                         files.append((os.path.relpath(path, work), os.path.getsize(path)))
         return work, sorted(files)
+
+    def usage(self, job_id):
+        """The job's last resource sample (its runner's usage.json), or None."""
+        try:
+            with open(os.path.join(self.jobdir(job_id), "usage.json")) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None
 
     def log_index(self, job_id):
         index = self._logs.get(job_id)

@@ -74,6 +74,18 @@ def test_a_job_runs_through_its_states_and_its_output_comes_back(service, tmp_pa
     assert [j["id"] for j in c.jobs()] == [job["id"]]
 
 
+def test_a_jobs_resource_use_is_sampled(service, tmp_path):
+    c = service.client("ada")
+    folder = project(tmp_path, {"busy.py": "import time\nblock = bytearray(64 << 20)\n"
+                                           "end = time.process_time() + 1.5\n"
+                                           "while time.process_time() < end: pass\n"})
+    job = c.wait(c.submit("busy.py", directory=folder)["id"], timeout=60)
+    usage = c.job(job["id"])["usage"]
+    assert usage["cpu_seconds"] >= 1.0, usage      # the last sample stands after the job
+    assert usage["peak_rss_mb"] >= 64, usage
+    assert usage["processes"] >= 1
+
+
 def test_a_failing_job_keeps_its_exit_code_and_the_tail_of_its_log(service, tmp_path):
     c = service.client("ada")
     folder = project(tmp_path, {"fail.py": "import sys\nfor i in range(40): print('line', i)\n"

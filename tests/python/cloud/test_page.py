@@ -289,12 +289,16 @@ def test_submit_a_script_and_follow_its_log_live(ada, tmp_path, artifacts):
 
 def test_a_failed_job_shows_its_exit_code_reason_and_tail(ada, tmp_path):
     page, client = ada
-    folder = project(tmp_path, {"fail.py": "print('about to fail')\nraise SystemExit(3)\n"})
+    folder = project(tmp_path, {"fail.py": "import time\nprint('about to fail')\n"
+                                           "time.sleep(1.5)\nraise SystemExit(3)\n"})
     job = client.submit("fail.py", directory=folder)
     page.evaluate(f"location.hash = '#/jobs/{job['id']}'")
     page.locator(".job-header .state-failed").wait_for()
     assert page.locator('[data-fact="exit code"]').inner_text() == "3"
     assert "about to fail" in page.locator("#log-tail").inner_text()
+    resources = page.locator('[data-fact="resources"]').inner_text()  # the runner's sample
+    assert re.match(r"\d+\.\d s of CPU, [\d.]+ MB now \(peak [\d.]+ MB\), 1 process$",
+                    resources), resources
 
 
 def test_artifacts_download_with_the_token(ada, tmp_path):

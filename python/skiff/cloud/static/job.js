@@ -28,6 +28,13 @@ function command(spec) {
     .join(' ');
 }
 
+/** What the job's processes use (sampled by its runner once a second), or nothing yet. */
+function usage(u) {
+  if (!u) return null;
+  return `${u.cpu_seconds.toFixed(1)} s of CPU, ${u.rss_mb} MB now (peak ${u.peak_rss_mb} MB),` +
+    ` ${u.processes} process${u.processes === 1 ? '' : 'es'}`;
+}
+
 function header(job, onCancel, onBoard) {
   const active = ACTIVE_STATES.includes(job.state);
   const spec = job.spec;
@@ -46,7 +53,8 @@ function header(job, onCancel, onBoard) {
       ['workers × processes', `${workers} × ${spec.nproc}`], ['priority', job.priority],
       ['max run time', formatDuration(spec.max_run_time)],
       ['env', Object.entries(spec.env).map(([k, v]) => `${k}=${v}`).join(' ')],
-      ['keeps', spec.keep.join(', ')]]),
+      ['keeps', spec.keep.join(', ')],
+      ['resources', usage(job.usage)]]),
     job.state === 'failed' && job.log_tail && el('details', { open: true, className: 'tail' },
       el('summary', {}, 'the end of the log'), el('pre', { id: 'log-tail' }, job.log_tail)));
 }
