@@ -2,7 +2,6 @@
 each rank its share of every batch of 64) on the first 4096 Fashion-MNIST training images
 for argv[1] steps with Adam; rank 0 prints the loss every 10 steps and logs it for skiff
 board under runs/. Run by the job service's tests as `skiff cloud submit`'s program."""
-import os
 import sys
 
 import numpy as np
