@@ -91,34 +91,49 @@ def free_port():
         return s.getsockname()[1]
 
 
-def ray_first_line(folder, reps):
-    from ray.job_submission import JobSubmissionClient  # noqa: PLC0415  (optional peer)
-    port, dash = free_port(), free_port()
-    temp = tempfile.mkdtemp(prefix="rayb")
-    ray = os.path.join(os.path.dirname(sys.executable), "ray")
-    subprocess.run([ray, "start", "--head", f"--port={port}", "--node-ip-address=127.0.0.1",
-                    "--dashboard-host=127.0.0.1", f"--dashboard-port={dash}", "--num-cpus=2",
-                    "--include-dashboard=true", f"--temp-dir={temp}", "--disable-usage-stats"],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        client = JobSubmissionClient(f"http://127.0.0.1:{dash}")
+class RayHead:
+    """A local Ray head (dashboard and job server on 127.0.0.1) for the peer's rows."""
+
+    def __enter__(self):
+        from ray.job_submission import JobSubmissionClient  # noqa: PLC0415  (optional peer)
+        self.ray = os.path.join(os.path.dirname(sys.executable), "ray")
+        port, dash = free_port(), free_port()
+        self.temp = tempfile.mkdtemp(prefix="rayb")
+        subprocess.run([self.ray, "start", "--head", f"--port={port}",
+                        "--node-ip-address=127.0.0.1", "--dashboard-host=127.0.0.1",
+                        f"--dashboard-port={dash}", "--num-cpus=2", "--include-dashboard=true",
+                        f"--temp-dir={self.temp}", "--disable-usage-stats"],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.client = JobSubmissionClient(f"http://127.0.0.1:{dash}")
         deadline = time.monotonic() + 60
         while True:  # the dashboard's job server comes up after the head
             try:
-                client.list_jobs()
-                break
+                self.client.list_jobs()
+                return self
             except Exception:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.5)
+
+    def submit(self, folder):
+        return self.client.submit_job(entrypoint=f"{sys.executable} job.py",
+                                      runtime_env={"working_dir": folder})
+
+    def __exit__(self, *exc):
+        subprocess.run([self.ray, "stop", "--force"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        shutil.rmtree(self.temp, ignore_errors=True)
+
+
+def ray_first_line(folder, reps):
+    with RayHead() as head:
         times = []
         for _ in range(reps):
             start = time.perf_counter()
-            job = client.submit_job(entrypoint=f"{sys.executable} job.py",
-                                    runtime_env={"working_dir": folder})
+            job = head.submit(folder)
 
             async def first(job_id):
-                async for chunk in client.tail_job_logs(job_id):
+                async for chunk in head.client.tail_job_logs(job_id):
                     if "first line" in chunk:
                         return time.perf_counter() - start
                 return None
@@ -127,10 +142,39 @@ def ray_first_line(folder, reps):
             if took is not None:
                 times.append(took)
         return times
-    finally:
-        subprocess.run([ray, "stop", "--force"], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
-        shutil.rmtree(temp, ignore_errors=True)
+
+
+def ray_stream(folder, followers):
+    """[lines, first, end] of each of ``followers`` tails of a Ray job's log
+    (tail_job_logs)."""
+    with RayHead() as head:
+        job = head.submit(folder)
+        counters = [[0, None, None] for _ in range(followers)]
+
+        def follow(counter):
+            async def count():
+                async for chunk in head.client.tail_job_logs(job):
+                    if counter[1] is None and chunk:
+                        counter[1] = time.perf_counter()
+                    counter[0] += chunk.count("\n")
+            asyncio.run(count())
+            counter[2] = time.perf_counter()
+
+        threads = [threading.Thread(target=follow, args=(c,)) for c in counters]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return counters
+
+
+def _ray_installed():
+    try:
+        import ray  # noqa: F401,PLC0415  (optional peer)
+    except ImportError:
+        print("Ray is not installed (requirements/bench.txt): its rows are skipped", flush=True)
+        return False
+    return True
 
 
 def part_first_line(args, work):
@@ -146,12 +190,7 @@ def part_first_line(args, work):
         service.stop()
     result("first_line", "skiff_median", statistics.median(times) * 1000, "ms")
     result("first_line", "skiff_best", min(times) * 1000, "ms")
-    if args.no_ray:
-        return
-    try:
-        import ray  # noqa: F401,PLC0415  (optional peer)
-    except ImportError:
-        print("first_line: Ray is not installed (requirements/bench.txt); skipped", flush=True)
+    if args.no_ray or not _ray_installed():
         return
     times = ray_first_line(folder, args.reps)
     result("first_line", "ray_median", statistics.median(times) * 1000, "ms")
@@ -160,21 +199,31 @@ def part_first_line(args, work):
 
 def _sse_lines(url, token, counter):
     """Counts the log lines of a stream (its "data: " fields, one per line), reading in
-    large chunks so that the counting costs the benchmark little."""
+    large chunks so that the counting costs the benchmark little; counter = [lines, time
+    of the first line, time of the end]."""
     request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
     tail = b""
     with urllib.request.urlopen(request, timeout=600) as response:
         while True:
             chunk = response.read1(1 << 20)
             if not chunk:
-                return
+                break
+            if counter[1] is None and b"data: " in chunk:
+                counter[1] = time.perf_counter()
             data = tail + chunk
             counter[0] += data.count(b"\ndata: ") + data.startswith(b"data: ")
             if b"event: end" in data:
                 counter[0] -= 1  # the end event's own data field
-                return
+                break
             tail = data[-7:]
             counter[0] -= tail.count(b"\ndata: ")  # counted again with the next chunk
+    counter[2] = time.perf_counter()
+
+
+def _rate(counters):
+    """Lines/s of the slowest follower, from its first line to its last (a job's start
+    is not the stream's)."""
+    return min(c[0] / (c[2] - c[1]) for c in counters)
 
 
 def part_stream(args, work):
@@ -188,24 +237,30 @@ def part_stream(args, work):
         for followers in [int(n) for n in args.followers.split(",")]:
             job = service.client.submit("job.py", directory=folder)
             url = f"{service.url}/api/jobs/{job['id']}/log/stream"
-            counters = [[0] for _ in range(followers)]
+            counters = [[0, None, None] for _ in range(followers)]
             threads = [threading.Thread(target=_sse_lines, args=(url, service.token, c))
                        for c in counters]
-            start = time.perf_counter()
             for t in threads:
                 t.start()
             for t in threads:
                 t.join()
-            took = time.perf_counter() - start
             got = [c[0] for c in counters]
             assert all(g == args.lines for g in got), (got, args.lines)
-            result("stream", f"skiff_{followers}_followers_lines_per_s_each", got[0] / took,
-                   "lines/s")
+            rate = _rate(counters)
+            result("stream", f"skiff_{followers}_followers_lines_per_s_each", rate, "lines/s")
             result("stream", f"skiff_{followers}_followers_total_mb_per_s",
-                   followers * got[0] * 101 / took / 1e6, "MB/s")
+                   followers * rate * 101 / 1e6, "MB/s")
         result("stream", "skiff_service_peak_rss", service.peak_rss_mb(), "MB")
     finally:
         service.stop()
+    if args.no_ray or not _ray_installed():
+        return
+    for followers in [int(n) for n in args.followers.split(",")]:
+        counters = ray_stream(folder, followers)
+        result("stream", f"ray_{followers}_followers_lines_per_s_each", _rate(counters),
+               "lines/s")
+        result("stream", f"ray_{followers}_followers_lines_received_min",
+               min(c[0] for c in counters), "lines")
 
 
 def part_list(args, work):
