@@ -70,7 +70,9 @@ def _read_exit(jobdir):
 class LocalBackend(Backend):
     """Runs each job on this machine under a runner process (runner.py) in a session of
     its own: one worker of one process runs the program itself; more run it through
-    ``skiff launch`` (its workers' logs read back rank by rank)."""
+    ``skiff launch`` (its workers' logs read back rank by rank); an elastic job (workers
+    MIN:MAX) runs MIN launchers meeting in an etcd the runner starts for it, whose worlds
+    become the job's membership events."""
 
     name = "local"
 
@@ -87,9 +89,6 @@ class LocalBackend(Backend):
         spec = job["spec"]
         work = os.path.join(jobdir, "work")
         low, high = spec["workers"]
-        if low != high:
-            raise ValueError(f"workers {low}:{high}: the local backend runs a fixed number "
-                             f"of workers (elastic jobs come with the autoscaler)")
         env = dict(spec["env"])
         env["SKIFF_CLOUD_JOB"] = str(job["id"])
         env["PYTHONUNBUFFERED"] = "1"
@@ -98,19 +97,25 @@ class LocalBackend(Backend):
         program = (["-m", spec["module"]] if "module" in spec
                    else [os.path.join(work, spec["script"])])
         processes = low * spec["nproc"]
-        if processes == 1:
+        etcd_job = None
+        if low != high:
+            program = self._launcher_program(spec, jobdir, program)
+            worker_logs, etcd_job = os.path.join(jobdir, "workers"), f"cloud-{job['id']}"
+            # MIN launchers (agents), each with its processes, meeting in the job's etcd;
+            # the job may grow to MAX as more join (issue 29's autoscaler adds them)
+            commands = [[sys.executable, "-u", "-m", "skiff.distributed.launch",
+                         "--nnodes", f"{low}:{high}", "--nproc_per_node", str(spec["nproc"]),
+                         "--etcd", "{etcd}", "--job_id", etcd_job,
+                         "--log_dir", os.path.join(worker_logs, f"agent{k}"), "--no_echo",
+                         *program, *spec["args"]] for k in range(low)]
+            prefixes = [f"[launch {k}] " for k in range(low)]
+        elif processes == 1:
             env.update({"SKIFF_RANK": "0", "SKIFF_WORLD_SIZE": "1", "SKIFF_LOCAL_RANK": "0",
                         "PADDLE_TRAINER_ID": "0", "PADDLE_TRAINERS_NUM": "1"})
             commands = [[sys.executable, "-u", *program, *spec["args"]]]
             prefixes, worker_logs = ["[rank 0] "], None
         else:
-            if "module" in spec:  # the launcher runs a script: one that runs the module
-                shim = os.path.join(jobdir, "run_module.py")
-                with open(shim, "w") as f:
-                    f.write(f"import os, runpy, sys\nsys.path.insert(0, os.getcwd())\n"
-                            f"runpy.run_module({spec['module']!r}, run_name='__main__', "
-                            f"alter_sys=True)\n")
-                program = [shim]
+            program = self._launcher_program(spec, jobdir, program)
             worker_logs = os.path.join(jobdir, "workers")
             commands = [[sys.executable, "-u", "-m", "skiff.distributed.launch",
                          "--nproc_per_node", str(processes), "--log_dir", worker_logs,
@@ -118,8 +123,21 @@ class LocalBackend(Backend):
                          *spec["args"]]]
             prefixes = ["[launch] "]
         return {"commands": commands, "prefixes": prefixes, "worker_logs": worker_logs,
-                "env": env, "cwd": work, "max_run_time": spec["max_run_time"],
-                "log_limit": self.log_limit, "line_limit": self.line_limit}
+                "etcd_job": etcd_job, "env": env, "cwd": work,
+                "max_run_time": spec["max_run_time"], "log_limit": self.log_limit,
+                "line_limit": self.line_limit}
+
+    @staticmethod
+    def _launcher_program(spec, jobdir, program):
+        """What skiff launch runs: the script, or for a module a script that runs it."""
+        if "module" not in spec:
+            return program
+        shim = os.path.join(jobdir, "run_module.py")
+        with open(shim, "w") as f:
+            f.write(f"import os, runpy, sys\nsys.path.insert(0, os.getcwd())\n"
+                    f"runpy.run_module({spec['module']!r}, run_name='__main__', "
+                    f"alter_sys=True)\n")
+        return [shim]
 
     def start(self, job, jobdir):
         with open(os.path.join(jobdir, "run.json"), "w") as f:

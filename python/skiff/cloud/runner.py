@@ -8,6 +8,9 @@ It reads JOBDIR/run.json:
     {"commands": [[argv...], ...],   # started together, each in a process group of its own
      "prefixes": ["[launch] ", ...], # put before each line a command prints
      "worker_logs": "DIR" | null,    # the launcher's workerlog.RANK files: "[rank R] " lines
+                                     # (DIR/agentK/workerlog.L: "[worker K.L] ")
+     "etcd_job": "NAME" | null,      # an elastic job: an etcd started for it ("{etcd}" in
+                                     # the commands: its endpoint) and its worlds followed
      "env": {...}, "cwd": "DIR", "max_run_time": S,
      "log_limit": BYTES, "line_limit": BYTES}
 
@@ -18,13 +21,17 @@ so), and at the end JOBDIR/exit.json: {"exit_code", "reason", "cancelled", "fini
 JOBDIR/cancel (or SIGTERM) cancels the job: the commands' process groups get SIGTERM, then
 SIGKILL after a grace period. A file, because a cancel may come before this process has
 set up its signal handlers, or while the service that asked is restarting."""
+import base64
 import json
 import os
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
+import urllib.request
 
 GRACE_SECONDS = 10.0
 CUT_RESERVE = 256  # bytes of the log kept for the line that says it was cut
@@ -110,17 +117,27 @@ class WorkerLogs:
 
     def __init__(self, folder, log):
         self.folder, self.log = folder, log
-        self._files = {}  # rank -> [offset, partial bytes]
+        self._files = {}  # prefix -> [offset, partial bytes]
+
+    def _logs(self):
+        """(prefix, path) of every worker log: DIR/workerlog.RANK ("[rank R] "), or for an
+        elastic job's launchers DIR/agentK/workerlog.L ("[worker K.L] ")."""
+        found = []
+        for folder, _, names in os.walk(self.folder):
+            agent = os.path.relpath(folder, self.folder)
+            for name in names:
+                if not name.startswith("workerlog.") or not name[10:].isdigit():
+                    continue
+                prefix = (f"[rank {name[10:]}] " if agent == "." else
+                          f"[worker {agent.removeprefix('agent')}.{name[10:]}] ")
+                found.append((prefix, os.path.join(folder, name)))
+        return sorted(found)
 
     def poll(self, final=False):
         if not os.path.isdir(self.folder):
             return
-        for name in sorted(os.listdir(self.folder)):
-            if not name.startswith("workerlog.") or not name[10:].isdigit():
-                continue
-            rank = int(name[10:])
-            state = self._files.setdefault(rank, [0, b""])
-            path = os.path.join(self.folder, name)
+        for prefix, path in self._logs():
+            state = self._files.setdefault(prefix, [0, b""])
             try:
                 size = os.path.getsize(path)
                 if size < state[0]:
@@ -136,11 +153,11 @@ class WorkerLogs:
             lines = (state[1] + chunk).split(b"\n")
             state[1] = lines.pop()
             if lines:
-                self.log.lines(f"[rank {rank}] ", lines)
+                self.log.lines(prefix, lines)
         if final:
-            for rank, state in sorted(self._files.items()):
+            for prefix, state in sorted(self._files.items()):
                 if state[1]:
-                    self.log.line(f"[rank {rank}] ", state[1])
+                    self.log.line(prefix, state[1])
                     state[1] = b""
 
 
@@ -191,6 +208,106 @@ class Usage:
         os.replace(tmp, self.path)
 
 
+class Etcd:
+    """An etcd server for one elastic job (Debian's etcd-server), on free 127.0.0.1 ports,
+    its data under JOBDIR/etcd; the job's launchers and workers meet there."""
+
+    def __init__(self, jobdir, timeout=20.0):
+        binary = shutil.which("etcd")
+        if binary is None:
+            raise OSError("no etcd binary for the elastic job (Debian's etcd-server)")
+        client, peer = _free_port(), _free_port()
+        self.endpoint = f"127.0.0.1:{client}"
+        url, peer_url = f"http://{self.endpoint}", f"http://127.0.0.1:{peer}"
+        with open(os.path.join(jobdir, "etcd.log"), "ab") as log:
+            self.process = subprocess.Popen(
+                [binary, "--name", "job", "--data-dir", os.path.join(jobdir, "etcd"),
+                 "--listen-client-urls", url, "--advertise-client-urls", url,
+                 "--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url,
+                 "--initial-cluster", f"job={peer_url}", "--log-level", "error"],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log, process_group=0)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/health", timeout=1) as r:
+                    if json.load(r).get("health") == "true":
+                        return
+            except (OSError, ValueError):
+                pass
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise OSError(f"etcd did not start on {self.endpoint} (JOBDIR/etcd.log)")
+            time.sleep(0.05)
+
+    def range(self, prefix):
+        """{key: value} of the keys under ``prefix`` (etcd's JSON gateway)."""
+        end = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+        body = json.dumps({"key": base64.b64encode(prefix.encode()).decode(),
+                           "range_end": base64.b64encode(end.encode()).decode()}).encode()
+        request = urllib.request.Request(f"http://{self.endpoint}/v3/kv/range", data=body,
+                                         method="POST")
+        with urllib.request.urlopen(request, timeout=2) as r:
+            kvs = json.load(r).get("kvs", [])
+        return {base64.b64decode(kv["key"]).decode(): base64.b64decode(kv.get("value", ""))
+                for kv in kvs}
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+class Membership:
+    """The worlds an elastic job forms (its workers' /skiff/JOB/world/EPOCH keys, read
+    twice a second): each new one is a log line and an event in JOBDIR/events.jsonl, which
+    the service turns into the job's membership events."""
+
+    PERIOD = 0.5
+
+    def __init__(self, etcd, job_key, jobdir, log):
+        self.etcd, self.prefix, self.log = etcd, f"/skiff/{job_key}/world/", log
+        self.path = os.path.join(jobdir, "events.jsonl")
+        self.seen, self.size, self._next = set(), None, 0.0
+
+    def poll(self):
+        if time.monotonic() < self._next:
+            return
+        self._next = time.monotonic() + self.PERIOD
+        try:
+            worlds = self.etcd.range(self.prefix)
+        except (OSError, ValueError):
+            return
+        for key in sorted(worlds, key=lambda k: int(k.rsplit("/", 1)[1])):
+            epoch = int(key.rsplit("/", 1)[1])
+            if epoch in self.seen:
+                continue
+            self.seen.add(epoch)
+            try:
+                members = json.loads(worlds[key])
+            except ValueError:
+                members = []
+            change = "formed" if self.size is None else (
+                "grew" if len(members) > self.size else
+                "shrank" if len(members) < self.size else "re-formed")
+            self.size = len(members)
+            self.log.line("[skiff cloud] ", f"world {epoch} {change}: {len(members)} "
+                                            f"workers".encode())
+            with open(self.path, "a") as f:
+                f.write(json.dumps({"time": time.time(), "kind": "membership",
+                                    "detail": {"epoch": epoch, "workers": len(members),
+                                               "change": change}}) + "\n")
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def _exit_code(code):
     return code if code >= 0 else 128 - code
 
@@ -206,10 +323,16 @@ def run(jobdir):
     env.update(plan["env"])
     processes, copiers = [], []
     reason = None
+    etcd = membership = None
     try:
         if os.path.exists(os.path.join(jobdir, "cancel")):
             raise InterruptedError("cancelled before it started")
+        if plan.get("etcd_job"):
+            etcd = Etcd(jobdir)
+            membership = Membership(etcd, plan["etcd_job"], jobdir, log)
         for argv, prefix in zip(plan["commands"], plan["prefixes"]):
+            if etcd:
+                argv = [a.replace("{etcd}", etcd.endpoint) for a in argv]
             p = subprocess.Popen(argv, cwd=plan["cwd"], env=env, stdin=subprocess.DEVNULL,
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                  process_group=0)
@@ -230,6 +353,8 @@ def run(jobdir):
     groups = {p.pid for p in processes}
     while any(p.poll() is None for p in processes):
         usage.sample(groups)
+        if membership:
+            membership.poll()
         if workers:
             workers.poll()
         if os.path.exists(cancel_file):
@@ -256,6 +381,8 @@ def run(jobdir):
         t.join(timeout=5)
     if workers:
         workers.poll(final=True)
+    if etcd:
+        etcd.stop()
     codes = [_exit_code(p.returncode) for p in processes]
     code = next((c for c in codes if c != 0), 0) if codes else 1
     if cancelled.is_set() and reason is None:

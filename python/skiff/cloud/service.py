@@ -75,6 +75,7 @@ class JobService:
         self.quota = quota or Quota()
         self.max_upload, self.max_unpacked = max_upload, max_unpacked
         self._logs = {}  # job id -> LogIndex
+        self._runner_events = {}  # job id -> events.jsonl lines already in the store
         self._clear_incoming()
 
     def close(self):
@@ -230,6 +231,8 @@ class JobService:
             if job["runner"] is None:
                 continue
             result = self.backend.poll(job["runner"], self.jobdir(job["id"]))
+            if self._take_runner_events(job["id"]):
+                changed.append(job["id"])
             if result is not None:
                 self._finish(job, result)
                 changed.append(job["id"])
@@ -238,6 +241,27 @@ class JobService:
             self._start(job)
             changed.append(job["id"])
         return changed
+
+    def _take_runner_events(self, job_id):
+        """Stores the events the job's runner wrote (events.jsonl: an elastic job's
+        membership changes) that the store does not hold yet; True if there were any."""
+        path = os.path.join(self.jobdir(job_id), "events.jsonl")
+        if not os.path.exists(path):
+            return False
+        seen = self._runner_events.get(job_id)
+        if seen is None:  # after a restart: what an earlier run of the service stored
+            seen = self.store.count_events(job_id, "membership")
+        with open(path) as f:
+            lines = f.readlines()
+        added = 0
+        for line in lines[seen:]:
+            if not line.endswith("\n"):
+                break  # the runner is writing it
+            event = json.loads(line)
+            self.store.add_event(job_id, event["kind"], event["detail"], event["time"])
+            added += 1
+        self._runner_events[job_id] = seen + added
+        return added > 0
 
     def _start(self, job):
         self.store.set_state(job["id"], "starting")

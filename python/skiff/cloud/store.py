@@ -246,9 +246,13 @@ class Store:
             self._db.execute("UPDATE jobs SET runner = ? WHERE id = ?",
                              (json.dumps(runner), job_id))
 
-    def add_event(self, job_id, kind, detail):
+    def add_event(self, job_id, kind, detail, when=None):
         with self._transaction():
-            self._event(job_id, kind, detail, time.time())
+            self._event(job_id, kind, detail, time.time() if when is None else when)
+
+    def count_events(self, job_id, kind):
+        return self._db.execute("SELECT COUNT(*) FROM events WHERE job = ? AND kind = ?",
+                                (job_id, kind)).fetchone()[0]
 
     def _event(self, job_id, kind, detail, when):
         self._db.execute("INSERT INTO events(job, time, kind, detail) VALUES (?, ?, ?, ?)",

@@ -68,6 +68,9 @@ function timeline(job) {
         detail.reason ? ` — ${detail.reason}` : ''];
     } else if (kind === 'note') {
       what = detail.text;
+    } else if (kind === 'membership') {  // an elastic job's world (its runner saw it form)
+      what = `world ${detail.epoch} ${detail.change}: ${detail.workers} worker` +
+        (detail.workers === 1 ? '' : 's');
     } else {
       what = `${kind}: ${JSON.stringify(detail)}`;
     }
