@@ -91,6 +91,8 @@ class LocalBackend(Backend):
         low, high = spec["workers"]
         env = dict(spec["env"])
         env["SKIFF_CLOUD_JOB"] = str(job["id"])
+        # each process computes with the CPUs its slots hold (skiff's kernels, numpy, ...)
+        env.setdefault("OMP_NUM_THREADS", str(spec["cpus"]))
         env["PYTHONUNBUFFERED"] = "1"
         path = os.environ.get("PYTHONPATH", "")
         env["PYTHONPATH"] = _PACKAGE_PARENT + (os.pathsep + path if path else "")

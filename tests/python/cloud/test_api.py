@@ -58,10 +58,11 @@ def raw_request(service, method, path, body=b"", headers=None):
 def test_a_job_runs_through_its_states_and_its_output_comes_back(service, tmp_path):
     c = service.client("ada")
     folder = project(tmp_path, {"train.py": "import sys, os\nprint('hello', sys.argv[1:])\n"
-                                            "print('job', os.environ['SKIFF_CLOUD_JOB'])\n"
+                                            "print('job', os.environ['SKIFF_CLOUD_JOB'],"
+                                            " os.environ['OMP_NUM_THREADS'])\n"
                                             "sys.exit(0)\n",
                                 "data/x.txt": "1"})
-    job = c.submit("train.py", args=["--lr", "0.1", "a b; rm -rf /"], directory=folder)
+    job = c.submit("train.py", args=["--lr", "0.1", "a b; rm -rf /"], directory=folder, cpus=2)
     assert job["state"] == "queued" and job["user"] == "ada"
     done = c.wait(job["id"], timeout=60)
     assert done["state"] == "succeeded" and done["exit_code"] == 0
@@ -70,7 +71,7 @@ def test_a_job_runs_through_its_states_and_its_output_comes_back(service, tmp_pa
     lines = [text for _, text in c.log(job["id"])["lines"]]
     # arguments reach the program as given, never through a shell
     assert lines == ["[rank 0] hello ['--lr', '0.1', 'a b; rm -rf /']",
-                     f"[rank 0] job {job['id']}"]
+                     f"[rank 0] job {job['id']} 2"]
     assert [j["id"] for j in c.jobs()] == [job["id"]]
 
 
