@@ -14,11 +14,11 @@ import asyncio
 import concurrent.futures
 import logging
 import os
-import signal
 import threading
 
 from aiohttp import web
 
+from ..utils.serving import serve_until_stopped, start_site
 from .api import ENDPOINTS, ApiError, BoardState
 
 __all__ = ["serve", "start_in_thread", "make_app", "STATIC_DIR", "plotly_js_path"]
@@ -119,42 +119,18 @@ def make_app(logdir, reload_interval=1.0, static_dir=None, worker_threads=8):
 
 async def _start(logdir, host, port, **options):
     """Starts serving; returns (runner, url)."""
-    runner = web.AppRunner(make_app(logdir, **options), access_log=None,
-                           max_line_size=MAX_REQUEST_LINE, handle_signals=False)
-    await runner.setup()
-    try:
-        await web.TCPSite(runner, host, port).start()
-    except BaseException:
-        await runner.cleanup()
-        raise
-    bound_host, bound_port = runner.addresses[0][:2]
-    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
-    return runner, f"http://{shown}:{bound_port}/"
+    return await start_site(make_app(logdir, **options), host, port,
+                            max_line_size=MAX_REQUEST_LINE)
 
 
 def serve(logdir, host="127.0.0.1", port=8040, reload_interval=1.0, static_dir=None,
           on_ready=None):
     """Serves ``logdir`` until Ctrl-C or SIGTERM; prints the URL (port 0 picks a free
     one) and calls ``on_ready(url)`` when given. Raises OSError if the port is taken."""
-
-    async def main():
-        runner, url = await _start(logdir, host, port, reload_interval=reload_interval,
-                                   static_dir=static_dir)
-        done = asyncio.Event()
-        if threading.current_thread() is threading.main_thread():
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, done.set)
-        print(f"skiff board: serving {os.path.abspath(logdir)} at {url}", flush=True)
-        if on_ready:
-            on_ready(url)
-        try:
-            await done.wait()
-        finally:
-            await runner.cleanup()
-
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        pass
+    serve_until_stopped(make_app(logdir, reload_interval=reload_interval,
+                                 static_dir=static_dir),
+                        host, port, f"skiff board: serving {os.path.abspath(logdir)}",
+                        on_ready=on_ready, max_line_size=MAX_REQUEST_LINE)
 
 
 def start_in_thread(logdir, host="127.0.0.1", port=0, timeout=30.0, **options):

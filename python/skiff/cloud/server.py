@@ -14,10 +14,10 @@ import json
 import logging
 import os
 import shutil
-import signal
 
 from aiohttp import web
 
+from ..utils.serving import serve_until_stopped
 from .backend import LocalBackend
 from .boards import BoardError, Boards
 from .service import JobService, Quota, ServiceError
@@ -342,26 +342,8 @@ def serve(root, host="127.0.0.1", port=8050, slots=None, quota=None, max_upload=
     service = JobService(root, LocalBackend(slots=slots, **limits), quota=quota or Quota(),
                          **options)
 
-    async def main():
-        runner = web.AppRunner(make_app(service), access_log=None)
-        await runner.setup()
-        site = web.TCPSite(runner, host, port)
-        await site.start()
-        bound = site._server.sockets[0].getsockname()[1]
-        url = f"http://{host}:{bound}"
-        done = asyncio.Event()
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, done.set)
-        print(f"skiff cloud: serving {service.root} at {url}", flush=True)
-        if on_ready:
-            on_ready(url)
-        try:
-            await done.wait()
-        finally:
-            await runner.cleanup()
-
     try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        pass
+        serve_until_stopped(make_app(service), host, port,
+                            f"skiff cloud: serving {service.root}", on_ready=on_ready)
     finally:
         service.close()
