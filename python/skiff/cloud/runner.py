@@ -24,6 +24,7 @@ set up its signal handlers, or while the service that asked is restarting."""
 import base64
 import json
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -165,14 +166,14 @@ class Usage:
     """What the job's processes use, sampled from /proc once a second: CPU seconds (those
     of processes that ended and were waited for included), resident memory now and at its
     peak, and how many processes run; written to JOBDIR/usage.json (atomically). After the
-    job the last sample stands."""
+    job, its totals (finish)."""
 
     PERIOD = 1.0
 
     def __init__(self, jobdir):
         self.path = os.path.join(jobdir, "usage.json")
         self._next = 0.0
-        self._peak_rss = 0
+        self._peak_rss, self._cpu = 0, 0.0
         self._page = os.sysconf("SC_PAGE_SIZE")
         self._tick = os.sysconf("SC_CLK_TCK")
 
@@ -197,9 +198,22 @@ class Usage:
             rss += int(fields[21]) * self._page
             count += 1
         if count == 0:
-            return  # they have ended: the last sample stands
+            return  # they have ended: finish() writes the last sample
         self._peak_rss = max(self._peak_rss, rss)
-        usage = {"cpu_seconds": round(cpu / self._tick, 2), "rss_mb": round(rss / 2**20, 1),
+        self._write(cpu / self._tick, rss, count)
+
+    def finish(self):
+        """The job's totals once every process was waited for: the CPU time and largest
+        resident size the kernel counted for this runner's children (and theirs that they
+        waited for), which no sample can miss."""
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = max(children.ru_utime + children.ru_stime, self._cpu)
+        self._peak_rss = max(self._peak_rss, children.ru_maxrss * 1024)
+        self._write(cpu, 0, 0)
+
+    def _write(self, cpu, rss, count):
+        self._cpu = cpu
+        usage = {"cpu_seconds": round(cpu, 2), "rss_mb": round(rss / 2**20, 1),
                  "peak_rss_mb": round(self._peak_rss / 2**20, 1), "processes": count,
                  "time": time.time()}
         tmp = self.path + ".tmp"
@@ -379,6 +393,8 @@ def run(jobdir):
         time.sleep(POLL_SECONDS)
     for t in copiers:
         t.join(timeout=5)
+    if processes:
+        usage.finish()
     if workers:
         workers.poll(final=True)
     if etcd:

@@ -82,9 +82,9 @@ def test_a_jobs_resource_use_is_sampled(service, tmp_path):
                                            "while time.process_time() < end: pass\n"})
     job = c.wait(c.submit("busy.py", directory=folder)["id"], timeout=60)
     usage = c.job(job["id"])["usage"]
-    assert usage["cpu_seconds"] >= 1.0, usage      # the last sample stands after the job
+    assert usage["cpu_seconds"] >= 1.4, usage      # the job's totals once it ended
     assert usage["peak_rss_mb"] >= 64, usage
-    assert usage["processes"] >= 1
+    assert usage["processes"] == 0
 
 
 def test_a_failing_job_keeps_its_exit_code_and_the_tail_of_its_log(service, tmp_path):

@@ -31,7 +31,9 @@ function command(spec) {
 /** What the job's processes use (sampled by its runner once a second), or nothing yet. */
 function usage(u) {
   if (!u) return null;
-  return `${u.cpu_seconds.toFixed(1)} s of CPU, ${u.rss_mb} MB now (peak ${u.peak_rss_mb} MB),` +
+  const cpu = `${u.cpu_seconds.toFixed(1)} s of CPU`;
+  if (u.processes === 0) return `${cpu}, peak ${u.peak_rss_mb} MB`;  // the job's totals
+  return `${cpu}, ${u.rss_mb} MB now (peak ${u.peak_rss_mb} MB),` +
     ` ${u.processes} process${u.processes === 1 ? '' : 'es'}`;
 }
 
