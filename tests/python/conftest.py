@@ -54,3 +54,34 @@ def pytest_collection_modifyitems(config, items):
         if folder in UNCAPPED_ONLY:
             item.add_marker(pytest.mark.skip(
                 reason=f"{folder} tests ({UNCAPPED_ONLY[folder]}) run in the uncapped pass only"))
+
+
+# ---- the web pages' tests (skiff board, skiff cloud, JupyterLab) ----------------------------
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium (the system's, SKIFF_CHROMIUM), through Playwright; the tests that
+    use it are skipped with the reason when either is missing."""
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="Playwright is not installed (pip install playwright)")
+    chromium = os.environ.get("SKIFF_CHROMIUM", "/usr/bin/chromium")
+    if not os.path.exists(chromium):
+        pytest.skip(f"no Chromium at {chromium} (Debian package 'chromium')")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=chromium,
+            args=["--use-angle=swiftshader", "--enable-unsafe-swiftshader"])  # WebGL (board)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def artifacts(request, tmp_path):
+    """name -> the path of a screenshot of this test: under SKIFF_TEST_ARTIFACTS (else the
+    test's tmp_path), in a folder named for the test module."""
+    folder = pathlib.Path(os.environ.get("SKIFF_TEST_ARTIFACTS") or tmp_path) / \
+        request.module.__name__.rsplit(".", 1)[-1]
+    folder.mkdir(parents=True, exist_ok=True)
+    return lambda name: str(folder / f"{request.node.name}_{name}.png")

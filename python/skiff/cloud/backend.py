@@ -11,6 +11,7 @@ service process. A Kubernetes backend (a pod per worker) plugs in behind the sam
                                                # {"exit_code", "reason", "cancelled"}
     backend.cancel(record, jobdir)
 """
+import abc
 import json
 import os
 import subprocess
@@ -28,23 +29,26 @@ LINE_LIMIT = 16 << 10
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-class Backend:
+class Backend(abc.ABC):
     """The calls the service makes; see the module's docstring."""
 
     name = "abstract"
 
+    @abc.abstractmethod
     def slots(self):
         """How many slots the backend's machines offer (a job holds slots_of(spec))."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def start(self, job, jobdir):
-        raise NotImplementedError
+        """Starts the job; returns its record (a JSON-able dict the service keeps)."""
 
+    @abc.abstractmethod
     def poll(self, record, jobdir):
-        raise NotImplementedError
+        """None while the job runs, else {"exit_code", "reason", "cancelled"}."""
 
+    @abc.abstractmethod
     def cancel(self, record, jobdir):
-        raise NotImplementedError
+        """Asks the job to stop (its result then comes through poll)."""
 
 
 def _process_start_time(pid):

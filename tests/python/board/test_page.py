@@ -7,7 +7,6 @@ tag filter and run selection, incremental and live loading, every other tab, and
 program view's nested, collapsible blocks and edges against the program itself.
 Screenshots go to $SKIFF_TEST_ARTIFACTS (or pytest's tmp_path)."""
 import os
-import pathlib
 
 import numpy as np
 import pytest
@@ -133,25 +132,6 @@ def board(logs):
         yield url.rstrip("/")
     finally:
         stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--use-angle=swiftshader", "--enable-unsafe-swiftshader"])  # WebGL for parcoords
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
-@pytest.fixture
-def artifacts(request, tmp_path):
-    folder = pathlib.Path(os.environ.get("SKIFF_TEST_ARTIFACTS") or tmp_path) / "board_page"
-    folder.mkdir(parents=True, exist_ok=True)
-    return lambda name: str(folder / f"{request.node.name}_{name}.png")
 
 
 @pytest.fixture

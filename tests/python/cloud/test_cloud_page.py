@@ -43,23 +43,6 @@ for i in range(int(sys.argv[1])):
 SLEEPER = "import sys, time\nprint('up', flush=True)\ntime.sleep(float(sys.argv[1]))\n"
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
-@pytest.fixture
-def artifacts(request, tmp_path):
-    folder = pathlib.Path(os.environ.get("SKIFF_TEST_ARTIFACTS") or tmp_path) / "cloud_page"
-    folder.mkdir(parents=True, exist_ok=True)
-    return lambda name: str(folder / f"{request.node.name}_{name}.png")
-
-
 @pytest.fixture
 def service(service_factory):
     return service_factory("--slots", "4")

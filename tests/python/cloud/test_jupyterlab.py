@@ -145,13 +145,6 @@ def jupyterlab(service, ada, tmp_path):
         lab.stop()
 
 
-@pytest.fixture
-def artifacts(request, tmp_path):
-    folder = pathlib.Path(os.environ.get("SKIFF_TEST_ARTIFACTS") or tmp_path) / "jupyterlab"
-    folder.mkdir(parents=True, exist_ok=True)
-    return lambda name: str(folder / f"{request.node.name}_{name}.png")
-
-
 def write_notebook(path):
     """A notebook on the kernel "Python 3 (skiff cloud)": a definition, then a job cell."""
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(DEFINITIONS),
