@@ -33,6 +33,8 @@ namespace {
     if (const char* old = std::getenv("PYTHONPATH")) path += std::string(":") + old;
     setenv("PYTHONPATH", path.c_str(), 1);
   }
+  // the Python side runs `skiff run` for saved programs (the job service) with this binary
+  setenv("SKIFF_CLI", exe.c_str(), 1);
   std::vector<std::string> argv = {python, "-m", module};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> cargv;

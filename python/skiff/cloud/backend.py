@@ -14,8 +14,11 @@ service process. A Kubernetes backend (a pod per worker) plugs in behind the sam
 import abc
 import json
 import os
+import shutil
 import subprocess
 import sys
+
+from .spec import slots_of
 
 __all__ = ["Backend", "LocalBackend", "RUNNER"]
 
@@ -51,6 +54,15 @@ class Backend(abc.ABC):
         """Asks the job to stop (its result then comes through poll)."""
 
 
+def skiff_cli():
+    """The `skiff` command (it runs saved programs): the one that started this service
+    (SKIFF_CLI), else the build tree's beside this package, else `skiff` on the PATH."""
+    if os.environ.get("SKIFF_CLI"):
+        return os.environ["SKIFF_CLI"]
+    built = os.path.join(os.path.dirname(_PACKAGE_PARENT), "bin", "skiff")
+    return built if os.access(built, os.X_OK) else shutil.which("skiff") or "skiff"
+
+
 def _process_start_time(pid):
     """The kernel's start time of process ``pid`` (clock ticks since boot), or None when
     there is no such process or it has exited (a zombie): with the pid it names one
@@ -73,10 +85,13 @@ def _read_exit(jobdir):
 
 class LocalBackend(Backend):
     """Runs each job on this machine under a runner process (runner.py) in a session of
-    its own: one worker of one process runs the program itself; more run it through
+    its own: a saved program runs under `skiff run`; one worker of one process runs the
+    script itself; more run it through
     ``skiff launch`` (its workers' logs read back rank by rank); an elastic job (workers
     MIN:MAX) runs MIN launchers meeting in an etcd the runner starts for it, whose worlds
-    become the job's membership events."""
+    become the job's membership events. Each job is pinned to as many CPUs as its slots
+    (sched_setaffinity; those the fewest jobs hold), and its processes compute with that
+    many threads (OMP_NUM_THREADS = its cpus per process)."""
 
     name = "local"
 
@@ -84,12 +99,25 @@ class LocalBackend(Backend):
         self._slots = slots or os.cpu_count() or 1
         self.log_limit, self.line_limit = log_limit, line_limit
         self._children = {}  # pid -> Popen, for the runners this process started
+        self._cores = sorted(os.sched_getaffinity(0))  # the CPUs jobs are pinned to
+        self._pinned = {}  # runner pid -> the CPUs its job is pinned to
 
     def slots(self):
         return self._slots
 
-    def plan(self, job, jobdir):
-        """run.json for the runner: the commands, their environment and limits."""
+    def pick_cores(self, count):
+        """``count`` CPUs for a job (all of them if it asks for more): those the fewest
+        running jobs are pinned to, lowest number first."""
+        load = dict.fromkeys(self._cores, 0)
+        for cores in self._pinned.values():
+            for core in cores:
+                if core in load:
+                    load[core] += 1
+        return sorted(sorted(self._cores, key=lambda c: (load[c], c))[:count])
+
+    def plan(self, job, jobdir, cores=None):
+        """run.json for the runner: the commands, their environment, the CPUs the job is
+        pinned to (``cores``; None: not pinned) and its limits."""
         spec = job["spec"]
         work = os.path.join(jobdir, "work")
         low, high = spec["workers"]
@@ -101,10 +129,14 @@ class LocalBackend(Backend):
         path = os.environ.get("PYTHONPATH", "")
         env["PYTHONPATH"] = _PACKAGE_PARENT + (os.pathsep + path if path else "")
         program = (["-m", spec["module"]] if "module" in spec
-                   else [os.path.join(work, spec["script"])])
+                   else [os.path.join(work, spec["script"])] if "script" in spec else None)
         processes = low * spec["nproc"]
         etcd_job = None
-        if low != high:
+        if "program" in spec:  # a saved program: skiff run, one process
+            commands = [[skiff_cli(), "run", os.path.join(work, spec["program"]),
+                         *spec["args"]]]
+            prefixes, worker_logs = ["[rank 0] "], None
+        elif low != high:
             program = self._launcher_program(spec, jobdir, program)
             worker_logs, etcd_job = os.path.join(jobdir, "workers"), f"cloud-{job['id']}"
             # MIN launchers (agents), each with its processes, meeting in the job's etcd;
@@ -129,7 +161,7 @@ class LocalBackend(Backend):
                          *spec["args"]]]
             prefixes = ["[launch] "]
         return {"commands": commands, "prefixes": prefixes, "worker_logs": worker_logs,
-                "etcd_job": etcd_job, "env": env, "cwd": work,
+                "etcd_job": etcd_job, "env": env, "cwd": work, "cores": cores,
                 "max_run_time": spec["max_run_time"], "log_limit": self.log_limit,
                 "line_limit": self.line_limit}
 
@@ -146,13 +178,16 @@ class LocalBackend(Backend):
         return [shim]
 
     def start(self, job, jobdir):
+        cores = self.pick_cores(slots_of(job["spec"]))
         with open(os.path.join(jobdir, "run.json"), "w") as f:
-            json.dump(self.plan(job, jobdir), f)
+            json.dump(self.plan(job, jobdir, cores), f)
         with open(os.path.join(jobdir, "runner.err"), "wb") as err:
             p = subprocess.Popen([sys.executable, RUNNER, jobdir], stdin=subprocess.DEVNULL,
                                  stdout=err, stderr=err, start_new_session=True, close_fds=True)
         self._children[p.pid] = p
-        return {"backend": self.name, "pid": p.pid, "start_time": _process_start_time(p.pid)}
+        self._pinned[p.pid] = cores
+        return {"backend": self.name, "pid": p.pid, "start_time": _process_start_time(p.pid),
+                "cores": cores}
 
     def _alive(self, record):
         child = self._children.get(record["pid"])
@@ -165,6 +200,14 @@ class LocalBackend(Backend):
         return start is not None and start == record.get("start_time")
 
     def poll(self, record, jobdir):
+        # (a job this process did not start, re-adopted after a restart, holds its CPUs)
+        self._pinned.setdefault(record["pid"], record.get("cores") or [])
+        result = self._poll(record, jobdir)
+        if result is not None:
+            self._pinned.pop(record["pid"], None)
+        return result
+
+    def _poll(self, record, jobdir):
         result = _read_exit(jobdir)
         if result is not None:
             child = self._children.pop(record["pid"], None)

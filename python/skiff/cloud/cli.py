@@ -80,8 +80,9 @@ def _token(args):
 
 def _submit(args):
     client = _client(args)
-    script, module = (None, args.program[3:]) if args.program.startswith("-m=") else (
-        args.program, None)
+    kind = ("module" if args.program.startswith("-m=") else
+            "program" if args.program.endswith(".skmodel") else "script")
+    what = {kind: args.program[3:] if kind == "module" else args.program}
     env = {}
     for item in args.env:
         key, sep, value = item.partition("=")
@@ -89,7 +90,7 @@ def _submit(args):
             raise CloudError(0, f"--env wants NAME=VALUE, got {item!r}")
         env[key] = value
     started = time.monotonic()
-    job = client.submit(script=script, module=module, args=args.args, directory=args.dir,
+    job = client.submit(**what, args=args.args, directory=args.dir,
                         workers=args.workers, nproc=args.nproc, cpus=args.cpus,
                         priority=args.priority, max_run_time=args.max_time, env=env,
                         keep=args.keep, board_logdir=args.board_logdir, name=args.name)
@@ -176,7 +177,8 @@ def _parser():
     lg.set_defaults(run=lambda a: print(save_login(a.server, a.token)) or 0)
 
     sb = verbs.add_parser("submit", help="send a script and its directory as a job")
-    sb.add_argument("program", help="the script (a path in --dir), or -m=MODULE")
+    sb.add_argument("program", help="the script (a path in --dir), -m=MODULE, or a saved "
+                    "program (a .skmodel in --dir, run by skiff run with the args)")
     sb.add_argument("args", nargs="*", help="the program's arguments (after --, those that "
                     "start with a dash: submit train.py --follow -- --epochs 3)")
     sb.add_argument("--dir", default=".", help="the directory to send (default: .)")

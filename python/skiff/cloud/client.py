@@ -118,14 +118,18 @@ class Client:
 
     def submit(self, script=None, args=(), directory=".", module=None, workers=1, nproc=1,
                cpus=1, priority=0, max_run_time=None, env=None, keep=(), board_logdir=None,
-               name=None):
-        """Sends ``directory`` (packed) and the job's spec; returns the queued job."""
+               name=None, program=None):
+        """Sends ``directory`` (packed) and the job's spec; returns the queued job. The job
+        runs ``script`` (a path in ``directory``), ``module`` (python -m) or ``program``
+        (a saved .skmodel in ``directory``, run by skiff run with ``args``)."""
         spec = {"args": [str(a) for a in args], "workers": str(workers), "nproc": nproc,
                 "cpus": cpus, "priority": priority, "env": dict(env or {}), "keep": list(keep)}
         if script is not None:
             spec["script"] = script
         if module is not None:
             spec["module"] = module
+        if program is not None:
+            spec["program"] = program
         for key, value in (("max_run_time", max_run_time), ("board_logdir", board_logdir),
                            ("name", name)):
             if value is not None:

@@ -11,6 +11,7 @@ It reads JOBDIR/run.json:
                                      # (DIR/agentK/workerlog.L: "[worker K.L] ")
      "etcd_job": "NAME" | null,      # an elastic job: an etcd started for it ("{etcd}" in
                                      # the commands: its endpoint) and its worlds followed
+     "cores": [CPU, ...] | null,     # the CPUs the job's processes are pinned to
      "env": {...}, "cwd": "DIR", "max_run_time": S,
      "log_limit": BYTES, "line_limit": BYTES}
 
@@ -277,43 +278,68 @@ class Etcd:
 
 class Membership:
     """The worlds an elastic job forms (its workers' /skiff/JOB/world/EPOCH keys, read
-    twice a second): each new one is a log line and an event in JOBDIR/events.jsonl, which
-    the service turns into the job's membership events."""
+    twice a second) and the step each resumed training at (/skiff/JOB/resumed/EPOCH, which
+    the world's rank 0 writes once it has taken the state): each world is a log line and an
+    event in JOBDIR/events.jsonl, which the service turns into the job's membership events.
+    A world's event waits up to STEP_WAIT seconds for its step (a world that failed before
+    it resumed has none)."""
 
     PERIOD = 0.5
+    STEP_WAIT = 10.0
 
     def __init__(self, etcd, job_key, jobdir, log):
-        self.etcd, self.prefix, self.log = etcd, f"/skiff/{job_key}/world/", log
+        self.etcd, self.root, self.log = etcd, f"/skiff/{job_key}/", log
         self.path = os.path.join(jobdir, "events.jsonl")
         self.seen, self.size, self._next = set(), None, 0.0
+        self._waiting = {}  # epoch -> (members, when first seen)
 
-    def poll(self):
-        if time.monotonic() < self._next:
+    def poll(self, final=False):
+        if not final and time.monotonic() < self._next:
             return
         self._next = time.monotonic() + self.PERIOD
         try:
-            worlds = self.etcd.range(self.prefix)
+            worlds = self.etcd.range(self.root + "world/")
+            resumed = self.etcd.range(self.root + "resumed/")
         except (OSError, ValueError):
-            return
-        for key in sorted(worlds, key=lambda k: int(k.rsplit("/", 1)[1])):
+            worlds, resumed = {}, {}
+        for key, value in worlds.items():
             epoch = int(key.rsplit("/", 1)[1])
-            if epoch in self.seen:
-                continue
-            self.seen.add(epoch)
+            if epoch not in self.seen and epoch not in self._waiting:
+                try:
+                    members = json.loads(value)
+                except ValueError:
+                    members = []
+                self._waiting[epoch] = (members, time.monotonic())
+        steps = {}
+        for key, value in resumed.items():
             try:
-                members = json.loads(worlds[key])
-            except ValueError:
-                members = []
-            change = "formed" if self.size is None else (
-                "grew" if len(members) > self.size else
-                "shrank" if len(members) < self.size else "re-formed")
-            self.size = len(members)
-            self.log.line("[skiff cloud] ", f"world {epoch} {change}: {len(members)} "
-                                            f"workers".encode())
-            with open(self.path, "a") as f:
-                f.write(json.dumps({"time": time.time(), "kind": "membership",
-                                    "detail": {"epoch": epoch, "workers": len(members),
-                                               "change": change}}) + "\n")
+                steps[int(key.rsplit("/", 1)[1])] = int(json.loads(value)["step"])
+            except (ValueError, KeyError, TypeError):
+                continue
+        # in epoch order: a world waiting for its step holds back the ones after it
+        for epoch in sorted(self._waiting):
+            members, since = self._waiting[epoch]
+            waited = time.monotonic() - since > self.STEP_WAIT
+            if epoch not in steps and not (final or waited or epoch + 1 in self._waiting):
+                break
+            del self._waiting[epoch]
+            self._record(epoch, len(members), steps.get(epoch))
+
+    def _record(self, epoch, workers, step):
+        self.seen.add(epoch)
+        change = "formed" if self.size is None else (
+            "grew" if workers > self.size else
+            "shrank" if workers < self.size else "re-formed")
+        self.size = workers
+        at = f", at step {step}" if step is not None else ""
+        self.log.line("[skiff cloud] ", f"world {epoch} {change}: {workers} "
+                                        f"workers{at}".encode())
+        detail = {"epoch": epoch, "workers": workers, "change": change}
+        if step is not None:
+            detail["step"] = step
+        with open(self.path, "a") as f:
+            f.write(json.dumps({"time": time.time(), "kind": "membership",
+                                "detail": detail}) + "\n")
 
 
 def _free_port():
@@ -341,6 +367,8 @@ def run(jobdir):
     try:
         if os.path.exists(os.path.join(jobdir, "cancel")):
             raise InterruptedError("cancelled before it started")
+        if plan.get("cores"):  # inherited by every process the job starts
+            os.sched_setaffinity(0, plan["cores"])
         if plan.get("etcd_job"):
             etcd = Etcd(jobdir)
             membership = Membership(etcd, plan["etcd_job"], jobdir, log)
@@ -397,6 +425,8 @@ def run(jobdir):
         usage.finish()
     if workers:
         workers.poll(final=True)
+    if membership:
+        membership.poll(final=True)
     if etcd:
         etcd.stop()
     codes = [_exit_code(p.returncode) for p in processes]

@@ -6,9 +6,11 @@ mistake raises SpecError naming the field and what was wrong; unknown fields are
      "workers": "1:4", "nproc": 1, "cpus": 1, "priority": 0, "max_run_time": 3600,
      "env": {"SEED": "1"}, "keep": ["checkpoints"], "board_logdir": "runs"}
 
-``script`` is a path inside the uploaded directory, or ``module`` a module to run as
-``python -m`` would (exactly one of the two). ``args`` is a list of strings handed to the
-program as they are (never through a shell)."""
+The job runs one of: ``script``, a path inside the uploaded directory; ``module``, a
+module to run as ``python -m`` would; ``program``, a saved program (.skmodel) inside the
+uploaded directory that ``skiff run`` runs (one process: its ``args`` are skiff run's,
+e.g. ["--params", "m.skparams", "--feed", "x=x.npy", "--fetch", "y", "--out", "out"]).
+``args`` is a list of strings handed to the program as they are (never through a shell)."""
 import re
 
 __all__ = ["SpecError", "check_spec", "parse_workers", "slots_of"]
@@ -24,8 +26,10 @@ MAX_ARG_BYTES = 64 << 10
 MAX_WORKERS = 1024
 MAX_RUN_TIME = 30 * 24 * 3600
 
-_FIELDS = {"name", "script", "module", "args", "workers", "nproc", "cpus", "priority",
-           "max_run_time", "env", "keep", "board_logdir"}
+# What a job runs: exactly one of these.
+_KINDS = ("script", "module", "program")
+_FIELDS = {"name", *_KINDS, "args", "workers", "nproc", "cpus", "priority", "max_run_time",
+           "env", "keep", "board_logdir"}
 
 
 class SpecError(ValueError):
@@ -76,16 +80,22 @@ def check_spec(spec):
     if unknown:
         raise SpecError(f"unknown field(s) {unknown}; a job spec has {sorted(_FIELDS)}")
     out = {}
-    if ("script" in spec) == ("module" in spec):
-        raise SpecError("give exactly one of script (a file in the uploaded directory) and "
-                        "module (run as python -m)")
+    if sum(key in spec for key in _KINDS) != 1:
+        raise SpecError("give exactly one of script (a file in the uploaded directory), "
+                        "module (run as python -m) and program (a saved .skmodel that "
+                        "skiff run runs)")
     if "script" in spec:
         out["script"] = _relative_path("script", spec["script"])
+    elif "program" in spec:
+        out["program"] = _relative_path("program", spec["program"])
+        if not out["program"].endswith(".skmodel"):
+            raise SpecError(f"program must be a saved program (.skmodel), got "
+                            f"{spec['program']!r}")
     else:
         if not isinstance(spec["module"], str) or not _MODULE.match(spec["module"]):
             raise SpecError(f"module must be a dotted module name, got {spec['module']!r}")
         out["module"] = spec["module"]
-    default_name = (out.get("script") or out["module"]).rsplit("/", 1)[-1]
+    default_name = next(out[key] for key in _KINDS if key in out).rsplit("/", 1)[-1]
     name = spec.get("name", re.sub(r"[^A-Za-z0-9._-]", "_", default_name)[:64] or "job")
     if not isinstance(name, str) or not _NAME.match(name):
         raise SpecError(f"name must be 1-64 letters, digits, '.', '_' or '-' (starting with "
@@ -101,6 +111,10 @@ def check_spec(spec):
     out["args"] = list(args)
     out["workers"] = list(parse_workers(spec.get("workers", 1)))
     out["nproc"] = _int("nproc", spec.get("nproc", 1), 1, 256)
+    if "program" in out and (out["workers"] != [1, 1] or out["nproc"] != 1):
+        raise SpecError(f"program: a saved program runs as one process (skiff run); "
+                        f"workers and nproc must be 1, got workers {spec.get('workers')!r} "
+                        f"and nproc {out['nproc']}")
     out["cpus"] = _int("cpus", spec.get("cpus", 1), 1, 1024)
     out["priority"] = _int("priority", spec.get("priority", 0), -1000, 1000)
     out["max_run_time"] = _int("max_run_time", spec.get("max_run_time", 24 * 3600), 1,

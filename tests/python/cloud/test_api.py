@@ -75,6 +75,26 @@ def test_a_job_runs_through_its_states_and_its_output_comes_back(service, tmp_pa
     assert [j["id"] for j in c.jobs()] == [job["id"]]
 
 
+def test_jobs_are_pinned_to_the_cpus_their_slots_hold(service, tmp_path):
+    """Two one-CPU jobs at once run on different CPUs (where the machine has two); a job
+    asking for more CPUs than the machine has gets all of them."""
+    c = service.client("ada")
+    folder = project(tmp_path, {"cpus.py": "import os, time\n"
+                                           "print(sorted(os.sched_getaffinity(0)))\n"
+                                           "time.sleep(2)\n"})
+    machine = sorted(os.sched_getaffinity(0))
+    first, second = (c.submit("cpus.py", directory=folder) for _ in range(2))
+    whole = c.submit("cpus.py", directory=folder, cpus=4)
+    pinned = []
+    for job in (first, second, whole):
+        assert c.wait(job["id"], timeout=60)["state"] == "succeeded"
+        pinned.append(json.loads(c.log(job["id"])["lines"][0][1].removeprefix("[rank 0] ")))
+    assert len(pinned[0]) == len(pinned[1]) == 1 and set(pinned[0]) <= set(machine)
+    if len(machine) > 1:
+        assert pinned[0] != pinned[1]
+    assert pinned[2] == machine
+
+
 def test_a_jobs_resource_use_is_sampled(service, tmp_path):
     c = service.client("ada")
     folder = project(tmp_path, {"busy.py": "import time\nblock = bytearray(64 << 20)\n"

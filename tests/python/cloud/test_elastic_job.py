@@ -44,6 +44,9 @@ def test_an_elastic_job_survives_a_killed_worker(service, tmp_path):
     assert final["state"] == "succeeded", "\n".join(lines[-40:])
     worlds = membership(client, job["id"])
     assert len(worlds) >= 2 and [w["epoch"] for w in worlds] == sorted(w["epoch"] for w in worlds)
+    # each world says the step it resumed training at: the first at 0, a later one past it
+    assert worlds[0]["step"] == 0, worlds
+    assert any(w.get("step", 0) > 0 for w in worlds[1:]), worlds
     assert any(line.startswith("[skiff cloud] world ") for line in lines)
     assert any(line.startswith("[worker 0.0] ") for line in lines)
     assert any(line.startswith("[worker 1.0] ") for line in lines)

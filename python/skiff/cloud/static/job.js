@@ -23,7 +23,7 @@ function duration(job) {
 }
 
 function command(spec) {
-  const what = spec.script ?? `-m ${spec.module}`;
+  const what = spec.script ?? (spec.program ? `skiff run ${spec.program}` : `-m ${spec.module}`);
   return [what, ...spec.args.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a)))]
     .join(' ');
 }
@@ -72,7 +72,8 @@ function timeline(job) {
       what = detail.text;
     } else if (kind === 'membership') {  // an elastic job's world (its runner saw it form)
       what = `world ${detail.epoch} ${detail.change}: ${detail.workers} worker` +
-        (detail.workers === 1 ? '' : 's');
+        (detail.workers === 1 ? '' : 's') +
+        (detail.step !== undefined ? `, at step ${detail.step}` : '');
     } else {
       what = `${kind}: ${JSON.stringify(detail)}`;
     }

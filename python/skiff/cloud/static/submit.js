@@ -46,8 +46,10 @@ function integer(label, text) {
 /** The spec of the form's fields (see spec.py), or an Error naming the field. */
 function specOf(form) {
   const f = form.elements;
+  const path = f.script.value.trim();
   const spec = {
-    script: f.script.value.trim(),
+    // a saved program (.skmodel) runs under skiff run; anything else is a Python script
+    [path.endsWith('.skmodel') ? 'program' : 'script']: path,
     args: lines(f.args.value),
     workers: f.workers.value.trim() || '1',
     nproc: integer('processes per worker', f.nproc.value),
@@ -55,7 +57,7 @@ function specOf(form) {
     env: parseEnv(f.env.value),
     keep: lines(f.keep.value).map((l) => l.trim()),
   };
-  if (!spec.script) throw new Error("script: the path of the script in the archive is needed");
+  if (!path) throw new Error("script: the path of the script in the archive is needed");
   const name = f.name.value.trim();
   if (name) spec.name = name;
   const maxRunTime = parseDuration(f.max_run_time.value);
@@ -94,7 +96,8 @@ export function show(container, { authFailed }) {
   const button = el('button', { type: 'submit' }, 'submit');
   const form = el('form', { id: 'submit-form', className: 'submit-form' },
     field('script or archive', file, 'a .py file, or a .tar.gz / .zip of the job\'s directory'),
-    field('script path', script, 'the script inside the archive (set for a .py file)'),
+    field('script path', script,
+      'the script (or a saved .skmodel program) inside the archive (set for a .py file)'),
     field('name', text('name', '', { placeholder: 'from the script' })),
     field('arguments', area('args', '--epochs\n3'),
       'one per line, each line one argument as written (no shell, no quoting)'),

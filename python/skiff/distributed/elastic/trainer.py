@@ -2,6 +2,7 @@
 the state of the member furthest ahead (state.py), then trains step by step on the chunks
 not yet done (schedule.py), recording each step in etcd (records.py) before applying it;
 a failed collective or a newcomer makes it form the next world."""
+import json
 import logging
 import os
 import time
@@ -111,6 +112,7 @@ class ElasticTrainer:
                         continue
                     self.schedule.done = retry(
                         lambda: self.records.chunks_done(self.schedule.epoch), "done")
+                    self._announce_world()
                     need_world = False
                 if self.schedule.epoch >= epochs:
                     self.rendezvous.finish()
@@ -139,6 +141,16 @@ class ElasticTrainer:
         collective.destroy_process_group()
         self.world = self.rendezvous.form()
         return self.world is not None
+
+    def _announce_world(self):
+        """Rank 0 records where the new world resumes training (/skiff/JOB/resumed/EPOCH:
+        the steps applied since the job began, and the data epoch), for whoever follows
+        the job's worlds (the job service shows "world re-formed at step N")."""
+        if self.world.rank != 0:
+            return
+        where = json.dumps({"step": self.total_steps, "data_epoch": self.schedule.epoch})
+        retry(lambda: self.etcd.put(f"/skiff/{self.job}/resumed/{self.world.epoch}", where),
+              "announce")
 
     def _train_step(self, chunks, taken):
         """One step of the world; returns whether the world must re-form after it."""
