@@ -7,6 +7,7 @@ command-line client.
     skiff cloud submit train.py [--workers 1] [--nproc 1] [--dir .] [--follow] [-- ARGS...]
     skiff cloud list | status JOB | logs JOB [-f] | cancel JOB | artifacts JOB [--download DIR]
     skiff cloud notebook [JUPYTER ARGS...]   # JupyterLab with %load_ext skiff.cloud.notebook
+    skiff cloud simulate edl|pollux [--policy P] [--out DIR]   # the cluster simulator
 
 The client verbs take --server/--token, else SKIFF_CLOUD_URL / SKIFF_CLOUD_TOKEN, else
 what `login` saved. `submit --follow` prints the job's output as it runs and exits with
@@ -19,6 +20,7 @@ import time
 
 from .client import Client, CloudError, save_login
 from .notebook import start_jupyterlab
+from .simulator.command import add_verb as add_simulate_verb
 from .store import Store
 
 __all__ = ["main"]
@@ -228,6 +230,8 @@ def _parser():
                           "(other options go to JupyterLab)")
     client_options(nb)
     nb.set_defaults(run=_notebook)
+
+    add_simulate_verb(verbs)  # skiff cloud simulate edl|pollux (simulator/command.py)
     return p
 
 
