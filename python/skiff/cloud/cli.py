@@ -143,6 +143,12 @@ def _notebook(args):
     return start_jupyterlab(args.jupyter_args, args.server, args.token)
 
 
+def _operator(args):
+    from .operator.main import run  # noqa: PLC0415  (the kubernetes client: the operator's only)
+    return run(namespace=args.namespace, kubeconfig=args.kubeconfig, policy=args.policy,
+               etcd=args.etcd)
+
+
 def _parser():
     p = argparse.ArgumentParser(prog="skiff cloud", description=__doc__.split("\n\n")[0])
     verbs = p.add_subparsers(dest="verb", required=True)
@@ -232,6 +238,19 @@ def _parser():
     nb.set_defaults(run=_notebook)
 
     add_simulate_verb(verbs)  # skiff cloud simulate edl|pollux (simulator/command.py)
+
+    op = verbs.add_parser("operator", help="the Kubernetes operator of SkiffJobs "
+                          "(docs/kubernetes.md)")
+    opv = op.add_subparsers(dest="operator_verb", required=True)
+    opr = opv.add_parser("run", help="reconcile SkiffJobs until SIGTERM or Ctrl-C")
+    opr.add_argument("--namespace", help="only this namespace's SkiffJobs (default: all)")
+    opr.add_argument("--kubeconfig", help="a kubeconfig file (default: the pod's service "
+                     "account in a cluster, else ~/.kube/config)")
+    opr.add_argument("--policy", choices=("edl", "skiff"), default="skiff",
+                     help="the autoscaler's policy (default skiff)")
+    opr.add_argument("--etcd", help="HOST:PORT the workers meet at (default "
+                     "skiff-etcd.skiff-system.svc:2379)")
+    opr.set_defaults(run=_operator)
     return p
 
 
