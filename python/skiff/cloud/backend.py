@@ -9,6 +9,7 @@ service process. A Kubernetes backend (a pod per worker) plugs in behind the sam
     record = backend.start(job, jobdir)        # a dict, JSON-able
     result = backend.poll(record, jobdir)      # None while running, else
                                                # {"exit_code", "reason", "cancelled"}
+    record = backend.scale(record, job, jobdir, 3)   # an elastic job, to 3 workers
     backend.cancel(record, jobdir)
 """
 import abc
@@ -17,8 +18,6 @@ import os
 import shutil
 import subprocess
 import sys
-
-from .spec import slots_of
 
 __all__ = ["Backend", "LocalBackend", "RUNNER"]
 
@@ -42,8 +41,13 @@ class Backend(abc.ABC):
         """How many slots the backend's machines offer (a job holds slots_of(spec))."""
 
     @abc.abstractmethod
-    def start(self, job, jobdir):
-        """Starts the job; returns its record (a JSON-able dict the service keeps)."""
+    def start(self, job, jobdir, workers=None):
+        """Starts the job (an elastic one with ``workers``; None: its minimum); returns its
+        record (a JSON-able dict the service keeps; "workers": how many it runs)."""
+
+    @abc.abstractmethod
+    def scale(self, record, job, jobdir, workers):
+        """Resizes running elastic ``job`` to ``workers``; returns its new record."""
 
     @abc.abstractmethod
     def poll(self, record, jobdir):
@@ -105,19 +109,21 @@ class LocalBackend(Backend):
     def slots(self):
         return self._slots
 
-    def pick_cores(self, count):
+    def pick_cores(self, count, held=()):
         """``count`` CPUs for a job (all of them if it asks for more): those the fewest
-        running jobs are pinned to, lowest number first."""
+        running jobs are pinned to, lowest number first; the job's own (``held``) last."""
         load = dict.fromkeys(self._cores, 0)
         for cores in self._pinned.values():
             for core in cores:
                 if core in load:
                     load[core] += 1
-        return sorted(sorted(self._cores, key=lambda c: (load[c], c))[:count])
+        order = sorted(self._cores, key=lambda c: (c in held, load[c], c))
+        return sorted(order[:count])
 
-    def plan(self, job, jobdir, cores=None):
+    def plan(self, job, jobdir, cores=None, workers=None):
         """run.json for the runner: the commands, their environment, the CPUs the job is
-        pinned to (``cores``; None: not pinned) and its limits."""
+        pinned to (``cores``; None: not pinned) and its limits; an elastic job starts with
+        ``workers`` launchers (None: its minimum)."""
         spec = job["spec"]
         work = os.path.join(jobdir, "work")
         low, high = spec["workers"]
@@ -139,14 +145,14 @@ class LocalBackend(Backend):
         elif low != high:
             program = self._launcher_program(spec, jobdir, program)
             worker_logs, etcd_job = os.path.join(jobdir, "workers"), f"cloud-{job['id']}"
-            # MIN launchers (agents), each with its processes, meeting in the job's etcd;
-            # the job may grow to MAX as more join (issue 29's autoscaler adds them)
-            commands = [[sys.executable, "-u", "-m", "skiff.distributed.launch",
-                         "--nnodes", f"{low}:{high}", "--nproc_per_node", str(spec["nproc"]),
-                         "--etcd", "{etcd}", "--job_id", etcd_job,
-                         "--log_dir", os.path.join(worker_logs, f"agent{k}"), "--no_echo",
-                         *program, *spec["args"]] for k in range(low)]
-            prefixes = [f"[launch {k}] " for k in range(low)]
+            # launchers (agents), each with its processes, meeting in the job's etcd: as
+            # many as the job starts with, then as many as scale() asks for
+            agent = [sys.executable, "-u", "-m", "skiff.distributed.launch",
+                     "--nnodes", f"{low}:{high}", "--nproc_per_node", str(spec["nproc"]),
+                     "--etcd", "{etcd}", "--job_id", etcd_job,
+                     "--log_dir", os.path.join(worker_logs, "agent{agent}"), "--no_echo",
+                     *program, *spec["args"]]
+            commands, prefixes = [], []
         elif processes == 1:
             env.update({"SKIFF_RANK": "0", "SKIFF_WORLD_SIZE": "1", "SKIFF_LOCAL_RANK": "0",
                         "PADDLE_TRAINER_ID": "0", "PADDLE_TRAINERS_NUM": "1"})
@@ -160,10 +166,13 @@ class LocalBackend(Backend):
                          "--job_id", f"cloud-{job['id']}", "--no_echo", *program,
                          *spec["args"]]]
             prefixes = ["[launch] "]
-        return {"commands": commands, "prefixes": prefixes, "worker_logs": worker_logs,
+        plan = {"commands": commands, "prefixes": prefixes, "worker_logs": worker_logs,
                 "etcd_job": etcd_job, "env": env, "cwd": work, "cores": cores,
                 "max_run_time": spec["max_run_time"], "log_limit": self.log_limit,
                 "line_limit": self.line_limit}
+        if etcd_job:
+            plan.update(agent_command=agent, agents=workers or low)
+        return plan
 
     @staticmethod
     def _launcher_program(spec, jobdir, program):
@@ -177,17 +186,22 @@ class LocalBackend(Backend):
                     f"alter_sys=True)\n")
         return [shim]
 
-    def start(self, job, jobdir):
-        cores = self.pick_cores(slots_of(job["spec"]))
+    def start(self, job, jobdir, workers=None):
+        spec = job["spec"]
+        count = (workers or spec["workers"][0]) * spec["nproc"] * spec["cpus"]
+        cores = self.pick_cores(count)
         with open(os.path.join(jobdir, "run.json"), "w") as f:
-            json.dump(self.plan(job, jobdir, cores), f)
+            json.dump(self.plan(job, jobdir, cores, workers), f)
         with open(os.path.join(jobdir, "runner.err"), "wb") as err:
-            p = subprocess.Popen([sys.executable, RUNNER, jobdir], stdin=subprocess.DEVNULL,
-                                 stdout=err, stderr=err, start_new_session=True, close_fds=True)
+            # -P: the runner's folder stays off sys.path (its packages must not shadow a
+            # standard module)
+            p = subprocess.Popen([sys.executable, "-P", RUNNER, jobdir],
+                                 stdin=subprocess.DEVNULL, stdout=err, stderr=err,
+                                 start_new_session=True, close_fds=True)
         self._children[p.pid] = p
         self._pinned[p.pid] = cores
         return {"backend": self.name, "pid": p.pid, "start_time": _process_start_time(p.pid),
-                "cores": cores}
+                "cores": cores, "workers": workers or spec["workers"][0]}
 
     def _alive(self, record):
         child = self._children.get(record["pid"])
@@ -221,6 +235,27 @@ class LocalBackend(Backend):
             return result
         return {"exit_code": None, "cancelled": False,
                 "reason": "the job's runner ended without a result (killed from outside?)"}
+
+    def scale(self, record, job, jobdir, workers):
+        """Asks the runner of elastic ``job`` to run ``workers`` launchers (JOBDIR/
+        scale.json, which it watches): added ones pinned to more CPUs, the newest stopped
+        first. Returns the job's new record."""
+        spec = job["spec"]
+        low, high = spec["workers"]
+        if low == high:
+            raise ValueError(f"job {job['id']} is not elastic (workers {low})")
+        if not low <= workers <= high:
+            raise ValueError(f"job {job['id']}: {workers} workers is outside {low}:{high}")
+        want = workers * spec["nproc"] * spec["cpus"]
+        cores = list(record.get("cores") or [])
+        if want > len(cores):  # (a shrunk job keeps its CPUs: its agents may share them)
+            cores = sorted(set(cores) | set(self.pick_cores(want - len(cores), cores)))
+        self._pinned[record["pid"]] = cores
+        tmp = os.path.join(jobdir, "scale.json.tmp")
+        with open(tmp, "w") as f:
+            json.dump({"agents": workers, "cores": cores}, f)
+        os.replace(tmp, os.path.join(jobdir, "scale.json"))
+        return dict(record, cores=cores, workers=workers)
 
     def cancel(self, record, jobdir):
         """Asks the runner to stop the job (the file JOBDIR/cancel, which it watches; it

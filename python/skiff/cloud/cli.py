@@ -2,6 +2,7 @@
 command-line client.
 
     skiff cloud serve [--host 127.0.0.1] [--port 8050] [--root DIR] [--slots N]
+                      [--autoscale skiff|edl|off]
     skiff cloud token create USER [--admin] [--root DIR]      # prints the token
     skiff cloud login --server URL --token TOKEN
     skiff cloud submit train.py [--workers 1] [--nproc 1] [--dir .] [--follow] [-- ARGS...]
@@ -18,6 +19,7 @@ import os
 import sys
 import time
 
+from .autoscaler import Config
 from .client import Client, CloudError, save_login
 from .notebook import start_jupyterlab
 from .simulator.command import add_verb as add_simulate_verb
@@ -58,10 +60,12 @@ def _follow(client, job_id):
 def _serve(args):
     from .server import serve  # noqa: PLC0415  (aiohttp is needed only to serve)
     from .service import Quota  # noqa: PLC0415  (with the server)
+    autoscale = None if args.autoscale == "off" else Config(
+        policy=args.autoscale, interval=args.scale_interval, cooldown=args.scale_cooldown)
     try:
         serve(args.root, host=args.host, port=args.port, slots=args.slots,
               quota=Quota(args.quota_jobs, args.quota_slots), max_upload=args.max_upload,
-              log_limit=args.log_limit, line_limit=args.line_limit)
+              log_limit=args.log_limit, line_limit=args.line_limit, autoscale=autoscale)
     except OSError as e:
         print(f"skiff cloud: cannot listen on {args.host}:{args.port}: {e.strerror or e}",
               file=sys.stderr)
@@ -167,6 +171,13 @@ def _parser():
     s.add_argument("--max-upload", type=int, help="bytes of an uploaded archive")
     s.add_argument("--log-limit", type=int, help="bytes of output kept per job (default 64 MiB)")
     s.add_argument("--line-limit", type=int, help="bytes of one output line (default 16 KiB)")
+    s.add_argument("--autoscale", choices=["skiff", "edl", "off"], default="skiff",
+                   help="the autoscaler's policy for elastic jobs (default skiff; off: they "
+                   "keep the workers they start with; docs/edl.md)")
+    s.add_argument("--scale-interval", type=float, default=5.0,
+                   help="seconds between the autoscaler's passes (and after each event)")
+    s.add_argument("--scale-cooldown", type=float, default=10.0,
+                   help="seconds between two resizes of one job (a world re-forms each time)")
     s.set_defaults(run=_serve)
 
     t = verbs.add_parser("token", help="manage users' tokens (on the service's machine)")

@@ -208,6 +208,20 @@ class Client:
         """The URL of skiff board on the job's board_logdir (the service starts it)."""
         return self._json("POST", f"/api/jobs/{int(job_id)}/board", b"")["url"]
 
+    def services(self):
+        """The services the autoscaler keeps room for (demand, cpus, granted)."""
+        return self._json("GET", "/api/services")["services"]
+
+    def set_service(self, name, demand, cpus=1.0):
+        """Declares service ``name``'s demand (pods of ``cpus``; an admin's call); returns
+        it with ``granted``, the pods that have room now."""
+        body = json.dumps({"demand": int(demand), "cpus": cpus}).encode()
+        return self._json("PUT", f"/api/services/{urllib.parse.quote(name, safe='')}", body,
+                          "application/json")
+
+    def remove_service(self, name):
+        return self._json("DELETE", f"/api/services/{urllib.parse.quote(name, safe='')}")
+
     def artifacts(self, job_id):
         return self._json("GET", f"/api/jobs/{int(job_id)}/artifacts")["files"]
 

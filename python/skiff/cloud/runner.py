@@ -7,6 +7,8 @@ It reads JOBDIR/run.json:
 
     {"commands": [[argv...], ...],   # started together, each in a process group of its own
      "prefixes": ["[launch] ", ...], # put before each line a command prints
+     "agent_command": [argv...],     # an elastic job: its launchers' command ("{agent}":
+     "agents": N,                    # the launcher's number), N of them at first
      "worker_logs": "DIR" | null,    # the launcher's workerlog.RANK files: "[rank R] " lines
                                      # (DIR/agentK/workerlog.L: "[worker K.L] ")
      "etcd_job": "NAME" | null,      # an elastic job: an etcd started for it ("{etcd}" in
@@ -21,7 +23,8 @@ so), and at the end JOBDIR/exit.json: {"exit_code", "reason", "cancelled", "fini
 (written to a temporary name and renamed, so a reader sees all of it or none). The file
 JOBDIR/cancel (or SIGTERM) cancels the job: the commands' process groups get SIGTERM, then
 SIGKILL after a grace period. A file, because a cancel may come before this process has
-set up its signal handlers, or while the service that asked is restarting."""
+set up its signal handlers, or while the service that asked is restarting. For the same
+reason an elastic job is resized through a file: JOBDIR/scale.json (see Scaling)."""
 import base64
 import json
 import os
@@ -352,6 +355,86 @@ def _exit_code(code):
     return code if code >= 0 else 128 - code
 
 
+class Commands:
+    """The job's processes, each in a process group of its own, their output copied to
+    the log. An elastic job's launchers (agents) can be added and retired while it runs:
+    a retired one is stopped and neither fails the job nor gives its exit code."""
+
+    def __init__(self, plan, env, log):
+        self.plan, self.env, self.log = plan, env, log
+        self.processes, self.copiers, self.retired = [], [], {}  # retired: Popen -> since
+        self.agents = {}  # agent number -> Popen (elastic jobs)
+        self._numbered = 0  # agents started: numbers are never reused, so logs stay apart
+
+    def start(self, argv, prefix):
+        p = subprocess.Popen(argv, cwd=self.plan["cwd"], env=self.env,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, process_group=0)
+        self.processes.append(p)
+        t = threading.Thread(target=_copy_pipe, args=(p.stdout, prefix, self.log), daemon=True)
+        t.start()
+        self.copiers.append(t)
+        return p
+
+    def start_agent(self, etcd_endpoint):
+        k, self._numbered = self._numbered, self._numbered + 1
+        argv = [a.replace("{etcd}", etcd_endpoint).replace("{agent}", str(k))
+                for a in self.plan["agent_command"]]
+        self.agents[k] = self.start(argv, f"[launch {k}] ")
+
+    def retire_agent(self):
+        """Stops the newest agent (SIGTERM to its group: its workers leave the world)."""
+        k = max(self.agents)
+        p = self.agents.pop(k)
+        self.retired[p] = time.monotonic()
+        _signal_group(p, signal.SIGTERM)
+
+    def live(self):
+        return [p for p in self.processes if p not in self.retired]
+
+    def running(self):
+        return any(p.poll() is None for p in self.processes)
+
+    def kill_retired(self):
+        """SIGKILL for a retired agent that outlived the grace period."""
+        for p, since in self.retired.items():
+            if p.poll() is None and time.monotonic() - since > GRACE_SECONDS:
+                _signal_group(p, signal.SIGKILL)
+
+
+class Scaling:
+    """An elastic job's size while it runs: JOBDIR/scale.json {"agents": N, "cores": [...]}
+    (written by the service's autoscaler) is read when it changes; agents are started or
+    retired (the newest first) until N run, new ones pinned to ``cores``."""
+
+    def __init__(self, jobdir, commands, etcd, log):
+        self.path = os.path.join(jobdir, "scale.json")
+        self.commands, self.etcd, self.log = commands, etcd, log
+        self._seen = None
+
+    def poll(self):
+        try:
+            stamp = os.stat(self.path).st_mtime_ns
+            if stamp == self._seen:
+                return
+            with open(self.path) as f:
+                wanted = json.load(f)
+            self._seen = stamp
+        except (OSError, ValueError):
+            return
+        agents = max(1, int(wanted["agents"]))
+        have = len(self.commands.agents)
+        if agents == have or any(p.poll() == 0 for p in self.commands.live()):
+            return  # (a job whose agents began to finish is not resized)
+        if wanted.get("cores"):
+            os.sched_setaffinity(0, wanted["cores"])  # what new agents inherit
+        self.log.line("[skiff cloud] ", f"scaling to {agents} workers (from {have})".encode())
+        while len(self.commands.agents) < agents:
+            self.commands.start_agent(self.etcd.endpoint)
+        while len(self.commands.agents) > agents:
+            self.commands.retire_agent()
+
+
 def run(jobdir):
     with open(os.path.join(jobdir, "run.json")) as f:
         plan = json.load(f)
@@ -361,9 +444,9 @@ def run(jobdir):
     signal.signal(signal.SIGINT, lambda *_: cancelled.set())
     env = dict(os.environ)
     env.update(plan["env"])
-    processes, copiers = [], []
+    commands = Commands(plan, env, log)
     reason = None
-    etcd = membership = None
+    etcd = membership = scaling = None
     try:
         if os.path.exists(os.path.join(jobdir, "cancel")):
             raise InterruptedError("cancelled before it started")
@@ -372,16 +455,11 @@ def run(jobdir):
         if plan.get("etcd_job"):
             etcd = Etcd(jobdir)
             membership = Membership(etcd, plan["etcd_job"], jobdir, log)
+            scaling = Scaling(jobdir, commands, etcd, log)
+            for _ in range(plan["agents"]):
+                commands.start_agent(etcd.endpoint)
         for argv, prefix in zip(plan["commands"], plan["prefixes"]):
-            if etcd:
-                argv = [a.replace("{etcd}", etcd.endpoint) for a in argv]
-            p = subprocess.Popen(argv, cwd=plan["cwd"], env=env, stdin=subprocess.DEVNULL,
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                 process_group=0)
-            processes.append(p)
-            t = threading.Thread(target=_copy_pipe, args=(p.stdout, prefix, log), daemon=True)
-            t.start()
-            copiers.append(t)
+            commands.start(argv, prefix)
     except InterruptedError:
         cancelled.set()
     except OSError as e:
@@ -392,16 +470,17 @@ def run(jobdir):
     deadline = time.monotonic() + plan["max_run_time"]
     stopping_since = None
     usage = Usage(jobdir)
-    groups = {p.pid for p in processes}
-    while any(p.poll() is None for p in processes):
-        usage.sample(groups)
+    while commands.running():
+        usage.sample({p.pid for p in commands.processes})
         if membership:
             membership.poll()
+        if scaling and stopping_since is None:
+            scaling.poll()
         if workers:
             workers.poll()
         if os.path.exists(cancel_file):
             cancelled.set()
-        failed = [p for p in processes if p.poll() not in (None, 0)]
+        failed = [p for p in commands.live() if p.poll() not in (None, 0)]
         if stopping_since is None and (cancelled.is_set() or failed
                                        or time.monotonic() > deadline):
             if cancelled.is_set():
@@ -412,16 +491,17 @@ def run(jobdir):
                 reason = f"ran past its max_run_time of {plan['max_run_time']} s"
                 log.line("[skiff cloud] ", f"the job {reason}; stopping it".encode())
             stopping_since = time.monotonic()
-            for p in processes:
+            for p in commands.processes:
                 if p.poll() is None:
                     _signal_group(p, signal.SIGTERM)
         if stopping_since is not None and time.monotonic() - stopping_since > GRACE_SECONDS:
-            for p in processes:
+            for p in commands.processes:
                 _signal_group(p, signal.SIGKILL)
+        commands.kill_retired()
         time.sleep(POLL_SECONDS)
-    for t in copiers:
+    for t in commands.copiers:
         t.join(timeout=5)
-    if processes:
+    if commands.processes:
         usage.finish()
     if workers:
         workers.poll(final=True)
@@ -429,7 +509,7 @@ def run(jobdir):
         membership.poll(final=True)
     if etcd:
         etcd.stop()
-    codes = [_exit_code(p.returncode) for p in processes]
+    codes = [_exit_code(p.returncode) for p in commands.live()]
     code = next((c for c in codes if c != 0), 0) if codes else 1
     if cancelled.is_set() and reason is None:
         reason = "cancelled"

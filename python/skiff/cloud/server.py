@@ -18,6 +18,7 @@ import shutil
 from aiohttp import web
 
 from ..utils.serving import serve_until_stopped
+from .autoscaler import Config
 from .backend import LocalBackend
 from .boards import BoardError, Boards
 from .service import JobService, Quota, ServiceError
@@ -33,8 +34,8 @@ _BOARDS = web.AppKey("cloud_boards", Boards)
 TICK_SECONDS = 0.05
 KEEPALIVE_SECONDS = 15.0
 STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
-_JOB_FIELDS = ("id", "name", "user", "state", "priority", "slots", "submitted", "started",
-               "finished", "exit_code", "reason", "log_tail", "spec")
+_JOB_FIELDS = ("id", "name", "user", "state", "priority", "slots", "workers", "submitted",
+               "started", "finished", "exit_code", "reason", "log_tail", "spec")
 
 
 def _job_json(job, events=None):
@@ -282,6 +283,31 @@ async def open_board(request):
     return web.json_response({"url": url})
 
 
+async def list_services(request):
+    """The services the autoscaler keeps room for: their demand and the pods granted."""
+    return web.json_response({"services": request.app[_SERVICE].store.services()})
+
+
+async def put_service(request):
+    """{"demand": PODS, "cpus": PER_POD} for service NAME (admins); answers it with
+    ``granted``, the pods that have room now (more follow as elastic jobs shrink)."""
+    try:
+        body = await request.json()
+    except ValueError:
+        raise ServiceError(400, "the body must be JSON: {\"demand\": N, \"cpus\": C}") from None
+    if not isinstance(body, dict) or set(body) - {"demand", "cpus"} or "demand" not in body:
+        raise ServiceError(400, f"a service is {{\"demand\": N, \"cpus\": C}}, got "
+                                f"{str(body)[:200]}")
+    service = request.app[_SERVICE].set_service(request["user"], request.match_info["name"],
+                                                body["demand"], body.get("cpus", 1))
+    return web.json_response(service)
+
+
+async def delete_service(request):
+    request.app[_SERVICE].remove_service(request["user"], request.match_info["name"])
+    return web.json_response({"removed": request.match_info["name"]})
+
+
 async def _ticker(app):
     """Moves jobs forward and wakes the followers of logs that grew."""
     service, watches = app[_SERVICE], app[_WATCHES]
@@ -321,6 +347,9 @@ def make_app(service, boards=None):
     app.router.add_get("/api/jobs/{job}/artifacts", list_artifacts)
     app.router.add_get("/api/jobs/{job}/artifacts/{path:.+}", get_artifact)
     app.router.add_post("/api/jobs/{job}/board", open_board)
+    app.router.add_get("/api/services", list_services)
+    app.router.add_put("/api/services/{name}", put_service)
+    app.router.add_delete("/api/services/{name}", delete_service)
 
     async def start_ticker(app):
         service.recover()
@@ -334,13 +363,14 @@ def make_app(service, boards=None):
 
 
 def serve(root, host="127.0.0.1", port=8050, slots=None, quota=None, max_upload=None,
-          log_limit=None, line_limit=None, on_ready=None):
+          log_limit=None, line_limit=None, on_ready=None, autoscale=Config()):
     """Serves the job service on ``root`` until SIGTERM or Ctrl-C (the jobs go on
-    running); prints the URL. Raises OSError if the port is taken."""
+    running); prints the URL. Raises OSError if the port is taken. ``autoscale``: the
+    autoscaler's Config (None: elastic jobs keep the workers they start with)."""
     options = {} if max_upload is None else {"max_upload": max_upload}
     limits = {k: v for k, v in (("log_limit", log_limit), ("line_limit", line_limit)) if v}
     service = JobService(root, LocalBackend(slots=slots, **limits), quota=quota or Quota(),
-                         **options)
+                         autoscale=autoscale, **options)
 
     try:
         serve_until_stopped(make_app(service), host, port,

@@ -10,12 +10,14 @@ that does not fit the free slots holds up the jobs behind it (no small job overt
 big one for ever)."""
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
 
 from .archive import ArchiveError, unpack
 from .logs import LogIndex, tail_lines
+from .scaling import Scaler
 from .spec import SpecError, check_spec, slots_of
 from .store import FINAL_STATES, Store
 
@@ -23,6 +25,7 @@ __all__ = ["JobService", "Quota", "admit", "ServiceError"]
 
 MAX_UPLOAD = 256 << 20        # bytes of an uploaded archive
 MAX_UNPACKED = 1 << 30        # bytes its files may add up to
+_SERVICE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
 class ServiceError(Exception):
@@ -66,7 +69,7 @@ def admit(queued, active, total_slots, quota_of):
 
 class JobService:
     def __init__(self, root, backend, quota=None, max_upload=MAX_UPLOAD,
-                 max_unpacked=MAX_UNPACKED):
+                 max_unpacked=MAX_UNPACKED, autoscale=None):
         self.root = os.path.abspath(root)
         os.makedirs(os.path.join(self.root, "jobs"), exist_ok=True)
         os.makedirs(os.path.join(self.root, "incoming"), exist_ok=True)
@@ -76,6 +79,9 @@ class JobService:
         self.max_upload, self.max_unpacked = max_upload, max_unpacked
         self._logs = {}  # job id -> LogIndex
         self._runner_events = {}  # job id -> events.jsonl lines already in the store
+        # the autoscaler (an autoscaler.Config), else the queue alone starts jobs and
+        # elastic jobs keep the workers they start with
+        self.scaler = Scaler(self, autoscale) if autoscale is not None else None
         self._clear_incoming()
 
     def close(self):
@@ -153,6 +159,7 @@ class JobService:
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
+        self._event_happened()
         return job
 
     def get(self, user, job_id):
@@ -170,10 +177,44 @@ class JobService:
             return job
         if job["state"] == "queued":
             self.store.set_state(job_id, "cancelled", reason=f"cancelled by {user['name']}")
+            self._event_happened()
         else:
             self.store.add_event(job_id, "note", {"text": f"cancel asked by {user['name']}"})
             self.backend.cancel(job["runner"], self.jobdir(job_id))
         return self.store.job(job_id)
+
+    def set_service(self, user, name, demand, cpus):
+        """Service ``name`` (work that is not training: its pods get room before elastic
+        jobs grow) wants ``demand`` pods of ``cpus`` each; admins only. Returns it, with
+        ``granted``: how many pods have room now (the autoscaler shrinks elastic jobs to
+        make room for the rest)."""
+        if not user["admin"]:
+            raise ServiceError(403, "only an admin may declare a service's demand")
+        if not _SERVICE_NAME.match(name or ""):
+            raise ServiceError(400, f"bad service name {name!r}: 1-64 letters, digits, "
+                                    f"'.', '_' or '-'")
+        if isinstance(demand, bool) or not isinstance(demand, int) or not 0 <= demand <= 10**6:
+            raise ServiceError(400, f"demand must be an integer number of pods in "
+                                    f"[0, 1000000], got {demand!r}")
+        if isinstance(cpus, bool) or not isinstance(cpus, (int, float)) or not (
+                0 < cpus <= self.backend.slots()):
+            raise ServiceError(400, f"cpus must be a number of CPUs per pod in "
+                                    f"(0, {self.backend.slots()}], got {cpus!r}")
+        service = self.store.set_service(name, user["name"], demand, float(cpus))
+        self._event_happened()
+        return service
+
+    def remove_service(self, user, name):
+        if not user["admin"]:
+            raise ServiceError(403, "only an admin may remove a service")
+        if self.store.service(name) is None:
+            raise ServiceError(404, f"no service {name!r}")
+        self.store.remove_service(name)
+        self._event_happened()
+
+    def _event_happened(self):
+        if self.scaler is not None:
+            self.scaler.dirty = True
 
     def kept_files(self, job):
         """(the job's real work folder, [(path, size)] of the regular files under its kept
@@ -236,9 +277,13 @@ class JobService:
             if result is not None:
                 self._finish(job, result)
                 changed.append(job["id"])
+        if changed:
+            self._event_happened()
+        if self.scaler is not None:
+            return changed + self.scaler.tick(time.time())
         active = self.store.active()
         for job in admit(self.store.queued(), active, self.backend.slots(), self.quota_of):
-            self._start(job)
+            self.start_job(job)
             changed.append(job["id"])
         return changed
 
@@ -263,14 +308,22 @@ class JobService:
         self._runner_events[job_id] = seen + added
         return added > 0
 
-    def _start(self, job):
+    def start_job(self, job, workers=None, reason=None):
+        """Starts queued ``job`` (an elastic one with ``workers``; None: its minimum)."""
         self.store.set_state(job["id"], "starting")
+        spec = job["spec"]
+        workers = workers or spec["workers"][0]
         try:
-            record = self.backend.start(job, self.jobdir(job["id"]))
+            record = self.backend.start(job, self.jobdir(job["id"]), workers)
         except (OSError, ValueError) as e:
             self.store.set_state(job["id"], "failed", reason=f"could not start: {e}")
             return
-        self.store.set_state(job["id"], "running", runner=record)
+        self.store.set_state(job["id"], "running", runner=record, workers=workers,
+                             slots=workers * spec["nproc"] * spec["cpus"],
+                             last_scaled=time.time())
+        if reason:
+            self.store.add_event(job["id"], "scaling",
+                                 {"workers": workers, "from": 0, "reason": reason})
 
     def _finish(self, job, result):
         code = result.get("exit_code")

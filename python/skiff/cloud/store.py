@@ -67,6 +67,20 @@ _MIGRATIONS = [
     );
     CREATE INDEX events_by_job ON events(job, id);
     """,
+    # 2: elastic jobs resized while they run (workers now, the time of the last resize),
+    # and the services the autoscaler makes room for
+    """
+    ALTER TABLE jobs ADD COLUMN workers INTEGER;
+    ALTER TABLE jobs ADD COLUMN last_scaled REAL;
+    CREATE TABLE services (
+        name TEXT PRIMARY KEY,
+        owner TEXT NOT NULL REFERENCES users(name),
+        demand INTEGER NOT NULL,
+        cpus REAL NOT NULL,
+        granted INTEGER NOT NULL DEFAULT 0,
+        updated REAL NOT NULL
+    );
+    """,
 ]
 SCHEMA_VERSION = len(_MIGRATIONS)
 
@@ -245,6 +259,44 @@ class Store:
         with self._transaction():
             self._db.execute("UPDATE jobs SET runner = ? WHERE id = ?",
                              (json.dumps(runner), job_id))
+
+    def set_workers(self, job_id, workers, slots, runner, detail):
+        """A running elastic job resized to ``workers`` (holding ``slots``), its backend
+        record, and a "scaling" event with ``detail``."""
+        now = time.time()
+        with self._transaction():
+            self._db.execute("UPDATE jobs SET workers = ?, slots = ?, runner = ?, "
+                             "last_scaled = ? WHERE id = ?",
+                             (workers, slots, json.dumps(runner), now, job_id))
+            self._event(job_id, "scaling", detail, now)
+
+    # ---- services (the room the autoscaler keeps for work that is not training)
+
+    def set_service(self, name, owner, demand, cpus):
+        """Adds or updates service ``name``'s demand (pods) and CPUs per pod; returns it."""
+        with self._transaction():
+            self._db.execute(
+                "INSERT INTO services(name, owner, demand, cpus, updated) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT(name) DO UPDATE SET demand = excluded.demand, "
+                "cpus = excluded.cpus, updated = excluded.updated",
+                (name, owner, demand, cpus, time.time()))
+        return self.service(name)
+
+    def grant(self, name, pods):
+        """How many of service ``name``'s pods have room now."""
+        with self._transaction():
+            self._db.execute("UPDATE services SET granted = ? WHERE name = ?", (pods, name))
+
+    def service(self, name):
+        row = self._db.execute("SELECT * FROM services WHERE name = ?", (name,)).fetchone()
+        return None if row is None else dict(row)
+
+    def services(self):
+        return [dict(r) for r in self._db.execute("SELECT * FROM services ORDER BY name")]
+
+    def remove_service(self, name):
+        with self._transaction():
+            self._db.execute("DELETE FROM services WHERE name = ?", (name,))
 
     def add_event(self, job_id, kind, detail, when=None):
         with self._transaction():

@@ -15,6 +15,12 @@ pytestmark = pytest.mark.skipif(shutil.which("etcd") is None,
                                 reason="no etcd binary (Debian's etcd-server)")
 
 
+@pytest.fixture
+def service(service_factory):
+    """(without the autoscaler: the jobs keep the workers they start with)"""
+    return service_factory("--slots", "4", "--autoscale", "off")
+
+
 def membership(client, job_id):
     return [e["detail"] for e in client.job(job_id)["events"] if e["kind"] == "membership"]
 

@@ -1,11 +1,12 @@
 """The service's database (schema versions, users' tokens, state transitions) and the
 queue's order and quotas (``admit``, a pure function)."""
+import json
 import sqlite3
 
 import pytest
 
 from skiff.cloud.service import Quota, admit
-from skiff.cloud.store import SchemaError, Store, hash_token
+from skiff.cloud.store import _MIGRATIONS, SCHEMA_VERSION, SchemaError, Store, hash_token
 
 SPEC = {"script": "a.py", "args": [], "workers": [1, 1], "nproc": 1, "cpus": 1, "priority": 0,
         "max_run_time": 60, "env": {}, "keep": [], "name": "a.py"}
@@ -14,14 +15,34 @@ SPEC = {"script": "a.py", "args": [], "workers": [1, 1], "nproc": 1, "cpus": 1, 
 def test_schema_is_versioned_and_a_newer_file_refused(tmp_path):
     path = str(tmp_path / "cloud.db")
     store = Store(path)
-    assert store.schema_version() == 1
+    assert store.schema_version() == SCHEMA_VERSION == 2
     store.close()
-    assert Store(path).schema_version() == 1  # opening again migrates nothing
+    assert Store(path).schema_version() == 2  # opening again migrates nothing
     db = sqlite3.connect(path)
     db.execute("PRAGMA user_version = 99")
     db.close()
     with pytest.raises(SchemaError, match="schema version 99 is newer"):
         Store(path)
+
+
+def test_a_version_1_file_is_migrated_and_keeps_its_jobs(tmp_path):
+    """A database of the first schema (no resizable jobs, no services) opens as the
+    current one: its users and jobs kept, the new columns empty."""
+    path = str(tmp_path / "cloud.db")
+    db = sqlite3.connect(path)
+    db.executescript(_MIGRATIONS[0] + "; PRAGMA user_version = 1;")
+    db.execute("INSERT INTO users(name, token_hash, created) VALUES ('ada', 'h', 0)")
+    db.execute("INSERT INTO jobs(user, name, spec, priority, slots, state, submitted) "
+               "VALUES ('ada', 'a.py', ?, 0, 1, 'running', 0)", (json.dumps(SPEC),))
+    db.commit()
+    db.close()
+    store = Store(path)
+    assert store.schema_version() == 2
+    job = store.job(1)
+    assert job["user"] == "ada" and job["state"] == "running" and job["workers"] is None
+    assert store.services() == []
+    store.set_service("web", "ada", 3, 0.5)
+    assert store.service("web")["demand"] == 3 and store.service("web")["granted"] == 0
 
 
 def test_tokens_are_stored_hashed_and_replaced(tmp_path):

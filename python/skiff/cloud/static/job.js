@@ -40,8 +40,9 @@ function usage(u) {
 function header(job, onCancel, onBoard) {
   const active = ACTIVE_STATES.includes(job.state);
   const spec = job.spec;
+  // an elastic job: its range, and the workers it runs now while it is active
   const workers = spec.workers[0] === spec.workers[1] ? String(spec.workers[0])
-    : spec.workers.join(':');
+    : spec.workers.join(':') + (active && job.workers ? ` (now ${job.workers})` : '');
   return el('section', { className: 'job-header' },
     el('h1', {}, `Job ${job.id}: ${job.name} `, stateBadge(job.state),
       active && el('button', { id: 'cancel', type: 'button', className: 'danger',
@@ -74,6 +75,9 @@ function timeline(job) {
       what = `world ${detail.epoch} ${detail.change}: ${detail.workers} worker` +
         (detail.workers === 1 ? '' : 's') +
         (detail.step !== undefined ? `, at step ${detail.step}` : '');
+    } else if (kind === 'scaling') {  // the autoscaler started or resized the job
+      what = (detail.from ? `resized to ${detail.workers} workers (from ${detail.from})`
+        : `started with ${detail.workers} workers`) + (detail.reason ? ` — ${detail.reason}` : '');
     } else {
       what = `${kind}: ${JSON.stringify(detail)}`;
     }
