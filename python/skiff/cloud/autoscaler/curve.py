@@ -9,7 +9,7 @@ def throughput(job, n):
     flat beyond the largest measured count; ``n`` itself when nothing was measured."""
     if not job.throughput:
         return float(n)
-    points = sorted({0: 0.0, **{int(k): float(v) for k, v in job.throughput.items()}}.items())
+    points = _points(job.throughput)
     if n >= points[-1][0]:
         return points[-1][1]
     for (n0, t0), (n1, t1) in zip(points, points[1:]):
@@ -26,3 +26,18 @@ def efficiency(job, n):
     if n <= 0 or now <= 0:
         return 1.0 if throughput(job, n + 1) > now else 0.0
     return (throughput(job, n + 1) - now) * n / now
+
+
+_POINTS = {}
+
+
+def _points(measured):
+    """The measured curve as sorted (workers, samples/s) from (0, 0), kept per mapping (a
+    driver passes the same mapping plan after plan) and rebuilt when its items change."""
+    entry = _POINTS.get(id(measured))
+    if entry is None or entry[0] is not measured or entry[1] != measured:
+        if len(_POINTS) > 4096:
+            _POINTS.clear()
+        points = sorted({0: 0.0, **{int(k): float(v) for k, v in measured.items()}}.items())
+        entry = _POINTS[id(measured)] = (measured, dict(measured), points)
+    return entry[2]

@@ -43,12 +43,19 @@ def reserve(services, free):
     order = sorted(services, key=lambda s: (-s.priority, -s.pod.cpu, s.name))
     for service in order:
         placed[service.name] = 0
-        for _ in range(max(0, service.demand - service.pods)):
-            fitting = [name for name in room if service.pod.fits_in(room[name])]
-            if not fitting:
-                unplaced.append(service)
-                continue
-            node = min(fitting, key=lambda name: (room[name].cpu, name))
-            room[node] = room[node] - service.pod
-            placed[service.name] += 1
+        left = max(0, service.demand - service.pods)
+        if not left:
+            continue
+        # Best fit for equal pods fills the fitting node with the least free CPU until the
+        # next pod no longer fits, then the next such node: one pass in (cpu, name) order.
+        fitting = sorted((room[name].cpu, name) for name in room
+                         if service.pod.fits_in(room[name]))
+        for _, node in fitting:
+            while left and service.pod.fits_in(room[node]):
+                room[node] = room[node] - service.pod
+                placed[service.name] += 1
+                left -= 1
+            if not left:
+                break
+        unplaced += [service] * left
     return room, placed, unplaced
