@@ -258,16 +258,8 @@ class Etcd:
             time.sleep(0.05)
 
     def range(self, prefix):
-        """{key: value} of the keys under ``prefix`` (etcd's JSON gateway)."""
-        end = prefix[:-1] + chr(ord(prefix[-1]) + 1)
-        body = json.dumps({"key": base64.b64encode(prefix.encode()).decode(),
-                           "range_end": base64.b64encode(end.encode()).decode()}).encode()
-        request = urllib.request.Request(f"http://{self.endpoint}/v3/kv/range", data=body,
-                                         method="POST")
-        with urllib.request.urlopen(request, timeout=2) as r:
-            kvs = json.load(r).get("kvs", [])
-        return {base64.b64decode(kv["key"]).decode(): base64.b64decode(kv.get("value", ""))
-                for kv in kvs}
+        """{key: value} of the keys under ``prefix``."""
+        return etcd_range(self.endpoint, prefix)
 
     def stop(self):
         if self.process.poll() is None:
@@ -277,6 +269,21 @@ class Etcd:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+
+def etcd_range(endpoint, prefix, timeout=2.0):
+    """{key: value bytes} of the keys under ``prefix`` in the etcd at ``endpoint`` (its v3
+    JSON gateway, so that no client library is needed; the Kubernetes operator reads the
+    jobs' worlds with it too). Raises OSError or ValueError."""
+    end = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+    body = json.dumps({"key": base64.b64encode(prefix.encode()).decode(),
+                       "range_end": base64.b64encode(end.encode()).decode()}).encode()
+    request = urllib.request.Request(f"http://{endpoint}/v3/kv/range", data=body,
+                                     method="POST")
+    with urllib.request.urlopen(request, timeout=timeout) as r:
+        kvs = json.load(r).get("kvs", [])
+    return {base64.b64decode(kv["key"]).decode(): base64.b64decode(kv.get("value", ""))
+            for kv in kvs}
 
 
 class Membership:

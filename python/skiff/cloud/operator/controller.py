@@ -22,6 +22,7 @@ from .informer import Informer, object_key
 from .objects import JOB_LABEL
 from .reconcile import reconcile
 from .spec import GROUP, PLURAL, VERSION
+from .worlds import latest_world
 from .workqueue import WorkQueue
 
 __all__ = ["Controller", "DEFAULT_ETCD"]
@@ -43,6 +44,7 @@ class Controller:
         self.clock = clock
         self.queue, self._stop = WorkQueue(), threading.Event()
         self._autoscale_at = 0.0
+        self._worlds = {}  # job key -> (epoch, size) of its newest world
         if namespace:
             jobs = functools.partial(self.custom.list_namespaced_custom_object, GROUP, VERSION,
                                      namespace, PLURAL)
@@ -116,6 +118,7 @@ class Controller:
 
     def _autoscale(self):
         jobs = self.jobs.objects()
+        self._read_worlds(jobs)
         state = cluster_state(jobs, self.pods.objects(), self.nodes.objects(), self.clock())
         try:
             actions = list(self.plan(state, self.config))
@@ -130,6 +133,18 @@ class Controller:
                              f" on {a.node}" if a.node else "", a.reason)
                 self.reconcile(object_key(job), mine)
 
+    def _read_worlds(self, jobs):
+        """The newest world of each running job, from the etcd its workers meet at (once per
+        autoscaler pass; a job whose etcd does not answer keeps what its status says)."""
+        for job in jobs:
+            if (job.get("status") or {}).get("phase") != "Running":
+                continue
+            world = latest_world(job, (job.get("spec") or {}).get("etcd") or self.etcd)
+            key = object_key(job)
+            if world is not None and world != self._worlds.get(key):
+                self._worlds[key] = world
+                self.queue.add(key)
+
     def reconcile(self, key, actions=()):
         """Reconciles job ``key`` (namespace, name) with the autoscaler's ``actions``."""
         job = self.jobs.get(key)
@@ -139,7 +154,8 @@ class Controller:
         nodes = {n["metadata"]["name"] for n in self.nodes.objects()}
         pods = [p for p in self.pods.objects() if p["metadata"].get("namespace") == key[0]]
         services = [s for s in self.services.objects() if s["metadata"].get("namespace") == key[0]]
-        ops = reconcile(job, pods, nodes, services, actions, now=self.clock(), etcd=self.etcd)
+        ops = reconcile(job, pods, nodes, services, actions, now=self.clock(), etcd=self.etcd,
+                        world=self._worlds.get(key))
         try:
             for op in ops:
                 self.apply(op)

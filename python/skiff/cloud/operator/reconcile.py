@@ -114,11 +114,12 @@ def _running_after(live, work):
     return sum(1 for p in live if is_running(p) and p["metadata"]["name"] not in going)
 
 
-def reconcile(job, pods, nodes, services=(), actions=(), now=0.0, etcd=""):
+def reconcile(job, pods, nodes, services=(), actions=(), now=0.0, etcd="", world=None):
     """The operations for ``job`` (a SkiffJob dict) given ``pods`` (its workers; other pods
     are ignored), ``nodes`` (names of the nodes that exist), ``services`` (Service dicts in
-    its namespace), the autoscaler's ``actions`` on it, the time ``now`` (s since the epoch)
-    and the operator's default ``etcd`` (HOST:PORT)."""
+    its namespace), the autoscaler's ``actions`` on it, the time ``now`` (s since the epoch),
+    the operator's default ``etcd`` (HOST:PORT) and the newest ``world`` its workers formed
+    ((epoch, size), or None: not known)."""
     meta = job["metadata"]
     name, namespace = meta["name"], meta["namespace"]
     pods = [p for p in pods if (p["metadata"].get("labels") or {}).get(JOB_LABEL) == name
@@ -151,6 +152,10 @@ def reconcile(job, pods, nodes, services=(), actions=(), now=0.0, etcd=""):
     workers = {"desired": desired, "current": running, "failed": len(by_state[FAILED])}
     status = {"phase": old.get("phase", "Pending"), "workers": workers,
               "lastScaleTime": old.get("lastScaleTime")}
+    if world is not None:
+        status["worldEpoch"] = world[0]
+        if world[1] is not None:
+            status["worldSize"] = world[1]
     if status["phase"] in TERMINAL:
         message = next((c.get("message", "") for c in old.get("conditions") or []
                         if c.get("type") == "Ready"), status["phase"])

@@ -4,6 +4,7 @@ binds them to nodes itself). A SkiffJob comes, the autoscaler (a scripted stand-
 it and grows it; a deleted pod is replaced; the job's deletion removes its pods."""
 import asyncio
 import json
+import shutil
 import threading
 import time
 
@@ -14,7 +15,9 @@ from kubernetes import client as k8s  # noqa: E402
 
 from operator_cluster_data import node, skiffjob  # noqa: E402
 from skiff.cloud.autoscaler import Action, Config  # noqa: E402
+from skiff import _C  # noqa: E402
 from skiff.cloud.operator.controller import Controller  # noqa: E402
+from skiff.distributed.etcd_server import LocalEtcd  # noqa: E402
 
 JOBS = "skiff.dev/v1alpha1/skiffjobs"
 
@@ -76,8 +79,19 @@ def worker_pods(core):
     return sorted(p["metadata"]["name"] for p in json.loads(pods.data)["items"])
 
 
-def test_controller_against_kmock():
+@pytest.fixture
+def etcd():
+    """A real etcd (Debian's etcd-server) the workers would meet at; None without it."""
+    if shutil.which("etcd") is None:
+        yield None
+        return
+    with LocalEtcd() as server:
+        yield server
+
+
+def test_controller_against_kmock(etcd):
     plan = ScriptedPlan()
+    endpoint = etcd.endpoint if etcd else "127.0.0.1:9"  # (nothing listens on port 9)
     with Emulator() as cluster:
         core, custom = k8s.CoreV1Api(cluster.api), k8s.CustomObjectsApi(cluster.api)
         for name in ("n1", "n2"):
@@ -87,7 +101,7 @@ def test_controller_against_kmock():
         custom.create_namespaced_custom_object("skiff.dev", "v1alpha1", "ml", "skiffjobs", job,
                                                _preload_content=False)
         plan.queued = [Action("ml/mnist", 2, placement={"n1": 1, "n2": 1}, reason="admit")]
-        controller = Controller(cluster.api, plan, Config(interval=0.3), etcd="etcd:2379",
+        controller = Controller(cluster.api, plan, Config(interval=0.3), etcd=endpoint,
                                 watch_timeout=2)
         controller.start(sync_timeout=10)
         try:
@@ -114,6 +128,14 @@ def test_controller_against_kmock():
                      what="phase Running")
             wait_for(lambda: plan.states[-1].job("ml/mnist").placement == {"n1": 1, "n2": 1},
                      what="the autoscaler seeing both workers placed")
+
+            # the workers form world 4 in etcd: the status shows it
+            if etcd is not None:
+                _C.EtcdClient(etcd.endpoint, timeout=5.0).put(
+                    "/skiff/ml-mnist/world/4", json.dumps(["w0", "w1"]))
+                wait_for(lambda: (cluster_job(custom)["status"].get("worldEpoch"),
+                                  cluster_job(custom)["status"].get("worldSize")) == (4, 2),
+                         what="status.worldEpoch")
 
             # a pod deleted: a worker leaving, replaced
             core.delete_namespaced_pod("mnist-worker-1", "ml", _preload_content=False)

@@ -159,3 +159,16 @@ def test_cluster_state_counts_free_resources_jobs_and_waiting_services():
     (svc,) = state.services
     assert (svc.name, svc.demand, svc.pods, svc.pod.cpu, svc.priority) == (
         "default/ReplicaSet/web-7d", 1, 0, 0.5, 1000)
+
+
+def test_the_newest_world_goes_into_the_status_once():
+    """The world the workers formed (read from etcd by the controller) is status.worldEpoch
+    and worldSize; reconciling again with the same world changes nothing."""
+    (job, pods, services), _ = settle(J2, RUN2, [service(J)], [])
+    ops = reconcile(job, pods, NODES, services, now=3000.0, world=(7, 2))
+    assert summary(ops) == [("patch_status", "SkiffJob", "mnist")]
+    status = ops[0].body["status"]
+    assert (status["worldEpoch"], status["worldSize"]) == (7, 2)
+    job, pods, services = apply(job, pods, services, ops)
+    assert reconcile(job, pods, NODES, services, now=3001.0, world=(7, 2)) == []
+    assert reconcile(job, pods, NODES, services, now=3002.0) == []  # unknown: kept as it is
