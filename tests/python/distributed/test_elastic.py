@@ -2,7 +2,6 @@
 replaced, a worker stopped (SIGSTOP, a hang), etcd restarted, a worker joining late.
 The job finishes, every sample of every epoch is trained on exactly once (counted from
 the steps the workers applied), and the model is as good as an undisturbed run's."""
-import collections
 import glob
 import json
 import os
@@ -16,6 +15,7 @@ import pytest
 
 from jobs import WORKERS, job_env
 
+from skiff.distributed.elastic import audit
 from skiff.distributed.etcd_server import LocalEtcd
 
 SAMPLES = 2000
@@ -84,28 +84,8 @@ class Job:
             time.sleep(0.2)
 
     def steps(self):
-        """The steps in the final model, {(epoch, step): samples}. A world that resumed
-        from total S (the state of the steps after S died with their world) owns every
-        total after S: an older world's records from S + 1 on are not in the model, also
-        those the new world did not reach again (its batches split the samples
-        differently), and their samples were trained on again."""
-        logged = []
-        for path in glob.glob(str(self.dir / "steps.*.jsonl")):
-            with open(path) as f:
-                for line in f:
-                    if line.endswith("\n"):  # (a line cut by a kill has none)
-                        logged.append(json.loads(line))
-        first = {}  # world -> the first total it applied
-        for info in logged:
-            first[info["world"]] = min(first.get(info["world"], info["total"]), info["total"])
-        kept = {}
-        for info in logged:
-            if any(w > info["world"] and t <= info["total"] for w, t in first.items()):
-                continue  # a later world resumed before this step
-            seen = kept.setdefault(info["total"], info)
-            assert seen["world"] == info["world"], (seen, info)
-            assert seen["samples"] == info["samples"], "the ranks of a world disagree"
-        return {(i["epoch"], i["step"]): i["samples"] for i in kept.values()}
+        """The steps in the final model, {(epoch, step): samples}."""
+        return audit.steps_in_model(self.logged_steps())
 
     def accuracies(self):
         out = []
@@ -117,14 +97,8 @@ class Job:
 
 
 def check_exactly_once(job, samples=SAMPLES):
-    per_epoch = collections.defaultdict(collections.Counter)
-    for (epoch, _), trained in job.steps().items():
-        per_epoch[epoch].update(trained)
-    assert sorted(per_epoch) == list(range(job.epochs)), job.logs()
-    for epoch, counts in per_epoch.items():
-        assert sorted(counts) == list(range(samples)), f"epoch {epoch} missed samples"
-        twice = [s for s, c in counts.items() if c != 1]
-        assert not twice, f"epoch {epoch}: samples trained on more than once: {twice[:10]}"
+    problems = audit.exactly_once(job.steps(), samples, job.epochs)
+    assert not problems, "\n".join(problems) + "\n" + job.logs()
 
 
 @pytest.fixture
