@@ -15,6 +15,7 @@ start it). The autoscaler runs every ``config.interval`` seconds and at once aft
 import math
 
 from .autoscaler import ClusterState, Job, Node, Resources, Service, plan
+from .queue import admit
 
 __all__ = ["Scaler", "NODE"]
 
@@ -60,8 +61,10 @@ class Scaler:
                              last_scaled=row["last_scaled"] or row["started"] or now))
         services = [Service(name=s["name"], demand=s["demand"], pods=s["granted"],
                             pod=Resources(cpu=s["cpus"])) for s in store.services()]
-        used += sum(s.pods * s.pod.cpu for s in services)
-        for row in self._startable(store.queued(), store.active(), slots - used):
+        held_by_services = sum(s.pods * s.pod.cpu for s in services)
+        used += held_by_services
+        for row in admit(store.queued(), store.active(), slots - held_by_services,
+                         self.service.quota_of, with_blocked=True):
             spec = row["spec"]
             low, high = spec["workers"]
             rows[str(row["id"])] = row
@@ -71,27 +74,6 @@ class Scaler:
         node = Node(NODE, Resources(cpu=slots), Resources(cpu=slots - used))
         return ClusterState(now=now, nodes=(node,), jobs=tuple(shown),
                             services=tuple(services)), rows
-
-    def _startable(self, queued, active, free):
-        """The queue's head: jobs within their users' quotas, in order, up to and with
-        the first that does not fit ``free`` slots."""
-        running, held = {}, {}
-        for j in active:
-            running[j["user"]] = running.get(j["user"], 0) + 1
-            held[j["user"]] = held.get(j["user"], 0) + j["slots"]
-        shown = []
-        for j in queued:
-            quota = self.service.quota_of(j["user"])
-            if (quota.running is not None and running.get(j["user"], 0) >= quota.running) or (
-                    quota.slots is not None and held.get(j["user"], 0) + j["slots"] > quota.slots):
-                continue
-            shown.append(j)
-            running[j["user"]] = running.get(j["user"], 0) + 1
-            held[j["user"]] = held.get(j["user"], 0) + j["slots"]
-            if j["slots"] > free:
-                break
-            free -= j["slots"]
-        return shown
 
     def apply(self, state, rows, actions):
         """Carries out ``actions``: each job's final size at once (one resize per job

@@ -4,10 +4,8 @@ ROOT/jobs/ID/ (work/: the uploaded directory, where the program runs; log; run.j
 exit.json). ``tick()``, called a few times a second, moves everything forward; a service
 that starts on an existing root re-adopts the jobs that were running.
 
-Queue order: priority (high first), then submission. A job waits while starting it would
-pass its user's quota (running jobs, slots); those jobs do not hold up other users'. A job
-that does not fit the free slots holds up the jobs behind it (no small job overtakes a
-big one for ever)."""
+Which queued jobs start: queue.py (priority, then submission, within each user's quota),
+or, with the autoscaler, scaling.py (the same queue's head, elastic jobs resized)."""
 import json
 import os
 import re
@@ -17,11 +15,12 @@ import time
 
 from .archive import ArchiveError, unpack
 from .logs import LogIndex, tail_lines
+from .queue import Quota, admit
 from .scaling import Scaler
 from .spec import SpecError, check_spec, slots_of
 from .store import FINAL_STATES, Store
 
-__all__ = ["JobService", "Quota", "admit", "ServiceError"]
+__all__ = ["JobService", "Quota", "admit", "ServiceError"]  # (Quota, admit: from queue.py)
 
 MAX_UPLOAD = 256 << 20        # bytes of an uploaded archive
 MAX_UNPACKED = 1 << 30        # bytes its files may add up to
@@ -34,37 +33,6 @@ class ServiceError(Exception):
     def __init__(self, status, message):
         super().__init__(message)
         self.status, self.message = status, message
-
-
-class Quota:
-    """What one user may hold at once (None: no bound but the machine's)."""
-
-    def __init__(self, running=None, slots=None):
-        self.running, self.slots = running, slots
-
-
-def admit(queued, active, total_slots, quota_of):
-    """The queued jobs to start now, in order: a pure function of the queue (in start
-    order), the active jobs, the backend's slots and ``quota_of(user) -> Quota``."""
-    used = sum(j["slots"] for j in active)
-    running, held = {}, {}
-    for j in active:
-        running[j["user"]] = running.get(j["user"], 0) + 1
-        held[j["user"]] = held.get(j["user"], 0) + j["slots"]
-    chosen = []
-    for j in queued:
-        q = quota_of(j["user"])
-        user_running, user_slots = running.get(j["user"], 0), held.get(j["user"], 0)
-        if (q.running is not None and user_running >= q.running) or (
-                q.slots is not None and user_slots + j["slots"] > q.slots):
-            continue  # waits for its user's own jobs; others may go
-        if used + j["slots"] > total_slots:
-            break
-        chosen.append(j)
-        used += j["slots"]
-        running[j["user"]] = user_running + 1
-        held[j["user"]] = user_slots + j["slots"]
-    return chosen
 
 
 class JobService:
