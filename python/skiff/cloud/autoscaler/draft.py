@@ -88,6 +88,12 @@ class Draft:
                         reason=reason)
         return self._change(name, placement, action, True)
 
+    def suspend(self, name, reason):
+        """Running job ``name`` preempted whole (back to the queue), by choice."""
+        counts = {node: -n for node, n in self.jobs[name].placement.items()}
+        action = Action(name, sum(counts.values()), placement=counts, reason=reason)
+        return self._change(name, counts, action, True)
+
     def _change(self, name, counts, action, checked):
         snapshot = self.snapshot()
         job = self.jobs[name]

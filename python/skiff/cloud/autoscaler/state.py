@@ -59,7 +59,9 @@ class Job:
     ``worker`` is what one worker asks for. ``throughput`` {workers: samples/s} is what the
     job was measured to do (the better policies use it; absent, more workers count as
     more throughput, linearly). ``submitted`` orders the queue; ``last_scaled`` is the time
-    of the last action on it (decisions are rate-limited per job)."""
+    of the last action on it (decisions are rate-limited per job). ``attained``: the
+    service it has had, in worker-seconds (a driver that fills it gets the skiff policy's
+    least-attained-service queues, ``Config.thresholds``)."""
 
     name: str
     min_workers: int
@@ -72,6 +74,7 @@ class Job:
     throughput: Mapping[int, float] | None = None
     submitted: float = 0.0
     last_scaled: float = -math.inf
+    attained: float = 0.0
 
     @property
     def fulfillment(self):
@@ -134,7 +137,8 @@ class ClusterState:
 class Action:
     """One worker of ``job`` added on ``node`` (``delta`` +1) or removed from it (-1); a
     pending job admitted at its minimum is ``delta`` = min_workers with ``placement``
-    {node: count}. ``reason`` says why, for the logs and the job page."""
+    {node: count}; a whole job suspended (``Config.suspend``) is ``delta`` = -workers with
+    ``placement`` {node: -count}. ``reason`` says why, for the logs and the job page."""
 
     job: str
     delta: int
@@ -148,9 +152,14 @@ class Config:
     """The autoscaler's knobs. ``policy``: "edl" (EDL's published policy, exactly) or
     "skiff" (marginal throughput, admission first, priorities). ``max_load``: the share
     of the cluster's CPU that requests may reach before jobs shrink. ``cooldown``:
-    seconds between two decisions on one job (a re-formed world costs about a second)."""
+    seconds between two decisions on one job (a re-formed world costs about a second).
+    Skiff policy only: ``thresholds``, the attained service (worker-seconds) where each
+    of its queues ends; ``suspend``, whether it may preempt a whole elastic job of a later
+    queue to start a queued one (for drivers that checkpoint and requeue such a job)."""
 
     policy: str = "skiff"
     max_load: float = 0.97
     cooldown: float = 10.0
     interval: float = 5.0
+    thresholds: tuple = ()
+    suspend: bool = False

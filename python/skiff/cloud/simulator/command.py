@@ -30,7 +30,7 @@ def simulate_pollux(policy, data, load="1.0", workload=1, reform=1.0, interval=6
     ``limit``: only its first jobs."""
     node_specs, jobs = pollux.workload(data, load, workload, elastic=policy != "tiresias",
                                        limit=limit)
-    extra = {} if policy == "tiresias" else {"max_load": 1.0}
+    extra = {"tiresias": {}, "edl": {"max_load": 1.0}}.get(policy, pollux.SKIFF_CONFIG)
     sim = Simulation(node_specs, jobs, policy=policy_for(policy, interval, **extra),
                      interval=interval, reform=reform)
     run = sim.run()

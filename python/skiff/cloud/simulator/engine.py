@@ -30,6 +30,7 @@ class JobRun:
     started: float | None = None
     finished: float | None = None
     last_scaled: float = -math.inf
+    attained: float = 0.0       # worker-seconds held so far
     scalings: int = 0
     preemptions: int = 0
     failed: bool = False
@@ -131,9 +132,12 @@ class Simulation:
                    self.admissions, self.scalings, self.preemptions, self.plans, self.unmet)
 
     def _account(self, t):
-        """Moves the clock to ``t``, adding the services' unmet demand since the last event."""
+        """Moves the clock to ``t``, adding the services' unmet demand and the jobs' attained
+        service since the last event."""
         unmet = sum(max(0, s.demand - s.pods) for s in self.services.values())
         self.unmet += unmet * (t - self.now)
+        for r in self.active.values():
+            r.attained += r.workers * (t - self.now)
         self.now = t
 
     def _record(self):
@@ -155,7 +159,8 @@ class Simulation:
                          workers=r.workers, placement=dict(r.placement),
                          priority=r.spec.priority, elastic=r.spec.elastic,
                          throughput=r.spec.throughput, submitted=r.spec.arrival,
-                         last_scaled=r.last_scaled) for r in self.active.values())
+                         last_scaled=r.last_scaled, attained=r.attained)
+                     for r in self.active.values())
         services = tuple(Service(s.spec.name, s.demand, s.pods, s.spec.pod, s.spec.priority)
                          for s in self.services.values())
         return ClusterState(self.now, nodes, jobs, services)
@@ -197,8 +202,9 @@ class Simulation:
                 self.admissions += 1
                 if r.started is None:
                     r.started = self.now
-            elif a.delta == -r.workers and a.placement is not None \
-                    and dict(a.placement) == r.placement:
+            elif a.delta == -r.workers and a.placement is not None and (
+                    dict(a.placement) == r.placement
+                    or {n: -c for n, c in a.placement.items()} == r.placement):
                 for node, count in r.placement.items():
                     self._give(node, spec.worker.times(count))
                 r.placement, r.workers = {}, 0

@@ -12,9 +12,12 @@ import os
 from ..autoscaler.state import Resources
 from .workload import JobSpec, NodeSpec
 
-__all__ = ["Application", "application", "workload", "published", "cluster"]
+__all__ = ["Application", "application", "workload", "published", "cluster", "SKIFF_CONFIG"]
 
 NODES, GPUS_PER_NODE = 16, 4
+SKIFF_CONFIG = {"max_load": 1.0, "thresholds": (3600.0, 36000.0), "suspend": True}
+"""The skiff policy's knobs here: GPU-seconds queues of one and ten GPU-hours (2D-LAS), and
+whole elastic jobs of later queues suspended for queued ones (the simulator requeues them)."""
 GPU = Resources(cpu=1, gpu=1)          # a worker: one GPU and its share of the host
 NODE = Resources(cpu=GPUS_PER_NODE, gpu=GPUS_PER_NODE)
 

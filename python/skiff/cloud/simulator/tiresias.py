@@ -14,7 +14,7 @@ class Tiresias:
     """A stateful policy: ``policy(state) -> [Action]`` (admissions and preemptions).
     ``thresholds``: attained service (worker-seconds) where each queue ends."""
 
-    def __init__(self, thresholds=(3600.0,), promote=8.0):
+    def __init__(self, thresholds=(3600.0, 36000.0), promote=8.0):
         self.thresholds, self.promote = tuple(thresholds), promote
         self.attained, self.base = {}, {}
         self.ran_from, self.last_run, self.waiting_from = {}, {}, {}
