@@ -180,7 +180,7 @@ class Simulation:
         self.used = self.used - amount
 
     def _apply(self, actions):
-        changed = {}
+        changed, pauses = {}, {}
         for a in actions:
             if not isinstance(a, Action):
                 raise SimulationError(f"not an Action: {a!r}")
@@ -202,6 +202,7 @@ class Simulation:
                 self.admissions += 1
                 if r.started is None:
                     r.started = self.now
+                pauses[a.job] = spec.startup  # (its processes start, or start again)
             elif a.delta == -r.workers and a.placement is not None and (
                     dict(a.placement) == r.placement
                     or {n: -c for n, c in a.placement.items()} == r.placement):
@@ -233,20 +234,21 @@ class Simulation:
                 raise SimulationError(f"an action the cluster cannot carry out: {a}")
             r.last_scaled = self.now
             changed[a.job] = r
-        for r in changed.values():
-            self._reconfigure(r)
+        for name, r in changed.items():
+            self._reconfigure(r, max(self.reform, pauses.get(name, 0.0)))
 
     def _advance(self, r):
         if r.rate > 0 and self.now > r.since:
             r.progress += r.rate * (self.now - r.since)
         r.since = max(r.since, self.now)
 
-    def _reconfigure(self, r):
-        """The job's workers changed: it stops for a re-form, then runs at its new rate."""
+    def _reconfigure(self, r, pause):
+        """The job's workers changed: it stops for ``pause`` seconds (a re-form; its
+        startup when it was started), then runs at its new rate."""
         self._advance(r)
         r.version += 1
         r.rate = r.spec.rate(r.workers, r.placement) if r.workers else 0.0
-        r.since = self.now + self.reform
+        r.since = self.now + pause
         if r.rate > 0:
             left = max(0.0, r.spec.work - r.progress)
             self._push(r.since + left / r.rate, "finish", r.spec.name, r.version)

@@ -22,7 +22,8 @@ class JobSpec:
     """A training job submitted at ``arrival`` with ``work`` units to do (samples or
     steps). ``rate(workers, placement)`` is the units per second it does on that many
     workers placed as {node: count}; ``throughput`` is what the autoscaler is told
-    ({workers: units/s}, a packed placement)."""
+    ({workers: units/s}, a packed placement). ``startup``: seconds from its start to its
+    first step (processes starting, data loading), holding its workers."""
 
     name: str
     arrival: float
@@ -34,6 +35,7 @@ class JobSpec:
     throughput: Mapping[int, float] | None = None
     elastic: bool = True
     priority: int = 0
+    startup: float = 0.0
 
 
 @dataclasses.dataclass(frozen=True)

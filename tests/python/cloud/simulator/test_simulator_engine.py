@@ -58,6 +58,15 @@ def test_two_jobs_finish_at_hand_computed_times():
     assert report["failed"] == 0
 
 
+def test_a_jobs_startup_delays_its_first_step_but_not_its_workers():
+    """A job with 6 s of startup: admitted at 0 holding its 2 workers, first step at 6."""
+    w = Resources(cpu=2, memory=1)
+    jobs = [JobSpec("a", 0.0, 100.0, 2, 2, w, linear_rate(1.0), elastic=False, startup=6.0)]
+    run = Simulation(two_nodes(), jobs, policy=first_come, interval=5.0, reform=1.0).run()
+    assert run.jobs["a"].finished == pytest.approx(56.0, abs=1e-9)  # 6 + 100 / 2
+    assert summarize(run)["utilisation"]["cpu"] == pytest.approx(0.5)  # 4 of 8 throughout
+
+
 def test_pending_job_waits_and_utilisation_is_exact():
     w = Resources(cpu=4, memory=1)
     jobs = [JobSpec("a", 0.0, 30.0, 2, 2, w, linear_rate(1.0), elastic=False),
