@@ -9,7 +9,7 @@ from ..framework import arguments, dtype as dt
 from ..tensor.creation import data_tensor
 from ..tensor import exp
 
-__all__ = ["Distribution", "as_param"]
+__all__ = ["Distribution", "as_param", "as_params"]
 
 
 def as_param(value, name, owner, dtype=None):
@@ -29,6 +29,15 @@ def as_param(value, name, owner, dtype=None):
         wide = isinstance(value, np.ndarray) and value.dtype == np.float64
         dtype = "float64" if wide else dt.get_default_dtype()
     return data_tensor(owner, name, value, dt.dtype_name(dtype))
+
+
+def as_params(owner, **values):
+    """Several parameters as Tensors (as_param each); numbers, lists and arrays take the dtype
+    of the first parameter given as a Tensor, so a float beside a float64 Tensor is float64."""
+    dtype = next((arguments.dtype_name_of(v) for v in values.values()
+                  if isinstance(v, _C.Tensor)), None)
+    return [as_param(v, name, owner, None if isinstance(v, np.ndarray) else dtype)
+            for name, v in values.items()]
 
 
 class Distribution:
