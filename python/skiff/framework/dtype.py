@@ -43,7 +43,9 @@ float16 = float32  # not a compute dtype in skiff: float16 data is read as float
 _BY_NAME = {d.name: d for d in (float32, float64, int32, int64, bool_, bfloat16, int8, uint8,
                                 int16)}
 _ALIASES = {"float": "float32", "double": "float64", "int": "int64", "long": "int64",
-            "fp32": "float32", "fp64": "float64", "bf16": "bfloat16", "float16": "float32"}
+            "fp32": "float32", "fp64": "float64", "bf16": "bfloat16", "float16": "float32",
+            "half": "float32", "fp16": "float32",
+            "uint16": "bfloat16"}  # Paddle's name for the 16 bits of bfloat16
 
 
 def dtype_name(dtype):

@@ -10,12 +10,13 @@ from .. import _C_ops
 from .._C import Tensor
 from . import arguments, dtype as dt
 from .arguments import number
-from .core import apply
+from .core import apply, eager_now
 from .grad_mode import no_grad
+from .mode import mode
 
 __all__ = ["Initializer", "Constant", "Normal", "Uniform", "TruncatedNormal", "XavierNormal",
-           "XavierUniform", "KaimingNormal", "KaimingUniform", "Assign", "calculate_gain",
-           "set_global_initializer"]
+           "XavierUniform", "KaimingNormal", "KaimingUniform", "Assign", "Orthogonal",
+           "Bilinear", "Dirac", "calculate_gain", "set_global_initializer"]
 
 
 def _random(op_type, attrs):
@@ -179,7 +180,8 @@ class KaimingUniform(KaimingNormal):
 
 
 class Assign(Initializer):
-    """The given values (a numpy array, nested lists or a Tensor) of the parameter's shape."""
+    """The given values (a numpy array, nested lists or a Tensor). As in Paddle, an eager
+    parameter takes the value's shape when it differs; a program's variable must match."""
 
     def __init__(self, value, name=None):
         self.value = value
@@ -189,12 +191,69 @@ class Assign(Initializer):
         if not isinstance(value, Tensor):
             arr = np.asarray(value, dtype=dt.numpy_dtype(dtype))
             value = _C.tensor_from_array(np.ascontiguousarray(arr), True)
-        if list(value.shape) != list(shape):
+        if mode.static and list(value.shape) != list(shape):
             raise _C.Error(f"Assign initializer: the value has shape {list(value.shape)}, "
                            f"the parameter {list(shape)}")
         if value._dtype_name != dt.dtype_name(dtype):
             return _C_ops.cast(value, out_dtype=dt.dtype_name(dtype))
         return _C_ops.assign(value)
+
+
+class Orthogonal(Initializer):
+    """A (semi-)orthogonal matrix of [shape[0], prod(shape[1:])] times ``gain``: the Q of
+    the QR factorisation of normal samples, its columns' signs fixed by R's diagonal."""
+
+    def __init__(self, gain=1.0, name=None):
+        self.gain = number("Orthogonal", "gain", gain)
+
+    def _value(self, shape, dtype):
+        if len(shape) < 2:
+            raise ValueError(f"Orthogonal: the parameter needs at least 2 dims, got {shape}")
+        rows, cols = shape[0], int(np.prod(shape[1:]))
+        with eager_now():  # drawn now, as numbers: QR has no op here
+            normal = _random("gaussian_random", {"shape": [max(rows, cols), min(rows, cols)],
+                                                 "mean": 0.0, "std": 1.0, "dtype": "float64"})
+            q, r = np.linalg.qr(normal.numpy())
+        q = q * np.sign(np.diag(r))
+        flat = q.T if rows < cols else q
+        return Assign(self.gain * flat.reshape(shape))._value(shape, dtype)
+
+
+class Bilinear(Initializer):
+    """Bilinear-interpolation weights for a transposed conv [C_out, C_in, K, K] that
+    upsamples, each channel pair the same kernel. The row coordinate of flat position i is
+    i / K unfloored, as Paddle computes it, so the values equal Paddle's."""
+
+    def _value(self, shape, dtype):
+        if len(shape) != 4 or shape[2] != shape[3]:
+            raise ValueError(f"Bilinear: the parameter must be [C_out, C_in, K, K], got {shape}")
+        k = shape[3]
+        f = math.ceil(k / 2.0)
+        c = (2 * f - 1 - f % 2) / (2.0 * f)
+        i = np.arange(int(np.prod(shape)), dtype=np.float64)
+        x, y = i % k, (i / k) % shape[2]
+        weight = (1 - np.abs(x / f - c)) * (1 - np.abs(y / f - c))
+        return Assign(weight.reshape(shape))._value(shape, dtype)
+
+
+class Dirac(Initializer):
+    """The identity of a conv [C_out, C_in, k...]: in each of ``groups`` groups, output
+    channel i copies input channel i (a 1 at the kernel's centre), zeros elsewhere."""
+
+    def __init__(self, groups=1, name=None):
+        self.groups = arguments.count("Dirac", "groups", groups, 1)
+
+    def _value(self, shape, dtype):
+        if len(shape) not in (3, 4, 5) or shape[0] % self.groups:
+            raise ValueError(f"Dirac: the parameter must be a 3-D to 5-D conv weight whose "
+                             f"dim 0 divides into {self.groups} groups, got {shape}")
+        weight = np.zeros(shape)
+        per_group = shape[0] // self.groups
+        centre = tuple(k // 2 for k in shape[2:])
+        for g in range(self.groups):
+            for i in range(min(per_group, shape[1])):
+                weight[(g * per_group + i, i) + centre] = 1.0
+        return Assign(weight)._value(shape, dtype)
 
 
 _global = {"weight": None, "bias": None}

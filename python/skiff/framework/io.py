@@ -44,12 +44,22 @@ def _to_saved(obj):
     return obj
 
 
+def _is_file(path):
+    """Whether ``path`` is an open binary file object (io.BytesIO, open(..., "wb"))
+    rather than a path."""
+    return hasattr(path, "write") or hasattr(path, "read")
+
+
 def save(obj, path, protocol=4, **configs):
     """Writes ``obj`` (a state dict, a Tensor, or dicts/lists of them and of numbers)
-    to ``path`` atomically; Tensors are stored as numpy arrays."""
+    to ``path`` atomically, or into a binary file object; Tensors are stored as numpy
+    arrays."""
     if not 2 <= protocol <= pickle.HIGHEST_PROTOCOL:
         raise ValueError(f"protocol must be 2 to {pickle.HIGHEST_PROTOCOL}, got {protocol}")
     data = pickle.dumps(_to_saved(obj), protocol=protocol)
+    if _is_file(path):
+        path.write(data)
+        return
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     tmp = f"{path}.tmp{os.getpid()}"
@@ -86,11 +96,15 @@ def _to_loaded(obj, return_numpy):
 
 def load(path, return_numpy=False, **configs):
     """Reads a file written by skiff.save (or PaddlePaddle's paddle.save): arrays come
-    back as Tensors (numpy arrays with ``return_numpy``)."""
-    if not os.path.isfile(path):
+    back as Tensors (numpy arrays with ``return_numpy``). ``path`` may be a binary file
+    object, read from its position."""
+    if _is_file(path):
+        data = path.read()
+    elif not os.path.isfile(path):
         raise _C.Error(f"skiff.load: no file '{path}'")
-    with open(path, "rb") as f:
-        data = f.read()
+    else:
+        with open(path, "rb") as f:
+            data = f.read()
     try:
         obj = _SafeUnpickler(io.BytesIO(data)).load()
     except (pickle.UnpicklingError, EOFError, ValueError) as e:

@@ -107,6 +107,8 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         out = _C_ops.assign(data)
         if dtype is not None and dt.dtype_name(dtype) != out._dtype_name:
             out = _C_ops.cast(out, out_dtype=dt.dtype_name(dtype))
+    elif dtype is not None and arguments.dtype("to_tensor", dtype) == "bfloat16":  # no numpy one
+        out = _C_ops.cast(_tensor_of_array(data, "float32", share=False), out_dtype="bfloat16")
     else:
         out = _tensor_of_array(data, dtype, share=False)
     out.stop_gradient = stop_gradient
@@ -253,8 +255,17 @@ def _arange_in_program(bounds, dtype):
     return _C_ops.arange(*inputs, **dict(attrs, dtype=dt.dtype_name(dtype)))
 
 
-def linspace(start, stop, num, dtype=None, name=None):
-    """``num`` evenly spaced values from ``start`` to ``stop`` (both included)."""
+def linspace(start, stop, num, dtype=None, name=None, *, device=None, requires_grad=False):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (both included); ``device``
+    is taken as Paddle's (skiff computes on the CPU) and ``requires_grad`` clears
+    stop_gradient."""
+    out = _linspace(start, stop, num, dtype)
+    out.stop_gradient = not requires_grad
+    return out
+
+
+def _linspace(start, stop, num, dtype):
+    """linspace's values."""
     start, stop = (float(_bound("linspace", p, v)) for p, v in (("start", start), ("stop", stop)))
     num = _whole("linspace", "num", num)
     name = _float_dtype("linspace", dtype)

@@ -278,7 +278,7 @@ abs = _unary("abs", "|x| elementwise.")
 square = _unary("square", "x * x elementwise.")
 floor = _unary("floor", "The largest integer not above x, elementwise (gradient 0).")
 ceil = _unary("ceil", "The smallest integer not below x, elementwise (gradient 0).")
-round = _unary("round", "x rounded to the nearest integer, halves away from 0 (gradient 0).")
+_round_away = _unary("round", "x rounded to the nearest integer, halves away from 0.")
 sign = _unary("sign", "-1, 0 or 1 by the sign of x, elementwise (gradient 0).")
 
 
@@ -304,6 +304,25 @@ def log2(x, name=None):
 def log10(x, name=None):
     """Base-10 logarithm elementwise."""
     return _scaled(log(x), 1.0 / _math.log(10.0), 0)
+
+
+def round(x, decimals=0, name=None):
+    """x rounded to ``decimals`` places, halves to the even neighbour as Paddle and numpy
+    (gradient 0). Integer tensors are returned as they are."""
+    x = arguments.tensor("round", "x", x)
+    if not is_float(x):
+        return x
+    decimals = arguments.integer("round", "decimals", decimals)
+    if decimals:
+        scaled = _C_ops.scale(x, scale=10.0 ** decimals)
+        return _C_ops.scale(round(scaled), scale=10.0 ** -decimals)
+    name = dtype_name_of(x)
+    away = _round_away(x)
+    a = _C_ops.abs(x)
+    tie = _C_ops.equal(_C_ops.elementwise_sub(a, _C_ops.floor(a)), constant(0.5, name))
+    odd = _C_ops.not_equal(_C_ops.elementwise_mod(away, constant(2.0, name)), constant(0.0, name))
+    back = _C_ops.elementwise_mul(_C_ops.cast(tie, out_dtype=name), _C_ops.cast(odd, out_dtype=name))
+    return _C_ops.elementwise_sub(away, _C_ops.elementwise_mul(back, _C_ops.sign(x)))
 
 
 def trunc(x, name=None):

@@ -28,7 +28,9 @@ def _backward(self, grad_tensor=None, retain_graph=False):
     _C.backward([self], None if grad_tensor is None else [grad_tensor], retain_graph)
 
 
-def _clear_grad(self, set_to_zero=False):
+def _clear_grad(self, set_to_zero=True):
+    """Zeroes the gradient in place (Paddle's default), or drops it with
+    set_to_zero=False."""
     if set_to_zero and self.grad is not None and self.grad._kind == "dense":
         self.grad._zero_()
     else:
@@ -111,6 +113,17 @@ def _repr(self):
             + np.array2string(self.numpy(copy=False), prefix="       ") + ")")
 
 
+def _format(self, spec):
+    """format(x, spec): a 0-d Tensor formats as its number ("{:.3f}"); others as str(x)
+    with an empty spec only."""
+    if not self.shape and self._kind != "empty":
+        return format(self.item(), spec)
+    if spec:
+        raise TypeError(f"unsupported format string {spec!r} passed to a "
+                        f"{len(self.shape)}-D Tensor")
+    return str(self)
+
+
 def _detach(self):
     out = Tensor()
     out._set_value(self)
@@ -174,6 +187,7 @@ def _install():
     T.item = _item
     T.__repr__ = _repr
     T.__str__ = _repr
+    T.__format__ = _format
     T.__len__ = _len
     for name in ("__init__", "numpy", "retain_grads"):  # the binding's public methods
         setattr(T, name, _binding_method(name, T.__dict__[name]))
@@ -232,7 +246,7 @@ def _install():
 
 # Tensor members that make sense only for values; Variable defines its own forms.
 _VALUE_ONLY = {"backward", "clear_grad", "clear_gradient", "item", "tolist", "numpy", "grad",
-               "__repr__", "__str__", "__array__", "__float__", "__int__", "__bool__",
+               "__repr__", "__str__", "__format__", "__array__", "__float__", "__int__", "__bool__",
                "__index__", "__len__", "__iter__", "__dlpack__", "__dlpack_device__", "detach",
                "__hash__", "is_leaf", "retain_grads", "set_value", "place", "register_hook"}
 

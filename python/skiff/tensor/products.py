@@ -59,8 +59,8 @@ def _tensordot_axes(axes, rx, ry):
         return _ints(axes, "tensordot", "axes"), _ints(axes, "tensordot", "axes")
     ax = _ints(axes[0], "tensordot", "axes[0]") if len(axes) > 0 else []
     ay = _ints(axes[1], "tensordot", "axes[1]") if len(axes) > 1 else list(ax)
-    n = min(len(ax), len(ay))  # Paddle: the longer list is cut to the shorter one's length
-    return ax[:n], ay[:n]
+    # Paddle: the shorter list is extended with the longer one's entries past its end
+    return ax + ay[len(ax):], ay + ax[len(ay):]
 
 
 @accepts(x=FLOATING)

@@ -38,11 +38,14 @@ def rand(shape, dtype=None, name=None):
 
 
 def _gaussian(fn, shape, dtype, mean=0.0, std=1.0):
-    """Normal samples of ``mean`` and ``std`` for the public function ``fn``."""
-    return _C_ops.gaussian_random(shape=arguments.shape(fn, shape),
-                                  mean=arguments.number(fn, "mean", mean),
-                                  std=arguments.number(fn, "std", std), seed=0,
-                                  dtype=_float_name(fn, dtype))
+    """Normal samples of ``mean`` and ``std`` for the public function ``fn`` (bfloat16:
+    drawn as float32 and rounded)."""
+    name = _float_name(fn, dtype)
+    out = _C_ops.gaussian_random(shape=arguments.shape(fn, shape),
+                                 mean=arguments.number(fn, "mean", mean),
+                                 std=arguments.number(fn, "std", std), seed=0,
+                                 dtype="float32" if name == "bfloat16" else name)
+    return _C_ops.cast(out, out_dtype="bfloat16") if name == "bfloat16" else out
 
 
 def randn(shape, dtype=None, name=None):

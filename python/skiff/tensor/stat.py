@@ -9,7 +9,7 @@ from .math import multiply, square, subtract
 from .reduction import _axes, _reduce, sum
 from .scalars import constant, dtype_name_of, is_tensor
 from .manipulation import flatten
-from .search import sort
+from .search import argsort, sort
 from .creation import arange
 
 __all__ = ["mean", "var", "std", "numel", "median", "bincount", "histogram",
@@ -17,8 +17,10 @@ __all__ = ["mean", "var", "std", "numel", "median", "bincount", "histogram",
 
 
 @self_checked  # by _reduce
-def mean(x, axis=None, keepdim=False, name=None):
-    """The mean over ``axis`` (all dims when None)."""
+def mean(x, axis=None, keepdim=False, name=None, *, dtype=None):
+    """The mean over ``axis`` (all dims when None), of x cast to ``dtype`` when given."""
+    if dtype is not None:
+        x = _C_ops.cast(arguments.tensor("mean", "x", x), out_dtype=arguments.dtype("mean", dtype))
     return _reduce("reduce_mean", x, axis, keepdim, "mean")
 
 
@@ -72,9 +74,14 @@ def numel(x, name=None):
     return _C_ops.reduce_sum(ones, dim=[], keep_dim=False, reduce_all=True)
 
 
-def median(x, axis=None, keepdim=False, name=None):
-    """The median over ``axis`` (of all of x when None): the mean of the two middle
-    values for an even count."""
+def median(x, axis=None, keepdim=False, mode="avg", name=None):
+    """The median over ``axis`` (of all of x when None). mode "avg": the mean of the two
+    middle values for an even count; "min": the lower one, and, when an axis is given,
+    also its index along the axis (a pair, as Paddle)."""
+    if mode not in ("avg", "min"):
+        raise arguments.ArgumentError(f"median: mode must be 'avg' or 'min', got {mode!r}")
+    if mode == "min":
+        return _lower_median(x, axis, keepdim)
     if axis is None:
         x, axis = flatten(x), 0
         if keepdim:
@@ -87,6 +94,23 @@ def median(x, axis=None, keepdim=False, name=None):
     lo, hi = (n - 1) // 2, n // 2
     mid = _C_ops.slice(s, axes=[axis], starts=[lo], ends=[hi + 1])
     return _C_ops.reduce_mean(mid, dim=[axis], keep_dim=bool(keepdim), reduce_all=False)
+
+
+def _lower_median(x, axis, keepdim):
+    """median(mode="min"): the lower middle value over ``axis``, with its index when an
+    axis is given."""
+    whole = axis is None
+    if whole:
+        x, axis = flatten(x), 0
+    axis = arguments.axis("median", axis, len(x.shape))
+    values, indices = sort(x, axis), argsort(x, axis)
+    lo = (x.shape[axis] - 1) // 2
+    pick = [_C_ops.slice(t, axes=[axis], starts=[lo], ends=[lo + 1]) for t in (values, indices)]
+    if whole:
+        return _C_ops.reshape(pick[0], shape=[1] * len(values.shape) if keepdim else [])
+    if not keepdim:
+        pick = [_C_ops.squeeze(t, axes=[axis]) for t in pick]
+    return pick[0], pick[1]
 
 
 def _scatter_sum(size, pos, vals):

@@ -62,7 +62,9 @@ def test_grads_accumulate_and_clear():
     (x * x).sum().backward()
     (x * x).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [4.0, 8.0])
-    x.clear_grad()
+    x.clear_grad()  # Paddle's default: zeroed in place
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0])
+    x.clear_grad(set_to_zero=False)
     assert x.grad is None
 
 

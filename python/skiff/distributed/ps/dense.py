@@ -73,7 +73,7 @@ class DenseParameters:
 
     def clear_grad(self):
         for p in self.parameters:
-            p.clear_grad()
+            p.clear_grad(set_to_zero=False)  # an untouched table pushes nothing
 
     def __repr__(self):
         return f"ps.DenseParameters({len(self.parameters)} tables {', '.join(self.tables)})"

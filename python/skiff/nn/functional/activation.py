@@ -39,7 +39,14 @@ def _unary(op, doc):
 relu = _unary("relu", "max(x, 0), elementwise.")
 sigmoid = _unary("sigmoid", "1 / (1 + exp(-x)), elementwise.")
 tanh = _unary("tanh", "tanh(x), elementwise.")
-silu = _unary("silu", "x * sigmoid(x), elementwise.")
+_silu = _unary("silu", "x * sigmoid(x), elementwise.")
+
+
+def silu(x, inplace=False, name=None):
+    """x * sigmoid(x), elementwise; written into x when ``inplace``."""
+    if inplace:
+        return _C_ops.silu(x, out=[x])
+    return _silu(x)
 
 
 def relu_(x, name=None):
@@ -74,8 +81,19 @@ def hardswish(x, name=None):
 
 
 def gelu(x, approximate=False, name=None):
-    """x * Phi(x) (erf form), or its tanh approximation."""
-    return _C_ops.gelu(x, approximate=bool(approximate))
+    """x * Phi(x) (erf form), or its tanh approximation when ``approximate`` is True or
+    "tanh" ("none" and False: the erf form)."""
+    return _C_ops.gelu(x, approximate=gelu_approximate("gelu", approximate))
+
+
+def gelu_approximate(fn, approximate):
+    """Whether gelu's ``approximate`` (a bool, "tanh" or "none") asks for the tanh form."""
+    if isinstance(approximate, str):
+        if approximate not in ("tanh", "none"):
+            raise arguments.ArgumentError(f"{fn}: approximate must be 'tanh', 'none' or a "
+                                          f"bool, got {approximate!r}")
+        return approximate == "tanh"
+    return bool(approximate)
 
 
 def leaky_relu(x, negative_slope=0.01, name=None):

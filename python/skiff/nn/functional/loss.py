@@ -94,9 +94,12 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     """Cross-entropy of class scores ``input`` (softmax applied unless use_softmax is
     False) against hard labels (int, one dim fewer or size 1 at ``axis``) or soft labels
     (distributions). Hard labels with 'mean' average over the samples not ignored,
-    weighted by ``weight[label]`` when given."""
+    weighted by ``weight[label]`` when given. Hard labels given as floats are read as
+    class indices, as Paddle reads them."""
     in_shape = input.shape
     rank = len(in_shape)
+    if not soft_label and dtype_name_of(label) in ("float32", "float64", "bfloat16"):
+        label = _C_ops.cast(label, out_dtype="int64")
     if (rank == 2 and not soft_label and use_softmax and not label_smoothing
             and axis in (-1, 1) and len(label.shape) == 1 and reduction in ("mean", "sum")):
         # the common case: [N, C] scores, [N] labels

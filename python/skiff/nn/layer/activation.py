@@ -38,7 +38,6 @@ ReLU = _simple("ReLU", F.relu, "max(x, 0).")
 ReLU6 = _simple("ReLU6", F.relu6, "min(max(x, 0), 6).")
 Sigmoid = _simple("Sigmoid", F.sigmoid, "1 / (1 + exp(-x)).")
 Tanh = _simple("Tanh", F.tanh, "tanh(x).")
-SiLU = _simple("SiLU", F.silu, "x * sigmoid(x).")
 Swish = _simple("Swish", F.swish, "x * sigmoid(x).")
 Hardswish = _simple("Hardswish", F.hardswish, "x * relu6(x + 3) / 6.")
 Mish = _simple("Mish", F.mish, "x * tanh(softplus(x)).")
@@ -86,11 +85,26 @@ class ThresholdedReLU(Layer):
         return f"threshold={self._threshold}, value={self._value}"
 
 
+class SiLU(Layer):
+    """x * sigmoid(x) (written into x when ``inplace``)."""
+
+    def __init__(self, inplace=False, name=None):
+        super().__init__()
+        self._inplace, self._name = bool(inplace), name
+
+    def forward(self, x):
+        return F.silu(x, self._inplace)
+
+    def extra_repr(self):
+        return f"name={self._name}" if self._name else ""
+
+
 class GELU(Layer):
-    """x * Phi(x) (tanh approximation with approximate=True)."""
+    """x * Phi(x) (tanh approximation with approximate=True or "tanh")."""
 
     def __init__(self, approximate=False, name=None):
         super().__init__()
+        F.activation.gelu_approximate("GELU", approximate)
         self._approximate = approximate
 
     def forward(self, x):

@@ -80,6 +80,32 @@ class Sequential(Layer):
     def __iter__(self):
         return iter(self._sub_layers.values())
 
+    def append(self, layer):
+        """Adds ``layer`` at the end, named by its position; returns self."""
+        self.add_sublayer(str(len(self)), _layers("Sequential.append", [layer])[0])
+        return self
+
+    def insert(self, index, layer):
+        """Puts ``layer`` before position ``index`` (-len..len); the layers are renamed by
+        their positions; returns self."""
+        layer = _layers("Sequential.insert", [layer])[0]
+        layers = list(self._sub_layers.values())
+        n = len(layers)
+        if not isinstance(index, int) or not -n <= index <= n:
+            raise IndexError(f"Sequential.insert: index {index!r} is out of range for {n} "
+                             f"layers")
+        layers.insert(index + n if index < 0 else index, layer)
+        self._sub_layers.clear()
+        for i, each in enumerate(layers):
+            self._sub_layers[str(i)] = each
+        return self
+
+    def extend(self, layers):
+        """Appends each of ``layers``; returns self."""
+        for layer in layers:
+            self.append(layer)
+        return self
+
     @accepts(input=ANY)  # whatever the first layer takes
     def forward(self, input):
         for layer in self._sub_layers.values():

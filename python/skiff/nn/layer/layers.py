@@ -236,20 +236,22 @@ class Layer:
                       | set(self._buffers))
 
     # ---- traversal -------------------------------------------------------------
-    def named_sublayers(self, prefix="", include_self=False, layers_set=None):
-        """(dotted name, layer) of every sublayer, depth first, each once."""
+    def named_sublayers(self, prefix="", include_self=False, layers_set=None,
+                        remove_duplicate=True):
+        """(dotted name, layer) of every sublayer, depth first, each once (under every
+        name it has, with remove_duplicate=False)."""
         if layers_set is None:
             layers_set = set()
-        if include_self and id(self) not in layers_set:
+        if include_self and (not remove_duplicate or id(self) not in layers_set):
             layers_set.add(id(self))
             yield prefix, self
         for key, layer in self._sub_layers.items():
-            if layer is None or id(layer) in layers_set:
+            if layer is None or (remove_duplicate and id(layer) in layers_set):
                 continue
             name = prefix + ("." if prefix else "") + key
             layers_set.add(id(layer))
             yield name, layer
-            yield from layer.named_sublayers(name, False, layers_set)
+            yield from layer.named_sublayers(name, False, layers_set, remove_duplicate)
 
     def sublayers(self, include_self=False):
         return [layer for _, layer in self.named_sublayers(include_self=include_self)]
