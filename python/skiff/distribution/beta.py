@@ -1,9 +1,10 @@
 """Beta(alpha, beta) (Paddle's paddle.distribution.Beta): densities, moments, entropy and
-KL; drawing samples needs a gamma sampler, which skiff lacks."""
+KL; draws X / (X + Y) from two gamma draws."""
 from .. import tensor as T
+from ..autograd import no_grad
 from .distribution import Distribution, as_param
+from .gamma import standard_gamma
 from .kl import register_kl
-from .. import _C
 
 __all__ = ["Beta"]
 
@@ -43,11 +44,17 @@ class Beta(Distribution):
                 + (a + b - 2.0) * T.digamma(a + b))
 
     def sample(self, shape=()):
-        """Not available: skiff has no gamma sampler to draw beta variates from."""
-        raise _C.Error("Beta.sample: drawing beta samples needs a gamma sampling op, which "
-                       "skiff does not have")
+        """Draws of shape + batch_shape (no gradient)."""
+        with no_grad():
+            return self.rsample(shape)
 
-    rsample = sample
+    def rsample(self, shape=()):
+        """X / (X + Y), X ~ Gamma(alpha, 1), Y ~ Gamma(beta, 1) (gradients along the accepted
+        proposals, as standard_gamma gives them)."""
+        out = list(self._extend_shape(self._check_shape(tuple(shape), "rsample")))
+        x = standard_gamma(T.expand(self.alpha, out))
+        y = standard_gamma(T.expand(self.beta, out))
+        return x / (x + y)
 
 
 @register_kl(Beta, Beta)

@@ -115,7 +115,14 @@ def test_errors():
         D.Normal("a", 1.0)
     with pytest.raises(TypeError, match="Normal.rsample: shape"):
         D.Normal(0.0, 1.0).rsample(3)
-    with pytest.raises(skiff.Error, match="Beta.sample"):
-        D.Beta(1.0, 2.0).sample([2])
     with pytest.raises(NotImplementedError, match="kl_divergence.*Normal.*Uniform"):
         D.kl_divergence(D.Normal(0.0, 1.0), D.Uniform(0.0, 1.0))
+
+
+def test_beta_draws():
+    skiff.seed(4)
+    beta = D.Beta(t64([0.5, 2.0, 5.0]), t64([1.5, 2.0, 0.7]))
+    x = beta.sample([40000]).numpy()
+    assert x.shape == (40000, 3) and x.dtype == np.float64
+    np.testing.assert_allclose(x.mean(0), beta.mean.numpy(), atol=0.01)
+    np.testing.assert_allclose(x.var(0), beta.variance.numpy(), rtol=0.1)
