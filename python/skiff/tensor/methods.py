@@ -11,7 +11,7 @@ from .._C import Tensor
 from ..framework import arguments, dtype as dt
 from ..framework.tensor_params import checked
 from ..framework.variable import Variable
-from . import (axes, composite, creation, indexing, inplace, joining, linalg, logic, manipulation, math,
+from . import (attributes, axes, composite, creation, indexing, inplace, joining, linalg, logic, manipulation, math,
                numeric, ordering, products, random, reduction, scattering, search, special, stat)
 
 
@@ -124,6 +124,16 @@ def _format(self, spec):
     return str(self)
 
 
+def _set_requires_grad(self, value):
+    self.stop_gradient = not arguments.flag("Tensor.requires_grad", "value", value)
+
+
+def _requires_grad_(self, requires_grad=True):
+    """Sets requires_grad (the inverse of stop_gradient); returns the tensor."""
+    _set_requires_grad(self, requires_grad)
+    return self
+
+
 def _detach(self):
     out = Tensor()
     out._set_value(self)
@@ -211,6 +221,12 @@ def _install():
     T.tril = creation.tril
     T.triu = creation.triu
     T.bernoulli_ = random.bernoulli_
+    for name in attributes.METHODS:
+        setattr(T, name, getattr(attributes, name))
+    T.requires_grad = property(lambda self: not self.stop_gradient, _set_requires_grad)
+    T.requires_grad_ = _requires_grad_
+    T.itemsize = property(attributes.element_size)
+    T.layout = property(lambda self: "NCHW")  # Paddle's name for a dense tensor's layout
     T.uniform_ = lambda self, min=-1.0, max=1.0, seed=0, name=None: inplace.inplace(
         "assign", self, random.uniform(self.shape, self.dtype, min, max, seed))
 
