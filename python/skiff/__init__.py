@@ -13,6 +13,8 @@ from .framework.random import manual_seed, seed
 from .tensor import *  # noqa: F401,F403
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .framework.param import ParamAttr, create_parameter
+from .framework.size import Size
+from .framework.lazy_init import LazyGuard
 from .framework.io import load, save
 from . import io, metric, vision
 from . import nn
@@ -24,6 +26,7 @@ from . import onnx
 from .linalg import cholesky, eigvalsh, inverse  # also binds skiff.linalg
 from .static import CPUPlace, get_flags, set_flags
 from . import amp, board, device, distribution, quantization, utils
+from . import base
 from .device import get_device, set_device
 
 __version__ = "0.1.0"

@@ -115,6 +115,13 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     return out
 
 
+def tensor_of(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """skiff.tensor(data, ...) (Paddle 3.x's torch-style constructor): to_tensor with
+    requires_grad in place of stop_gradient; device and pin_memory are taken, and skiff
+    keeps the values on the CPU."""
+    return to_tensor(data, dtype, device, stop_gradient=not requires_grad)
+
+
 def from_dlpack(obj):
     """A Tensor sharing the memory of a DLPack producer (a torch tensor, a numpy array)."""
     return _C.tensor_from_array(obj, False, "from_dlpack")

@@ -12,7 +12,7 @@ from ..framework import arguments, dtype as dt
 from ..framework.tensor_params import checked
 from ..framework.variable import Variable
 from . import (attributes, axes, composite, creation, indexing, inplace, joining, linalg, logic, manipulation, math,
-               numeric, ordering, products, random, reduction, scattering, search, special, stat)
+               numeric, ordering, printing, products, random, reduction, scattering, search, special, stat)
 
 
 def _dtype(self):
@@ -110,7 +110,7 @@ def _repr(self):
     if self._kind == "empty":
         return "Tensor(<no value>)"
     return (f"Tensor(shape={self.shape}, dtype={self._dtype_name}{grad},\n       "
-            + np.array2string(self.numpy(copy=False), prefix="       ") + ")")
+            + printing.values_text(self.numpy(copy=False), "       ") + ")")
 
 
 def _format(self, spec):
