@@ -23,6 +23,7 @@ import os
 import random
 import re
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -107,6 +108,8 @@ def summarize(value):
     elif callable(getattr(value, "numpy", None)) and hasattr(value, "shape") \
             and hasattr(value, "dtype") and not isinstance(value, type):
         try:
+            if callable(getattr(value, "is_sparse", None)) and value.is_sparse():
+                value = value.to_dense()  # Paddle's numpy() of a sparse Tensor crashes
             array, dtype = np.asarray(value.numpy()), _dtype(value.dtype)
         except Exception:  # a static-graph Variable: no value
             return None
@@ -192,8 +195,9 @@ def _run_child(backend_module, code, seed_offset, timeout, result_path):
         json.dump(record, f)
 
 
-def run_example(backend_module, code, seed_offset=0, timeout=5):
-    """The record of one example, run in a forked child that is killed past the time limit."""
+def run_example(backend_module, code, seed_offset=0, timeout=5, fresh=False):
+    """The record of one example, run in a forked child that is killed past the time limit;
+    a child that crashes is run again in a new process (unless `fresh`: this is one)."""
     fd, result_path = tempfile.mkstemp(suffix=".json")
     os.close(fd)
     sys.stdout.flush()
@@ -218,11 +222,31 @@ def run_example(backend_module, code, seed_offset=0, timeout=5):
         with open(result_path) as f:
             return json.load(f)
     except (OSError, ValueError):
+        if status is not None and not fresh:  # Paddle's sparse kernels crash in a fork
+            return run_example_fresh(backend_module.__name__, code, seed_offset, timeout)
         why = "killed past the time limit" if status is None else f"wait status {status}"
         return {"error": f"Crash: the example's process ended without a result ({why})",
                 "stdout": [], "values": {}}
     finally:
         os.unlink(result_path)
+
+
+def run_example_fresh(backend, code, seed_offset=0, timeout=5):
+    """The record of one example, run in a new Python process rather than a fork."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source, out = os.path.join(tmp, "example.py"), os.path.join(tmp, "result.json")
+        with open(source, "w") as f:
+            f.write(code)
+        try:
+            subprocess.run([sys.executable, __file__, "--backend", backend, "--one", source,
+                            "--out", out, "--seed-offset", str(seed_offset),
+                            "--timeout", str(timeout)], timeout=timeout + 30,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            with open(out) as f:
+                return json.load(f)
+        except (OSError, ValueError, subprocess.TimeoutExpired) as error:
+            return {"error": f"Crash: the example's process ended without a result ({error})",
+                    "stdout": [], "values": {}}
 
 
 def run_all(backend, examples, seed_offset=0, timeout=5, progress=False):
@@ -241,13 +265,19 @@ def run_all(backend, examples, seed_offset=0, timeout=5, progress=False):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--backend", choices=["paddle", "skiff"], required=True)
-    parser.add_argument("--examples", required=True,
+    parser.add_argument("--one", help="run the code in this file, in this process")
+    parser.add_argument("--examples",
                         help="JSON: a list of examples, or the reference ({'examples': [...]})")
     parser.add_argument("--out", required=True)
     parser.add_argument("--seed-offset", type=int, default=0)
     parser.add_argument("--timeout", type=int, default=5, help="seconds per example")
     parser.add_argument("--only", default="", help="run only ids containing this text")
     args = parser.parse_args()
+    if args.one:
+        with open(args.one) as f:
+            code = f.read()
+        _run_child(import_backend(args.backend), code, args.seed_offset, args.timeout, args.out)
+        return
     with open(args.examples) as f:
         examples = json.load(f)
     if isinstance(examples, dict):
