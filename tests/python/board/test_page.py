@@ -510,3 +510,16 @@ def test_program_view_draws_nested_collapsible_blocks(page, logs, artifacts):
     page.locator("#program-collapse").click()
     loop_body.wait_for(state="hidden", timeout=WAIT_MS)
     assert page.locator('#program-graph .block-graph[data-block="0"]').is_visible()
+
+
+def test_a_scalar_logged_once_shows_its_point(page, logs):
+    """A series of one point (the demo's test accuracy, logged once) draws a marker, not
+    an empty chart."""
+    logs["live"].add_scalar("live/once", 0.875, 3)
+    logs["live"].flush()
+    page.reload()  # (the tag is there when the page loads, not found by a later poll)
+    page.locator("#tag-filter").fill("^live/once$")
+    card = ready(page, '.scalar-card[data-tag="live/once"]')
+    assert card.get_attribute("data-points") == "1"
+    assert card.locator(".scatterlayer .points path").count() == 1
+    assert traces(page, "live/once")[0]["y"] == [0.875]

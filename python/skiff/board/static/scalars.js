@@ -32,6 +32,7 @@ function xValues(data) {
   return data.step;
 }
 
+const SPARSE_POINTS = 20;  // series of at most this many points show their points
 const X_TITLES = { step: 'step', relative: 'relative time (s)', wall: 'wall time' };
 
 function traces(runs, tag) {
@@ -43,8 +44,11 @@ function traces(runs, tag) {
     const color = runColor(run);
     const x = xValues(data);
     const hover = `${run}<br>step %{customdata}<br>%{y:.6g}<extra></extra>`;
+    // a line alone draws nothing for one point, and little for a few far apart: mark them
+    const sparse = data.value.length <= SPARSE_POINTS;
     out.push({
-      type: 'scatter', mode: 'lines', name: run, legendgroup: run, x, y: data.value,
+      type: 'scatter', mode: sparse ? 'lines+markers' : 'lines', name: run, legendgroup: run,
+      x, y: data.value, marker: { color, size: 6 },
       customdata: data.step, hovertemplate: hover, meta: { run, role: 'raw' },
       line: { color, width: smoothing > 0 ? 1 : 1.5 }, opacity: smoothing > 0 ? 0.3 : 1,
       showlegend: smoothing === 0,
