@@ -6,5 +6,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-scripts/build.sh skiff_C
+scripts/build.sh skiff_C skiff_cli
 .venv/bin/python examples/fashion_mnist.py --min-accuracy 0.90 "$@"
