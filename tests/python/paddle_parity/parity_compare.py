@@ -11,6 +11,7 @@ A module's score is agree / (agree + differ + error).
 
 import argparse
 import collections
+import gzip
 import importlib.util
 import json
 import os
@@ -22,7 +23,7 @@ import tempfile
 import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
-REFERENCE = HERE / "paddle_reference.json"
+REFERENCE = HERE / "paddle_reference.json.gz"
 KNOWN = HERE / "known_differences.txt"
 RTOL, ATOL = 1e-3, 1e-5
 
@@ -100,7 +101,7 @@ def outcome(example, got):
 
 
 def load_reference():
-    with open(REFERENCE) as f:
+    with gzip.open(REFERENCE, "rt") as f:
         return json.load(f)["examples"]
 
 

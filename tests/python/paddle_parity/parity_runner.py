@@ -1,6 +1,6 @@
 """Run docstring examples under one backend and record what each leaves behind.
 
-    python parity_runner.py --backend skiff --examples paddle_reference.json --out skiff.json
+    python parity_runner.py --backend skiff --examples paddle_reference.json.gz --out skiff.json
 
 --backend paddle runs them under PaddlePaddle; --backend skiff binds the name `paddle` (and
 every `paddle.X` submodule) to skiff, so the examples' own `import paddle` lines get skiff.
@@ -17,6 +17,7 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import io
+import gzip
 import json
 import math
 import os
@@ -278,7 +279,7 @@ def main():
             code = f.read()
         _run_child(import_backend(args.backend), code, args.seed_offset, args.timeout, args.out)
         return
-    with open(args.examples) as f:
+    with (gzip.open if args.examples.endswith(".gz") else open)(args.examples, "rt") as f:
         examples = json.load(f)
     if isinstance(examples, dict):
         examples = examples["examples"]

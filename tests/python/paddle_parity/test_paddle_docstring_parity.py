@@ -1,5 +1,5 @@
 """The Paddle parity suite: Paddle's docstring examples run under skiff agree with Paddle's
-reference (paddle_reference.json), except those listed in known_differences.txt, a list
+reference (paddle_reference.json.gz), except those listed in known_differences.txt, a list
 that may only shrink (docs/paddle_parity.md)."""
 
 import warnings
