@@ -74,12 +74,6 @@ class Cauchy(Distribution):
         """log(4 pi) + log(scale)."""
         return math.log(4.0 * math.pi) + T.log(self.scale)
 
-    def kl_divergence(self, other):
-        if not isinstance(other, Cauchy):
-            raise TypeError(f"Cauchy.kl_divergence: other must be a Cauchy, got "
-                            f"{type(other).__name__}")
-        return _kl_cauchy_cauchy(self, other)
-
 
 @register_kl(Cauchy, Cauchy)
 def _kl_cauchy_cauchy(p, q):

@@ -90,7 +90,11 @@ class Distribution:
         return self.prob(value)
 
     def kl_divergence(self, other):
-        """KL(self || other) through the registered formula for the pair of types."""
+        """KL(self || other) through the registered formula for the pair of types; a
+        TypeError when ``other`` is no distribution of a type paired with this one."""
+        if _lookup(type(self), type(other)) is None:
+            raise TypeError(f"{type(self).__name__}.kl_divergence: no KL formula for "
+                            f"{type(self).__name__} and {type(other).__name__}")
         return kl_divergence(self, other)
 
     def _extend_shape(self, sample_shape):

@@ -87,12 +87,6 @@ class Gamma(Distribution):
         return (standard_gamma(T.expand(self.concentration, shape))
                 / T.expand(self.rate, shape))
 
-    def kl_divergence(self, other):
-        if not isinstance(other, Gamma):
-            raise TypeError(f"Gamma.kl_divergence: other must be a Gamma, got "
-                            f"{type(other).__name__}")
-        return _kl_gamma_gamma(self, other)
-
 
 class Chi2(Gamma):
     """The chi-squared distribution with ``df`` degrees of freedom: Gamma(df / 2, 1 / 2)."""

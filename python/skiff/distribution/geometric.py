@@ -82,12 +82,6 @@ class Geometric(Distribution):
         p = self.probs
         return -((1.0 - p) * T.log(1.0 - p) + p * T.log(p)) / p
 
-    def kl_divergence(self, other):
-        if not isinstance(other, Geometric):
-            raise TypeError(f"Geometric.kl_divergence: other must be a Geometric, got "
-                            f"{type(other).__name__}")
-        return _kl_geometric_geometric(self, other)
-
 
 @register_kl(Geometric, Geometric)
 def _kl_geometric_geometric(p, q):

@@ -1,8 +1,7 @@
 """The cluster without an autoscaler: jobs start whole (all their workers at once) in
 arrival order when they fit, a later job that fits going ahead of an earlier one that does
 not, and keep their workers until they finish."""
-from ..autoscaler.state import Action
-from .placement import packed
+from .placement import admit_packed
 
 __all__ = ["fifo"]
 
@@ -14,11 +13,7 @@ def fifo(state):
     for job in sorted(state.jobs, key=lambda j: (j.submitted, j.name)):
         if job.workers:
             continue
-        place = packed(free, job.worker, job.min_workers)
-        if place is None:
-            continue
-        for name, count in place.items():
-            free[name] = free[name] - job.worker.times(count)
-        actions.append(Action(job.name, job.min_workers, placement=place,
-                              reason="fits whole"))
+        action = admit_packed(free, job, "fits whole")
+        if action is not None:
+            actions.append(action)
     return actions

@@ -1,6 +1,8 @@
 """Where a gang of workers goes: on the fewest nodes (those with the most room first)."""
 
-__all__ = ["packed"]
+from ..autoscaler.state import Action
+
+__all__ = ["packed", "admit_packed"]
 
 
 def packed(free, worker, count):
@@ -15,3 +17,14 @@ def packed(free, worker, count):
         take = min(fits, left)
         place[name], left = take, left - take
     return place if left == 0 else None
+
+
+def admit_packed(free, job, reason):
+    """The Action starting pending ``job`` whole (its minimum, ``packed``), taking its room
+    from ``free`` (changed in place); None when it does not fit."""
+    place = packed(free, job.worker, job.min_workers)
+    if place is None:
+        return None
+    for node, count in place.items():
+        free[node] = free[node] - job.worker.times(count)
+    return Action(job.name, job.min_workers, placement=place, reason=reason)

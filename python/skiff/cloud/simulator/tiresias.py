@@ -5,7 +5,7 @@ thresholds; queues are served in order, FIFO by submission inside a queue, skipp
 that do not fit; a running job that falls out of the chosen set is preempted; a job that
 has waited ``promote`` times as long as it last ran goes back to the first queue."""
 from ..autoscaler.state import Action, Resources
-from .placement import packed
+from .placement import admit_packed
 
 __all__ = ["Tiresias"]
 
@@ -60,12 +60,9 @@ class Tiresias:
         for job in order:
             if job.workers or job.name not in chosen:
                 continue
-            place = packed(free, job.worker, job.min_workers)
-            if place is None:
+            action = admit_packed(free, job, f"queue {self.queue(job.name)}")
+            if action is None:
                 continue
-            for node, count in place.items():
-                free[node] = free[node] - job.worker.times(count)
-            actions.append(Action(job.name, job.min_workers, placement=place,
-                                  reason=f"queue {self.queue(job.name)}"))
+            actions.append(action)
             self.ran_from[job.name] = state.now
         return actions
