@@ -193,6 +193,16 @@ def _compile(fn):
     return converted
 
 
+def converted_source(fn):
+    """The source text of ``fn``'s converted form, for reading (to_static's ``code``)."""
+    fdef = _parse(fn)
+    try:
+        transform(fdef, fn.__code__.co_filename, _class_name(fn))
+    except ConversionError as e:
+        raise _C.Error(f"{fn.__code__.co_filename}:{e.lineno}: to_static: {e}") from None
+    return ast.unparse(fdef) + "\n"
+
+
 def _lambdas_in(code):
     for c in code.co_consts:
         if isinstance(c, types.CodeType):

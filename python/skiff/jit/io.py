@@ -32,16 +32,12 @@ def _static_forward(layer):
 
 
 def save(layer, path, input_spec=None, **configs):
-    """Writes ``layer``'s forward (traced with ``input_spec``: InputSpecs or example
-    Tensors; default: the specs given to to_static) to path.skmodel and its parameters
-    to path.skparams."""
+    """Writes ``layer``'s forward to path.skmodel and its parameters to path.skparams,
+    traced with to_static's input_spec, else ``input_spec`` (InputSpecs or example
+    Tensors), else as the last call ran it (a ValueError when it has not run)."""
     static_fn = _static_forward(layer)
-    spec = input_spec if input_spec is not None else static_fn.input_spec
-    if spec is None:
-        raise Error("jit.save needs input_spec (skiff.static.InputSpec per input) unless the "
-                    "layer's forward was converted with to_static(input_spec=...)")
-    concrete = static_fn.concrete_program(input_spec=list(spec))
-    program = concrete.program
+    concrete = static_fn.concrete_program_specify_input_spec(input_spec)
+    program = concrete.main_program
     block = program.global_block()
     feeds = [block.var(n) for n in concrete.input_names]
     fetches = [leaf for leaf in concrete.out_leaves if is_static_var(leaf)]

@@ -50,9 +50,39 @@ def _with_spec(args, spec):
     return out
 
 
+def flatten_leaves(value):
+    """The leaves of nested lists, tuples and dicts (dicts by sorted key)."""
+    leaves = []
+    flatten(value, leaves)
+    return leaves
+
+
 def signature_key(args, kwargs, spec, instance):
     training = getattr(instance, "training", None)
     return (_key(_with_spec(args, spec)), _key(kwargs), training)
+
+
+def _spec_of(value):
+    """(shape, dtype) of an InputSpec or a Tensor, else None."""
+    if _is_spec(value):
+        return _spec_shape(value), dt.dtype_name(value.dtype)
+    if isinstance(value, Tensor):
+        return list(value.shape), value._dtype_name
+    return None
+
+
+def specs_compatible(given, declared):
+    """Whether the InputSpecs (or Tensors) ``given`` fit ``declared``: as many, each of
+    the same dtype and rank, sizes equal where neither is -1."""
+    given, declared = _tensor_leaves(list(given), []), _tensor_leaves(list(declared), [])
+    if len(given) != len(declared):
+        return False
+    for a, b in zip(map(_spec_of, given), map(_spec_of, declared)):
+        if a[1] != b[1] or len(a[0]) != len(b[0]):
+            return False
+        if any(x != y and x >= 0 and y >= 0 for x, y in zip(a[0], b[0])):
+            return False
+    return True
 
 
 def _tensor_leaves(value, out):
@@ -105,6 +135,9 @@ class ConcreteProgram:
                 static_args = [declare(a) for a in _with_spec(args, spec)]
                 static_kwargs = {k: declare(v) for k, v in sorted(kwargs.items())}
                 outs = static_fn.converted()(*static_args, **static_kwargs)
+            self.inputs = [static_fn._instance] if static_fn._instance is not None else []
+            self.inputs += static_args + list(static_kwargs.values())
+            self.outputs = outs if isinstance(outs, (list, tuple)) else [outs]
         finally:
             mode.static = previous
         if self.startup.desc.num_ops(0):
@@ -163,6 +196,24 @@ class ConcreteProgram:
     @property
     def program(self):
         return self.main
+
+    @property
+    def main_program(self):
+        """The traced program."""
+        return self.main
+
+    @property
+    def startup_program(self):
+        """Its startup program (empty: parameters are the layers' eager Tensors)."""
+        return self.startup
+
+    def flat_inputs(self):
+        """The input variables, in the order of ``inputs`` (nested ones flattened)."""
+        return [v for v in flatten_leaves(self.inputs) if is_static_var(v)]
+
+    def flat_outputs(self):
+        """The output variables, in the order of ``outputs`` (nested ones flattened)."""
+        return [v for v in flatten_leaves(self.outputs) if is_static_var(v)]
 
     def _op(self, mask):
         op = self._ops.get(mask)

@@ -10,8 +10,8 @@ import weakref
 
 from .. import _C
 from ..framework.mode import mode
-from .converter import convert_function
-from .program_cache import ConcreteProgram, signature_key
+from .converter import convert_function, converted_source
+from .program_cache import ConcreteProgram, signature_key, specs_compatible
 
 _enabled = [True]
 
@@ -38,6 +38,7 @@ class StaticFunction:
         self._instance = instance
         self._options = options
         self._programs = {}
+        self._recent = None  # the program of the last call
         self._fast = {}
         self._bound = weakref.WeakKeyDictionary()
         functools.update_wrapper(self, function)
@@ -76,13 +77,15 @@ class StaticFunction:
             fast = _fast_key(args, self._instance)
             program = self._fast.get(fast) if fast is not None else None
             if program is not None:
+                self._recent = program
                 return program.call(list(args))
-        program = self.concrete_program(args, kwargs)
+        program = self._program_for(args, kwargs)
         if fast is not None:
             self._fast[fast] = program
+        self._recent = program
         return program.run(args, kwargs)
 
-    def concrete_program(self, args=(), kwargs=None, input_spec=None):
+    def _program_for(self, args=(), kwargs=None, input_spec=None):
         """The traced program for these arguments (or InputSpecs), built on first use."""
         kwargs = kwargs or {}
         spec = input_spec if input_spec is not None else self._input_spec
@@ -93,9 +96,65 @@ class StaticFunction:
             self._programs[key] = program
         return program
 
+    @property
+    def concrete_program(self):
+        """The program of to_static's input_spec, else the one the last call ran."""
+        return self.concrete_program_specify_input_spec()
+
+    def concrete_program_specify_input_spec(self, input_spec=None, with_hook=False,
+                                            is_prim_infer=False):
+        """The program traced for ``input_spec`` (InputSpecs or example Tensors); to_static's
+        input_spec, when given, wins (a conflicting ``input_spec`` is a ValueError); with
+        neither, the program the last call ran. It becomes the recent program."""
+        spec = input_spec
+        if self._input_spec is not None:
+            if input_spec is not None and not specs_compatible(input_spec, self._input_spec):
+                raise ValueError(f"the input_spec {list(input_spec)} conflicts with the "
+                                 f"input_spec {self._input_spec} given to to_static")
+            spec = self._input_spec
+        if spec is not None:
+            self._recent = self._program_for(input_spec=list(spec))
+        if self._recent is None:
+            raise ValueError(f"{self._function.__qualname__} has no traced program yet: give "
+                             "to_static (or jit.save) an input_spec, or call it with Tensors "
+                             "first")
+        return self._recent
+
     def get_concrete_program(self, *args, **kwargs):
-        program = self.concrete_program(args, kwargs)
-        return program, program.program
+        program = self._program_for(args, kwargs)
+        return program, program.main_program
+
+    @property
+    def main_program(self):
+        """The main program of ``concrete_program``."""
+        return self.concrete_program.main_program
+
+    @property
+    def inputs(self):
+        """The input variables of ``concrete_program``, flattened."""
+        return self.concrete_program.flat_inputs()
+
+    @property
+    def outputs(self):
+        """The output variables of ``concrete_program``, flattened."""
+        return self.concrete_program.flat_outputs()
+
+    @property
+    def code(self):
+        """The source text of the converted function (what the programs are traced from)."""
+        return converted_source(self._function)
+
+    def rollback(self):
+        """Runs the function eagerly again: a Layer's forward converted by to_static is
+        restored on the instance. Returns the eager function (bound for methods)."""
+        if self._instance is None:
+            return self._function
+        name = self._function.__name__
+        if self._instance.__dict__.get(name) is self:
+            del self._instance.__dict__[name]
+        if isinstance(getattr(type(self._instance), name, None), StaticFunction):
+            self._instance.__dict__[name] = self.dygraph_function
+        return getattr(self._instance, name)
 
     @property
     def program_cache(self):

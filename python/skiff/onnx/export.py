@@ -13,21 +13,17 @@ Error = _C.Error
 
 def _inference_program(layer, input_spec):
     """(program, scope, input names): the pruned inference program of ``layer`` traced
-    with ``input_spec``, a scope holding the parameters it reads, and the InputSpecs'
+    as jit.save traces it, a scope holding the parameters it reads, and the InputSpecs'
     names for the model's inputs ("" keeps the program's)."""
     static_fn = _static_forward(layer)
-    spec = input_spec if input_spec is not None else static_fn.input_spec
-    if spec is None:
-        raise Error("onnx.export needs input_spec (a skiff.static.InputSpec or an example "
-                    "Tensor per input) unless the forward was converted with "
-                    "to_static(input_spec=...)")
-    concrete = static_fn.concrete_program(input_spec=list(spec))
-    block = concrete.program.global_block()
+    concrete = static_fn.concrete_program_specify_input_spec(input_spec)
+    spec = static_fn.input_spec or input_spec or []
+    block = concrete.main_program.global_block()
     feeds = [block.var(n) for n in concrete.input_names]
     fetches = [leaf for leaf in concrete.out_leaves if is_static_var(leaf)]
     if not fetches:
         raise Error("onnx.export: the forward returns no Tensor computed from its inputs")
-    pruned = static.io.normalize_program(concrete.program, feeds, fetches)
+    pruned = static.io.normalize_program(concrete.main_program, feeds, fetches)
     scope = _C.Scope()
     for name, tensor in zip(concrete.captured_names, concrete.captured):
         if pruned.desc.var(0, name) is not None:
