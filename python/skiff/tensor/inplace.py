@@ -2,15 +2,19 @@
 from .. import _C_ops
 from ..framework.core import apply
 from ..framework.tensor_params import FLOATING, OPERAND, accepts
-from .math import _clip_attrs, cast, div, floor_divide, log10, log2, pow, remainder
+from .linalg import t
+from .math import (_clip_attrs, cast, ceil, div, floor, floor_divide, log10, log1p, log2, pow,
+                   reciprocal, remainder, round, rsqrt, sigmoid, sqrt)
 from .reduction import cumsum
+from .scattering import put_along_axis
 from .scalars import as_operands
 from .search import where
 
 __all__ = ["add_", "subtract_", "multiply_", "scale_", "clip_", "zero_", "fill_", "exp_", "tanh_",
            "sin_", "cos_", "abs_", "square_", "log_", "log2_", "log10_", "pow_", "tril_",
            "triu_", "cast_", "where_", "cumsum_", "floor_divide_", "remainder_", "mod_",
-           "floor_mod_", "divide_"]
+           "floor_mod_", "divide_", "sqrt_", "rsqrt_", "floor_", "ceil_", "sigmoid_", "log1p_",
+           "reciprocal_", "round_", "mul_", "clamp_", "t_", "put_along_axis_"]
 
 
 def inplace(type, x, *inputs, attrs=None):
@@ -35,6 +39,9 @@ def multiply_(x, y, name=None):
     return inplace("elementwise_mul", x, *as_operands(x, y, "multiply_"))
 
 
+mul_ = multiply_
+
+
 def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
     return inplace("scale", x, x, attrs={"scale": float(scale), "bias": float(bias),
                                          "bias_after_scale": bias_after_scale})
@@ -42,6 +49,9 @@ def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
 
 def clip_(x, min=None, max=None, name=None):
     return inplace("clip", x, x, attrs=_clip_attrs(min, max))
+
+
+clamp_ = clip_
 
 
 def exp_(x, name=None):
@@ -146,3 +156,24 @@ def divide_(x, y, name=None, *, rounding_mode=None):
     """div(x, y, rounding_mode), written into x (integer x becomes float under true
     division, as Paddle)."""
     return write(x, div(x, y, rounding_mode=rounding_mode))
+
+
+def _written(fn):
+    """fn(x, ...) written into x."""
+    def f(x, *args, name=None, **kwargs):
+        return write(x, fn(x, *args, **kwargs))
+
+    f.__name__ = f.__qualname__ = fn.__name__ + "_"
+    f.__doc__ = f"{fn.__name__}(x, ...), written into x."
+    return f
+
+
+sqrt_, rsqrt_, floor_, ceil_, sigmoid_, log1p_, reciprocal_, round_, t_ = [
+    _written(fn) for fn in (sqrt, rsqrt, floor, ceil, sigmoid, log1p, reciprocal, round, t)]
+
+
+def put_along_axis_(arr, indices, values, axis, reduce="assign", include_self=True,
+                    broadcast=True):
+    """put_along_axis(arr, indices, values, axis, ...), written into arr."""
+    return write(arr, put_along_axis(arr, indices, values, axis, reduce, include_self,
+                                     broadcast))

@@ -22,7 +22,7 @@ __all__ = ["reshape", "reshape_", "transpose", "flatten", "squeeze", "unsqueeze"
            "tile", "gather", "gather_nd", "scatter", "index_select", "slice", "strided_slice",
            "flip", "squeeze_", "unsqueeze_", "roll", "moveaxis", "take_along_axis", "masked_fill",
            "flatten_", "rank", "shape", "diag", "narrow", "crop", "take",
-           "index_sample", "rot90"]
+           "index_sample", "rot90", "unfold"]
 
 
 def _ints(v, fn="reshape", param="shape"):
@@ -489,3 +489,20 @@ def rot90(x, k=1, axes=[0, 1], name=None):  # noqa: B006 (Paddle's signature)
     perm = list(range(rank))
     perm[a], perm[b] = perm[b], perm[a]
     return transpose(flip(x, [b if k == 1 else a]), perm)
+
+
+def unfold(x, axis, size, step, name=None):
+    """The windows of ``size`` entries, ``step`` apart, along ``axis``: that dim becomes
+    the count of windows and a last dim of ``size`` holds each window."""
+    shape = list(x.shape)
+    axis = arguments.axis("unfold", axis, len(shape))
+    size = arguments.integer("unfold", "size", size)
+    step = arguments.integer("unfold", "step", step)
+    if size < 1 or step < 1 or size > shape[axis]:
+        raise arguments.ArgumentError(f"unfold: size must be in [1, {shape[axis]}] and step "
+                                      f"positive, got size={size}, step={step}")
+    count = (shape[axis] - size) // step + 1
+    picks = [w * step + i for w in range(count) for i in range(size)]
+    windows = reshape(index_select(x, to_tensor(picks, dtype="int64"), axis),
+                      shape[:axis] + [count, size] + shape[axis + 1:])
+    return moveaxis(windows, axis + 1, -1)

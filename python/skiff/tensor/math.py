@@ -16,7 +16,7 @@ from ..framework.mode import mode
 from .scalars import as_operands, coerce_pair, constant, dtype_name_of, is_float, is_tensor, \
     promote_for_scalar
 
-__all__ = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "mod",
+__all__ = ["stanh", "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "mod",
            "floor_mod", "scale", "pow", "neg", "exp", "log", "log1p", "sin", "cos", "tanh",
            "sigmoid", "sqrt", "rsqrt", "abs", "square", "reciprocal", "sign", "floor", "ceil",
            "round", "isnan", "isinf", "isfinite", "maximum", "minimum", "clip", "cast",
@@ -416,3 +416,9 @@ def cast(x, dtype):
 def increment(x, value=1.0, name=None):
     """x += value, in place (a loop counter)."""
     return _C_ops.increment(x, step=float(value), out=[x])
+
+
+def stanh(x, scale_a=0.67, scale_b=1.7159, name=None):
+    """scale_b * tanh(scale_a * x), elementwise."""
+    x = arguments.tensor("stanh", "x", x)
+    return _C_ops.scale(tanh(_C_ops.scale(x, scale=float(scale_a))), scale=float(scale_b))

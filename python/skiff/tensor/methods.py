@@ -11,8 +11,9 @@ from .._C import Tensor
 from ..framework import arguments, dtype as dt
 from ..framework.tensor_params import checked
 from ..framework.variable import Variable
-from . import (attributes, axes, composite, creation, indexing, inplace, joining, linalg, logic, manipulation, math,
-               numeric, ordering, printing, products, random, reduction, scattering, search, special, stat)
+from . import (attributes, axes, composite, conversions, creation, indexing, inplace, joining,
+               linalg, logic, manipulation, math, numeric, ordering, printing, products, random,
+               reduction, scattering, search, special, stat)
 
 
 def _dtype(self):
@@ -223,6 +224,12 @@ def _install():
     T.bernoulli_ = random.bernoulli_
     for name in attributes.METHODS:
         setattr(T, name, getattr(attributes, name))
+    for name in conversions.METHODS:
+        setattr(T, name, getattr(conversions, name))
+    for name, convert in conversions.SHORTCUTS.items():
+        setattr(T, name, convert)
+    T.strides = property(attributes.stride)
+    T.multinomial = random.multinomial
     T.requires_grad = property(lambda self: not self.stop_gradient, _set_requires_grad)
     T.requires_grad_ = _requires_grad_
     T.itemsize = property(attributes.element_size)
@@ -264,7 +271,9 @@ def _install():
 _VALUE_ONLY = {"backward", "clear_grad", "clear_gradient", "item", "tolist", "numpy", "grad",
                "__repr__", "__str__", "__format__", "__array__", "__float__", "__int__", "__bool__",
                "__index__", "__len__", "__iter__", "__dlpack__", "__dlpack_device__", "detach",
-               "__hash__", "is_leaf", "retain_grads", "set_value", "place", "register_hook"}
+               "__hash__", "is_leaf", "retain_grads", "set_value", "place", "register_hook",
+               "__deepcopy__", "__nonzero__", "__long__", "__complex__", "copy_", "detach_",
+               "cpu", "value"}
 
 # Operators that are C slots of Tensor, given to Variable as the functions they call.
 _SLOT_OPERATORS = {"__add__": math.add, "__sub__": math.subtract, "__mul__": math.multiply,

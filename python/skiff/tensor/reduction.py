@@ -9,7 +9,7 @@ from ..framework.tensor_params import self_checked
 from .math import add, cast, exp, isfinite, log, run_cached, subtract
 from .scalars import as_operands, constant, dtype_name_of
 
-__all__ = ["sum", "max", "min", "amax", "amin", "prod", "all", "any", "cumsum", "logsumexp",
+__all__ = ["reduce_as", "sum", "max", "min", "amax", "amin", "prod", "all", "any", "cumsum", "logsumexp",
            "count_nonzero"]
 
 
@@ -131,3 +131,16 @@ def count_nonzero(x, axis=None, keepdim=False, name=None):
     _axes("count_nonzero", x, axis)
     nonzero = cast(_C_ops.not_equal(*as_operands(x, 0)), "int64")
     return sum(nonzero, axis, keepdim=keepdim)
+
+
+def reduce_as(x, target, name=None):
+    """x summed down to target's shape: over the leading dims target lacks and the dims
+    where target has size 1 (the reverse of broadcasting target to x)."""
+    shape, goal = list(x.shape), list(target.shape)
+    lead = len(shape) - len(goal)
+    if lead < 0:
+        raise arguments.ArgumentError(f"reduce_as: target's shape {goal} has more dims than "
+                                      f"x's {shape}")
+    out = sum(x, list(range(lead))) if lead else x
+    stretched = [i for i, n in enumerate(goal) if n == 1 and shape[lead + i] != 1]
+    return sum(out, stretched, keepdim=True) if stretched else out
