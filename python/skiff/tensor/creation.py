@@ -33,10 +33,22 @@ def _as_array(data, dtype, fn="to_tensor", param="data"):
         arr = _numbers_array(data, fn, param)
         return arr if arr.dtype == want else arr.astype(want)
     arr = _numbers_array(data, fn, param)
-    if arr.dtype.kind == "f" and not isinstance(data, np.ndarray) and arr.dtype != np.float32:
-        return arr.astype(dt.get_default_dtype())  # Python floats: the default float dtype
+    if not _keeps_dtype(data):
+        if arr.dtype.kind == "f" and arr.dtype != np.float32:
+            return arr.astype(dt.get_default_dtype())  # Python floats: the default float dtype
+        if arr.dtype == np.int32:
+            return arr.astype(np.int64)  # (numpy's int on some platforms)
     name = dt.dtype_name(arr.dtype)
     return arr if arr.dtype == np.dtype(name) else arr.astype(name)
+
+
+def _keeps_dtype(data):
+    """Whether data's values keep the dtype numpy gives them, as Paddle's: an array, a
+    numpy scalar, or a list or tuple holding a Tensor among its items (the Tensors' dtypes
+    and numpy's promotion decide). Other data takes the default float dtype for floats."""
+    if isinstance(data, (np.ndarray, np.generic)):
+        return not isinstance(data, np.bool_)
+    return isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in data)
 
 
 def _numbers_array(data, fn, param):
@@ -156,10 +168,10 @@ def _float_dtype(fn, dtype):
 
 def _filled(fn, shape, fill_value, dtype):
     """The tensor the creation function ``fn`` makes: ``shape`` filled with ``fill_value``
-    (a bool, int64 or default-float tensor when ``dtype`` is None, by fill_value's kind)."""
+    (when ``dtype`` is None, as Paddle's: bool for a Python bool, else the default float
+    dtype, for int fill values too)."""
     if dtype is None:
-        dtype = "bool" if isinstance(fill_value, bool) else (
-            "int64" if isinstance(fill_value, (int, np.integer)) else dt.get_default_dtype())
+        dtype = "bool" if isinstance(fill_value, bool) else dt.get_default_dtype()
     dtype = arguments.dtype(fn, dtype)
     if mode.static and isinstance(shape, (list, tuple)):
         if any(is_static_var(s) for s in shape):  # x.shape[0] of an unknown dim
@@ -341,14 +353,29 @@ def meshgrid(*args, **kwargs):
 
 @accepts(x=OPERAND, output=TENSOR)
 def assign(x, output=None):
-    """A copy of ``x`` (a Tensor or array-like); written into ``output`` when given."""
+    """A copy of ``x`` (a Tensor or array-like); written into ``output`` when given. As
+    Paddle's, a number becomes a one-element 1-D tensor and a list keeps the dtype numpy
+    gives it (Python floats: float64)."""
     if not isinstance(x, Tensor):
-        x = data_tensor("assign", "x", x)
+        x = data_tensor("assign", "x", _assigned_array(x))
     y = _C_ops.assign(x)
     if output is not None:
         output._set_value(y)
         return output
     return y
+
+
+def _assigned_array(x):
+    """assign's data as numpy reads it: a number as [x], a list or tuple as np.array of it;
+    other data (and ragged lists, which data_tensor names) unchanged."""
+    if isinstance(x, numbers.Number) or isinstance(x, np.generic):
+        return np.array([x])
+    if isinstance(x, (list, tuple)) and not any(isinstance(v, Tensor) for v in x):
+        try:
+            return np.array(x)
+        except ValueError:
+            return x
+    return x
 
 
 def clone(x, name=None):

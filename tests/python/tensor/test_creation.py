@@ -14,7 +14,7 @@ from tensor_reference import check_grad, rand
 def test_filled_tensors_and_likes():
     assert skiff.zeros([2, 3]).dtype == "float32" and skiff.zeros([2, 3]).tolist() == [[0] * 3] * 2
     assert skiff.ones([2], "int64").tolist() == [1, 1]
-    assert skiff.full([2, 2], 7).dtype == "int64"
+    assert skiff.full([2, 2], 7).dtype == "float32"  # Paddle's: the default float dtype
     assert skiff.full([1], True).dtype == "bool"
     x = skiff.to_tensor(np.arange(6.0).reshape(2, 3))
     assert skiff.zeros_like(x).dtype == "float64" and skiff.ones_like(x, "int32").dtype == "int32"
