@@ -106,7 +106,8 @@ def repeat(x, *repeats):
 
 def split_with_sizes(x, split_sizes, dim=0):
     """x split along ``dim`` into pieces of ``split_sizes``."""
-    return manipulation.split(x, list(split_sizes), dim)
+    return manipulation.split(x, arguments.integers("split_with_sizes", "split_sizes",
+                                                    split_sizes), dim)
 
 
 def _diagonal_mask(shape, offset, wrap):
@@ -143,15 +144,12 @@ def _tensor_on_diagonal(x, y, offset, dim1, dim2):
     """x with y written on its diagonal over (dim1, dim2), shifted by ``offset``."""
     if len(x.shape) != 2 or (dim1, dim2) not in ((0, 1), (-2, -1), (0, -1), (-2, 1)):
         raise ValueError("fill_diagonal_tensor: skiff handles 2-D tensors over dims (0, 1)")
+    arguments.tensor("fill_diagonal_tensor", "y", y)
     rows, cols = x.shape
     mask = np.zeros([rows, cols], dtype=bool)
     spread = np.zeros([rows, cols], dtype=np.int64)
-    k = 0
-    for r in range(rows):
-        c = r + offset
-        if 0 <= c < cols:
-            mask[r, c], spread[r, c] = True, k
-            k += 1
+    r = np.arange(max(0, -offset), max(0, min(rows, cols - offset)))  # rows on the diagonal
+    mask[r, r + offset], spread[r, r + offset] = True, np.arange(len(r))
     values = _C_ops.gather(manipulation.flatten(y), creation.to_tensor(spread.reshape(-1)))
     values = manipulation.reshape(values, [rows, cols])
     return creation.to_tensor(mask), values

@@ -85,6 +85,7 @@ def ndimension(x):
 
 def is_same_shape(x, y):
     """True when x and y have the same shape."""
+    arguments.tensor("is_same_shape", "y", y)
     return list(x.shape) == list(y.shape)
 
 
