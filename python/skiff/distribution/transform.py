@@ -103,13 +103,17 @@ class Transform:
                             f"got {type(shape).__name__}")
         return self._inverse_shape(shape)
 
+    # the event rank of x and of y (0: elementwise); a subclass whose spaces differ or
+    # depend on its parts overrides _domain / _codomain
+    _event_rank = 0
+
     @property
     def _domain(self):
-        return Space(0)
+        return Space(self._event_rank)
 
     @property
     def _codomain(self):
-        return Space(0)
+        return Space(self._event_rank)
 
     def _forward(self, x):
         raise NotImplementedError(f"{type(self).__name__} does not define forward")

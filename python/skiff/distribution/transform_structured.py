@@ -112,14 +112,7 @@ class SoftmaxTransform(Transform):
     """y = softmax(x) over the last dim; not injective (inverse gives log(y))."""
 
     _type = OTHER
-
-    @property
-    def _domain(self):
-        return Space(1)
-
-    @property
-    def _codomain(self):
-        return Space(1)
+    _event_rank = 1
 
     def _forward(self, x):
         return F.softmax(x, axis=-1)
@@ -178,14 +171,7 @@ class StickBreakingTransform(Transform):
     what is left of the stick; the last entry is the rest."""
 
     _type = BIJECTION
-
-    @property
-    def _domain(self):
-        return Space(1)
-
-    @property
-    def _codomain(self):
-        return Space(1)
+    _event_rank = 1
 
     @staticmethod
     def _log_offset(k, dtype):
