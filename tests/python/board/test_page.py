@@ -519,7 +519,8 @@ def test_a_scalar_logged_once_shows_its_point(page, logs):
     logs["live"].flush()
     page.reload()  # (the tag is there when the page loads, not found by a later poll)
     page.locator("#tag-filter").fill("^live/once$")
-    card = ready(page, '.scalar-card[data-tag="live/once"]')
-    assert card.get_attribute("data-points") == "1"
-    assert card.locator(".scatterlayer .points path").count() == 1
+    once = '.scalar-card[data-tag="live/once"]'
+    wait_attr(page, once, "points", "1")  # (by selector: live polling may redraw the card)
+    wait_js(page, "(s) => document.querySelectorAll(s).length === 1",
+            f"{once} .scatterlayer .points path")
     assert traces(page, "live/once")[0]["y"] == [0.875]
