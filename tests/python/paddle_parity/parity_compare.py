@@ -180,8 +180,12 @@ def main():
     parser.add_argument("--write-known", action="store_true",
                         help="rewrite known_differences.txt with today's failures")
     parser.add_argument("--show", default="", help="print the outcome of ids containing this")
+    parser.add_argument("--only", default="",
+                        help="run and score only the examples whose ids contain this")
     args = parser.parse_args()
-    examples = load_reference()
+    if args.only and args.write_known:
+        parser.error("--write-known rewrites the whole list: it cannot be used with --only")
+    examples = [e for e in load_reference() if args.only in e["id"]]
     if args.results:
         with open(args.results) as f:
             results = json.load(f)
