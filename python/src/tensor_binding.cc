@@ -8,6 +8,7 @@
 
 #include "python/src/bindings.h"
 #include "skiff/eager/eager_tensor.h"
+#include "skiff/eager/views.h"
 
 namespace skiff::python {
 
@@ -240,12 +241,25 @@ void define_tensor(nb::module_& m) {
           "dense copy either way).")
       .def("_dlpack_capsule", [](EagerTensor& t) { return view_of<>(own_dense(t)); })
       .def(
-          "_set_value", [](EagerTensor& t, const EagerTensor& src) { t.value = src.value; },
-          "Makes this tensor hold `src`'s value (shared, copy-on-write).")
+          "_set_value",
+          [](EagerTensor& t, const EagerTensor& src) {
+            t.value = src.value;
+            publish_write(t);
+          },
+          "Makes this tensor hold `src`'s value (shared, copy-on-write); its views see it.")
+      .def(
+          "_view_of",
+          [](const TensorPtr& t, const TensorPtr& base) {
+            t->value = base->value;
+            join_views(base, t);
+          },
+          "Makes this tensor a view of `base`: its value, and a write into either shows in "
+          "the other (Paddle's detach).")
       .def(
           "_copy_value_from",
           [](EagerTensor& t, const EagerTensor& src) {
             t.value.mutable_tensor()->copy_from(src.dense());
+            publish_write(t);
           },
           "Copies `src`'s value into this tensor's own memory.")
       .def(
@@ -253,6 +267,7 @@ void define_tensor(nb::module_& m) {
           [](EagerTensor& t) {
             const Tensor& d = t.dense();
             t.value.set(Tensor::zeros_view(d.shape(), d.dtype()));
+            publish_write(t);
           },
           "Sets the value to zeros without writing memory (Tensor::zeros_view).")
       .def("_share_memory_with",

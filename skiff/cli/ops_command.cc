@@ -83,6 +83,7 @@ std::string traits_label(const OpInfo& info) {
   if (info.amp != AmpPolicy::kFollow) add(std::string("amp: ") + amp_policy_name(info.amp));
   if (info.int8_form) add(std::string("int8 form: ") + info.int8_form->int8_op);
   if (info.moves_values) add("moves values");
+  if (info.views_input) add("a view of X");
   return label;
 }
 

@@ -1,6 +1,7 @@
 #include "skiff/eager/eager_tensor.h"
 
 #include "skiff/eager/grad_node.h"
+#include "skiff/eager/views.h"
 
 namespace skiff::eager {
 
@@ -8,7 +9,10 @@ namespace {
 thread_local bool g_grad_enabled = true;
 }  // namespace
 
-EagerTensor::~EagerTensor() { release_later(std::move(grad_node)); }
+EagerTensor::~EagerTensor() {
+  leave_views(*this);
+  release_later(std::move(grad_node));
+}
 
 std::string EagerTensor::describe() const {
   const Tensor* t = value.tensor();

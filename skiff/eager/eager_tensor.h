@@ -18,6 +18,7 @@
 namespace skiff::eager {
 
 struct GradNode;
+struct ViewGroup;
 
 // Shared ownership throughout (Python holds them through std::shared_ptr too).
 struct EagerTensor : std::enable_shared_from_this<EagerTensor> {
@@ -46,6 +47,14 @@ struct EagerTensor : std::enable_shared_from_this<EagerTensor> {
   std::map<int, std::function<void(EagerTensor&)>> grad_ready_hooks;
   int out_slot = 0;
   int out_index = 0;
+  // The tensors sharing this one's memory under other shapes (views.h).
+  struct ViewLink {
+    std::shared_ptr<ViewGroup> group;  // nullptr: a view of nothing
+    // Membership belongs to the object: a copy is no member, an assigned tensor keeps its.
+    ViewLink() = default;
+    ViewLink(const ViewLink&) {}
+    ViewLink& operator=(const ViewLink&) { return *this; }
+  } views;
 
   bool is_leaf() const { return grad_node == nullptr; }
   // For messages: "tensor 'w'", or "an unnamed float32[2, 3] tensor".

@@ -2,6 +2,7 @@
 
 #include "skiff/eager/grad_node.h"
 #include "skiff/eager/var_type.h"
+#include "skiff/eager/views.h"
 #include "skiff/ops/kernel_context.h"
 #include "skiff/ops/op_error.h"
 #include "skiff/ops/shape_context.h"
@@ -254,6 +255,13 @@ void EagerOp::run(const SlotTensors& given, const SlotTensors& outputs, SlotTens
     e.rethrow_with(describe_kernel_error(*ctx, e.what()));
   }
   if (ctx == form.ctx.get()) form.busy = false;
+  if (outputs.empty()) {
+    if (info_->views_input) join_views(inputs[0][0], result[0][0]);
+  } else {
+    for (const auto& slot : outputs)
+      for (const TensorPtr& o : slot)
+        if (o && o->views.group) publish_write(*o);
+  }
 
   if (!grad_enabled() || !info_->grad) return;
   bool any = false;

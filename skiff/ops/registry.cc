@@ -82,6 +82,10 @@ OpBuilder& OpBuilder::moves_values() {
   info_->moves_values = true;
   return *this;
 }
+OpBuilder& OpBuilder::views_input() {
+  info_->views_input = true;
+  return *this;
+}
 
 const char* block_role_name(BlockRole role) {
   switch (role) {

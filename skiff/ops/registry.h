@@ -108,6 +108,9 @@ struct OpInfo {
   // Out holds X's values rearranged, none changed (reshape, transpose, ...): an
   // elementwise map of the values (a quantization) gives the same before or after it.
   bool moves_values = false;
+  // Out is X's values in X's order under another shape (reshape, flatten, squeeze,
+  // unsqueeze): in eager mode Out is a view of X, sharing its memory (eager/views.h).
+  bool views_input = false;
 
   bool runs_blocks() const { return block_role != BlockRole::kNone; }
   // A loop or a branch (not their grads): append_backward differentiates through it.
@@ -149,6 +152,7 @@ class OpBuilder {
   OpBuilder& amp(AmpPolicy policy);
   OpBuilder& int8_form(Int8Form form);
   OpBuilder& moves_values();
+  OpBuilder& views_input();
 
  private:
   OpInfo* info_;

@@ -165,7 +165,8 @@ void register_shape_edit_ops(OpRegistry& r) {
       .infer_shape(infer_view<flatten_shape_of>)
       .bind(kViewDTypes, flatten<KernelContext>, flatten<EmitContext>)
       .grad(view_grad_maker)
-      .moves_values();
+      .moves_values()
+      .views_input();
 
   r.add("squeeze")
       .doc(
@@ -177,7 +178,8 @@ void register_shape_edit_ops(OpRegistry& r) {
       .infer_shape(infer_view<squeeze_shape_of>)
       .bind(kViewDTypes, squeeze<KernelContext>, squeeze<EmitContext>)
       .grad(view_grad_maker)
-      .moves_values();
+      .moves_values()
+      .views_input();
 
   r.add("unsqueeze")
       .doc(
@@ -189,7 +191,8 @@ void register_shape_edit_ops(OpRegistry& r) {
       .infer_shape(infer_view<unsqueeze_shape_of>)
       .bind(kViewDTypes, unsqueeze<KernelContext>, unsqueeze<EmitContext>)
       .grad(view_grad_maker)
-      .moves_values();
+      .moves_values()
+      .views_input();
 
   register_expand(r, "expand",
                   "Out = X broadcast to `shape` (PaddlePaddle's expand_v2): X aligns with the "

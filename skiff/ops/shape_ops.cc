@@ -108,7 +108,8 @@ void register_shape_ops(OpRegistry& r) {
       .infer_shape(infer_reshape)
       .bind(kViewDTypes, reshape<KernelContext>, reshape<EmitContext>)
       .grad(reshape_grad_maker)
-      .moves_values();
+      .moves_values()
+      .views_input();
 
   r.add("reshape_grad")
       .doc("X@GRAD = Out@GRAD viewed with X's shape.")

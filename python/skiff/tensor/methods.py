@@ -136,8 +136,10 @@ def _requires_grad_(self, requires_grad=True):
 
 
 def _detach(self):
+    """A tensor outside the graph sharing self's memory (a write into one shows in the
+    other, as in Paddle)."""
     out = Tensor()
-    out._set_value(self)
+    out._view_of(self)
     return out
 
 
