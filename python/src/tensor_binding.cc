@@ -222,6 +222,31 @@ void define_tensor(nb::module_& m) {
           },
           nb::arg("value").none())
       .def("retain_grads", [](EagerTensor& t) { t.retain_grad = true; })
+      .def_prop_ro(
+          "inplace_version", [](const EagerTensor& t) { return t.inplace_version; },
+          "How many in-place writes the tensor has had.")
+      .def(
+          "_add_grad_hook",
+          [](EagerTensor& t, nb::callable fn) {
+            auto py = std::make_shared<nb::callable>(std::move(fn));
+            return add_grad_hook(t, [py](const Variable& g) {
+              nb::gil_scoped_acquire gil;
+              nb::object out = (*py)(nb::cast(eager::make_tensor(g)));
+              if (out.is_none()) return Variable();
+              if (!nb::isinstance<EagerTensor>(out)) {
+                throw nb::type_error(("a gradient hook must return a Tensor or None, got " +
+                                      std::string(nb::inst_name(out).c_str()))
+                                         .c_str());
+              }
+              return nb::cast<TensorPtr>(out)->value;
+            });
+          },
+          nb::arg("hook"),
+          "Calls hook(grad) on each gradient backward computes for this tensor, before it "
+          "goes on; a Tensor returned replaces it. Returns an id for _remove_grad_hook.")
+      .def(
+          "_remove_grad_hook", [](EagerTensor& t, int id) { remove_grad_hook(t, id); },
+          nb::arg("id"))
       .def("_has_grad_fn", [](const EagerTensor& t) { return t.grad_node != nullptr; })
       .def("_detach_history",
            [](EagerTensor& t) {
@@ -239,6 +264,14 @@ void define_tensor(nb::module_& m) {
           "The value as a numpy array of its own (as Paddle's); copy=False: an array sharing "
           "the tensor's memory, where writing to one shows in the other (selected rows: a "
           "dense copy either way).")
+      .def(
+          "_rows_parts",
+          [](EagerTensor& t) {
+            const SelectedRows* r = t.value.selected_rows();
+            if (!r) throw nb::type_error("_rows_parts: the tensor holds no selected rows");
+            return nb::make_tuple(array_from_tensor(r->value.clone()), r->rows);
+          },
+          "Selected rows as (the rows' values as an array, the row numbers).")
       .def("_dlpack_capsule", [](EagerTensor& t) { return view_of<>(own_dense(t)); })
       .def(
           "_set_value",

@@ -45,6 +45,22 @@ void accumulate(Variable* into, const Variable& g) {
   *into = out->value;
 }
 
+// `g` passed through `hooks` in id order (a hook returning nothing keeps it).
+Variable run_grad_hooks(const std::map<int, GradHook>& hooks, Variable g) {
+  for (const auto& [id, hook] : hooks) {
+    Variable changed = hook(g);
+    if (changed.empty()) continue;
+    SKIFF_CHECK(changed.is_tensor() && g.is_tensor() &&
+                    changed.tensor()->shape() == g.tensor()->shape() &&
+                    changed.tensor()->dtype() == g.tensor()->dtype(),
+                "backward: a gradient hook returned ",
+                changed.is_tensor() ? changed.tensor()->type_str() : "a non-dense value",
+                " for a gradient of ", g.is_tensor() ? g.tensor()->type_str() : "selected rows");
+    g = std::move(changed);
+  }
+  return g;
+}
+
 Variable filled(const Shape& shape, DType dtype, double value) {
   Variable v;
   kernels::fill_constant(shape, dtype, value, v.mutable_tensor());
@@ -151,16 +167,32 @@ void walk(const std::vector<TensorPtr>& roots, const std::vector<TensorPtr>& gra
   SKIFF_CHECK(grads.empty() || grads.size() == roots.size(), "backward: ", grads.size(),
               " gradients for ", roots.size(), " tensors");
   std::unordered_map<GradNode*, NodeState> states;
-  // Leaves with hooks: how many gradients they still wait for.
+  // Leaves with hooks: how many gradients they still wait for; those with gradient
+  // hooks collect their gradient here and pass it through the hooks once complete.
   std::unordered_map<EagerTensor*, int> leaf_pending;
+  std::unordered_map<EagerTensor*, Variable> leaf_collected;
   auto count_leaf = [&](const TensorPtr& t) {
-    if (leaf_hooks && !t->grad_ready_hooks.empty()) leaf_pending[t.get()]++;
+    if (leaf_hooks && (!t->grad_ready_hooks.empty() || !t->grad_hooks.empty()))
+      leaf_pending[t.get()]++;
+  };
+  auto send_to_leaf = [&](const TensorPtr& t, const Variable& g) {
+    if (leaf_hooks && !t->grad_hooks.empty()) {
+      accumulate(&leaf_collected[t.get()], g);
+    } else {
+      leaf_sink(t, g);
+    }
   };
   auto leaf_done = [&](const TensorPtr& t) {
     if (leaf_pending.empty()) return;
     auto it = leaf_pending.find(t.get());
     if (it == leaf_pending.end() || --it->second > 0) return;
     leaf_pending.erase(it);
+    auto collected = leaf_collected.find(t.get());
+    if (collected != leaf_collected.end()) {
+      Variable g = run_grad_hooks(std::map(t->grad_hooks), std::move(collected->second));
+      leaf_collected.erase(collected);
+      if (!g.empty()) leaf_sink(t, g);
+    }
     for (auto& [id, hook] : std::map(t->grad_ready_hooks)) hook(*t);
   };
   std::vector<GradNode*> stack;
@@ -201,12 +233,13 @@ void walk(const std::vector<TensorPtr>& roots, const std::vector<TensorPtr>& gra
       seed = filled(value.shape(), value.dtype(), 1.0);
     }
     if (root->grad_node) {
+      if (root->retain_grad) retained_sink(root, seed);
       NodeState& st = states[root->grad_node.get()];
       accumulate(&st.out_grads[root->grad_node->flat_output(root->out_slot, root->out_index)],
                  seed);
     } else {
       count_leaf(root);
-      leaf_sink(root, seed);
+      send_to_leaf(root, seed);
       leaf_done(root);
     }
   }
@@ -218,13 +251,16 @@ void walk(const std::vector<TensorPtr>& roots, const std::vector<TensorPtr>& gra
     GradNode* node = ready.front();
     ready.pop_front();
     NodeState& st = states[node];
+    for (auto& [flat, hooks] : std::map(node->output_hooks))
+      if (!st.out_grads[flat].empty())
+        st.out_grads[flat] = run_grad_hooks(hooks, std::move(st.out_grads[flat]));
     on_ready(node, st.out_grads);
     std::vector<Variable> in_grads = run_node(*node, st.out_grads);
     for (size_t i = 0; i < node->inputs.size(); ++i) {
       const Edge& e = node->inputs[i];
       if (!e.tensor) continue;
       if (!e.node) {
-        if (!in_grads[i].empty()) leaf_sink(e.tensor, in_grads[i]);
+        if (!in_grads[i].empty()) send_to_leaf(e.tensor, in_grads[i]);
         leaf_done(e.tensor);
         continue;
       }

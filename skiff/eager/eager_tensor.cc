@@ -43,6 +43,24 @@ TensorPtr make_tensor(Variable value) {
   return t;
 }
 
+int add_grad_hook(EagerTensor& t, GradHook hook) {
+  static int next_id = 0;
+  int id = next_id++;
+  if (t.grad_node) {
+    t.grad_node->output_hooks[t.grad_node->flat_output(t.out_slot, t.out_index)][id] =
+        std::move(hook);
+  } else {
+    t.grad_hooks[id] = std::move(hook);
+  }
+  return id;
+}
+
+void remove_grad_hook(EagerTensor& t, int id) {
+  t.grad_hooks.erase(id);
+  if (!t.grad_node) return;
+  for (auto& [flat, hooks] : t.grad_node->output_hooks) hooks.erase(id);
+}
+
 bool grad_enabled() { return g_grad_enabled; }
 void set_grad_enabled(bool on) { g_grad_enabled = on; }
 

@@ -20,6 +20,10 @@ namespace skiff::eager {
 struct GradNode;
 struct ViewGroup;
 
+// A hook on a gradient (Tensor.register_hook): sees the gradient and returns the one to
+// use instead, or an empty Variable to keep it.
+using GradHook = std::function<Variable(const Variable& grad)>;
+
 // Shared ownership throughout (Python holds them through std::shared_ptr too).
 struct EagerTensor : std::enable_shared_from_this<EagerTensor> {
   EagerTensor() = default;
@@ -45,6 +49,11 @@ struct EagerTensor : std::enable_shared_from_this<EagerTensor> {
   // into `grad` (torch's post-accumulate-grad hooks): data-parallel training starts
   // reducing a gradient while the backward goes on. Keyed by registration id.
   std::map<int, std::function<void(EagerTensor&)>> grad_ready_hooks;
+  // A leaf's gradient hooks, run in id order on the gradient one backward sends it
+  // before it is added to `grad` (a non-leaf's live on its GradNode).
+  std::map<int, GradHook> grad_hooks;
+  // How many in-place writes this tensor has had (Paddle's inplace_version).
+  int64_t inplace_version = 0;
   int out_slot = 0;
   int out_index = 0;
   // The tensors sharing this one's memory under other shapes (views.h).
@@ -65,6 +74,11 @@ struct EagerTensor : std::enable_shared_from_this<EagerTensor> {
 };
 
 using TensorPtr = std::shared_ptr<EagerTensor>;
+
+// Registers `hook` on the gradient of `t` (on its history's node unless a leaf); returns
+// the id remove_grad_hook takes.
+int add_grad_hook(EagerTensor& t, GradHook hook);
+void remove_grad_hook(EagerTensor& t, int id);
 
 // A new tensor holding `value` (stop_gradient set, no history).
 TensorPtr make_tensor(Tensor value);

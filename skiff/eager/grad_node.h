@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -71,6 +72,9 @@ struct GradNode {
   std::vector<std::pair<Shape, DType>> outputs;
   std::vector<int> out_offsets;  // first flat output of each output slot
   bool released = false;         // saved values dropped after a backward
+  // Hooks on the gradients of outputs (Tensor.register_hook on a non-leaf): per flat
+  // output, by id; run on its complete gradient before the node's grad ops.
+  std::map<int, std::map<int, GradHook>> output_hooks;
 
   GradNode() = default;
   // Hands the nodes of its inputs to release_later: a chain is freed without recursion.

@@ -259,8 +259,11 @@ void EagerOp::run(const SlotTensors& given, const SlotTensors& outputs, SlotTens
     if (info_->views_input) join_views(inputs[0][0], result[0][0]);
   } else {
     for (const auto& slot : outputs)
-      for (const TensorPtr& o : slot)
-        if (o && o->views.group) publish_write(*o);
+      for (const TensorPtr& o : slot) {
+        if (!o) continue;
+        ++o->inplace_version;
+        if (o->views.group) publish_write(*o);
+      }
   }
 
   if (!grad_enabled() || !info_->grad) return;

@@ -93,6 +93,13 @@ class Variable:
     def place(self):
         return "cpu"
 
+    # Paddle's Variable.is_parameter: True for the parameters create_parameter makes.
+    is_parameter = False
+
+    def cpu(self):
+        """The variable itself (skiff's programs run on the CPU)."""
+        return self
+
     # -- what a static value cannot do --
     def __bool__(self):
         raise _C.Error(
@@ -137,6 +144,8 @@ class Variable:
 class Parameter(Trainable, Variable):
     """A trainable persistable variable made by create_parameter in static mode, with
     the attributes optimizers read (trainable, optimize_attr, regularizer, need_clip)."""
+
+    is_parameter = True
 
     def __init__(self, block, name, trainable=True, optimize_attr=None, regularizer=None,
                  need_clip=True, do_model_average=True):

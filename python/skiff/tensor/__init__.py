@@ -25,6 +25,7 @@ from .products import *  # noqa: F401,F403
 from .einsum import *  # noqa: F401,F403
 from .ordering import *  # noqa: F401,F403
 from .printing import *  # noqa: F401,F403
+from .storage import create_tensor  # noqa: F401
 from .creation import tensor_of as _tensor_of
 from . import methods  # noqa: F401  (installs Tensor's methods and operators)
 from ..framework.tensor_params import check_exports as _check_exports

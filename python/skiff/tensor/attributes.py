@@ -61,17 +61,23 @@ def new_full(x, size, fill_value, dtype=None, device=None, requires_grad=False, 
     return out
 
 
-def new_ones(x, size, dtype=None, device=None, requires_grad=False, name=None):
-    return new_full(x, size, 1, dtype, device, requires_grad)
+def _size(size):
+    """A size given as one list/tuple/Size or as separate ints (x.new_ones(2, 3))."""
+    return list(size[0]) if len(size) == 1 and isinstance(size[0], (list, tuple)) else \
+        list(size)
 
 
-def new_zeros(x, size, dtype=None, device=None, requires_grad=False, name=None):
-    return new_full(x, size, 0, dtype, device, requires_grad)
+def new_ones(x, *size, dtype=None, device=None, requires_grad=False, name=None):
+    return new_full(x, _size(size), 1, dtype, device, requires_grad)
 
 
-def new_empty(x, size, dtype=None, device=None, requires_grad=False, name=None):
+def new_zeros(x, *size, dtype=None, device=None, requires_grad=False, name=None):
+    return new_full(x, _size(size), 0, dtype, device, requires_grad)
+
+
+def new_empty(x, *size, dtype=None, device=None, requires_grad=False, name=None):
     """A tensor of ``size`` (its values unspecified: zeros here)."""
-    return new_full(x, size, 0, dtype, device, requires_grad)
+    return new_full(x, _size(size), 0, dtype, device, requires_grad)
 
 
 def to(x, *args, **kwargs):

@@ -13,7 +13,7 @@ from ..framework.tensor_params import checked
 from ..framework.variable import Variable
 from . import (attributes, axes, composite, conversions, creation, indexing, inplace, joining,
                linalg, logic, manipulation, math, numeric, ordering, printing, products, random,
-               reduction, scattering, search, special, stat)
+               reduction, scattering, search, special, stat, storage, grad_hooks)
 
 
 def _dtype(self):
@@ -228,6 +228,10 @@ def _install():
         setattr(T, name, getattr(attributes, name))
     for name in conversions.METHODS:
         setattr(T, name, getattr(conversions, name))
+    for module in (storage, grad_hooks):
+        for name in module.METHODS:
+            setattr(T, name, getattr(module, name))
+    T.device = property(lambda self: self.place)
     for name, convert in conversions.SHORTCUTS.items():
         setattr(T, name, convert)
     T.strides = property(attributes.stride)
@@ -275,7 +279,8 @@ _VALUE_ONLY = {"backward", "clear_grad", "clear_gradient", "item", "tolist", "nu
                "__index__", "__len__", "__iter__", "__dlpack__", "__dlpack_device__", "detach",
                "__hash__", "is_leaf", "retain_grads", "set_value", "place", "register_hook",
                "__deepcopy__", "__nonzero__", "__long__", "__complex__", "copy_", "detach_",
-               "cpu", "value"}
+               "cpu", "value", "gradient", "set_", "resize_", "reconstruct_from_",
+               "get_tensor", "_is_shared_buffer_with", "device"}
 
 # Operators that are C slots of Tensor, given to Variable as the functions they call.
 _SLOT_OPERATORS = {"__add__": math.add, "__sub__": math.subtract, "__mul__": math.multiply,
