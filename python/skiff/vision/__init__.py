@@ -4,7 +4,7 @@
     train = datasets.FashionMNIST(mode="train", transform=transforms.ToTensor())
 """
 
-from . import datasets, transforms
+from . import datasets, ops, transforms
 from .datasets import MNIST, FashionMNIST
 from .image import get_image_backend, set_image_backend
 
@@ -13,6 +13,7 @@ __all__ = [
     "FashionMNIST",
     "datasets",
     "get_image_backend",
+    "ops",
     "set_image_backend",
     "transforms",
 ]
