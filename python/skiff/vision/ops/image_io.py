@@ -48,4 +48,4 @@ def decode_jpeg(x, mode="unchanged", name=None):
     pixels = np.asarray(image, dtype=np.uint8)
     if pixels.ndim == 2:
         pixels = pixels[:, :, None]
-    return T.to_tensor(np.ascontiguousarray(pixels.transpose(2, 0, 1)))
+    return T.to_tensor(np.array(pixels.transpose(2, 0, 1), order="C"))
