@@ -28,9 +28,10 @@ def _check(fn, x, offset, weight, bias, mask, groups, deformable_groups, kernel,
     if out_c % groups:
         raise arguments.ArgumentError(f"{fn}: weight's out channels ({out_c}) must be a "
                                       f"multiple of groups ({groups})")
-    if c % deformable_groups:
-        raise arguments.ArgumentError(f"{fn}: x's channels ({c}) must be a multiple of "
-                                      f"deformable_groups ({deformable_groups})")
+    for what, count in (("x's channels", c), ("weight's out channels", out_c)):
+        if count % deformable_groups:
+            raise arguments.ArgumentError(f"{fn}: {what} ({count}) must be a multiple of "
+                                          f"deformable_groups ({deformable_groups})")
     if out_hw[0] < 1 or out_hw[1] < 1:
         raise arguments.ArgumentError(f"{fn}: the output would be {out_hw[0]}x{out_hw[1]}: "
                                       f"the kernel does not fit the padded input")

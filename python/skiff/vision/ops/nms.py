@@ -45,7 +45,7 @@ def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=No
         top_k=None):
     """The indices (int64) of the boxes [N, 4] greedy NMS keeps: in box order without
     scores, else by falling score; with category_idxs, boxes only suppress boxes of their own
-    category, and only the categories listed are kept; at most top_k of them."""
+    category, only the categories listed are kept, and at most top_k of them."""
     fn = "nms"
     arguments.tensor(fn, "boxes", boxes)
     if len(boxes.shape) != 2 or boxes.shape[1] != 4:
@@ -85,7 +85,7 @@ def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=No
     if category_idxs is not None:
         keep = T.logical_and(keep, listed)
     out = T.masked_select(order, keep)
-    if top_k is not None:
+    if top_k is not None and category_idxs is not None:   # Paddle reads it only there
         out = out[:arguments.count(fn, "top_k", top_k)]
     return out
 
