@@ -1,4 +1,5 @@
-"""Vision datasets and image transforms in Paddle's `paddle.vision` API (numpy based).
+"""Vision datasets, image transforms (numpy based) and detection operators (`ops`) in
+Paddle's `paddle.vision` API.
 
     from skiff.vision import datasets, transforms
     train = datasets.FashionMNIST(mode="train", transform=transforms.ToTensor())
