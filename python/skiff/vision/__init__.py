@@ -1,10 +1,11 @@
-"""Vision datasets and image transforms in Paddle's `paddle.vision` API (numpy based).
+"""Vision datasets, image transforms (numpy based) and detection operators (`ops`) in
+Paddle's `paddle.vision` API.
 
     from skiff.vision import datasets, transforms
     train = datasets.FashionMNIST(mode="train", transform=transforms.ToTensor())
 """
 
-from . import datasets, transforms
+from . import datasets, ops, transforms
 from .datasets import MNIST, FashionMNIST
 from .image import get_image_backend, set_image_backend
 
@@ -13,6 +14,7 @@ __all__ = [
     "FashionMNIST",
     "datasets",
     "get_image_backend",
+    "ops",
     "set_image_backend",
     "transforms",
 ]
