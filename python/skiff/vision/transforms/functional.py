@@ -13,6 +13,10 @@ import numbers
 
 import numpy as np
 
+from ...framework.arguments import is_floating
+from ...nn.functional import interpolate
+from ...tensor import manipulation
+from ...tensor import math as tensor_math
 from .color import adjust_brightness, adjust_contrast, adjust_hue, adjust_saturation, to_grayscale
 from .geometric import affine, perspective, rotate
 from .image_args import check_interpolation, output_size, padding_sides, size_pair
@@ -49,6 +53,7 @@ _is_tensor_image = is_tensor
 _padding_sides = padding_sides
 
 _ARRAY_INTERPOLATIONS = ("nearest", "bilinear")
+_TENSOR_INTERPOLATIONS = ("nearest", "bilinear", "bicubic")
 
 
 def _check_format(data_format):
@@ -132,7 +137,25 @@ def _linear_sources(in_len, out_len, compute_dtype):
     return left, right, (pos - left).astype(compute_dtype)
 
 
-@image_op
+def _resize_tensor(img, size, interpolation="bilinear"):
+    """Paddle's Tensor backend: interpolate (half-pixel, align_corners=False) with 'nearest',
+    'bilinear' or 'bicubic'; integer images are computed in float32 and truncated back."""
+    check_interpolation(interpolation, "resize", _TENSOR_INTERPOLATIONS)
+    height, width = int(img.shape[1]), int(img.shape[2])
+    if isinstance(size, (int, np.integer)) and min(height, width) == size:
+        return img
+    out_h, out_w = output_size(height, width, size)
+    dtype = img.dtype
+    integer = not is_floating(img)
+    batch = manipulation.unsqueeze(tensor_math.cast(img, "float32") if integer else img, 0)
+    out = manipulation.squeeze(interpolate(batch, size=[out_h, out_w], mode=interpolation,
+                                           align_corners=False), 0)
+    if integer:
+        out = tensor_math.cast(tensor_math.floor(out), dtype)
+    return out
+
+
+@image_op(tensor=_resize_tensor)
 def resize(img, size, interpolation="bilinear"):
     """Resizes an HW/HWC image to `size` ((h, w), or an int for the shorter side).
 

@@ -114,10 +114,13 @@ def tensor_from(chw):
     return to_tensor(np.ascontiguousarray(chw))
 
 
-def image_op(fn):
-    """Lets `fn(hwc_array, ...)` take every image kind: a CHW Tensor is computed as its HWC
-    array and comes back as a CHW Tensor; a PIL image goes to the function of the same name
-    of the PIL backend (pil_image.py); anything else is a TypeError."""
+def image_op(fn=None, *, tensor=None):
+    """Lets `fn(hwc_array, ...)` take every image kind: a PIL image goes to the function of the
+    same name of the PIL backend (pil_image.py); a CHW Tensor to `tensor(chw, ...)` where Paddle's
+    Tensor backend computes differently, else it is computed as its HWC array and comes back as
+    a CHW Tensor; anything else is a TypeError."""
+    if fn is None:
+        return functools.partial(image_op, tensor=tensor)
 
     @functools.wraps(fn)
     def wrapper(img, *args, **kwargs):
@@ -126,12 +129,13 @@ def image_op(fn):
             return forward_call(fn.__name__, getattr(pil_backend(), fn.__name__), img, *args,
                                 **kwargs)
         if is_tensor(img):
-            arr = img.numpy()
-            if arr.ndim != 3:
+            if len(img.shape) != 3:
                 raise ValueError(
-                    f"{fn.__name__}: a Tensor image must be CHW, got shape {list(arr.shape)}"
+                    f"{fn.__name__}: a Tensor image must be CHW, got shape {list(img.shape)}"
                 )
-            out = forward_call(fn.__name__, fn, arr.transpose(1, 2, 0), *args, **kwargs)
+            if tensor is not None:
+                return forward_call(fn.__name__, tensor, img, *args, **kwargs)
+            out = forward_call(fn.__name__, fn, img.numpy().transpose(1, 2, 0), *args, **kwargs)
             return tensor_from(out.transpose(2, 0, 1))
         return forward_call(fn.__name__, fn, img, *args, **kwargs)
 
