@@ -49,13 +49,13 @@ def to_array(img):
     """The pixels as an HWC array: 'I' and 'I;16' as int32, 'F' as float32, '1' as 0/255
     uint8, every other mode as uint8."""
     if img.mode in ("I", "I;16"):
-        arr = np.asarray(img, dtype=np.int32)
+        arr = np.array(img, dtype=np.int32)
     elif img.mode == "F":
-        arr = np.asarray(img, dtype=np.float32)
+        arr = np.array(img, dtype=np.float32)
     elif img.mode == "1":
-        arr = np.asarray(img, dtype=np.uint8) * np.uint8(255)
+        arr = np.array(img, dtype=np.uint8) * np.uint8(255)
     else:
-        arr = np.asarray(img, dtype=np.uint8)
+        arr = np.array(img, dtype=np.uint8)
     return arr[:, :, None] if arr.ndim == 2 else arr
 
 
@@ -78,11 +78,12 @@ def resize(img, size, interpolation="bilinear"):
     return img.resize((out_w, out_h), _RESAMPLE[interpolation])
 
 
-def _fill_color(img, fill, where):
-    """`fill` as Pillow takes it for `img`: a number for one band, a tuple per band else."""
+def _fill_color(img, fill, where, number_bands=None):
+    """`fill` as Pillow takes it for `img`: a number for one band, else a number repeated
+    `number_bands` times (default: every band) and a sequence one value per band."""
     bands = len(img.getbands())
     if isinstance(fill, numbers.Number) and not isinstance(fill, bool):
-        return fill if bands == 1 else (fill,) * bands
+        return fill if bands == 1 else (fill,) * (number_bands or bands)
     if isinstance(fill, (list, tuple)) and all(isinstance(v, numbers.Number) for v in fill):
         if len(fill) == 1:
             return fill[0] if bands == 1 else (fill[0],) * bands
@@ -98,8 +99,9 @@ def pad(img, padding, fill=0, padding_mode="constant"):
     image_args.check_pad_mode(padding_mode)
     left, top, right, bottom = image_args.padding_sides(padding)
     if padding_mode == "constant":
-        return ImageOps.expand(img, border=(left, top, right, bottom),
-                               fill=_fill_color(img, fill, "pad"))
+        if not isinstance(fill, numbers.Number):  # a number goes to Pillow as it is, as Paddle's
+            fill = _fill_color(img, fill, "pad")  # (on RGB, Pillow reads 7 as (7, 0, 0))
+        return ImageOps.expand(img, border=(left, top, right, bottom), fill=fill)
     arr = np.asarray(img)
     widths = ((top, bottom), (left, right)) + ((0, 0),) * (arr.ndim - 2)
     return _like(np.pad(arr, widths, mode=padding_mode), img)
@@ -169,8 +171,9 @@ def adjust_hue(img, hue_factor):
 
 def rotate(img, angle, interpolation="nearest", expand=False, center=None, fill=0):
     image_args.check_interpolation(interpolation, "rotate", WARP_INTERPOLATIONS)
+    # a number fills three bands, as Paddle's (so an RGBA image's alpha becomes opaque)
     return img.rotate(angle, _RESAMPLE[interpolation], expand, center,
-                      fillcolor=_fill_color(img, fill, "rotate"))
+                      fillcolor=_fill_color(img, fill, "rotate", number_bands=3))
 
 
 def affine(img, angle, translate, scale, shear, interpolation="nearest", fill=0, center=None):
