@@ -273,3 +273,12 @@ def test_argument_errors(pil_rgb, rgb):
         F.adjust_brightness(pil_rgb, -1)
     with pytest.raises(ValueError, match="fill has 2 values"):
         F.pad(pil_rgb, 1, fill=(1, 2))
+
+
+def test_public_functions_keep_their_defaults(rgb, pil_rgb):
+    # skiff.vision.transforms' checked wrappers take the defaults of the image functions
+    assert T.pad(rgb, 1).shape == (15, 19, 3)
+    assert T.resize(pil_rgb, 4).size == (5, 4)
+    assert T.rotate(rgb, 90).shape == rgb.shape
+    assert T.to_grayscale(pil_rgb).mode == "L"
+    assert T.perspective(rgb, *POINTS).shape == rgb.shape
