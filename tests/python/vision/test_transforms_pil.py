@@ -273,6 +273,14 @@ def test_argument_errors(pil_rgb, rgb):
         F.adjust_brightness(pil_rgb, -1)
     with pytest.raises(ValueError, match="fill has 2 values"):
         F.pad(pil_rgb, 1, fill=(1, 2))
+    with pytest.raises(TypeError, match="crop: top must be an int"):
+        F.crop(pil_rgb, {}, 0, 2, 2)
+    with pytest.raises(TypeError, match="scale must be a \\(min, max\\) pair"):
+        T.RandomResizedCrop(3, 0.1)
+    with pytest.raises(ValueError, match="order must be a permutation"):
+        T.Transpose(order=(2, 0))
+    with pytest.raises(TypeError, match="width must be an int"):
+        T.RandomPerspective().get_params("\x00", 4, 0.5)
 
 
 def test_public_functions_keep_their_defaults(rgb, pil_rgb):

@@ -19,7 +19,8 @@ from ...tensor import manipulation
 from ...tensor import math as tensor_math
 from .color import adjust_brightness, adjust_contrast, adjust_hue, adjust_saturation, to_grayscale
 from .geometric import affine, perspective, rotate
-from .image_args import check_interpolation, output_size, padding_sides, size_pair
+from .image_args import check_interpolation, check_window, output_size, padding_sides, \
+    size_pair
 from .image_args import check_pad_mode as _check_pad_mode
 from .image_input import as_array as _as_array
 from .image_input import check_image as _check_image
@@ -225,6 +226,7 @@ def pad(img, padding, fill=0, padding_mode="constant"):
 @image_op
 def crop(img, top, left, height, width):
     """The `height` x `width` window of an HW/HWC image whose top-left pixel is (top, left)."""
+    top, left, height, width = check_window("crop", top, left, height, width)
     if top < 0 or left < 0 or height <= 0 or width <= 0:
         raise ValueError(
             f"crop: top/left must be >= 0 and height/width > 0, got {(top, left, height, width)}"

@@ -6,8 +6,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...framework import arguments
+
 __all__ = [
     "PAD_MODES",
+    "check_window",
+    "number_pair",
     "RESIZE_INTERPOLATIONS",
     "WARP_INTERPOLATIONS",
     "check_factor",
@@ -119,3 +123,17 @@ def output_size(height, width, size, where="resize"):
             raise ValueError(f"{where}: size must be positive, got {size!r}")
         return out_h, out_w
     raise TypeError(f"{where}: size must be an int or a (height, width) pair, got {size!r}")
+
+
+def number_pair(value, name, where):
+    """`value` as a (low, high) pair of real numbers."""
+    if isinstance(value, (list, tuple)) and len(value) == 2 and all(
+            isinstance(v, numbers.Real) and not isinstance(v, bool) for v in value):
+        return tuple(float(v) for v in value)
+    raise TypeError(f"{where}: {name} must be a (min, max) pair of numbers, got {value!r}")
+
+
+def check_window(where, top, left, height, width):
+    """(top, left, height, width) of a crop window, each an int."""
+    return tuple(arguments.integer(where, name, value) for name, value in
+                 (("top", top), ("left", left), ("height", height), ("width", width)))

@@ -117,6 +117,7 @@ def _like(arr, img):
 
 def crop(img, top, left, height, width):
     """The window of `height` x `width` at (top, left); parts outside the image are zeros."""
+    top, left, height, width = image_args.check_window("crop", top, left, height, width)
     return img.crop((left, top, left + width, top + height))
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from ...framework import arguments
 from . import functional as F
 from .image_args import RESIZE_INTERPOLATIONS, check_grey_channels, check_interpolation, \
-    check_pad_mode, padding_sides
+    check_pad_mode, number_pair, padding_sides
 from .image_input import as_array, check_image, image_size, is_tensor, tensor_from
 
 __all__ = [
@@ -190,7 +190,10 @@ class Transpose(BaseTransform):
 
     def __init__(self, order=(2, 0, 1), keys=None):
         super().__init__(keys)
-        self.order = tuple(order)
+        if not isinstance(order, (list, tuple)) or sorted(order) != list(range(len(order))):
+            raise ValueError(f"Transpose: order must be a permutation of the axes, such as "
+                             f"(2, 0, 1), got {order!r}")
+        self.order = tuple(int(axis) for axis in order)
 
     def _apply_image(self, image):
         if is_tensor(image):
@@ -272,6 +275,8 @@ class RandomResizedCrop(BaseTransform):
                  interpolation="bilinear", keys=None):
         super().__init__(keys)
         self.size = _size_pair(size, "RandomResizedCrop")
+        scale = number_pair(scale, "scale", "RandomResizedCrop")
+        ratio = number_pair(ratio, "ratio", "RandomResizedCrop")
         if scale[0] > scale[1]:
             raise ValueError(f"RandomResizedCrop: scale should be of kind (min, max), got {scale}")
         if ratio[0] > ratio[1] or ratio[0] <= 0:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...framework import arguments
 from . import functional as F
 from .image_args import WARP_INTERPOLATIONS, check_interpolation
 from .image_input import as_array, image_size, is_pil_image, is_tensor
@@ -120,6 +121,10 @@ class RandomPerspective(BaseTransform):
 
     def get_params(self, width, height, distortion_scale):
         """(startpoints, endpoints): the image corners and their random displaced targets."""
+        width = arguments.integer("RandomPerspective.get_params", "width", width)
+        height = arguments.integer("RandomPerspective.get_params", "height", height)
+        distortion_scale = arguments.real("RandomPerspective.get_params", "distortion_scale",
+                                          distortion_scale, low=0, high=1)
         dx, dy = int(distortion_scale * (width // 2)), int(distortion_scale * (height // 2))
 
         def near(low, high):
