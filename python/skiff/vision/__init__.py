@@ -6,13 +6,14 @@
 
 from . import datasets, transforms
 from .datasets import MNIST, FashionMNIST
-from .image import get_image_backend, set_image_backend
+from .image import get_image_backend, image_load, set_image_backend
 
 __all__ = [
     "MNIST",
     "FashionMNIST",
     "datasets",
     "get_image_backend",
+    "image_load",
     "set_image_backend",
     "transforms",
 ]

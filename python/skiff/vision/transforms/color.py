@@ -1,8 +1,8 @@
 """Colour transforms of RGB images: grey scale, brightness, contrast, saturation and hue.
 
-Integer images (values in [0, 255]) follow PIL's ImageEnhance, as Paddle's PIL backend:
-grey is (19595 R + 38470 G + 7471 B + 2^15) >> 16, blends are computed in float32 and
-truncated. Floating images (values in [0, 1]) follow Paddle's Tensor backend: grey is
+PIL images go to Pillow itself (pil_image.py). Integer arrays (values in [0, 255]) follow
+PIL's ImageEnhance, as Paddle's PIL backend: grey is (19595 R + 38470 G + 7471 B + 2^15) >> 16,
+blends are computed in float32 and truncated. Floating images (values in [0, 1]) follow Paddle's Tensor backend: grey is
 0.2989 R + 0.587 G + 0.114 B, blends are clipped to [0, 1]. Hue works in float HSV for both.
 """
 
