@@ -292,8 +292,9 @@ def checked(fn, shown=None, tensors=True):
         env[f"_check{i}"] = _checker(shown or fn.__name__, pname, kind, optional)
     exec(_compile(_source(name, params, kinds, scalars), fn), env)
     wrapper = env[name]
-    wrapper.__defaults__ = fn.__defaults__
-    wrapper.__kwdefaults__ = fn.__kwdefaults__
+    signed = inspect.unwrap(fn)  # the function whose signature (and defaults) params are
+    wrapper.__defaults__ = signed.__defaults__
+    wrapper.__kwdefaults__ = signed.__kwdefaults__
     functools.update_wrapper(wrapper, fn)
     wrapper._checks_tensor_params = True
     _wrappers[(fn, shown, tensors)] = wrapper

@@ -7,13 +7,14 @@ Paddle's `paddle.vision` API.
 
 from . import datasets, ops, transforms
 from .datasets import MNIST, FashionMNIST
-from .image import get_image_backend, set_image_backend
+from .image import get_image_backend, image_load, set_image_backend
 
 __all__ = [
     "MNIST",
     "FashionMNIST",
     "datasets",
     "get_image_backend",
+    "image_load",
     "ops",
     "set_image_backend",
     "transforms",

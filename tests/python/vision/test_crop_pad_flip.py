@@ -64,7 +64,7 @@ def test_crop_pad_errors(rgb):
         F.center_crop(rgb, 14)
     with pytest.raises(ValueError, match="larger than the"):
         T.RandomCrop(20)(rgb)
-    with pytest.raises(TypeError, match="numpy array, PIL image or CHW Tensor"):
+    with pytest.raises(TypeError, match=r"PIL Image or Tensor Image or ndarray with dim=\[2 or 3\]"):
         F.hflip([[1, 2]])
 
 

@@ -53,6 +53,7 @@ def test_transform_and_dataloader(small_set, as_numpy):
     _, labels, image_path, label_path = small_set
     ds = FashionMNIST(image_path=image_path, label_path=label_path, transform=transforms.ToTensor())
     image, _ = ds[0]
+    image = as_numpy(image)  # ToTensor gives a Tensor, as Paddle's
     assert image.dtype == np.float32 and image.shape == (1, 28, 28) and image.max() <= 1.0
     x, y = next(iter(DataLoader(ds, batch_size=4)))
     assert as_numpy(x).shape == (4, 1, 28, 28) and as_numpy(y).shape == (4, 1)

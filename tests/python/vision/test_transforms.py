@@ -5,6 +5,7 @@ import random
 import numpy as np
 import pytest
 
+import skiff
 from skiff.vision import transforms as T
 
 
@@ -15,10 +16,10 @@ def rgb():
 
 def test_to_tensor_layout_and_scale(rgb):
     out = T.ToTensor()(rgb)
-    assert out.shape == (3, 6, 9) and out.dtype == np.float32
-    np.testing.assert_allclose(out[1], rgb[:, :, 1] / 255.0, rtol=1e-6)
-    assert T.ToTensor(data_format="HWC")(rgb[:, :, 0]).shape == (6, 9, 1)
-    assert T.ToTensor()(rgb.astype(np.float64)).dtype == np.float64
+    assert isinstance(out, skiff.Tensor) and out.shape == [3, 6, 9] and out.dtype == skiff.float32
+    np.testing.assert_allclose(out.numpy()[1], rgb[:, :, 1] / 255.0, rtol=1e-6)
+    assert T.ToTensor(data_format="HWC")(rgb[:, :, 0]).shape == [6, 9, 1]
+    assert T.ToTensor()(rgb.astype(np.float64)).dtype == skiff.float64
     with pytest.raises(ValueError, match="data_format"):
         T.ToTensor(data_format="NCHW")
 
@@ -27,13 +28,13 @@ def test_to_tensor_layout_and_scale(rgb):
 def test_to_tensor_matches_paddle(paddle, rgb, data_format):
     for image in (rgb, rgb[:, :, 0], rgb.astype(np.float32)):
         expected = paddle.vision.transforms.ToTensor(data_format=data_format)(image).numpy()
-        got = T.ToTensor(data_format=data_format)(image)
+        got = T.ToTensor(data_format=data_format)(image).numpy()
         assert got.dtype == expected.dtype
         np.testing.assert_array_equal(got, expected)
 
 
 def test_normalize_matches_paddle(paddle, rgb):
-    chw = T.ToTensor()(rgb)
+    chw = T.ToTensor()(rgb).numpy()
     cases = [
         (chw, dict(mean=[0.5, 0.4, 0.3], std=[0.2, 0.25, 0.3])),
         (rgb, dict(mean=[120, 110, 100], std=[50, 60, 70], data_format="HWC")),
@@ -50,10 +51,10 @@ def test_normalize_matches_paddle(paddle, rgb):
 def test_normalize_scalar_and_channel_checks(rgb):
     gray = T.ToTensor()(rgb[:, :, :1])
     out = T.Normalize(0.5, 0.5)(gray)
-    assert out.shape == (1, 6, 9)  # a scalar applies to each channel; no channels are added
-    np.testing.assert_allclose(out, (gray - 0.5) / 0.5)
+    assert out.shape == [1, 6, 9]  # a scalar applies to each channel; no channels are added
+    np.testing.assert_allclose(out.numpy(), (gray.numpy() - 0.5) / 0.5)
     flipped = T.Normalize(0, 1, to_rgb=True)(T.ToTensor()(rgb))
-    np.testing.assert_array_equal(flipped, T.ToTensor()(rgb[:, :, ::-1]))
+    np.testing.assert_array_equal(flipped.numpy(), T.ToTensor()(rgb[:, :, ::-1]).numpy())
     with pytest.raises(ValueError, match="2 values but the CHW image"):
         T.Normalize([0, 0], [1, 1])(T.ToTensor()(rgb))
 
@@ -86,8 +87,10 @@ def test_resize_integer_images_round_and_keep_dtype(rgb):
 def test_resize_int_size_keeps_aspect(rgb):
     assert T.Resize(3)(rgb).shape == (3, 4, 3)  # shorter side 6 -> 3, longer 9 -> int(4.5)
     assert T.Resize(6)(rgb) is rgb
-    with pytest.raises(ValueError, match="'nearest' and 'bilinear'"):
-        T.Resize(3, interpolation="bicubic")
+    with pytest.raises(ValueError, match="'nearest', 'bilinear' for this image kind"):
+        T.Resize(3, interpolation="bicubic")(rgb)  # a PIL image's interpolation
+    with pytest.raises(ValueError, match="interpolation must be one of"):
+        T.Resize(3, interpolation="cubic")
 
 
 def test_resize_matches_pil_when_upsampling(rgb):
@@ -124,7 +127,7 @@ def test_transpose_matches_paddle(paddle, rgb):
 
 def test_compose_chains_and_names_the_failing_transform(rgb):
     pipeline = T.Compose([T.Resize((4, 4)), T.ToTensor(), T.Normalize(0.5, 0.5)])
-    out = pipeline(rgb)
+    out = pipeline(rgb).numpy()
     assert out.shape == (3, 4, 4) and out.min() >= -1 and out.max() <= 1
     broken = T.Compose([T.ToTensor(), T.Normalize([0, 0], [1, 1])])
     with pytest.raises(ValueError) as info:

@@ -1,12 +1,13 @@
-"""paddle.vision.transforms: image transforms on numpy arrays (HW/HWC), PIL images and CHW Tensors.
+"""paddle.vision.transforms: image transforms of PIL images, numpy arrays (HW/HWC) and CHW Tensors.
 
     from skiff.vision import transforms as T
     transform = T.Compose([T.RandomResizedCrop(32), T.ColorJitter(0.4, 0.4, 0.4),
                            T.ToTensor(), T.Normalize(0.5, 0.5)])
 
-Results are numpy arrays (CHW Tensors for Tensor inputs); the DataLoader batches them into
-Tensors. Random transforms draw from Python's `random` and numpy's global generator in
-Paddle's order: `random.seed(n); np.random.seed(n)` repeats them.
+Each transform returns the kind of image it was given: a PIL image (computed by Pillow, as
+Paddle's PIL backend), a numpy array, or a CHW Tensor; ToTensor returns a Tensor. Random
+transforms draw from Python's `random` and numpy's global generator in Paddle's order:
+`random.seed(n); np.random.seed(n)` repeats them.
 """
 
 from . import functional

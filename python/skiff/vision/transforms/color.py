@@ -1,14 +1,15 @@
 """Colour transforms of RGB images: grey scale, brightness, contrast, saturation and hue.
 
-Integer images (values in [0, 255]) follow PIL's ImageEnhance, as Paddle's PIL backend:
-grey is (19595 R + 38470 G + 7471 B + 2^15) >> 16, blends are computed in float32 and
-truncated. Floating images (values in [0, 1]) follow Paddle's Tensor backend: grey is
+PIL images go to Pillow itself (pil_image.py). Integer arrays (values in [0, 255]) follow
+PIL's ImageEnhance, as Paddle's PIL backend: grey is (19595 R + 38470 G + 7471 B + 2^15) >> 16,
+blends are computed in float32 and truncated. Floating images (values in [0, 1]) follow Paddle's Tensor backend: grey is
 0.2989 R + 0.587 G + 0.114 B, blends are clipped to [0, 1]. Hue works in float HSV for both.
 """
 
 import numpy as np
 
-from .image_input import max_value, numpy_image_op
+from .image_args import check_factor, check_grey_channels, check_hue_factor
+from .image_input import image_op, max_value
 
 __all__ = [
     "to_grayscale",
@@ -53,36 +54,28 @@ def _blend(img, degenerate, factor):
     return np.clip(out, 0, 255).astype(img.dtype)
 
 
-def _check_factor(value, name, where):
-    if value < 0:
-        raise ValueError(f"{where}: {name} should be non-negative, got {value}")
-
-
-@numpy_image_op
+@image_op
 def to_grayscale(img, num_output_channels=1):
     """An HWC RGB image as grey, with 1 or 3 (equal) channels."""
-    if num_output_channels not in (1, 3):
-        raise ValueError(
-            f"to_grayscale: num_output_channels should be either 1 or 3, got {num_output_channels}"
-        )
+    check_grey_channels(num_output_channels)
     if img.ndim != 3 or img.shape[2] != 3:
         raise ValueError(f"to_grayscale expects an HWC RGB image, got shape {list(img.shape)}")
     grey = _grey(img)[:, :, None]
     return np.repeat(grey, num_output_channels, axis=2)
 
 
-@numpy_image_op
+@image_op
 def adjust_brightness(img, brightness_factor):
     """Scales the image by brightness_factor (0 gives black, 1 the original)."""
-    _check_factor(brightness_factor, "brightness_factor", "adjust_brightness")
+    check_factor(brightness_factor, "brightness_factor", "adjust_brightness")
     _channels(img, "adjust_brightness")
     return _blend(img, np.zeros((), img.dtype), brightness_factor)
 
 
-@numpy_image_op
+@image_op
 def adjust_contrast(img, contrast_factor):
     """Blends the image with its mean grey level (0 gives flat grey, 1 the original)."""
-    _check_factor(contrast_factor, "contrast_factor", "adjust_contrast")
+    check_factor(contrast_factor, "contrast_factor", "adjust_contrast")
     grey = img if _channels(img, "adjust_contrast") == 1 else _grey(img)
     if np.issubdtype(img.dtype, np.integer):
         mean = int(grey.astype(np.float64).mean() + 0.5)
@@ -91,10 +84,10 @@ def adjust_contrast(img, contrast_factor):
     return _blend(img, mean, contrast_factor)
 
 
-@numpy_image_op
+@image_op
 def adjust_saturation(img, saturation_factor):
     """Blends the image with its grey version (0 gives grey, 1 the original)."""
-    _check_factor(saturation_factor, "saturation_factor", "adjust_saturation")
+    check_factor(saturation_factor, "saturation_factor", "adjust_saturation")
     if _channels(img, "adjust_saturation") == 1:
         return img
     return _blend(img, _grey(img)[:, :, None], saturation_factor)
@@ -127,11 +120,10 @@ def _hsv_to_rgb(h, s, v):
     return np.stack([r, g, b], axis=-1)
 
 
-@numpy_image_op
+@image_op
 def adjust_hue(img, hue_factor):
     """Rotates the hue by hue_factor turns (in [-0.5, 0.5]); grey images are unchanged."""
-    if not -0.5 <= hue_factor <= 0.5:
-        raise ValueError(f"adjust_hue: hue_factor:{hue_factor} is not in [-0.5, 0.5].")
+    check_hue_factor(hue_factor)
     if _channels(img, "adjust_hue") == 1:
         return img
     integer = not np.issubdtype(img.dtype, np.floating)

@@ -8,11 +8,11 @@ the image counter-clockwise.
 """
 
 import math
-import numbers
 
 import numpy as np
 
-from .image_input import fill_value, numpy_image_op
+from .image_input import fill_value, image_op
+from .warp_matrices import check_affine_args, inverse_affine_matrix, perspective_coeffs
 
 __all__ = ["affine", "rotate", "perspective"]
 
@@ -79,50 +79,15 @@ def _affine_sampler(matrix):
     return lambda x, y: (a * x + b * y + c, d * x + e * y + f)
 
 
-def _inverse_affine_matrix(center, angle, translate, scale, shear):
-    """The 2x3 map (flattened) from output to input points of a rotate-scale-shear-translate."""
-    rot = math.radians(angle)
-    sx, sy = math.radians(shear[0]), math.radians(shear[1])
-    a = math.cos(rot - sy) / math.cos(sy)
-    b = -math.cos(rot - sy) * math.tan(sx) / math.cos(sy) - math.sin(rot)
-    c = math.sin(rot - sy) / math.cos(sy)
-    d = -math.sin(rot - sy) * math.tan(sx) / math.cos(sy) + math.cos(rot)
-    cx, cy = center
-    tx, ty = translate
-    m = [value / scale for value in (d, -b, 0.0, -c, a, 0.0)]
-    m[2] += m[0] * (-cx - tx) + m[1] * (-cy - ty) + cx
-    m[5] += m[3] * (-cx - tx) + m[4] * (-cy - ty) + cy
-    return m
-
-
-def _check_affine_args(angle, translate, scale, shear, interpolation, center):
-    if not isinstance(angle, numbers.Real):
-        raise TypeError(f"affine: angle should be int or float, got {angle!r}")
-    if not isinstance(translate, (list, tuple)) or len(translate) != 2:
-        raise TypeError(f"affine: translate should be a sequence of length 2, got {translate!r}")
-    if scale <= 0.0:
-        raise ValueError(f"affine: scale should be positive, got {scale}")
-    if isinstance(shear, numbers.Number):
-        shear = [shear, 0.0]
-    if not isinstance(shear, (list, tuple)) or len(shear) not in (1, 2):
-        raise ValueError(f"affine: shear should be a number or a sequence of two values, got "
-                         f"{shear!r}")
-    if not isinstance(interpolation, str):
-        raise TypeError(f"affine: interpolation should be a string, got {interpolation!r}")
-    if center is not None and not isinstance(center, (list, tuple)):
-        raise TypeError(f"affine: center should be a sequence, got {center!r}")
-    return [shear[0], shear[0]] if len(shear) == 1 else list(shear)
-
-
-@numpy_image_op
+@image_op
 def affine(img, angle, translate, scale, shear, interpolation="nearest", fill=0, center=None):
     """Rotates by `angle` degrees about `center` (default the image centre), scales, shears
     by (x, y) degrees and translates by (tx, ty) pixels, keeping the image size."""
-    shear = _check_affine_args(angle, translate, scale, shear, interpolation, center)
+    shear = check_affine_args(angle, translate, scale, shear, interpolation, center)
     height, width = img.shape[:2]
     if center is None:
         center = (width * 0.5, height * 0.5)
-    matrix = _inverse_affine_matrix(center, float(angle), translate, scale, shear)
+    matrix = inverse_affine_matrix(center, float(angle), translate, scale, shear)
     return _sample(img, _affine_sampler(matrix), height, width, interpolation, fill, "affine")
 
 
@@ -138,7 +103,7 @@ def _quarter_turn(img, angle, expand):
     return None
 
 
-@numpy_image_op
+@image_op
 def rotate(img, angle, interpolation="nearest", expand=False, center=None, fill=0):
     """Rotates by `angle` degrees counter-clockwise about `center` (default the image centre);
     expand=True grows the output to hold the whole rotated image (about the centre only)."""
@@ -168,24 +133,11 @@ def rotate(img, angle, interpolation="nearest", expand=False, center=None, fill=
     return _sample(img, _affine_sampler(matrix), height, width, interpolation, fill, "rotate")
 
 
-def _perspective_coeffs(startpoints, endpoints):
-    """The 8 coefficients mapping each end point to its start point (least squares)."""
-    rows = []
-    for (ex, ey), (sx, sy) in zip(endpoints, startpoints):
-        rows.append([ex, ey, 1, 0, 0, 0, -sx * ex, -sx * ey])
-        rows.append([0, 0, 0, ex, ey, 1, -sy * ex, -sy * ey])
-    target = np.asarray(startpoints, dtype=np.float64).reshape(8)
-    return np.linalg.lstsq(np.asarray(rows, dtype=np.float64), target, rcond=None)[0]
-
-
-@numpy_image_op
+@image_op
 def perspective(img, startpoints, endpoints, interpolation="nearest", fill=0):
     """Warps so that the four `startpoints` ([x, y], corners of the input) land on the four
     `endpoints`; the output keeps the input size."""
-    for name, points in (("startpoints", startpoints), ("endpoints", endpoints)):
-        if np.asarray(points).shape != (4, 2):
-            raise ValueError(f"perspective: {name} must be 4 [x, y] points, got {points!r}")
-    a, b, c, d, e, f, g, h = _perspective_coeffs(startpoints, endpoints)
+    a, b, c, d, e, f, g, h = perspective_coeffs(startpoints, endpoints)
 
     def inverse(x, y):
         denominator = g * x + h * y + 1

@@ -1,12 +1,14 @@
-"""The image kinds the transforms accept and how they become HWC numpy arrays.
+"""The image kinds the transforms accept, and how each function reaches its backend.
 
-numpy arrays (HW or HWC) pass through; PIL images become numpy arrays (results stay numpy);
-skiff Tensors are CHW: they are computed as HWC arrays and come back as CHW Tensors.
-Integer images hold values in [0, 255], floating images in [0, 1] (where a range matters).
+As in Paddle, a transform takes a PIL image (and returns one, computed by Pillow: see
+pil_image.py), a numpy array (HW or HWC; returns one) or a CHW skiff Tensor (returns one;
+computed on the HWC array). Integer images hold values in [0, 255], floating images in [0, 1]
+(where a range matters). Anything else is a TypeError naming the kinds.
 """
 
 import functools
 import numbers
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -15,7 +17,19 @@ from ..._C import Tensor
 from ...framework.arguments import forward_call
 from ...tensor.creation import to_tensor
 
-__all__ = ["as_array", "fill_value", "image_size", "is_tensor", "max_value", "numpy_image_op"]
+__all__ = [
+    "as_array",
+    "check_image",
+    "fill_value",
+    "image_op",
+    "image_size",
+    "is_numpy_image",
+    "is_pil_image",
+    "is_tensor",
+    "max_value",
+    "pil_backend",
+    "tensor_from",
+]
 
 
 def is_tensor(img):
@@ -23,26 +37,53 @@ def is_tensor(img):
     return isinstance(img, Tensor)
 
 
-def as_array(img, where="transform"):
-    """numpy arrays pass through; PIL images (anything with `__array_interface__`) convert."""
-    if isinstance(img, np.ndarray):
+def is_pil_image(img):
+    """True for a PIL image (without importing Pillow: an image exists only once it is)."""
+    image_module = sys.modules.get("PIL.Image")
+    return image_module is not None and isinstance(img, image_module.Image)
+
+
+def is_numpy_image(img):
+    """True for a numpy array of rank 2 (HW) or 3 (HWC)."""
+    return isinstance(img, np.ndarray) and img.ndim in (2, 3)
+
+
+def check_image(img, where):
+    """TypeError unless `img` is a PIL image, a Tensor or an HW/HWC numpy array."""
+    if is_pil_image(img) or is_tensor(img) or is_numpy_image(img):
         return img
-    if hasattr(img, "__array_interface__") or hasattr(img, "getbands"):
-        return np.asarray(img)
+    got = f"ndarray of shape {list(img.shape)}" if isinstance(img, np.ndarray) else \
+        type(img).__name__
     raise TypeError(
-        f"{where}: expected a numpy array, PIL image or CHW Tensor, got {type(img).__name__}"
+        f"{where}: img should be PIL Image or Tensor Image or ndarray with dim=[2 or 3], got "
+        f"{got}"
     )
+
+
+def pil_backend():
+    """The transforms of PIL images (imported on first use)."""
+    from . import pil_image  # noqa: PLC0415  (Pillow: optional, needed only for PIL images)
+
+    return pil_image
+
+
+def as_array(img, where="transform"):
+    """An HW/HWC numpy array as it is, a PIL image as its pixels (np.asarray)."""
+    check_image(img, where)
+    if is_tensor(img):
+        raise TypeError(f"{where}: expected a numpy array or PIL image, got a Tensor")
+    return img if isinstance(img, np.ndarray) else np.asarray(img)
 
 
 def image_size(img):
     """(width, height) of an HW/HWC array, a PIL image or a CHW Tensor."""
+    if is_pil_image(img):
+        return tuple(img.size)
     if is_tensor(img):
         if len(img.shape) != 3:
             raise ValueError(f"a Tensor image must be CHW, got shape {list(img.shape)}")
         return int(img.shape[2]), int(img.shape[1])
     arr = as_array(img)
-    if arr.ndim not in (2, 3):
-        raise ValueError(f"expected an HW or HWC image, got shape {list(arr.shape)}")
     return int(arr.shape[1]), int(arr.shape[0])
 
 
@@ -68,24 +109,34 @@ def fill_value(fill, channels, dtype, where):
     return value.astype(dtype)
 
 
-def _tensor_from(chw):
-
+def tensor_from(chw):
+    """A skiff Tensor holding the array `chw`."""
     return to_tensor(np.ascontiguousarray(chw))
 
 
-def numpy_image_op(fn):
-    """Lets `fn(hwc_array, ...)` take a CHW Tensor (and return one) or a PIL image."""
+def image_op(fn=None, *, tensor=None):
+    """Lets `fn(hwc_array, ...)` take every image kind: a PIL image goes to the function of the
+    same name of the PIL backend (pil_image.py); a CHW Tensor to `tensor(chw, ...)` where Paddle's
+    Tensor backend computes differently, else it is computed as its HWC array and comes back as
+    a CHW Tensor; anything else is a TypeError."""
+    if fn is None:
+        return functools.partial(image_op, tensor=tensor)
 
     @functools.wraps(fn)
     def wrapper(img, *args, **kwargs):
+        check_image(img, fn.__name__)
+        if is_pil_image(img):
+            return forward_call(fn.__name__, getattr(pil_backend(), fn.__name__), img, *args,
+                                **kwargs)
         if is_tensor(img):
-            arr = img.numpy()
-            if arr.ndim != 3:
+            if len(img.shape) != 3:
                 raise ValueError(
-                    f"{fn.__name__}: a Tensor image must be CHW, got shape {list(arr.shape)}"
+                    f"{fn.__name__}: a Tensor image must be CHW, got shape {list(img.shape)}"
                 )
-            out = forward_call(fn.__name__, fn, arr.transpose(1, 2, 0), *args, **kwargs)
-            return _tensor_from(out.transpose(2, 0, 1))
-        return forward_call(fn.__name__, fn, as_array(img, fn.__name__), *args, **kwargs)
+            if tensor is not None:
+                return forward_call(fn.__name__, tensor, img, *args, **kwargs)
+            out = forward_call(fn.__name__, fn, img.numpy().transpose(1, 2, 0), *args, **kwargs)
+            return tensor_from(out.transpose(2, 0, 1))
+        return forward_call(fn.__name__, fn, img, *args, **kwargs)
 
     return wrapper

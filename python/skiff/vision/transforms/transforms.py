@@ -1,9 +1,10 @@
 """Transform classes of paddle.vision.transforms: composition, layout, crops, flips and padding.
 
     transform = Compose([RandomResizedCrop(224), RandomHorizontalFlip(), ToTensor()])
-    chw = transform(hwc_uint8)        # float32 numpy [3, 224, 224]
+    chw = transform(pil_image)        # float32 Tensor [3, 224, 224]
 
-Inputs are numpy HW/HWC arrays, PIL images (results are numpy) or CHW skiff Tensors.
+Inputs are PIL images, numpy HW/HWC arrays or CHW skiff Tensors; each transform returns the
+kind it was given (ToTensor a Tensor, Transpose and Normalize of a PIL image an array).
 Random choices use Python's `random` and numpy's global generator exactly as Paddle does,
 so seeding both (random.seed, np.random.seed) repeats them, and gives Paddle's choices.
 """
@@ -17,7 +18,9 @@ import numpy as np
 
 from ...framework import arguments
 from . import functional as F
-from .image_input import _tensor_from, as_array, image_size, is_tensor
+from .image_args import RESIZE_INTERPOLATIONS, check_grey_channels, check_interpolation, \
+    check_pad_mode, number_pair, padding_sides
+from .image_input import as_array, check_image, image_size, is_tensor, tensor_from
 
 __all__ = [
     "BaseTransform",
@@ -37,8 +40,9 @@ __all__ = [
 
 
 def _unchanged(image):
-    """An image a transform leaves as it is: Tensors stay Tensors, PIL images become numpy."""
-    return image if is_tensor(image) else as_array(image)
+    """An image a transform leaves as it is (checked to be an image)."""
+    check_image(image, "transform")
+    return image
 
 
 def _check_prob(prob, name="prob", owner="transform"):
@@ -117,7 +121,7 @@ class Compose:
 
 
 class ToTensor(BaseTransform):
-    """HW/HWC image -> CHW (data_format='CHW') or HWC array; uint8 -> float32 / 255."""
+    """PIL image or HW/HWC array -> CHW (data_format='CHW') or HWC Tensor; uint8 -> float32 / 255."""
 
     def __init__(self, data_format="CHW", keys=None):
         super().__init__(keys)
@@ -143,14 +147,12 @@ class Normalize(BaseTransform):
 
 
 class Resize(BaseTransform):
-    """Resizes HW/HWC images to `size` with 'bilinear' or 'nearest' interpolation."""
+    """Resizes to `size` ((h, w), or an int for the shorter side); interpolation 'nearest' or
+    'bilinear', and for PIL images also 'bicubic', 'box', 'lanczos' or 'hamming'."""
 
     def __init__(self, size, interpolation="bilinear", keys=None):
         super().__init__(keys)
-        if interpolation not in ("nearest", "bilinear"):
-            raise ValueError(
-                f"Resize supports interpolation 'nearest' and 'bilinear', got {interpolation!r}"
-            )
+        check_interpolation(interpolation, "Resize", RESIZE_INTERPOLATIONS)
         self.size = size
         self.interpolation = interpolation
 
@@ -188,11 +190,14 @@ class Transpose(BaseTransform):
 
     def __init__(self, order=(2, 0, 1), keys=None):
         super().__init__(keys)
-        self.order = tuple(order)
+        if not isinstance(order, (list, tuple)) or sorted(order) != list(range(len(order))):
+            raise ValueError(f"Transpose: order must be a permutation of the axes, such as "
+                             f"(2, 0, 1), got {order!r}")
+        self.order = tuple(int(axis) for axis in order)
 
     def _apply_image(self, image):
         if is_tensor(image):
-            return _tensor_from(image.numpy().transpose(self.order))
+            return tensor_from(image.numpy().transpose(self.order))
         arr = as_array(image, "Transpose")
         if arr.ndim == 2:
             arr = arr[:, :, None]
@@ -214,12 +219,8 @@ class Pad(BaseTransform):
     """Pads the image by `padding` with `fill` or the given `padding_mode` (see functional.pad)."""
 
     def __init__(self, padding, fill=0, padding_mode="constant", keys=None):
-        F._padding_sides(padding)
-        if padding_mode not in ("constant", "edge", "reflect", "symmetric"):
-            raise ValueError(
-                "Pad: padding_mode should be either constant, edge, reflect or symmetric, got "
-                f"{padding_mode!r}"
-            )
+        padding_sides(padding, "Pad")
+        check_pad_mode(padding_mode, "Pad")
         super().__init__(keys)
         self.padding, self.fill, self.padding_mode = padding, fill, padding_mode
 
@@ -236,11 +237,11 @@ class RandomCrop(BaseTransform):
         super().__init__(keys)
         self.size = _size_pair(size, "RandomCrop")
         if padding is not None:
-            F._padding_sides(padding)
+            padding_sides(padding, "RandomCrop")
         self.padding = padding
         self.pad_if_needed = pad_if_needed
         self.fill = fill
-        self.padding_mode = padding_mode
+        self.padding_mode = check_pad_mode(padding_mode, "RandomCrop")
 
     def _get_param(self, image, output_size):
         width, height = image_size(image)
@@ -274,14 +275,14 @@ class RandomResizedCrop(BaseTransform):
                  interpolation="bilinear", keys=None):
         super().__init__(keys)
         self.size = _size_pair(size, "RandomResizedCrop")
+        scale = number_pair(scale, "scale", "RandomResizedCrop")
+        ratio = number_pair(ratio, "ratio", "RandomResizedCrop")
         if scale[0] > scale[1]:
             raise ValueError(f"RandomResizedCrop: scale should be of kind (min, max), got {scale}")
         if ratio[0] > ratio[1] or ratio[0] <= 0:
             raise ValueError(f"RandomResizedCrop: ratio should be of kind (min, max) with min > 0, "
                              f"got {ratio}")
-        if interpolation not in ("nearest", "bilinear"):
-            raise ValueError(f"RandomResizedCrop: interpolation must be 'nearest' or 'bilinear', "
-                             f"got {interpolation!r}")
+        check_interpolation(interpolation, "RandomResizedCrop", RESIZE_INTERPOLATIONS)
         self.scale, self.ratio, self.interpolation = scale, ratio, interpolation
 
     def _get_param(self, image, attempts=10):
@@ -314,11 +315,7 @@ class Grayscale(BaseTransform):
 
     def __init__(self, num_output_channels=1, keys=None):
         super().__init__(keys)
-        if num_output_channels not in (1, 3):
-            raise ValueError(
-                f"Grayscale: num_output_channels should be either 1 or 3, got {num_output_channels}"
-            )
-        self.num_output_channels = num_output_channels
+        self.num_output_channels = check_grey_channels(num_output_channels, "Grayscale")
 
     def _apply_image(self, image):
         return F.to_grayscale(image, self.num_output_channels)

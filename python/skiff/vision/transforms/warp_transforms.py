@@ -11,21 +11,16 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...framework import arguments
 from . import functional as F
-from .image_input import as_array, image_size, is_tensor
+from .image_args import WARP_INTERPOLATIONS, check_interpolation
+from .image_input import as_array, image_size, is_pil_image, is_tensor
 from .transforms import BaseTransform, _check_prob, _unchanged
 
 __all__ = ["RandomRotation", "RandomAffine", "RandomPerspective", "RandomErasing"]
 
-_WARP_INTERPOLATIONS = ("nearest", "bilinear")
-
-
 def _check_interpolation(interpolation, where):
-    if interpolation not in _WARP_INTERPOLATIONS:
-        raise ValueError(
-            f"{where}: interpolation must be 'nearest' or 'bilinear', got {interpolation!r}"
-        )
-    return interpolation
+    return check_interpolation(interpolation, where, WARP_INTERPOLATIONS)
 
 
 def _check_sequence(x, name, sizes):
@@ -126,6 +121,10 @@ class RandomPerspective(BaseTransform):
 
     def get_params(self, width, height, distortion_scale):
         """(startpoints, endpoints): the image corners and their random displaced targets."""
+        width = arguments.integer("RandomPerspective.get_params", "width", width)
+        height = arguments.integer("RandomPerspective.get_params", "height", height)
+        distortion_scale = arguments.real("RandomPerspective.get_params", "distortion_scale",
+                                          distortion_scale, low=0, high=1)
         dx, dy = int(distortion_scale * (width // 2)), int(distortion_scale * (height // 2))
 
         def near(low, high):
@@ -156,8 +155,8 @@ class RandomErasing(BaseTransform):
     """With probability `prob`, sets a random box (area fraction in `scale`, h / w in `ratio`)
     to `value`: a number, one per channel, or 'random' (normal noise, times 255 for HWC arrays).
 
-    HWC arrays are boxed as HWC; CHW Tensors, and float arrays shaped like ToTensor's CHW
-    output ([1 or 3, H, W]), as CHW.
+    PIL images and HWC arrays are boxed as HWC; CHW Tensors, and float arrays shaped like a
+    CHW image ([1 or 3, H, W]), as CHW.
     """
 
     def __init__(self, prob=0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0, inplace=False,
@@ -210,10 +209,12 @@ class RandomErasing(BaseTransform):
         arr = as_array(image, "RandomErasing")
         if arr.ndim != 3:
             raise ValueError(f"RandomErasing expects an HWC or CHW image, got {list(arr.shape)}")
-        channels_first = _looks_chw(arr)
+        channels_first = _looks_chw(arr) and not is_pil_image(image)
         box = self._get_param(arr.shape, channels_first)
         if box is None:
-            return arr
+            return image
+        if is_pil_image(image):
+            return F.erase(image, *box)
         if not channels_first:
             return F.erase(arr, *box, inplace=self.inplace)
         top, left, h, w, v = box
