@@ -119,6 +119,11 @@ def _checker(fn_name, param, kind, optional):
     (None too when ``optional``), raises TypeError naming the function otherwise."""
     def check(value):
         if isinstance(value, Tensor):
+            sparse = getattr(value.__class__, "_sparse_format", None)
+            if sparse:  # skiff.sparse's tensors hold no dense value
+                raise ArgumentTypeError(
+                    f"{fn_name}: {param} is a sparse {sparse.upper()} Tensor; this function "
+                    f"takes dense Tensors (use skiff.sparse's functions, or {param}.to_dense())")
             _classes.add(value.__class__)
             if not kind.per_call and not kind.floating:
                 return value
