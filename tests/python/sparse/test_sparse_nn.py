@@ -25,17 +25,16 @@ def test_conv3d_values_and_grads(layer):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
 
 
-def test_max_pool_and_activations():
-    for fn in (lambda lib, s: lib.sparse.nn.MaxPool3D(3, stride=1, padding=1)(s),
-               lambda lib, s: lib.sparse.nn.ReLU()(s),
-               lambda lib, s: lib.sparse.nn.LeakyReLU(0.5)(s),
-               lambda lib, s: lib.sparse.nn.Softmax()(lib.sparse.reshape(s, [12, 10]))):
-        a = fn(skiff, skiff.to_tensor(X).to_sparse_coo(4) if "Softmax" not in str(fn) else
-               skiff.to_tensor(X).to_sparse_coo(5))
-        b = fn(paddle, paddle.to_tensor(X).to_sparse_coo(4) if "Softmax" not in str(fn) else
-               paddle.to_tensor(X).to_sparse_coo(5))
-        np.testing.assert_allclose(a.to_dense().numpy(), b.to_dense().numpy(), rtol=1e-5,
-                                   atol=1e-6)
+@pytest.mark.parametrize("sparse_dim, fn", [
+    (4, lambda lib, s: lib.sparse.nn.MaxPool3D(3, stride=1, padding=1)(s)),
+    (4, lambda lib, s: lib.sparse.nn.ReLU()(s)),
+    (4, lambda lib, s: lib.sparse.nn.LeakyReLU(0.5)(s)),
+    (5, lambda lib, s: lib.sparse.nn.Softmax()(lib.sparse.reshape(s, [12, 10]))),
+])
+def test_max_pool_and_activations(sparse_dim, fn):
+    a = fn(skiff, skiff.to_tensor(X).to_sparse_coo(sparse_dim))
+    b = fn(paddle, paddle.to_tensor(X).to_sparse_coo(sparse_dim))
+    np.testing.assert_allclose(a.to_dense().numpy(), b.to_dense().numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_batch_norm_normalises_the_stored_values():
