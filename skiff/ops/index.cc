@@ -1,9 +1,10 @@
-// Indexed reads and writes: gather, gather_nd, scatter and their grad ops, and
-// one_hot. Index inputs are int32 or int64; negative indices count from the back.
+// Indexed reads and writes: gather, gather_nd, scatter, scatter_reduce and their grad
+// ops, and one_hot. Index inputs are int32 or int64; negative indices count from the back.
 #include <string>
 
 #include "skiff/kernels/cpu/gather.h"
 #include "skiff/kernels/cpu/one_hot.h"
+#include "skiff/kernels/cpu/scatter_reduce.h"
 #include "skiff/ops/binding.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/registry.h"
@@ -125,6 +126,50 @@ void scatter_grad(C& c) {
                     c.out("Updates@GRAD"));
 }
 
+// ---- scatter_reduce ----
+
+void infer_scatter_reduce(ShapeContext& ctx) {
+  check_index_dtype(ctx, "scatter_reduce", "Index");
+  kernels::check_scatter_reduction("scatter_reduce", ctx.attr<std::string>("reduce"));
+  SKIFF_CHECK(ctx.in_dtype("Updates") == ctx.in_dtype("X"), "scatter_reduce: Updates is ",
+              dtype_name(ctx.in_dtype("Updates")), " but X is ", dtype_name(ctx.in_dtype("X")));
+  ctx.set_output("Out", ctx.in_shape("X"), ctx.in_dtype("X"));
+}
+
+template <typename C>
+void scatter_reduce(C& c) {
+  SKIFF_KERNEL_CALL(c, "scatter_reduce", kernels::scatter_reduce, c.in("X"), c.in("Index"),
+                    c.in("Updates"), attr<std::string>(c, "reduce"), attr<bool>(c, "include_self"),
+                    c.out("Out"));
+}
+
+void scatter_reduce_grad_maker(GradContext& g) {
+  if (!g.wants("X") && !g.wants("Updates")) return;
+  const OpDesc& fwd = g.fwd();
+  g.add("scatter_reduce_grad")
+      .set_input("X", {fwd.first_input("X")})
+      .set_input("Index", {fwd.first_input("Index")})
+      .set_input("Updates", {fwd.first_input("Updates")})
+      .set_input("Out", {fwd.first_output("Out")})
+      .set_input("Out@GRAD", {g.out_grad("Out")})
+      .set_output("X@GRAD", {g.in_grad("X")})
+      .set_output("Updates@GRAD", {g.in_grad("Updates")})
+      .set_attr("reduce", fwd.attr<std::string>("reduce"))
+      .set_attr("include_self", fwd.attr<bool>("include_self"));
+}
+
+void infer_scatter_reduce_grad(ShapeContext& ctx) {
+  ctx.set_output("X@GRAD", ctx.in_shape("X"), ctx.in_dtype("Out@GRAD"));
+  ctx.set_output("Updates@GRAD", ctx.in_shape("Updates"), ctx.in_dtype("Out@GRAD"));
+}
+
+template <typename C>
+void scatter_reduce_grad(C& c) {
+  SKIFF_KERNEL_CALL(c, "scatter_reduce", kernels::scatter_reduce_grad, c.in("X"), c.in("Index"),
+                    c.in("Updates"), c.in("Out"), c.in("Out@GRAD"), attr<std::string>(c, "reduce"),
+                    attr<bool>(c, "include_self"), c.out("X@GRAD"), c.out("Updates@GRAD"));
+}
+
 // ---- one_hot ----
 
 void infer_one_hot(ShapeContext& ctx) {
@@ -212,6 +257,39 @@ void register_index_ops(OpRegistry& r) {
       .attr("overwrite", true, "as in the forward op")
       .infer_shape(infer_scatter_grad)
       .bind(kGradDTypes, scatter_grad<KernelContext>, scatter_grad<EmitContext>)
+      .kernel_dtype_from("Out@GRAD");
+
+  r.add("scatter_reduce")
+      .doc(
+          "Out = X with each Updates[k] combined into X's element at flat position Index[k] "
+          "by `reduce` (PaddlePaddle's put_along_axis / scatter_reduce with a reduction). "
+          "include_self=false: an element an update reaches starts from its updates alone.")
+      .input("X", "any shape; float32, float64, int32 or int64")
+      .input("Index", "int32 or int64 flat positions in X, one per update")
+      .input("Updates", "X's dtype, as many values as Index")
+      .output("Out", "X's shape and dtype")
+      .attr("reduce", std::string("sum"), "sum, prod, mean (integers truncate), amax or amin")
+      .attr("include_self", true, "whether X's value takes part where updates arrive")
+      .infer_shape(infer_scatter_reduce)
+      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, scatter_reduce<KernelContext>,
+            scatter_reduce<EmitContext>)
+      .grad(scatter_reduce_grad_maker);
+
+  r.add("scatter_reduce_grad")
+      .doc(
+          "The gradients of scatter_reduce: Out@GRAD passed to the values each element "
+          "combined (amax/amin: split evenly among those equal to the result).")
+      .input("X", "the forward X")
+      .input("Index", "the forward Index")
+      .input("Updates", "the forward Updates")
+      .input("Out", "the forward Out")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X (\"\" when not needed)")
+      .output("Updates@GRAD", "gradient of Updates (\"\" when not needed)")
+      .attr("reduce", std::string("sum"), "as in the forward op")
+      .attr("include_self", true, "as in the forward op")
+      .infer_shape(infer_scatter_reduce_grad)
+      .bind(kGradDTypes, scatter_reduce_grad<KernelContext>, scatter_reduce_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 
   r.add("one_hot")

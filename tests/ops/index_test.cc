@@ -1,4 +1,4 @@
-// gather, gather_nd, scatter and one_hot: values in every dtype against index
+// gather, gather_nd, scatter, scatter_reduce and one_hot: values in every dtype against index
 // references (negative and repeated indices, the threaded path), shapes declared over
 // -1 dims, gradients by finite differences (repeated indices included), and errors.
 #include <gtest/gtest.h>
@@ -245,6 +245,82 @@ TEST(ScatterOp, GradientsMatchFiniteDifferences) {
                random_tensor({3, 2}, DType::kF64, 12), overwrite)
         .check_grad({"X", "Updates"});
   }
+}
+
+// ---- scatter_reduce ----
+
+OpTest scatter_reduce_op(const Tensor& x, const Tensor& positions, const Tensor& updates,
+                         const std::string& reduce, bool include_self) {
+  OpTest t("scatter_reduce");
+  t.input("X", x).input("Index", positions).input("Updates", updates);
+  t.attr("reduce", reduce).attr("include_self", include_self);
+  return t;
+}
+
+TEST(ScatterReduceOp, CombinesAsPaddlesPutAlongAxis) {
+  // Paddle's put_along_axis example: x [[10, 30, 20], [60, 40, 50]], updates 1, 3 into
+  // element 0 and 2, 4 into element 1.
+  const Tensor x = Tensor::from_vector<int64_t>({2, 3}, {10, 30, 20, 60, 40, 50});
+  const Tensor pos = ids({4}, {0, 1, 0, 1}, DType::kI32);
+  const Tensor upd = Tensor::from_vector<int64_t>({2, 2}, {1, 2, 3, 4});
+  struct Case {
+    const char* reduce;
+    bool include_self;
+    std::vector<int64_t> first_two;
+  };
+  const Case cases[] = {{"sum", true, {14, 36}},   {"sum", false, {4, 6}},
+                        {"prod", true, {30, 240}}, {"mean", true, {4, 12}},
+                        {"mean", false, {2, 3}},   {"amin", true, {1, 2}},
+                        {"amax", true, {10, 30}},  {"amax", false, {3, 4}}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(str_cat(c.reduce, " include_self ", c.include_self));
+    std::vector<int64_t> want = {c.first_two[0], c.first_two[1], 20, 60, 40, 50};
+    for (DType dtype : {DType::kI64, DType::kI32, DType::kF64, DType::kF32}) {
+      if (std::string(c.reduce) == "mean" && is_floating(dtype)) continue;  // see below
+      scatter_reduce_op(from_f64(to_f64(x), dtype), pos, from_f64(to_f64(upd), dtype), c.reduce,
+                        c.include_self)
+          .check_output("Out", from_f64(to_f64(Tensor::from_vector<int64_t>({2, 3}, want)), dtype),
+                        0, 0);
+    }
+  }
+}
+
+TEST(ScatterReduceOp, FloatMeansDoNotTruncate) {
+  scatter_reduce_op(Tensor::from_vector<double>({3}, {10, 30, 20}), ids({2}, {0, 0}),
+                    Tensor::from_vector<double>({2}, {1, 3}), "mean", true)
+      .check_output("Out", Tensor::from_vector<double>({3}, {14.0 / 3, 30, 20}), 1e-12, 0);
+}
+
+TEST(ScatterReduceOp, GradientsMatchFiniteDifferences) {
+  // Distinct values, so that no max or min is tied within the finite-difference step.
+  const Tensor x = Tensor::from_vector<double>({2, 3}, {1.5, -2.0, 0.7, 3.1, -0.4, 2.2});
+  const Tensor upd = Tensor::from_vector<double>({4}, {0.3, -1.1, 2.6, 1.9});
+  for (const char* reduce : {"sum", "prod", "mean", "amax", "amin"}) {
+    for (bool include_self : {true, false}) {
+      SCOPED_TRACE(str_cat(reduce, " include_self ", include_self));
+      scatter_reduce_op(x, ids({4}, {0, 4, 0, 5}), upd, reduce, include_self)
+          .check_grad({"X", "Updates"});
+    }
+  }
+}
+
+TEST(ScatterReduceOp, ATiedMaximumSharesItsGradient) {
+  OpTest t = scatter_reduce_op(Tensor::from_vector<double>({2}, {5, 1}), ids({2}, {0, 0}),
+                               Tensor::from_vector<double>({2}, {5, 2}), "amax", true);
+  t.check_grad({"X", "Updates"});
+}
+
+TEST(ScatterReduceOp, Errors) {
+  const Tensor x = random_tensor({2, 3}, DType::kF32, 30);
+  expect_error(
+      scatter_reduce_op(x, ids({1}, {6}), random_tensor({1}, DType::kF32, 31), "sum", true),
+      {"scatter_reduce", "position 6", "6 elements"});
+  expect_error(
+      scatter_reduce_op(x, ids({1}, {0}), random_tensor({1}, DType::kF32, 32), "median", true),
+      {"scatter_reduce", "'median'"});
+  expect_error(
+      scatter_reduce_op(x, ids({2}, {0, 1}), random_tensor({3}, DType::kF32, 33), "sum", true),
+      {"scatter_reduce", "one value per position"});
 }
 
 TEST(ScatterOp, Errors) {

@@ -18,7 +18,8 @@ from .creation import arange
 __all__ = ["take_along_dim", "put_along_axis", "scatter_add", "scatter_add_", "scatter_",
            "index_add", "index_add_", "index_fill", "index_fill_", "masked_fill_", "argwhere",
            "index_put", "index_put_", "scatter_nd", "scatter_nd_add", "masked_scatter",
-           "masked_scatter_", "slice_scatter", "select_scatter", "diagonal_scatter"]
+           "masked_scatter_", "slice_scatter", "select_scatter", "diagonal_scatter",
+           "scatter_reduce"]
 
 take_along_dim = take_along_axis
 
@@ -61,13 +62,23 @@ def _scatter_sum(like, pos, vals):
     return _C_ops.scatter(zeros, pos, vals, overwrite=False)
 
 
+# Paddle's names of put_along_axis's reductions -> the scatter_reduce op's.
+_REDUCTIONS = {"add": "sum", "sum": "sum", "mul": "prod", "multiply": "prod", "prod": "prod",
+               "mean": "mean", "amin": "amin", "amax": "amax"}
+
+
 @accepts(indices=INDEX)
 def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True,
                    broadcast=True):
     """arr with ``values`` written at ``indices`` along ``axis``: assigned, or combined
-    with 'add' or 'mean' (include_self: arr's entry takes part)."""
+    by 'add', 'mul' (or 'multiply'), 'mean', 'amin' or 'amax' (include_self: arr's entry
+    takes part)."""
     rank = len(arr.shape)
     axis = arguments.axis("put_along_axis", axis, rank)
+    if reduce != "assign" and reduce not in _REDUCTIONS:
+        raise arguments.ArgumentError(
+            f"put_along_axis: reduce must be 'assign', 'add', 'mul', 'multiply', 'mean', "
+            f"'amin' or 'amax', got {reduce!r}")
     idx = _index_tensor(indices)
     if len(idx.shape) != rank:
         raise _C.Error(f"put_along_axis: indices must have arr's rank {rank}, got "
@@ -77,6 +88,12 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
                  for d, n in enumerate(idx.shape)]
         if shape != list(idx.shape):
             idx = _C_ops.expand(idx, shape=shape)
+    return _scatter_along(arr, idx, values, axis, reduce, include_self)
+
+
+def _scatter_along(arr, idx, values, axis, reduce, include_self):
+    """put_along_axis's work once idx has arr's rank: values (cast, broadcast to idx's
+    shape) assigned or reduced into arr at idx along axis."""
     name = dtype_name_of(arr)
     vals = values if is_tensor(values) else constant(values, name)
     if dtype_name_of(vals) != name:
@@ -88,27 +105,31 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
     flat = reshape(arr, [-1])
     if reduce == "assign":
         out = scatter(flat, pos, vals, overwrite=True)
-    elif reduce == "add":
-        out = (_C_ops.elementwise_add(flat, _scatter_sum(flat, pos, vals)) if include_self
-               else scatter(flat, pos, vals, overwrite=False))
-    elif reduce == "mean":
-        out = _scatter_mean(flat, pos, vals, include_self)
     else:
-        raise _C.Error(f"put_along_axis: reduce={reduce!r} is not supported (skiff has "
-                       f"'assign', 'add' and 'mean')")
+        out = _C_ops.scatter_reduce(flat, pos, vals, reduce=_REDUCTIONS[reduce],
+                                    include_self=bool(include_self))
     return reshape(out, list(arr.shape))
 
 
-def _scatter_mean(flat, pos, vals, include_self):
-    sums = _scatter_sum(flat, pos, vals)
-    counts = _scatter_sum(flat, pos, _filled_like(vals, 1.0))
-    if include_self:
-        one = constant(1, dtype_name_of(flat))
-        return _C_ops.elementwise_div(_C_ops.elementwise_add(flat, sums),
-                                      _C_ops.elementwise_add(counts, one))
-    touched = _C_ops.greater_than(counts, constant(0, dtype_name_of(flat)))
-    safe = _C_ops.elementwise_max(counts, constant(1, dtype_name_of(flat)))
-    return _C_ops.where(touched, _C_ops.elementwise_div(sums, safe), flat)
+@accepts(index=INDEX)
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """input with src[i] combined into input at index[i] along ``dim`` (torch's
+    scatter_reduce): reduce is 'sum', 'prod', 'mean', 'amin' or 'amax'; index has input's
+    rank and src at least index's extent in each dim."""
+    if reduce not in ("sum", "prod", "mean", "amin", "amax"):
+        raise arguments.ArgumentError(f"scatter_reduce: reduce must be 'sum', 'prod', 'mean', "
+                                      f"'amin' or 'amax', got {reduce!r}")
+    rank = len(input.shape)
+    axis = arguments.axis("scatter_reduce", dim, rank, "dim")
+    idx = _index_tensor(index)
+    if len(idx.shape) != rank or len(src.shape) != rank:
+        raise arguments.ArgumentError(
+            f"scatter_reduce: index {list(idx.shape)} and src {list(src.shape)} must have "
+            f"input's rank {rank}")
+    if any(i > s for i, s in zip(idx.shape, src.shape)):
+        raise arguments.ArgumentError(f"scatter_reduce: index {list(idx.shape)} reaches past "
+                                      f"src {list(src.shape)}")
+    return _scatter_along(input, idx, _src_like(src, idx), axis, reduce, include_self)
 
 
 def _src_like(src, index):
