@@ -376,8 +376,8 @@ void register_unary_math_ops(OpRegistry& r) {
   register_differentiable<UnaryMath::kI0>(
       r, "Out = I0(X), the modified Bessel function of the first kind of order 0",
       "I1(X) * Out@GRAD");
-  register_differentiable<UnaryMath::kI0e>(r, "Out = I0(X) exp(-|X|)",
-                                           "(I1e(X) - sign(X) I0e(X)) * Out@GRAD");
+  register_differentiable<UnaryMath::kI0e>(
+      r, "Out = I0(X) exp(-|X|)", "(I1e(X) - sign(X) I0e(X)) * Out@GRAD (-1 at 0, the right side)");
   register_differentiable<UnaryMath::kI1>(
       r, "Out = I1(X), the modified Bessel function of the first kind of order 1",
       "(I0(X) - I1(X) / X) * Out@GRAD (1/2 at 0)");

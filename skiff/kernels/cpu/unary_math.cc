@@ -138,9 +138,10 @@ T derivative_of(UnaryMath f, T v) {
       return static_cast<T>(trigamma(static_cast<double>(v)));
     case UnaryMath::kI0:  // I0' = I1
       return static_cast<T>(bessel_i(1, static_cast<double>(v), false));
-    case UnaryMath::kI0e: {  // (I0 e^-|x|)' = I1e - sign(x) I0e
+    case UnaryMath::kI0e: {  // (I0 e^-|x|)' = I1e - sign(x) I0e; -1 at 0 (the right side), as
+                             // Paddle
       const double d = v;
-      return static_cast<T>(bessel_i(1, d, true) - sign_of(d) * bessel_i(0, d, true));
+      return static_cast<T>(bessel_i(1, d, true) - (d < 0 ? -1.0 : 1.0) * bessel_i(0, d, true));
     }
     case UnaryMath::kI1: {  // I1' = I0 - I1 / x (1/2 at 0)
       const double d = v;
