@@ -281,7 +281,7 @@ def renorm(x, p, axis, max_norm):
     others = [d for d in range(rank) if d != axis]
     p = arguments.number("renorm", "p", p)
     max_norm = arguments.number("renorm", "max_norm", max_norm)
-    norms = norm(x, p, others, keepdim=True) if others else \
+    norms = _vector_norm(x, p, others, keepdim=True) if others else \
         _C_ops.abs(x)
     name = dtype_name_of(x)
     limit = constant(max_norm, name)
