@@ -1,7 +1,8 @@
 // Broadcast elementwise power, floored remainder, floored division and the two-argument
 // arctangent (elementwise_pow, elementwise_mod, elementwise_floordiv, atan2), the grad ops
 // of all but floordiv, whose gradients are zeros; and the integer ops bitwise_and/or/xor/not,
-// bitwise_left_shift/right_shift, gcd and lcm (no gradients).
+// bitwise_left_shift/right_shift, gcd and lcm (no gradients); the float special functions
+// gammainc and gammaincc (gradients for Y only) and nextafter (no gradient).
 #include <string>
 
 #include "skiff/kernels/cpu/binary_math.h"
@@ -26,15 +27,19 @@ void infer_binary(ShapeContext& ctx) {
               "; both need the same dtype");
   SKIFF_CHECK(x != DType::kBool && x != DType::kBF16, ctx.op().type,
               ": X and Y must be float32, float64, int32 or int64, got ", dtype_name(x));
-  SKIFF_CHECK(ctx.op().type != "atan2" || x == DType::kF32 || x == DType::kF64,
-              "atan2: X and Y must be float32 or float64, got ", dtype_name(x));
+  const std::string& type = ctx.op().type;
+  const bool floats_only =
+      type == "atan2" || type == "gammainc" || type == "gammaincc" || type == "nextafter";
+  SKIFF_CHECK(!floats_only || x == DType::kF32 || x == DType::kF64, type,
+              ": X and Y must be float32 or float64, got ", dtype_name(x));
   ctx.set_output("Out", kernels::broadcast_shape(ctx.in_shape("X"), ctx.in_shape("Y")), x);
 }
 
 std::string binary_math_literal(BinaryMath f) {
   static const char* const kNames[] = {
-      "kPow",       "kMod",        "kFloorDiv",          "kAtan2", "kBitAnd", "kBitOr", "kBitXor",
-      "kShiftLeft", "kShiftRight", "kShiftRightLogical", "kGcd",   "kLcm"};
+      "kPow",   "kMod",    "kFloorDiv",  "kAtan2",      "kBitAnd",
+      "kBitOr", "kBitXor", "kShiftLeft", "kShiftRight", "kShiftRightLogical",
+      "kGcd",   "kLcm",    "kGammainc",  "kGammaincc",  "kNextafter"};
   return std::string("kernels::BinaryMath::") + kNames[static_cast<int>(f)];
 }
 
@@ -64,6 +69,17 @@ void binary_grad_maker(GradContext& g) {
       .set_output("Y@GRAD", {g.in_grad("Y")});
 }
 
+// gammainc/gammaincc differentiate the bound Y only, as Paddle.
+void gamma_grad_maker(GradContext& g) {
+  if (!g.wants("Y")) return;
+  const OpDesc& fwd = g.fwd();
+  g.add(fwd.type + "_grad")
+      .set_input("X", {fwd.first_input("X")})
+      .set_input("Y", {fwd.first_input("Y")})
+      .set_input("Out@GRAD", {g.out_grad("Out")})
+      .set_output("Y@GRAD", {g.in_grad("Y")});
+}
+
 // floordiv is piecewise constant: zero gradients for both inputs.
 void zero_grad_maker(GradContext& g) {
   for (const char* slot : {"X", "Y"}) {
@@ -77,7 +93,8 @@ void zero_grad_maker(GradContext& g) {
 template <BinaryMath kF>
 void register_binary(OpRegistry& r, const char* formula, const char* gradient) {
   const std::string type = kernels::binary_math_op(kF);
-  const bool floats_only = kF == BinaryMath::kAtan2;
+  const bool floats_only = !kernels::is_integer_math(kF) && kF != BinaryMath::kPow &&
+                           kF != BinaryMath::kMod && kF != BinaryMath::kFloorDiv;
   OpBuilder op = r.add(type);
   op.doc(std::string(formula) + ", elementwise with numpy broadcasting.")
       .input("X", floats_only ? "any shape; float32 or float64"
@@ -90,11 +107,13 @@ void register_binary(OpRegistry& r, const char* formula, const char* gradient) {
   } else {
     op.bind(kNumeric, binary<kF, KernelContext>, binary<kF, EmitContext>);
   }
+  if (kF == BinaryMath::kNextafter) return;  // no gradient, as Paddle
   if (!gradient) {
     op.grad(zero_grad_maker);
     return;
   }
-  op.grad(binary_grad_maker);
+  const bool gamma = kF == BinaryMath::kGammainc || kF == BinaryMath::kGammaincc;
+  op.grad(gamma ? gamma_grad_maker : binary_grad_maker);
   r.add(type + "_grad")
       .doc(std::string(gradient) + ", summed over the dims each input was broadcast along.")
       .input("X", "the forward X")
@@ -206,6 +225,14 @@ void register_binary_math_ops(OpRegistry& r) {
   register_binary<BinaryMath::kAtan2>(
       r, "Out = atan2(X, Y): the angle of the point (Y, X), in (-pi, pi]",
       "X@GRAD = Y / (X^2 + Y^2) * Out@GRAD, Y@GRAD = -X / (X^2 + Y^2) * Out@GRAD");
+  register_binary<BinaryMath::kGammainc>(
+      r, "Out = P(X, Y), the regularized lower incomplete gamma function of a = X >= 0 at Y >= 0",
+      "Y@GRAD = Y^(X-1) e^-Y / gamma(X) * Out@GRAD (X has none)");
+  register_binary<BinaryMath::kGammaincc>(
+      r, "Out = Q(X, Y) = 1 - P(X, Y), the regularized upper incomplete gamma function",
+      "Y@GRAD = -Y^(X-1) e^-Y / gamma(X) * Out@GRAD (X has none)");
+  register_binary<BinaryMath::kNextafter>(
+      r, "Out = the next representable value after X toward Y (Y itself where X == Y)", nullptr);
   register_integer_ops(r);
 }
 

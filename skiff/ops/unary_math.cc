@@ -1,7 +1,8 @@
 // Elementwise math functions of one tensor that are not activations (those are in
 // activation.cc): abs, square and clip (any numeric dtype; gradients in float), the
 // trigonometric and hyperbolic functions and their inverses, log1p, expm1, erf, erfinv,
-// lgamma, digamma (each with its grad op), floor, ceil, round, sign (piecewise constant:
+// lgamma, digamma, polygamma, the modified Bessel functions i0, i0e, i1, i1e (each with its
+// grad op), frexp, floor, ceil, round, sign (piecewise constant:
 // zero gradients) and isnan, isinf, isfinite.
 #include <cctype>
 #include <cmath>
@@ -261,6 +262,79 @@ void register_clip(OpRegistry& r) {
       .kernel_dtype_from("X");
 }
 
+// ---- polygamma, frexp ----
+
+template <typename C>
+void polygamma(C& c) {
+  SKIFF_KERNEL_CALL(c, "unary_math", kernels::polygamma, c.in("X"), attr<int64_t>(c, "n"),
+                    c.out("Out"));
+}
+
+template <typename C>
+void polygamma_grad(C& c) {
+  if (!c.has_out("X@GRAD")) return;
+  SKIFF_KERNEL_CALL(c, "unary_math", kernels::polygamma_grad, c.in("X"), c.in("Out@GRAD"),
+                    attr<int64_t>(c, "n"), c.out("X@GRAD"));
+}
+
+void infer_polygamma(ShapeContext& ctx) {
+  SKIFF_CHECK(ctx.attr<int64_t>("n") >= 0, "polygamma: n must be >= 0, got ",
+              ctx.attr<int64_t>("n"));
+  infer_float_same_as_x(ctx);
+}
+
+void polygamma_grad_maker(GradContext& g) {
+  if (!g.wants("X")) return;
+  g.add("polygamma_grad")
+      .set_input("X", {g.fwd().first_input("X")})
+      .set_input("Out@GRAD", {g.out_grad("Out")})
+      .set_output("X@GRAD", {g.in_grad("X")})
+      .set_attr("n", g.fwd().attr<int64_t>("n"));
+}
+
+template <typename C>
+void frexp(C& c) {
+  SKIFF_KERNEL_CALL(c, "unary_math", kernels::frexp, c.in("X"), c.out("Mantissa"),
+                    c.out("Exponent"));
+}
+
+void infer_frexp(ShapeContext& ctx) {
+  const DType dtype = ctx.in_dtype("X");
+  SKIFF_CHECK(dtype == DType::kF32 || dtype == DType::kF64,
+              "frexp: X must be float32 or float64, got ", dtype_name(dtype), ctx.in_shape("X"));
+  ctx.set_output("Mantissa", ctx.in_shape("X"), dtype);
+  ctx.set_output("Exponent", ctx.in_shape("X"), dtype);
+}
+
+void register_polygamma_frexp(OpRegistry& r) {
+  r.add("polygamma")
+      .doc("Out = psi^(n)(X), the n-th derivative of digamma (n = 0: digamma), elementwise.")
+      .input("X", "any shape; float32 or float64")
+      .output("Out", "X's shape and dtype")
+      .attr("n", int64_t{0}, "the order of the derivative, >= 0")
+      .infer_shape(infer_polygamma)
+      .bind({DType::kF32, DType::kF64}, polygamma<KernelContext>, polygamma<EmitContext>)
+      .grad(polygamma_grad_maker);
+  r.add("polygamma_grad")
+      .doc("X@GRAD = psi^(n+1)(X) * Out@GRAD, elementwise.")
+      .input("X", "the forward X")
+      .input("Out@GRAD", "gradient of Out")
+      .output("X@GRAD", "gradient of X")
+      .attr("n", int64_t{0}, "as in the forward op")
+      .infer_shape(infer_x_grad_like_x)
+      .bind({DType::kF32, DType::kF64}, polygamma_grad<KernelContext>, polygamma_grad<EmitContext>)
+      .kernel_dtype_from("X");
+  r.add("frexp")
+      .doc(
+          "X = Mantissa * 2^Exponent with 0.5 <= |Mantissa| < 1, elementwise (0, +-inf and NaN "
+          "are their own mantissa, with exponent 0, 1 and NaN); no gradient.")
+      .input("X", "any shape; float32 or float64")
+      .output("Mantissa", "X's shape and dtype")
+      .output("Exponent", "X's shape and dtype, integer values")
+      .infer_shape(infer_frexp)
+      .bind({DType::kF32, DType::kF64}, frexp<KernelContext>, frexp<EmitContext>);
+}
+
 }  // namespace
 
 void register_unary_math_ops(OpRegistry& r) {
@@ -299,6 +373,17 @@ void register_unary_math_ops(OpRegistry& r) {
   register_differentiable<UnaryMath::kDigamma>(
       r, "Out = digamma(X) = d/dX lgamma(X) (-inf at 0, NaN at negative integers)",
       "trigamma(X) * Out@GRAD");
+  register_differentiable<UnaryMath::kI0>(
+      r, "Out = I0(X), the modified Bessel function of the first kind of order 0",
+      "I1(X) * Out@GRAD");
+  register_differentiable<UnaryMath::kI0e>(
+      r, "Out = I0(X) exp(-|X|)", "(I1e(X) - sign(X) I0e(X)) * Out@GRAD (-1 at 0, the right side)");
+  register_differentiable<UnaryMath::kI1>(
+      r, "Out = I1(X), the modified Bessel function of the first kind of order 1",
+      "(I0(X) - I1(X) / X) * Out@GRAD (1/2 at 0)");
+  register_differentiable<UnaryMath::kI1e>(
+      r, "Out = I1(X) exp(-|X|)", "(I0e(X) - I1e(X) (sign(X) + 1 / X)) * Out@GRAD (1/2 at 0)");
+  register_polygamma_frexp(r);
   register_piecewise_constant<UnaryMath::kFloor>(r, "floor", "Out = the largest integer <= X");
   register_piecewise_constant<UnaryMath::kCeil>(r, "ceil", "Out = the smallest integer >= X");
   register_piecewise_constant<UnaryMath::kRound>(

@@ -1,6 +1,6 @@
 """Matrix inverses, determinants, solves and factorisations over the last two dims
 (Paddle's paddle.linalg): inv, det, slogdet, solve, triangular_solve, cholesky,
-cholesky_solve, eigh, eigvalsh, qr."""
+cholesky_solve, cholesky_inverse, eigh, eigvalsh, qr."""
 from .. import _C_ops
 from .._C import Error
 from ..framework.core import apply
@@ -8,9 +8,12 @@ from ..framework.tensor_params import FLOATING, accepts
 from ..tensor.joining import broadcast_shape
 from ..tensor.manipulation import expand, stack, unsqueeze, squeeze
 from ..tensor.axes import matrix_transpose
+from ..tensor.creation import eye
+from ..tensor.linalg import matmul
+from ..framework import arguments
 
 __all__ = ["inv", "inverse", "det", "slogdet", "solve", "triangular_solve", "cholesky",
-           "cholesky_solve", "eigh", "eigvalsh", "qr"]
+           "cholesky_solve", "cholesky_inverse", "eigh", "eigvalsh", "qr"]
 
 
 def _check_square(fn, x):
@@ -98,6 +101,24 @@ def cholesky_solve(x, y, upper=False, name=None):
     """The solution of A @ out = x where y is A's Cholesky factor (lower, or upper)."""
     first = triangular_solve(y, x, upper=upper, transpose=upper)
     return triangular_solve(y, first, upper=upper, transpose=not upper)
+
+
+@accepts(x=FLOATING)
+def cholesky_inverse(x, upper=False, name=None):
+    """The inverse of A = L L^T (or U^T U with upper) from its Cholesky factor x, a
+    square 2-D matrix."""
+    shape = list(x.shape)
+    if len(shape) != 2:
+        raise Error(f"cholesky_inverse: x must be a 2-D matrix, got {shape}")
+    if shape[0] != shape[1]:
+        raise Error(f"cholesky_inverse: x must be a square matrix, got {shape}")
+    upper = arguments.flag("cholesky_inverse", "upper", upper)
+    ident = eye(shape[0], dtype=x.dtype.name)
+    # A^-1 = L^-T L^-1 (lower), U^-1 U^-T (upper)
+    inv_factor = triangular_solve(x, ident, upper=upper)
+    if upper:
+        return matmul(inv_factor, inv_factor, transpose_y=True)
+    return matmul(inv_factor, inv_factor, transpose_x=True)
 
 
 def _check_uplo(fn, UPLO):

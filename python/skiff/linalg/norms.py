@@ -5,7 +5,7 @@ from .._C import Error
 from ..framework import arguments
 from ..framework.core import apply
 from ..framework.tensor_params import FLOATING, accepts
-from ..tensor.linalg import matmul, norm
+from ..tensor.linalg import _vector_norm, matmul, norm
 from ..tensor.axes import diagonal
 from ..tensor.manipulation import unsqueeze
 from ..tensor.math import abs, clip, sqrt
@@ -38,7 +38,7 @@ def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None):
         if axis is None:
             return _C_ops.reduce_sum(nonzero, dim=[], keep_dim=bool(keepdim), reduce_all=True)
         return _reduce("reduce_sum", nonzero, axis, keepdim)
-    return norm(x, p, axis, keepdim)
+    return _vector_norm(x, p, axis, keepdim)
 
 
 def _matrix_axes(fn, x, axis):

@@ -1,13 +1,24 @@
-"""Matrix powers and chained products (Paddle's paddle.linalg.matrix_power, multi_dot)."""
+"""Matrix powers, exponentials and chained products (Paddle's paddle.linalg.matrix_power,
+matrix_exp, multi_dot)."""
+from .. import _C_ops
 from .._C import Error
 from ..framework import arguments
-from ..framework.tensor_params import TENSORS, accepts
+from ..framework.tensor_params import FLOATING, TENSORS, accepts
 from ..tensor.linalg import matmul
 from .decompositions import inv
 from ..tensor.creation import eye
 from ..tensor.manipulation import expand
 
-__all__ = ["matrix_power", "multi_dot"]
+__all__ = ["matrix_power", "matrix_exp", "multi_dot"]
+
+
+@accepts(x=FLOATING)
+def matrix_exp(x, name=None):
+    """exp(x) = I + x + x^2 / 2! + ... per square matrix of x."""
+    shape = list(x.shape)
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise Error(f"matrix_exp: the last 2 dims of x must be square, got {shape}")
+    return _C_ops.matrix_exp(x)
 
 
 def matrix_power(x, n, name=None):

@@ -1,20 +1,20 @@
 """Elementwise functions Paddle has at top level that compose other ops exactly: logit,
 rad2deg, deg2rad, hypot, sinc, frac, copysign, heaviside, signbit, lerp, fmax, fmin, sgn,
-ldexp, frexp, and the NaN-skipping reductions nansum and nanmean (with in-place variants
+ldexp, and the NaN-skipping reductions nansum and nanmean (with in-place variants
 where Paddle has them)."""
 from .. import _C_ops
 import math as _math
 
 from ..framework import arguments
 from ..framework.tensor_params import OPERAND, accepts
-from .math import (abs, add, cast, clip, divide, floor, isfinite, isnan, log, log2, maximum,
+from .math import (abs, add, cast, clip, divide, isnan, log, maximum,
                    minimum, multiply, sign, sin, sqrt, subtract, trunc)
 from .scalars import as_operands, constant, dtype_name_of, is_float, is_tensor
 from .reduction import _axes, sum
 
 __all__ = ["logit", "logit_", "rad2deg", "deg2rad", "hypot", "hypot_", "sinc", "sinc_", "frac",
            "frac_", "trunc_", "copysign", "copysign_", "heaviside", "signbit", "lerp", "lerp_",
-           "fmax", "fmin", "nansum", "nanmean", "sgn", "ldexp", "ldexp_", "frexp"]
+           "fmax", "fmin", "nansum", "nanmean", "sgn", "ldexp", "ldexp_"]
 
 
 def _tensor(x, fn, arg="x"):
@@ -215,32 +215,3 @@ def ldexp(x, y, name=None):
 def ldexp_(x, y, name=None):
     """ldexp(x, y), written into x (integer x becomes float32)."""
     return _C_ops.assign(ldexp(x, y), out=[x])
-
-
-def frexp(x, name=None):
-    """(mantissa, exponent) with x == mantissa * 2 ** exponent and 0.5 <= |mantissa| < 1,
-    exact for normal numbers (0 gives (0, 0); inf and NaN give (x, 0)); the exponent has
-    x's dtype, as Paddle."""
-    _tensor(x, "frexp")
-    if not is_float(x):
-        raise TypeError(f"frexp: x must be float32 or float64, got {dtype_name_of(x)}")
-    name_ = dtype_name_of(x)
-    regular = _C_ops.logical_and(isfinite(x), _C_ops.not_equal(*as_operands(x, 0.0)))
-    safe = _where(regular, abs(x), 1.0)
-    exponent = add(floor(log2(safe)), 1.0)
-    for _ in range(2):  # log2 may round across a power of two: settle it exactly
-        scaled = _times_pow2(safe, multiply(exponent, -1.0))
-        exponent = add(exponent, subtract(
-            cast(_C_ops.greater_equal(*as_operands(scaled, 1.0)), name_),
-            cast(_C_ops.less_than(*as_operands(scaled, 0.5)), name_)))
-    exponent = _where(regular, exponent, 0.0)
-    return _where(regular, _times_pow2(x, multiply(exponent, -1.0)), x), exponent
-
-
-def _times_pow2(v, k):
-    """v * 2 ** k exactly for integral float k, in two halves so that neither power
-    overflows or underflows where the product does not."""
-    half = floor(multiply(k, 0.5))
-    for part in (half, subtract(k, half)):
-        v = multiply(v, _C_ops.elementwise_pow(*as_operands(2.0, part)))
-    return v

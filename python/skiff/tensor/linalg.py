@@ -80,11 +80,31 @@ def mv(x, vec, name=None):
     return matmul(x, vec)
 
 
+_INF = float("inf")
+_MATRIX_ORDERS = ("fro", "nuc", 1, -1, 2, -2, _INF, -_INF)
+
+
 @accepts(x=FLOATING)
 def norm(x, p="fro", axis=None, keepdim=False, name=None):
     """The p-norm over ``axis`` (all of x when None): 'fro' and 2 give the root of the
     sum of squares, 1 the sum of magnitudes, inf/-inf the largest/smallest magnitude,
-    any other number (sum |x|^p)^(1/p)."""
+    any other number (sum |x|^p)^(1/p). Over two axes it is a matrix norm as numpy's:
+    'fro', 'nuc' (sum of singular values), 2 / -2 (largest / smallest singular value),
+    1 / -1 (max / min column sum of magnitudes), inf / -inf (max / min row sum)."""
+    if p is None:
+        p = "fro"
+    if isinstance(axis, (list, tuple)) and len(axis) == 2:
+        return _matrix_norm(x, p, axis, keepdim)
+    if axis is None and p == "nuc" and len(arguments.tensor("norm", "x", x).shape) == 2:
+        return _matrix_norm(x, p, [0, 1], keepdim)
+    if isinstance(p, str) and p != "fro":
+        raise arguments.ArgumentError(f"norm: p={p!r} needs two axes (a matrix norm), got "
+                                      f"axis={axis!r}")
+    return _vector_norm(x, p, axis, keepdim)
+
+
+def _vector_norm(x, p, axis, keepdim):
+    """norm's entrywise p-norm over ``axis`` ('fro' the 2-norm), whatever the axes' count."""
     dims, reduce_all = _axes("norm", x, axis)
     attrs = {"dim": dims, "keep_dim": bool(keepdim), "reduce_all": reduce_all}
     if p == "fro" or p == 2 or p == 2.0:
@@ -99,6 +119,38 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
     if p == 1.0:
         return _C_ops.reduce_sum(tensor_abs(x), **attrs)
     return tensor_pow(_C_ops.reduce_sum(tensor_pow(tensor_abs(x), p), **attrs), 1.0 / p)
+
+
+def _matrix_norm(x, p, axis, keepdim):
+    """The matrix norm ``p`` of the matrices in x's two dims ``axis``."""
+    if is_tensor(p):
+        p = float(p.item())
+    if p not in _MATRIX_ORDERS:
+        raise arguments.ArgumentError(f"norm: over two axes p must be 'fro', 'nuc', 1, -1, "
+                                      f"2, -2, inf or -inf, got {p!r}")
+    dims, _ = _axes("norm", x, list(axis))
+    a, b = dims
+    if a == b:
+        raise arguments.ArgumentError(f"norm: the two axes must differ, got {list(axis)}")
+    attrs = {"keep_dim": True, "reduce_all": False}
+    if p == "fro":
+        out = sqrt(_C_ops.reduce_sum(square(x), dim=[a, b], **attrs))
+    elif p in ("nuc", 2, -2):
+        rank = len(x.shape)
+        order = [d for d in range(rank) if d not in (a, b)] + [a, b]
+        _, s, _ = _C_ops.svd(_C_ops.transpose(x, axis=order), full_matrices=False)
+        op = "reduce_sum" if p == "nuc" else "reduce_max" if p == 2 else "reduce_min"
+        out = getattr(_C_ops, op)(s, dim=[-1], keep_dim=False, reduce_all=False)
+        out = _C_ops.unsqueeze(out, axes=sorted((a, b)))
+    else:
+        # numpy's: a sum of magnitudes over one dim, then the max / min over the other
+        inner, outer = (a, b) if p in (1, -1) else (b, a)
+        sums = _C_ops.reduce_sum(tensor_abs(x), dim=[inner], **attrs)
+        op = _C_ops.reduce_max if p > 0 else _C_ops.reduce_min
+        out = op(sums, dim=[outer], **attrs)
+    if keepdim:
+        return out
+    return _C_ops.squeeze(out, axes=sorted((a, b)))
 
 
 def _p_norm_all(d, p, axis):
@@ -229,7 +281,7 @@ def renorm(x, p, axis, max_norm):
     others = [d for d in range(rank) if d != axis]
     p = arguments.number("renorm", "p", p)
     max_norm = arguments.number("renorm", "max_norm", max_norm)
-    norms = norm(x, p, others, keepdim=True) if others else \
+    norms = _vector_norm(x, p, others, keepdim=True) if others else \
         _C_ops.abs(x)
     name = dtype_name_of(x)
     limit = constant(max_norm, name)

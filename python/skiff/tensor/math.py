@@ -422,3 +422,8 @@ def stanh(x, scale_a=0.67, scale_b=1.7159, name=None):
     """scale_b * tanh(scale_a * x), elementwise."""
     x = arguments.tensor("stanh", "x", x)
     return _C_ops.scale(tanh(_C_ops.scale(x, scale=float(scale_a))), scale=float(scale_b))
+
+
+# Paddle keeps these in paddle.tensor.math; skiff writes them in special.py.
+from .special import (frexp, gammainc, gammaincc, i0, i0e, i1, i1e,  # noqa: E402,F401
+                      multigammaln, nextafter, polygamma)

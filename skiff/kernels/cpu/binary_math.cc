@@ -6,6 +6,7 @@
 #include "skiff/core/parallel.h"
 #include "skiff/kernels/cpu/elementwise.h"
 #include "skiff/kernels/cpu/input_handle.h"
+#include "skiff/kernels/cpu/special_functions.h"
 #include "skiff/kernels/cpu/strided_walk.h"
 
 namespace skiff::kernels {
@@ -35,14 +36,29 @@ const char* binary_math_op(BinaryMath f) {
       return "gcd";
     case BinaryMath::kLcm:
       return "lcm";
+    case BinaryMath::kGammainc:
+      return "gammainc";
+    case BinaryMath::kGammaincc:
+      return "gammaincc";
+    case BinaryMath::kNextafter:
+      return "nextafter";
   }
   return "?";
 }
 
 bool is_integer_math(BinaryMath f) {
-  return f != BinaryMath::kPow && f != BinaryMath::kMod && f != BinaryMath::kFloorDiv &&
-         f != BinaryMath::kAtan2;
+  return static_cast<int>(f) >= static_cast<int>(BinaryMath::kBitAnd) &&
+         static_cast<int>(f) <= static_cast<int>(BinaryMath::kLcm);
 }
+
+namespace {
+
+bool is_float_math(BinaryMath f) {
+  return f == BinaryMath::kAtan2 || f == BinaryMath::kGammainc || f == BinaryMath::kGammaincc ||
+         f == BinaryMath::kNextafter;
+}
+
+}  // namespace
 
 namespace {
 
@@ -129,6 +145,15 @@ T compute(BinaryMath f, T a, T b) {
       return floored_div(a, b);
     case BinaryMath::kAtan2:
       if constexpr (std::is_floating_point_v<T>) return std::atan2(a, b);
+      break;
+    case BinaryMath::kGammainc:
+      if constexpr (std::is_floating_point_v<T>) return static_cast<T>(gamma_p(a, b));
+      break;
+    case BinaryMath::kGammaincc:
+      if constexpr (std::is_floating_point_v<T>) return static_cast<T>(gamma_q(a, b));
+      break;
+    case BinaryMath::kNextafter:
+      if constexpr (std::is_floating_point_v<T>) return std::nextafter(a, b);
       break;
     default:
       break;
@@ -271,8 +296,8 @@ void bitwise_not(const Tensor& x, Tensor* out) {
 void binary_math(BinaryMath f, const Tensor& x, const Tensor& y, Tensor* out) {
   SKIFF_CHECK(x.dtype() == y.dtype(), binary_math_op(f), ": X is ", x.type_str(), " but Y is ",
               y.type_str(), "; both need the same dtype");
-  SKIFF_CHECK(f != BinaryMath::kAtan2 || x.dtype() == DType::kF32 || x.dtype() == DType::kF64,
-              "atan2: X and Y must be float32 or float64, got ", x.type_str());
+  SKIFF_CHECK(!is_float_math(f) || x.dtype() == DType::kF32 || x.dtype() == DType::kF64,
+              binary_math_op(f), ": X and Y must be float32 or float64, got ", x.type_str());
   const Shape shape = broadcast_shape(x.shape(), y.shape());
   const Tensor a = input_handle(x), b = input_handle(y);
   out->resize(shape, a.dtype());
@@ -286,7 +311,10 @@ void binary_math(BinaryMath f, const Tensor& x, const Tensor& y, Tensor* out) {
 
 void binary_math_grad(BinaryMath f, const Tensor& x, const Tensor& y, const Tensor& out,
                       const Tensor& dout, Tensor* dx, Tensor* dy) {
-  SKIFF_CHECK(f != BinaryMath::kFloorDiv, "elementwise_floordiv has no gradient");
+  SKIFF_CHECK(f != BinaryMath::kFloorDiv && f != BinaryMath::kNextafter, binary_math_op(f),
+              " has no gradient");
+  const bool gamma = f == BinaryMath::kGammainc || f == BinaryMath::kGammaincc;
+  SKIFF_CHECK(!gamma || !dx, binary_math_op(f), "_grad: X has no gradient (only Y does)");
   const Shape& shape = dout.shape();
   if (dx) *dx = Tensor::zeros(x.shape(), x.dtype());
   if (dy) *dy = Tensor::zeros(y.shape(), y.dtype());
@@ -307,6 +335,9 @@ void binary_math_grad(BinaryMath f, const Tensor& x, const Tensor& y, const Tens
         if (f == BinaryMath::kPow) {
           if (gx) gx[ia] += g[o] * (b == T(0) ? T(0) : b * std::pow(a, b - T(1)));
           if (gy) gy[ib] += g[o] * (a == T(0) && b >= T(0) ? T(0) : po[o] * std::log(a));
+        } else if (gamma) {
+          const T d = static_cast<T>(gamma_p_derivative(a, b)) * g[o];
+          if (gy) gy[ib] += f == BinaryMath::kGammainc ? d : -d;
         } else if (f == BinaryMath::kAtan2) {
           const T scale = g[o] / (a * a + b * b);
           if (gx) gx[ia] += b * scale;

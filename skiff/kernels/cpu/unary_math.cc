@@ -74,6 +74,14 @@ T value_of(UnaryMath f, T v) {
     }
     case UnaryMath::kDigamma:
       return static_cast<T>(digamma(static_cast<double>(v)));
+    case UnaryMath::kI0:
+      return static_cast<T>(bessel_i(0, static_cast<double>(v), false));
+    case UnaryMath::kI0e:
+      return static_cast<T>(bessel_i(0, static_cast<double>(v), true));
+    case UnaryMath::kI1:
+      return static_cast<T>(bessel_i(1, static_cast<double>(v), false));
+    case UnaryMath::kI1e:
+      return static_cast<T>(bessel_i(1, static_cast<double>(v), true));
     case UnaryMath::kFloor:
       return std::floor(v);
     case UnaryMath::kCeil:
@@ -128,6 +136,22 @@ T derivative_of(UnaryMath f, T v) {
       return static_cast<T>(digamma(static_cast<double>(v)));
     case UnaryMath::kDigamma:
       return static_cast<T>(trigamma(static_cast<double>(v)));
+    case UnaryMath::kI0:  // I0' = I1
+      return static_cast<T>(bessel_i(1, static_cast<double>(v), false));
+    case UnaryMath::kI0e: {  // (I0 e^-|x|)' = I1e - sign(x) I0e; -1 at 0 (the right side), as
+                             // Paddle
+      const double d = v;
+      return static_cast<T>(bessel_i(1, d, true) - (d < 0 ? -1.0 : 1.0) * bessel_i(0, d, true));
+    }
+    case UnaryMath::kI1: {  // I1' = I0 - I1 / x (1/2 at 0)
+      const double d = v;
+      return static_cast<T>(d == 0.0 ? 0.5 : bessel_i(0, d, false) - bessel_i(1, d, false) / d);
+    }
+    case UnaryMath::kI1e: {  // (I1 e^-|x|)' = I0e - I1e (sign(x) + 1 / x) (1/2 at 0)
+      const double d = v;
+      if (d == 0.0) return T(0.5);
+      return static_cast<T>(bessel_i(0, d, true) - bessel_i(1, d, true) * (sign_of(d) + 1.0 / d));
+    }
     default:
       return T(0);
   }
@@ -152,7 +176,11 @@ T derivative_of(UnaryMath f, T v) {
   X(kErfinv)                      \
   X(kExpm1)                       \
   X(kLgamma)                      \
-  X(kDigamma)
+  X(kDigamma)                     \
+  X(kI0)                          \
+  X(kI0e)                         \
+  X(kI1)                          \
+  X(kI1e)
 
 template <typename T>
 void apply_float(UnaryMath f, const T* x, T* o, int64_t n) {
@@ -229,6 +257,14 @@ const char* unary_math_op(UnaryMath f) {
       return "lgamma";
     case UnaryMath::kDigamma:
       return "digamma";
+    case UnaryMath::kI0:
+      return "i0";
+    case UnaryMath::kI0e:
+      return "i0e";
+    case UnaryMath::kI1:
+      return "i1";
+    case UnaryMath::kI1e:
+      return "i1e";
     case UnaryMath::kFloor:
       return "floor";
     case UnaryMath::kCeil:
@@ -277,6 +313,56 @@ void unary_math_grad(UnaryMath f, const Tensor& x, const Tensor& dout, Tensor* d
   SKIFF_CHECK(!is_piecewise_constant(f), unary_math_op(f), " has no gradient kernel");
   SKIFF_DISPATCH_FLOATING(src.dtype(), T,
                           { grad_float(f, src.data<T>(), g.data<T>(), dx->data<T>(), n); });
+}
+
+void polygamma(const Tensor& x, int64_t n, Tensor* out) {
+  SKIFF_CHECK(n >= 0, "polygamma: n must be >= 0, got ", n);
+  const Tensor src = input_handle(x);
+  out->resize(src.shape(), src.dtype());
+  const int order = static_cast<int>(n);
+  SKIFF_DISPATCH_FLOATING(src.dtype(), T, {
+    map(src.data<T>(), out->data<T>(), src.numel(),
+        [order](T v) { return static_cast<T>(kernels::polygamma(order, static_cast<double>(v))); });
+  });
+}
+
+void polygamma_grad(const Tensor& x, const Tensor& dout, int64_t n, Tensor* dx) {
+  const Tensor src = input_handle(x), g = input_handle(dout);
+  dx->resize(src.shape(), src.dtype());
+  const int order = static_cast<int>(n) + 1;
+  SKIFF_DISPATCH_FLOATING(src.dtype(), T, {
+    const T* a = src.data<T>();
+    const T* pg = g.data<T>();
+    T* o = dx->data<T>();
+    parallel_for(src.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        o[i] = static_cast<T>(kernels::polygamma(order, static_cast<double>(a[i]))) * pg[i];
+      }
+    });
+  });
+}
+
+void frexp(const Tensor& x, Tensor* mantissa, Tensor* exponent) {
+  const Tensor src = input_handle(x);
+  mantissa->resize(src.shape(), src.dtype());
+  exponent->resize(src.shape(), src.dtype());
+  SKIFF_DISPATCH_FLOATING(src.dtype(), T, {
+    const T* a = src.data<T>();
+    T* m = mantissa->data<T>();
+    T* e = exponent->data<T>();
+    for (int64_t i = 0, n = src.numel(); i < n; ++i) {
+      int power = 0;
+      if (std::isnan(a[i])) {
+        m[i] = e[i] = a[i];
+      } else if (std::isinf(a[i])) {
+        m[i] = a[i];
+        e[i] = T(1);
+      } else {
+        m[i] = std::frexp(a[i], &power);
+        e[i] = static_cast<T>(power);
+      }
+    }
+  });
 }
 
 void classify(FloatClass c, const Tensor& x, Tensor* out) {

@@ -1,6 +1,7 @@
 // Elementwise math of one tensor outside the activations (activation.h): abs, square and
 // clip over any numeric dtype, the trigonometric and hyperbolic functions and their inverses,
-// log1p, expm1, erf, erfinv, lgamma and digamma (with gradients), the rounding family
+// log1p, expm1, erf, erfinv, lgamma, digamma, polygamma, the modified Bessel functions i0,
+// i0e, i1, i1e (with gradients), frexp, the rounding family
 // floor/ceil/round and sign, and the float classifiers isnan, isinf, isfinite (bool results).
 //
 //   kernels::unary_math(kernels::UnaryMath::kSin, x, &out);          // out = sin(x)
@@ -30,6 +31,10 @@ enum class UnaryMath {
   kExpm1,    // exp(x) - 1, accurate near 0
   kLgamma,   // log|gamma(x)|
   kDigamma,  // d/dx lgamma(x); -inf at 0, NaN at negative integers
+  kI0,       // the modified Bessel function of the first kind, order 0
+  kI0e,      // I0(x) exp(-|x|)
+  kI1,       // the modified Bessel function of the first kind, order 1
+  kI1e,      // I1(x) exp(-|x|)
   kFloor,
   kCeil,
   kRound,  // to the nearest integer, halves away from zero
@@ -45,6 +50,16 @@ void unary_math(UnaryMath f, const Tensor& x, Tensor* out);
 // dx = f'(x) * dout for the smooth functions (all but floor, ceil, round, sign);
 // float32/float64.
 void unary_math_grad(UnaryMath f, const Tensor& x, const Tensor& dout, Tensor* dx);
+
+// out = psi^(n)(x), the n-th derivative of digamma (n >= 0; n = 0 is digamma itself);
+// float32/float64.
+void polygamma(const Tensor& x, int64_t n, Tensor* out);
+// dx = psi^(n+1)(x) * dout.
+void polygamma_grad(const Tensor& x, const Tensor& dout, int64_t n, Tensor* dx);
+
+// x = mantissa * 2^exponent with 0.5 <= |mantissa| < 1 (0, +-inf and NaN keep themselves as
+// the mantissa, with exponent 0, 1 and NaN, as Paddle); both in x's dtype, float32/float64.
+void frexp(const Tensor& x, Tensor* mantissa, Tensor* exponent);
 
 enum class FloatClass { kNan, kInf, kFinite };
 
