@@ -129,6 +129,8 @@ def isin(x, test_x, assume_unique=False, invert=False, name=None):
     (negated with invert)."""
     if not _is_tensor(test_x):
         test_x = to_tensor(test_x, dtype=dtype_name_of(x))
+    if assume_unique:
+        return _isin_of_unique(x, test_x, invert)
     rank = len(x.shape)
     col = _C_ops.unsqueeze(x, axes=[rank])
     row = _C_ops.reshape(test_x, shape=[-1])
@@ -137,6 +139,29 @@ def isin(x, test_x, assume_unique=False, invert=False, name=None):
                               reduce_all=False)
     compare = _C_ops.not_equal if invert else _C_ops.equal
     return compare(found, _C_ops.fill_constant(shape=[], value=1.0, dtype="int32"))
+
+
+def _isin_of_unique(x, test_x, invert):
+    """isin for x and test_x each without repeats (numpy's and Paddle's assume_unique
+    path: one stable sort of both, neighbours compared; repeats give its answer too)."""
+    flat = _C_ops.concat([_C_ops.reshape(x, shape=[-1]), _C_ops.reshape(test_x, shape=[-1])],
+                         axis=0)
+    n = flat.shape[0]
+    if n < 2:
+        return _C_ops.fill_any_like(x, value=1.0 if invert else 0.0, dtype="bool")
+    ordered, order = _C_ops.top_k(flat, k=n, axis=0, largest=False, sorted=True)
+    head = _C_ops.slice(ordered, axes=[0], starts=[1], ends=[n])
+    tail = _C_ops.slice(ordered, axes=[0], starts=[0], ends=[n - 1])
+    same = (_C_ops.not_equal if invert else _C_ops.equal)(head, tail)
+    last = _C_ops.fill_constant(shape=[1], value=1.0 if invert else 0.0, dtype="bool")
+    flags = _C_ops.concat([same, last], axis=0)
+    unsorted = _C_ops.scatter(_C_ops.fill_any_like(flags, value=0.0, dtype="bool"), order,
+                              flags, overwrite=True)
+    size = 1
+    for d in x.shape:
+        size *= d
+    return _C_ops.reshape(_C_ops.slice(unsorted, axes=[0], starts=[0], ends=[size]),
+                          shape=list(x.shape))
 
 
 def _signed_inf(x, positive):

@@ -337,6 +337,8 @@ def take_along_axis(arr, indices, axis, broadcast=True):
     shape = [max(a, b) for a, b in zip(arr.shape, indices.shape)]
     shape[axis] = indices.shape[axis]
     idx = _C_ops.expand(_index_tensor(indices), shape=shape)
+    if dtype_name_of(idx) != "int64":  # stacked with the int64 positions of the other dims
+        idx = _C_ops.cast(idx, out_dtype="int64")
     cols = []
     for d in range(rank):
         if d == axis:

@@ -10,7 +10,7 @@ from ..framework import arguments
 from ..framework.tensor_params import FLOATING, TENSORS, accepts
 from .linalg import matmul, outer
 from .manipulation import _ints, reshape, transpose
-from .scalars import is_tensor
+from .scalars import dtype_name_of, is_tensor
 from .joining import broadcast_shapes
 from .creation import to_tensor
 from .creation import meshgrid
@@ -185,6 +185,8 @@ def cartesian_prod(x, name=None):
                          f"shapes {[list(t.shape) for t in x]}")
     if len(x) == 1:
         return x[0]
+    if any(t.shape[0] == 0 for t in x):  # no tuples: an empty [0, len(x)] tensor
+        return _C_ops.fill_constant(shape=[0, len(x)], value=0.0, dtype=dtype_name_of(x[0]))
     grids = meshgrid(*x)
     return _C_ops.stack([reshape(g, [-1]) for g in grids], axis=1)
 

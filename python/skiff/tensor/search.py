@@ -1,6 +1,8 @@
 """Searching and sorting (Paddle's paddle.tensor.search): argmax/argmin, topk, sort,
 argsort, msort, kthvalue, mode, searchsorted, bucketize, where, multiplex, nonzero,
 masked_select."""
+import numpy as np
+
 from .. import _C_ops
 from ..framework import arguments, dtype as dt
 from ..framework.core import apply
@@ -176,9 +178,12 @@ def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=Non
     if len(seq.shape) > 1 and list(seq.shape[:-1]) != list(values.shape[:-1]):
         raise ValueError(f"searchsorted: sorted_sequence {list(seq.shape)} and values "
                          f"{list(values.shape)} must have the same leading dims")
-    if dtype_name_of(seq) != dtype_name_of(values):
-        raise TypeError(f"searchsorted: sorted_sequence ({dtype_name_of(seq)}) and values "
-                        f"({dtype_name_of(values)}) must have one dtype")
+    if dtype_name_of(seq) != dtype_name_of(values):  # compared in the wider of the two
+        common = np.result_type(dtype_name_of(seq), dtype_name_of(values)).name
+        if dtype_name_of(seq) != common:
+            seq = _C_ops.cast(seq, out_dtype=common)
+        if dtype_name_of(values) != common:
+            values = _C_ops.cast(values, out_dtype=common)
     rank = len(values.shape)
     v = _C_ops.unsqueeze(values, axes=[rank])
     s = _C_ops.unsqueeze(seq, axes=[len(seq.shape) - 1]) \

@@ -107,3 +107,17 @@ def test_dtype_predicates():
     assert skiff.is_complex(skiff.ones([1])) is False
     with pytest.raises(TypeError, match="is_complex"):
         skiff.is_complex(3)
+
+
+def test_isin_of_unique_inputs_sorts_once_as_paddle_does():
+    rng = np.random.RandomState(0)
+    for _ in range(10):
+        x = rng.permutation(20)[:12].reshape(4, 3).astype("float32")
+        t = rng.permutation(20)[:5].astype("float32")
+        for invert in (False, True):
+            ours = skiff.isin(skiff.to_tensor(x), skiff.to_tensor(t), assume_unique=True,
+                              invert=invert)
+            theirs = paddle.isin(paddle.to_tensor(x), paddle.to_tensor(t), assume_unique=True,
+                                 invert=invert)
+            np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+            np.testing.assert_array_equal(ours.numpy(), np.isin(x, t, invert=invert))

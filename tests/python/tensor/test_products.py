@@ -104,3 +104,8 @@ def test_cartesian_prod_and_combinations():
                lambda x: torch.combinations(x, 2, True), rand((4,)))
     with pytest.raises(ValueError, match="combinations: r must be"):
         skiff.combinations(skiff.to_tensor(v), -1)
+
+
+def test_cartesian_prod_with_an_empty_factor_is_empty():
+    out = skiff.cartesian_prod([skiff.empty([0], dtype="float64"), skiff.to_tensor([1.0, 2.0])])
+    assert out.shape == [0, 2] and out.dtype == skiff.float64
