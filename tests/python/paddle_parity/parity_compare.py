@@ -16,6 +16,7 @@ import importlib.util
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -122,7 +123,9 @@ def write_known(outcomes):
              ""]
     for ident, (kind, detail) in sorted(outcomes.items()):
         if kind in ("differ", "error"):
-            lines.append(f"{ident} {kind}: {' '.join(detail.split())[:160]}")
+            # (an ImportError names the module's file: where it lies is not the reason)
+            detail = re.sub(r" \(/[^)]*\)", "", " ".join(detail.split()))
+            lines.append(f"{ident} {kind}: {detail[:160]}")
     KNOWN.write_text("\n".join(lines) + "\n")
 
 
