@@ -27,6 +27,7 @@ from .adaptive_softmax import *  # noqa: F401,F403
 from .conv3d import *  # noqa: F401,F403
 from .pool3d import *  # noqa: F401,F403
 from .loss_sequence import *  # noqa: F401,F403
+from .pool_fractional import *  # noqa: F401,F403
 from ...framework.tensor_params import check_layer_inputs as _check_layer_inputs  # noqa: E402
 
 _check_layer_inputs(globals())  # each layer's forward checks its Tensor inputs
