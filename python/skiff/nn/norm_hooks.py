@@ -59,11 +59,11 @@ def weight_norm(layer, name="weight", dim=0):
     """Splits layer's parameter ``name`` into a magnitude name_g (norm over every dim but
     ``dim``; a scalar for None or -1) and a direction name_v; returns the layer."""
     fn = "weight_norm"
-    weight = _weight(fn, layer, name)
-    for hook in layer._forward_pre_hooks.values():
+    for hook in getattr(layer, "_forward_pre_hooks", {}).values():
         if isinstance(hook, WeightNorm) and hook.name == name:
             raise ArgumentError(f"{fn}: {name!r} of {type(layer).__name__} already has "
                                 f"weight_norm")
+    weight = _weight(fn, layer, name)
     rank = len(weight.shape)
     if dim is not None and (isinstance(dim, bool) or not isinstance(dim, int)):
         raise ArgumentTypeError(f"{fn}: dim must be an int or None, got {type(dim).__name__}")
