@@ -25,7 +25,7 @@ from . import jit
 from . import onnx
 from .linalg import cholesky, eigvalsh, inverse  # also binds skiff.linalg
 from .static import CPUPlace, get_flags, set_flags
-from . import amp, board, device, distribution, quantization, sparse, text, utils
+from . import amp, board, device, distribution, geometric, quantization, sparse, text, utils
 from . import base
 from .device import get_device, set_device
 

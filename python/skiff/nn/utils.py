@@ -1,5 +1,6 @@
-"""paddle.nn.utils for skiff: gradient clipping over a parameter list and flattening
-parameters to one vector and back, all through skiff ops."""
+"""paddle.nn.utils for skiff: gradient clipping over a parameter list, flattening
+parameters to one vector and back, all through skiff ops; and the weight
+reparametrisations of norm_hooks (weight_norm, spectral_norm)."""
 import math
 
 from .. import _C
@@ -13,8 +14,10 @@ from ..tensor.creation import full
 from ..tensor.manipulation import concat, slice
 from ..tensor.math import cast, scale
 
+from .norm_hooks import remove_weight_norm, spectral_norm, weight_norm
+
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
-           "vector_to_parameters"]
+           "vector_to_parameters", "weight_norm", "remove_weight_norm", "spectral_norm"]
 
 
 def _grads(fn, parameters):

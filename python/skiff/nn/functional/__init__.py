@@ -23,6 +23,12 @@ from .hsigmoid import *  # noqa: F401,F403
 from .adaptive_softmax import *  # noqa: F401,F403
 from .conv3d import *  # noqa: F401,F403
 from .pool3d import *  # noqa: F401,F403
+from .loss_sequence import *  # noqa: F401,F403
+from .pool_fractional import *  # noqa: F401,F403
+from .extension import *  # noqa: F401,F403
+from .affine_grid import *  # noqa: F401,F403
+from .loss_metric import *  # noqa: F401,F403
+from .class_center import *  # noqa: F401,F403
 from ...framework.tensor_params import check_exports as _check_exports  # noqa: E402
 
 _check_exports(globals())  # the public functions check their Tensor parameters

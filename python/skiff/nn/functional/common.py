@@ -43,23 +43,31 @@ def _dropout_op(x, attrs):
     return _C_ops.dropout(x, **dict(attrs, seed=0), output_counts=[1, 1])[0]
 
 
-def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
+def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode="upscale_in_train",
+            name=None):
     """Zeroes each element with probability ``p`` in training (the survivors scaled by
     1 / (1 - p) in 'upscale_in_train' mode); at inference returns ``x``, or x * (1 - p) in
-    'downgrade_in_infer' mode. With ``axis``, one draw is shared along the other axes."""
+    'downscale_in_infer' mode. With ``axis``, one draw is shared along the other axes;
+    ``inplace`` writes the result into x."""
     if not isinstance(p, numbers.Number) or not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout: p must be a number in [0, 1], got {p!r}")
+    if mode == "downscale_in_infer":
+        mode = "downgrade_in_infer"  # the op's name for Paddle's mode
     if mode not in ("upscale_in_train", "downgrade_in_infer"):
-        raise ValueError(f"dropout: mode must be 'upscale_in_train' or 'downgrade_in_infer', "
+        raise ValueError(f"dropout: mode must be 'upscale_in_train' or 'downscale_in_infer', "
                          f"got {mode!r}")
     if not training:
-        return scale(x, 1.0 - p) if mode == "downgrade_in_infer" else x
-    if p == 0.0:
-        return x
-    attrs = {"dropout_prob": float(p), "is_test": False, "dropout_implementation": mode}
-    if axis is None:
-        return _dropout_op(x, attrs)
-    return _dropout_along(x, p, axis, mode)
+        out = scale(x, 1.0 - p) if mode == "downgrade_in_infer" else x
+    elif p == 0.0:
+        out = x
+    elif axis is None:
+        out = _dropout_op(x, {"dropout_prob": float(p), "is_test": False,
+                              "dropout_implementation": mode})
+    else:
+        out = _dropout_along(x, p, axis, mode)
+    if inplace and out is not x:
+        return _C_ops.assign(out, out=[x])
+    return out
 
 
 def _dropout_along(x, p, axis, mode):

@@ -51,6 +51,11 @@ def hsigmoid_loss(input, label, num_classes, weight, bias=None, path_table=None,
         nodes, bits, valid = _default_paths(
             _C_ops.reshape(label, shape=[-1]), int(num_classes)
         )
+        # A label of num_classes or more (Paddle does not refuse one) reaches nodes past
+        # the tree's num_classes - 1: they count as unused slots, as Paddle's kernel does.
+        inside = _C_ops.less_than(nodes, _int_const(nodes, int(num_classes) - 1))
+        valid = _C_ops.logical_and(valid, inside)
+        nodes = _C_ops.clip(nodes, min=0.0, max=float(int(num_classes) - 2))
     else:
         nodes, bits = path_table, path_code
         valid = _C_ops.greater_equal(nodes, _int_const(nodes, 0))

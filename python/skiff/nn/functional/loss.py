@@ -95,9 +95,14 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     False) against hard labels (int, one dim fewer or size 1 at ``axis``) or soft labels
     (distributions). Hard labels with 'mean' average over the samples not ignored,
     weighted by ``weight[label]`` when given. Hard labels given as floats are read as
-    class indices, as Paddle reads them."""
+    class indices, as Paddle reads them; with label_smoothing, a label of the input's
+    shape is read as a distribution (one-hot) instead."""
     in_shape = input.shape
     rank = len(in_shape)
+    if (label_smoothing and label_smoothing > 0.0 and not soft_label
+            and list(label.shape) == list(in_shape) and in_shape[axis] != 1):
+        label = _C_ops.cast(label, out_dtype=dtype_name_of(input))
+        soft_label = True
     if not soft_label and dtype_name_of(label) in ("float32", "float64", "bfloat16"):
         label = _C_ops.cast(label, out_dtype="int64")
     if (rank == 2 and not soft_label and use_softmax and not label_smoothing

@@ -12,13 +12,20 @@ _MODES = ("constant", "reflect", "replicate", "circular")
 FORMATS = ("NCL", "NLC", "NCHW", "NHWC", "NCDHW", "NDHWC")
 
 
-def _per_dim(rank, pad, mode, data_format):
-    """{dim: (before, after)}: 2 * rank entries pad every dim in order (constant mode);
-    otherwise pairs pad the spatial dims from the last one backwards (W, then H, ...)."""
+def _per_dim(rank, pad, mode, data_format, pad_from_left_axis=True):
+    """{dim: (before, after)}. In constant mode, unless pad holds 2 * (rank - 2) entries,
+    pairs pad any dims: 2 * rank entries every dim from the first (pad_from_left_axis) or
+    the last, fewer the last dims backwards. Otherwise pairs pad the spatial dims of
+    data_format from the last one backwards (W, then H, ...)."""
     if len(pad) % 2:
         raise ValueError(f"pad: the pad list needs pairs (before, after), got {pad}")
-    if len(pad) == 2 * rank and mode == "constant":
-        return {d: (pad[2 * d], pad[2 * d + 1]) for d in range(rank)}
+    if mode == "constant" and len(pad) != 2 * (rank - 2):
+        if len(pad) > 2 * rank:
+            raise ValueError(f"pad: {len(pad)} pad entries for a rank-{rank} input (at most "
+                             f"{2 * rank})")
+        if len(pad) == 2 * rank and pad_from_left_axis:
+            return {d: (pad[2 * d], pad[2 * d + 1]) for d in range(rank)}
+        return {rank - 1 - i: (pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2)}
     spatial = (list(range(2, rank)) if data_format[1] == "C" else list(range(1, rank - 1)))
     if len(pad) // 2 > len(spatial):
         raise _C.Error(f"pad: {len(pad) // 2} padded dims asked of a rank-{rank} input "
@@ -80,18 +87,22 @@ def _pad_dim(x, dim, before, after, mode, value):
     return concat(parts, dim)
 
 
-def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
-    """``x`` padded by ``pad`` ([left, right, top, bottom, ...] from the last spatial dim,
-    or 2 * rank entries for every dim in constant mode) in ``mode``: 'constant'
-    (``value``), 'reflect' (mirror without the edge), 'replicate' (edge) or 'circular'."""
+def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis=True,
+        name=None):
+    """``x`` padded by ``pad`` ([left, right, top, bottom, ...] from the last spatial dim;
+    in constant mode also any dims, see _per_dim) in ``mode``: 'constant' (``value``),
+    'reflect' (mirror without the edge), 'replicate' (edge) or 'circular'."""
     arguments.choice("pad", "mode", mode, _MODES)
+    rank = len(x.shape)
+    if data_format is None:
+        data_format = {3: "NCL", 5: "NCDHW"}.get(rank, "NCHW")
     arguments.choice("pad", "data_format", data_format, FORMATS)
     pad = arguments.integers("pad", "pad", pad)
     if any(p < 0 for p in pad):
         raise _C.Error(f"pad: negative padding {pad} is not supported")
     value = arguments.number("pad", "value", value)
-    rank = len(x.shape)
-    for dim, (before, after) in sorted(_per_dim(rank, pad, mode, data_format).items()):
+    dims = _per_dim(rank, pad, mode, data_format, bool(pad_from_left_axis))
+    for dim, (before, after) in sorted(dims.items()):
         if before or after:
             x = _pad_dim(x, dim, before, after, mode, value)
     return x

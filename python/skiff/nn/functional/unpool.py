@@ -1,4 +1,4 @@
-"""Max unpooling (paddle.nn.functional.max_unpool1d, max_unpool2d): the inverse of
+"""Max unpooling (paddle.nn.functional.max_unpool1d, max_unpool2d, max_unpool3d): the inverse of
 max pooling with return_mask, each value written back at its index in the output
 plane (h * W + w), zeros elsewhere."""
 from ... import _C
@@ -8,7 +8,7 @@ from ...framework.arguments import dtype_name_of
 from ...tensor.creation import full
 from ...tensor.math import add, cast, subtract
 
-__all__ = ["max_unpool1d", "max_unpool2d"]
+__all__ = ["max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
 
 def _ints(value, n, what, where):
@@ -104,3 +104,21 @@ def max_unpool1d(x, indices, kernel_size, stride=None, padding=0, data_format="N
     size = _output_size([int(x.shape[2])], kernel, stride, padding, output_size,
                         "max_unpool1d")
     return _unpool(x, indices, size, "max_unpool1d")
+
+
+@accepts(indices=TENSOR)
+def max_unpool3d(x, indices, kernel_size, stride=None, padding=0, data_format="NCDHW",
+                 output_size=None, name=None):
+    """Puts each value of x [N, C, D, H, W] at its max-pooling index (d * H * W + h * W +
+    w) in a zero [N, C, D_out, H_out, W_out] output."""
+    if data_format != "NCDHW":
+        raise ValueError(f"max_unpool3d: data_format must be 'NCDHW', got {data_format!r}")
+    if len(x.shape) != 5 or len(indices.shape) != 5:
+        raise ValueError(f"max_unpool3d: x and indices must be 5-D [N, C, D, H, W], got "
+                         f"{list(x.shape)} and {list(indices.shape)}")
+    kernel = _ints(kernel_size, 3, "kernel_size", "max_unpool3d")
+    stride = kernel if stride is None else _ints(stride, 3, "stride", "max_unpool3d")
+    padding = _ints(padding, 3, "padding", "max_unpool3d")
+    size = _output_size([int(s) for s in x.shape[2:]], kernel, stride, padding, output_size,
+                        "max_unpool3d")
+    return _unpool(x, indices, size, "max_unpool3d")

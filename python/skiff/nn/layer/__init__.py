@@ -11,7 +11,6 @@ from .rnn import *  # noqa: F401,F403
 from .rnn_cells import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
-from .transformer_decoder import *  # noqa: F401,F403
 from .distance import *  # noqa: F401,F403
 from .loss_likelihood import *  # noqa: F401,F403
 from .loss_margin import *  # noqa: F401,F403
@@ -27,6 +26,8 @@ from .hsigmoid import *  # noqa: F401,F403
 from .adaptive_softmax import *  # noqa: F401,F403
 from .conv3d import *  # noqa: F401,F403
 from .pool3d import *  # noqa: F401,F403
+from .loss_sequence import *  # noqa: F401,F403
+from .pool_fractional import *  # noqa: F401,F403
 from ...framework.tensor_params import check_layer_inputs as _check_layer_inputs  # noqa: E402
 
 _check_layer_inputs(globals())  # each layer's forward checks its Tensor inputs

@@ -20,10 +20,12 @@ def _index(i, n, what):
 
 
 def _layers(where, value, kind=Layer, what="Layer"):
-    """The entries of ``value`` (an iterable of ``kind``; None: none) as a list."""
+    """The entries of ``value`` (an iterable of ``kind``, a LayerList or Sequential among
+    them; None: none) as a list."""
     if value is None:
         return []
-    if isinstance(value, (str, bytes, dict, Layer)) or not hasattr(value, "__iter__"):
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__") or \
+            (isinstance(value, Layer) and not isinstance(value, (LayerList, Sequential))):
         raise arguments.ArgumentTypeError(f"{where}: expected a list of {what}s, got "
                                           f"{type(value).__name__}")
     out = list(value)

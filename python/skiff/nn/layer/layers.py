@@ -2,6 +2,7 @@
 parameters, buffers and sublayers registered by attribute assignment, names them for
 state dicts ("fc.weight"), switches train/eval, and runs forward with hooks."""
 import collections
+import warnings
 from collections.abc import Mapping
 
 from ... import _C
@@ -15,6 +16,46 @@ from ...framework.param import (assign_value, create_parameter, is_parameter, sn
 from ...framework.param import ParamAttr
 
 __all__ = ["Layer"]
+
+
+def _check_exclusions(excluded_layers, where):
+    """excluded_layers as a list of layers and layer classes (None: none)."""
+    if excluded_layers is None:
+        return []
+    items = list(excluded_layers) if isinstance(excluded_layers, (list, tuple)) \
+        else [excluded_layers]
+    for item in items:
+        if not isinstance(item, Layer) and not (isinstance(item, type) and
+                                                issubclass(item, Layer)):
+            raise ArgumentTypeError(f"Layer.{where}: excluded_layers must be a Layer, a Layer "
+                                    f"class or a list of them, got {type(item).__name__}")
+    return items
+
+
+def _low_precision_exclusions(excluded_layers):
+    """Paddle's default for bfloat16/float16: every layer but the legacy BatchNorm."""
+    if excluded_layers is not None:
+        return excluded_layers
+    return [cls for cls in _all_subclasses(Layer) if getattr(cls, "_keeps_float32", False)]
+
+
+def _all_subclasses(cls):
+    out = []
+    for sub in cls.__subclasses__():
+        out.append(sub)
+        out.extend(_all_subclasses(sub))
+    return out
+
+
+def _excluded_set(root, items):
+    """The ids of root's layers (root included) that ``items`` names, by identity or
+    class."""
+    classes = tuple(i for i in items if isinstance(i, type))
+    kept = {id(i) for i in items if not isinstance(i, type)}
+    for layer in root.sublayers(include_self=True):
+        if classes and isinstance(layer, classes):
+            kept.add(id(layer))
+    return kept
 
 
 class HookRemoveHelper:
@@ -332,6 +373,12 @@ class Layer:
                     out[prefix + key] = b
         return out
 
+    def to_static_state_dict(self, destination=None, include_sublayers=True,
+                             structured_name_prefix="", use_hook=True, keep_vars=True):
+        """state_dict(): the parameters and persistable buffers by dotted name."""
+        return self.state_dict(destination, include_sublayers, structured_name_prefix,
+                               use_hook, keep_vars)
+
     def set_state_dict(self, state_dict, use_structured_name=True):
         """Copies the values of ``state_dict`` (Tensors or numpy arrays, keyed as
         state_dict() keys them, or by parameter name without use_structured_name) into
@@ -368,20 +415,43 @@ class Layer:
         return self.to(dtype=dtype)
 
     def float(self, excluded_layers=None):
-        return self._cast_floating("float32")
+        """Casts the floating parameters and buffers to float32 (but those of
+        ``excluded_layers``: layers or layer classes); returns self."""
+        return self._cast_floating("float32", excluded_layers, "float")
 
     def double(self):
         return self._cast_floating("float64")
 
-    def _cast_floating(self, dtype):
+    def bfloat16(self, excluded_layers=None):
+        """Casts the floating parameters and buffers to bfloat16, but those of
+        ``excluded_layers`` (layers or layer classes; None: the legacy BatchNorm's)."""
+        return self._cast_floating("bfloat16", _low_precision_exclusions(excluded_layers),
+                                   "bfloat16")
+
+    def float16(self, excluded_layers=None):
+        """Paddle casts to float16 where the device computes it; skiff has no float16
+        kernels, so, as Paddle on such a device, it warns and keeps the dtypes."""
+        _check_exclusions(excluded_layers, "float16")
+        warnings.warn("Layer.float16: skiff has no float16 kernels; the parameters keep "
+                      "their dtypes (use bfloat16())", stacklevel=2)
+        return self
+
+    def half(self):
+        """float16()."""
+        return self.float16()
+
+    def _cast_floating(self, dtype, excluded_layers=None, where="to"):
+        kept = _excluded_set(self, _check_exclusions(excluded_layers, where))
         with no_grad():
-            for t in self.parameters() + self.buffers():
-                if isinstance(t, Tensor) and t._dtype_name in ("float32", "float64",
-                                                               "bfloat16"):
-                    if t._dtype_name != dtype:
-                        t._set_value(_C_ops.cast(t, out_dtype=dtype))
-        for layer in self.sublayers(include_self=True):
-            layer.__dict__["_dtype"] = dtype
+            for layer in self.sublayers(include_self=True):
+                if id(layer) in kept:
+                    continue
+                for t in list(layer._parameters.values()) + list(layer._buffers.values()):
+                    if isinstance(t, Tensor) and t._dtype_name in ("float32", "float64",
+                                                                   "bfloat16"):
+                        if t._dtype_name != dtype:
+                            t._set_value(_C_ops.cast(t, out_dtype=dtype))
+                layer.__dict__["_dtype"] = dtype
         return self
 
     # ---- printing --------------------------------------------------------------

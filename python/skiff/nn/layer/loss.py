@@ -139,3 +139,12 @@ class HingeEmbeddingLoss(Layer):
 
     def forward(self, input, label):
         return F.hinge_embedding_loss(input, label, self.margin, self.reduction)
+
+
+# paddle.nn.layer.loss holds every loss layer: those defined beside this module too.
+from .adaptive_softmax import AdaptiveLogSoftmaxWithLoss  # noqa: E402,F401
+from .hsigmoid import HSigmoidLoss  # noqa: E402,F401
+from .loss_likelihood import GaussianNLLLoss, PoissonNLLLoss  # noqa: E402,F401
+from .loss_margin import *  # noqa: E402,F401,F403
+from .loss_multilabel import *  # noqa: E402,F401,F403
+from .loss_sequence import CTCLoss, RNNTLoss  # noqa: E402,F401

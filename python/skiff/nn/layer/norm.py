@@ -119,6 +119,8 @@ class BatchNorm(_BatchNormBase):
     """The older batch-norm layer: ``num_channels``, an optional activation ``act``,
     ``is_test`` forcing inference statistics, ``param_attr`` for the scale."""
 
+    _keeps_float32 = True  # Layer.bfloat16() leaves it alone by default, as Paddle's
+
     def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05,
                  param_attr=None, bias_attr=None, dtype="float32", data_layout="NCHW",
                  in_place=False, moving_mean_name=None, moving_variance_name=None,

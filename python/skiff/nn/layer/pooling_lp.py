@@ -1,10 +1,10 @@
 """Power-average pooling and max unpooling layers (paddle.nn.LPPool1D, LPPool2D,
-MaxUnPool1D, MaxUnPool2D)."""
+MaxUnPool1D, MaxUnPool2D, MaxUnPool3D)."""
 from ..functional.pooling_lp import lp_pool1d, lp_pool2d
-from ..functional.unpool import max_unpool1d, max_unpool2d
+from ..functional.unpool import max_unpool1d, max_unpool2d, max_unpool3d
 from .layers import Layer
 
-__all__ = ["LPPool1D", "LPPool2D", "MaxUnPool1D", "MaxUnPool2D"]
+__all__ = ["LPPool1D", "LPPool2D", "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D"]
 
 
 class _LPPool(Layer):
@@ -65,6 +65,15 @@ class MaxUnPool1D(_MaxUnPool):
     _fn = staticmethod(max_unpool1d)
 
     def __init__(self, kernel_size, stride=None, padding=0, data_format="NCL",
+                 output_size=None, name=None):
+        super().__init__(kernel_size, stride, padding, data_format, output_size, name)
+
+
+class MaxUnPool3D(_MaxUnPool):
+    """Undoes MaxPool3D(return_mask=True): forward(x, indices)."""
+    _fn = staticmethod(max_unpool3d)
+
+    def __init__(self, kernel_size, stride=None, padding=0, data_format="NCDHW",
                  output_size=None, name=None):
         super().__init__(kernel_size, stride, padding, data_format, output_size, name)
 

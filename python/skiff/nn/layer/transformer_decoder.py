@@ -9,7 +9,7 @@ from .common import Dropout, Linear
 from .container import LayerList
 from .layers import Layer
 from .norm import LayerNorm
-from .transformer import (MultiHeadAttention, TransformerEncoder, TransformerEncoderLayer,
+from .transformer_encoder import (MultiHeadAttention, TransformerEncoder, TransformerEncoderLayer,
                           check_settings, check_stack)
 
 __all__ = ["TransformerDecoderLayer", "TransformerDecoder", "Transformer"]

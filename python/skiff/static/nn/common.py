@@ -5,8 +5,10 @@ import math
 
 from ... import _C
 from ...framework.initializer import Constant, Normal
+from ...framework.arguments import dtype_name_of
 from ...framework.param import ParamAttr, create_parameter, unique_name
 from ...nn import functional as F
+from ...nn.layer.norm_spectral import SpectralNorm
 from ...tensor import manipulation
 from .entry import table_config
 
@@ -149,3 +151,10 @@ def sparse_embedding(input, size, padding_idx=None, is_test=False, entry=None,
     table_config(entry, "sparse_embedding")  # (checks the entry)
     w = _embedding_table(size, param_attr, dtype, True, entry)
     return F.embedding(input, w, padding_idx=padding_idx, sparse=True)
+
+
+def spectral_norm(weight, dim=0, power_iters=1, eps=1e-12, name=None):
+    """weight divided by its largest singular value, estimated by ``power_iters`` power
+    iterations from vectors u, v kept as non-trainable parameters (nn.SpectralNorm)."""
+    dtype = dtype_name_of(weight)
+    return SpectralNorm(list(weight.shape), dim, power_iters, eps, dtype)(weight)
