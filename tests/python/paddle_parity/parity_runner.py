@@ -32,6 +32,7 @@ import time
 import numpy as np
 
 SEED = 2024
+SUM_CHUNK = 1 << 22  # values summed at a time
 MAX_VALUES = 32  # values kept per Tensor
 MAX_TOKENS = 400  # printed tokens kept per example
 
@@ -124,14 +125,20 @@ def summarize(value):
             flat = flat.astype(np.float64)
         except (TypeError, ValueError):
             return None
+    wide = np.complex128 if flat.dtype.kind == "c" else np.float64
+    total, magnitude = wide(0), 0.0
     with np.errstate(all="ignore"):
-        numbers = flat.astype(np.complex128 if flat.dtype.kind == "c" else np.float64)
-        finite = numbers[np.isfinite(numbers)]
+        # In chunks: a result of 10^8 values is summed without copies of its size.
+        for start in range(0, flat.size, SUM_CHUNK):
+            numbers = flat[start:start + SUM_CHUNK].astype(wide)
+            finite = numbers[np.isfinite(numbers)]
+            total += finite.sum()
+            magnitude += float(np.abs(finite).sum())
+        head = flat[:MAX_VALUES].astype(wide)
         return {"shape": list(array.shape), "dtype": dtype,
-                "values": [_round(x) for x in numbers[:MAX_VALUES].tolist()],
-                "sum": _round(complex(finite.sum()) if flat.dtype.kind == "c"
-                              else float(finite.sum())),
-                "abs": _round(float(np.abs(finite).sum())), "n": int(flat.size)}
+                "values": [_round(x) for x in head.tolist()],
+                "sum": _round(complex(total) if flat.dtype.kind == "c" else float(total)),
+                "abs": _round(magnitude), "n": int(flat.size)}
 
 
 def namespace_values(namespace):
