@@ -10,6 +10,7 @@ import pickle
 import numpy as np
 
 from .. import _C
+from .dense_tensor import DenseTensor
 
 __all__ = ["save", "load"]
 
@@ -31,6 +32,8 @@ for _module in ("numpy.core.multiarray", "numpy._core.multiarray"):
 def _to_saved(obj):
     if isinstance(obj, _C.Tensor):
         return np.array(obj.numpy(), copy=True)
+    if isinstance(obj, DenseTensor):  # a scope variable's or a Tensor's values
+        return np.array(obj, copy=True)
     if hasattr(obj, "block") and hasattr(obj, "desc"):  # a static Variable
         raise _C.Error(f"skiff.save: '{obj.name}' is a static program variable; save the "
                        "program's values with skiff.static.save instead")

@@ -6,34 +6,9 @@ import numpy as np
 
 from .. import _C
 from .._C import Tensor
+from .dense_tensor import DenseTensor
 
 __all__ = ["Scope", "global_scope", "scope_guard"]
-
-
-class _ScopeTensor:
-    """Paddle's scope-variable tensor: np.array(t) reads it, t.set(array, place) writes."""
-
-    def __init__(self, scope, name):
-        self._scope, self._name = scope, name
-
-    def _value(self):
-        t = self._scope._scope.get(self._name)
-        if t is None:
-            raise _C.Error(f"scope variable '{self._name}' holds no value")
-        return t
-
-    def __array__(self, dtype=None, copy=None):
-        a = self._value().numpy()
-        return a if dtype is None else a.astype(dtype)
-
-    def set(self, value, place=None):
-        self._scope.set(self._name, value)
-
-    def shape(self):
-        return list(self._value().shape)
-
-    def _is_initialized(self):
-        return self._scope._scope.get(self._name) is not None
 
 
 class _ScopeVar:
@@ -41,7 +16,9 @@ class _ScopeVar:
         self._scope, self._name = scope, name
 
     def get_tensor(self):
-        return _ScopeTensor(self._scope, self._name)
+        return DenseTensor(lambda: self._scope._scope.get(self._name),
+                           lambda value: self._scope.set(self._name, value),
+                           f"scope variable '{self._name}'")
 
 
 class Scope:

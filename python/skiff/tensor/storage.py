@@ -8,8 +8,9 @@ of it (a write into one shows in the other); a stride or an offset that is not t
 source's own layout gathers that window into new memory."""
 import numpy as np
 
-from ..framework import arguments, dtype as dt
+from ..framework import arguments
 from ..framework.arguments import is_tensor
+from ..framework.dense_tensor import DenseTensor
 from . import creation, manipulation
 
 # The Tensor methods this module defines (installed by tensor/methods.py).
@@ -97,47 +98,12 @@ def _is_shared_buffer_with(x, other):
     return bool(is_tensor(other) and x._share_memory_with(other))
 
 
-class DenseTensor:
-    """The dense values a Tensor holds (Paddle's DenseTensor): shares the tensor's memory;
-    ``set`` writes new values into the tensor."""
-
-    def __init__(self, tensor):
-        self._tensor = tensor
-
-    def shape(self):
-        return list(self._tensor.shape)
-
-    def _dtype(self):
-        return self._tensor.dtype
-
-    def _is_initialized(self):
-        return self._tensor._kind == "dense"
-
-    def _numel(self):
-        return int(self._tensor.size)
-
-    def set(self, value, place=None):
-        """Makes the tensor hold ``value`` (an array or a Tensor), keeping its dtype."""
-        value = value if is_tensor(value) else creation.to_tensor(np.asarray(value))
-        if value.dtype != self._tensor.dtype:
-            value = value.astype(self._tensor.dtype)
-        self._tensor._set_value(value)
-
-    def __array__(self, dtype=None, copy=None):
-        out = self._tensor.numpy()
-        return out if dtype is None else out.astype(dtype)
-
-    def __str__(self):
-        return (f"  - place: Place(cpu)\n  - shape: {self.shape()}\n  - layout: NCHW\n"
-                f"  - dtype: {dt.dtype_name(self._tensor.dtype)}\n"
-                f"  - data: {np.array2string(self._tensor.numpy(), separator=' ')}\n")
-
-    __repr__ = __str__
-
-
 def get_tensor(x):
-    """The DenseTensor holding x's values."""
-    return DenseTensor(x)
+    """The DenseTensor holding x's values (set() writes into x, keeping its dtype)."""
+    def write(value):
+        value = value if is_tensor(value) else creation.to_tensor(np.asarray(value))
+        x._set_value(value if value.dtype == x.dtype else value.astype(x.dtype))
+    return DenseTensor(lambda: x, write)
 
 
 def create_tensor(dtype, name=None, persistable=False):

@@ -81,3 +81,9 @@ def test_new_tensors_take_a_size_as_one_list_or_as_ints():
 def test_create_tensor_is_empty_of_its_dtype():
     t = skiff.tensor.create_tensor("int32", name="t", persistable=True)
     assert t.shape == [0] and t.dtype == skiff.int32 and t.persistable
+
+
+def test_a_dense_tensor_saves_as_its_values(tmp_path):
+    x = skiff.to_tensor([[1.0, 2.0]])
+    skiff.save(x.get_tensor(), str(tmp_path / "t.pdtensor"))
+    np.testing.assert_array_equal(skiff.load(str(tmp_path / "t.pdtensor")).numpy(), [[1.0, 2.0]])
