@@ -1,18 +1,23 @@
-"""Vision datasets and image transforms in Paddle's `paddle.vision` API (numpy based).
+"""Vision datasets, image transforms and classification models in Paddle's
+`paddle.vision` API.
 
-    from skiff.vision import datasets, transforms
+    from skiff.vision import datasets, models, transforms
     train = datasets.FashionMNIST(mode="train", transform=transforms.ToTensor())
+    model = models.LeNet()
 """
 
-from . import datasets, transforms
+from . import datasets, models, transforms
 from .datasets import MNIST, FashionMNIST
 from .image import get_image_backend, set_image_backend
+from .models import *  # noqa: F401,F403  (Paddle's paddle.vision exports the models too)
+from .models import __all__ as _models_all
 
-__all__ = [
+__all__ = _models_all + [
     "MNIST",
     "FashionMNIST",
     "datasets",
     "get_image_backend",
+    "models",
     "set_image_backend",
     "transforms",
 ]

@@ -46,12 +46,15 @@ def _dropout_op(x, attrs):
 def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
     """Zeroes each element with probability ``p`` in training (the survivors scaled by
     1 / (1 - p) in 'upscale_in_train' mode); at inference returns ``x``, or x * (1 - p) in
-    'downgrade_in_infer' mode. With ``axis``, one draw is shared along the other axes."""
+    'downscale_in_infer' mode (also spelt 'downgrade_in_infer', the op's name for it).
+    With ``axis``, one draw is shared along the other axes."""
     if not isinstance(p, numbers.Number) or not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout: p must be a number in [0, 1], got {p!r}")
-    if mode not in ("upscale_in_train", "downgrade_in_infer"):
-        raise ValueError(f"dropout: mode must be 'upscale_in_train' or 'downgrade_in_infer', "
+    if mode not in ("upscale_in_train", "downscale_in_infer", "downgrade_in_infer"):
+        raise ValueError(f"dropout: mode must be 'upscale_in_train' or 'downscale_in_infer', "
                          f"got {mode!r}")
+    if mode == "downscale_in_infer":
+        mode = "downgrade_in_infer"
     if not training:
         return scale(x, 1.0 - p) if mode == "downgrade_in_infer" else x
     if p == 0.0:

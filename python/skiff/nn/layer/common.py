@@ -39,7 +39,7 @@ class Linear(Layer):
 
 class Dropout(Layer):
     """Zeroes elements with probability ``p`` in training; identity in eval
-    ('upscale_in_train'), or scales by 1 - p in eval ('downgrade_in_infer')."""
+    ('upscale_in_train'), or scales by 1 - p in eval ('downscale_in_infer')."""
 
     def __init__(self, p=0.5, axis=None, mode="upscale_in_train", name=None):
         super().__init__()
