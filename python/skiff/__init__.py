@@ -1,7 +1,14 @@
 """skiff: a deep learning system whose models are programs run by a C++ interpreter.
 The API follows PaddlePaddle 2.x: code written for Paddle runs after
 ``import skiff as paddle``. Eager mode is the default."""
-from . import _C
+import os as _os
+
+# Kernels' OpenMP threads sleep between parallel regions unless the environment says
+# otherwise: spinning ones take the cores from every other process on a shared machine (a
+# ResNet-152 forward 4x slower in wall time on two loaded cores). Read when _C loads OpenMP.
+_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+from . import _C  # noqa: E402
 from ._C import Error, OutOfMemoryError, Tensor
 from .framework.dtype import (DType as dtype, bfloat16, bool_ as bool, float16, float32,
                               float64, int8, int16, int32, int64, uint8)
