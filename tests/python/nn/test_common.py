@@ -130,6 +130,17 @@ def test_dropout_eval_and_modes():
         F.dropout(tensor(x), 0.5, mode="nope")
 
 
+def test_dropout_takes_paddles_downscale_in_infer_name():
+    x = rand(6, 5, dtype="float32")
+    layer = nn.Dropout(0.3, mode="downscale_in_infer")  # Paddle's documented spelling
+    layer.eval()
+    np.testing.assert_allclose(layer(tensor(x)).numpy(), x * 0.7, rtol=1e-6)
+    assert "mode=downscale_in_infer" in repr(layer)
+    layer.train()
+    v = layer(tensor(np.ones_like(x))).numpy()
+    assert set(np.unique(v)) <= {0.0, 1.0}  # kept values unscaled in training
+
+
 def test_dropout_follows_skiff_seed():
     x = tensor(np.ones([30, 30], "float32"))
     skiff.seed(7)
