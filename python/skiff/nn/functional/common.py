@@ -43,26 +43,34 @@ def _dropout_op(x, attrs):
     return _C_ops.dropout(x, **dict(attrs, seed=0), output_counts=[1, 1])[0]
 
 
-def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
+def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode="upscale_in_train",
+            name=None):
     """Zeroes each element with probability ``p`` in training (the survivors scaled by
     1 / (1 - p) in 'upscale_in_train' mode); at inference returns ``x``, or x * (1 - p) in
     'downscale_in_infer' mode (also spelt 'downgrade_in_infer', the op's name for it).
-    With ``axis``, one draw is shared along the other axes."""
+    With ``axis``, one draw is shared along the other axes. ``inplace``: the result is
+    written into ``x`` (which then carries its history) and x is returned."""
     if not isinstance(p, numbers.Number) or not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout: p must be a number in [0, 1], got {p!r}")
     if mode not in ("upscale_in_train", "downscale_in_infer", "downgrade_in_infer"):
         raise ValueError(f"dropout: mode must be 'upscale_in_train' or 'downscale_in_infer', "
                          f"got {mode!r}")
+    inplace = arguments.flag("dropout", "inplace", inplace)
     if mode == "downscale_in_infer":
         mode = "downgrade_in_infer"
     if not training:
-        return scale(x, 1.0 - p) if mode == "downgrade_in_infer" else x
+        if mode != "downgrade_in_infer":
+            return x
+        if inplace:
+            return _C_ops.scale(x, scale=1.0 - p, bias=0.0, bias_after_scale=True, out=[x])
+        return scale(x, 1.0 - p)
     if p == 0.0:
         return x
     attrs = {"dropout_prob": float(p), "is_test": False, "dropout_implementation": mode}
-    if axis is None:
-        return _dropout_op(x, attrs)
-    return _dropout_along(x, p, axis, mode)
+    if axis is None and inplace:
+        return _C_ops.dropout(x, **dict(attrs, seed=0), out=[x, None])[0]
+    out = _dropout_op(x, attrs) if axis is None else _dropout_along(x, p, axis, mode)
+    return _C_ops.assign(out, out=[x]) if inplace else out
 
 
 def _dropout_along(x, p, axis, mode):

@@ -39,18 +39,19 @@ class Linear(Layer):
 
 class Dropout(Layer):
     """Zeroes elements with probability ``p`` in training; identity in eval
-    ('upscale_in_train'), or scales by 1 - p in eval ('downscale_in_infer')."""
+    ('upscale_in_train'), or scales by 1 - p in eval ('downscale_in_infer'); ``inplace``
+    writes the result into the input."""
 
-    def __init__(self, p=0.5, axis=None, mode="upscale_in_train", name=None):
+    def __init__(self, p=0.5, inplace=False, axis=None, mode="upscale_in_train", name=None):
         super().__init__()
-        self.p, self.axis, self.mode, self.name = p, axis, mode, name
+        self.p, self.inplace, self.axis, self.mode, self.name = p, inplace, axis, mode, name
 
     def forward(self, input):
-        return F.dropout(input, self.p, self.axis, self.training, self.mode)
+        return F.dropout(input, self.p, self.axis, self.training, self.inplace, self.mode)
 
     def extra_repr(self):
         name = f", name={self.name}" if self.name else ""
-        return f"p={self.p}, axis={self.axis}, mode={self.mode}{name}"
+        return f"p={self.p}, axis={self.axis}, mode={self.mode}{name}, inplace={self.inplace}"
 
 
 class Dropout2D(Layer):
