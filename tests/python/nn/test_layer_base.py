@@ -140,7 +140,8 @@ def test_repr_matches_paddle():
     assert repr(nn.Conv2D(2, 3, 3)) == "Conv2D(2, 3, kernel_size=[3, 3], data_format=NCHW)"
     assert repr(nn.BatchNorm2D(3)) == "BatchNorm2D(num_features=3, momentum=0.9, epsilon=1e-05)"
     assert repr(nn.MaxPool2D(2)) == "MaxPool2D(kernel_size=2, stride=None, padding=0)"
-    assert repr(nn.Dropout(0.3)) == "Dropout(p=0.3, axis=None, mode=upscale_in_train)"
+    assert repr(nn.Dropout(0.3)) == \
+        "Dropout(p=0.3, axis=None, mode=upscale_in_train, inplace=False)"  # Paddle 3.3's
 
 
 def test_to_converts_floating_values_and_rejects_other_devices():
