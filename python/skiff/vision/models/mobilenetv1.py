@@ -42,6 +42,7 @@ class MobileNetV1(nn.Layer):
         self.scale = arguments.real("MobileNetV1", "scale", scale, above=0)
         self.num_classes = num_classes
         self.with_pool = with_pool
+        scale = self.scale
         self.conv1 = ConvNormActivation(3, int(32 * scale), kernel_size=3, stride=2,
                                         padding=1)
         self.dwsl = []
