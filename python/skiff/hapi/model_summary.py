@@ -140,13 +140,16 @@ class _Recorder:
 
 
 def _table(rows, input_numel):
+    """The printed table (Paddle's layout: columns at least 15, 20, 20 and 15 wide, widened
+    to their longest cell, values centred; rules at least 75 wide), and the totals."""
     heads = ("Layer (type)", "Input Shape", "Output Shape", "Param #")
     cells = [(r["name"], str(r["input"]), str(r["output"]), f"{r['params']:,}") for r in rows]
-    widths = [max([w] + [len(c[i]) + 2 for c in cells]) for i, w in enumerate((15, 20, 20, 15))]
-    width = sum(widths) + 3
-    line = lambda values: " ".join(v.center(w) for v, w in zip(values, widths))  # noqa: E731
-    total = sum(r["params"] for r in rows)
-    trainable = sum(r["trainable"] for r in rows)
+    widths = [max([w] + [len(c[i]) for c in cells]) for i, w in enumerate((15, 20, 20, 15))]
+    widths[3] = max([widths[3]] + [len(str(r["params"])) for r in rows])
+    width = max(75, sum(widths) + 5)
+    line = lambda values: " ".join(f"{v:^{w}}" for v, w in zip(values, widths))  # noqa: E731
+    total = np.int64(sum(r["params"] for r in rows))
+    trainable = np.int64(sum(r["trainable"] for r in rows))
     output_numel = sum(_numel(r["output"]) for r in rows)
     mb = 4.0 / (1024 ** 2)  # bytes of float32 values, in MB
     out = ["-" * width, line(heads), "=" * width] + [line(c) for c in cells]
@@ -156,33 +159,55 @@ def _table(rows, input_numel):
             f"Forward/backward pass size (MB): {2 * output_numel * mb:.2f}",
             f"Params size (MB): {total * mb:.2f}",
             f"Estimated Total Size (MB): {(input_numel + 2 * output_numel + total) * mb:.2f}",
-            "-" * width]
+            "-" * width, ""]
     return "\n".join(out), total, trainable
+
+
+def _given_tensors(input):
+    """The Tensors of ``input`` (a Tensor, or a list / tuple / dict of them), in order."""
+    if isinstance(input, dict):
+        values = list(input.values())
+    elif isinstance(input, (list, tuple)):
+        values = list(input)
+    else:
+        values = [input]
+    for v in values:
+        if not hasattr(v, "shape"):
+            raise ArgumentTypeError(f"summary: input must be a Tensor or a list, tuple or "
+                                    f"dict of Tensors, got an item {type(v).__name__}")
+    return values
 
 
 @accepts(input=ANY)  # a Tensor, or a list or dict of them
 def summary(net, input_size=None, dtypes=None, input=None):
     """Prints ``net``'s layers (type, input and output shapes, parameters) after one
-    forward pass on ones shaped ``input_size`` (None / -1 dims become 1) or on ``input``;
-    returns {'total_params': n, 'trainable_params': m}. As in Paddle, a row counts the
-    parameters and persistable buffers its layer holds itself."""
+    forward pass on ones shaped ``input_size`` (None / -1 dims become 1; one argument per
+    shape), or on ``input`` (a Tensor, list or dict, passed to forward as one argument);
+    returns {'total_params': n, 'trainable_params': m} (numpy int64s, as Paddle's). As in
+    Paddle, a row counts the parameters and persistable buffers its layer holds itself."""
     if not isinstance(net, Layer):
         raise ArgumentTypeError(f"summary: net must be a Layer, got {type(net).__name__}")
     if input is None and input_size is None:
         raise ArgumentError("summary: give input_size or input")
-    inputs = _make_inputs(input_size, dtypes) if input is None else (
-        list(input) if isinstance(input, (list, tuple)) else [input])
+    if input is None:
+        args = _make_inputs(input_size, dtypes)
+        input_numel = sum(_numel(list(x.shape)) for x in args)
+    else:
+        args = [input]
+        given = _given_tensors(input)
+        input_numel = sum(_numel(list(x.shape)) for x in given) if input_size is None else \
+            sum(_numel([1 if d is None or d < 0 else int(d) for d in shape])
+                for shape in _input_shapes(input_size))
     recorder = _Recorder(_watched_layers(net))
     was_training = getattr(net, "training", False)
     net.eval()
     try:
         with no_grad():
-            net(*inputs)
+            net(*args)
     finally:
         recorder.detach()
         if was_training:
             net.train()
-    input_numel = sum(_numel(list(x.shape)) for x in inputs)
     text, total, trainable = _table(list(recorder.rows.values()), input_numel)
     print(text)
     return {"total_params": total, "trainable_params": trainable}

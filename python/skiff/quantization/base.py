@@ -31,6 +31,16 @@ class BaseQuanter(Layer):
     def _new_instance(self, layer):
         return type(self)(**self._args)
 
+    def _instance(self, layer):
+        """The quantizer of ``layer``'s tensor (Paddle's name, which custom QAT layers
+        given to QuantConfig.add_qat_layer_mapping call)."""
+        return self._new_instance(layer)
+
+    def _prototype_text(self):
+        """How a QuantConfig shows this prototype: its class and its arguments."""
+        args = ",".join(f"{k}={v}" for k, v in self._args.items())
+        return f"{type(self).__name__}({args})"
+
     def bit_length(self):
         return self._quant_bits
 

@@ -19,7 +19,7 @@ import copy
 
 from ..autograd import no_grad
 from ..jit import StaticFunction, to_static
-from .config import QuantConfig
+from .config import QuantConfig, SingleLayerConfig
 from .layers import _Quanted, quantized, wrap
 
 __all__ = ["QAT", "PTQ"]
@@ -75,17 +75,20 @@ class _Quantization:
     def quantize(self, model, inplace=False):
         """The model with quantizers around each layer the config names (a deep copy
         unless ``inplace``)."""
-        copies = {}
-        model = _prepared(model, inplace, copies)
-        config = self._config._rekeyed(copies)  # layers named in the config: their copies
+        model = _prepared(model, inplace, {})
+        config = self._config  # (it names layers by full_name, which their copies keep)
         count = [0]
 
         def make(layer):
             if isinstance(layer, _Quanted):
                 return layer
+            target = config._customized_target(layer)
+            if target is not None and config._prototypes(layer) is not None:
+                count[0] += 1
+                return target(layer, SingleLayerConfig(*config._prototypes(layer)))
             quantizers = config._quantizers(layer)
             if quantizers is None:
-                return None
+                return layer if config._is_leaf(layer) else None  # a leaf: not searched
             count[0] += 1
             return wrap(layer, *quantizers)
 

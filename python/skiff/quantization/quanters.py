@@ -43,7 +43,8 @@ class FakeQuanterWithAbsMaxObserver(BaseQuanter):
         if not 0 <= moving_rate < 1:
             raise ValueError(f"FakeQuanterWithAbsMaxObserver: moving_rate must be in [0, 1), "
                              f"got {moving_rate!r}")
-        self._remember(moving_rate=moving_rate, bit_length=bit_length, dtype=dtype)
+        self._remember(name=name, moving_rate=moving_rate, bit_length=bit_length,
+                       dtype=dtype)
         self._rate = float(moving_rate)
         self.register_buffer("_state", _running_stat(self, [1], 0.0, None))
         self.register_buffer("_accum", _running_stat(self, [1], 0.0, None))
@@ -71,7 +72,7 @@ class FakeQuanterChannelWiseAbsMaxObserver(BaseQuanter):
     def __init__(self, quant_axis=None, bit_length=8, dtype="float32", name=None,
                  channels=1):
         super().__init__(bit_length, quant_axis if quant_axis is not None else 0)
-        self._remember(quant_axis=quant_axis, bit_length=bit_length, dtype=dtype)
+        self._remember(name=name, quant_axis=quant_axis, bit_length=bit_length, dtype=dtype)
         self.register_buffer("_max", _running_stat(self, [int(channels)], 0.0, None))
         self.register_buffer("_count", _running_stat(self, [1], 0.0, None))
 

@@ -102,3 +102,62 @@ def test_summary_leaves_the_network_as_it_was():
     out = net(skiff.to_tensor(np.ones((1, 1, 8, 8), np.float32)))
     assert out.shape == [1, 10]
     assert not net._forward_post_hooks and not net.fc._forward_post_hooks
+
+
+LIST_AND_DICT_NETWORKS = '''
+class ListNet(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.conv = paddle.nn.Conv2D(1, 2, 3, padding=1)
+        self.fc = paddle.nn.Linear(32, 5)
+
+    def forward(self, inputs):
+        return self.fc(paddle.flatten(self.conv(inputs[0]), 1) + inputs[1])
+
+
+class DictNet(ListNet):
+    def forward(self, inputs):
+        return self.fc(paddle.flatten(self.conv(inputs["image"]), 1) + inputs["bias"])
+'''
+
+
+def networks(module):
+    namespace = {"paddle": module}
+    exec(LIST_AND_DICT_NETWORKS, namespace)
+    return namespace["ListNet"](), namespace["DictNet"]()
+
+
+def without_row_numbers(text):
+    """The printed lines with the per-type row numbers (Conv2D-3) taken out, as they count
+    the layers made in the process so far (and so the spaces that centre them)."""
+    return [" ".join(re.sub(r"([A-Za-z0-9]+)-\d+", r"\1-#", line).split()) or line
+            for line in text.split("\n")]
+
+
+@pytest.mark.parametrize("kind", ["list", "dict"])
+def test_an_input_list_or_dict_goes_to_forward_as_one_argument(paddle, capsys, kind):
+    rng = np.random.default_rng(0)
+    image = rng.random([1, 1, 4, 4], dtype=np.float32)
+    bias = rng.random([1, 32], dtype=np.float32)
+    texts, results = [], []
+    for lib in (paddle, skiff):
+        net = networks(lib)[kind == "dict"]
+        values = [lib.to_tensor(image), lib.to_tensor(bias)]
+        given = values if kind == "list" else {"image": values[0], "bias": values[1]}
+        results.append(lib.summary(net, input=given))
+        texts.append(without_row_numbers(capsys.readouterr().out))
+    assert texts[1] == texts[0]
+    assert results[1] == results[0] == {"total_params": 20 + 165, "trainable_params": 185}
+    assert all(type(v) is np.int64 for v in results[1].values())
+
+
+def test_the_printed_table_is_paddles(paddle, capsys):
+    paddle.summary(build(paddle), [(2, 1, 8, 8)], dtypes=["float32"])
+    paddle_text = capsys.readouterr().out
+    skiff.summary(build(skiff), [(2, 1, 8, 8)], dtypes=["float32"])
+    assert without_row_numbers(capsys.readouterr().out) == without_row_numbers(paddle_text)
+
+
+def test_an_input_of_the_wrong_kind_is_named():
+    with pytest.raises(TypeError, match="input must be a Tensor"):
+        skiff.summary(skiff.nn.Linear(2, 2), input=[[1.0, 2.0]])

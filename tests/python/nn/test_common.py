@@ -130,6 +130,37 @@ def test_dropout_eval_and_modes():
         F.dropout(tensor(x), 0.5, mode="nope")
 
 
+def test_dropout_takes_paddles_downscale_in_infer_name():
+    x = rand(6, 5, dtype="float32")
+    layer = nn.Dropout(0.3, mode="downscale_in_infer")  # Paddle's documented spelling
+    layer.eval()
+    np.testing.assert_allclose(layer(tensor(x)).numpy(), x * 0.7, rtol=1e-6)
+    assert "mode=downscale_in_infer" in repr(layer)
+    layer.train()
+    v = layer(tensor(np.ones_like(x))).numpy()
+    assert set(np.unique(v)) <= {0.0, 1.0}  # kept values unscaled in training
+
+
+def test_dropout_inplace_writes_into_its_input():
+    assert repr(nn.Dropout(0.3, True)) == \
+        "Dropout(p=0.3, axis=None, mode=upscale_in_train, inplace=True)"  # Paddle's order
+    x = tensor(np.ones([6, 5], "float32"))
+    assert F.dropout(x, 0.5, inplace=True) is x
+    assert set(np.unique(x.numpy())) <= {0.0, 2.0}
+    y = tensor(np.ones([6, 5], "float32"))
+    assert F.dropout(y, 0.4, training=False, mode="downscale_in_infer", inplace=True) is y
+    np.testing.assert_allclose(y.numpy(), 0.6, rtol=1e-6)
+    z = tensor(np.ones([6, 5], "float32"))
+    assert F.dropout(z, 0.5, axis=1, inplace=True) is z
+    assert (z.numpy() == z.numpy()[:1]).all()  # one draw per column
+    leaf = tensor(np.ones([6, 5], "float32"))
+    leaf.stop_gradient = False
+    hidden = leaf * 1.0
+    out = F.dropout(hidden, 0.5, inplace=True)
+    skiff.sum(out).backward()
+    np.testing.assert_array_equal(leaf.grad.numpy(), out.numpy())  # the mask, scaled
+
+
 def test_dropout_follows_skiff_seed():
     x = tensor(np.ones([30, 30], "float32"))
     skiff.seed(7)

@@ -56,6 +56,9 @@ def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode="upscale_in_
     if mode not in ("upscale_in_train", "downgrade_in_infer"):
         raise ValueError(f"dropout: mode must be 'upscale_in_train' or 'downscale_in_infer', "
                          f"got {mode!r}")
+    inplace = arguments.flag("dropout", "inplace", inplace)
+    if mode == "downscale_in_infer":
+        mode = "downgrade_in_infer"
     if not training:
         out = scale(x, 1.0 - p) if mode == "downgrade_in_infer" else x
     elif p == 0.0:
