@@ -1,7 +1,7 @@
 """Streaming metrics in Paddle's `paddle.metric` API, computed with numpy.
 
     acc = Accuracy(topk=(1, 5))
-    correct = acc.compute(logits, labels)   # [N, 5] float32: 1 where top-k hit the label
+    correct = acc.compute(logits, labels)   # [N, 5] float32 Tensor: 1 where top-k hit the label
     acc.update(correct)                     # returns this batch's [top1, top5]
     acc.accumulate()                        # running [top1, top5] since reset()
 
