@@ -1,12 +1,14 @@
 """Probability distributions (Paddle's paddle.distribution): Normal, Uniform, Categorical,
 Bernoulli, Beta, Exponential, Laplace, Multinomial, Gamma, Chi2, Cauchy, Geometric, Poisson,
-Binomial, LogNormal, MultivariateNormal, Dirichlet, StudentT, Independent, TransformedDistribution and the transforms, with
+Binomial, LogNormal, MultivariateNormal, Dirichlet, StudentT, ContinuousBernoulli,
+LKJCholesky, Independent, TransformedDistribution and the transforms, with
 kl_divergence between registered pairs."""
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exponential import Exponential
@@ -15,6 +17,7 @@ from .geometric import Geometric
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .lognormal import LogNormal
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
@@ -32,7 +35,8 @@ from ..framework.tensor_params import check_classes as _check_classes
 __all__ = ["Distribution", "Normal", "Uniform", "Categorical", "Bernoulli", "Beta",
            "Exponential", "Laplace", "Multinomial", "Gamma", "Chi2", "Cauchy", "Geometric",
            "Poisson", "Binomial", "LogNormal", "MultivariateNormal", "Dirichlet",
-           "StudentT", "Independent", "TransformedDistribution",
+           "StudentT", "ContinuousBernoulli", "LKJCholesky", "Independent",
+           "TransformedDistribution",
            "Transform", "AbsTransform", "AffineTransform", "ChainTransform", "ExpTransform",
            "IndependentTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
            "SoftmaxTransform", "StackTransform", "StickBreakingTransform", "TanhTransform",

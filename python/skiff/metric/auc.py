@@ -43,7 +43,8 @@ class Auc(Metric):
         self._stat_neg += np.bincount(buckets[~positive], minlength=size)
 
     def accumulate(self):
-        """The area under the ROC curve so far (0.0 without both classes)."""
+        """The area under the ROC curve so far (a numpy float64; 0.0 without both
+        classes)."""
         tot_pos = np.cumsum(self._stat_pos[::-1])
         tot_neg = np.cumsum(self._stat_neg[::-1])
         if tot_pos[-1] <= 0.0 or tot_neg[-1] <= 0.0:
@@ -51,7 +52,7 @@ class Auc(Metric):
         prev_pos = np.concatenate([[0.0], tot_pos[:-1]])
         prev_neg = np.concatenate([[0.0], tot_neg[:-1]])
         area = np.sum((tot_neg - prev_neg) * (tot_pos + prev_pos) / 2.0)
-        return float(area / tot_pos[-1] / tot_neg[-1])
+        return np.float64(area / tot_pos[-1] / tot_neg[-1])
 
     def reset(self):
         """Clears the bucket counts."""

@@ -1,11 +1,13 @@
 """Streaming metrics in Paddle's `paddle.metric` API, computed with numpy.
 
     acc = Accuracy(topk=(1, 5))
-    correct = acc.compute(logits, labels)   # [N, 5] float32: 1 where top-k hit the label
+    correct = acc.compute(logits, labels)   # [N, 5] float32 Tensor: 1 where top-k hit the label
     acc.update(correct)                     # returns this batch's [top1, top5]
     acc.accumulate()                        # running [top1, top5] since reset()
 
-Inputs may be numpy arrays or Tensors (anything with a `.numpy()` method).
+Inputs may be numpy arrays or Tensors (anything with a `.numpy()` method). As in Paddle,
+`compute` returns a Tensor and the values are numpy float64 scalars (plain 0.0 before any
+sample was counted).
 """
 
 import abc
@@ -13,6 +15,7 @@ import abc
 import numpy as np
 
 from ..framework import arguments
+from ..tensor.creation import to_tensor
 
 __all__ = ["Metric", "Accuracy", "Precision", "Recall"]
 
@@ -99,16 +102,17 @@ class Accuracy(Metric):
             label = label.reshape(-1, 1)
         elif label.shape[-1] != 1:
             label = np.argmax(label, axis=-1)[..., None]
-        return (top == label.astype(top.dtype)).astype(np.float32)
+        return to_tensor((top == label.astype(top.dtype)).astype(np.float32))
 
     def update(self, correct, *args):
-        """Adds a `compute` result; returns this batch's accuracy (float, or list per k)."""
+        """Adds a `compute` result; returns this batch's accuracy (a numpy float64, or a
+        list of them per k; nan for an empty batch)."""
         correct = _to_numpy(correct, "correct", "Accuracy.update", min_ndim=1)
         num_samples = int(np.prod(correct.shape[:-1]))
         accs = []
         for i, k in enumerate(self.topk):
             num_correct = float(correct[..., :k].sum())
-            accs.append(num_correct / num_samples if num_samples else 0.0)
+            accs.append(np.float64(num_correct / num_samples if num_samples else np.nan))
             self.total[i] += num_correct
             self.count[i] += num_samples
         return accs[0] if len(self.topk) == 1 else accs
@@ -118,7 +122,7 @@ class Accuracy(Metric):
         self.count = [0] * len(self.topk)
 
     def accumulate(self):
-        res = [t / c if c > 0 else 0.0 for t, c in zip(self.total, self.count)]
+        res = [np.float64(t / c) if c > 0 else 0.0 for t, c in zip(self.total, self.count)]
         return res[0] if len(self.topk) == 1 else res
 
     def name(self):

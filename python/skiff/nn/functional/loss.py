@@ -58,14 +58,28 @@ def _class_axis_last(x, axis):
     return _C_ops.transpose(x, axis=perm)
 
 
+def _squeeze_label(label, label_shape, in_shape):
+    """A label with as many dims as the input and a size-1 dim after the batch one
+    ([N, 1] for input [N, C]; [N, 1, d...] or [N, d..., 1]), as [N, d...]; any other
+    label is returned as it is (the caller names the mismatch)."""
+    want = [in_shape[0]] + in_shape[2:]
+    for axis in (1, len(label_shape) - 1):
+        if label_shape[axis] == 1 and label_shape[:axis] + label_shape[axis + 1:] == want:
+            return squeeze(label, axis), want
+    return label, label_shape
+
+
 def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):
     """-weight[label] * input[label] per sample from log-probabilities ``input`` [N, C] or
     [N, C, d...]; 'mean' divides by the summed weights of the labels not ignored."""
     _check_reduction(reduction, "nll_loss")
     in_shape, label_shape = list(input.shape), list(label.shape)
+    if len(in_shape) >= 2 and len(label_shape) == len(in_shape):
+        label, label_shape = _squeeze_label(label, label_shape, in_shape)
     if len(in_shape) < 2 or len(label_shape) != len(in_shape) - 1:
         raise _C.Error(f"nll_loss: expected input [N, C, ...] and label [N, ...] with one dim "
-                       f"fewer, got input {in_shape} and label {label_shape}")
+                       f"fewer (or a size-1 dim more), got input {in_shape} and label "
+                       f"{list(label.shape)}")
     if len(in_shape) == 2:
         return _nll_2d(input, label, weight, ignore_index, reduction)
     logp = _C_ops.reshape(_class_axis_last(input, 1), shape=[-1, int(in_shape[1])])

@@ -1,62 +1,12 @@
-"""Gradients in eager mode: skiff.grad, no_grad and friends, PyLayer (user-written
-backwards as tape nodes) and jacobian (the tape lives in C++)."""
-from . import _C
-from ._C import Tensor
-from .framework.arguments import ArgumentError, ArgumentTypeError, flag
-from .framework.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .framework.mode import in_dynamic_mode
-from .tensor.creation import eye, ones, zeros
-from .tensor.manipulation import stack
+"""PyLayer: user-written backwards recorded as tape nodes (the tape lives in C++), the
+context that carries saved tensors to them, and saved_tensors_hooks over those tensors."""
+from .. import _C
+from .._C import Tensor
+from ..framework.grad_mode import no_grad
+from ..framework.mode import in_dynamic_mode
+from ..tensor.creation import zeros
 
-__all__ = ["grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "backward",
-           "jacobian", "PyLayer", "PyLayerContext", "Function", "saved_tensors_hooks"]
-
-
-def _as_list(x, fn="grad", param="outputs", none_ok=False):
-    """x (a Tensor, or a list or tuple of them; None entries where ``none_ok``) as a list
-    (None stays None); errors name the public function ``fn`` and its ``param``."""
-    if x is None:
-        return None
-    if isinstance(x, Tensor):
-        return [x]
-    if not isinstance(x, (list, tuple)):
-        raise ArgumentTypeError(f"{fn}: {param} must be a Tensor or a list of Tensors, got "
-                                f"{type(x).__name__}")
-    for i, t in enumerate(x):
-        if not (isinstance(t, Tensor) or (none_ok and t is None)):
-            raise ArgumentTypeError(f"{fn}: {param}[{i}] must be a Tensor, got "
-                                    f"{type(t).__name__}")
-    return list(x)
-
-
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         only_inputs=True, allow_unused=False, no_grad_vars=None):
-    """The gradients of ``outputs`` with respect to ``inputs`` (a list, one per input),
-    leaving every ``.grad`` untouched. ``create_graph`` (higher-order) is not supported."""
-    if create_graph:
-        raise _C.Error("skiff.grad(create_graph=True): higher-order eager gradients are not "
-                       "supported; build the program statically and differentiate it twice")
-    outs = _as_list(outputs, "grad", "outputs")
-    ins = _as_list(inputs, "grad", "inputs")
-    gouts = _as_list(grad_outputs, "grad", "grad_outputs", none_ok=True)
-    if outs is None or ins is None:
-        raise ArgumentTypeError("grad: outputs and inputs must be Tensors or lists of them, "
-                                "got None")
-    return _C.grad(outs, ins, gouts, flag("grad", "retain_graph", retain_graph),
-                   flag("grad", "allow_unused", allow_unused))
-
-
-def backward(tensors, grad_tensors=None, retain_graph=False):
-    """Adds the gradients of ``tensors`` (seeded by ``grad_tensors``, ones where None)
-    into the ``.grad`` of every leaf they depend on."""
-    ts = _as_list(tensors, "autograd.backward", "tensors")
-    if ts is None:
-        raise ArgumentTypeError("autograd.backward: tensors must be a Tensor or a list of "
-                                "Tensors, got None")
-    gs = _as_list(grad_tensors, "autograd.backward", "grad_tensors", none_ok=True)
-    if gs is not None and len(gs) != len(ts):
-        raise ArgumentError(f"autograd.backward: {len(gs)} grad_tensors for {len(ts)} tensors")
-    _C.backward(ts, gs, flag("autograd.backward", "retain_graph", retain_graph))
+__all__ = ["PyLayer", "PyLayerContext", "Function", "saved_tensors_hooks"]
 
 
 class saved_tensors_hooks:
@@ -239,67 +189,3 @@ class _Released:
 
     def __del__(self):
         self.release()
-
-
-class Jacobian:
-    """The Jacobian of ``ys`` with respect to ``xs`` (what ``jacobian`` returns): shape
-    [M, N] (dims of 0-d tensors left out), [B, M, N] when batched; index it (``J[:]``)
-    to get Tensors. Rows come from skiff.grad, on first indexing."""
-
-    def __init__(self, ys, xs, is_batched=False):
-        lo, hi = (1, 2) if is_batched else (0, 1)
-        for name, t in (("ys", ys), ("xs", xs)):
-            if not isinstance(t, Tensor):
-                raise TypeError(f"jacobian: {name} must be a Tensor or a tuple of Tensors, got "
-                                f"{type(t).__name__}")
-            if not lo <= t.ndim <= hi:
-                raise ValueError(f"jacobian: {name}.ndim should be {lo} or {hi} when "
-                                 f"is_batched={is_batched} but got {t.ndim}")
-        self._ys, self._xs, self._batched = ys, xs, is_batched
-        self._value = None
-        shape = [ys.shape[0]] if is_batched else []
-        if ys.ndim == hi:
-            shape.append(ys.shape[-1])
-        if xs.ndim == hi:
-            shape.append(xs.shape[-1])
-        self.shape = shape
-
-    def __getitem__(self, index):
-        if self._value is None:
-            self._value = self._evaluate()
-        return self._value[index]
-
-    def _evaluate(self):
-        ys, xs = self._ys, self._xs
-        hi = 2 if self._batched else 1
-
-        def row(seed):
-            g = _C.grad([ys], [xs], None if seed is None else [seed], True, True)[0]
-            return zeros(xs.shape, xs.dtype) if g is None else g
-
-        if ys.ndim < hi:
-            return row(None)
-        m = ys.shape[-1]
-        basis = eye(m, dtype=ys.dtype)
-        seeds = [basis[i] * _ones_like(ys) if self._batched else basis[i] for i in range(m)]
-        return stack([row(s) for s in seeds], axis=1 if self._batched else 0)
-
-
-def _ones_like(t):
-    return ones(t.shape, t.dtype)
-
-
-def jacobian(ys, xs, batch_axis=None):
-    """The Jacobian of ``ys`` with respect to ``xs``: a Jacobian (evaluated when indexed),
-    or tuples of them when ``ys`` or ``xs`` are tuples. ``batch_axis`` is None or 0."""
-    if batch_axis not in (None, 0):
-        raise ValueError(f"jacobian: batch_axis should be None or 0, but got {batch_axis}")
-    batched = batch_axis == 0
-    many_y, many_x = isinstance(ys, (list, tuple)), isinstance(xs, (list, tuple))
-    if many_y and many_x:
-        return tuple(tuple(Jacobian(y, x, batched) for x in xs) for y in ys)
-    if many_y:
-        return tuple(Jacobian(y, xs, batched) for y in ys)
-    if many_x:
-        return tuple(Jacobian(ys, x, batched) for x in xs)
-    return Jacobian(ys, xs, batched)
