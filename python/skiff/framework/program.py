@@ -198,6 +198,7 @@ class Program:
         self._captured = {}        # variable name -> the eager Tensor it stands for
         self._captured_ids = {}    # id(tensor) -> variable name
         self._op_namescopes = {}   # (block, first output) -> name_scope path
+        self._grad_regions = []    # grad_regions.GradRegion: static_pylayer's regions
         self.random_seed = 0
         self.lr_scheduler = None
 
@@ -272,6 +273,7 @@ class Program:
         p._captured = dict(self._captured)
         p._captured_ids = dict(self._captured_ids)
         p._op_namescopes = dict(self._op_namescopes)
+        p._grad_regions = list(self._grad_regions)
         p.random_seed = self.random_seed
         p.lr_scheduler = self.lr_scheduler
         if for_test:
