@@ -8,6 +8,7 @@ from .. import _C
 from . import dtype as dt
 from .name_scope import NAMESCOPE_ATTR
 from .name_scope import lookup as lookup_namescope
+from .program_text import program_text
 from .scope import global_scope
 from .source import user_source
 from .variable import Parameter, Variable
@@ -284,10 +285,12 @@ class Program:
         return p
 
     def to_string(self, throw_on_error=False, with_details=False):
-        return _C.program_to_text(self.desc)
+        """The program as text; ``with_details`` gives skiff's full form (variables with
+        their flags, every attribute, each op's source line)."""
+        return _C.program_to_text(self.desc) if with_details else program_text(self)
 
     def __str__(self):
-        return _C.program_to_text(self.desc)
+        return program_text(self)
 
     def __repr__(self):
         return f"<skiff.static.Program with {self.num_blocks} block(s)>"
