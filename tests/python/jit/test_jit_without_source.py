@@ -127,3 +127,15 @@ def test_layer_from_a_prompt_saves_its_traced_program(tmp_path):
                        input_spec=[skiff.static.InputSpec([None, 3], "float32")])
     loaded = skiff.jit.load(str(tmp_path / "net"))
     np.testing.assert_allclose(loaded(x).numpy(), expected, rtol=1e-6)
+
+
+def test_untraceable_layer_from_a_prompt_cannot_be_saved(tmp_path):
+    ns = {"paddle": skiff}
+    exec(compile("class Gate(paddle.nn.Layer):\n"
+                 "    def forward(self, x):\n"
+                 "        return x * 2 if x.mean() > 0 else x\n", "<prompt>", "exec"), ns)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(skiff.Error, match="source is not available.*truth value"):
+            skiff.jit.save(ns["Gate"](), str(tmp_path / "gate"),
+                           input_spec=[skiff.static.InputSpec([2], "float32")])
