@@ -3,6 +3,7 @@ parameters and the loss (made by the same grad makers eager mode uses) to the lo
 program; gradients(targets, inputs) returns the gradient variables of any inputs."""
 from .. import _C
 from .. import _C_ops
+from .grad_regions import backward_through_regions
 from .program import program_guard
 from .variable import Variable
 
@@ -40,10 +41,13 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
         params = [p.name for p in program.all_parameters() if p.trainable]
     else:
         params = _names(parameter_list, "parameter_list")
-    existed = {p for p in params if program.desc.has_var_anywhere(p + "@GRAD")}
-    pairs = _C.append_backward(program.desc, loss.name, params,
-                               set(_names(no_grad_set, "no_grad_set")), False)
+    no_grad = set(_names(no_grad_set, "no_grad_set"))
     block = program.global_block()
+    if program._grad_regions:
+        grads = backward_through_regions(program, loss.name, params, no_grad)
+        return [(block.var(p), grads[p]) for p in params if p in grads]
+    existed = {p for p in params if program.desc.has_var_anywhere(p + "@GRAD")}
+    pairs = _C.append_backward(program.desc, loss.name, params, no_grad, False)
     # A later backward pass writes the same gradient names: a pass over names an
     # earlier one wrote returns copies, so each result keeps its own value.
     return [(block.var(p), _snapshot(program, g) if p in existed else block.var(g))
@@ -88,6 +92,9 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
                 parts.append(_C_ops.reduce_sum(weighted, reduce_all=True))
             target = parts[0] if len(parts) == 1 else _C_ops.sum(parts)
     names = _names(inputs, "inputs")
-    pairs = dict(_C.append_backward(program.desc, target.name, names,
-                                    set(_names(no_grad_set, "no_grad_set")), False))
+    no_grad = set(_names(no_grad_set, "no_grad_set"))
+    if program._grad_regions:
+        grads = backward_through_regions(program, target.name, names, no_grad)
+        return [grads.get(n) for n in names]
+    pairs = dict(_C.append_backward(program.desc, target.name, names, no_grad, False))
     return [_snapshot(program, pairs[n]) if n in pairs else None for n in names]

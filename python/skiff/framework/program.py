@@ -8,6 +8,7 @@ from .. import _C
 from . import dtype as dt
 from .name_scope import NAMESCOPE_ATTR
 from .name_scope import lookup as lookup_namescope
+from .program_text import program_text
 from .scope import global_scope
 from .source import user_source
 from .variable import Parameter, Variable
@@ -198,6 +199,7 @@ class Program:
         self._captured = {}        # variable name -> the eager Tensor it stands for
         self._captured_ids = {}    # id(tensor) -> variable name
         self._op_namescopes = {}   # (block, first output) -> name_scope path
+        self._grad_regions = []    # grad_regions.GradRegion: static_pylayer's regions
         self.random_seed = 0
         self.lr_scheduler = None
 
@@ -272,6 +274,7 @@ class Program:
         p._captured = dict(self._captured)
         p._captured_ids = dict(self._captured_ids)
         p._op_namescopes = dict(self._op_namescopes)
+        p._grad_regions = list(self._grad_regions)
         p.random_seed = self.random_seed
         p.lr_scheduler = self.lr_scheduler
         if for_test:
@@ -282,10 +285,12 @@ class Program:
         return p
 
     def to_string(self, throw_on_error=False, with_details=False):
-        return _C.program_to_text(self.desc)
+        """The program as text; ``with_details`` gives skiff's full form (variables with
+        their flags, every attribute, each op's source line)."""
+        return _C.program_to_text(self.desc) if with_details else program_text(self)
 
     def __str__(self):
-        return _C.program_to_text(self.desc)
+        return program_text(self)
 
     def __repr__(self):
         return f"<skiff.static.Program with {self.num_blocks} block(s)>"

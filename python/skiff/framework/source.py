@@ -5,6 +5,7 @@ import contextlib
 import functools
 import os
 import sys
+import warnings
 
 # The package's folder (this file is skiff/framework/source.py), as given and as resolved.
 _PACKAGE_DIRS = tuple({os.path.dirname(os.path.dirname(f(__file__))) + os.sep
@@ -26,3 +27,12 @@ def user_source():
             return f"{filename}:{frame.f_lineno}"
         frame = frame.f_back
     return ""
+
+
+def warn_user(message, category=UserWarning):
+    """warnings.warn pointing at the nearest caller outside skiff."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and not (_outside(frame.f_code.co_filename) and
+                                     not frame.f_code.co_filename.startswith("<frozen")):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level + 1 if frame is not None else 2)

@@ -3,6 +3,7 @@ for dims known only at run time). They take the same operators and methods as
 skiff.Tensor; those call skiff's functions, which in static mode append ops."""
 from .. import _C
 from . import dtype as dt
+from .program_text import value_text
 from .source import user_source
 from .trainable import Trainable
 
@@ -127,10 +128,7 @@ class Variable:
     __hash__ = object.__hash__
 
     def __repr__(self):
-        d = self.desc
-        flags = "".join(f", {f}=True" for f in ("persistable", "stop_gradient")
-                        if getattr(d, f))
-        return f"var {self.name} : {d.kind}.shape{tuple(d.shape)}.dtype({d.dtype}){flags}"
+        return value_text(self)
 
     __str__ = __repr__
 

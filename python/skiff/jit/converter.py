@@ -25,6 +25,10 @@ _LIBRARY_DIRS = tuple({os.path.abspath(p) for p in (sys.prefix, sys.base_prefix,
 _not_converted = weakref.WeakSet()
 
 
+class SourceUnavailable(_C.Error):
+    """The function's source cannot be found (code run by exec, typed at a prompt)."""
+
+
 def not_to_static(fn):
     """Marks ``fn`` to run as written (traced, not converted) inside to_static code."""
     try:
@@ -43,7 +47,8 @@ def _parse(fn):
         # function it wraps, and convert that body in the wrapper's place.
         lines, start = inspect.getsourcelines(code)
     except (OSError, TypeError) as e:
-        raise _C.Error(f"to_static needs the source of {fn.__qualname__} ({e})") from None
+        raise SourceUnavailable(f"to_static needs the source of {fn.__qualname__} ({e})") \
+            from None
     tree = ast.parse(textwrap.dedent("".join(lines)))
     ast.increment_lineno(tree, start - 1)
     return tree.body[0]
@@ -60,7 +65,7 @@ def _parse_lambda(code):
     except (SyntaxError, ValueError):
         tree = None
     if tree is None:
-        raise _C.Error(f"to_static needs the source of the lambda at {where}")
+        raise SourceUnavailable(f"to_static needs the source of the lambda at {where}")
     argc = code.co_argcount + code.co_kwonlyargcount + \
         bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
     names = code.co_varnames[:argc]
@@ -307,10 +312,8 @@ def _try_convert(fn):
         return fn
     try:
         return convert_function(fn)
-    except _C.Error as e:
-        if "needs the source" in str(e):
-            return fn
-        raise
+    except SourceUnavailable:
+        return fn
 
 
 def layer_call(layer):

@@ -2,7 +2,9 @@
 runs as a program. The converted function is traced in static mode once per input
 signature (shapes, dtypes, Python arguments, train/eval); the program runs through
 the run_program op, so outputs are eager Tensors and gradients reach the inputs and
-the layers' parameters through eager backward."""
+the layers' parameters through eager backward. A function whose source cannot be found
+(code run by exec or typed at a prompt) is traced as written, and runs eagerly for the
+inputs where that tracing fails (it read a Tensor's value), unless full_graph is asked."""
 import functools
 import inspect
 import types
@@ -10,7 +12,8 @@ import weakref
 
 from .. import _C
 from ..framework.mode import mode
-from .converter import convert_function, converted_source
+from ..framework.source import warn_user
+from .converter import SourceUnavailable, convert_function, converted_source
 from .program_cache import ConcreteProgram, signature_key, specs_compatible
 
 _enabled = [True]
@@ -41,6 +44,7 @@ class StaticFunction:
         self._recent = None  # the program of the last call
         self._fast = {}
         self._bound = weakref.WeakKeyDictionary()
+        self._warned = False  # about tracing it as written
         functools.update_wrapper(self, function)
 
     def __get__(self, instance, owner=None):
@@ -62,9 +66,30 @@ class StaticFunction:
         return self._input_spec
 
     def converted(self):
-        """The converted Python function (bound to the instance for methods)."""
-        fn = convert_function(self._function)
+        """The converted Python function (bound to the instance for methods); without
+        its source and full_graph, the function as written."""
+        fn = self._convert()
         return types.MethodType(fn, self._instance) if self._instance is not None else fn
+
+    def _convert(self):
+        try:
+            return convert_function(self._function)
+        except SourceUnavailable as e:
+            if self._options.get("full_graph", False):
+                raise SourceUnavailable(f"{e}; with full_graph=False it is traced as "
+                                        "written") from None
+            if not self._warned:
+                self._warned = True
+                warn_user(f"to_static: the source of {self._function.__qualname__} is not "
+                          "available (code run by exec or typed at a prompt), so it is traced "
+                          "as written: Python side effects in it (print) happen while "
+                          "tracing, and inputs where tracing reads a Tensor's value (an `if` "
+                          "on a Tensor) run eagerly")
+            return self._function
+
+    def _as_written(self):
+        """Whether calls trace the function as written (no source, no full_graph)."""
+        return self._convert() is self._function
 
     def __call__(self, *args, **kwargs):
         if not _enabled[0]:
@@ -86,13 +111,22 @@ class StaticFunction:
         return program.run(args, kwargs)
 
     def _program_for(self, args=(), kwargs=None, input_spec=None):
-        """The traced program for these arguments (or InputSpecs), built on first use."""
+        """The traced program for these arguments (or InputSpecs), built on first use; for a
+        function traced as written whose tracing failed, an EagerCall."""
         kwargs = kwargs or {}
         spec = input_spec if input_spec is not None else self._input_spec
+        as_written = self._as_written()
+        if as_written and input_spec is None:
+            spec = None  # traced for the Tensors' own shapes: no -1 for Python to read
         key = signature_key(args, kwargs, spec, self._instance)
         program = self._programs.get(key)
         if program is None:
-            program = ConcreteProgram.trace(self, args, kwargs, spec)
+            try:
+                program = ConcreteProgram.trace(self, args, kwargs, spec)
+            except Exception as e:  # noqa: BLE001 - eager code gives the answer (or the error)
+                if not as_written:
+                    raise
+                program = EagerCall(self, e)
             self._programs[key] = program
         return program
 
@@ -114,6 +148,8 @@ class StaticFunction:
             spec = self._input_spec
         if spec is not None:
             self._recent = self._program_for(input_spec=list(spec))
+        if isinstance(self._recent, EagerCall):
+            raise self._recent.no_program()
         if self._recent is None:
             raise ValueError(f"{self._function.__qualname__} has no traced program yet: give "
                              "to_static (or jit.save) an input_spec, or call it with Tensors "
@@ -164,6 +200,28 @@ class StaticFunction:
         return f"<skiff.jit.StaticFunction of {self._function.__qualname__}>"
 
 
+class EagerCall:
+    """Stands for a program in the cache where a function traced as written could not be
+    traced (it read a Tensor's value): calls with those inputs run it eagerly."""
+
+    def __init__(self, static_fn, error):
+        self.static_fn = static_fn
+        self.error = f"{type(error).__name__}: {error}"
+        warn_user(f"to_static: {static_fn._function.__qualname__} runs eagerly for these "
+                  f"inputs: tracing it as written failed ({self.error})")
+
+    def run(self, args, kwargs):
+        return self.static_fn.dygraph_function(*args, **kwargs)
+
+    def call(self, tensors):
+        return self.static_fn.dygraph_function(*tensors)
+
+    def no_program(self):
+        return _C.Error(f"{self.static_fn._function.__qualname__} has no program: its source "
+                        f"is not available to convert (define it in a file) and tracing it as "
+                        f"written failed ({self.error})")
+
+
 def _fast_key(args, instance):
     """(dtype, shape...) per argument when every argument is a Tensor, else None."""
     key = []
@@ -176,20 +234,25 @@ def _fast_key(args, instance):
 
 
 def to_static(function=None, input_spec=None, build_strategy=None, backend=None,
-              full_graph=True, **kwargs):
+              full_graph=False, **kwargs):
     """Converts ``function`` (a Python function, a method or a Layer) so that calls run a
     program built from it; usable as ``@to_static`` or ``@to_static(input_spec=[...])``.
-    For a Layer, its forward is replaced and the Layer returned."""
+    For a Layer, its forward is replaced and the Layer returned. The source is converted
+    whenever it can be found; without it, ``full_graph=True`` is an error and the default
+    traces the function as written (running it eagerly where that fails)."""
+    options = {"full_graph": bool(full_graph)}
+
     def decorate(fn):
         if _is_layer(fn):
             current = fn.__dict__.get("forward")
             base = current if isinstance(current, StaticFunction) else type(fn).forward
-            static = StaticFunction(base, input_spec, fn)
+            static = StaticFunction(base, input_spec, fn, **options)
             fn.__dict__["forward"] = static
             return fn
         if isinstance(fn, StaticFunction):
-            return fn if input_spec is None else StaticFunction(fn, input_spec, fn._instance)
-        return StaticFunction(fn, input_spec)
+            return fn if input_spec is None else \
+                StaticFunction(fn, input_spec, fn._instance, **options)
+        return StaticFunction(fn, input_spec, **options)
 
     if function is None:
         return decorate

@@ -27,12 +27,28 @@ class InputSpec:
         return cls(list(ndarray.shape), np.asarray(ndarray).dtype, name)
 
     def batch(self, batch_size):
-        return InputSpec((int(batch_size),) + self.shape, self.dtype, self.name)
+        """Puts ``batch_size`` (an int, -1 for one known at run time, or a list of one int)
+        in front of the shape, in place; returns this spec."""
+        if isinstance(batch_size, (list, tuple)):
+            if len(batch_size) != 1:
+                raise ValueError(f"InputSpec.batch: batch_size as a list must hold one int, "
+                                 f"got {list(batch_size)}")
+            batch_size = batch_size[0]
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
+            raise TypeError(f"InputSpec.batch: batch_size must be an int, got "
+                            f"{type(batch_size).__name__}")
+        if batch_size < -1:
+            raise ValueError(f"InputSpec.batch: batch_size must be -1 (known at run time) or "
+                             f"at least 0, got {batch_size}")
+        self.shape = (int(batch_size),) + self.shape
+        return self
 
     def unbatch(self):
+        """Removes the first dim of the shape, in place; returns this spec."""
         if not self.shape:
-            raise ValueError("unbatch: the spec has no dims")
-        return InputSpec(self.shape[1:], self.dtype, self.name)
+            raise ValueError("InputSpec.unbatch: the spec has no dims to remove")
+        self.shape = self.shape[1:]
+        return self
 
     def __eq__(self, other):
         return (isinstance(other, InputSpec) and self.shape == other.shape
@@ -42,4 +58,5 @@ class InputSpec:
         return hash((self.shape, self.dtype.name, self.name))
 
     def __repr__(self):
-        return f"InputSpec(shape={self.shape}, dtype={self.dtype}, name={self.name})"
+        return (f"InputSpec(shape={self.shape}, dtype={self.dtype}, name={self.name}, "
+                f"stop_gradient={self.stop_gradient})")
