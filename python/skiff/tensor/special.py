@@ -116,7 +116,7 @@ def polygamma_(x, n, name=None):
     if not is_float(arguments.tensor("polygamma_", "x", x)):
         raise arguments.ArgumentTypeError(f"polygamma_: x must be float32 or float64 to be "
                                           f"updated in place, got {dtype_name_of(x)}")
-    return apply("polygamma", x, attrs={"n": n}, out=[x])
+    return _C_ops.polygamma(x, n=n, out=[x])
 
 
 def _dimension(fn, p):
