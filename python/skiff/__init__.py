@@ -30,5 +30,7 @@ from . import base
 from .device import get_device, set_device
 from .io import batch
 from .utils.signals import disable_signal_handler
+from . import compat
+from .compat import disable_compat, enable_compat
 
 __version__ = "0.1.0"

@@ -2,11 +2,11 @@
 gradients, observers for post-training quantization, quanters for quantization-aware
 training, QuantConfig, QAT and PTQ. See docs/quantization.md."""
 from . import functional, observers, quanters
-from .config import QuantConfig
+from .config import QuantConfig, SingleLayerConfig
 from .functional import dequantize_linear, fake_quantize, quantize_linear
 from .qat import PTQ, QAT
 
-__all__ = ["QuantConfig", "QAT", "PTQ", "functional", "observers", "quanters",
+__all__ = ["QuantConfig", "SingleLayerConfig", "QAT", "PTQ", "functional", "observers", "quanters",
            "fake_quantize", "quantize_linear", "dequantize_linear"]
 
 from ..framework.tensor_params import check_classes as _check_classes  # noqa: E402

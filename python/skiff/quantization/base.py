@@ -31,6 +31,15 @@ class BaseQuanter(Layer):
     def _new_instance(self, layer):
         return type(self)(**self._args)
 
+    def _instance(self, layer):
+        """The quantizer of ``layer``'s tensor made from this prototype (the name Paddle's
+        quanter factories give it, which custom QAT layers call)."""
+        return self._new_instance(layer)
+
+    def extra_repr(self):
+        """The constructor's arguments, as Paddle's quanter factories print them."""
+        return ",".join(f"{key}={value}" for key, value in self._args.items())
+
     def bit_length(self):
         return self._quant_bits
 

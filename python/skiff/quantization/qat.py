@@ -20,7 +20,7 @@ import copy
 from ..autograd import no_grad
 from ..jit import StaticFunction, to_static
 from .config import QuantConfig
-from .layers import _Quanted, quantized, wrap
+from .layers import _Quanted, quantized
 
 __all__ = ["QAT", "PTQ"]
 
@@ -83,11 +83,10 @@ class _Quantization:
         def make(layer):
             if isinstance(layer, _Quanted):
                 return layer
-            quantizers = config._quantizers(layer)
-            if quantizers is None:
-                return None
-            count[0] += 1
-            return wrap(layer, *quantizers)
+            form = config._quantized_form(layer)
+            if form is not None and form is not layer:
+                count[0] += 1
+            return form
 
         model = _replace(model, make)
         if not count[0]:

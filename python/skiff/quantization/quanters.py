@@ -43,7 +43,7 @@ class FakeQuanterWithAbsMaxObserver(BaseQuanter):
         if not 0 <= moving_rate < 1:
             raise ValueError(f"FakeQuanterWithAbsMaxObserver: moving_rate must be in [0, 1), "
                              f"got {moving_rate!r}")
-        self._remember(moving_rate=moving_rate, bit_length=bit_length, dtype=dtype)
+        self._remember(name=name, moving_rate=moving_rate, bit_length=bit_length, dtype=dtype)
         self._rate = float(moving_rate)
         self.register_buffer("_state", _running_stat(self, [1], 0.0, None))
         self.register_buffer("_accum", _running_stat(self, [1], 0.0, None))

@@ -99,11 +99,12 @@ def median(x, axis=None, keepdim=False, mode="avg", name=None):
                                reduce_all=False) if mode == "avg" else \
         take_along_axis(x, idx, axis)
     if dtype_name_of(x) in ("float16", "bfloat16", "float32", "float64"):
+        # where a NaN is reduced: the first NaN (its gradient goes there, as Paddle's)
         nan = _C_ops.isnan(x)
         has_nan = _any(nan, axis, keepdim=True)
-        value = _C_ops.where(has_nan, _C_ops.fill_any_like(value, value=float("nan")), value)
-        if mode == "min" and not whole:  # the index of the first NaN
-            first = argmax(_C_ops.cast(nan, out_dtype="int32"), axis, keepdim=True)
+        first = argmax(_C_ops.cast(nan, out_dtype="int32"), axis, keepdim=True)
+        value = _C_ops.where(has_nan, take_along_axis(x, first, axis), value)
+        if mode == "min":
             idx = _C_ops.where(has_nan, first, idx)
     if whole:
         shape = [1] * rank if keepdim else []
