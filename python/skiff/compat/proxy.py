@@ -2,10 +2,15 @@
 ``import torch`` (or ``torch.nn.functional`` ...) gets a module standing for skiff, so code
 written for PyTorch runs on skiff. Each ``torch.<path>`` looks a name up first in
 ``skiff.compat.<path>`` (the functions and layers with PyTorch's signatures), then in
-``skiff.<path>``. A finder on sys.meta_path makes these modules; with ``scope`` it does so
-only for imports made by the named packages (others find the real torch, if installed).
-Python keeps each imported module in sys.modules, so the first import of torch decides
-what later imports of it get until disable_compat, which removes the stand-ins."""
+``skiff.<path>``.
+
+Enabled everywhere (no ``scope``), a finder first on sys.meta_path gives the stand-ins to
+every import of torch; a real torch imported before is set aside until disable_compat.
+With ``scope`` (and for ``blocked_modules``), the modules of those packages imported from
+then on run with their own ``__import__``, which gives their ``import torch`` statements
+the stand-ins (the real torch for blocked ones), while every other module's imports find
+the real torch, if installed."""
+import builtins
 import contextlib
 import importlib
 import importlib.abc
@@ -19,6 +24,16 @@ __all__ = ["enable_compat", "disable_compat", "enable_torch_proxy", "disable_tor
 
 _TORCH = "torch"
 _SKIFF = __name__.rsplit(".", 2)[0]  # "skiff"
+_stand_ins = {}  # torch.<path> -> its TorchModule
+_set_aside = {}  # the real torch's modules, out of sys.modules while compat is global
+
+
+def _is_torch(name):
+    return name == _TORCH or name.startswith(_TORCH + ".")
+
+
+def _within(module, names):
+    return any(module == n or module.startswith(n + ".") for n in names)
 
 
 def _module_or_none(name):
@@ -36,6 +51,7 @@ class TorchModule(types.ModuleType):
     def __init__(self, name, sources):
         super().__init__(name, f"skiff standing in for {name}")
         self.__dict__["_sources"] = sources
+        self.__dict__["__path__"] = []  # a package: ``import torch.nn`` looks inside it
 
     def __getattr__(self, attr):
         if attr.startswith("__"):
@@ -62,17 +78,105 @@ def _sources(fullname):
 
 def _torch_module(fullname):
     """The stand-in module of ``fullname`` (torch or torch.<path>), made once."""
-    module = sys.modules.get(fullname)
-    if isinstance(module, TorchModule):
-        return module
-    sources = _sources(fullname)
-    if not sources:
-        raise ModuleNotFoundError(f"No module named {fullname!r} (skiff has no "
-                                  f"{fullname[len(_TORCH):] or 'root'} to stand for it)",
-                                  name=fullname)
-    module = TorchModule(fullname, sources)
-    sys.modules[fullname] = module
+    module = _stand_ins.get(fullname)
+    if module is None:
+        sources = _sources(fullname)
+        if not sources:
+            raise ModuleNotFoundError(f"No module named {fullname!r} (skiff has nothing to "
+                                      f"stand for it)", name=fullname)
+        module = _stand_ins[fullname] = TorchModule(fullname, sources)
     return module
+
+
+def _real_import(name, globals, locals, fromlist):
+    """``import name`` of the real torch while the stand-ins fill sys.modules."""
+    finder = _finder()
+    stand_ins = {n: sys.modules.pop(n) for n in list(sys.modules)
+                 if isinstance(sys.modules[n], TorchModule)}
+    sys.modules.update(_set_aside)
+    sys.meta_path.remove(finder)
+    try:
+        return builtins.__import__(name, globals, locals, fromlist, 0)
+    finally:
+        sys.meta_path.insert(0, finder)
+        _set_aside_real_torch()
+        sys.modules.update(stand_ins)
+
+
+def _import_for(module_name):
+    """The ``__import__`` of the code of module ``module_name`` (in the scope, or blocked):
+    torch names go to the stand-ins (or, blocked, to the real torch), others as usual."""
+
+    def scoped_import(name, globals=None, locals=None, fromlist=(), level=0):
+        finder = _finder()
+        if level == 0 and _is_torch(name) and finder is not None:
+            if finder.applies(module_name):
+                module = _torch_module(name)
+                return module if fromlist else _torch_module(_TORCH)
+            if finder.scope is None:  # blocked while the stand-ins fill sys.modules
+                return _real_import(name, globals, locals, fromlist)
+        return builtins.__import__(name, globals, locals, fromlist, level)
+
+    return scoped_import
+
+
+class _ScopedLoader(importlib.abc.Loader):
+    """A module's own loader, which runs the module's code with _import_for's import."""
+
+    def __init__(self, loader):
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        module.__dict__["__builtins__"] = dict(vars(builtins),
+                                               __import__=_import_for(module.__name__))
+        self._loader.exec_module(module)
+
+    def __getattr__(self, attr):
+        return getattr(self._loader, attr)
+
+
+class TorchProxyFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds ``torch`` and ``torch.*`` as skiff's stand-ins when compat is global, and
+    gives the modules of ``scope`` and ``blocked`` their own import of torch."""
+
+    def __init__(self, scope, blocked):
+        self.scope, self.blocked = scope, blocked or set()
+
+    def applies(self, module_name):
+        """Whether an import of torch by ``module_name`` gets the stand-ins."""
+        if _within(module_name, self.blocked):
+            return False
+        return self.scope is None or _within(module_name, self.scope)
+
+    def find_spec(self, fullname, path=None, target=None):
+        if _is_torch(fullname):
+            if self.scope is None and _sources(fullname):
+                return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+            return None
+        if not _within(fullname, (self.scope or set()) | self.blocked):
+            return None
+        for finder in sys.meta_path:  # the module's own spec, its loader wrapped
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = _ScopedLoader(spec.loader)
+                return spec
+        return None
+
+    def create_module(self, spec):
+        return _torch_module(spec.name)
+
+    def exec_module(self, module):
+        pass
+
+
+def _finder():
+    return next((f for f in sys.meta_path if isinstance(f, TorchProxyFinder)), None)
 
 
 def _names(param, value):
@@ -91,56 +195,19 @@ def _names(param, value):
     return names
 
 
-def _within(module, names):
-    return any(module == n or module.startswith(n + ".") for n in names)
-
-
-def _importer():
-    """The name of the module whose import statement is running (past importlib's own
-    frames and this file's)."""
-    frame = sys._getframe(2)
-    while frame is not None:
-        name = frame.f_globals.get("__name__", "")
-        if not name.startswith("importlib") and name != __name__:
-            return name
-        frame = frame.f_back
-    return ""
-
-
-class TorchProxyFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds ``torch`` and ``torch.*`` as skiff's stand-ins, for imports made within
-    ``scope`` (None: everywhere) and not within ``blocked`` modules."""
-
-    def __init__(self, scope, blocked):
-        self.scope, self.blocked = scope, blocked or set()
-
-    def applies(self, importer):
-        if _within(importer, self.blocked):
-            return False
-        return self.scope is None or _within(importer, self.scope)
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname != _TORCH and not fullname.startswith(_TORCH + "."):
-            return None
-        if not self.applies(_importer()) or not _sources(fullname):
-            return None
-        return importlib.machinery.ModuleSpec(fullname, self)
-
-    def create_module(self, spec):
-        return _torch_module(spec.name)
-
-    def exec_module(self, module):
-        pass
-
-
-def _finder():
-    return next((f for f in sys.meta_path if isinstance(f, TorchProxyFinder)), None)
+def _set_aside_real_torch():
+    """Takes the real torch's modules out of sys.modules (so that imports find the
+    stand-ins) until disable_compat."""
+    for name, module in list(sys.modules.items()):
+        if _is_torch(name) and not isinstance(module, TorchModule):
+            _set_aside[name] = sys.modules.pop(name)
 
 
 def enable_compat(*, scope=None, blocked_modules=None, backend="torch", silent=False):
     """Makes ``import torch`` give skiff's stand-in for PyTorch: everywhere (scope None) or
-    only in the packages named by ``scope``, never in ``blocked_modules``. Enabling again
-    replaces the scope (with a warning unless ``silent``)."""
+    only in the packages named by ``scope`` (imported from now on), never in
+    ``blocked_modules``. Enabling again replaces the scope (with a warning unless
+    ``silent``)."""
     if backend != "torch":
         raise ValueError(f"enable_compat: backend must be 'torch', got {backend!r}")
     scope, blocked = _names("scope", scope), _names("blocked_modules", blocked_modules)
@@ -150,20 +217,24 @@ def enable_compat(*, scope=None, blocked_modules=None, backend="torch", silent=F
             warnings.warn(f"enable_compat: the PyTorch compat scope changes from "
                           f"{current.scope or 'global'} to {scope or 'global'}", UserWarning,
                           stacklevel=2)
-        current.scope, current.blocked = scope, blocked or set()
-        return
+        disable_compat()
     sys.meta_path.insert(0, TorchProxyFinder(scope, blocked))
+    if scope is None:
+        _set_aside_real_torch()
 
 
 def disable_compat():
     """Ends the PyTorch compat: ``import torch`` finds the real PyTorch again (if
-    installed); the stand-in modules leave sys.modules."""
+    installed; the one set aside, if it was imported before); the stand-ins leave
+    sys.modules."""
     finder = _finder()
     if finder is not None:
         sys.meta_path.remove(finder)
     for name, module in list(sys.modules.items()):
         if isinstance(module, TorchModule):
             del sys.modules[name]
+    sys.modules.update(_set_aside)
+    _set_aside.clear()
 
 
 def extend_torch_proxy_blocked_modules(modules):

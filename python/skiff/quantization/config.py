@@ -3,6 +3,7 @@ layers quantization treats as leaves, and which quantized layer replaces each la
 Quantizers given here are prototypes: every quantized layer gets its own copy."""
 from ..nn import Conv2D, Layer, Linear
 from .layers import QuantedConv2D, QuantedLinear, wrap
+from .wrapper import ObserveWrapper
 
 __all__ = ["QuantConfig", "SingleLayerConfig"]
 
@@ -75,8 +76,9 @@ class QuantConfig:
             _layer_type("add_qat_layer_mapping", "target", target)
 
     def add_customized_leaf(self, layer_type):
-        """Layers of ``layer_type`` are leaves: quantized as one layer (when configured)
-        and their sublayers never quantized."""
+        """Layers of ``layer_type`` are leaves, quantized as one layer and their sublayers
+        never: by their QAT layer mapping if they have one, else wrapped in an
+        ObserveWrapper with their activation quantizer (their config's or the global)."""
         layer_type = _layer_type("add_customized_leaf", "layer_type", layer_type)
         if layer_type not in self._leaves:
             self._leaves.append(layer_type)
@@ -124,20 +126,24 @@ class QuantConfig:
         return config
 
     def _quantized_form(self, layer):
-        """What replaces ``layer`` in the quantized model: its quantized layer, the layer
-        itself (a leaf left float: its sublayers are not searched), or None (not quantized;
-        its sublayers are searched)."""
+        """What replaces ``layer`` in the quantized model: its quantized layer, a leaf
+        wrapped with its activation quantizer, the layer itself (a leaf left float: its
+        sublayers are not searched), or None (not quantized; its sublayers are searched)."""
+        leaf = any(isinstance(layer, t) for t in self._leaves)
         config = self._config_of(layer)
-        if config is not None and (config.activation, config.weight) != (None, None):
-            target = next((t for s, t in self._qat_mapping.items() if isinstance(layer, s)),
-                          None)
-            if target is not None:
-                return target(layer, config)
-            return wrap(layer, *(None if q is None else q._new_instance(layer)
-                                 for q in (config.activation, config.weight)))
-        if any(isinstance(layer, t) for t in self._leaves):
-            return layer
-        return None
+        if config is None and leaf:
+            config = self._global
+        if config is None or (config.activation, config.weight) == (None, None):
+            return layer if leaf else None
+        target = next((t for s, t in self._qat_mapping.items() if isinstance(layer, s)), None)
+        if target is not None:
+            return target(layer, config)
+        if leaf and not isinstance(layer, DEFAULT_TYPES):
+            if config.activation is None:
+                return layer
+            return ObserveWrapper(config.activation._new_instance(layer), layer)
+        return wrap(layer, *(None if q is None else q._new_instance(layer)
+                             for q in (config.activation, config.weight)))
 
     def __str__(self):
         glob = self._global

@@ -2,6 +2,7 @@
 and numpy as references), bool support where Paddle has it, Python ints on either side,
 the in-place forms, the Tensor operators, a static program, and errors."""
 import numpy as np
+import paddle
 import pytest
 import torch
 
@@ -180,7 +181,6 @@ NARROW_Y = np.array([0, 1, 2, 3, 4, 7, 8, 9, -1, 20])
                                    ("bitwise_left_shift", dict(is_arithmetic=False)),
                                    ("bitwise_and", {}), ("bitwise_or", {}), ("bitwise_xor", {})])
 def test_narrow_ints_as_paddle(dtype, fn, kw):
-    import paddle
     x, y = NARROW_X.astype(dtype), NARROW_Y.astype(dtype)  # (uint8: wrapped)
     ours = getattr(skiff, fn)(skiff.to_tensor(x), skiff.to_tensor(y), **kw)
     theirs = getattr(paddle, fn)(paddle.to_tensor(x), paddle.to_tensor(y), **kw)
