@@ -4,6 +4,7 @@ import re
 
 from .. import _C
 from ..framework import random as _random
+from ..framework.tensor_params import ANY, accepts
 from ..static.executor import CPUPlace
 from . import cuda
 
@@ -32,6 +33,7 @@ def set_device(device):
                      f"'xpu', 'xpu:x', 'npu', 'npu:x', got {device!r}")
 
 
+@accepts(input=ANY)  # a Tensor, or anything else for the device's name
 def get_device(input=None):
     """The current device's name ("cpu"); given a Tensor, the id of the device holding it
     (-1: the CPU, where every skiff Tensor lives)."""
