@@ -9,7 +9,7 @@ from .math import multiply, square, subtract
 from .reduction import _axes, _reduce, sum
 from .scalars import constant, dtype_name_of, is_tensor
 from .manipulation import flatten
-from .search import argmax, argsort
+from .search import _full_sort, argmax
 from .manipulation import take_along_axis
 from .reduction import any as _any
 from .creation import arange
@@ -92,13 +92,17 @@ def median(x, axis=None, keepdim=False, mode="avg", name=None):
     if mode == "avg" and dtype_name_of(x) not in ("float32", "float64"):
         x = _C_ops.cast(x, out_dtype="float32")
     n = x.shape[axis]
-    order = argsort(x, axis)  # NaN last
+    if mode == "min" and n == 0:
+        raise arguments.ArgumentError("median: mode='min' needs at least one value along the "
+                                      "axis (the lower middle value of none is undefined)")
+    ordered, order = _full_sort(x, axis, False, "median")  # NaN last
     lo, hi = (n - 1) // 2, (n // 2 if mode == "avg" else (n - 1) // 2)
-    idx = _C_ops.slice(order, axes=[axis], starts=[lo], ends=[hi + 1])
-    value = _C_ops.reduce_mean(take_along_axis(x, idx, axis), dim=[axis], keep_dim=True,
-                               reduce_all=False) if mode == "avg" else \
-        take_along_axis(x, idx, axis)
-    if dtype_name_of(x) in ("float16", "bfloat16", "float32", "float64"):
+    value, idx = (_C_ops.slice(t, axes=[axis], starts=[lo], ends=[hi + 1])
+                  for t in (ordered, order))
+    if mode == "avg":  # (the mean of none: NaN, as numpy's)
+        value = _C_ops.reduce_mean(value, dim=[axis], keep_dim=True, reduce_all=False)
+    if dtype_name_of(x) in ("float16", "bfloat16", "float32", "float64") and \
+            0 not in x.shape:
         # where a NaN is reduced: the first NaN (its gradient goes there, as Paddle's)
         nan = _C_ops.isnan(x)
         has_nan = _any(nan, axis, keepdim=True)
