@@ -28,5 +28,9 @@ from .static import CPUPlace, get_flags, set_flags
 from . import amp, board, device, distribution, geometric, quantization, sparse, text, utils
 from . import base
 from .device import get_device, set_device
+from .io import batch
+from .utils.signals import disable_signal_handler
+from . import compat
+from .compat import disable_compat, enable_compat
 
 __version__ = "0.1.0"

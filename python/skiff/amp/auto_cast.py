@@ -7,6 +7,7 @@ the others (losses, reductions, normalizations: ops without bfloat16 kernels) ru
 inputs widened to float32. It is a hook of the dispatch point (``framework.core.hooked``),
 which sees every op call while it is installed and costs one check when none is."""
 import contextlib
+import warnings
 
 from .. import _C
 from ..framework import core
@@ -123,8 +124,9 @@ def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level
     """Within it, at level O1, white-list ops (matmul, conv2d and custom_white_list, less
     custom_black_list) run on bfloat16 inputs, other ops on float32; at level O2 every op
     with a bfloat16 kernel, less custom_black_list, runs on bfloat16 inputs and the others
-    on float32 (use it with decorate(level='O2')). Only dtype='bfloat16' is supported
-    (skiff has no float16 kernels); 'O0' disables casting."""
+    on float32 (use it with decorate(level='O2')). dtype='float16' (the default) needs an
+    accelerator: on the CPU it has no effect but a warning, as in Paddle's CPU runs, and ops
+    stay in float32; 'O0' disables casting."""
     global _state
     if level not in ("O0", "OD", "O1", "O2"):
         raise ValueError(f"auto_cast: level should be O0, OD, O1 or O2, got {level!r}")
@@ -137,8 +139,11 @@ def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level
                          f"{sorted(white & black)}")
     active = enable and level != "O0"
     if active and dtype == "float16":
-        raise _C.Error("auto_cast: dtype='float16' is not supported: skiff's CPU kernels "
-                       "take bfloat16 only; use dtype='bfloat16'")
+        warnings.warn("auto_cast: float16 mixed precision needs an accelerator, and skiff runs "
+                      "on the CPU, so auto_cast(dtype='float16') makes no effect (ops stay in "
+                      "float32); use dtype='bfloat16' for mixed precision on the CPU",
+                      UserWarning, stacklevel=3)
+        active = False
     saved = _state
     _state = _State(level, (_WHITE | white) - black, (_BLACK | black) - white) if active \
         else None

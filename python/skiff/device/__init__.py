@@ -3,6 +3,8 @@ Paddle's CPU build does — one device "cpu", no CUDA/ROCm/XPU/IPU/CINN, no cust
 import re
 
 from .. import _C
+from ..framework import random as _random
+from ..framework.tensor_params import ANY, accepts
 from ..static.executor import CPUPlace
 from . import cuda
 
@@ -12,7 +14,7 @@ __all__ = ["set_device", "get_device", "get_all_device_type", "get_all_custom_de
            "is_compiled_with_xpu", "is_compiled_with_ipu", "is_compiled_with_cinn",
            "is_compiled_with_distribute", "is_compiled_with_custom_device",
            "is_bf16_supported", "synchronize", "current_device", "cpu_info",
-           "set_max_cpu_isa", "cuda"]
+           "set_max_cpu_isa", "get_cudnn_version", "get_rng_state", "set_rng_state", "cuda"]
 
 _ACCELERATOR = re.compile(r"^(gpu|dcu|xpu|npu|ipu)(:\d+)?$")
 
@@ -31,9 +33,40 @@ def set_device(device):
                      f"'xpu', 'xpu:x', 'npu', 'npu:x', got {device!r}")
 
 
-def get_device():
-    """The current device's name: always "cpu"."""
+@accepts(input=ANY)  # a Tensor, or anything else for the device's name
+def get_device(input=None):
+    """The current device's name ("cpu"); given a Tensor, the id of the device holding it
+    (-1: the CPU, where every skiff Tensor lives)."""
+    if input is not None and isinstance(input, _C.Tensor):
+        return -1
     return "cpu"
+
+
+def get_cudnn_version():
+    """The cuDNN version this build links: None, as skiff has no CUDA kernels."""
+    return None
+
+
+def get_rng_state(device=None):
+    """The CPU generator's current point (one GeneratorState); set_rng_state(it) returns
+    there. ``device`` may be None, "cpu" or a CPUPlace."""
+    return _random.get_rng_state(_cpu_name("get_rng_state", device))[0]
+
+
+def set_rng_state(new_state, device=None):
+    """Returns the CPU generator to a point get_rng_state saved (one GeneratorState)."""
+    if not isinstance(new_state, _random.GeneratorState):
+        raise TypeError("set_rng_state: new_state must be the GeneratorState that "
+                        f"paddle.device.get_rng_state returned, got {type(new_state).__name__}")
+    _random.set_rng_state([new_state], _cpu_name("set_rng_state", device))
+
+
+def _cpu_name(fn, device):
+    """None for the CPU device however it is named; an error naming ``fn`` otherwise."""
+    if device is None or isinstance(device, CPUPlace) or str(device).lower() == "cpu":
+        return None
+    raise ValueError(f"{fn}: device must be None, 'cpu' or a CPUPlace (skiff runs on the "
+                     f"CPU), got {device!r}")
 
 
 def current_device():

@@ -4,6 +4,7 @@ Everything here works on numpy; only `DataLoader` turns batches into skiff Tenso
 when the compiled module skiff._C can be imported (otherwise batches stay numpy arrays).
 """
 
+from .batch_reader import batch  # noqa: F401  (skiff.batch, as paddle.batch)
 from .collate import default_collate_fn, default_convert_fn
 from .dataloader import DataLoader
 from .distributed_sampler import DistributedBatchSampler

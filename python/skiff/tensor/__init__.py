@@ -16,6 +16,7 @@ from .manipulation import *  # noqa: F401,F403
 from .logic import *  # noqa: F401,F403
 from .search import *  # noqa: F401,F403
 from .stat import *  # noqa: F401,F403
+from .histogramdd import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .axes import *  # noqa: F401,F403
 from .joining import *  # noqa: F401,F403

@@ -1,11 +1,14 @@
 """Bitwise operators, shifts, gcd and lcm (Paddle's paddle.tensor.math / logic integer
 functions): int32/int64 tensors (and/or/xor/not also bool), numpy broadcasting, Python
-integers allowed on either side; no gradients."""
+integers allowed on either side; no gradients. The bitwise operators and shifts also take
+int8, uint8 and int16: they run on the operands widened to int32 and wrap back to the
+narrow dtype, so the result is the narrow width's own (a logical right shift fills the
+narrow width's top bits with zeros)."""
 from .. import _C_ops
 from ..framework import arguments
 from ..framework.core import apply
 from ..framework.tensor_params import OPERAND, accepts
-from .scalars import as_operands, is_tensor
+from .scalars import as_operands, dtype_name_of, is_tensor
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_invert",
            "bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm", "bitwise_and_",
@@ -30,10 +33,36 @@ def _check_operands(fn, x, y):
                                               f"{type(v).__name__}")
 
 
+_NARROW_BITS = {"int8": 8, "uint8": 8, "int16": 16}  # the dtypes run widened to int32
+
+
+def _narrow(x, y=None):
+    """The narrow dtype (int8, uint8, int16) of the operands, or None when they are not
+    both of one such dtype."""
+    name = dtype_name_of(x)
+    if name not in _NARROW_BITS or (y is not None and dtype_name_of(y) != name):
+        return None
+    return name
+
+
+def _wide(x):
+    return _C_ops.cast(x, out_dtype="int32")
+
+
+def _wrapped(result, name, out):
+    """The int32 ``result`` wrapped to the narrow dtype ``name`` (written into out if given)."""
+    narrow = _C_ops.cast(result, out_dtype=name)
+    return narrow if out is None else _C_ops.assign(narrow, out=[out])
+
+
 def _binary(op, doc):
     def f(x, y, out=None, name=None):
         _check_operands(op, x, y)
-        return apply(op, *as_operands(x, y, op), out=_out(out))
+        x, y = as_operands(x, y, op)
+        narrow = _narrow(x, y)
+        if narrow:
+            return _wrapped(apply(op, _wide(x), _wide(y)), narrow, out)
+        return apply(op, x, y, out=_out(out))
 
     f.__name__ = f.__qualname__ = op
     f.__doc__ = doc
@@ -46,8 +75,11 @@ bitwise_xor = _binary("bitwise_xor", "Elementwise x ^ y (int32/int64/bool, broad
 
 
 def bitwise_not(x, out=None, name=None):
-    """Elementwise ~x (int32/int64), logical not for bool."""
+    """Elementwise ~x (int8/uint8/int16/int32/int64), logical not for bool."""
     _check_tensor("bitwise_not", "x", x)
+    narrow = _narrow(x)
+    if narrow:
+        return _wrapped(_C_ops.bitwise_not(_wide(x)), narrow, out)
     return _C_ops.bitwise_not(x, out=_out(out))
 
 
@@ -56,19 +88,33 @@ bitwise_invert = bitwise_not
 
 @accepts(x=OPERAND, y=OPERAND)
 def bitwise_left_shift(x, y, is_arithmetic=True, out=None, name=None):
-    """Elementwise x << y (int32/int64); 0 where y is negative or not below the bit width."""
+    """Elementwise x << y (int8/uint8/int16/int32/int64); 0 where y is negative or not
+    below the bit width."""
     _check_operands("bitwise_left_shift", x, y)
-    return _C_ops.bitwise_left_shift(*as_operands(x, y), is_arithmetic=bool(is_arithmetic),
-                                     out=_out(out))
+    x, y = as_operands(x, y)
+    narrow = _narrow(x, y)
+    if narrow:  # the low bits of the wide shift are the narrow one's
+        return _wrapped(_C_ops.bitwise_left_shift(_wide(x), _wide(y), is_arithmetic=True),
+                        narrow, out)
+    return _C_ops.bitwise_left_shift(x, y, is_arithmetic=bool(is_arithmetic), out=_out(out))
 
 
 @accepts(x=OPERAND, y=OPERAND)
 def bitwise_right_shift(x, y, is_arithmetic=True, out=None, name=None):
-    """Elementwise x >> y (int32/int64): sign-extending when ``is_arithmetic``, else the
-    bits read as unsigned (zeros shifted in)."""
+    """Elementwise x >> y (int8/uint8/int16/int32/int64): sign-extending when
+    ``is_arithmetic``, else x's bits (of its own width) read as unsigned, zeros shifted in;
+    uint8 always shifts in zeros."""
     _check_operands("bitwise_right_shift", x, y)
-    return _C_ops.bitwise_right_shift(*as_operands(x, y), is_arithmetic=bool(is_arithmetic),
-                                      out=_out(out))
+    x, y = as_operands(x, y)
+    narrow = _narrow(x, y)
+    if not narrow:
+        return _C_ops.bitwise_right_shift(x, y, is_arithmetic=bool(is_arithmetic),
+                                          out=_out(out))
+    wide = _wide(x)  # sign-extended (zero-extended for uint8)
+    if not is_arithmetic and narrow != "uint8":  # x's own bits, read as unsigned
+        mask = _C_ops.fill_any_like(wide, value=float(2 ** _NARROW_BITS[narrow] - 1))
+        wide = _C_ops.bitwise_and(wide, mask)
+    return _wrapped(_C_ops.bitwise_right_shift(wide, _wide(y), is_arithmetic=True), narrow, out)
 
 
 @accepts(x=OPERAND, y=OPERAND)

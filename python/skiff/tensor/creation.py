@@ -14,8 +14,8 @@ from ..framework.mode import mode
 from ..framework.variable import Variable
 from .run_dims import full_with_run_dims, is_static_var
 
-__all__ = ["to_tensor", "from_dlpack", "to_dlpack", "zeros", "ones", "full", "zeros_like",
-           "ones_like", "full_like", "empty", "empty_like", "arange", "linspace", "eye", "tril",
+__all__ = ["to_tensor", "asarray", "from_dlpack", "to_dlpack", "zeros", "ones", "full",
+           "zeros_like", "ones_like", "full_like", "empty", "empty_like", "arange", "linspace", "eye", "tril",
            "triu", "meshgrid", "assign", "clone", "logspace", "tril_indices", "triu_indices",
            "as_tensor", "from_numpy", "range", "pi", "e", "inf", "nan"]
 
@@ -426,6 +426,14 @@ def as_tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     out = _tensor_of_array(data, dtype, share=True)
     out.stop_gradient = not requires_grad
     return out
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """A new Tensor holding ``obj`` (a number, nested lists, a numpy array or a Tensor),
+    as skiff.tensor: numpy arrays keep their dtype, Python floats take the default dtype;
+    always a copy (``copy`` is taken and has no effect, as in Paddle); requires_grad: not
+    stop_gradient."""
+    return tensor_of(obj, dtype, device, requires_grad)
 
 
 def from_numpy(ndarray):

@@ -9,12 +9,12 @@ from ..framework.mode import mode
 from .scalars import is_tensor
 from .math import abs as tensor_abs, pow as tensor_pow, sqrt, square
 from .reduction import _axes
-from .creation import _positions
+from .creation import _positions, to_tensor
 from .manipulation import diag
 from .scalars import dtype_name_of
 from .scalars import constant
 
-__all__ = ["matmul", "mm", "bmm", "dot", "t", "outer", "mv", "norm", "dist", "cdist",
+__all__ = ["matmul", "mm", "bmm", "dot", "t", "outer", "mv", "norm", "dist", "cdist", "pdist",
            "diag_embed", "diagflat", "block_diag", "vander", "renorm", "renorm_"]
 
 _matmul = eager_op("matmul")
@@ -184,6 +184,34 @@ def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=
     rows = _C_ops.unsqueeze(x, axes=[len(x.shape) - 1])
     cols = _C_ops.unsqueeze(y, axes=[len(y.shape) - 2])
     return _p_norm_all(_C_ops.elementwise_sub(rows, cols), float(p), -1)
+
+
+@accepts(x=FLOATING)
+def pdist(x, p=2.0, name=None):
+    """The p-norm distances between each pair of rows i < j of the 2-D x [N, M], in the
+    order (0, 1), (0, 2), ..., (N-2, N-1): [N * (N - 1) / 2]; p >= 0 (0 counts the
+    differing entries, inf takes the largest difference)."""
+    if len(x.shape) != 2:
+        raise arguments.ArgumentError(f"pdist: x must be 2-D [N, M], got shape {list(x.shape)}")
+    p = arguments.number("pdist", "p", p)
+    if not float(p) >= 0:
+        raise arguments.ArgumentError(f"pdist: p must be >= 0, got {p}")
+    n = x.shape[0]
+    first = [i for i in range(n) for _ in range(i + 1, n)]
+    second = [j for i in range(n) for j in range(i + 1, n)]
+    if not first:
+        return _C_ops.fill_constant(shape=[0], value=0.0, dtype=dtype_name_of(x))
+    rows = [_C_ops.gather(x, to_tensor(ix, dtype="int64"), axis=0) for ix in (first, second)]
+    diff, p = _C_ops.elementwise_sub(*rows), float(p)
+    if p in (0.0, 1.0, float("inf")):
+        return _p_norm_all(diff, p, -1)
+    # (sum |d|^p)^(1/p), with gradient 0 (not NaN) where two rows are equal
+    powers = square(diff) if p == 2 else tensor_pow(tensor_abs(diff), p)
+    total = _C_ops.reduce_sum(powers, dim=[-1], keep_dim=False, reduce_all=False)
+    apart = _C_ops.greater_than(total, _C_ops.fill_any_like(total, value=0.0))
+    safe = _C_ops.where(apart, total, _C_ops.fill_any_like(total, value=1.0))
+    root = sqrt(safe) if p == 2 else tensor_pow(safe, 1.0 / p)
+    return _C_ops.where(apart, root, _C_ops.fill_any_like(total, value=0.0))
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):

@@ -22,7 +22,7 @@ __all__ = ["reshape", "reshape_", "transpose", "flatten", "squeeze", "unsqueeze"
            "tile", "gather", "gather_nd", "scatter", "index_select", "slice", "strided_slice",
            "flip", "squeeze_", "unsqueeze_", "roll", "moveaxis", "take_along_axis", "masked_fill",
            "flatten_", "rank", "shape", "diag", "narrow", "crop", "take",
-           "index_sample", "rot90", "unfold"]
+           "index_sample", "rot90", "unfold", "shard_index"]
 
 
 def _ints(v, fn="reshape", param="shape"):
@@ -508,3 +508,36 @@ def unfold(x, axis, size, step, name=None):
     windows = reshape(index_select(x, to_tensor(picks, dtype="int64"), axis),
                       shape[:axis] + [count, size] + shape[axis + 1:])
     return moveaxis(windows, axis + 1, -1)
+
+
+def shard_index(input, index_num, nshards, shard_id, ignore_value=-1):
+    """Each index v of ``input`` (int32/int64, last dim 1, values in [0, index_num)) as its
+    offset within shard ``shard_id`` of the ``nshards`` equal shards of [0, index_num)
+    (shard size ceil(index_num / nshards)): v - shard_id * size where v falls in that
+    shard, else ``ignore_value``."""
+    fn = "shard_index"
+    arguments.tensor(fn, "input", input)
+    arguments.dtype_in(fn, "input", input, ("int32", "int64"))
+    shape = list(input.shape)
+    if len(shape) < 2 or shape[-1] != 1:
+        raise arguments.ArgumentError(f"{fn}: input must have at least 2 dims and a last dim "
+                                      f"of 1, got shape {shape}")
+    index_num = arguments.count(fn, "index_num", index_num, low=1)
+    nshards = arguments.count(fn, "nshards", nshards, low=1)
+    shard_id = arguments.count(fn, "shard_id", shard_id, high=nshards - 1,
+                               limit="nshards - 1")
+    ignore_value = arguments.integer(fn, "ignore_value", ignore_value)
+    if not _mode.static and input.size:
+        low = int(_C_ops.reduce_min(input, reduce_all=True).item())
+        high = int(_C_ops.reduce_max(input, reduce_all=True).item())
+        if low < 0 or high >= index_num:
+            raise arguments.ArgumentError(f"{fn}: the indices of input must be in [0, "
+                                          f"index_num = {index_num}), got values in "
+                                          f"[{low}, {high}]")
+    size = (index_num + nshards - 1) // nshards
+    start = shard_id * size
+    name = dtype_name_of(input)
+    inside = _C_ops.logical_and(_C_ops.greater_equal(input, constant(start, name)),
+                                _C_ops.less_than(input, constant(start + size, name)))
+    return _C_ops.where(inside, _C_ops.scale(input, scale=1.0, bias=float(-start)),
+                        _C_ops.fill_any_like(input, value=float(ignore_value)))

@@ -16,7 +16,7 @@ from .axes import _diagonal
 from .creation import arange
 
 __all__ = ["take_along_dim", "put_along_axis", "scatter_add", "scatter_add_", "scatter_",
-           "index_add", "index_add_", "index_fill", "index_fill_", "masked_fill_", "argwhere",
+           "index_add", "index_add_", "index_fill", "index_fill_", "masked_fill_",
            "index_put", "index_put_", "scatter_nd", "scatter_nd_add", "masked_scatter",
            "masked_scatter_", "slice_scatter", "select_scatter", "diagonal_scatter",
            "scatter_reduce"]
@@ -218,11 +218,6 @@ def index_fill_(x, index, axis, value, name=None):
 def masked_fill_(x, mask, value, name=None):
     """masked_fill, in place."""
     return _write(x, masked_fill(x, mask, value))
-
-
-def argwhere(input):
-    """The indices of input's nonzero entries, int64 [n, rank]."""
-    return nonzero(input)
 
 
 def _cast_to(value, x):

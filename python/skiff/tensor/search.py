@@ -13,7 +13,7 @@ from .._C import Error
 from .creation import arange
 
 __all__ = ["argmax", "argmin", "topk", "sort", "argsort", "where", "nonzero", "masked_select",
-           "msort", "kthvalue", "mode", "searchsorted", "bucketize", "multiplex"]
+           "msort", "kthvalue", "mode", "searchsorted", "bucketize", "multiplex", "argwhere"]
 
 
 def _arg_extreme(op, x, axis, keepdim, dtype):
@@ -96,6 +96,16 @@ def nonzero(x, as_tuple=False):
     rank = len(x.shape)
     return tuple(_C_ops.slice(idx, axes=[1], starts=[i], ends=[i + 1],
                               decrease_axis=[1]) for i in range(rank))
+
+
+def argwhere(input):
+    """The int64 [n, rank] indices of input's nonzero entries, in row-major order (as
+    nonzero(input)); input must have at least 1 dim."""
+    arguments.tensor("argwhere", "input", input)
+    if not input.shape:
+        raise arguments.ArgumentError("argwhere: input must have at least 1 dim, got a 0-d "
+                                      "Tensor")
+    return nonzero(input)
 
 
 def masked_select(x, mask, name=None):

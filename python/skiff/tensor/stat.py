@@ -9,7 +9,9 @@ from .math import multiply, square, subtract
 from .reduction import _axes, _reduce, sum
 from .scalars import constant, dtype_name_of, is_tensor
 from .manipulation import flatten
-from .search import argsort, sort
+from .search import _full_sort, argmax
+from .manipulation import take_along_axis
+from .reduction import any as _any
 from .creation import arange
 
 __all__ = ["mean", "var", "std", "numel", "median", "bincount", "histogram",
@@ -75,42 +77,45 @@ def numel(x, name=None):
 
 
 def median(x, axis=None, keepdim=False, mode="avg", name=None):
-    """The median over ``axis`` (of all of x when None). mode "avg": the mean of the two
-    middle values for an even count; "min": the lower one, and, when an axis is given,
-    also its index along the axis (a pair, as Paddle)."""
+    """The median over ``axis`` (of all of x when None); NaN where the reduced values hold a
+    NaN. mode "avg": the mean of the two middle values for an even count, as float32 for
+    non-float64 input; "min": the lower one in x's dtype, and, when an axis is given, also
+    its index along the axis (the first NaN's where there is one), as a pair (as Paddle)."""
     if mode not in ("avg", "min"):
         raise arguments.ArgumentError(f"median: mode must be 'avg' or 'min', got {mode!r}")
-    if mode == "min":
-        return _lower_median(x, axis, keepdim)
-    if axis is None:
+    arguments.tensor("median", "x", x)
+    rank, whole = len(x.shape), axis is None
+    if whole:
         x, axis = flatten(x), 0
-        if keepdim:
-            raise ValueError("median: keepdim needs an axis")
-    axis = arguments.axis("median", axis, len(x.shape))
-    n = x.shape[axis]
-    if dtype_name_of(x) not in ("float32", "float64"):
+    else:
+        axis = arguments.axis("median", axis, rank, scalar=True)
+    if mode == "avg" and dtype_name_of(x) not in ("float32", "float64"):
         x = _C_ops.cast(x, out_dtype="float32")
-    s = sort(x, axis)
-    lo, hi = (n - 1) // 2, n // 2
-    mid = _C_ops.slice(s, axes=[axis], starts=[lo], ends=[hi + 1])
-    return _C_ops.reduce_mean(mid, dim=[axis], keep_dim=bool(keepdim), reduce_all=False)
-
-
-def _lower_median(x, axis, keepdim):
-    """median(mode="min"): the lower middle value over ``axis``, with its index when an
-    axis is given."""
-    whole = axis is None
+    n = x.shape[axis]
+    if mode == "min" and n == 0:
+        raise arguments.ArgumentError("median: mode='min' needs at least one value along the "
+                                      "axis (the lower middle value of none is undefined)")
+    ordered, order = _full_sort(x, axis, False, "median")  # NaN last
+    lo, hi = (n - 1) // 2, (n // 2 if mode == "avg" else (n - 1) // 2)
+    value, idx = (_C_ops.slice(t, axes=[axis], starts=[lo], ends=[hi + 1])
+                  for t in (ordered, order))
+    if mode == "avg":  # (the mean of none: NaN, as numpy's)
+        value = _C_ops.reduce_mean(value, dim=[axis], keep_dim=True, reduce_all=False)
+    if dtype_name_of(x) in ("float16", "bfloat16", "float32", "float64") and \
+            0 not in x.shape:
+        # where a NaN is reduced: the first NaN (its gradient goes there, as Paddle's)
+        nan = _C_ops.isnan(x)
+        has_nan = _any(nan, axis, keepdim=True)
+        first = argmax(_C_ops.cast(nan, out_dtype="int32"), axis, keepdim=True)
+        value = _C_ops.where(has_nan, take_along_axis(x, first, axis), value)
+        if mode == "min":
+            idx = _C_ops.where(has_nan, first, idx)
     if whole:
-        x, axis = flatten(x), 0
-    axis = arguments.axis("median", axis, len(x.shape))
-    values, indices = sort(x, axis), argsort(x, axis)
-    lo = (x.shape[axis] - 1) // 2
-    pick = [_C_ops.slice(t, axes=[axis], starts=[lo], ends=[lo + 1]) for t in (values, indices)]
-    if whole:
-        return _C_ops.reshape(pick[0], shape=[1] * len(values.shape) if keepdim else [])
+        shape = [1] * rank if keepdim else []
+        return _C_ops.reshape(value, shape=shape)
     if not keepdim:
-        pick = [_C_ops.squeeze(t, axes=[axis]) for t in pick]
-    return pick[0], pick[1]
+        value, idx = (_C_ops.squeeze(t, axes=[axis]) for t in (value, idx))
+    return value if mode == "avg" else (value, idx)
 
 
 def _scatter_sum(size, pos, vals):

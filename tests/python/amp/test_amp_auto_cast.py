@@ -84,10 +84,19 @@ def test_static_program_records_casts(data):
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
 
 
-def test_errors():
-    with pytest.raises(skiff.Error, match="auto_cast.*float16"):
+def test_float16_on_the_cpu_warns_and_runs_in_float32():
+    # as Paddle on the CPU: float16 auto_cast makes no effect, with a warning
+    layer = skiff.nn.Linear(3, 2)
+    x = skiff.rand([4, 3])
+    with pytest.warns(UserWarning, match="auto_cast.*float16"):
         with skiff.amp.auto_cast():
-            pass
+            y = layer(x)
+            assert not skiff.amp.is_autocast_enabled()
+    assert y.dtype == skiff.float32
+    np.testing.assert_allclose(y.numpy(), layer(x).numpy(), rtol=0, atol=0)
+
+
+def test_errors():
     with pytest.raises(ValueError, match="auto_cast.*level"):
         with skiff.amp.auto_cast(level="O3", dtype="bfloat16"):
             pass

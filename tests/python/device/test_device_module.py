@@ -1,4 +1,5 @@
 """skiff.device answers as Paddle 3.3's CPU build does."""
+import numpy as np
 import paddle
 import pytest
 
@@ -54,3 +55,24 @@ def test_cuda_submodule():
             getattr(paddle.device.cuda, name)()
     with pytest.raises(skiff.Error, match="synchronize"):
         c.synchronize()
+
+
+def test_get_device_of_a_tensor_and_cudnn_version():
+    assert skiff.device.get_device(skiff.to_tensor([1, 2, 3])) == \
+        paddle.device.get_device(paddle.to_tensor([1, 2, 3])) == -1
+    assert skiff.get_device(skiff.to_tensor([1.0], place=skiff.CPUPlace())) == -1
+    assert skiff.device.get_device() == "cpu"
+    assert skiff.device.get_cudnn_version() is paddle.device.get_cudnn_version() is None
+
+
+def test_device_rng_state_round_trip():
+    state = skiff.device.get_rng_state()
+    assert not isinstance(state, list)  # one state, where skiff.get_rng_state gives a list
+    first = skiff.randn([2, 3]).numpy()
+    skiff.device.set_rng_state(state)
+    np.testing.assert_array_equal(skiff.randn([2, 3]).numpy(), first)
+    skiff.device.set_rng_state(skiff.device.get_rng_state("cpu"), skiff.CPUPlace())
+    with pytest.raises(TypeError, match="set_rng_state: new_state must be the GeneratorState"):
+        skiff.device.set_rng_state(skiff.get_rng_state())
+    with pytest.raises(ValueError, match="get_rng_state: device must be None, 'cpu'"):
+        skiff.device.get_rng_state("gpu:0")

@@ -2,6 +2,7 @@
 and numpy as references), bool support where Paddle has it, Python ints on either side,
 the in-place forms, the Tensor operators, a static program, and errors."""
 import numpy as np
+import paddle
 import pytest
 import torch
 
@@ -167,3 +168,34 @@ def test_errors():
         skiff.bitwise_xor(i64, "a")
     with pytest.raises(TypeError, match="lcm.*x"):
         skiff.lcm([1, 2], 3)
+
+
+NARROW_X = np.array([-128, -80, -65, -17, -1, 0, 1, 5, 64, 127])
+NARROW_Y = np.array([0, 1, 2, 3, 4, 7, 8, 9, -1, 20])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
+@pytest.mark.parametrize("fn,kw", [("bitwise_right_shift", dict(is_arithmetic=True)),
+                                   ("bitwise_right_shift", dict(is_arithmetic=False)),
+                                   ("bitwise_left_shift", dict(is_arithmetic=True)),
+                                   ("bitwise_left_shift", dict(is_arithmetic=False)),
+                                   ("bitwise_and", {}), ("bitwise_or", {}), ("bitwise_xor", {})])
+def test_narrow_ints_as_paddle(dtype, fn, kw):
+    x, y = NARROW_X.astype(dtype), NARROW_Y.astype(dtype)  # (uint8: wrapped)
+    ours = getattr(skiff, fn)(skiff.to_tensor(x), skiff.to_tensor(y), **kw)
+    theirs = getattr(paddle, fn)(paddle.to_tensor(x), paddle.to_tensor(y), **kw)
+    assert ours.dtype.name == dtype
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
+def test_narrow_not_and_docstring_example(dtype):
+    x = NARROW_X.astype(dtype)
+    np.testing.assert_array_equal(skiff.bitwise_not(skiff.to_tensor(x)).numpy(), ~x)
+    x = skiff.to_tensor([[-10, -20, -40, -80], [-16, -17, -32, -65]], dtype="int8")
+    y = skiff.to_tensor([[1, 2, 3, 4], [2, 3, 2, 1]], dtype="int8")
+    np.testing.assert_array_equal(skiff.bitwise_right_shift(x, y, is_arithmetic=False).numpy(),
+                                  [[123, 59, 27, 11], [60, 29, 56, 95]])
+    out = skiff.zeros([2, 4], "int8")
+    skiff.bitwise_right_shift(x, y, out=out)
+    np.testing.assert_array_equal(out.numpy(), x.numpy() >> y.numpy())

@@ -138,3 +138,19 @@ def test_default_dtype_routes_creation():
     assert skiff.ones([1]).dtype == skiff.float32
     with pytest.raises(TypeError, match="set_default_dtype"):
         skiff.set_default_dtype("int32")
+
+
+def test_asarray_copies_as_paddle():
+    x = skiff.asarray(1, requires_grad=True)
+    assert x.dtype == skiff.int64 and not x.stop_gradient and x.shape == []
+    y = skiff.asarray(x)
+    assert y is not x and y.stop_gradient  # a new tensor, stop_gradient by default
+    for data in (1.5, [[0.1, 0.2], [0.3, 0.4]], np.arange(3, dtype="int16"), [True],
+                 np.float64(2.0)):
+        ours, theirs = skiff.asarray(data), paddle.asarray(data)
+        assert ours.dtype.name == str(theirs.dtype).split(".")[-1]
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    a = np.array([1.0, 2.0])
+    t = skiff.asarray(a, copy=False, device=skiff.CPUPlace(), dtype="float32")
+    a[0] = 9.0  # always a copy, as Paddle (copy is taken and has no effect)
+    assert t.dtype == skiff.float32 and t.numpy().tolist() == [1.0, 2.0]

@@ -122,3 +122,30 @@ def test_renorm(p, axis, max_norm):
     np.testing.assert_allclose(x.numpy(), got.numpy())
     with pytest.raises(ValueError, match="renorm: axis 3"):
         skiff.renorm(x, p, 3, max_norm)
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 0.0, 3.0, 0.5, float("inf")])
+def test_pdist_values_and_gradients_vs_torch(p):
+    x = rand((5, 4), seed=3)
+    x[3] = x[1]  # two equal rows: distance 0, gradient 0 (not NaN)
+    ours = skiff.pdist(skiff.to_tensor(x), p)
+    np.testing.assert_allclose(ours.numpy(), paddle.pdist(paddle.to_tensor(x), p).numpy(),
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ours.numpy(), torch.pdist(torch.tensor(x), p).numpy(),
+                               rtol=1e-5, atol=1e-6)
+    if p == 0.0:
+        return  # piecewise constant
+    t = skiff.to_tensor(x, stop_gradient=False)
+    skiff.nn.functional.pdist(t, p).sum().backward()
+    ref = torch.tensor(x, requires_grad=True)
+    torch.pdist(ref, p).sum().backward()
+    np.testing.assert_allclose(t.grad.numpy(), ref.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_pdist_shapes_and_errors():
+    assert skiff.pdist(skiff.ones([1, 3])).shape == [0]
+    assert skiff.pdist(skiff.ones([4, 3], "float64")).dtype == skiff.float64
+    with pytest.raises(ValueError, match="pdist: x must be 2-D"):
+        skiff.pdist(skiff.ones([2, 3, 4]))
+    with pytest.raises(ValueError, match="pdist: p must be >= 0"):
+        skiff.pdist(skiff.ones([3, 3]), -1.0)

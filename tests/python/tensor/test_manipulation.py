@@ -227,3 +227,27 @@ def test_diag_and_trace():
         np.testing.assert_array_equal(skiff.diag(skiff.to_tensor(m), k).numpy(), np.diag(m, k))
     check_grad(lambda x: skiff.diag(x, 1), lambda t: torch.diag(t, 1), m)
     check_grad(lambda x: skiff.trace(x).reshape([1]), lambda t: torch.trace(t).reshape(1), m)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("args", [(20, 2, 0, -1), (20, 3, 1, -5), (20, 3, 2, 0), (20, 7, 6, -1)])
+def test_shard_index_as_paddle(dtype, args):
+    labels = np.array([[16], [1], [19], [10], [9], [0], [6]], dtype)
+    ours = skiff.shard_index(skiff.to_tensor(labels), *args)
+    theirs = paddle.shard_index(paddle.to_tensor(labels), *args)
+    assert ours.dtype.name == dtype
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_shard_index_errors():
+    labels = skiff.to_tensor([[16], [1]])
+    with pytest.raises(TypeError, match="shard_index: input must be a int32 or int64"):
+        skiff.shard_index(skiff.to_tensor([[1.0]]), 20, 2, 0)
+    with pytest.raises(ValueError, match="shard_index: input must have at least 2 dims"):
+        skiff.shard_index(skiff.to_tensor([1, 2]), 20, 2, 0)
+    with pytest.raises(ValueError, match="shard_id must be in \\[0, 1\\]"):
+        skiff.shard_index(labels, 20, 2, 2)
+    with pytest.raises(ValueError, match="index_num must be >= 1"):
+        skiff.shard_index(labels, 0, 2, 0)
+    with pytest.raises(ValueError, match="in \\[0, index_num = 10\\)"):
+        skiff.shard_index(labels, 10, 2, 0)

@@ -194,3 +194,14 @@ def test_searchsorted_compares_mixed_dtypes_in_the_wider_one():
     np.testing.assert_array_equal(skiff.searchsorted(seq, values).numpy(), [[1, 3], [4, 5]])
     floats = skiff.to_tensor([2.5, 13.0])
     np.testing.assert_array_equal(skiff.searchsorted(seq, floats, right=True).numpy(), [1, 7])
+
+
+def test_argwhere_as_paddle():
+    for data in ([[1.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 3.0]], [[True, False]],
+                 np.zeros((2, 3), "int32"), [0, 5, 0, 7]):
+        ours = skiff.tensor.search.argwhere(skiff.to_tensor(data))
+        theirs = paddle.argwhere(paddle.to_tensor(data))
+        assert ours.dtype == skiff.int64 and list(ours.shape) == list(theirs.shape)
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    with pytest.raises(ValueError, match="argwhere: input must have at least 1 dim"):
+        skiff.argwhere(skiff.to_tensor(3.0))

@@ -96,3 +96,38 @@ def test_histogram_integer_equal_and_errors():
         skiff.histogram(skiff.to_tensor(same), 0)
     with pytest.raises(ValueError, match="histogram: weight must have"):
         skiff.histogram(skiff.to_tensor(same), 2, weight=skiff.ones([3]))
+
+
+def _median_pair(fn):
+    nan = float("nan")
+    for data in (np.arange(12).reshape(3, 4),
+                 np.array([[1, nan, 3, nan], [1, 2, 3, 4], [nan, 1, 2, 3]]),
+                 np.array([[1, nan, 3, nan], [1, 2, 3, 4], [nan, 1, 2, 3]], "float32")):
+        yield fn(skiff, skiff.to_tensor(data)), fn(paddle, paddle.to_tensor(data))
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(axis=0), dict(axis=1), dict(axis=-1, keepdim=True),
+                                dict(keepdim=True), dict(mode="min"),
+                                dict(mode="min", keepdim=True), dict(axis=1, mode="min"),
+                                dict(axis=0, keepdim=True, mode="min")])
+def test_median_nan_dtypes_and_indices_as_paddle(kw):
+    for ours, theirs in _median_pair(lambda m, x: m.median(x, **kw)):
+        ours = ours if isinstance(ours, tuple) else (ours,)
+        theirs = theirs if isinstance(theirs, tuple) else (theirs,)
+        assert len(ours) == len(theirs)
+        for a, b in zip(ours, theirs):
+            assert a.dtype.name == str(b.dtype).split(".")[-1]
+            assert list(a.shape) == list(b.shape)
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_median_gradient_goes_to_the_middle_values_or_the_first_nan():
+    x = np.array([[1., 4., 2., 3.], [np.nan, 1., 2., np.nan], [5., 1., 3., 0.]], "float32")
+    t = skiff.to_tensor(x, stop_gradient=False)
+    skiff.median(t, axis=1).sum().backward()
+    # the mean of the two middle values; in a row with NaN, the first NaN (as Paddle)
+    np.testing.assert_allclose(t.grad.numpy(), [[0, 0, .5, .5], [1, 0, 0, 0], [0, .5, .5, 0]])
+    t = skiff.to_tensor(x, stop_gradient=False)
+    values, _ = skiff.median(t, axis=1, mode="min")
+    values.sum().backward()
+    np.testing.assert_allclose(t.grad.numpy(), [[0, 0, 1, 0], [1, 0, 0, 0], [0, 1, 0, 0]])

@@ -1,5 +1,6 @@
 """paddle.nn.functional.pairwise_distance: the p-norm of x - y + epsilon along the last
-axis, from elementwise and reduce ops."""
+axis, from elementwise and reduce ops; pdist (the distances between a matrix's rows) is
+skiff.tensor's."""
 from ... import _C_ops
 import math
 
@@ -7,8 +8,9 @@ from ...framework.tensor_params import FLOATING, accepts
 from ...framework.arguments import dtype_name_of
 from ...tensor.math import cast, scale, subtract
 from ...tensor.scalars import constant_like
+from ...tensor.linalg import pdist
 
-__all__ = ["pairwise_distance"]
+__all__ = ["pairwise_distance", "pdist"]
 
 
 def p_norm_last(d, p, keepdim=False):
