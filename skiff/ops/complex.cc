@@ -224,7 +224,6 @@ void register_complex_ops(OpRegistry& r) {
       .output("Out", "X's shape without its last dim; complex64 or complex128")
       .infer_shape(infer_as_complex)
       .bind(kComplexDTypes, as_complex_op<KernelContext>, as_complex_op<EmitContext>)
-      .moves_values()
       .grad(unary_grad_maker<kAsReal>);
 
   r.add("as_real")
@@ -234,7 +233,6 @@ void register_complex_ops(OpRegistry& r) {
       .infer_shape(infer_as_real)
       .bind(kComplexDTypes, as_real_op<KernelContext>, as_real_op<EmitContext>)
       .kernel_dtype_from("X")
-      .moves_values()
       .grad(unary_grad_maker<kAsComplex>);
 
   r.add("angle")
