@@ -3,8 +3,8 @@ The API follows PaddlePaddle 2.x: code written for Paddle runs after
 ``import skiff as paddle``. Eager mode is the default."""
 from . import _C
 from ._C import Error, OutOfMemoryError, Tensor
-from .framework.dtype import (DType as dtype, bfloat16, bool_ as bool, float16, float32,
-                              float64, int8, int16, int32, int64, uint8)
+from .framework.dtype import (DType as dtype, bfloat16, bool_ as bool, complex64, complex128,
+                              float16, float32, float64, int8, int16, int32, int64, uint8)
 from .framework.mode import disable_static, enable_static, in_dynamic_mode
 from .framework.dtype import (double, float_ as float, get_default_dtype, half, int_ as int,
                               long, set_default_dtype)
@@ -24,6 +24,7 @@ from . import static
 from . import jit
 from . import onnx
 from .linalg import cholesky, eigvalsh, inverse  # also binds skiff.linalg
+from . import fft, signal
 from .static import CPUPlace, get_flags, set_flags
 from . import amp, board, device, distribution, geometric, quantization, sparse, text, utils
 from . import base

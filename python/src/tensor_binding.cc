@@ -35,6 +35,10 @@ nb::dlpack::dtype to_dlpack(DType t) {
       return nb::dtype<uint8_t>();
     case DType::kI16:
       return nb::dtype<int16_t>();
+    case DType::kC64:
+      return nb::dtype<std::complex<float>>();
+    case DType::kC128:
+      return nb::dtype<std::complex<double>>();
     default:
       break;
   }
@@ -50,8 +54,11 @@ DType from_dlpack(nb::dlpack::dtype d) {
   if (d == nb::dtype<int8_t>()) return DType::kI8;
   if (d == nb::dtype<uint8_t>()) return DType::kU8;
   if (d == nb::dtype<int16_t>()) return DType::kI16;
+  if (d == nb::dtype<std::complex<float>>()) return DType::kC64;
+  if (d == nb::dtype<std::complex<double>>()) return DType::kC128;
   fail("no skiff dtype for this array's element type (code ", int(d.code), ", ", int(d.bits),
-       " bits); convert it to float32/float64/int32/int64/int16/int8/uint8/bool first");
+       " bits); convert it to "
+       "float32/float64/complex64/complex128/int32/int64/int16/int8/uint8/bool first");
 }
 
 // A dense view of a value: a tensor as is, selected rows scattered into zeros.

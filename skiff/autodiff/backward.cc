@@ -54,7 +54,7 @@ void declare_grad(Program& program, int block, const std::string& name, bool loc
 
 bool differentiable_var(const Program& program, int block, const std::string& name) {
   const VarDesc* v = program.find_var(block, name);
-  return v && is_floating(v->dtype) &&
+  return v && is_differentiable(v->dtype) &&
          (v->kind == VarKind::kDenseTensor || v->kind == VarKind::kTensorArray);
 }
 
@@ -148,8 +148,10 @@ std::vector<std::pair<std::string, std::string>> append_backward(Program& progra
   const Block& b0 = program.global_block();
   const VarDesc* t = b0.find_local_var(target);
   SKIFF_CHECK(t, "append_backward: target '", target, "' is not declared in block 0");
-  SKIFF_CHECK(is_floating(t->dtype), "append_backward: target '", target, "' is ",
-              dtype_name(t->dtype), "; only floating targets can be differentiated");
+  // A complex target has a gradient only when the caller feeds it (a real loss has none).
+  SKIFF_CHECK(is_floating(t->dtype) || (is_complex(t->dtype) && options.feed_target_grad),
+              "append_backward: target '", target, "' is ", dtype_name(t->dtype),
+              "; only floating targets can be differentiated");
 
   autodiff::BlockGradRequest req;
   req.fwd_block = req.grad_block = 0;

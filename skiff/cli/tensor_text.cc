@@ -32,6 +32,16 @@ std::string element_text(const Tensor& t, int64_t i) {
       return std::to_string(t.data<uint8_t>()[i]);
     case DType::kI16:
       return std::to_string(t.data<int16_t>()[i]);
+    case DType::kC64: {
+      const std::complex<float> c = t.data<std::complex<float>>()[i];
+      std::snprintf(buffer, sizeof buffer, "%.7g%+.7gj", c.real(), c.imag());
+      break;
+    }
+    case DType::kC128: {
+      const std::complex<double> c = t.data<std::complex<double>>()[i];
+      std::snprintf(buffer, sizeof buffer, "%.10g%+.10gj", c.real(), c.imag());
+      break;
+    }
   }
   return buffer;
 }

@@ -3,6 +3,7 @@
 //   SKIFF_DISPATCH_FLOATING(t.dtype(), T, { fill<T>(t); });
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -26,10 +27,12 @@ enum class DType : int {
   kI8 = 6,
   kU8 = 7,
   kI16 = 8,
+  kC64 = 9,    // std::complex<float>: two float32, real part first (numpy's complex64)
+  kC128 = 10,  // std::complex<double>
 };
 
 // True when `n` is the number of a DType (for readers of files and programs).
-inline bool is_dtype_number(int n) { return n >= 0 && n <= static_cast<int>(DType::kI16); }
+inline bool is_dtype_number(int n) { return n >= 0 && n <= static_cast<int>(DType::kC128); }
 
 // A bfloat16 value: the upper half of an IEEE float32 (sign, 8 exponent bits, 7 stored
 // mantissa bits). From float it rounds to nearest, ties to even (a NaN stays a quiet NaN
@@ -89,11 +92,15 @@ inline size_t dtype_size(DType t) {
       return 1;
     case DType::kI16:
       return 2;
+    case DType::kC64:
+      return 8;
+    case DType::kC128:
+      return 16;
   }
   fail("unknown dtype ", static_cast<int>(t));
 }
-// "float32", "float64", "int32", "int64", "bool", "bfloat16", "int8", "uint8", "int16"
-// (numpy / ml_dtypes names).
+// "float32", "float64", "int32", "int64", "bool", "bfloat16", "int8", "uint8", "int16",
+// "complex64", "complex128" (numpy / ml_dtypes names).
 const char* dtype_name(DType t);
 // Parses a numpy-style name; throws skiff::Error for an unknown one.
 DType dtype_from_name(const std::string& name);
@@ -107,11 +114,23 @@ inline bool is_floating(DType t) {
   return t == DType::kF32 || t == DType::kF64 || t == DType::kBF16;
 }
 
+// True for complex64 and complex128.
+inline bool is_complex(DType t) { return t == DType::kC64 || t == DType::kC128; }
+// The dtypes that carry gradients: the floating and the complex ones.
+inline bool is_differentiable(DType t) { return is_floating(t) || is_complex(t); }
+// complex64 for float32, complex128 for float64 (the complex dtype with `t`'s parts);
+// a complex dtype maps to itself.
+DType complex_of(DType t);
+// The dtype of a complex dtype's parts (float32 for complex64); a real dtype maps to itself.
+DType real_of(DType t);
+
 // The dtypes ops that only move, fill or compare values take (every one but bfloat16,
 // whose kernels are registered where written for it).
-inline constexpr std::initializer_list<DType> kDataDTypes = {DType::kF32, DType::kF64,  DType::kI32,
-                                                             DType::kI64, DType::kBool, DType::kI8,
-                                                             DType::kU8,  DType::kI16};
+inline constexpr std::initializer_list<DType> kDataDTypes = {
+    DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool,
+    DType::kI8,  DType::kU8,  DType::kI16, DType::kC64, DType::kC128};
+// complex64 and complex128.
+inline constexpr std::initializer_list<DType> kComplexDTypes = {DType::kC64, DType::kC128};
 
 template <typename T>
 struct DTypeOf;
@@ -151,6 +170,14 @@ template <>
 struct DTypeOf<int16_t> {
   static constexpr DType value = DType::kI16;
 };
+template <>
+struct DTypeOf<std::complex<float>> {
+  static constexpr DType value = DType::kC64;
+};
+template <>
+struct DTypeOf<std::complex<double>> {
+  static constexpr DType value = DType::kC128;
+};
 template <typename T>
 inline constexpr DType dtype_of = DTypeOf<T>::value;
 
@@ -186,6 +213,27 @@ inline constexpr DType dtype_of = DTypeOf<T>::value;
       ::skiff::fail("expected a numeric dtype, got ", ::skiff::dtype_name(DT)); \
   }
 
+// Runs the body with `T` bound to std::complex<float> or std::complex<double>.
+#define SKIFF_DISPATCH_COMPLEX(DT, T, ...)                                              \
+  switch (DT) {                                                                         \
+    SKIFF_DTYPE_CASE_(kC64, std::complex<float>, T, __VA_ARGS__)                        \
+    SKIFF_DTYPE_CASE_(kC128, std::complex<double>, T, __VA_ARGS__)                      \
+    default:                                                                            \
+      ::skiff::fail("expected complex64 or complex128, got ", ::skiff::dtype_name(DT)); \
+  }
+
+// Runs the body with `T` bound to float, double, std::complex<float> or std::complex<double>.
+#define SKIFF_DISPATCH_FLOATING_AND_COMPLEX(DT, T, ...)                         \
+  switch (DT) {                                                                 \
+    SKIFF_DTYPE_CASE_(kF32, float, T, __VA_ARGS__)                              \
+    SKIFF_DTYPE_CASE_(kF64, double, T, __VA_ARGS__)                             \
+    SKIFF_DTYPE_CASE_(kC64, std::complex<float>, T, __VA_ARGS__)                \
+    SKIFF_DTYPE_CASE_(kC128, std::complex<double>, T, __VA_ARGS__)              \
+    default:                                                                    \
+      ::skiff::fail("expected float32, float64, complex64 or complex128, got ", \
+                    ::skiff::dtype_name(DT));                                   \
+  }
+
 // Runs the body with `T` bound to the C++ type of any dtype but bfloat16 (data movement,
 // fills, comparisons, casts).
 #define SKIFF_DISPATCH_ALL(DT, T, ...)                                                    \
@@ -198,6 +246,25 @@ inline constexpr DType dtype_of = DTypeOf<T>::value;
     SKIFF_DTYPE_CASE_(kI8, int8_t, T, __VA_ARGS__)                                        \
     SKIFF_DTYPE_CASE_(kU8, uint8_t, T, __VA_ARGS__)                                       \
     SKIFF_DTYPE_CASE_(kI16, int16_t, T, __VA_ARGS__)                                      \
+    default:                                                                              \
+      ::skiff::fail("dtype ", ::skiff::dtype_name(DT), " (number ", static_cast<int>(DT), \
+                    ") is not supported here");                                           \
+  }
+
+// Runs the body with `T` bound to the C++ type of any dtype but bfloat16, complex included
+// (ops that only move or fill values).
+#define SKIFF_DISPATCH_MOVABLE(DT, T, ...)                                                \
+  switch (DT) {                                                                           \
+    SKIFF_DTYPE_CASE_(kF32, float, T, __VA_ARGS__)                                        \
+    SKIFF_DTYPE_CASE_(kF64, double, T, __VA_ARGS__)                                       \
+    SKIFF_DTYPE_CASE_(kI32, int32_t, T, __VA_ARGS__)                                      \
+    SKIFF_DTYPE_CASE_(kI64, int64_t, T, __VA_ARGS__)                                      \
+    SKIFF_DTYPE_CASE_(kBool, bool, T, __VA_ARGS__)                                        \
+    SKIFF_DTYPE_CASE_(kI8, int8_t, T, __VA_ARGS__)                                        \
+    SKIFF_DTYPE_CASE_(kU8, uint8_t, T, __VA_ARGS__)                                       \
+    SKIFF_DTYPE_CASE_(kI16, int16_t, T, __VA_ARGS__)                                      \
+    SKIFF_DTYPE_CASE_(kC64, std::complex<float>, T, __VA_ARGS__)                          \
+    SKIFF_DTYPE_CASE_(kC128, std::complex<double>, T, __VA_ARGS__)                        \
     default:                                                                              \
       ::skiff::fail("dtype ", ::skiff::dtype_name(DT), " (number ", static_cast<int>(DT), \
                     ") is not supported here");                                           \

@@ -153,6 +153,11 @@ template <typename T>
 T Tensor::item() const {
   SKIFF_CHECK(initialized() && numel() == 1, "item(): expected one element, got ", type_str());
   T out{};
+  if (is_complex(dtype_)) {  // a complex element gives its real part
+    SKIFF_DISPATCH_COMPLEX(dtype_, U,
+                           out = static_cast<T>(static_cast<const U*>(raw_data())->real()));
+    return out;
+  }
   SKIFF_DISPATCH_ALL(dtype_, U, out = static_cast<T>(*static_cast<const U*>(raw_data())));
   return out;
 }

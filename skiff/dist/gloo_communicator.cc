@@ -131,6 +131,12 @@ ReduceFn reduce_fn(DType dtype, ReduceOp op, const char* what) {
         case ReduceOp::kMin:
           return &bf16_reduce<smaller>;
       }
+      break;
+    case DType::kC64:
+    case DType::kC128:
+      fail(what,
+           ": collectives on complex tensors are not supported (send the real and "
+           "imaginary parts as float tensors: skiff.as_real)");
   }
   fail(what, ": unsupported dtype");
 }

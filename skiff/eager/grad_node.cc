@@ -106,7 +106,7 @@ std::shared_ptr<GradNode> record_callback_node(const std::vector<TensorPtr>& inp
   for (const TensorPtr& t : inputs) {
     SKIFF_CHECK(t, node->label(), ": an input is null");
     const Tensor* d = t->value.tensor();
-    bool wants = !t->stop_gradient && d && is_floating(d->dtype());
+    bool wants = !t->stop_gradient && d && is_differentiable(d->dtype());
     node->inputs.push_back(wants ? Edge{t, t->grad_node, t->out_slot, t->out_index} : Edge{});
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -114,7 +114,7 @@ std::shared_ptr<GradNode> record_callback_node(const std::vector<TensorPtr>& inp
     SKIFF_CHECK(t, node->label(), ": output ", i, " is null");
     const Tensor* d = t->value.tensor();
     node->outputs.emplace_back(d ? d->shape() : Shape{}, d ? d->dtype() : DType::kF32);
-    if (!d || !is_floating(d->dtype())) continue;
+    if (!d || !is_differentiable(d->dtype())) continue;
     t->stop_gradient = false;
     t->grad_node = node;
     t->out_slot = 0;

@@ -158,7 +158,7 @@ std::shared_ptr<GradTemplate> grad_template_for(const OpInfo& info, EagerOp::For
 
 bool wants_grad(const TensorPtr& t) {
   if (t->stop_gradient) return false;
-  if (const Tensor* d = t->value.tensor()) return is_floating(d->dtype());
+  if (const Tensor* d = t->value.tensor()) return is_differentiable(d->dtype());
   return false;
 }
 
@@ -297,7 +297,7 @@ void EagerOp::run(const SlotTensors& given, const SlotTensors& outputs, SlotTens
     for (size_t i = 0; i < result[s].size(); ++i) {
       const TensorPtr& t = result[s][i];
       const Tensor* d = t->value.tensor();
-      if (!d || !is_floating(d->dtype())) continue;
+      if (!d || !is_differentiable(d->dtype())) continue;
       t->stop_gradient = false;
       t->grad_node = node;
       t->out_slot = static_cast<int>(s);

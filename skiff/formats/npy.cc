@@ -33,6 +33,10 @@ const char* npy_descr(DType t) {
       return "|u1";
     case DType::kI16:
       return "<i2";
+    case DType::kC64:
+      return "<c8";
+    case DType::kC128:
+      return "<c16";
     case DType::kBF16:
       fail(
           "the .npy format has no bfloat16 type: cast the tensor to float32 first (the cast "
@@ -54,9 +58,11 @@ DType dtype_from_descr(const std::string& descr) {
   if (type == "i1") return DType::kI8;
   if (type == "u1") return DType::kU8;
   if (type == "i2") return DType::kI16;
+  if (type == "c8") return DType::kC64;
+  if (type == "c16") return DType::kC128;
   fail("dtype '", descr,
        "' is not supported (skiff reads float32, float64, int32, int64, int16, int8, uint8, "
-       "bool)");
+       "bool, complex64, complex128)");
 }
 
 // One value of the header dict: a string, a bool or a tuple of ints.

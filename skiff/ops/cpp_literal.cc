@@ -83,6 +83,10 @@ std::string dtype_literal(DType t) {
       return "DType::kU8";
     case DType::kI16:
       return "DType::kI16";
+    case DType::kC64:
+      return "DType::kC64";
+    case DType::kC128:
+      return "DType::kC128";
   }
   fail("unknown dtype ", static_cast<int>(t));
 }

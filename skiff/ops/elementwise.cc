@@ -77,20 +77,36 @@ constexpr const char* kAxisDoc =
     "-1: numpy broadcasting; >= 0: the lower-rank input's dims align with the other's "
     "dims starting at this axis (PaddlePaddle rule)";
 
+constexpr std::initializer_list<DType> kOrderedDTypes = {DType::kF32, DType::kF64, DType::kI32,
+                                                         DType::kI64, DType::kBF16};
+constexpr std::initializer_list<DType> kArithmeticDTypes = {
+    DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBF16, DType::kC64, DType::kC128};
+constexpr std::initializer_list<DType> kOrderedGradDTypes = {DType::kF32, DType::kF64,
+                                                             DType::kBF16};
+constexpr std::initializer_list<DType> kArithmeticGradDTypes = {
+    DType::kF32, DType::kF64, DType::kBF16, DType::kC64, DType::kC128};
+
 template <BinaryOp kOp>
 void register_binary(OpRegistry& r, const char* type, const char* formula) {
   const std::string name = type;
+  // add, sub, mul and div take complex operands too (the gradients are Paddle's: the
+  // conjugate of the derivative times Out@GRAD).
+  constexpr bool kComplex = kOp != BinaryOp::kMax && kOp != BinaryOp::kMin;
+  const std::initializer_list<DType> dtypes = kComplex ? kArithmeticDTypes : kOrderedDTypes;
+  const std::initializer_list<DType> grad_dtypes =
+      kComplex ? kArithmeticGradDTypes : kOrderedGradDTypes;
   r.add(name)
       .doc(std::string(formula) +
            ", elementwise with broadcasting. Integer division truncates toward zero; bfloat16 "
            "computes in float32 and rounds once.")
-      .input("X", "any shape; float32, float64, int32, int64 or bfloat16")
+      .input("X", kComplex ? "any shape; float32, float64, int32, int64, bfloat16, complex64 or "
+                             "complex128"
+                           : "any shape; float32, float64, int32, int64 or bfloat16")
       .input("Y", "broadcastable with X; X's dtype")
       .output("Out", "the broadcast shape of X and Y")
       .attr("axis", int64_t{-1}, kAxisDoc)
       .infer_shape(infer_binary)
-      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBF16},
-            binary<kOp, KernelContext>, binary<kOp, EmitContext>)
+      .bind(dtypes, binary<kOp, KernelContext>, binary<kOp, EmitContext>)
       .grad(binary_grad_maker);
 
   r.add(name + "_grad")
@@ -105,8 +121,7 @@ void register_binary(OpRegistry& r, const char* type, const char* formula) {
       .output("Y@GRAD", "gradient of Y (\"\" when not needed)")
       .attr("axis", int64_t{-1}, kAxisDoc)
       .infer_shape(infer_x_y_grads_like_x_y)
-      .bind({DType::kF32, DType::kF64, DType::kBF16}, binary_grad<kOp, KernelContext>,
-            binary_grad<kOp, EmitContext>)
+      .bind(grad_dtypes, binary_grad<kOp, KernelContext>, binary_grad<kOp, EmitContext>)
       .kernel_dtype_from("X");
 }
 
@@ -149,8 +164,8 @@ void register_elementwise_ops(OpRegistry& r) {
       .attr("bias", 0.0, "the offset")
       .attr("bias_after_scale", true, "add bias after scaling (else before)")
       .infer_shape(infer_out_like_x)
-      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, scale<KernelContext>,
-            scale<EmitContext>)
+      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kC64, DType::kC128},
+            scale<KernelContext>, scale<EmitContext>)
       .grad(scale_grad_maker);
 }
 

@@ -16,7 +16,8 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-constexpr std::initializer_list<DType> kGradDTypes = {DType::kF32, DType::kF64};
+constexpr std::initializer_list<DType> kGradDTypes = {DType::kF32, DType::kF64, DType::kC64,
+                                                      DType::kC128};
 
 // The shapes of X's variables, after checking that they share one dtype.
 std::vector<Shape> input_shapes(const ShapeContext& ctx, const char* op) {

@@ -76,7 +76,8 @@ void register_slice_ops(OpRegistry& r) {
       .required_attr("ends", AttrType::kInts, "index past the last per axis")
       .attr("decrease_axis", Ints{}, "axes to drop from Out (each must keep one entry)")
       .infer_shape(infer_slice)
-      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool},
+      .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool, DType::kC64,
+             DType::kC128},
             slice<KernelContext>, slice<EmitContext>)
       .grad(slice_grad_maker);
 
@@ -90,7 +91,8 @@ void register_slice_ops(OpRegistry& r) {
       .required_attr("ends", AttrType::kInts, "as in the forward op")
       .attr("decrease_axis", Ints{}, "as in the forward op")
       .infer_shape(infer_slice_grad)
-      .bind({DType::kF32, DType::kF64}, slice_grad<KernelContext>, slice_grad<EmitContext>)
+      .bind({DType::kF32, DType::kF64, DType::kC64, DType::kC128}, slice_grad<KernelContext>,
+            slice_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 }
 

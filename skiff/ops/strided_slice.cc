@@ -14,8 +14,8 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-constexpr std::initializer_list<DType> kAll = {DType::kF32, DType::kF64, DType::kI32, DType::kI64,
-                                               DType::kBool};
+constexpr std::initializer_list<DType> kAll = {DType::kF32,  DType::kF64, DType::kI32, DType::kI64,
+                                               DType::kBool, DType::kC64, DType::kC128};
 
 // The op's StridedSpec over its box attrs (`steps` and `decrease` name the attrs that
 // differ between strided_slice and set_value): a view of the attrs, or its expression.
@@ -105,8 +105,8 @@ void register_strided_slice(OpRegistry& r) {
       .required_attr("strides", AttrType::kInts, "as in the forward op")
       .attr("decrease_axis", Ints{}, "as in the forward op")
       .infer_shape(infer_strided_slice_grad)
-      .bind({DType::kF32, DType::kF64}, strided_slice_grad<KernelContext>,
-            strided_slice_grad<EmitContext>)
+      .bind({DType::kF32, DType::kF64, DType::kC64, DType::kC128},
+            strided_slice_grad<KernelContext>, strided_slice_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 }
 

@@ -264,13 +264,14 @@ void register_tensor_ops(OpRegistry& r) {
           "Out = X converted to out_dtype elementwise (to bool: X != 0; to bfloat16: rounded "
           "to nearest, ties to even; from bfloat16: exact; a floating value to int8, uint8 or "
           "int16: truncated toward zero and saturated at the type's range, NaN to 0; "
-          "integers to narrower integers wrap as in C).")
+          "integers to narrower integers wrap as in C; a real value to complex: (x, 0); a "
+          "complex value to a real dtype: its real part converted).")
       .input("X", "any dtype")
       .output("Out", "same shape as X, dtype out_dtype")
       .required_attr("out_dtype", AttrType::kString, "numpy name of Out's dtype")
       .infer_shape(infer_cast)
       .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBool, DType::kBF16,
-             DType::kI8, DType::kU8, DType::kI16},
+             DType::kI8, DType::kU8, DType::kI16, DType::kC64, DType::kC128},
             cast<KernelContext>, cast<EmitContext>)
       .kernel_dtype_from("X")
       .grad(cast_grad_maker);
@@ -281,8 +282,8 @@ void register_tensor_ops(OpRegistry& r) {
       .input("Out@GRAD", "gradient of Out")
       .output("X@GRAD", "gradient of X")
       .infer_shape(infer_x_grad_like_x)
-      .bind({DType::kF32, DType::kF64, DType::kBF16}, cast_grad<KernelContext>,
-            cast_grad<EmitContext>)
+      .bind({DType::kF32, DType::kF64, DType::kBF16, DType::kC64, DType::kC128},
+            cast_grad<KernelContext>, cast_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 
   r.add("increment")
@@ -303,7 +304,9 @@ void register_tensor_ops(OpRegistry& r) {
       .inputs("X", "tensors, selected rows or tensor arrays; inputs without a value are skipped")
       .output("Out", "the sum")
       .infer_shape(infer_sum)
-      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBF16}, sum_kernel)
+      .kernel({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kBF16, DType::kC64,
+               DType::kC128},
+              sum_kernel)
       .grad(sum_grad_maker);
 }
 

@@ -62,7 +62,7 @@ std::unique_ptr<ProgramFunctionVariant> make_program_variant(const ProgramFuncti
   std::vector<std::string> terms;
   for (size_t i = 0; i < fn.outputs.size(); ++i) {
     const VarDesc& out = fn.var(fn.outputs[i]);
-    if (out.kind != VarKind::kDenseTensor || !is_floating(out.dtype)) {
+    if (out.kind != VarKind::kDenseTensor || !is_differentiable(out.dtype)) {
       v->output_grads.emplace_back();
       continue;
     }
@@ -81,7 +81,7 @@ std::unique_ptr<ProgramFunctionVariant> make_program_variant(const ProgramFuncti
   BackwardOptions options;
   for (size_t k = 0; k < fn.inputs.size(); ++k) {
     const VarDesc& in = fn.var(fn.inputs[k]);
-    if (wants[k] && in.kind == VarKind::kDenseTensor && is_floating(in.dtype))
+    if (wants[k] && in.kind == VarKind::kDenseTensor && is_differentiable(in.dtype))
       options.parameters.push_back(in.name);
   }
   std::map<std::string, std::string> grads;

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
+#include <cstring>
 #include <random>
 
 #include "skiff/autodiff/backward.h"
@@ -16,6 +18,18 @@ namespace skiff::testing {
 Tensor random_tensor(const Shape& shape, DType dtype, uint64_t seed, double lo, double hi) {
   if (dtype == DType::kBF16)
     return from_f64(random_tensor(shape, DType::kF64, seed, lo, hi), dtype);
+  if (is_complex(dtype)) {  // real and imaginary parts uniform in [lo, hi)
+    const Tensor re = random_tensor(shape, DType::kF64, seed, lo, hi);
+    const Tensor im = random_tensor(shape, DType::kF64, seed + 0x9e3779b9, lo, hi);
+    Tensor t = Tensor::empty(shape, dtype);
+    SKIFF_DISPATCH_COMPLEX(dtype, T, {
+      using R = typename T::value_type;
+      for (int64_t i = 0; i < t.numel(); ++i)
+        t.data<T>()[i] =
+            T(static_cast<R>(re.data<double>()[i]), static_cast<R>(im.data<double>()[i]));
+    });
+    return t;
+  }
   std::mt19937_64 gen(seed);
   Tensor t = Tensor::empty(shape, dtype);
   SKIFF_DISPATCH_ALL(dtype, T, {
@@ -31,6 +45,45 @@ Tensor random_tensor(const Shape& shape, DType dtype, uint64_t seed, double lo, 
   });
   return t;
 }
+
+Tensor to_c128(const Tensor& t) {
+  if (!is_complex(t.dtype())) {
+    const Tensor re = to_f64(t);
+    Tensor out = Tensor::empty(t.shape(), DType::kC128);
+    for (int64_t i = 0; i < t.numel(); ++i)
+      out.data<std::complex<double>>()[i] = std::complex<double>(re.data<double>()[i], 0);
+    return out;
+  }
+  Tensor out = Tensor::empty(t.shape(), DType::kC128);
+  SKIFF_DISPATCH_COMPLEX(t.dtype(), T, {
+    for (int64_t i = 0; i < t.numel(); ++i)
+      out.data<std::complex<double>>()[i] = std::complex<double>(t.data<T>()[i]);
+  });
+  return out;
+}
+
+Tensor complex_values(const Shape& shape, const std::vector<std::complex<double>>& v, DType dtype) {
+  SKIFF_CHECK(static_cast<int64_t>(v.size()) == shape.numel(), "complex_values: ", v.size(),
+              " values for shape ", shape);
+  Tensor out = Tensor::empty(shape, dtype);
+  SKIFF_DISPATCH_COMPLEX(dtype, T, {
+    for (size_t i = 0; i < v.size(); ++i) out.data<T>()[i] = T(v[i]);
+  });
+  return out;
+}
+
+namespace {
+
+// The values of t as float64: a complex tensor as its 2 * numel parts (real, imaginary).
+Tensor as_doubles(const Tensor& t) {
+  if (!is_complex(t.dtype())) return to_f64(t);
+  const Tensor c = to_c128(t);
+  Tensor out = Tensor::empty({2 * t.numel()}, DType::kF64);
+  std::memcpy(out.raw_data(), c.raw_data(), c.nbytes());
+  return out;
+}
+
+}  // namespace
 
 Tensor to_f64(const Tensor& t) {
   Tensor out = Tensor::empty(t.shape(), DType::kF64);
@@ -65,7 +118,11 @@ bool all_close(const Tensor& a, const Tensor& b, double atol, double rtol, std::
     *why = "shape " + a.shape().str() + " != expected " + b.shape().str();
     return false;
   }
-  Tensor x = to_f64(a), y = to_f64(b);
+  if (is_complex(a.dtype()) != is_complex(b.dtype())) {
+    *why = str_cat("dtype ", dtype_name(a.dtype()), " vs expected ", dtype_name(b.dtype()));
+    return false;
+  }
+  Tensor x = as_doubles(a), y = as_doubles(b);
   const double* p = x.data<double>();
   const double* q = y.data<double>();
   for (int64_t i = 0; i < x.numel(); ++i) {
@@ -139,7 +196,7 @@ OneOpProgram build(const std::string& type, const Inputs& inputs,
     for (size_t i = 0; i < values.size(); ++i) {
       std::string n = var_name("in", slot, i);
       bool param = std::find(params.begin(), params.end(), slot) != params.end() &&
-                   is_floating(values[i].dtype());
+                   is_differentiable(values[i].dtype());
       if (param) {
         b.persistable(n, values[i].dtype(), values[i].shape());
       } else {
@@ -288,10 +345,14 @@ std::map<std::string, Tensor> OpTest::analytic_grads(const Inputs& inputs,
 void OpTest::check_grad(const std::vector<std::string>& wrt, const std::string& out_slot,
                         double eps, double atol, double rtol) const {
   // Everything in float64, so that central differences are accurate.
+  // Complex values in complex128: the objective is Re(sum conj(w) * out), and a complex
+  // input's gradient is d/d(real part) + i d/d(imaginary part), Paddle's convention.
   Inputs inputs = inputs_;
   for (auto& [slot, values] : inputs)
-    for (Tensor& v : values)
+    for (Tensor& v : values) {
       if (is_floating(v.dtype())) v = to_f64(v);
+      if (is_complex(v.dtype())) v = to_c128(v);
+    }
 
   OneOpProgram fwd = build(type_, inputs, outputs_, attrs_, {});
   const std::string out_name = fwd.outs.at(out_slot).at(0);
@@ -300,9 +361,10 @@ void OpTest::check_grad(const std::vector<std::string>& wrt, const std::string& 
     Scope scope;
     for (const auto& [n, t] : feeds) feed(fwd.program, &scope, n, t);
     Executor().run(*prepared, &scope);
-    Tensor out = to_f64(fetch(scope, out_name));
+    Tensor out = as_doubles(fetch(scope, out_name));
+    const Tensor wd = as_doubles(w);
     double s = 0;
-    for (int64_t i = 0; i < out.numel(); ++i) s += out.data<double>()[i] * w.data<double>()[i];
+    for (int64_t i = 0; i < out.numel(); ++i) s += out.data<double>()[i] * wd.data<double>()[i];
     return s;
   };
 
@@ -311,7 +373,8 @@ void OpTest::check_grad(const std::vector<std::string>& wrt, const std::string& 
   for (const auto& [n, t] : fwd.feeds) feed(fwd.program, &probe, n, t);
   Executor().run(*prepared, &probe);
   Tensor out0 = fetch(probe, out_name);
-  Tensor w = random_tensor(out0.shape(), DType::kF64, 1234, 0.5, 1.5);
+  Tensor w = random_tensor(out0.shape(), is_complex(out0.dtype()) ? DType::kC128 : DType::kF64,
+                           1234, 0.5, 1.5);
 
   // Analytic: append_backward with the cotangent fed as out@GRAD.
   std::vector<std::string> params;
@@ -320,14 +383,18 @@ void OpTest::check_grad(const std::vector<std::string>& wrt, const std::string& 
   for (const auto& n : params) {
     ASSERT_TRUE(analytic.count(n)) << type_ << ": append_backward produced no gradient for input "
                                    << n << " (is a grad maker registered?)";
-    Tensor numeric = Tensor::zeros(fwd.feeds.at(n).shape(), DType::kF64);
-    for (int64_t j = 0; j < numeric.numel(); ++j) {
+    const Tensor& x = fwd.feeds.at(n);
+    Tensor numeric = Tensor::zeros(x.shape(), x.dtype());
+    // A complex128 tensor's parts are consecutive doubles: step each one.
+    const int64_t parts = is_complex(x.dtype()) ? 2 * x.numel() : x.numel();
+    for (int64_t j = 0; j < parts; ++j) {
       auto plus = fwd.feeds, minus = fwd.feeds;
-      plus[n] = fwd.feeds.at(n).clone();
-      minus[n] = fwd.feeds.at(n).clone();
-      plus[n].data<double>()[j] += eps;
-      minus[n].data<double>()[j] -= eps;
-      numeric.data<double>()[j] = (objective(plus, w) - objective(minus, w)) / (2 * eps);
+      plus[n] = x.clone();
+      minus[n] = x.clone();
+      static_cast<double*>(plus[n].raw_data())[j] += eps;
+      static_cast<double*>(minus[n].raw_data())[j] -= eps;
+      static_cast<double*>(numeric.raw_data())[j] =
+          (objective(plus, w) - objective(minus, w)) / (2 * eps);
     }
     std::string why;
     EXPECT_TRUE(all_close(analytic[n], numeric, atol, rtol, &why))

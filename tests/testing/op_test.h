@@ -14,6 +14,7 @@
 // checked by each op's own tests.)
 #pragma once
 
+#include <complex>
 #include <functional>
 #include <map>
 #include <string>
@@ -33,6 +34,10 @@ Tensor random_tensor(const Shape& shape, DType dtype, uint64_t seed, double lo =
 Tensor to_f64(const Tensor& t);
 // `t` (float64) converted to `dtype`.
 Tensor from_f64(const Tensor& t, DType dtype);
+// `t` converted to complex128 (a real tensor gets zero imaginary parts).
+Tensor to_c128(const Tensor& t);
+// A complex64 or complex128 tensor of `shape` holding `v` (row-major).
+Tensor complex_values(const Shape& shape, const std::vector<std::complex<double>>& v, DType dtype);
 // True when shapes match and |a - b| <= atol + rtol * |b| elementwise; on failure
 // `why` names the first bad element.
 bool all_close(const Tensor& a, const Tensor& b, double atol, double rtol, std::string* why);

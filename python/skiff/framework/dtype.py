@@ -38,10 +38,12 @@ bfloat16 = DType("bfloat16")
 int8 = DType("int8")      # quantized values (skiff.quantization)
 uint8 = DType("uint8")    # quantized values, image bytes
 int16 = DType("int16")
+complex64 = DType("complex64")    # two float32: real, imaginary
+complex128 = DType("complex128")  # two float64
 float16 = float32  # not a compute dtype in skiff: float16 data is read as float32
 
 _BY_NAME = {d.name: d for d in (float32, float64, int32, int64, bool_, bfloat16, int8, uint8,
-                                int16)}
+                                int16, complex64, complex128)}
 _ALIASES = {"float": "float32", "double": "float64", "int": "int64", "long": "int64",
             "fp32": "float32", "fp64": "float64", "bf16": "bfloat16", "float16": "float32",
             "half": "float32", "fp16": "float32",
@@ -58,6 +60,8 @@ def dtype_name(dtype):
         return "int64"
     if dtype is bool:
         return "bool"
+    if dtype is complex:
+        return "complex64"
     if isinstance(dtype, str):
         name = _ALIASES.get(dtype, dtype)
         if name in _BY_NAME:
@@ -97,6 +101,8 @@ def _numpy_to_skiff(dt):
         return "int64"
     if dt == np.bool_:
         return "bool"
+    if dt in (np.complex64, np.complex128):
+        return dt.name
     raise ValueError(f"numpy dtype {dt} has no skiff dtype")
 
 
@@ -106,6 +112,25 @@ def numpy_dtype(dtype):
     if name == "bfloat16":
         raise ValueError("bfloat16 has no numpy dtype; cast to float32 first")
     return np.dtype(name)
+
+
+def is_complex_name(name):
+    """True for the names of the complex dtypes."""
+    return name in ("complex64", "complex128")
+
+
+def complex_name(name):
+    """The complex dtype whose parts have the real dtype ``name`` (complex64 for float32 and
+    the other non-float64 dtypes, complex128 for float64); a complex name maps to itself."""
+    if name in ("complex64", "complex128"):
+        return name
+    return "complex128" if name == "float64" else "complex64"
+
+
+def real_name(name):
+    """The dtype of a complex dtype's parts (float32 for complex64); others map to
+    themselves."""
+    return {"complex64": "float32", "complex128": "float64"}.get(name, name)
 
 
 # Aliases Paddle has at top level: paddle.float is float32, paddle.int is int32.

@@ -8,6 +8,7 @@ import types
 from .creation import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .math import *  # noqa: F401,F403
+from .complex_math import *  # noqa: F401,F403
 from .special import *  # noqa: F401,F403
 from .composite import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403

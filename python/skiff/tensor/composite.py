@@ -7,6 +7,7 @@ import math as _math
 
 from ..framework import arguments
 from ..framework.tensor_params import OPERAND, accepts
+from .complex_math import complex_sgn
 from .math import (abs, add, cast, clip, divide, isnan, log, maximum,
                    minimum, multiply, sign, sin, sqrt, subtract, trunc)
 from .scalars import as_operands, constant, dtype_name_of, is_float, is_tensor
@@ -194,11 +195,13 @@ def nanmean(x, axis=None, keepdim=False, name=None):
 
 
 def sgn(x, name=None):
-    """The sign of x: -1, 0 or 1 elementwise (x / |x| for complex numbers, which skiff
-    does not have); float tensors only, as Paddle."""
+    """The sign of x: -1, 0 or 1 elementwise, x / |x| for complex numbers (0 at 0);
+    float and complex tensors only, as Paddle."""
     _tensor(x, "sgn")
+    if dtype_name_of(x) in ("complex64", "complex128"):
+        return complex_sgn(x)
     if not is_float(x):
-        raise TypeError(f"sgn: x must be float32 or float64, got {dtype_name_of(x)}")
+        raise TypeError(f"sgn: x must be float32, float64, complex64 or complex128, got {dtype_name_of(x)}")
     return sign(x)
 
 

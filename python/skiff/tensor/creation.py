@@ -36,6 +36,8 @@ def _as_array(data, dtype, fn="to_tensor", param="data"):
     if not _keeps_dtype(data):
         if arr.dtype.kind == "f" and arr.dtype != np.float32:
             return arr.astype(dt.get_default_dtype())  # Python floats: the default float dtype
+        if arr.dtype.kind == "c":  # Python complex numbers: parts of the default float dtype
+            return arr.astype(dt.complex_name(dt.get_default_dtype()))
         if arr.dtype == np.int32:
             return arr.astype(np.int64)  # (numpy's int on some platforms)
     name = dt.dtype_name(arr.dtype)
@@ -59,7 +61,7 @@ def _numbers_array(data, fn, param):
     except ValueError:  # numpy: "setting an array element with a sequence"
         raise arguments.ArgumentError(f"{fn}: {param} is a ragged nested sequence (its rows "
                                       f"differ in length, or mix numbers and lists)") from None
-    if arr.dtype.kind in "biuf":
+    if arr.dtype.kind in "biufc":
         return arr
     got = _data_kind(data, arr)
     if arr.dtype.kind == "O" and arr.ndim > 0:

@@ -6,6 +6,7 @@ from ..framework import arguments
 from ..framework.core import eager_op
 from ..framework.tensor_params import FLOATING, TENSOR, TENSORS, accepts, self_checked
 from ..framework.mode import mode
+from .complex_math import complex_matmul, is_complex_value
 from .scalars import is_tensor
 from .math import abs as tensor_abs, pow as tensor_pow, sqrt, square
 from .reduction import _axes
@@ -29,8 +30,12 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
             return _matmul(x, y)
         except Error:
             _check_operands(x, y)
-            raise
+            if not (is_complex_value(x) or is_complex_value(y)):
+                raise
     _check_operands(x, y)
+    if is_complex_value(x) or is_complex_value(y):
+        return complex_matmul(lambda a, b: _C_ops.matmul(
+            a, b, trans_x=bool(transpose_x), trans_y=bool(transpose_y)), x, y)
     return _C_ops.matmul(x, y, trans_x=bool(transpose_x), trans_y=bool(transpose_y))
 
 

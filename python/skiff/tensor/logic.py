@@ -182,7 +182,10 @@ def isneginf(x, name=None):
 
 
 def isreal(x, name=None):
-    """Whether each element of x is real: all True, skiff has no complex dtypes."""
+    """Whether each element of x is real: its imaginary part is 0 (always, for a real x)."""
+    if dtype_name_of(x) in ("complex64", "complex128"):
+        im = _C_ops.imag(x)
+        return _C_ops.equal(im, _C_ops.fill_any_like(im, value=0.0, dtype=""))
     return _C_ops.fill_any_like(x, value=1.0, dtype="bool")
 
 
@@ -193,14 +196,16 @@ def is_floating_point(x):
 
 def is_integer(x):
     """True when x holds integers (bool is not an integer dtype)."""
-    return dtype_name_of(x) in ("int32", "int64")
+    if not _is_tensor(x):
+        raise TypeError(f"is_integer: x must be a Tensor, got {type(x).__name__}")
+    return dtype_name_of(x) in ("int8", "uint8", "int16", "int32", "int64")
 
 
 def is_complex(x):
-    """False: skiff has no complex dtypes."""
+    """True when x holds complex numbers (complex64 or complex128)."""
     if not _is_tensor(x):
         raise TypeError(f"is_complex: x must be a Tensor, got {type(x).__name__}")
-    return False
+    return dtype_name_of(x) in ("complex64", "complex128")
 
 
 from . import bitwise as _bitwise  # noqa: E402

@@ -13,6 +13,7 @@ from ..framework.core import apply, eager_op
 from ..framework.tensor_params import FLOATING, OPERAND, TENSORS_OR_TENSOR, accepts, \
     self_checked
 from ..framework.mode import mode
+from .complex_math import complex_abs, complex_operands, is_complex_value
 from .scalars import as_operands, coerce_pair, constant, dtype_name_of, is_float, is_tensor, \
     promote_for_scalar
 
@@ -73,11 +74,22 @@ def _binary(op, fast, x, y):
     return fast(x, y)
 
 
+def _complex_binary(op, x, y):
+    """Arithmetic op of x and y, one of them complex: both made one complex dtype."""
+    return getattr(_C_ops, op)(*complex_operands(x, y))
+
+
 @self_checked  # by coerce_pair
 def add(x, y, name=None):
     """x + y with broadcasting; a Python number keeps x's dtype where it fits (Paddle)."""
     if isinstance(y, Tensor) and isinstance(x, Tensor) and not mode.static:
-        return _add(x, y)
+        try:
+            return _add(x, y)
+        except Error:
+            if not (is_complex_value(x) or is_complex_value(y)):
+                raise
+    if is_complex_value(x) or is_complex_value(y):
+        return _complex_binary("elementwise_add", x, y)
     x, y = coerce_pair(x, y, "add")
     if not is_tensor(y):
         return _scaled(promote_for_scalar(x, y), 1, y)
@@ -90,7 +102,13 @@ def add(x, y, name=None):
 def subtract(x, y, name=None):
     """x - y with broadcasting."""
     if isinstance(y, Tensor) and isinstance(x, Tensor) and not mode.static:
-        return _sub(x, y)
+        try:
+            return _sub(x, y)
+        except Error:
+            if not (is_complex_value(x) or is_complex_value(y)):
+                raise
+    if is_complex_value(x) or is_complex_value(y):
+        return _complex_binary("elementwise_sub", x, y)
     x, y = coerce_pair(x, y, "subtract")
     if not is_tensor(y):
         return _scaled(promote_for_scalar(x, y), 1, -y)
@@ -103,7 +121,13 @@ def subtract(x, y, name=None):
 def multiply(x, y, name=None):
     """x * y with broadcasting."""
     if isinstance(y, Tensor) and isinstance(x, Tensor) and not mode.static:
-        return _mul(x, y)
+        try:
+            return _mul(x, y)
+        except Error:
+            if not (is_complex_value(x) or is_complex_value(y)):
+                raise
+    if is_complex_value(x) or is_complex_value(y):
+        return _complex_binary("elementwise_mul", x, y)
     x, y = coerce_pair(x, y, "multiply")
     if not is_tensor(y):
         return _scaled(promote_for_scalar(x, y), y, 0)
@@ -123,7 +147,13 @@ def divide(x, y, name=None):
     """x / y (true division: integer tensors divide as float32, as Paddle)."""
     if isinstance(y, Tensor) and isinstance(x, Tensor) and not mode.static \
             and is_float(x):
-        return _div(x, y)
+        try:
+            return _div(x, y)
+        except Error:
+            if not is_complex_value(y):
+                raise
+    if is_complex_value(x) or is_complex_value(y):
+        return _complex_binary("elementwise_div", x, y)
     x, y = coerce_pair(x, y, "divide")
     return _binary("elementwise_div", _div, _to_float(x), _to_float(y))
 
@@ -274,7 +304,15 @@ cos = _unary("cos", "Cosine elementwise.")
 sigmoid = _unary("sigmoid", "1 / (1 + exp(-x)) elementwise.")
 sqrt = _unary("sqrt", "Square root elementwise.")
 rsqrt = _unary("rsqrt", "1 / sqrt(x) elementwise.")
-abs = _unary("abs", "|x| elementwise.")
+_real_abs = _unary("abs", "|x| elementwise.")
+
+
+@self_checked
+def abs(x, name=None):
+    """|x| elementwise (the real modulus of a complex x)."""
+    if is_complex_value(x):
+        return complex_abs(x)
+    return _real_abs(x)
 square = _unary("square", "x * x elementwise.")
 floor = _unary("floor", "The largest integer not above x, elementwise (gradient 0).")
 ceil = _unary("ceil", "The smallest integer not below x, elementwise (gradient 0).")

@@ -11,7 +11,8 @@ from .._C import Tensor
 from ..framework import arguments, dtype as dt
 from ..framework.tensor_params import checked
 from ..framework.variable import Variable
-from . import (attributes, axes, composite, conversions, creation, indexing, inplace, joining,
+from . import (attributes, axes, complex_math, composite, conversions, creation, indexing,
+               inplace, joining,
                linalg, logic, manipulation, math, numeric, ordering, printing, products, random,
                reduction, scattering, search, special, stat, storage, grad_hooks)
 
@@ -171,7 +172,7 @@ def _comparison(fn):
 
 
 # Functions whose first argument is the tensor: installed as methods of the same name.
-_METHOD_MODULES = (math, special, composite, reduction, inplace, manipulation, logic, search, stat, linalg, axes,
+_METHOD_MODULES = (math, complex_math, special, composite, reduction, inplace, manipulation, logic, search, stat, linalg, axes,
                    joining, scattering, numeric, products, ordering)
 # Tensor.shape is the property (a list); the rest take lists or shapes, not a tensor.
 _SKIP = {"is_tensor", "meshgrid", "shape", "hstack", "vstack", "dstack", "column_stack",

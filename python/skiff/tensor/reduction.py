@@ -6,6 +6,7 @@ from ..framework import arguments
 from ..framework.grad_mode import no_grad
 from ..framework.mode import mode
 from ..framework.tensor_params import self_checked
+from .complex_math import complex_reduce, is_complex_value
 from .math import add, cast, exp, isfinite, log, run_cached, subtract
 from .scalars import as_operands, constant, dtype_name_of
 
@@ -40,6 +41,8 @@ def _reduce(op, x, axis, keepdim, fn):
         return run_cached(op, (tuple(dims), bool(keepdim), reduce_all), {
             "dim": dims, "keep_dim": bool(keepdim), "reduce_all": reduce_all}, x)
     except Error:
+        if op in ("reduce_sum", "reduce_mean") and is_complex_value(x):
+            return complex_reduce(lambda part: _reduce(op, part, axis, keepdim, fn), x)
         arguments.explain_op_failure(fn, x, op)
         _axes(fn, x, axis)
         raise

@@ -88,6 +88,10 @@ int onnx_elem_type(DType dtype) {
       return pb::TensorProto::UINT8;
     case DType::kI16:
       return pb::TensorProto::INT16;
+    case DType::kC64:
+      return pb::TensorProto::COMPLEX64;
+    case DType::kC128:
+      return pb::TensorProto::COMPLEX128;
   }
   fail("dtype ", static_cast<int>(dtype), " has no ONNX type");
 }

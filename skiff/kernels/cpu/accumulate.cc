@@ -18,6 +18,15 @@ void add_inplace(const Tensor& src, Tensor* acc) {
     for (int64_t i = 0; i < n; ++i) a[i] += s[i];
     return float_to_bf16(a.data(), acc->data<bfloat16>(), n);
   }
+  if (is_complex(src.dtype())) {  // complex sums add the parts: sum the 2n reals
+    SKIFF_DISPATCH_FLOATING(real_of(src.dtype()), T, {
+      const T* s = static_cast<const T*>(src.raw_data());
+      T* a = static_cast<T*>(acc->raw_data());
+      const int64_t n = 2 * src.numel();
+      for (int64_t i = 0; i < n; ++i) a[i] += s[i];
+    });
+    return;
+  }
   SKIFF_DISPATCH_NUMERIC(src.dtype(), T, {
     const T* s = src.data<T>();
     T* a = acc->data<T>();

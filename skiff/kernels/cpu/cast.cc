@@ -83,6 +83,40 @@ void cast_bf16(const Tensor& x, DType to, Tensor* out) {
   }
 }
 
+// A complex source or target: a real value v becomes (v, 0); a complex value converts
+// to a real dtype through its real part (Paddle's cast drops the imaginary part).
+template <typename To, typename From>
+To convert_complex(From v) {
+  constexpr bool from_c = !std::is_arithmetic_v<From>, to_c = !std::is_arithmetic_v<To>;
+  if constexpr (from_c && to_c) {
+    return To(static_cast<typename To::value_type>(v.real()),
+              static_cast<typename To::value_type>(v.imag()));
+  } else if constexpr (from_c) {
+    return convert_one<To>(v.real());
+  } else {
+    return To(static_cast<typename To::value_type>(v), 0);
+  }
+}
+
+template <typename From, typename To>
+void convert_with_complex(const Tensor& x, Tensor* out) {
+  if constexpr (std::is_arithmetic_v<From> && std::is_arithmetic_v<To>) {
+    fail("cast: no complex dtype in a complex cast");
+  } else {
+    const From* in = x.data<From>();
+    To* o = out->data<To>();
+    parallel_for(x.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) o[i] = convert_complex<To>(in[i]);
+    });
+  }
+}
+
+void cast_complex(const Tensor& x, DType to, Tensor* out) {
+  SKIFF_DISPATCH_MOVABLE(x.dtype(), From, {
+    SKIFF_DISPATCH_MOVABLE(to, To, (convert_with_complex<From, To>(x, out)));
+  });
+}
+
 }  // namespace
 
 void cast(const Tensor& x, DType to, Tensor* out) {
@@ -99,6 +133,16 @@ void cast(const Tensor& x, DType to, Tensor* out) {
     std::memcpy(out->raw_data(), x.raw_data(), x.nbytes());
     return;
   }
+  if (is_complex(x.dtype()) || is_complex(to)) {
+    if (x.dtype() == DType::kBF16 || to == DType::kBF16) {  // through float32
+      Tensor f32;
+      cast(x, DType::kF32, &f32);
+      cast(f32, to, out);
+      return;
+    }
+    cast_complex(x, to, out);
+    return;
+  }
   if (x.dtype() == DType::kBF16 || to == DType::kBF16) {
     cast_bf16(x, to, out);
     return;
@@ -109,8 +153,8 @@ void cast(const Tensor& x, DType to, Tensor* out) {
 }
 
 void cast_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad) {
-  SKIFF_CHECK(is_floating(x.dtype()), "cast_grad: X is ", x.type_str(),
-              "; only a floating input has a gradient");
+  SKIFF_CHECK(is_differentiable(x.dtype()), "cast_grad: X is ", x.type_str(),
+              "; only a floating or complex input has a gradient");
   cast(out_grad, x.dtype(), x_grad);
 }
 

@@ -142,6 +142,14 @@ void apply_binary_typed(const Tensor& x, const Tensor& y, Tensor* out, OperandLa
 template <typename F>
 void apply_binary(const Tensor& x, const Tensor& y, Tensor* out, OperandLayout layout, int axis) {
   if (x.dtype() == DType::kBF16) return apply_binary_typed<bfloat16, F>(x, y, out, layout, axis);
+  if (is_complex(x.dtype())) {
+    if constexpr (std::is_same_v<F, MaxFn> || std::is_same_v<F, MinFn>) {
+      fail("elementwise max/min: complex numbers are not ordered (got ", x.type_str(), ")");
+    } else {
+      SKIFF_DISPATCH_COMPLEX(x.dtype(), T, apply_binary_typed<T, F>(x, y, out, layout, axis));
+    }
+    return;
+  }
   SKIFF_DISPATCH_NUMERIC(x.dtype(), T, apply_binary_typed<T, F>(x, y, out, layout, axis));
 }
 
@@ -165,7 +173,11 @@ void apply_binary_op(BinaryOp op, const Tensor& x, const Tensor& y, Tensor* out,
 
 template <typename T>
 void scale_typed(const T* x, T* out, int64_t n, double s, double b) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (!std::is_arithmetic_v<T>) {  // complex: real scale and bias
+    using R = typename T::value_type;
+    const R st = static_cast<R>(s), bt = static_cast<R>(b);
+    for (int64_t i = 0; i < n; ++i) out[i] = st * x[i] + bt;
+  } else if constexpr (std::is_floating_point_v<T>) {
     const T st = static_cast<T>(s), bt = static_cast<T>(b);
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) out[i] = st * x[i] + bt;
@@ -246,12 +258,18 @@ void elementwise_binary(BinaryOp op, const Tensor& x_in, const Tensor& y_in, Ten
 void scale(const Tensor& x, double s, double bias, bool bias_after_scale, Tensor* out) {
   const double b = bias_after_scale ? bias : s * bias;
   out->resize(x.shape(), x.dtype());
-  SKIFF_DISPATCH_NUMERIC(x.dtype(), T, {
+  auto run = [&](auto* typed) {
+    using T = std::remove_pointer_t<decltype(typed)>;
     const T* xp = x.data<T>();
     T* op = out->data<T>();
     const int64_t n = x.numel();
     run_split(n, [&](int64_t lo, int64_t hi) { scale_typed(xp + lo, op + lo, hi - lo, s, b); });
-  });
+  };
+  if (is_complex(x.dtype())) {
+    SKIFF_DISPATCH_COMPLEX(x.dtype(), T, run(static_cast<T*>(nullptr)));
+    return;
+  }
+  SKIFF_DISPATCH_NUMERIC(x.dtype(), T, run(static_cast<T*>(nullptr)));
 }
 
 }  // namespace skiff::kernels

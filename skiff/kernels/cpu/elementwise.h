@@ -26,19 +26,22 @@ const char* binary_op_name(BinaryOp op);
 Shape broadcast_shape(const Shape& x, const Shape& y, int axis = -1);
 
 // out = x <op> y, broadcast; x and y share one dtype (f32, f64, i32, i64 or bf16; bf16
-// computes in float32 and rounds each result once). Integer division truncates toward
+// computes in float32 and rounds each result once; add, sub, mul and div also take
+// complex64 and complex128). Integer division truncates toward
 // zero and throws on a zero divisor. `out` may be the same tensor as x or y (in place).
 void elementwise_binary(BinaryOp op, const Tensor& x, const Tensor& y, Tensor* out, int axis = -1);
 
-// Gradients of out = x <op> y (f32, f64, bf16 through float32): dx and dy get x's and
-// y's shapes, summing
+// Gradients of out = x <op> y (f32, f64, bf16 through float32; complex for add, sub, mul
+// and div, as Paddle: dx = dout * conj(d out / d x)): dx and dy get x's and y's shapes,
+// summing
 // dout over the dims that were broadcast. max/min route dout to the larger/smaller
 // input, ties to x. `out` is read only by kDiv. A null dx or dy is skipped.
 void elementwise_binary_grad(BinaryOp op, const Tensor& x, const Tensor& y, const Tensor& out,
                              const Tensor& dout, Tensor* dx, Tensor* dy, int axis = -1);
 
 // out = scale * x + bias when bias_after_scale, else scale * (x + bias); any numeric
-// dtype. On integers a fractional scale or bias is applied in double and truncated.
+// dtype or complex (real scale and bias). On integers a fractional scale or bias is applied in
+// double and truncated.
 void scale(const Tensor& x, double scale, double bias, bool bias_after_scale, Tensor* out);
 
 }  // namespace skiff::kernels

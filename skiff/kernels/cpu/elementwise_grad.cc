@@ -1,5 +1,7 @@
 // Gradients of the binary elementwise ops (declared in elementwise.h).
+#include <complex>
 #include <cstring>
+#include <type_traits>
 
 #include "skiff/core/parallel.h"
 #include "skiff/kernels/cpu/bf16_convert.h"
@@ -9,6 +11,19 @@
 namespace skiff::kernels {
 
 namespace {
+
+// v for a real value, its conjugate for a complex one: Paddle's complex gradient is
+// Out@GRAD times the conjugate of the derivative.
+template <typename T>
+T cj(T v) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    return v;
+  } else {
+    return std::conj(v);
+  }
+}
+template <typename T>
+inline constexpr bool kIsComplex = !std::is_arithmetic_v<T>;
 
 // Per op: the contributions to dx and dy of one output element, from x, y, the
 // output o and its gradient d. kUsesOut says whether o is read.
@@ -27,14 +42,14 @@ struct SubGrad {
 template <typename T>
 struct MulGrad {
   static constexpr bool kUsesOut = false;
-  static T dx(T, T y, T, T d) { return d * y; }
-  static T dy(T x, T, T, T d) { return d * x; }
+  static T dx(T, T y, T, T d) { return d * cj(y); }
+  static T dy(T x, T, T, T d) { return d * cj(x); }
 };
 template <typename T>
 struct DivGrad {
   static constexpr bool kUsesOut = true;
-  static T dx(T, T y, T, T d) { return d / y; }
-  static T dy(T, T y, T o, T d) { return -d * o / y; }
+  static T dx(T, T y, T, T d) { return d / cj(y); }
+  static T dy(T, T y, T o, T d) { return -d * cj(o / y); }
 };
 template <typename T>
 struct MaxGrad {  // ties go to x
@@ -112,7 +127,12 @@ constexpr int64_t side_stride(bool of_x, int64_t xs, int64_t ys) { return of_x ?
 template <typename G, bool kOfX, int XS, int YS, bool kAssign, typename T>
 void grad_side_run(const GradRun<T>& r, int64_t n) {
   T* g = kOfX ? r.gx : r.gy;
-  if constexpr (side_stride(kOfX, XS, YS) == 0) {
+  if constexpr (side_stride(kOfX, XS, YS) == 0 && kIsComplex<T>) {  // (no simd reduction)
+    T sum = 0;
+    for (int64_t i = 0; i < n; ++i)
+      sum += partial<G, kOfX>(r.x[i * XS], r.y[i * YS], r.template out_at<G>(i), r.d[i]);
+    g[0] += sum;
+  } else if constexpr (side_stride(kOfX, XS, YS) == 0) {
     T sum = 0;
 #pragma omp simd reduction(+ : sum)
     for (int64_t i = 0; i < n; ++i)
@@ -162,19 +182,10 @@ void grad_side(const GradRun<T>& r, int64_t n, int64_t xs, int64_t ys, bool assi
   }
 }
 
-template <template <typename> class Grad>
-void apply_grad(const Tensor& x, const Tensor& y, const Tensor& out, const Tensor& dout, Tensor* dx,
-                Tensor* dy, int axis) {
-  const DType dtype = dout.dtype();
-  if (dx) dx->resize(x.shape(), dtype);
-  if (dy) dy->resize(y.shape(), dtype);
-  const int64_t n = dout.numel();
-  if (n == 0) {
-    if (dx) std::memset(dx->raw_data(), 0, dx->nbytes());
-    if (dy) std::memset(dy->raw_data(), 0, dy->nbytes());
-    return;
-  }
-  SKIFF_DISPATCH_FLOATING(dtype, T, {
+template <template <typename> class Grad, typename T>
+void apply_grad_typed(const Tensor& x, const Tensor& y, const Tensor& out, const Tensor& dout,
+                      Tensor* dx, Tensor* dy, int axis, int64_t n) {
+  {
     using G = Grad<T>;
     const GradRun<T> r{x.data<T>(),
                        y.data<T>(),
@@ -193,8 +204,8 @@ void apply_grad(const Tensor& x, const Tensor& y, const Tensor& out, const Tenso
     }
     // A side with the output's size is assigned; a smaller one is summed into zeros.
     const bool assign_x = x.numel() == n, assign_y = y.numel() == n;
-    if (r.gx && !assign_x) std::memset(r.gx, 0, dx->nbytes());
-    if (r.gy && !assign_y) std::memset(r.gy, 0, dy->nbytes());
+    if (r.gx && !assign_x) std::memset(static_cast<void*>(r.gx), 0, dx->nbytes());
+    if (r.gy && !assign_y) std::memset(static_cast<void*>(r.gy), 0, dy->nbytes());
     const BroadcastPlan plan = make_broadcast_plan(x.shape(), y.shape(), dout.shape(), axis);
     const int64_t xs = plan.inner_x_stride(), ys = plan.inner_y_stride();
     // One thread: several output elements may add into one gradient element.
@@ -203,7 +214,33 @@ void apply_grad(const Tensor& x, const Tensor& y, const Tensor& out, const Tenso
       if (c.gx) grad_side<G, true>(c, len, xs, ys, assign_x);
       if (c.gy) grad_side<G, false>(c, len, xs, ys, assign_y);
     });
-  });
+  }
+}
+
+template <template <typename> class Grad>
+void apply_grad(const Tensor& x, const Tensor& y, const Tensor& out, const Tensor& dout, Tensor* dx,
+                Tensor* dy, int axis) {
+  const DType dtype = dout.dtype();
+  if (dx) dx->resize(x.shape(), dtype);
+  if (dy) dy->resize(y.shape(), dtype);
+  const int64_t n = dout.numel();
+  if (n == 0) {
+    if (dx) std::memset(dx->raw_data(), 0, dx->nbytes());
+    if (dy) std::memset(dy->raw_data(), 0, dy->nbytes());
+    return;
+  }
+  if (is_complex(dtype)) {
+    constexpr bool kOrdered =
+        std::is_same_v<Grad<float>, MaxGrad<float>> || std::is_same_v<Grad<float>, MinGrad<float>>;
+    if constexpr (kOrdered) {
+      fail("elementwise max/min grad: complex numbers are not ordered");
+    } else {
+      SKIFF_DISPATCH_COMPLEX(dtype, T,
+                             (apply_grad_typed<Grad, T>(x, y, out, dout, dx, dy, axis, n)));
+    }
+    return;
+  }
+  SKIFF_DISPATCH_FLOATING(dtype, T, (apply_grad_typed<Grad, T>(x, y, out, dout, dx, dy, axis, n)));
 }
 
 // bfloat16: the float32 gradients of the widened operands, each rounded once. div's Out is

@@ -24,11 +24,13 @@ template void fill_typed<double>(double, Tensor*);
 template void fill_typed<int32_t>(int32_t, Tensor*);
 template void fill_typed<int64_t>(int64_t, Tensor*);
 template void fill_typed<bool>(bool, Tensor*);
+template void fill_typed<std::complex<float>>(std::complex<float>, Tensor*);
+template void fill_typed<std::complex<double>>(std::complex<double>, Tensor*);
 
 void fill_constant(const Shape& shape, DType dtype, double value, Tensor* out) {
   SKIFF_CHECK(shape.known(), "fill: the shape must be fully known, got ", shape);
   out->resize(shape, dtype);
-  SKIFF_DISPATCH_ALL(dtype, T, fill_typed<T>(fill_value_as<T>(value), out));
+  SKIFF_DISPATCH_MOVABLE(dtype, T, fill_typed<T>(fill_value_as<T>(value), out));
 }
 
 void zeros_like(const Tensor& x, Tensor* out) {

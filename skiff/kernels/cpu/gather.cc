@@ -102,7 +102,7 @@ void gather(const Tensor& x, const Tensor& index, int64_t axis, Tensor* out) {
     check_indices("gather", idx, m, s.n, 1, src.shape(), a);
     out->resize(out_shape, src.dtype());
     if (out->numel() == 0) return;
-    SKIFF_DISPATCH_ALL(src.dtype(), T, {
+    SKIFF_DISPATCH_MOVABLE(src.dtype(), T, {
       const T* xp = src.data<T>();
       T* op = out->data<T>();
       parallel_for(
@@ -173,7 +173,7 @@ void gather_nd(const Tensor& x, const Tensor& index, Tensor* out) {
                [&](const auto* idx) { tuple_offsets(idx, tuples, k, src.shape(), &offsets); });
   out->resize(out_shape, src.dtype());
   if (out->numel() == 0) return;
-  SKIFF_DISPATCH_ALL(src.dtype(), T, {
+  SKIFF_DISPATCH_MOVABLE(src.dtype(), T, {
     const T* xp = src.data<T>();
     T* op = out->data<T>();
     parallel_for(tuples, std::max<int64_t>(1, kParallelGrain / slice), [&](int64_t b, int64_t e) {

@@ -57,7 +57,7 @@ void copy_walk(const StridedWalk<1>& w, const Tensor& x, const Shape& out_shape,
   const Tensor src = input_handle(x);
   out->resize(out_shape, src.dtype());
   if (out->numel() == 0) return;
-  SKIFF_DISPATCH_ALL(src.dtype(), T, copy_from_strided<T>(w, src.data<T>(), out->data<T>()));
+  SKIFF_DISPATCH_MOVABLE(src.dtype(), T, copy_from_strided<T>(w, src.data<T>(), out->data<T>()));
 }
 
 // x_grad (x_shape) = zeros plus out_grad summed into x's elements along the walk.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "skiff/kernels/cpu/axis.h"
+#include "skiff/kernels/cpu/complex.h"
 #include "skiff/kernels/cpu/input_handle.h"
 #include "skiff/kernels/cpu/strided_walk.h"
 
@@ -80,12 +81,20 @@ void slice(const Tensor& x, const SliceSpec& spec, Tensor* out) {
   if (out->numel() == 0) return;
   int64_t offset = 0;
   const StridedWalk<1> w = box_walk(src.shape(), box, &offset);
-  SKIFF_DISPATCH_ALL(src.dtype(), T,
-                     copy_from_strided<T>(w, src.data<T>() + offset, out->data<T>()));
+  SKIFF_DISPATCH_MOVABLE(src.dtype(), T,
+                         copy_from_strided<T>(w, src.data<T>() + offset, out->data<T>()));
 }
 
 void slice_grad(const Tensor& out_grad, const Shape& x_shape, const SliceSpec& spec,
                 Tensor* x_grad) {
+  if (is_complex(out_grad.dtype())) {  // the real and imaginary parts each, then joined
+    Tensor re, im, gre, gim;
+    complex_real(out_grad, &re);
+    complex_imag(out_grad, &im);
+    slice_grad(re, x_shape, spec, &gre);
+    slice_grad(im, x_shape, spec, &gim);
+    return complex_from_parts(gre, gim, x_grad);
+  }
   const Box box = slice_box(x_shape, spec);
   SKIFF_CHECK(box_shape(x_shape, box).numel() == out_grad.numel(), "slice_grad: Out@GRAD ",
               out_grad.type_str(), " does not match the slice of X ", x_shape);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "skiff/kernels/cpu/complex.h"
 #include "skiff/kernels/cpu/elementwise.h"
 #include "skiff/kernels/cpu/input_handle.h"
 #include "skiff/kernels/cpu/strided_walk.h"
@@ -130,12 +131,20 @@ void strided_slice(const Tensor& x, const StridedSpec& spec, Tensor* out) {
   if (box_empty(b)) return;
   int64_t base;
   const StridedWalk<1> w = box_walk(b, src.shape(), &base);
-  SKIFF_DISPATCH_ALL(src.dtype(), T,
-                     { copy_from_strided<T>(w, src.data<T>() + base, out->data<T>()); });
+  SKIFF_DISPATCH_MOVABLE(src.dtype(), T,
+                         { copy_from_strided<T>(w, src.data<T>() + base, out->data<T>()); });
 }
 
 void strided_slice_grad(const Tensor& out_grad, const Shape& x_shape, const StridedSpec& spec,
                         Tensor* x_grad) {
+  if (is_complex(out_grad.dtype())) {  // the real and imaginary parts each, then joined
+    Tensor re, im, gre, gim;
+    complex_real(out_grad, &re);
+    complex_imag(out_grad, &im);
+    strided_slice_grad(re, x_shape, spec, &gre);
+    strided_slice_grad(im, x_shape, spec, &gim);
+    return complex_from_parts(gre, gim, x_grad);
+  }
   const Box b = make_box(x_shape, spec);
   *x_grad = Tensor::zeros(x_shape, out_grad.dtype());
   if (box_empty(b)) return;
@@ -155,7 +164,7 @@ void set_strided(const Tensor& x, const Tensor& value, const StridedSpec& spec, 
   if (box_empty(b)) return;
   int64_t base;
   const StridedWalk<2> w = box_value_walk(b, x.shape(), v.shape(), &base);
-  SKIFF_DISPATCH_ALL(x.dtype(), T, {
+  SKIFF_DISPATCH_MOVABLE(x.dtype(), T, {
     T* o = out->data<T>() + base;
     const T* src = v.data<T>();
     const int64_t len = w.row_length(), os = w.inner_stride(0), vs = w.inner_stride(1);

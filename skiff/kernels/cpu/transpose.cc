@@ -159,6 +159,14 @@ void transpose(const Tensor& x, const std::vector<int>& perm, Tensor* out) {
       transpose_elems(static_cast<const uint64_t*>(x.raw_data()),
                       static_cast<uint64_t*>(dst->raw_data()), n, plan);
       break;
+    case 16: {  // complex128, moved as two 8-byte words
+      struct Pair {
+        uint64_t lo, hi;
+      };
+      transpose_elems(static_cast<const Pair*>(x.raw_data()), static_cast<Pair*>(dst->raw_data()),
+                      n, plan);
+      break;
+    }
     default:
       fail("transpose: unsupported element size for ", x.type_str());
   }
