@@ -131,3 +131,18 @@ def test_errors_name_the_problem():
         skiff.complex(skiff.to_tensor([1.0]), skiff.to_tensor([1.0], dtype="float64"))
     with pytest.raises(skiff.Error, match="no kernel for complex64"):
         skiff.maximum(skiff.to_tensor([1j]), skiff.to_tensor([2j]))
+
+
+def test_eigh_of_hermitian_matrices():
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(2, 3, 3)) + 1j * rng.normal(size=(2, 3, 3))
+    a = a + np.conj(np.swapaxes(a, -1, -2))
+    for uplo in ("L", "U"):
+        s, p = both(lambda m: m.linalg.eigvalsh(m.to_tensor(a), UPLO=uplo))
+        assert s.dtype == "float64"
+        close(s, p, 1e-10)
+        w, v = skiff.linalg.eigh(skiff.to_tensor(a), UPLO=uplo)
+        v = v.numpy()
+        np.testing.assert_allclose(a @ v, v * w.numpy()[..., None, :], atol=1e-10)
+    with pytest.raises(TypeError, match="eigvalsh"):
+        skiff.linalg.eigvalsh(skiff.to_tensor([[1, 2], [2, 1]]))
