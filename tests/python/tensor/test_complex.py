@@ -146,3 +146,14 @@ def test_eigh_of_hermitian_matrices():
         np.testing.assert_allclose(a @ v, v * w.numpy()[..., None, :], atol=1e-10)
     with pytest.raises(TypeError, match="eigvalsh"):
         skiff.linalg.eigvalsh(skiff.to_tensor([[1, 2], [2, 1]]))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m, x: m.abs(m.gather(x, m.to_tensor([2, 0, 2]))).sum(),
+    lambda m, x: m.abs(m.expand(x.unsqueeze(0), [2, 3]) * m.tile(x, [2]).reshape([2, 3])).sum(),
+    lambda m, x: m.abs(m.stack([x, x * 2]).transpose([1, 0])).sum(),
+    lambda m, x: m.abs(x[::-2]).sum(),
+])
+def test_gradients_through_moving_ops(fn):
+    data = [1 + 2j, -0.5 + 0.25j, 3 - 1j]
+    close(grads(skiff, fn, data), grads(paddle, fn, data), 1e-5)
