@@ -17,7 +17,8 @@ namespace {
 // Scatter adds in place unless it overwrites: the dtypes with addition, and bool.
 constexpr std::initializer_list<DType> kScatterDTypes = {DType::kF32, DType::kF64, DType::kI32,
                                                          DType::kI64, DType::kBool};
-constexpr std::initializer_list<DType> kGradDTypes = {DType::kF32, DType::kF64};
+constexpr std::initializer_list<DType> kGradDTypes = {DType::kF32, DType::kF64, DType::kC64,
+                                                      DType::kC128};
 
 void check_index_dtype(const ShapeContext& ctx, const char* op, const char* slot) {
   const DType t = ctx.in_dtype(slot);
@@ -256,7 +257,7 @@ void register_index_ops(OpRegistry& r) {
       .output("Updates@GRAD", "gradient of Updates (\"\" when not needed)")
       .attr("overwrite", true, "as in the forward op")
       .infer_shape(infer_scatter_grad)
-      .bind(kGradDTypes, scatter_grad<KernelContext>, scatter_grad<EmitContext>)
+      .bind({DType::kF32, DType::kF64}, scatter_grad<KernelContext>, scatter_grad<EmitContext>)
       .kernel_dtype_from("Out@GRAD");
 
   r.add("scatter_reduce")

@@ -61,10 +61,13 @@ void infer_solve(ShapeContext& ctx) {
 }
 
 void infer_eigh(ShapeContext& ctx) {
-  const Shape x = square_input(ctx, "eigh");
+  const DType dt = ctx.in_dtype("X");
+  const Shape x = is_complex(dt) ? ctx.in_shape("X") : square_input(ctx, "eigh");
+  SKIFF_CHECK(x.rank() >= 2 && (x.dim(-1) < 0 || x.dim(-2) < 0 || x.dim(-1) == x.dim(-2)),
+              "eigh: X must be a batch of square matrices [..., n, n], got ", x);
   const std::string uplo = ctx.attr<std::string>("UPLO");
   SKIFF_CHECK(uplo == "L" || uplo == "U", "eigh: UPLO must be 'L' or 'U', got '", uplo, "'");
-  ctx.set_output("Eigenvalues", drop_last(x, 1), ctx.in_dtype("X"));
+  ctx.set_output("Eigenvalues", drop_last(x, 1), real_of(dt));
   ctx.set_output("Eigenvectors", x, ctx.in_dtype("X"));
 }
 
@@ -408,14 +411,15 @@ void register_linalg_ops(OpRegistry& r) {
 
   r.add("eigh")
       .doc(
-          "Eigenvalues (ascending) and eigenvectors (columns) of each symmetric matrix of X, "
-          "read from its lower (UPLO 'L') or upper ('U') triangle.")
-      .input("X", "[..., n, n] float32 or float64")
-      .output("Eigenvalues", "[..., n]")
-      .output("Eigenvectors", "[..., n, n]")
+          "Eigenvalues (ascending) and eigenvectors (columns) of each symmetric (complex: "
+          "Hermitian) matrix of X, read from its lower (UPLO 'L') or upper ('U') triangle.")
+      .input("X", "[..., n, n] float32, float64, complex64 or complex128")
+      .output("Eigenvalues", "[..., n], the real dtype of X's parts")
+      .output("Eigenvectors", "[..., n, n], X's dtype")
       .attr("UPLO", std::string("L"), "'L' or 'U': the triangle read")
       .infer_shape(infer_eigh)
-      .bind(kFloats, eigh<KernelContext>, eigh<EmitContext>)
+      .bind({DType::kF32, DType::kF64, DType::kC64, DType::kC128}, eigh<KernelContext>,
+            eigh<EmitContext>)
       .kernel_dtype_from("X")
       .grad(eigh_grad_maker);
   r.add("eigh_grad")

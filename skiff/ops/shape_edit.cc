@@ -18,7 +18,8 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-constexpr std::initializer_list<DType> kGradDTypes = {DType::kF32, DType::kF64};
+constexpr std::initializer_list<DType> kGradDTypes = {DType::kF32, DType::kF64, DType::kC64,
+                                                      DType::kC128};
 
 // ---- flatten, squeeze, unsqueeze: Out is a view of X with another shape ----
 

@@ -143,5 +143,61 @@ TEST(ComplexOp, ScaleAndCast) {
   back.check_grad({"X"});
 }
 
+// An op that only moves or sums values gives, on complex values, its results on the real
+// and imaginary parts joined; its gradients pass complex values through.
+struct MovingCase {
+  const char* type;
+  const char* slot;
+  std::vector<std::pair<std::string, Attr>> attrs;
+};
+
+OpTest moving_op(const MovingCase& c, const Tensor& x, const Tensor& index) {
+  OpTest t(c.type);
+  t.input(c.slot, x);
+  if (std::string(c.type).rfind("gather", 0) == 0) t.input("Index", index);
+  for (const auto& [name, value] : c.attrs) t.attr(name, value);
+  return t;
+}
+
+TEST(ComplexOp, MovingOpsTakeComplexValuesAndGradients) {
+  using Ints = std::vector<int64_t>;
+  const Tensor z = random_tensor({3, 4}, DType::kC128, 12);
+  const Tensor index = Tensor::from_vector<int64_t>({2}, {2, 0});
+  const Tensor nd_index = Tensor::from_vector<int64_t>({2, 1}, {1, 2});
+  const MovingCase cases[] = {
+      {"transpose", "X", {{"axis", Ints{1, 0}}}},
+      {"reshape", "X", {{"shape", Ints{2, 6}}}},
+      {"concat", "X", {{"axis", int64_t{1}}}},
+      {"gather", "X", {{"axis", int64_t{1}}}},
+      {"gather_nd", "X", {}},
+      {"expand", "X", {{"shape", Ints{2, 3, 4}}}},
+      {"tile", "X", {{"repeat_times", Ints{2, 1}}}},
+      {"slice", "Input", {{"axes", Ints{1}}, {"starts", Ints{1}}, {"ends", Ints{3}}}},
+      {"strided_slice",
+       "Input",
+       {{"axes", Ints{0, 1}},
+        {"starts", Ints{0, 3}},
+        {"ends", Ints{3, 0}},
+        {"strides", Ints{2, -2}},
+        {"decrease_axis", Ints{}}}},
+  };
+  for (const MovingCase& c : cases) {
+    SCOPED_TRACE(c.type);
+    const Tensor& idx = std::string(c.type) == "gather_nd" ? nd_index : index;
+    Tensor re, im;
+    OpTest real_part("real"), imag_part("imag");
+    real_part.input("X", z);
+    imag_part.input("X", z);
+    re = real_part.run()["Out"][0];
+    im = imag_part.run()["Out"][0];
+    const Tensor out_re = moving_op(c, re, idx).run()["Out"][0];
+    const Tensor out_im = moving_op(c, im, idx).run()["Out"][0];
+    OpTest join("complex");
+    join.input("X", out_re).input("Y", out_im);
+    moving_op(c, z, idx).check_output("Out", join.run()["Out"][0], 0, 0);
+    moving_op(c, z, idx).check_grad({c.slot});
+  }
+}
+
 }  // namespace
 }  // namespace skiff

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <map>
 #include <string>
 #include <vector>
@@ -410,6 +411,35 @@ TEST(EmptyMatrices, DecompositionsGiveNumpysAnswers) {
         .check_output("Out", from_f64(Tensor::from_vector<double>({2}, {1, 1}), dt));
     OpTest inv("inverse");
     inv.input("X", Tensor::zeros({0, 0}, dt)).check_output("Out", Tensor::zeros({0, 0}, dt));
+  }
+}
+
+TEST(Eigh, ComplexHermitian) {
+  using CMat = Eigen::Matrix<std::complex<double>, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const int n = 4;
+  const Tensor r = random_tensor({n, n}, DType::kC128, 31);
+  CMat a = Eigen::Map<const CMat>(r.data<std::complex<double>>(), n, n);
+  a = (a + a.adjoint()).eval();  // Hermitian
+  for (const char* uplo : {"L", "U"}) {
+    SCOPED_TRACE(uplo);
+    CMat given = a;  // the other triangle holds noise the op must not read
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        if (std::string(uplo) == "L" ? j > i : j < i) given(i, j) = std::complex<double>(9, 9);
+    Tensor x = Tensor::empty({n, n}, DType::kC128);
+    Eigen::Map<CMat>(x.data<std::complex<double>>(), n, n) = given;
+    OpTest t("eigh");
+    t.input("X", x).attr("UPLO", std::string(uplo)).output("Eigenvalues").output("Eigenvectors");
+    auto out = t.run();
+    const Tensor& w = out["Eigenvalues"][0];
+    const Tensor& v = out["Eigenvectors"][0];
+    ASSERT_EQ(w.dtype(), DType::kF64);
+    ASSERT_EQ(v.dtype(), DType::kC128);
+    const CMat vm = Eigen::Map<const CMat>(v.data<std::complex<double>>(), n, n);
+    const Eigen::VectorXd wv = Eigen::Map<const Eigen::VectorXd>(w.data<double>(), n);
+    EXPECT_LT((a * vm - vm * wv.cast<std::complex<double>>().asDiagonal()).norm(), 1e-10);
+    EXPECT_LT((vm.adjoint() * vm - CMat::Identity(n, n)).norm(), 1e-10);
+    for (int i = 1; i < n; ++i) EXPECT_LE(wv[i - 1], wv[i]);
   }
 }
 

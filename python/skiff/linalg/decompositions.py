@@ -3,6 +3,7 @@
 cholesky_solve, cholesky_inverse, eigh, eigvalsh, qr."""
 from .. import _C_ops
 from .._C import Error
+from ..framework import arguments
 from ..framework.core import apply
 from ..framework.tensor_params import FLOATING, accepts
 from ..tensor.joining import broadcast_shape
@@ -126,17 +127,26 @@ def _check_uplo(fn, UPLO):
         raise ValueError(f"{fn}: UPLO must be 'L' or 'U', got {UPLO!r}")
 
 
+def _check_eigh_dtype(fn, x):
+    name = arguments.dtype_name_of(arguments.tensor(fn, "x", x))
+    if name not in ("float32", "float64", "complex64", "complex128"):
+        raise arguments.ArgumentTypeError(f"{fn}: x must be a float32, float64, complex64 or "
+                                          f"complex128 Tensor, got {name}")
+
+
 def eigh(x, UPLO="L", name=None):
-    """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix of x,
-    read from its lower ('L') or upper ('U') triangle."""
+    """(eigenvalues ascending, eigenvectors as columns) of each symmetric (complex:
+    Hermitian) matrix of x, read from its lower ('L') or upper ('U') triangle; the
+    eigenvalues are real."""
     _check_uplo("eigh", UPLO)
+    _check_eigh_dtype("eigh", x)
     _check_square("eigh", x)
     return _C_ops.eigh(x, UPLO=UPLO)
 
 
-@accepts(x=FLOATING)
 def eigvalsh(x, UPLO="L", name=None):
-    """The eigenvalues (ascending) of each symmetric matrix of x."""
+    """The eigenvalues (ascending, real) of each symmetric or Hermitian matrix of x."""
+    _check_eigh_dtype("eigvalsh", x)
     return eigh(x, UPLO)[0]
 
 

@@ -31,6 +31,19 @@ void as_real(const Tensor& x, Tensor* out);
 void angle(const Tensor& x, Tensor* out);
 // dx = dout * (-Im(x) + i Re(x)) / |x|^2 (0 where x is 0); zeros for a real x.
 void angle_grad(const Tensor& x, const Tensor& dout, Tensor* dx);
+// out = fn applied to complex z's real and imaginary parts, joined: a real-linear kernel
+// fn(const Tensor& in, Tensor* out) of float tensors (a gradient that sums or moves values)
+// run on complex values.
+template <typename Fn>
+void by_parts(const Tensor& z, Tensor* out, Fn&& fn) {
+  Tensor re, im, out_re, out_im;
+  complex_real(z, &re);
+  complex_imag(z, &im);
+  fn(re, &out_re);
+  fn(im, &out_im);
+  complex_from_parts(out_re, out_im, out);
+}
+
 // out = |x| (real, overflow-safe hypot) of complex x.
 void complex_abs(const Tensor& x, Tensor* out);
 // dx = dout * x / |x| (0 where x is 0).

@@ -6,6 +6,7 @@
 
 #include "skiff/core/parallel.h"
 #include "skiff/kernels/cpu/axis.h"
+#include "skiff/kernels/cpu/complex.h"
 #include "skiff/kernels/cpu/input_handle.h"
 
 namespace skiff::kernels {
@@ -122,6 +123,9 @@ void gather(const Tensor& x, const Tensor& index, int64_t axis, Tensor* out) {
 
 void gather_grad(const Tensor& out_grad, const Tensor& index, const Shape& x_shape, int64_t axis,
                  Tensor* x_grad) {
+  if (is_complex(out_grad.dtype()))
+    return by_parts(out_grad, x_grad,
+                    [&](const Tensor& g, Tensor* dx) { gather_grad(g, index, x_shape, axis, dx); });
   SKIFF_CHECK(gather_shape(x_shape, index.shape(), axis) == out_grad.shape(),
               "gather_grad: Out@GRAD ", out_grad.type_str(), " does not match X ", x_shape,
               " gathered by Index ", index.shape());
@@ -184,6 +188,9 @@ void gather_nd(const Tensor& x, const Tensor& index, Tensor* out) {
 
 void gather_nd_grad(const Tensor& out_grad, const Tensor& index, const Shape& x_shape,
                     Tensor* x_grad) {
+  if (is_complex(out_grad.dtype()))
+    return by_parts(out_grad, x_grad,
+                    [&](const Tensor& g, Tensor* dx) { gather_nd_grad(g, index, x_shape, dx); });
   SKIFF_CHECK(gather_nd_shape(x_shape, index.shape()) == out_grad.shape(),
               "gather_nd_grad: Out@GRAD ", out_grad.type_str(), " does not match X ", x_shape,
               " gathered by Index ", index.shape());

@@ -285,9 +285,26 @@ void eigh(const Tensor& x, bool lower, Tensor* values, Tensor* vectors) {
   const int64_t n = square_matrix_size("eigh", x.shape());
   Shape vshape = batch_dims(x.shape());
   vshape.push_back(n);
-  values->resize(vshape, x.dtype());
+  values->resize(vshape, real_of(x.dtype()));
   vectors->resize(x.shape(), x.dtype());
-  if (n == 0) return;  // no eigenvalues, [0, 0] eigenvectors
+  if (n == 0) return;           // no eigenvalues, [0, 0] eigenvectors
+  if (is_complex(x.dtype())) {  // Hermitian: real eigenvalues, complex eigenvectors
+    SKIFF_DISPATCH_COMPLEX(x.dtype(), T, {
+      using R = typename T::value_type;
+      Mat<T> a;
+      for (int64_t b = 0, nb = batch_count(x.shape()); b < nb; ++b) {
+        a = MatIn<T>(x.data<T>() + b * n * n, n, n);
+        if (!lower) a = a.adjoint().eval();  // the solver reads the lower triangle
+        Eigen::SelfAdjointEigenSolver<Mat<T>> es(a);
+        SKIFF_CHECK(es.info() == Eigen::Success,
+                    "eigh: the eigenvalues of the matrix at batch index ", b, " did not converge");
+        Eigen::Map<Eigen::Matrix<R, Eigen::Dynamic, 1>>(values->data<R>() + b * n, n) =
+            es.eigenvalues();
+        MatOut<T>(vectors->data<T>() + b * n * n, n, n) = es.eigenvectors();
+      }
+    });
+    return;
+  }
   SKIFF_DISPATCH_FLOATING(x.dtype(), T, {
     Mat<T> a;
     for (int64_t b = 0, nb = batch_count(x.shape()); b < nb; ++b) {

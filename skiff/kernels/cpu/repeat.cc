@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "skiff/kernels/cpu/axis.h"
+#include "skiff/kernels/cpu/complex.h"
 #include "skiff/kernels/cpu/input_handle.h"
 #include "skiff/kernels/cpu/strided_walk.h"
 
@@ -111,6 +112,9 @@ void expand(const Tensor& x, const Shape& out_shape, Tensor* out) {
 }
 
 void expand_grad(const Tensor& out_grad, const Shape& x_shape, Tensor* x_grad) {
+  if (is_complex(out_grad.dtype()))
+    return by_parts(out_grad, x_grad,
+                    [&](const Tensor& g, Tensor* dx) { expand_grad(g, x_shape, dx); });
   SKIFF_CHECK(expands_to(x_shape, out_grad.shape()), "expand_grad: Out@GRAD ", out_grad.type_str(),
               " is not an expansion of X ", x_shape);
   sum_walk(expand_walk(x_shape, out_grad.shape()), out_grad, x_shape, x_grad);
@@ -141,6 +145,9 @@ void tile(const Tensor& x, const std::vector<int64_t>& repeat_times, Tensor* out
 
 void tile_grad(const Tensor& out_grad, const Shape& x_shape,
                const std::vector<int64_t>& repeat_times, Tensor* x_grad) {
+  if (is_complex(out_grad.dtype()))
+    return by_parts(out_grad, x_grad,
+                    [&](const Tensor& g, Tensor* dx) { tile_grad(g, x_shape, repeat_times, dx); });
   SKIFF_CHECK(tile_shape(x_shape, repeat_times) == out_grad.shape(), "tile_grad: Out@GRAD ",
               out_grad.type_str(), " is not X ", x_shape, " tiled by ", list_str(repeat_times));
   sum_walk(tile_walk(x_shape, repeat_times), out_grad, x_shape, x_grad);

@@ -87,14 +87,9 @@ void slice(const Tensor& x, const SliceSpec& spec, Tensor* out) {
 
 void slice_grad(const Tensor& out_grad, const Shape& x_shape, const SliceSpec& spec,
                 Tensor* x_grad) {
-  if (is_complex(out_grad.dtype())) {  // the real and imaginary parts each, then joined
-    Tensor re, im, gre, gim;
-    complex_real(out_grad, &re);
-    complex_imag(out_grad, &im);
-    slice_grad(re, x_shape, spec, &gre);
-    slice_grad(im, x_shape, spec, &gim);
-    return complex_from_parts(gre, gim, x_grad);
-  }
+  if (is_complex(out_grad.dtype()))
+    return by_parts(out_grad, x_grad,
+                    [&](const Tensor& g, Tensor* dx) { slice_grad(g, x_shape, spec, dx); });
   const Box box = slice_box(x_shape, spec);
   SKIFF_CHECK(box_shape(x_shape, box).numel() == out_grad.numel(), "slice_grad: Out@GRAD ",
               out_grad.type_str(), " does not match the slice of X ", x_shape);

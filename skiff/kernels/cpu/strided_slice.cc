@@ -137,14 +137,9 @@ void strided_slice(const Tensor& x, const StridedSpec& spec, Tensor* out) {
 
 void strided_slice_grad(const Tensor& out_grad, const Shape& x_shape, const StridedSpec& spec,
                         Tensor* x_grad) {
-  if (is_complex(out_grad.dtype())) {  // the real and imaginary parts each, then joined
-    Tensor re, im, gre, gim;
-    complex_real(out_grad, &re);
-    complex_imag(out_grad, &im);
-    strided_slice_grad(re, x_shape, spec, &gre);
-    strided_slice_grad(im, x_shape, spec, &gim);
-    return complex_from_parts(gre, gim, x_grad);
-  }
+  if (is_complex(out_grad.dtype()))
+    return by_parts(out_grad, x_grad,
+                    [&](const Tensor& g, Tensor* dx) { strided_slice_grad(g, x_shape, spec, dx); });
   const Box b = make_box(x_shape, spec);
   *x_grad = Tensor::zeros(x_shape, out_grad.dtype());
   if (box_empty(b)) return;

@@ -83,3 +83,12 @@ def test_errors():
         skiff.signal.stft(skiff.to_tensor(np.zeros((2, 2, 40))), n_fft=16)
     with pytest.raises(TypeError, match="complex"):
         skiff.signal.istft(x, n_fft=16)
+
+
+def test_stft_gradient_of_complex_signal():
+    def grad(m):
+        x = m.to_tensor(XC[:100], stop_gradient=False)
+        y = m.signal.stft(x, n_fft=16, hop_length=4, onesided=False)
+        m.abs(y).sum().backward()
+        return x.grad
+    close(grad(skiff), grad(paddle), 1e-8)

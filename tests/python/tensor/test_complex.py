@@ -131,3 +131,29 @@ def test_errors_name_the_problem():
         skiff.complex(skiff.to_tensor([1.0]), skiff.to_tensor([1.0], dtype="float64"))
     with pytest.raises(skiff.Error, match="no kernel for complex64"):
         skiff.maximum(skiff.to_tensor([1j]), skiff.to_tensor([2j]))
+
+
+def test_eigh_of_hermitian_matrices():
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(2, 3, 3)) + 1j * rng.normal(size=(2, 3, 3))
+    a = a + np.conj(np.swapaxes(a, -1, -2))
+    for uplo in ("L", "U"):
+        s, p = both(lambda m: m.linalg.eigvalsh(m.to_tensor(a), UPLO=uplo))
+        assert s.dtype == "float64"
+        close(s, p, 1e-10)
+        w, v = skiff.linalg.eigh(skiff.to_tensor(a), UPLO=uplo)
+        v = v.numpy()
+        np.testing.assert_allclose(a @ v, v * w.numpy()[..., None, :], atol=1e-10)
+    with pytest.raises(TypeError, match="eigvalsh"):
+        skiff.linalg.eigvalsh(skiff.to_tensor([[1, 2], [2, 1]]))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m, x: m.abs(m.gather(x, m.to_tensor([2, 0, 2]))).sum(),
+    lambda m, x: m.abs(m.expand(x.unsqueeze(0), [2, 3]) * m.tile(x, [2]).reshape([2, 3])).sum(),
+    lambda m, x: m.abs(m.stack([x, x * 2]).transpose([1, 0])).sum(),
+    lambda m, x: m.abs(x[::-2]).sum(),
+])
+def test_gradients_through_moving_ops(fn):
+    data = [1 + 2j, -0.5 + 0.25j, 3 - 1j]
+    close(grads(skiff, fn, data), grads(paddle, fn, data), 1e-5)
