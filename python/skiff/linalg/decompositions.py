@@ -11,7 +11,6 @@ from ..tensor.manipulation import expand, stack, unsqueeze, squeeze
 from ..tensor.axes import matrix_transpose
 from ..tensor.creation import eye
 from ..tensor.linalg import matmul
-from ..framework import arguments
 
 __all__ = ["inv", "inverse", "det", "slogdet", "solve", "triangular_solve", "cholesky",
            "cholesky_solve", "cholesky_inverse", "eigh", "eigvalsh", "qr"]
