@@ -71,6 +71,20 @@ void infer_eigh(ShapeContext& ctx) {
   ctx.set_output("Eigenvectors", x, ctx.in_dtype("X"));
 }
 
+void infer_eig(ShapeContext& ctx) {
+  const DType dt = ctx.in_dtype("X");
+  SKIFF_CHECK(is_floating(dt) || is_complex(dt),
+              "eig: X must be float32, float64, complex64 or "
+              "complex128, got ",
+              dtype_name(dt));
+  const Shape x = ctx.in_shape("X");
+  SKIFF_CHECK(x.rank() >= 2 && (x.dim(-1) < 0 || x.dim(-2) < 0 || x.dim(-1) == x.dim(-2)),
+              "eig: X must be a batch of square matrices [..., n, n], got ", x);
+  const DType out = is_complex(dt) ? dt : complex_of(dt);
+  ctx.set_output("Eigenvalues", drop_last(x, 1), out);
+  ctx.set_output("Eigenvectors", x, out);
+}
+
 void infer_qr(ShapeContext& ctx) {
   const Shape x = ctx.in_shape("X");
   const DType dt = ctx.in_dtype("X");
@@ -219,6 +233,11 @@ template <typename C>
 void eigh(C& c) {
   const bool lower = c.op().template attr_ref<std::string>("UPLO") == "L";
   SKIFF_KERNEL_CALL(c, "linalg", kernels::eigh, c.in("X"), flag(c, lower), c.out("Eigenvalues"),
+                    c.out("Eigenvectors"));
+}
+template <typename C>
+void eig(C& c) {
+  SKIFF_KERNEL_CALL(c, "linalg", kernels::eig, c.in("X"), c.out("Eigenvalues"),
                     c.out("Eigenvectors"));
 }
 template <typename C>
@@ -422,6 +441,18 @@ void register_linalg_ops(OpRegistry& r) {
             eigh<EmitContext>)
       .kernel_dtype_from("X")
       .grad(eigh_grad_maker);
+  r.add("eig")
+      .doc(
+          "Eigenvalues and eigenvectors (columns, unit norm, largest component real) of each "
+          "general square matrix of X, in the order the Hessenberg QR iteration finds them "
+          "(PaddlePaddle's eig; no gradient).")
+      .input("X", "[..., n, n] float32, float64, complex64 or complex128")
+      .output("Eigenvalues", "[..., n], complex64 (from 32-bit parts) or complex128")
+      .output("Eigenvectors", "[..., n, n], the eigenvalues' dtype")
+      .infer_shape(infer_eig)
+      .bind({DType::kF32, DType::kF64, DType::kC64, DType::kC128}, eig<KernelContext>,
+            eig<EmitContext>)
+      .kernel_dtype_from("X");
   r.add("eigh_grad")
       .doc("X@GRAD = V (diag(dw) + F o skew(V^T dV)) V^T, F_ij = 1 / (w_j - w_i).")
       .input("Eigenvalues", "the forward Eigenvalues")

@@ -443,5 +443,40 @@ TEST(Eigh, ComplexHermitian) {
   }
 }
 
+TEST(Eig, EigenpairsOfGeneralMatricesRealAndComplex) {
+  using CMat = Eigen::Matrix<std::complex<double>, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const int n = 5;
+  for (DType dtype : {DType::kF64, DType::kC128}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    const Tensor x = random_tensor({2, n, n}, dtype, 41);
+    OpTest t("eig");
+    t.input("X", x).output("Eigenvalues").output("Eigenvectors");
+    auto out = t.run();
+    const Tensor& w = out["Eigenvalues"][0];
+    const Tensor& v = out["Eigenvectors"][0];
+    ASSERT_EQ(w.dtype(), DType::kC128);
+    ASSERT_EQ(w.shape(), Shape({2, n}));
+    for (int64_t b = 0; b < 2; ++b) {
+      CMat a(n, n);
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+          a(i, j) = dtype == DType::kF64
+                        ? std::complex<double>(x.data<double>()[b * n * n + i * n + j])
+                        : x.data<std::complex<double>>()[b * n * n + i * n + j];
+      const CMat vm = Eigen::Map<const CMat>(v.data<std::complex<double>>() + b * n * n, n, n);
+      const Eigen::VectorXcd wv =
+          Eigen::Map<const Eigen::VectorXcd>(w.data<std::complex<double>>() + b * n, n);
+      EXPECT_LT((a * vm - vm * wv.asDiagonal()).norm(), 1e-9);
+      for (int j = 0; j < n; ++j) {
+        EXPECT_NEAR(vm.col(j).norm(), 1.0, 1e-12);
+        Eigen::Index top = 0;
+        vm.col(j).cwiseAbs().maxCoeff(&top);
+        EXPECT_NEAR(vm(top, j).imag(), 0.0, 1e-12);
+        EXPECT_GT(vm(top, j).real(), 0.0);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace skiff

@@ -1,12 +1,13 @@
 """skiff.linalg (Paddle's paddle.linalg): inverses, determinants, solves, Cholesky, LU and
-symmetric eigen, QR and singular value decompositions (exact and randomised low-rank) over
+general and symmetric eigen, QR and singular value decompositions (exact and randomised low-rank) over
 batches of matrices, Householder products, norms, covariances, pseudo-inverses, ranks,
 condition numbers, matrix exponentials and products."""
 from ..tensor.axes import matrix_transpose
 from ..tensor.linalg import matmul, norm
 from ..tensor.products import cross, vecdot
-from .decompositions import (cholesky, cholesky_inverse, cholesky_solve, det, eigh, eigvalsh,
-                             inv, inverse, qr, slogdet, solve, triangular_solve)
+from .decompositions import (cholesky, cholesky_inverse, cholesky_solve, det, eig, eigh,
+                             eigvals, eigvalsh, inv, inverse, qr, slogdet, solve,
+                             triangular_solve)
 from .householder import householder_product, ormqr
 from .lowrank import pca_lowrank, svd_lowrank
 from .lu import lu, lu_solve, lu_unpack
@@ -18,7 +19,7 @@ from ..framework.tensor_params import check_exports as _check_exports
 from ..framework.variable import Variable as _Variable
 
 __all__ = ["cholesky", "cholesky_inverse", "cholesky_solve", "cond", "corrcoef", "cov", "cross",
-           "det", "eigh", "eigvalsh", "householder_product", "inv", "lstsq", "lu", "lu_solve",
+           "det", "eig", "eigh", "eigvals", "eigvalsh", "householder_product", "inv", "lstsq", "lu", "lu_solve",
            "lu_unpack", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank",
            "matrix_transpose", "multi_dot", "norm", "ormqr", "pca_lowrank", "pinv", "qr",
            "slogdet", "solve", "svd", "svd_lowrank", "svdvals", "triangular_solve", "vecdot",

@@ -1,6 +1,6 @@
 """Matrix inverses, determinants, solves and factorisations over the last two dims
 (Paddle's paddle.linalg): inv, det, slogdet, solve, triangular_solve, cholesky,
-cholesky_solve, cholesky_inverse, eigh, eigvalsh, qr."""
+cholesky_solve, cholesky_inverse, eig, eigvals, eigh, eigvalsh, qr."""
 from .. import _C_ops
 from .._C import Error
 from ..framework import arguments
@@ -13,7 +13,7 @@ from ..tensor.creation import eye
 from ..tensor.linalg import matmul
 
 __all__ = ["inv", "inverse", "det", "slogdet", "solve", "triangular_solve", "cholesky",
-           "cholesky_solve", "cholesky_inverse", "eigh", "eigvalsh", "qr"]
+           "cholesky_solve", "cholesky_inverse", "eig", "eigvals", "eigh", "eigvalsh", "qr"]
 
 
 def _check_square(fn, x):
@@ -147,6 +147,19 @@ def eigvalsh(x, UPLO="L", name=None):
     """The eigenvalues (ascending, real) of each symmetric or Hermitian matrix of x."""
     _check_eigh_dtype("eigvalsh", x)
     return eigh(x, UPLO)[0]
+
+
+def eig(x, name=None):
+    """(eigenvalues, eigenvectors as columns) of each general square matrix of x, complex
+    (complex64 for float32 input, complex128 for float64); each eigenvector has unit norm
+    and its largest component real. Not differentiable."""
+    _check_square("eig", x)
+    return _C_ops.eig(x)
+
+
+def eigvals(x, name=None):
+    """The eigenvalues of each general square matrix of x (complex; see eig)."""
+    return eig(x)[0]
 
 
 def qr(x, mode="reduced", name=None):

@@ -322,6 +322,57 @@ void eigh(const Tensor& x, bool lower, Tensor* values, Tensor* vectors) {
   });
 }
 
+namespace {
+
+// Scales each column of v by a unit phase that makes its largest component real and
+// positive (the columns already have unit norm).
+template <typename M>
+void make_largest_component_real(M* v) {
+  for (Eigen::Index j = 0; j < v->cols(); ++j) {
+    Eigen::Index top = 0;
+    v->col(j).cwiseAbs().maxCoeff(&top);
+    const typename M::Scalar pivot = (*v)(top, j);
+    if (std::abs(pivot) > 0) v->col(j) *= std::conj(pivot) / std::abs(pivot);
+  }
+}
+
+}  // namespace
+
+void eig(const Tensor& x, Tensor* values, Tensor* vectors) {
+  const int64_t n = square_matrix_size("eig", x.shape());
+  const DType out_dtype = is_complex(x.dtype()) ? x.dtype() : complex_of(x.dtype());
+  Shape vshape = batch_dims(x.shape());
+  vshape.push_back(n);
+  values->resize(vshape, out_dtype);
+  vectors->resize(x.shape(), out_dtype);
+  if (n == 0) return;
+  const int64_t nb = batch_count(x.shape());
+  SKIFF_DISPATCH_COMPLEX(out_dtype, C, {
+    using R = typename C::value_type;
+    Mat<C> v;
+    for (int64_t b = 0; b < nb; ++b) {
+      Eigen::Matrix<C, Eigen::Dynamic, 1> w;
+      if (is_complex(x.dtype())) {
+        Eigen::ComplexEigenSolver<Mat<C>> es(MatIn<C>(x.data<C>() + b * n * n, n, n));
+        SKIFF_CHECK(es.info() == Eigen::Success,
+                    "eig: the eigenvalues of the matrix at batch index ", b, " did not converge");
+        w = es.eigenvalues();
+        v = es.eigenvectors();
+      } else {
+        Eigen::EigenSolver<Mat<R>> es(MatIn<R>(x.data<R>() + b * n * n, n, n));
+        SKIFF_CHECK(es.info() == Eigen::Success,
+                    "eig: the eigenvalues of the matrix at batch index ", b, " did not converge");
+        w = es.eigenvalues();
+        v = es.eigenvectors();
+      }
+      v.colwise().normalize();
+      make_largest_component_real(&v);
+      Eigen::Map<Eigen::Matrix<C, Eigen::Dynamic, 1>>(values->data<C>() + b * n, n) = w;
+      MatOut<C>(vectors->data<C>() + b * n * n, n, n) = v;
+    }
+  });
+}
+
 void eigh_grad(const Tensor& values, const Tensor& vectors, const Tensor* dvalues,
                const Tensor* dvectors, Tensor* dx) {
   const int64_t n = vectors.dim(-1);

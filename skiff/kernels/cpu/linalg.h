@@ -58,6 +58,11 @@ void cholesky_grad(const Tensor& out, const Tensor& dout, bool upper, Tensor* dx
 // The eigenvalues (ascending, [..., n]) and eigenvectors (columns, [..., n, n]) of the
 // symmetric matrices whose lower (or upper) triangle x holds.
 void eigh(const Tensor& x, bool lower, Tensor* values, Tensor* vectors);
+
+// The eigenvalues ([..., n]) and eigenvectors (columns, [..., n, n], each of unit norm with
+// its largest component real, as LAPACK's geev gives them) of general square matrices:
+// complex64 for float32 and complex64 input, complex128 for float64 and complex128.
+void eig(const Tensor& x, Tensor* values, Tensor* vectors);
 // dx = V (diag(dvalues) + F o (V^T dV - dV^T V) / 2) V^T, F_ij = 1 / (w_j - w_i);
 // either gradient may be null (taken as zero).
 void eigh_grad(const Tensor& values, const Tensor& vectors, const Tensor* dvalues,
