@@ -9,6 +9,7 @@
 #include "skiff/eager/backward.h"
 #include "skiff/eager/grad_node.h"
 #include "skiff/eager/op_call.h"
+#include "skiff/eager/saved_hooks.h"
 
 namespace skiff::python {
 
@@ -263,6 +264,42 @@ void define_eager(nb::module_& m) {
           nb::arg("inputs"), nb::arg("outputs"),
           "call_into never through the dispatch point (for the dispatch point and its hooks).");
 
+  m.def(
+      "push_saved_tensors_hooks",
+      [](nb::callable pack, nb::callable unpack) {
+        // A packed Python object, released with the GIL held wherever the tape frees it.
+        struct Packed {
+          nb::object obj;
+          ~Packed() {
+            nb::gil_scoped_acquire gil;
+            obj.reset();
+          }
+        };
+        auto p = std::make_shared<nb::callable>(std::move(pack));
+        auto u = std::make_shared<nb::callable>(std::move(unpack));
+        eager::SavedValueHooks hooks;
+        hooks.pack = [p](const Variable& v) -> std::shared_ptr<void> {
+          nb::gil_scoped_acquire gil;
+          auto packed = std::make_shared<Packed>();
+          packed->obj = (*p)(nb::cast(eager::make_tensor(v)));
+          return packed;
+        };
+        hooks.unpack = [u](const std::shared_ptr<void>& packed) {
+          nb::gil_scoped_acquire gil;
+          nb::object out = (*u)(static_cast<Packed*>(packed.get())->obj);
+          if (!nb::isinstance<EagerTensor>(out)) {
+            throw nb::type_error(("saved_tensors_hooks: unpack_hook must return a Tensor, got " +
+                                  std::string(nb::inst_name(out).c_str()))
+                                     .c_str());
+          }
+          return nb::cast<TensorPtr>(out)->value;
+        };
+        eager::push_saved_value_hooks(std::make_shared<eager::SavedValueHooks>(std::move(hooks)));
+      },
+      nb::arg("pack_hook"), nb::arg("unpack_hook"),
+      "Until the matching pop: each value a recorded op saves for its gradient is kept as "
+      "pack_hook(tensor), and given back to the backward as unpack_hook(packed).");
+  m.def("pop_saved_tensors_hooks", &eager::pop_saved_value_hooks);
   m.def(
       "backward",
       [](nb::handle tensors, nb::handle grads, bool retain_graph) {

@@ -118,7 +118,19 @@ std::vector<Variable> run_node(GradNode& node, std::vector<Variable>& out_grads)
   if (node.callback) return run_callback(node, out_grads);
   GradTemplate& t = *node.grad;
   std::vector<Variable> locals(t.names.size());
-  for (size_t k = 0; k < t.saved.size(); ++k) locals[t.saved[k]] = node.saved[k];
+  if (node.hooks) {
+    for (size_t k = 0; k < t.saved.size(); ++k) {
+      Variable v = node.hooks->unpack(node.packed[k]);
+      const Tensor* d = v.tensor();
+      const auto& [shape, dtype] = node.packed_types[k];
+      SKIFF_CHECK(d && d->shape() == shape && d->dtype() == dtype, "backward of ", node.label(),
+                  ": an unpack hook gave ", d ? d->type_str() : std::string("no dense value"),
+                  " for a saved ", dtype_name(dtype), shape, " value");
+      locals[t.saved[k]] = std::move(v);
+    }
+  } else {
+    for (size_t k = 0; k < t.saved.size(); ++k) locals[t.saved[k]] = node.saved[k];
+  }
   for (int j : t.out_grads_read) {
     if (out_grads[j].empty())
       out_grads[j].set(Tensor::zeros_view(node.outputs[j].first, node.outputs[j].second));
@@ -274,6 +286,7 @@ void walk(const std::vector<TensorPtr>& roots, const std::vector<TensorPtr>& gra
     st.out_grads.clear();
     if (!retain_graph) {
       node->saved.clear();
+      node->packed.clear();
       node->released = true;
       if (node->callback && node->callback->release) node->callback->release();
     }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "skiff/eager/eager_tensor.h"
+#include "skiff/eager/saved_hooks.h"
 #include "skiff/ir/program.h"
 #include "skiff/ops/registry.h"
 
@@ -67,7 +68,12 @@ struct GradNode {
   std::shared_ptr<GradTemplate> grad;  // nullptr for a callback node
   std::shared_ptr<GradCallback> callback;
   std::vector<Variable> saved;  // parallel to grad->saved
-  std::vector<Edge> inputs;     // per flat input
+  // Recorded under saved-value hooks (saved_hooks.h): the packed values instead of
+  // `saved`, the shape and dtype each had, and the hooks that unpack them.
+  std::shared_ptr<const SavedValueHooks> hooks;
+  std::vector<std::shared_ptr<void>> packed;
+  std::vector<std::pair<Shape, DType>> packed_types;
+  std::vector<Edge> inputs;  // per flat input
   // Per flat output: its shape and dtype (a gradient nobody sent is zeros of it).
   std::vector<std::pair<Shape, DType>> outputs;
   std::vector<int> out_offsets;  // first flat output of each output slot

@@ -162,6 +162,17 @@ bool wants_grad(const TensorPtr& t) {
   return false;
 }
 
+// Replaces the node's saved values by what its hooks pack them into.
+void pack_saved(GradNode& node) {
+  SavedValueHooksPause pause;
+  for (const Variable& v : node.saved) {
+    const Tensor* d = v.tensor();
+    node.packed_types.emplace_back(d ? d->shape() : Shape{}, d ? d->dtype() : DType::kF32);
+    node.packed.push_back(node.hooks->pack(v));
+  }
+  node.saved.clear();
+}
+
 }  // namespace
 
 SlotTensors EagerOp::call(const SlotTensors& inputs) { return call_into(inputs, {}); }
@@ -293,6 +304,7 @@ void EagerOp::run(const SlotTensors& given, const SlotTensors& outputs, SlotTens
       fwd_values.push_back(&t->value);
     }
   for (int idx : node->grad->saved) node->saved.push_back(*fwd_values[idx]);
+  node->hooks = saved_value_hooks();
   for (size_t s = 0; s < result.size(); ++s)
     for (size_t i = 0; i < result[s].size(); ++i) {
       const TensorPtr& t = result[s][i];
@@ -303,6 +315,11 @@ void EagerOp::run(const SlotTensors& given, const SlotTensors& outputs, SlotTens
       t->out_slot = static_cast<int>(s);
       t->out_index = static_cast<int>(i);
     }
+  if (node->hooks) {
+    SlotTensors mine = result;  // a hook that calls this op again reuses `result`
+    pack_saved(*node);
+    result = std::move(mine);
+  }
 }
 
 }  // namespace skiff::eager

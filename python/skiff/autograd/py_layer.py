@@ -10,8 +10,9 @@ __all__ = ["PyLayer", "PyLayerContext", "Function", "saved_tensors_hooks"]
 
 
 class saved_tensors_hooks:
-    """Within it, tensors a PyLayer saves with ``ctx.save_for_backward`` are stored as
-    ``pack_hook(t)`` and given back by ``ctx.saved_tensor()`` as ``unpack_hook(packed)``."""
+    """Within it, every tensor saved for a gradient (by the ops recorded, and by a PyLayer's
+    ``ctx.save_for_backward``) is kept as ``pack_hook(t)`` and given back to the backward
+    (or by ``ctx.saved_tensor()``) as ``unpack_hook(packed)``."""
     _stack = []
 
     def __init__(self, pack_hook, unpack_hook):
@@ -22,9 +23,11 @@ class saved_tensors_hooks:
 
     def __enter__(self):
         saved_tensors_hooks._stack.append(self)
+        _C.push_saved_tensors_hooks(self.pack_hook, self.unpack_hook)
         return self
 
     def __exit__(self, *exc):
+        _C.pop_saved_tensors_hooks()
         saved_tensors_hooks._stack.pop()
 
 
