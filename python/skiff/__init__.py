@@ -15,6 +15,7 @@ from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enab
 from .framework.param import ParamAttr, create_parameter
 from .framework.size import Size
 from .framework.lazy_init import LazyGuard
+from .framework.mmap_storage import MmapStorage
 from .framework.io import load, save
 from . import io, metric, vision
 from . import nn

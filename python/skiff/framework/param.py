@@ -10,6 +10,7 @@ import numpy as np
 from .. import _C
 from .. import _C_ops
 from .._C import Tensor
+from .lazy_init import LazyGuard
 from . import arguments, dtype as dt
 from . import initializer
 from .grad_mode import no_grad
@@ -112,6 +113,17 @@ class Parameter(Trainable, Tensor):
         """Copies ``value`` (a Tensor or array of this shape) into the parameter."""
         assign_value(self, value, self.name)
 
+    def initialize(self):
+        """Runs the initializer of a parameter made under LazyGuard (once); a parameter
+        made outside one is initialized already."""
+        pending = getattr(self, "_lazy_init", None)
+        if pending is None:
+            return
+        init, shape, dtype = pending
+        with no_grad():
+            self._set_value(init._value(shape, dtype))
+        self._lazy_init = None
+
     def __repr__(self):
         return "Parameter containing:\n" + Tensor.__repr__(self)
 
@@ -190,10 +202,18 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
             attr.regularizer, attr.need_clip)
         _set_attrs(var, attr)
         return var
-    with no_grad():
-        value = init._value(shape, dtype)
-    return Parameter(value, name, attr.trainable, {"learning_rate": attr.learning_rate},
-                     attr.regularizer, attr.need_clip, attr.do_model_average)
+    if LazyGuard.active:  # zeros that take no memory until initialize() runs init
+        value = _C_ops.fill_constant(shape=[1] * len(shape), value=0.0, dtype=dtype)
+        value = _C_ops.expand(value, shape=shape) if shape else value
+        value._zero_()
+    else:
+        with no_grad():
+            value = init._value(shape, dtype)
+    param = Parameter(value, name, attr.trainable, {"learning_rate": attr.learning_rate},
+                      attr.regularizer, attr.need_clip, attr.do_model_average)
+    if LazyGuard.active:
+        param._lazy_init = (init, list(shape), dtype)
+    return param
 
 
 def _set_attrs(var, attr):

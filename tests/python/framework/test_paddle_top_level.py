@@ -60,11 +60,22 @@ def test_tensor_is_a_module_and_a_constructor():
     assert skiff.tensor.creation.__name__ == "skiff.tensor.creation"  # still the package
 
 
-def test_lazy_guard_builds_initialized_layers():
+def test_lazy_guard_defers_initialization_until_initialize():
     with skiff.LazyGuard():
-        layer = skiff.nn.Linear(3, 2)
+        layer = skiff.nn.Linear(3, 2, bias_attr=skiff.ParamAttr(
+            initializer=skiff.nn.initializer.Constant(0.5)))
     assert layer.weight.shape == [3, 2]
-    assert np.isfinite(layer.weight.numpy()).all()
+    assert not layer.weight.numpy().any() and not layer.bias.numpy().any()  # no values yet
+    for p in layer.parameters():
+        p.initialize()
+    assert layer.weight.numpy().std() > 0
+    np.testing.assert_array_equal(layer.bias.numpy(), [0.5, 0.5])
+    before = layer.weight.numpy().copy()
+    layer.weight.initialize()  # once only
+    np.testing.assert_array_equal(layer.weight.numpy(), before)
+    outside = skiff.nn.Linear(3, 2)
+    assert outside.weight.numpy().std() > 0  # initialized at once outside the guard
+    outside.weight.initialize()
 
 
 def test_base_and_framework_aliases():
