@@ -152,10 +152,10 @@ TEST(Serialize, RejectsUndecodableData) {
 
 TEST(Serialize, RejectsOutOfRangeEnums) {
   Program p;
-  p.global_block().add_var(VarDesc("x", static_cast<DType>(9), Shape{2}));
+  p.global_block().add_var(VarDesc("x", static_cast<DType>(11), Shape{2}));
   EXPECT_NE(error_of([&] {
               program_from_bytes(program_to_bytes(p));
-            }).find("block 0, variable 'x': unknown dtype number 9"),
+            }).find("block 0, variable 'x': unknown dtype number 11"),
             std::string::npos);
   Program q;
   q.global_block().add_var(VarDesc("s", DType::kF32, Shape{}, static_cast<VarKind>(-3)));

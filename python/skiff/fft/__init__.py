@@ -7,3 +7,7 @@ from .transforms import (fft, fft2, fftn, hfft, hfft2, hfftn, ifft, ifft2, ifftn
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2",
            "hfft2", "ihfft2", "fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn", "fftfreq",
            "rfftfreq", "fftshift", "ifftshift"]
+
+from ..framework.tensor_params import check_exports as _check_exports  # noqa: E402
+
+_check_exports(globals())  # the public functions check their Tensor parameters

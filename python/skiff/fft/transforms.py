@@ -200,7 +200,7 @@ def ihfftn(x, s=None, axes=None, norm="backward", name=None, *, out=None):
 
 
 def _two(fn, axes):
-    if axes is None or len(axes) != 2:
+    if not isinstance(axes, (list, tuple)) or len(axes) != 2:
         raise ArgumentError(f"{fn}: axes must hold 2 axes, got {axes!r}")
     return axes
 

@@ -6,6 +6,7 @@ from .._C import Error
 from ..framework import arguments
 from ..framework.tensor_params import FLOATING, accepts
 from ..tensor.axes import matrix_transpose
+from ..tensor.creation import zeros
 from ..tensor.linalg import matmul
 from ..tensor.random import randn
 from ..tensor.stat import mean
@@ -14,6 +15,8 @@ from .decompositions import qr
 from .spectral import svd
 
 __all__ = ["svd_lowrank", "pca_lowrank"]
+
+_MAX_NITER = 1000
 
 
 def _rank(fn, x, q):
@@ -48,9 +51,16 @@ def svd_lowrank(x, q=None, niter=2, M=None, name=None):
     rank-q approximation (q = min(6, m, n) by default) refined by niter power iterations."""
     q = _rank("svd_lowrank", x, q)
     niter = arguments.integer("svd_lowrank", "niter", niter)
-    if niter < 0:
-        raise arguments.ArgumentError(f"svd_lowrank: niter must be >= 0, got {niter}")
+    if not 0 <= niter <= _MAX_NITER:
+        raise arguments.ArgumentError(
+            f"svd_lowrank: niter must be in [0, {_MAX_NITER}], got {niter} (power iterations "
+            f"converge in a handful; more only repeat the work)")
     a = x if M is None else subtract(x, arguments.tensor("svd_lowrank", "M", M))
+    if q == 0:  # nothing to find (an empty matrix, or q=0): empty factors, no work per row
+        batch, (m, n) = list(a.shape[:-2]), a.shape[-2:]
+        name = arguments.dtype_name_of(a)
+        return (zeros(batch + [m, 0], name), zeros(batch + [0], name),
+                zeros(batch + [n, 0], name))
     tall = a.shape[-2] >= a.shape[-1]
     if not tall:  # work on the tall transpose: a^T = U S V^T gives a = V S U^T
         a = matrix_transpose(a)

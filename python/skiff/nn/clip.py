@@ -2,6 +2,7 @@
 ``grad_clip=`` calls it on its (parameter, gradient) pairs before the update. The
 clipped gradients are new tensors; ``param.grad`` keeps its value. Parameters whose
 ``need_clip`` is False pass through unclipped and do not count toward a global norm."""
+import numbers
 from .. import _C_ops
 
 __all__ = ["ClipGradBase", "ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]
@@ -44,8 +45,10 @@ class ClipGradByGlobalNorm(ClipGradBase):
     the L2 norm of all the gradients together (sparse ones count as their dense form)."""
 
     def __init__(self, clip_norm, group_name="default_group", auto_skip_clip=False):
-        if clip_norm <= 0:
-            raise ValueError(f"ClipGradByGlobalNorm: clip_norm must be positive, got {clip_norm}")
+        if isinstance(clip_norm, bool) or not isinstance(clip_norm, numbers.Real) \
+                or not clip_norm > 0:
+            raise ValueError(f"ClipGradByGlobalNorm: clip_norm must be a positive number, got "
+                             f"{clip_norm!r}")
         self.clip_norm = float(clip_norm)
         self.group_name = group_name
         self.auto_skip_clip = auto_skip_clip

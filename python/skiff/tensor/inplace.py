@@ -1,4 +1,6 @@
 """In-place updates (x.add_(y), x.zero_(), ...): the result is written into x's value."""
+import inspect
+
 from .. import _C_ops
 from ..framework.core import apply
 from ..framework.tensor_params import FLOATING, OPERAND, accepts
@@ -161,6 +163,10 @@ def divide_(x, y, name=None, *, rounding_mode=None):
 def _written(fn):
     """fn(x, ...) written into x."""
     def f(x, *args, name=None, **kwargs):
+        try:
+            inspect.signature(fn).bind(x, *args, **kwargs)
+        except TypeError as e:  # named for what the user called
+            raise TypeError(f"{fn.__name__}_: {e}") from None
         return write(x, fn(x, *args, **kwargs))
 
     f.__name__ = f.__qualname__ = fn.__name__ + "_"

@@ -1,5 +1,6 @@
 """Resizing and sliding windows (paddle.nn.functional.interpolate, upsample, unfold, fold)
 over the *_interp_v2, pool2d (area mode), unfold and fold ops."""
+import numbers
 from ... import _C_ops
 from ...framework.core import apply
 from ...tensor.scalars import is_tensor
@@ -168,6 +169,10 @@ def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=Fals
 
 
 def _pairs(value, what, where):
+    if isinstance(value, str) or not isinstance(value, (int, list, tuple)) or any(
+            isinstance(v, (bool, str)) or not isinstance(v, numbers.Integral)
+            for v in ([value] if isinstance(value, int) else value)):
+        raise TypeError(f"{where}: {what} must be an int or 2 ints, got {value!r}")
     values = [value, value] if isinstance(value, int) else [int(v) for v in value]
     if len(values) != 2:
         raise ValueError(f"{where}: {what} must be an int or 2 ints, got {value}")
