@@ -64,7 +64,11 @@ def test_errors():
         skiff.linalg.svd_lowrank(x, q=5)
     with pytest.raises(ValueError, match=r"q\(=8\)"):
         skiff.linalg.pca_lowrank(x, q=8)
-    with pytest.raises(ValueError, match="niter must be >= 0"):
+    with pytest.raises(ValueError, match=r"niter must be in \[0, 1000\], got -1"):
         skiff.linalg.svd_lowrank(x, niter=-1)
+    with pytest.raises(ValueError, match=r"got 100000000000000000000"):
+        skiff.linalg.svd_lowrank(x, niter=10**20)
+    u, s, v = skiff.linalg.svd_lowrank(skiff.zeros([0, 5]))  # empty: empty factors
+    assert (u.shape, s.shape, v.shape) == ([0, 0], [0], [5, 0])
     with pytest.raises(skiff.Error, match="batch of matrices"):
         skiff.linalg.svd_lowrank(skiff.randn([4]))
