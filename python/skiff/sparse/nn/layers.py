@@ -3,6 +3,7 @@
 SyncBatchNorm is the same in a single process)."""
 from ...autograd import no_grad
 from ...framework.arguments import ArgumentError
+from ... import nn
 from ...nn import BatchNorm1D, Layer
 from ...nn import SyncBatchNorm as _DenseSyncBatchNorm
 from ..tensor import require_sparse
@@ -31,32 +32,19 @@ class ReLU6(Layer):
         return F.relu6(x)
 
 
-class LeakyReLU(Layer):
-    """leaky_relu of a sparse tensor's values."""
-
-    def __init__(self, negative_slope=0.01, name=None):
-        super().__init__()
-        self._negative_slope = negative_slope
+class LeakyReLU(nn.LeakyReLU):
+    """leaky_relu of a sparse tensor's values (the dense layer's arguments and repr)."""
 
     def forward(self, x):
         return F.leaky_relu(x, self._negative_slope)
 
-    def extra_repr(self):
-        return f"negative_slope={self._negative_slope}"
 
-
-class Softmax(Layer):
-    """Softmax over the stored entries of each row of a sparse tensor."""
-
-    def __init__(self, axis=-1, name=None):
-        super().__init__()
-        self._axis = axis
+class Softmax(nn.Softmax):
+    """Softmax over the stored entries of each row of a sparse tensor (the dense layer's
+    arguments and repr)."""
 
     def forward(self, x):
         return F.softmax(x, self._axis)
-
-    def extra_repr(self):
-        return f"axis={self._axis}"
 
 
 _CHANNEL_LAST = ("NDHWC", "NHWC")
