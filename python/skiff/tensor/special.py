@@ -9,6 +9,7 @@ from .. import _C_ops
 from ..framework import arguments
 from ..framework.core import apply
 from ..framework.mode import mode as _mode
+from .creation import arange
 from .scalars import as_operands, dtype_name_of, is_float, is_tensor
 
 __all__ = ["tan", "atan", "asin", "acos", "sinh", "cosh", "asinh", "acosh", "atanh", "erf",
@@ -137,9 +138,11 @@ def multigammaln(x, p, name=None):
     if not is_float(x):
         raise arguments.ArgumentTypeError(f"multigammaln: x must be float32 or float64, got "
                                           f"{dtype_name_of(x)}")
-    total = _C_ops.lgamma(x)
-    for i in range(1, p):
-        total = _C_ops.elementwise_add(total, _C_ops.lgamma(_C_ops.scale(x, bias=-i / 2)))
+    # One lgamma over x broadcast against the p offsets -i/2 (no loop of p ops).
+    offsets = _C_ops.scale(arange(0, p, 1, dtype_name_of(x)), scale=-0.5)
+    rank = len(x.shape)
+    terms = _C_ops.lgamma(_C_ops.elementwise_add(_C_ops.unsqueeze(x, axes=[rank]), offsets))
+    total = _C_ops.reduce_sum(terms, dim=[rank], keep_dim=False, reduce_all=False)
     return _C_ops.scale(total, bias=p * (p - 1) / 4 * math.log(math.pi))
 
 
