@@ -31,16 +31,26 @@ class SyncBatchNorm(_BatchNormBase):
         finally:
             self._data_format = saved
 
+    @staticmethod
+    def _converts(layer):
+        """Whether convert_sync_batchnorm replaces ``layer``."""
+        return isinstance(layer, _BatchNormBase) and not isinstance(layer, SyncBatchNorm)
+
+    @staticmethod
+    def _format_of(layer):
+        """The data_format of the SyncBatchNorm replacing ``layer``."""
+        return layer._data_format if layer._data_format in _LAYOUTS else "NCHW"
+
     @classmethod
     def convert_sync_batchnorm(cls, layer):
         """``layer`` with every batch norm layer in it (itself included) replaced by a
         SyncBatchNorm sharing its parameters and running statistics."""
         out = layer
-        if isinstance(layer, _BatchNormBase) and not isinstance(layer, SyncBatchNorm):
-            fmt = layer._data_format if layer._data_format in _LAYOUTS else "NCHW"
+        if cls._converts(layer):
             out = cls(layer._num_features, layer._momentum, layer._epsilon,
                       False if layer.weight is None else None,
-                      False if layer.bias is None else None, fmt, layer._name)
+                      False if layer.bias is None else None, cls._format_of(layer),
+                      layer._name)
             with no_grad():
                 if layer.weight is not None:
                     out.weight = layer.weight

@@ -1,7 +1,6 @@
 """The layers of skiff.sparse.nn that hold no kernel: activations, softmax and batch norm
 (BatchNorm normalises the channels of the stored values, [nnz, C], as a BatchNorm1D;
 SyncBatchNorm is the same in a single process)."""
-from ...autograd import no_grad
 from ...framework.arguments import ArgumentError
 from ... import nn
 from ...nn import BatchNorm1D, Layer
@@ -87,22 +86,11 @@ class SyncBatchNorm(_DenseSyncBatchNorm):
     def forward(self, x):
         return _normalise_values(self, super().forward, x)
 
-    @classmethod
-    def convert_sync_batchnorm(cls, layer):
-        """``layer`` with every sparse BatchNorm in it (itself included) replaced by a
-        SyncBatchNorm sharing its parameters and running statistics."""
-        out = layer
-        if isinstance(layer, BatchNorm):
-            out = cls(layer._num_features, layer._momentum, layer._epsilon,
-                      False if layer.weight is None else None,
-                      False if layer.bias is None else None, "NCHW", layer._name)
-            with no_grad():
-                if layer.weight is not None:
-                    out.weight = layer.weight
-                if layer.bias is not None:
-                    out.bias = layer.bias
-            out._mean, out._variance = layer._mean, layer._variance
-            out.training = layer.training
-        for name, sub in list(layer.named_children()):
-            out.add_sublayer(name, cls.convert_sync_batchnorm(sub))
-        return out
+    @staticmethod
+    def _converts(layer):
+        """convert_sync_batchnorm (the dense one's) replaces the sparse BatchNorms."""
+        return isinstance(layer, BatchNorm)
+
+    @staticmethod
+    def _format_of(layer):
+        return "NCHW"  # the values [nnz, C] are normalised as NC
