@@ -1,4 +1,4 @@
-// Tensor creation: constants, fills shaped like another variable, seeded random.
+// Tensor creation: constants, fills shaped like another variable, seeded random values.
 #include "skiff/kernels/cpu/fill.h"
 #include "skiff/kernels/cpu/random.h"
 #include "skiff/ops/binding.h"
@@ -92,9 +92,40 @@ void truncated_gaussian_random(C& c) {
                     c.out("Out"));
 }
 
+template <typename C>
+void randint(C& c) {
+  SKIFF_KERNEL_CALL(c, "random", kernels::randint, shape_attr(c, "shape"), dtype_attr(c, "dtype"),
+                    attr<int64_t>(c, "low"), attr<int64_t>(c, "high"), attr<int64_t>(c, "seed"),
+                    c.out("Out"));
+}
+
+template <typename C>
+void randperm(C& c) {
+  SKIFF_KERNEL_CALL(c, "random", kernels::randperm, attr<int64_t>(c, "n"), dtype_attr(c, "dtype"),
+                    attr<int64_t>(c, "seed"), c.out("Out"));
+}
+
+void infer_randint(ShapeContext& ctx) {
+  DType dtype = dtype_from_name(ctx.attr<std::string>("dtype"));
+  SKIFF_CHECK(dtype == DType::kI32 || dtype == DType::kI64, "dtype must be int32 or int64, got ",
+              dtype_name(dtype));
+  SKIFF_CHECK(ctx.attr<int64_t>("low") < ctx.attr<int64_t>("high"), "high (",
+              ctx.attr<int64_t>("high"), ") must be above low (", ctx.attr<int64_t>("low"), ")");
+  ctx.set_output("Out", known_shape_attr(ctx), dtype);
+}
+
+void infer_randperm(ShapeContext& ctx) {
+  const int64_t n = ctx.attr<int64_t>("n");
+  SKIFF_CHECK(n >= 0, "n must be non-negative, got ", n);
+  DType dtype = dtype_from_name(ctx.attr<std::string>("dtype"));
+  SKIFF_CHECK(dtype == DType::kI32 || dtype == DType::kI64 || is_floating(dtype),
+              "dtype must be int32, int64, float32 or float64, got ", dtype_name(dtype));
+  ctx.set_output("Out", Shape{n}, dtype);
+}
+
 constexpr const char* kSeedDoc =
-    "0: draw from the process-wide generator (see set_global_seed); otherwise the same "
-    "values on every run and machine";
+    "0: draw from the process-wide generator (see set_global_seed); otherwise a fresh "
+    "generator started from this seed (the same values every time)";
 
 }  // namespace
 
@@ -130,7 +161,7 @@ void register_creation_ops(OpRegistry& r) {
       .kernel(kDataDTypes, fill_zeros_like_kernel);
 
   r.add("uniform_random")
-      .doc("Out = values uniform in [min, max) from a seeded counter-based generator.")
+      .doc("Out = values uniform in [min, max), drawn as PaddlePaddle's CPU kernel draws them.")
       .output("Out", "the random tensor")
       .required_attr("shape", AttrType::kInts, "dims of Out (all known)")
       .attr("min", -1.0, "lower bound (inclusive)")
@@ -141,7 +172,7 @@ void register_creation_ops(OpRegistry& r) {
       .bind({DType::kF32, DType::kF64}, uniform_random<KernelContext>, uniform_random<EmitContext>);
 
   r.add("gaussian_random")
-      .doc("Out = normal values (Box-Muller) from a seeded counter-based generator.")
+      .doc("Out = normal values, drawn as PaddlePaddle's CPU kernel draws them.")
       .output("Out", "the random tensor")
       .required_attr("shape", AttrType::kInts, "dims of Out (all known)")
       .attr("mean", 0.0, "mean of the distribution")
@@ -151,6 +182,27 @@ void register_creation_ops(OpRegistry& r) {
       .infer_shape(infer_random)
       .bind({DType::kF32, DType::kF64}, gaussian_random<KernelContext>,
             gaussian_random<EmitContext>);
+
+  r.add("randint")
+      .doc("Out = integers uniform in [low, high), drawn as PaddlePaddle's CPU kernel draws them.")
+      .output("Out", "the random tensor")
+      .required_attr("shape", AttrType::kInts, "dims of Out (all known)")
+      .required_attr("low", AttrType::kInt, "lower bound (inclusive)")
+      .required_attr("high", AttrType::kInt, "upper bound (exclusive), above low")
+      .attr("seed", int64_t{0}, kSeedDoc)
+      .attr("dtype", std::string("int64"), "int32 or int64")
+      .infer_shape(infer_randint)
+      .bind({DType::kI32, DType::kI64}, randint<KernelContext>, randint<EmitContext>);
+
+  r.add("randperm")
+      .doc("Out = a random permutation of 0 .. n - 1 (a shuffle, as PaddlePaddle's CPU kernel).")
+      .output("Out", "[n]")
+      .required_attr("n", AttrType::kInt, "length of the permutation (non-negative)")
+      .attr("seed", int64_t{0}, kSeedDoc)
+      .attr("dtype", std::string("int64"), "int32, int64, float32 or float64")
+      .infer_shape(infer_randperm)
+      .bind({DType::kI32, DType::kI64, DType::kF32, DType::kF64}, randperm<KernelContext>,
+            randperm<EmitContext>);
 
   r.add("truncated_gaussian_random")
       .doc(

@@ -1,9 +1,13 @@
 // fill_constant, fill_any_like, fill_zeros_like (tensors and tensor arrays),
-// uniform_random, gaussian_random and truncated_gaussian_random: values per dtype, seeded
-// reproducibility, pinned values of the generator, rough statistics, and user errors.
+// uniform_random, gaussian_random, randint, randperm and truncated_gaussian_random: values
+// per dtype (Paddle's, for a seed), seeded reproducibility, pinned values of the generator, rough
+// statistics, and user errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "skiff/api/builder.h"
 #include "skiff/kernels/cpu/random.h"
@@ -152,15 +156,18 @@ void expect_moments(const Tensor& t, double mean, double stddev, double tol) {
   EXPECT_NEAR(s, stddev, tol);
 }
 
-TEST(UniformRandomOp, PinnedValuesForASeed) {
-  // The generator is part of the contract: these values hold on every machine.
+TEST(UniformRandomOp, PinnedValuesForASeedArePaddles) {
+  // The generator is part of the contract: PaddlePaddle 3.3.1 gives these values for
+  // paddle.uniform([4], 'float64', min=-1.0, max=1.0, seed=7) and the float32 ones for
+  // min=-1.0, max=2.0.
   Tensor t = run_random("uniform_random", DType::kF64, {4}, 7);
-  std::vector<double> want = {0.04869188335586272, -0.39572193356631447, 0.8819924625800026,
-                              0.7664585356668103};
+  std::vector<double> want = {0.508770608305716, 0.8986024057852884, -0.7651714379309638,
+                              0.7838263534249528};
   EXPECT_EQ(t.to_vector<double>(), want);
-  // float32 draws are the float64 values rounded.
-  Tensor f = run_random("uniform_random", DType::kF32, {4}, 7);
-  EXPECT_EQ(f.to_vector<float>(), from_f64(t, DType::kF32).to_vector<float>());
+  Tensor f = run_random("uniform_random", DType::kF32, {4}, 7, {{"min", -1.0}, {"max", 2.0}});
+  std::vector<float> want_f = {1.2631559371948242f, 1.8479034900665283f, -0.6477571725845337f,
+                               1.6757395267486572f};
+  EXPECT_EQ(f.to_vector<float>(), want_f);
 }
 
 TEST(UniformRandomOp, SameSeedSameValuesOtherSeedOthers) {
@@ -187,8 +194,8 @@ TEST(UniformRandomOp, RangeAndMoments) {
   }
 }
 
-TEST(UniformRandomOp, LargeThreadedTensorMatchesPrefix) {
-  // The counter-based stream gives element i the same value whatever the size.
+TEST(UniformRandomOp, LargeTensorMatchesPrefix) {
+  // Elements are drawn in order: element i has the same value whatever the size.
   std::vector<double> small = as_f64(run_random("uniform_random", DType::kF64, {1000}, 3));
   std::vector<double> big = as_f64(run_random("uniform_random", DType::kF64, {200000}, 3));
   EXPECT_TRUE(std::equal(small.begin(), small.end(), big.begin()));
@@ -210,14 +217,15 @@ TEST(UniformRandomOp, Errors) {
                Error);
 }
 
-TEST(GaussianRandomOp, PinnedValuesForASeed) {
-  Tensor t = run_random("gaussian_random", DType::kF64, {4}, 7);
-  std::vector<double> want = {-0.3656323949458456, 1.0758811219967948, 0.2590252149131384,
-                              -0.23353420918439635};
+TEST(GaussianRandomOp, PinnedValuesForASeedArePaddles) {
+  // paddle.tensor.random.gaussian([4], mean=1.0, std=2.0, dtype='float64', seed=7).
+  Tensor t = run_random("gaussian_random", DType::kF64, {4}, 7, {{"mean", 1.0}, {"std", 2.0}});
+  std::vector<double> want = {2.745390333870949, -0.9451257553037491, 2.0946199852971032,
+                              3.910356321199769};
   std::vector<double> got = t.to_vector<double>();
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(got[i], want[i], 1e-15) << "element " << i;
-  // An odd count ends with the cos half of the last pair.
-  Tensor odd = run_random("gaussian_random", DType::kF64, {3}, 7);
+  // Values come in pairs; an odd count ends with the first half of the last pair.
+  Tensor odd = run_random("gaussian_random", DType::kF64, {3}, 7, {{"mean", 1.0}, {"std", 2.0}});
   for (int i = 0; i < 3; ++i) EXPECT_EQ(odd.to_vector<double>()[i], got[i]);
 }
 
@@ -243,6 +251,90 @@ TEST(GaussianRandomOp, SeedZeroFollowsTheGlobalSeed) {
 TEST(GaussianRandomOp, Errors) {
   EXPECT_THROW(run_random("gaussian_random", DType::kI64, {3}, 1), Error);
   EXPECT_THROW(run_random("gaussian_random", DType::kF64, {3}, 1, {{"std", -1.0}}), Error);
+}
+
+TEST(GlobalGenerator, SeededAsPaddleSeedsItsGenerator) {
+  // paddle.seed(2023); paddle.rand([4]); paddle.randint(1, 5, [2]) (the seed's low 32 bits
+  // count: paddle.seed(2**40 + 2023) draws the same).
+  for (uint64_t seed : {uint64_t{2023}, (uint64_t{1} << 40) + 2023}) {
+    kernels::set_global_seed(seed);
+    Tensor u = run_random("uniform_random", DType::kF32, {4}, 0, {{"min", 0.0}, {"max", 1.0}});
+    EXPECT_EQ(u.to_vector<float>(),
+              (std::vector<float>{0.86583614f, 0.5201472f, 0.25960937f, 0.90525323f}));
+    OpTest t("randint");
+    t.attr("shape", std::vector<int64_t>{2}).attr("low", int64_t{1}).attr("high", int64_t{5});
+    EXPECT_EQ(t.run().at("Out").at(0).to_vector<int64_t>(), (std::vector<int64_t>{2, 2}));
+  }
+}
+
+TEST(GlobalGenerator, StateRoundTrips) {
+  kernels::set_global_seed(3);
+  const std::string state = kernels::global_generator_state();
+  std::vector<double> a = as_f64(run_random("gaussian_random", DType::kF64, {5}, 0));
+  kernels::set_global_generator_state(state);
+  EXPECT_EQ(as_f64(run_random("gaussian_random", DType::kF64, {5}, 0)), a);
+  EXPECT_THROW(kernels::set_global_generator_state("not a state"), Error);
+}
+
+Tensor run_randint(DType dtype, const Shape& shape, int64_t low, int64_t high, int64_t seed) {
+  OpTest t("randint");
+  t.attr("shape", shape.vec()).attr("low", low).attr("high", high).attr("seed", seed);
+  t.attr("dtype", std::string(dtype_name(dtype)));
+  return t.run().at("Out").at(0);
+}
+
+TEST(RandintOp, PaddlesValuesInRangeForEachDtype) {
+  // paddle.seed(3); paddle.randint(-5, 5, [6]).
+  kernels::set_global_seed(3);
+  EXPECT_EQ(run_randint(DType::kI64, {6}, -5, 5, 0).to_vector<int64_t>(),
+            (std::vector<int64_t>{-2, 1, -3, 1, -2, 0}));
+  for (DType dtype : {DType::kI32, DType::kI64}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    Tensor t = run_randint(dtype, {20000}, 10, 17, 4);
+    EXPECT_EQ(t.dtype(), dtype);
+    std::vector<int> count(7, 0);
+    for (double v : as_f64(t)) {
+      ASSERT_GE(v, 10);
+      ASSERT_LT(v, 17);
+      ++count[static_cast<int>(v) - 10];
+    }
+    for (int c : count) EXPECT_NEAR(c, 20000 / 7, 200);
+    EXPECT_EQ(as_f64(run_randint(dtype, {20000}, 10, 17, 4)), as_f64(t));
+  }
+}
+
+TEST(RandintOp, Errors) {
+  EXPECT_THROW(run_randint(DType::kI64, {3}, 5, 5, 1), Error);
+  EXPECT_THROW(run_randint(DType::kF32, {3}, 0, 5, 1), Error);
+  EXPECT_THROW(run_randint(DType::kI32, {3}, 0, int64_t{1} << 40, 1), Error);
+}
+
+Tensor run_randperm(DType dtype, int64_t n, int64_t seed) {
+  OpTest t("randperm");
+  t.attr("n", n).attr("seed", seed).attr("dtype", std::string(dtype_name(dtype)));
+  return t.run().at("Out").at(0);
+}
+
+TEST(RandpermOp, PaddlesPermutationForEachDtype) {
+  // paddle.seed(3); paddle.randperm(8, 'int32').
+  kernels::set_global_seed(3);
+  EXPECT_EQ(run_randperm(DType::kI32, 8, 0).to_vector<int32_t>(),
+            (std::vector<int32_t>{1, 4, 7, 3, 6, 0, 2, 5}));
+  for (DType dtype : {DType::kI32, DType::kI64, DType::kF32, DType::kF64}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    std::vector<double> v = as_f64(run_randperm(dtype, 1000, 9));
+    EXPECT_EQ(v, as_f64(run_randperm(dtype, 1000, 9)));
+    std::vector<double> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    for (int i = 0; i < 1000; ++i) ASSERT_EQ(sorted[i], i);
+    EXPECT_NE(v, sorted);
+  }
+  EXPECT_EQ(run_randperm(DType::kI64, 0, 1).numel(), 0);
+}
+
+TEST(RandpermOp, Errors) {
+  EXPECT_THROW(run_randperm(DType::kI64, -1, 1), Error);
+  EXPECT_THROW(run_randperm(DType::kBool, 3, 1), Error);
 }
 
 // Mean and standard deviation of a normal(mean, std) truncated to [a, b].
@@ -277,16 +369,17 @@ TEST(TruncatedGaussianRandomOp, BoundsAndMomentsOfTheTruncatedDensity) {
   }
 }
 
-TEST(TruncatedGaussianRandomOp, ReproducibleAndFloat32IsTheRoundedFloat64) {
+TEST(TruncatedGaussianRandomOp, ReproducibleAndFloat32CloseToFloat64) {
   Tensor a = run_random("truncated_gaussian_random", DType::kF64, {1000}, 21);
   EXPECT_EQ(as_f64(a), as_f64(run_random("truncated_gaussian_random", DType::kF64, {1000}, 21)));
   EXPECT_NE(as_f64(a), as_f64(run_random("truncated_gaussian_random", DType::kF64, {1000}, 22)));
-  Tensor f = run_random("truncated_gaussian_random", DType::kF32, {1000}, 21);
-  EXPECT_EQ(f.to_vector<float>(), from_f64(a, DType::kF32).to_vector<float>());
-  // The inverse CDF is exact: the values' ranks follow the uniform draws.
+  // float32 draws the same uniform values at float32 precision.
+  std::vector<double> f = as_f64(run_random("truncated_gaussian_random", DType::kF32, {1000}, 21));
+  std::vector<double> d = as_f64(a);
+  for (int i = 0; i < 1000; ++i) ASSERT_NEAR(f[i], d[i], 1e-5) << i;
+  // The inverse CDF is exact: the values are those of the uniform draws.
   Tensor u = run_random("uniform_random", DType::kF64, {1000}, 21, {{"min", 0.0}, {"max", 1.0}});
   std::vector<double> uv = as_f64(u), tv = as_f64(a);
-  for (int i = 1; i < 1000; ++i) ASSERT_EQ(uv[i] < uv[i - 1], tv[i] < tv[i - 1]) << i;
   // Each value is where the CDF reaches its draw's share of [cdf(-2), cdf(2)] (bisection).
   auto cdf = [](double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); };
   for (int i = 0; i < 50; ++i) {
@@ -294,6 +387,26 @@ TEST(TruncatedGaussianRandomOp, ReproducibleAndFloat32IsTheRoundedFloat64) {
     for (int step = 0; step < 200; ++step)
       (cdf(0.5 * (lo + hi)) < target ? lo : hi) = 0.5 * (lo + hi);
     EXPECT_NEAR(tv[i], lo, 1e-12) << i;
+  }
+}
+
+TEST(TruncatedGaussianRandomOp, PaddlesValuesAboveAndAroundTheMean) {
+  // paddle.seed(11); TruncatedNormal(mean=0.5, std=2.0, a=-1.0, b=3.0) on a [6] float64
+  // parameter; then a = 1.0 > mean (the mirrored path) against the same formula.
+  kernels::set_global_seed(11);
+  AttrList attrs = {{"mean", 0.5}, {"std", 2.0}, {"a", -1.0}, {"b", 3.0}};
+  std::vector<double> got =
+      as_f64(run_random("truncated_gaussian_random", DType::kF64, {6}, 0, attrs));
+  std::vector<double> want = {0.022846216507749317, 1.2093155953284969, 0.5460646783586908,
+                              1.0782983975208231,   -0.994212310583027, 2.553639134426397};
+  for (int i = 0; i < 6; ++i) EXPECT_NEAR(got[i], want[i], 1e-12) << i;
+  auto cdf = [](double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); };
+  std::vector<double> u =
+      as_f64(run_random("uniform_random", DType::kF64, {200}, 5, {{"min", 0.0}, {"max", 1.0}}));
+  std::vector<double> above = as_f64(
+      run_random("truncated_gaussian_random", DType::kF64, {200}, 5, {{"a", 1.0}, {"b", 3.0}}));
+  for (int i = 0; i < 200; ++i) {
+    EXPECT_NEAR(cdf(above[i]), cdf(1.0) + (cdf(3.0) - cdf(1.0)) * u[i], 1e-13) << i;
   }
 }
 

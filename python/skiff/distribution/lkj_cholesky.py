@@ -64,7 +64,10 @@ class LKJCholesky(Distribution):
         norm = T.sqrt(T.sum(T.square(z), axis=-1, keepdim=True))
         u = z / T.where(norm > 0.0, norm, T.ones_like(norm))
         w = T.unsqueeze(T.sqrt(y), -1) * u
-        return w + T.diag_embed(T.sqrt(T.clip(1.0 - y, min=0.0)))
+        # A Beta draw that rounds to 1 would leave a zero diagonal: keep it the smallest
+        # normal number above, so the factor stays a Cholesky factor.
+        tiny = 1.1754943508222875e-38 if self.dtype.name == "float32" else 2.2250738585072014e-308
+        return w + T.diag_embed(T.sqrt(T.clip(1.0 - y, min=tiny)))
 
     def _cvine(self, shape):
         d = self.dim

@@ -17,21 +17,21 @@ manual_seed = seed
 
 
 class GeneratorState:
-    """A saved point of the process-wide generator (the seed it was restarted from)."""
+    """A saved point of the process-wide generator (its engine's state)."""
 
-    __slots__ = ("seed",)
+    __slots__ = ("state",)
 
-    def __init__(self, seed):
-        self.seed = int(seed)
+    def __init__(self, state):
+        self.state = str(state)
 
     def __repr__(self):
-        return f"GeneratorState(seed={self.seed})"
+        return f"GeneratorState({len(self.state.split())} words)"
 
     def __eq__(self, other):
-        return isinstance(other, GeneratorState) and other.seed == self.seed
+        return isinstance(other, GeneratorState) and other.state == self.state
 
     def __hash__(self):
-        return hash(self.seed)
+        return hash(self.state)
 
 
 def _check_device(fn, device):
@@ -41,10 +41,9 @@ def _check_device(fn, device):
 
 
 def get_rng_state(device=None):
-    """[GeneratorState]: the generator's current point; set_rng_state(it) returns there.
-    (Taking it restarts the generator from a seed drawn from it, which names that point.)"""
+    """[GeneratorState]: the generator's current point; set_rng_state(it) returns there."""
     _check_device("get_rng_state", device)
-    return [GeneratorState(_C.reseed_global_generator())]
+    return [GeneratorState(_C.global_generator_state())]
 
 
 def set_rng_state(state_list, device=None):
@@ -54,7 +53,7 @@ def set_rng_state(state_list, device=None):
     if not states or not isinstance(states[0], GeneratorState):
         raise TypeError("set_rng_state: state_list must be the list get_rng_state returned, "
                         f"got {state_list!r}")
-    _C.set_global_seed(states[0].seed)
+    _C.set_global_generator_state(states[0].state)
 
 
 def get_cuda_rng_state():

@@ -241,7 +241,7 @@ def _install():
     T.requires_grad_ = _requires_grad_
     T.itemsize = property(attributes.element_size)
     T.layout = property(lambda self: "NCHW")  # Paddle's name for a dense tensor's layout
-    T.uniform_ = lambda self, min=-1.0, max=1.0, seed=0, name=None: inplace.inplace(
+    T.uniform_ = lambda self, min=0.0, max=1.0, seed=0, name=None: inplace.inplace(
         "assign", self, random.uniform(self.shape, self.dtype, min, max, seed))
 
     # + - * / and @ are C type slots of Tensor (python/src/tensor_operators.cc),

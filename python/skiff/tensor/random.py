@@ -1,6 +1,10 @@
 """Random tensors (Paddle's paddle.tensor.random). They draw from the process-wide
 generator (seed 0) that skiff.seed(n) restarts, so a script repeats its draws after
-seeding; a nonzero ``seed`` argument gives the same values every time."""
+seeding, and as Paddle's CPU kernels draw: after paddle.seed(n), rand, randn, uniform,
+normal, randint, randperm, bernoulli, multinomial and poisson give Paddle's values. A nonzero ``seed`` argument
+gives the same values every time."""
+import numpy as np
+
 from .. import _C_ops
 from ..framework import arguments, dtype as dt
 from .scalars import is_tensor
@@ -9,7 +13,8 @@ from .scalars import constant
 from .._C import Error
 
 __all__ = ["uniform", "rand", "randn", "standard_normal", "normal", "randint", "randint_like",
-           "randperm", "rand_like", "randn_like", "bernoulli", "bernoulli_", "multinomial"]
+           "randperm", "rand_like", "randn_like", "bernoulli", "bernoulli_", "multinomial",
+           "poisson", "standard_gamma"]
 
 
 def _float_name(fn, dtype):
@@ -18,11 +23,17 @@ def _float_name(fn, dtype):
     return arguments.dtype(fn, dt.get_default_dtype() if dtype is None else dtype)
 
 
+def _single(value):
+    """``value`` rounded to float32: Paddle's random ops take their bounds, mean and std
+    as float32 attributes, for float64 draws too, and skiff draws Paddle's values."""
+    return float(np.float32(value))
+
+
 def _uniform(fn, shape, dtype, low, high, seed=0):
     """Uniform samples in [low, high) for the public function ``fn``."""
     return _C_ops.uniform_random(shape=arguments.shape(fn, shape),
-                                 min=arguments.number(fn, "min", low),
-                                 max=arguments.number(fn, "max", high),
+                                 min=_single(arguments.number(fn, "min", low)),
+                                 max=_single(arguments.number(fn, "max", high)),
                                  seed=arguments.integer(fn, "seed", seed),
                                  dtype=_float_name(fn, dtype))
 
@@ -42,8 +53,8 @@ def _gaussian(fn, shape, dtype, mean=0.0, std=1.0):
     drawn as float32 and rounded)."""
     name = _float_name(fn, dtype)
     out = _C_ops.gaussian_random(shape=arguments.shape(fn, shape),
-                                 mean=arguments.number(fn, "mean", mean),
-                                 std=arguments.number(fn, "std", std), seed=0,
+                                 mean=_single(arguments.number(fn, "mean", mean)),
+                                 std=_single(arguments.number(fn, "std", std)), seed=0,
                                  dtype="float32" if name == "bfloat16" else name)
     return _C_ops.cast(out, out_dtype="bfloat16") if name == "bfloat16" else out
 
@@ -80,11 +91,11 @@ def randint(low=0, high=None, shape=[1], dtype=None, name=None):
     name = arguments.dtype("randint", "int64" if dtype is None else dtype)
     if high <= low:
         raise arguments.ArgumentError(f"randint: high ({high}) must be above low ({low})")
-    u = _C_ops.uniform_random(shape=arguments.shape("randint", shape), min=0.0,
-                              max=float(high - low), seed=0, dtype="float64")
-    ints = _C_ops.cast(u, out_dtype="int64")  # truncates: in [0, high - low)
-    ints = _C_ops.scale(ints, scale=1.0, bias=float(low))
-    return ints if name == "int64" else _C_ops.cast(ints, out_dtype=name)
+    if name in ("int32", "int64"):
+        return _C_ops.randint(shape=arguments.shape("randint", shape), low=low, high=high,
+                              dtype=name)
+    ints = _C_ops.randint(shape=arguments.shape("randint", shape), low=low, high=high)
+    return _C_ops.cast(ints, out_dtype=name)
 
 
 def randint_like(x, low=0, high=None, dtype=None, name=None):
@@ -95,10 +106,10 @@ def randint_like(x, low=0, high=None, dtype=None, name=None):
 def randperm(n, dtype="int64", name=None):
     """A random permutation of 0..n-1."""
     n = arguments.count("randperm", "n", n)
-    keys = uniform([n], "float64", 0.0, 1.0)
-    perm = _C_ops.top_k(keys, k=n, axis=-1, largest=False, sorted=True)[1]
     name = arguments.dtype("randperm", dtype)
-    return perm if name == "int64" else _C_ops.cast(perm, out_dtype=name)
+    if name in ("int32", "int64", "float32", "float64"):
+        return _C_ops.randperm(n=n, dtype=name)
+    return _C_ops.cast(_C_ops.randperm(n=n), out_dtype=name)
 
 
 def rand_like(input, name=None, *, dtype=None, device=None, requires_grad=False):
@@ -141,23 +152,30 @@ def bernoulli_(x, p=0.5, name=None):
 def multinomial(x, num_samples=1, replacement=False, name=None):
     """``num_samples`` category indices drawn for each row of the weights x ([C] or
     [N, C]): independently when ``replacement``, else distinct."""
-    if len(x.shape) not in (1, 2):
-        raise Error(f"multinomial: x must be 1-D or 2-D, got {list(x.shape)}")
+    if not is_tensor(x):
+        raise TypeError(f"multinomial: x must be a Tensor, got {type(x).__name__}")
     k = arguments.count("multinomial", "num_samples", num_samples)
-    c = x.shape[-1]
-    w = x if x.dtype.name == "float64" else _C_ops.cast(x, out_dtype="float64")
-    rows = list(x.shape[:-1])
-    if not replacement:
-        if k > c:
-            raise Error(f"multinomial: {k} samples without replacement from {c} categories")
-        # weighted sampling without replacement: the k largest log(u) / w
-        keys = _C_ops.elementwise_div(_C_ops.log(uniform(rows + [c], "float64", 0.0, 1.0)), w)
-        return _C_ops.top_k(keys, k=k, axis=-1, largest=True, sorted=True)[1]
-    total = _C_ops.reduce_sum(w, dim=[-1], keep_dim=True, reduce_all=False)
-    cdf = _C_ops.elementwise_div(_C_ops.cumsum(w, axis=-1), total)
-    u = _C_ops.unsqueeze(uniform(rows + [k], "float64", 0.0, 1.0), axes=[-1])
-    below = _C_ops.less_equal(_C_ops.unsqueeze(cdf, axes=[-2]), u)
-    count = _C_ops.reduce_sum(_C_ops.cast(below, out_dtype="int64"), dim=[-1], keep_dim=False,
-                              reduce_all=False)
-    return _C_ops.elementwise_min(count, _C_ops.fill_constant(
-        shape=[], value=float(c - 1), dtype="int64"))
+    if k < 1:
+        raise Error(f"multinomial: num_samples must be positive, got {k}")
+    if x.dtype.name not in ("float32", "float64"):
+        x = _C_ops.cast(x, out_dtype="float32")
+    return _C_ops.multinomial(x, num_samples=k, replacement=bool(replacement))
+
+
+def _rates(fn, x):
+    if not is_tensor(x):
+        raise TypeError(f"{fn}: x must be a Tensor, got {type(x).__name__}")
+    if x.dtype.name not in ("float32", "float64"):
+        raise TypeError(f"{fn}: x must be float32 or float64, got {x.dtype.name}")
+    return x
+
+
+def poisson(x, name=None):
+    """Poisson counts with the rates x (non-negative), in x's dtype; the gradient to x is
+    zero, as Paddle's."""
+    return _C_ops.poisson(_rates("poisson", x))
+
+
+def standard_gamma(x, name=None):
+    """Gamma(x, 1) draws for the concentrations x (positive), in x's dtype."""
+    return _C_ops.standard_gamma(_rates("standard_gamma", x))

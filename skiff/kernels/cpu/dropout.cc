@@ -32,14 +32,13 @@ void scaled(const T* x, T* y, int64_t n, T scale) {
   });
 }
 
-// Element i is kept when the top 53 bits of draw i, read as a fraction of 2^53, are >= p.
+// The mask is drawn as Paddle's CPU kernel draws it (random.h), then applied in parallel.
 // Masks are read and written as bytes (0 or 1): loops over bool do not vectorise.
 template <typename T>
-void drop(const T* x, T* y, bool* mask, int64_t n, double p, uint64_t key, T scale) {
-  const uint64_t threshold = static_cast<uint64_t>(std::ceil(std::ldexp(p, 53)));
+void drop(const T* x, T* y, bool* mask, int64_t n, double p, uint64_t seed, T scale) {
   uint8_t* keep = reinterpret_cast<uint8_t*>(mask);
-  parallel_for(n, kParallelGrain / 8, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) keep[i] = (random_bits(key, i) >> 11) >= threshold;
+  draw_keep_mask(seed, p, n, keep);
+  parallel_for(n, kParallelGrain, [&](int64_t b, int64_t e) {
 #pragma omp simd
     for (int64_t i = b; i < e; ++i) {
       const T kept = x[i] * scale;  // read unconditionally: the select vectorises
@@ -90,11 +89,10 @@ void dropout(const Tensor& x, double p, bool is_test, uint64_t seed, DropoutMode
     return;
   }
   SKIFF_CHECK(mask, "dropout: training needs the Mask output");
-  const uint64_t key = random_stream_key(seed);
   mask->resize(x.shape(), DType::kBool);
   out->resize(x.shape(), x.dtype());
   SKIFF_DISPATCH_FLOATING(x.dtype(), T,
-                          drop<T>(x.data<T>(), out->data<T>(), mask->data<bool>(), n, p, key,
+                          drop<T>(x.data<T>(), out->data<T>(), mask->data<bool>(), n, p, seed,
                                   static_cast<T>(train_scale(p, mode))));
 }
 

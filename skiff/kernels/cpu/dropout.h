@@ -1,6 +1,6 @@
 // Dropout (PaddlePaddle semantics): in training each element is kept with probability
-// 1 - p, drawn from the counter-based generator of random.h (element i uses draw i of
-// the stream of `seed`, so a nonzero seed gives the same mask on every run).
+// 1 - p, its mask drawn as Paddle's CPU kernel draws it (random.h: a nonzero seed gives
+// the same mask on every run, seed 0 Paddle's mask after paddle.seed).
 //
 //   DropoutMode mode = dropout_mode("upscale_in_train");
 //   dropout(x, /*p=*/0.5, /*is_test=*/false, /*seed=*/7, mode, &out, &mask);
@@ -22,10 +22,10 @@ enum class DropoutMode {
 // The mode named "upscale_in_train" or "downgrade_in_infer"; throws for another name.
 DropoutMode dropout_mode(const std::string& name);
 
-// Training (is_test false): mask[i] = (draw i >= p) as bool, out = x * mask, scaled by
-// 1 / (1 - p) in upscale mode (all zeros when p == 1). Inference: out = x (upscale) or
-// x * (1 - p), and mask (when given) all true. p must lie in [0, 1]; seed 0 draws a
-// stream from the global generator (set_global_seed). `mask` may be null at inference.
+// Training (is_test false): mask[i] = (float32 draw i >= p) as bool, out = x * mask,
+// scaled by 1 / (1 - p) in upscale mode (all zeros when p == 1). Inference: out = x
+// (upscale) or x * (1 - p), and mask (when given) all true. p must lie in [0, 1]; seed 0
+// draws from the global generator (set_global_seed). `mask` may be null at inference.
 void dropout(const Tensor& x, double p, bool is_test, uint64_t seed, DropoutMode mode, Tensor* out,
              Tensor* mask);
 
