@@ -121,6 +121,29 @@ TEST(ModelConfig, EveryDataTypeWithASkiffDtype) {
   }
 }
 
+TEST(ModelConfig, SkipsUnknownListsWrittenWithOrWithoutAColon) {
+  // Brackets in strings and comments are left alone.
+  const ModelConfig c = parse(
+      "model_warmup [ { name: \"a [b\" } ]  # ensemble [\n"
+      "sequence_batching { control_input [ { name: 'c[' } ] }\n"
+      "parameters: [ { key: \"k\" value { string_value: \"[\" } } ]\n"
+      "input [ { name: \"x[0]\" data_type: TYPE_FP32 dims: [2] } ]\n"
+      "max_batch_size: 4\n");
+  ASSERT_EQ(c.inputs.size(), 1u);
+  EXPECT_EQ(c.inputs[0].name, "x[0]");
+  EXPECT_EQ(c.max_batch_size, 4);
+  // Lines stay where they were: the error is on line 3.
+  EXPECT_THAT(parse_error("model_warmup\n[ { name: \"a\" } ]\nmax_batch_size: x"),
+              HasSubstr("config.pbtxt:3:"));
+}
+
+TEST(ModelConfig, RefusesReshape) {
+  EXPECT_THAT(parse_error("max_batch_size: 2\ninput { name: \"x\" data_type: TYPE_FP32 dims: 1\n"
+                          "reshape: { shape: [ ] } }"),
+              HasSubstr("config.pbtxt:3: input[\"x\"].reshape: skiff serve does not reshape "
+                        "tensors"));
+}
+
 TEST(ModelConfig, VersionPolicies) {
   EXPECT_EQ(parse("version_policy { all {} }").version_policy.kind, VersionPolicy::Kind::kAll);
   const ModelConfig c = parse("version_policy: { specific: { versions: [3, 1, 3] } }");
