@@ -53,14 +53,23 @@ std::optional<bool> bool_parameter(const json* params, const char* key, const st
   return value->get<bool>();
 }
 
+// A JSON integer as an int64 when it is one and not negative ("-0" is zero).
+std::optional<int64_t> non_negative_int64(const json& value) {
+  if (value.is_number_unsigned()) {
+    if (value.get<uint64_t>() > uint64_t{std::numeric_limits<int64_t>::max()}) return std::nullopt;
+    return value.get<int64_t>();
+  }
+  if (value.is_number_integer() && value.get<int64_t>() >= 0) return value.get<int64_t>();
+  return std::nullopt;
+}
+
 std::optional<int64_t> count_parameter(const json* params, const char* key,
                                        const std::string& where) {
   const json* value = params ? find(*params, key) : nullptr;
   if (value == nullptr) return std::nullopt;
-  const bool fits = value->is_number_unsigned() &&
-                    value->get<uint64_t>() <= uint64_t{std::numeric_limits<int64_t>::max()};
-  if (!fits) bad_request(where, ": parameter '", key, "' must be a non-negative integer");
-  return value->get<int64_t>();
+  const std::optional<int64_t> count = non_negative_int64(*value);
+  if (!count) bad_request(where, ": parameter '", key, "' must be a non-negative integer");
+  return count;
 }
 
 void reject_parameter(const json* params, const char* key, const std::string& where,
@@ -93,11 +102,11 @@ Shape read_shape(const json& dims, const std::string& where, int64_t* numel) {
     if (!d.is_number_integer())
       bad_request(where, ": shape[", i, "] must be an integer, got ",
                   d.is_number() ? d.dump() : d.type_name());
-    if (!d.is_number_unsigned())
-      bad_request(where, ": shape[", i, "] is ", d.dump(), "; dims must be non-negative");
-    if (d.get<uint64_t>() > uint64_t{std::numeric_limits<int64_t>::max()})
+    const std::optional<int64_t> dim = non_negative_int64(d);
+    if (!dim && d.is_number_unsigned())
       bad_request(where, ": shape[", i, "] is ", d.dump(), ", past int64");
-    shape.push_back(d.get<int64_t>());
+    if (!dim) bad_request(where, ": shape[", i, "] is ", d.dump(), "; dims must be non-negative");
+    shape.push_back(*dim);
     overflow = overflow || __builtin_mul_overflow(product, shape[static_cast<int>(i)], &product);
   }
   // Rejected even when a later dim is zero: Shape::numel() multiplies in order.

@@ -106,6 +106,9 @@ TEST(TensorCodecTest, FlattensNestedDataInRowMajorOrder) {
   EXPECT_EQ(scalar.rank(), 0);
   EXPECT_EQ(scalar.item<int64_t>(), 42);
   EXPECT_EQ(decode(one_input("FP32", "[0, 3]", "[]")).inputs[0].value.numel(), 0);
+  // "-0" is a zero, for dims and counts alike.
+  EXPECT_EQ(decode(one_input("FP32", "[-0]", "[]")).inputs[0].value.numel(), 0);
+  EXPECT_EQ(decode(R"({"parameters": {"timeout": -0}, "inputs": []})").timeout_us, 0);
 }
 
 TEST(TensorCodecTest, DeeplyNestedDataNeitherRecursesNorCrashes) {
