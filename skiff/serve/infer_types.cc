@@ -11,9 +11,9 @@ struct DatatypeName {
 
 // The protocol names of skiff's dtypes (the Open Inference Protocol's tensor data types).
 constexpr DatatypeName kNames[] = {
-    {DType::kBool, "BOOL"},  {DType::kU8, "UINT8"},  {DType::kI8, "INT8"},
-    {DType::kI16, "INT16"},  {DType::kI32, "INT32"}, {DType::kI64, "INT64"},
-    {DType::kBF16, "BF16"},  {DType::kF32, "FP32"},  {DType::kF64, "FP64"},
+    {DType::kBool, "BOOL"}, {DType::kU8, "UINT8"},  {DType::kI8, "INT8"},
+    {DType::kI16, "INT16"}, {DType::kI32, "INT32"}, {DType::kI64, "INT64"},
+    {DType::kBF16, "BF16"}, {DType::kF32, "FP32"},  {DType::kF64, "FP64"},
 };
 
 }  // namespace

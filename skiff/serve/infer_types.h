@@ -3,7 +3,7 @@
 // Tensors, and the error a request causes (an HTTP status and a message naming what was
 // wrong). The frontends (HTTP, gRPC) decode into these; the models read and write them.
 //
-//   InferRequest request = decode_json_request(body, json_size, limits);  // tensor_codec.h
+//   InferRequest request = decode_infer_request(body, json_size, limits);  // tensor_codec.h
 //   InferResponse response = model.infer(request);                        // model_manager.h
 #pragma once
 
@@ -52,11 +52,11 @@ struct RequestedOutput {
 };
 
 struct InferRequest {
-  std::string id;                       // echoed in the response ("" when absent)
-  std::vector<InferInput> inputs;       // in the order the request gave them
+  std::string id;                        // echoed in the response ("" when absent)
+  std::vector<InferInput> inputs;        // in the order the request gave them
   std::vector<RequestedOutput> outputs;  // empty: every output of the model
-  bool binary_outputs = false;          // the request's binary_data_output parameter
-  int64_t timeout_us = 0;               // the request's timeout parameter; 0: none
+  bool binary_outputs = false;           // the request's binary_data_output parameter
+  int64_t timeout_us = 0;                // the request's timeout parameter; 0: none
 };
 
 struct InferOutput {
