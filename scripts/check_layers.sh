@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-layers=(core ir formats kernels dist ops autodiff runtime eager api passes data codegen export tools ps ps_ops board cli)
+layers=(core ir formats kernels dist ops autodiff runtime eager api passes data codegen export tools ps ps_ops board serve cli)
 declare -A rank
 for i in "${!layers[@]}"; do rank[${layers[$i]}]=$i; done
 

@@ -39,6 +39,9 @@ int compile_command(const Args& args);
 // skiff export-onnx MODEL -o FILE.onnx [--opset N]: the program as an ONNX model.
 int export_onnx_command(const Args& args);
 
+// skiff serve --model-repository DIR [...]: the inference server (docs/serve.md).
+int serve_command(const Args& args);
+
 // skiff launch [launcher arguments] SCRIPT [ARGS...]: python -m skiff.distributed.launch.
 int launch_command(const Args& args);
 // skiff board --logdir DIR [--port P] [--host H]: python -m skiff.board.
@@ -56,5 +59,6 @@ extern const char kCompileHelp[];
 extern const char kExportOnnxHelp[];
 extern const char kLaunchHelp[];
 extern const char kBoardHelp[];
+extern const char kServeHelp[];
 
 }  // namespace skiff::cli

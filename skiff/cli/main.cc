@@ -28,6 +28,7 @@ constexpr char kHelp[] =
     "  run FILE ...    run block 0 of a program with inputs from .npy files\n"
     "  compile FILE -o DIR   translate a program to C++ and build a native binary\n"
     "  export-onnx FILE -o F.onnx   write a program as an ONNX model\n"
+    "  serve --model-repository DIR   serve models over HTTP (Open Inference Protocol)\n"
     "  launch [...] SCRIPT   start the workers of a data-parallel job (distributed)\n"
     "  board --logdir DIR    serve training logs and programs as a web page\n"
     "  cloud VERB ...        the job service: serve, submit, logs, ... (docs/cloud.md)\n"
@@ -48,6 +49,7 @@ const Command kCommands[] = {
     {"run", skiff::cli::run_command, skiff::cli::kRunHelp},
     {"compile", skiff::cli::compile_command, skiff::cli::kCompileHelp},
     {"export-onnx", skiff::cli::export_onnx_command, skiff::cli::kExportOnnxHelp},
+    {"serve", skiff::cli::serve_command, skiff::cli::kServeHelp},
     {"launch", skiff::cli::launch_command, skiff::cli::kLaunchHelp},
     {"board", skiff::cli::board_command, skiff::cli::kBoardHelp},
     {"cloud", skiff::cli::cloud_command, skiff::cli::kCloudHelp},

@@ -42,6 +42,7 @@ UNCAPPED_ONLY = {
     "distributed": "collectives, rendezvous, membership",
     "board": "event files, the server, the page in a browser",
     "cloud": "the job service and its jobs as processes",
+    "serve": "the inference server as a process, Triton's client",
 }
 
 
