@@ -5,7 +5,8 @@
 #                             toolchain, protobuf, oneDNN, Eigen, GTest and Benchmark (the
 #                             default build configures the tests and benchmarks), Gloo,
 #                             libcurl, nlohmann-json and etcd (distributed training), gRPC
-#                             (the parameter server), the Fashion-MNIST dataset; from PyPI
+#                             (the parameter server), cpp-httplib (skiff serve), the
+#                             Fashion-MNIST dataset; from PyPI
 #                             requirements/build.txt: numpy, the binding's build tools
 #                             (nanobind, scikit-build-core), and aiohttp and plotly (skiff
 #                             board's server and charts)
@@ -37,7 +38,7 @@ esac
 packages=(g++ cmake ninja-build ccache pkg-config protobuf-compiler libprotobuf-dev
           libdnnl-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
           python3-venv dataset-fashion-mnist make libgloo-dev libcurl4-openssl-dev
-          nlohmann-json3-dev etcd-server libgrpc++-dev protobuf-compiler-grpc)
+          nlohmann-json3-dev etcd-server libgrpc++-dev protobuf-compiler-grpc libcpp-httplib-dev)
 if [ "$with_tests" = 1 ]; then
   packages+=(clang clang-format libclang-rt-14-dev g++-aarch64-linux-gnu qemu-user chromium)
 fi
