@@ -184,6 +184,8 @@ void ModelRunner::run_batch(int instance, std::vector<JobPtr> jobs) {
     for (const JobPtr& job : live) stats.rows += job->rows;
     std::vector<Tensor> outputs = backend_->run(instance, inputs);
     stats.compute_seconds = seconds(Clock::now() - start);
+    // Counted before anyone is answered: a caller reading the metrics sees its batch.
+    if (on_batch_) on_batch_(stats);
     if (live.size() == 1) {
       live.front()->result.set_value(std::move(outputs));
     } else {
@@ -211,7 +213,6 @@ void ModelRunner::run_batch(int instance, std::vector<JobPtr> jobs) {
       }
     }
   }
-  if (on_batch_) on_batch_(stats);
 }
 
 }  // namespace skiff::serve

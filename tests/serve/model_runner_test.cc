@@ -117,6 +117,7 @@ TEST(ModelRunner, ConcurrentRequestsJoinAndEachGetsItsRows) {
       EXPECT_EQ(y.data<float>()[k], 2 * (100.0f * i + static_cast<float>(k)));
   }
   EXPECT_EQ(model->runs(), (std::vector<int64_t>{4}));
+  std::lock_guard<std::mutex> lock(stats_mu);
   EXPECT_EQ(batch_rows, (std::vector<int>{4}));
 }
 
