@@ -113,3 +113,17 @@ def test_unknown_models_and_versions_are_404(repository, serve):
             infer(c, "mlp", x, version="3")
     status, body = post(server, "/v2/models/nope/infer", b"{}")
     assert status == 404 and "nope" in body["error"]
+
+
+def test_access_log_has_one_json_line_per_request(repository, serve, tmp_path):
+    log = tmp_path / "access.jsonl"
+    server = serve(repository[0], "--access-log", str(log))
+    with http_client(server) as c:
+        infer(c, "mlp", np.zeros((1, FEATURES), np.float32))
+    post(server, "/v2/models/nope/infer", b"{}")
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    paths = [(r["method"], r["path"], r["status"]) for r in lines]
+    assert ("POST", "/v2/models/mlp/infer", 200) in paths
+    assert ("POST", "/v2/models/nope/infer", 404) in paths
+    for r in lines:
+        assert r["remote"] == "127.0.0.1" and r["ms"] >= 0 and r["time"].endswith("Z")
