@@ -127,3 +127,29 @@ def test_access_log_has_one_json_line_per_request(repository, serve, tmp_path):
     assert ("POST", "/v2/models/nope/infer", 404) in paths
     for r in lines:
         assert r["remote"] == "127.0.0.1" and r["ms"] >= 0 and r["time"].endswith("Z")
+
+
+def test_an_int8_model_is_served_as_saved(tmp_path, serve):
+    """A PTQ-converted model saved by jit.save runs its int8 products in the server and
+    answers what the loaded model computes."""
+    from skiff.quantization import PTQ, QuantConfig  # noqa: PLC0415
+    from skiff.quantization.observers import AbsmaxObserver, PerChannelAbsmaxObserver  # noqa: PLC0415
+
+    import skiff  # noqa: PLC0415
+    skiff.seed(0)
+    x = np.random.default_rng(0).standard_normal([8, FEATURES]).astype(np.float32)
+    net = skiff.nn.Sequential(skiff.nn.Linear(FEATURES, 32), skiff.nn.ReLU(),
+                              skiff.nn.Linear(32, CLASSES))
+    ptq = PTQ(QuantConfig(activation=AbsmaxObserver(), weight=PerChannelAbsmaxObserver()))
+    observed = ptq.quantize(net)
+    with skiff.no_grad():
+        observed(skiff.to_tensor(x))
+    path = tmp_path / "models" / "int8" / "1" / "model"
+    skiff.jit.save(ptq.convert(observed), str(path),
+                   input_spec=[skiff.static.InputSpec([None, FEATURES], "float32", "x")])
+    loaded = skiff.jit.load(str(path))
+    assert "quantized_matmul" in [op.type for op in loaded.program().global_block().ops]
+    server = serve(tmp_path / "models")
+    with http_client(server) as c:
+        y, _ = infer(c, "int8", x, binary_in=True, binary_out=True)
+    np.testing.assert_allclose(y, loaded(skiff.to_tensor(x)).numpy(), rtol=1e-5, atol=1e-5)
