@@ -42,8 +42,13 @@ ModelRunner::ModelRunner(std::shared_ptr<ModelBackend> backend, RunnerOptions op
                          std::function<void(const BatchStats&)> on_batch)
     : backend_(std::move(backend)), options_(std::move(options)), on_batch_(std::move(on_batch)) {
   std::sort(options_.preferred_batch_sizes.begin(), options_.preferred_batch_sizes.end());
-  for (int i = 0; i < backend_->num_instances(); ++i)
-    threads_.emplace_back([this, i] { serve(i); });
+  for (int i = 0; i < backend_->num_instances(); ++i) {
+    if (batching()) {
+      threads_.emplace_back([this, i] { serve(i); });
+    } else {
+      free_instances_.push_back(i);
+    }
+  }
 }
 
 ModelRunner::~ModelRunner() {
@@ -57,10 +62,71 @@ ModelRunner::~ModelRunner() {
 
 size_t ModelRunner::pending() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return queue_.size() + running_;
+  return queue_.size() + running_ + waiting_;
+}
+
+std::vector<Tensor> ModelRunner::run_on_caller(std::vector<Tensor> inputs,
+                                               Clock::time_point deadline) {
+  const Clock::time_point arrival = Clock::now();
+  int instance = 0;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (free_instances_.empty()) {
+      if (waiting_ >= options_.max_queue_size) {
+        throw RequestError(429, "the model's queue is full (" +
+                                    std::to_string(options_.max_queue_size) +
+                                    " requests waiting): try again later");
+      }
+      ++waiting_;
+      const auto free = [&] { return !free_instances_.empty(); };
+      bool got = true;
+      if (deadline == Clock::time_point::max()) {
+        cv_.wait(lock, free);
+      } else {
+        got = cv_.wait_until(lock, deadline, free);
+      }
+      --waiting_;
+      if (!got) {
+        throw RequestError(
+            504, "the request's deadline passed after " +
+                     std::to_string(static_cast<int64_t>(seconds(Clock::now() - arrival) * 1e3)) +
+                     " ms waiting for a free instance of the model");
+      }
+    }
+    instance = free_instances_.back();
+    free_instances_.pop_back();
+    ++running_;
+  }
+  struct GiveBack {
+    ModelRunner* self;
+    int instance;
+    ~GiveBack() {
+      {
+        std::lock_guard<std::mutex> lock(self->mu_);
+        self->free_instances_.push_back(instance);
+        --self->running_;
+      }
+      self->cv_.notify_one();
+    }
+  } give_back{this, instance};
+  const Clock::time_point start = Clock::now();
+  BatchStats stats;
+  stats.requests = 1;
+  stats.rows = options_.max_batch_size > 0 && !inputs.empty() ? inputs.front().dim(0) : 1;
+  stats.queue_seconds = seconds(start - arrival);
+  std::vector<Tensor> outputs;
+  try {
+    outputs = backend_->run(instance, inputs);
+  } catch (const std::exception& e) {
+    throw RequestError(500, e.what());
+  }
+  stats.compute_seconds = seconds(Clock::now() - start);
+  if (on_batch_) on_batch_(stats);
+  return outputs;
 }
 
 std::vector<Tensor> ModelRunner::infer(std::vector<Tensor> inputs, Clock::time_point deadline) {
+  if (!batching()) return run_on_caller(std::move(inputs), deadline);
   auto job = std::make_shared<Job>();
   job->rows = options_.max_batch_size > 0 && !inputs.empty() ? inputs.front().dim(0) : 1;
   job->inputs = std::move(inputs);

@@ -1,5 +1,7 @@
-// The queue of one loaded model version and the threads that run it, one per instance.
-// Without dynamic batching each request runs alone. With it, an instance that frees up
+// The queue of one loaded model version and its instances. Without dynamic batching each
+// request runs alone, on its caller's thread, as soon as an instance is free (no hand-off
+// between threads on the way). With it, one thread per instance serves a queue: one that
+// frees up
 // takes the oldest request and joins later ones of the same shape into one batch along
 // the leading (batch) dim: it starts as soon as the rows reach max_batch_size or a
 // preferred size with nothing more to add, else when the oldest request has waited
@@ -69,6 +71,8 @@ class ModelRunner {
   };
   using JobPtr = std::shared_ptr<Job>;
 
+  bool batching() const { return options_.dynamic_batching && options_.max_batch_size > 0; }
+  std::vector<Tensor> run_on_caller(std::vector<Tensor> inputs, Clock::time_point deadline);
   void serve(int instance);
   std::vector<JobPtr> next_batch(std::unique_lock<std::mutex>& lock);
   bool batchable(const Job& first, const Job& other) const;
@@ -81,6 +85,8 @@ class ModelRunner {
   std::condition_variable cv_;
   std::deque<JobPtr> queue_;
   size_t running_ = 0;
+  size_t waiting_ = 0;               // callers waiting for a free instance (no batching)
+  std::vector<int> free_instances_;  // (no batching)
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };
