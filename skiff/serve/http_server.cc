@@ -155,8 +155,36 @@ void HttpServer::routes() {
     send_json(res,
               {{"name", "skiff"},
                {"version", kServerVersion},
-               {"extensions", {"binary_tensor_data", "model_repository", "model_configuration"}}});
+               {"extensions",
+                {"binary_tensor_data", "model_repository", "model_configuration", "statistics"}}});
   });
+  // Triton's statistics extension: the totals of every model, or of one.
+  const auto stats = [this](const httplib::Request& req, httplib::Response& res) {
+    guarded(res, [&] {
+      const std::string model = group(req, 1), version = group(req, 2);
+      if (!model.empty()) models_->check_known(model, version);
+      Json list = Json::array();
+      for (const ModelStats& m : metrics_->stats(model)) {
+        if (!version.empty() && m.version != version) continue;
+        auto duration = [](uint64_t count, uint64_t ns) {
+          return Json{{"count", count}, {"ns", ns}};
+        };
+        list.push_back({{"name", m.model},
+                        {"version", m.version},
+                        {"last_inference", m.last_inference_ms},
+                        {"inference_count", m.inference_count},
+                        {"execution_count", m.execution_count},
+                        {"inference_stats",
+                         {{"success", duration(m.success_count, m.success_ns)},
+                          {"fail", duration(m.fail_count, m.fail_ns)},
+                          {"queue", duration(m.execution_count, m.queue_ns)},
+                          {"compute_infer", duration(m.execution_count, m.compute_ns)}}}});
+      }
+      send_json(res, {{"model_stats", list}});
+    });
+  };
+  s.Get("/v2/models/stats", stats);  // before kModelPath, which "stats" would match
+  s.Get(std::string(kModelPath) + "/stats", stats);
   s.Get(kModelPath, [this](const httplib::Request& req, httplib::Response& res) {
     guarded(res,
             [&] { send_json(res, model_metadata(models_->view(group(req, 1), group(req, 2)))); });

@@ -1,5 +1,6 @@
 #include "skiff/serve/metrics.h"
 
+#include <chrono>
 #include <sstream>
 
 namespace skiff::serve {
@@ -69,6 +70,17 @@ void Metrics::request(const std::string& model, const std::string& version, int 
   ModelSeries& s = series(model, version);
   ++s.requests_by_status[status];
   s.latency.observe(seconds);
+  const auto ns = static_cast<uint64_t>(seconds * 1e9);
+  if (status == 200) {
+    ++s.totals.success_count;
+    s.totals.success_ns += ns;
+  } else {
+    ++s.totals.fail_count;
+    s.totals.fail_ns += ns;
+  }
+  s.totals.last_inference_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count();
 }
 
 void Metrics::batch(const std::string& model, const std::string& version, int requests,
@@ -80,6 +92,24 @@ void Metrics::batch(const std::string& model, const std::string& version, int re
   s.batch_rows.observe(static_cast<double>(rows));
   s.queue.observe(queue_seconds);
   s.compute.observe(compute_seconds);
+  ++s.totals.execution_count;
+  s.totals.inference_count += static_cast<uint64_t>(rows);
+  s.totals.queue_ns += static_cast<uint64_t>(queue_seconds * 1e9);
+  s.totals.compute_ns += static_cast<uint64_t>(compute_seconds * 1e9);
+}
+
+std::vector<ModelStats> Metrics::stats(const std::string& model) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<ModelStats> out;
+  for (const auto& [key, s] : series_) {
+    const auto& [name, version] = key;
+    if ((!model.empty() && name != model) || version.empty()) continue;
+    ModelStats m = s.totals;
+    m.model = name;
+    m.version = version;
+    out.push_back(m);
+  }
+  return out;
 }
 
 void Metrics::cold_start(const std::string& model, const std::string& version, double seconds) {

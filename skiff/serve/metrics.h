@@ -31,6 +31,16 @@ class Histogram {
   uint64_t count_ = 0;
 };
 
+// A model version's totals in the form of Triton's statistics extension (GET .../stats).
+struct ModelStats {
+  std::string model, version;
+  int64_t last_inference_ms = 0;  // since the epoch; 0: never
+  uint64_t inference_count = 0;   // rows answered
+  uint64_t execution_count = 0;   // runs of the model
+  uint64_t success_count = 0, fail_count = 0;
+  uint64_t success_ns = 0, fail_ns = 0, queue_ns = 0, compute_ns = 0;
+};
+
 class Metrics {
  public:
   // A request answered with `status` after `seconds` (from arrival to answer).
@@ -45,6 +55,8 @@ class Metrics {
   void add_in_flight(int delta);
   // The page, every series in a stable order.
   std::string render() const;
+  // The totals of every version of `model` ("" for every model) that has had requests.
+  std::vector<ModelStats> stats(const std::string& model) const;
   // The latest cold start of a model, in seconds (0 when it has had none).
   double last_cold_start(const std::string& model) const;
 
@@ -59,6 +71,7 @@ class Metrics {
     Histogram cold_start{{0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10}};
     uint64_t batches = 0, batched_requests = 0;
     double last_cold_start = 0;
+    ModelStats totals;
   };
   ModelSeries& series(const std::string& model, const std::string& version);
 

@@ -153,3 +153,24 @@ def test_an_int8_model_is_served_as_saved(tmp_path, serve):
     with http_client(server) as c:
         y, _ = infer(c, "int8", x, binary_in=True, binary_out=True)
     np.testing.assert_allclose(y, loaded(skiff.to_tensor(x)).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_inference_statistics(repository, serve):
+    server = serve(repository[0])
+    with http_client(server) as c:
+        for _ in range(3):
+            infer(c, "mlp", np.zeros((2, FEATURES), np.float32))
+        with pytest.raises(InferenceServerException):
+            c.infer("mlp", [InferInput("y", [1, FEATURES], "FP32").set_data_from_numpy(
+                np.zeros((1, FEATURES), np.float32))])
+        stats = c.get_inference_statistics("mlp")["model_stats"]
+        assert [(s["name"], s["version"]) for s in stats] == [("mlp", "1")]
+        s = stats[0]
+        assert s["inference_stats"]["success"]["count"] == 3
+        assert s["inference_stats"]["fail"]["count"] == 1
+        # mlp takes no batch dim of the server's: each request is one inference
+        assert s["execution_count"] == 3 and s["inference_count"] == 3
+        assert s["inference_stats"]["compute_infer"]["ns"] > 0 and s["last_inference"] > 0
+        assert {m["name"] for m in c.get_inference_statistics()["model_stats"]} == {"mlp"}
+        with pytest.raises(InferenceServerException, match="no model 'nope'"):
+            c.get_inference_statistics("nope")
