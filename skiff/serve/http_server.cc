@@ -15,7 +15,6 @@ namespace {
 using Json = nlohmann::json;
 constexpr char kJson[] = "application/json";
 constexpr char kModelPath[] = R"(/v2/models/([^/]+)(?:/versions/([0-9]+))?)";
-constexpr char kServerVersion[] = "0.1.0";
 
 void send_error(httplib::Response& res, int status, const std::string& message) {
   res.status = status;
@@ -153,7 +152,7 @@ void HttpServer::routes() {
   });
   s.Get("/v2", [](const httplib::Request&, httplib::Response& res) {
     send_json(res,
-              {{"name", "skiff"},
+              {{"name", kServerName},
                {"version", kServerVersion},
                {"extensions", {"binary_tensor_data", "model_repository", "model_configuration"}}});
   });
