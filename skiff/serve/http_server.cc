@@ -256,6 +256,10 @@ void HttpServer::start() {
     port_ = options_.port;
   }
   thread_ = std::thread([this] { server_->listen_after_bind(); });
+  // httplib's stop() stops only a server whose loop runs: a stop() before it started would
+  // be missed and the loop never end. The loop starts at once; 5 s bound a failed start.
+  for (int i = 0; i < 5000 && !server_->is_running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 void HttpServer::stop() {

@@ -4,11 +4,12 @@ readiness, inference with raw and with typed tensor contents, the repository API
 with their gRPC codes, the token, the client's deadline and dynamic batching."""
 import contextlib
 import re
+import subprocess
 import threading
 
 import numpy as np
 import pytest
-from conftest import CLASSES, FEATURES, grpc_client, save_mlp, wait_for
+from conftest import CLASSES, FEATURES, SKIFF, grpc_client, save_mlp, wait_for
 from test_function_semantics import metric
 
 grpcclient = pytest.importorskip("tritonclient.grpc")
@@ -264,3 +265,18 @@ def test_dynamic_batching_merges_async_calls(repository, serve):
 def test_grpc_port_off_serves_http_only(repository, serve):
     server = serve(repository[0], "--grpc-port", "off")
     assert server.grpc_url is None and "gRPC" not in server.first_line
+
+
+def test_a_message_over_the_limit_is_resource_exhausted(repository, serve):
+    server = serve(repository[0], "--max-body-mb", "1")
+    x = np.zeros((20000, FEATURES), np.float32)  # 1.28 MB
+    with grpc_client(server) as c, raises_code("RESOURCE_EXHAUSTED", "larger than max"):
+        c.infer("batched", [fp32_input(x)])
+
+
+def test_the_same_port_for_both_protocols_is_refused(repository):
+    result = subprocess.run([str(SKIFF), "serve", "--model-repository", str(repository[0]),
+                             "--http-port", "8123", "--grpc-port", "8123"],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode != 0
+    assert "--grpc-port and --http-port are both 8123" in result.stderr
