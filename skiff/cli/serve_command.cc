@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "skiff/cli/commands.h"
+#include "skiff/serve/grpc_server.h"
 #include "skiff/serve/http_server.h"
 #include "skiff/serve/metrics.h"
 #include "skiff/serve/model_manager.h"
@@ -14,15 +15,17 @@
 namespace skiff::cli {
 
 const char kServeHelp[] =
-    "usage: skiff serve --model-repository DIR [--http-port 8000] [--host 127.0.0.1]\n"
-    "                   [--idle-unload S] [--repository-poll-secs S] [--max-concurrency N]\n"
-    "                   [--request-timeout-ms MS] [--http-threads N] [--max-body-mb MB]\n"
-    "                   [--token-file F] [--access-log FILE|-] [--preload]\n"
+    "usage: skiff serve --model-repository DIR [--http-port 8000] [--grpc-port 8001|off]\n"
+    "                   [--host 127.0.0.1] [--idle-unload S] [--repository-poll-secs S]\n"
+    "                   [--max-concurrency N] [--request-timeout-ms MS] [--http-threads N]\n"
+    "                   [--max-body-mb MB] [--token-file F] [--access-log FILE|-] [--preload]\n"
     "\n"
     "Serves the models of DIR (Triton's layout: DIR/NAME/config.pbtxt, DIR/NAME/1/...)\n"
-    "with the Open Inference Protocol (KServe v2) over HTTP. A model loads when its first\n"
-    "request arrives and, with --idle-unload, unloads after S seconds without requests.\n"
+    "with the Open Inference Protocol (KServe v2) over HTTP and gRPC. A model loads when its\n"
+    "first request arrives and, with --idle-unload, unloads after S seconds without requests.\n"
     "  --http-port P           0: any free port (the chosen one is printed)\n"
+    "  --grpc-port P|off       gRPC's port (default 8001; any free one when --http-port is 0);\n"
+    "                          off: HTTP only\n"
     "  --host H                the address to listen on; other than 127.0.0.1 needs a token\n"
     "  --idle-unload S         unload a model S seconds after its last request (0: never)\n"
     "  --repository-poll-secs S  re-read DIR every S seconds: new versions swap in, removed\n"
@@ -30,8 +33,10 @@ const char kServeHelp[] =
     "  --max-concurrency N     requests answered at once; more get 503 at once (0: no limit)\n"
     "  --request-timeout-ms MS a request's deadline unless it sets its own (0: none)\n"
     "  --http-threads N        HTTP connections served at once (16)\n"
-    "  --max-body-mb MB        larger request bodies get 413 (64)\n"
+    "  --max-body-mb MB        larger request bodies get 413, larger gRPC messages\n"
+    "                          RESOURCE_EXHAUSTED (64)\n"
     "  --token-file F          every endpoint but health needs Authorization: Bearer TOKEN\n"
+    "                          (gRPC: the authorization metadata)\n"
     "  --access-log FILE|-     one JSON line per request, to FILE or standard error\n"
     "  --preload               load every model at start instead of on first request\n";
 
@@ -40,6 +45,8 @@ namespace {
 struct ServeOptions {
   serve::ManagerOptions manager;
   serve::HttpOptions http;
+  serve::GrpcOptions grpc;
+  bool grpc_on = true;
   std::string token_file, access_log;
 };
 
@@ -58,7 +65,7 @@ int64_t number_option(const std::string& option, const std::string& value) {
 
 ServeOptions parse_serve_options(const Args& args) {
   ServeOptions o;
-  bool port_given = false;
+  bool port_given = false, grpc_port_given = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string arg = args[i], value;
     if (arg == "--preload") {
@@ -80,6 +87,10 @@ ServeOptions parse_serve_options(const Args& args) {
     } else if (arg == "--http-port") {
       o.http.port = static_cast<int>(number_option(arg, value));
       port_given = true;
+    } else if (arg == "--grpc-port") {
+      o.grpc_on = value != "off";
+      if (o.grpc_on) o.grpc.port = static_cast<int>(number_option(arg, value));
+      grpc_port_given = true;
     } else if (arg == "--host") {
       o.http.host = value;
     } else if (arg == "--idle-unload") {
@@ -104,7 +115,14 @@ ServeOptions parse_serve_options(const Args& args) {
   }
   if (o.manager.repository.empty()) throw UsageError("--model-repository DIR is needed");
   if (o.http.port > 65535) throw UsageError("--http-port must be at most 65535");
+  if (o.grpc.port > 65535) throw UsageError("--grpc-port must be at most 65535, or off");
   if (!port_given) o.http.port = 8000;
+  // Triton's ports by default; beside an HTTP port chosen by the system, a gRPC one too.
+  if (!grpc_port_given) o.grpc.port = o.http.port == 0 ? 0 : 8001;
+  if (o.grpc_on && o.grpc.port != 0 && o.grpc.port == o.http.port)
+    throw UsageError("--grpc-port and --http-port are both " + std::to_string(o.http.port));
+  o.grpc.host = o.http.host;
+  o.grpc.max_message_bytes = o.http.max_body_bytes;
   return o;
 }
 
@@ -122,7 +140,7 @@ std::string read_token(const std::string& path) {
 
 int serve_command(const Args& args) {
   ServeOptions o = parse_serve_options(args);
-  if (!o.token_file.empty()) o.http.token = read_token(o.token_file);
+  if (!o.token_file.empty()) o.http.token = o.grpc.token = read_token(o.token_file);
   SKIFF_CHECK(!o.http.token.empty() || o.http.host == "127.0.0.1" || o.http.host == "localhost",
               "skiff serve: listening on ", o.http.host, " needs --token-file (only 127.0.0.1 ",
               "may serve without one)");
@@ -146,11 +164,18 @@ int serve_command(const Args& args) {
   serve::ModelManager models(o.manager, &metrics);
   serve::HttpServer http(&models, &metrics, o.http);
   http.start();
-  std::cout << "skiff serve: HTTP on " << o.http.host << ":" << http.port() << ", models in "
-            << o.manager.repository << std::endl;
+  std::unique_ptr<serve::GrpcServer> grpc;
+  if (o.grpc_on) {
+    grpc = std::make_unique<serve::GrpcServer>(&models, &metrics, o.grpc);
+    grpc->start();
+  }
+  std::cout << "skiff serve: HTTP on " << o.http.host << ":" << http.port();
+  if (grpc) std::cout << ", gRPC on " << o.grpc.host << ":" << grpc->port();
+  std::cout << ", models in " << o.manager.repository << std::endl;
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
   std::cout << "skiff serve: stopping (signal " << signal_number << ")" << std::endl;
+  if (grpc) grpc->stop();
   http.stop();
   return 0;
 }

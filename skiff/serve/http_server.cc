@@ -15,7 +15,6 @@ namespace {
 using Json = nlohmann::json;
 constexpr char kJson[] = "application/json";
 constexpr char kModelPath[] = R"(/v2/models/([^/]+)(?:/versions/([0-9]+))?)";
-constexpr char kServerVersion[] = "0.1.0";
 
 void send_error(httplib::Response& res, int status, const std::string& message) {
   res.status = status;
@@ -153,7 +152,7 @@ void HttpServer::routes() {
   });
   s.Get("/v2", [](const httplib::Request&, httplib::Response& res) {
     send_json(res,
-              {{"name", "skiff"},
+              {{"name", kServerName},
                {"version", kServerVersion},
                {"extensions",
                 {"binary_tensor_data", "model_repository", "model_configuration", "statistics"}}});
@@ -285,6 +284,10 @@ void HttpServer::start() {
     port_ = options_.port;
   }
   thread_ = std::thread([this] { server_->listen_after_bind(); });
+  // httplib's stop() stops only a server whose loop runs: a stop() before it started would
+  // be missed and the loop never end. The loop starts at once; 5 s bound a failed start.
+  for (int i = 0; i < 5000 && !server_->is_running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 void HttpServer::stop() {

@@ -7,6 +7,7 @@
 //   InferResponse response = model.infer(request);                        // model_manager.h
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -29,6 +30,10 @@ class RequestError : public std::runtime_error {
  private:
   int status_;
 };
+
+// The server's name and version, as both frontends' server metadata give them.
+inline constexpr char kServerName[] = "skiff";
+inline constexpr char kServerVersion[] = "0.1.0";
 
 // The protocol's datatype names ("FP32", "INT64", "BOOL", ...) and skiff's dtypes. Not
 // every protocol type has a skiff dtype: to_dtype returns nullopt for those (UINT16,
@@ -57,6 +62,9 @@ struct InferRequest {
   std::vector<RequestedOutput> outputs;  // empty: every output of the model
   bool binary_outputs = false;           // the request's binary_data_output parameter
   int64_t timeout_us = 0;                // the request's timeout parameter; 0: none
+  // A deadline the transport gives (the gRPC client's); the earlier of it and the timeout
+  // applies.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 struct InferOutput {

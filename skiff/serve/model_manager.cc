@@ -226,7 +226,8 @@ InferResponse ModelManager::infer(const std::string& model, const std::string& v
     if (timeout_us <= 0) timeout_us = config.dynamic_batching.default_timeout_us;
     if (timeout_us <= 0) timeout_us = options_.default_timeout.count();
     const Clock::time_point deadline =
-        timeout_us > 0 ? arrival + std::chrono::microseconds(timeout_us) : Clock::time_point::max();
+        std::min(request.deadline, timeout_us > 0 ? arrival + std::chrono::microseconds(timeout_us)
+                                                  : Clock::time_point::max());
     std::vector<Tensor> outputs = loaded->runner->infer(std::move(inputs), deadline);
     InferResponse response;
     response.model_name = model;

@@ -75,18 +75,25 @@ def repository(tmp_path_factory):
 
 
 class Server:
-    """A running `skiff serve`: its port, its output so far, and stop()."""
+    """A running `skiff serve`: its HTTP port and url, its gRPC port and url (None when it
+    serves no gRPC), and stop()."""
 
     def __init__(self, repository, *args):
         self.process = subprocess.Popen(
             [str(SKIFF), "serve", "--model-repository", str(repository), "--http-port", "0",
              *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         line = self.process.stdout.readline()
+        self.first_line = line
         if "HTTP on 127.0.0.1:" not in line:
             rest = self.process.communicate(timeout=10)[0]
             raise RuntimeError(f"skiff serve did not start: {line}{rest}")
-        self.port = int(line.split("127.0.0.1:")[1].split(",")[0])
+        # "skiff serve: HTTP on 127.0.0.1:P, gRPC on 127.0.0.1:Q, models in DIR"
+        self.port = int(line.split("HTTP on 127.0.0.1:")[1].split(",")[0])
         self.url = f"127.0.0.1:{self.port}"
+        self.grpc_port = self.grpc_url = None
+        if "gRPC on 127.0.0.1:" in line:
+            self.grpc_port = int(line.split("gRPC on 127.0.0.1:")[1].split(",")[0])
+            self.grpc_url = f"127.0.0.1:{self.grpc_port}"
 
     def stop(self):
         if self.process.poll() is None:
@@ -127,6 +134,17 @@ def wait_for(condition, timeout=20.0, interval=0.05):
 def http_client(server, **kwargs):
     import tritonclient.http as httpclient  # noqa: PLC0415 - a test requirement only
     client = httpclient.InferenceServerClient(server.url, **kwargs)
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+@contextlib.contextmanager
+def grpc_client(server, **kwargs):
+    import tritonclient.grpc as grpcclient  # noqa: PLC0415 - a test requirement only
+    assert server.grpc_url, "skiff serve serves no gRPC"
+    client = grpcclient.InferenceServerClient(server.grpc_url, **kwargs)
     try:
         yield client
     finally:
