@@ -121,10 +121,20 @@ int main(int argc, char** argv) {
                   " failed: ", res ? res->body : httplib::to_string(res.error()));
     };
 
+    // The transport's floor: a round trip that runs no model.
+    const Percentiles transport = percentiles(timed_calls(calls, [&] {
+      auto res = client.Get("/v2/health/live");
+      SKIFF_CHECK(res && res->status == 200, "GET /v2/health/live failed");
+    }));
     std::printf(
         "W10 latency: W6's MLP 784-512-512-10, batch 1, binary tensors, %d threads, %d "
         "calls\n",
         threads, calls);
+    std::printf(
+        "  HTTP round trip without a model (GET /v2/health/live): p50 %.4f ms, p99 %.4f "
+        "ms\n",
+        transport.p50, transport.p99);
+    std::printf("RESULT http_round_trip_p50_ms %.5f\n", transport.p50);
     std::printf("  %-28s %9s %9s %9s %11s\n", "model", "in-proc", "HTTP p50", "HTTP p99",
                 "HTTP/in-proc");
     for (const char* name : {"w6", "w6_compiled"}) {
