@@ -248,6 +248,32 @@ class GrpcServer::Service final : public inference::GRPCInferenceService::Servic
     });
   }
 
+  grpc::Status ModelStatistics(grpc::ServerContext* context,
+                               const inference::ModelStatisticsRequest* request,
+                               inference::ModelStatisticsResponse* reply) override {
+    return call(*context, [&] {
+      if (!request->name().empty()) models_->check_known(request->name(), request->version());
+      for (const ModelStats& m : metrics_->stats(request->name())) {
+        if (!request->version().empty() && m.version != request->version()) continue;
+        inference::ModelStatistics* out = reply->add_model_stats();
+        out->set_name(m.model);
+        out->set_version(m.version);
+        out->set_last_inference(static_cast<uint64_t>(m.last_inference_ms));
+        out->set_inference_count(m.inference_count);
+        out->set_execution_count(m.execution_count);
+        auto set = [](inference::StatisticDuration* d, uint64_t count, uint64_t ns) {
+          d->set_count(count);
+          d->set_ns(ns);
+        };
+        inference::InferStatistics* s = out->mutable_inference_stats();
+        set(s->mutable_success(), m.success_count, m.success_ns);
+        set(s->mutable_fail(), m.fail_count, m.fail_ns);
+        set(s->mutable_queue(), m.execution_count, m.queue_ns);
+        set(s->mutable_compute_infer(), m.execution_count, m.compute_ns);
+      }
+    });
+  }
+
  private:
   // Checks the token, then runs `handle`, answering a RequestError with its code and any
   // other failure with INTERNAL.

@@ -280,3 +280,18 @@ def test_the_same_port_for_both_protocols_is_refused(repository):
                             capture_output=True, text=True, timeout=30)
     assert result.returncode != 0
     assert "--grpc-port and --http-port are both 8123" in result.stderr
+
+
+def test_inference_statistics(repository, serve):
+    server = serve(repository[0])
+    x = np.zeros((2, FEATURES), np.float32)
+    with grpc_client(server) as c:
+        for _ in range(2):
+            infer(c, "mlp", x)
+        stats = c.get_inference_statistics("mlp", as_json=True)["model_stats"]
+        assert [(s["name"], s["version"]) for s in stats] == [("mlp", "1")]
+        s = stats[0]
+        assert int(s["inference_stats"]["success"]["count"]) == 2
+        assert int(s["execution_count"]) == 2 and int(s["inference_stats"]["compute_infer"]["ns"]) > 0
+        with raises_code("NOT_FOUND", "no model 'nope'"):
+            c.get_inference_statistics("nope")
