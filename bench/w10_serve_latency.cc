@@ -84,11 +84,7 @@ int main(int argc, char** argv) {
   omp_set_num_threads(threads);
   try {
     Program program;
-    BlockBuilder b(&program);
-    b.data("x", DType::kF32, {-1, 784});
-    const std::string logits = bench::mlp_network(b, "x", nullptr);
-    program.feed_names = {"x"};
-    program.fetch_names = {logits};
+    bench::mlp_inference_program(&program);
     const fs::path root = write_repository(program);
     const Tensor x = bench::image_batch({1, 784});
 

@@ -64,11 +64,7 @@ int main(int argc, char** argv) {
   omp_set_num_threads(options.threads);
   try {
     Program program;
-    BlockBuilder b(&program);
-    b.data("x", DType::kF32, {-1, 784});
-    const std::string logits = bench::mlp_network(b, "x", nullptr);
-    program.feed_names = {"x"};
-    program.fetch_names = {logits};
+    const std::string logits = bench::mlp_inference_program(&program);
     const Tensor x = bench::image_batch({1, 784});
 
     // The interpreter.

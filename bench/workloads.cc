@@ -90,6 +90,15 @@ std::string mlp_network(BlockBuilder& b, const std::string& x, Program* startup)
   return fc(b, b.apply("relu", {{"X", {h}}}), "fc2", 512, 10, startup);
 }
 
+std::string mlp_inference_program(Program* program) {
+  BlockBuilder b(program);
+  b.data("x", DType::kF32, {-1, 784});
+  const std::string logits = mlp_network(b, "x", nullptr);
+  program->feed_names = {"x"};
+  program->fetch_names = {logits};
+  return logits;
+}
+
 std::vector<ParamValue> mlp_params() {
   const int64_t widths[] = {784, 512, 512, 10};
   std::vector<ParamValue> out;

@@ -47,6 +47,9 @@ void set_params(Scope* scope, const std::vector<ParamValue>& params);
 // `startup` the parameters are created there (Glorot uniform, zero biases).
 std::string mlp_network(BlockBuilder& b, const std::string& x, Program* startup);
 std::vector<ParamValue> mlp_params();
+// W6: the network as an inference program into `program` (feed "x" [-1, 784], fetch the
+// logits, whose name it returns), parameters from mlp_params().
+std::string mlp_inference_program(Program* program);
 
 // W3 and W8 on x [N, 1, 28, 28]: conv3x3(1->32, pad 1)-relu-maxpool2,
 // conv3x3(32->64, pad 1)-relu-maxpool2, flatten, fc(3136->10). Returns the logits.

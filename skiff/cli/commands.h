@@ -21,6 +21,11 @@ class UsageError : public Error {
 
 // True when `args` asks for help (-h or --help anywhere).
 bool wants_help(const Args& args);
+// For an option taking a value, `--name=value` or `--name value`: splits args[*i] into
+// `*name` and `*value` (advancing *i past a separate value) and returns true; false (and
+// nothing changed) for an argument that does not start with "--". Throws UsageError when
+// the value is missing.
+bool option_value(const Args& args, size_t* i, std::string* name, std::string* value);
 
 // skiff ops [TYPE...]: every registered op (or the named ones) with its doc, slots
 // and attributes.

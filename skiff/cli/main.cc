@@ -13,6 +13,22 @@ bool wants_help(const Args& args) {
   return false;
 }
 
+bool option_value(const Args& args, size_t* i, std::string* name, std::string* value) {
+  const std::string& arg = args[*i];
+  if (arg.size() <= 2 || arg.compare(0, 2, "--") != 0) return false;
+  const size_t eq = arg.find('=');
+  if (eq != std::string::npos) {
+    *name = arg.substr(0, eq);
+    *value = arg.substr(eq + 1);
+  } else if (*i + 1 < args.size()) {
+    *name = arg;
+    *value = args[++*i];
+  } else {
+    throw UsageError(arg + " needs a value");
+  }
+  return true;
+}
+
 }  // namespace skiff::cli
 
 namespace {

@@ -39,18 +39,7 @@ RunOptions parse_run_options(const Args& args) {
   RunOptions o;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string arg = args[i], value;
-    const bool is_option = arg.size() > 2 && arg.compare(0, 2, "--") == 0;
-    if (is_option) {
-      size_t eq = arg.find('=');
-      if (eq != std::string::npos) {
-        value = arg.substr(eq + 1);
-        arg = arg.substr(0, eq);
-      } else if (i + 1 < args.size()) {
-        value = args[++i];
-      } else {
-        throw UsageError(arg + " needs a value");
-      }
-    }
+    const bool is_option = option_value(args, &i, &arg, &value);
     if (arg == "--params") {
       o.params = value;
     } else if (arg == "--feed") {

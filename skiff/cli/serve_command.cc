@@ -72,16 +72,8 @@ ServeOptions parse_serve_options(const Args& args) {
       o.manager.preload = true;
       continue;
     }
-    if (arg.rfind("--", 0) != 0) throw UsageError("unexpected argument '" + arg + "'");
-    const size_t eq = arg.find('=');
-    if (eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      throw UsageError(arg + " needs a value");
-    }
+    if (!option_value(args, &i, &arg, &value))
+      throw UsageError("unexpected argument '" + arg + "'");
     if (arg == "--model-repository") {
       o.manager.repository = value;
     } else if (arg == "--http-port") {

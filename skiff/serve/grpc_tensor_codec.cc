@@ -15,16 +15,6 @@ using inference::InferParameter;
 using inference::InferTensorContents;
 using inference::ModelInferRequest;
 
-template <typename... Args>
-[[noreturn]] void bad_request(Args&&... parts) {
-  throw RequestError(400, str_cat(std::forward<Args>(parts)...));
-}
-
-template <typename... Args>
-[[noreturn]] void too_large(Args&&... parts) {
-  throw RequestError(413, str_cat(std::forward<Args>(parts)...));
-}
-
 // An input's name, shape and dtype, checked, before its values are read.
 struct InputHeader {
   std::string name;
@@ -36,28 +26,7 @@ struct InputHeader {
 
 Shape read_shape(const google::protobuf::RepeatedField<int64_t>& dims, const std::string& where,
                  int64_t* numel) {
-  if (dims.size() > Shape::kMaxRank)
-    bad_request(where, ": shape has ", dims.size(), " dims; at most ", Shape::kMaxRank,
-                " are supported");
-  Shape shape;
-  bool overflow = false;
-  int64_t product = 1;
-  for (int i = 0; i < dims.size(); ++i) {
-    if (dims[i] < 0) bad_request(where, ": shape[", i, "] is ", dims[i], "; dims must be >= 0");
-    shape.push_back(dims[i]);
-    overflow = overflow || __builtin_mul_overflow(product, dims[i], &product);
-  }
-  if (overflow) bad_request(where, ": shape ", shape, " has more elements than int64 can count");
-  *numel = product;
-  return shape;
-}
-
-DType read_datatype(const std::string& name, const std::string& where) {
-  if (std::optional<DType> dtype = to_dtype(name)) return *dtype;
-  if (name.empty()) bad_request(where, ": missing field 'datatype'");
-  for (const char* known : {"UINT16", "UINT32", "UINT64", "FP16", "BYTES"})
-    if (name == known) bad_request(where, ": datatype ", name, " is not supported");
-  bad_request(where, ": unknown datatype '", name, "'");
+  return request_shape(std::vector<int64_t>(dims.begin(), dims.end()), where, numel);
 }
 
 void reject_parameter(const google::protobuf::Map<std::string, InferParameter>& params,
@@ -85,7 +54,7 @@ InputHeader read_input(const ModelInferRequest::InferInputTensor& input, size_t 
   header.name = input.name();
   header.where = str_cat("input '", input.name(), "'");
   header.shape = read_shape(input.shape(), header.where, &header.numel);
-  header.dtype = read_datatype(input.datatype(), header.where);
+  header.dtype = request_dtype(input.datatype(), header.where);
   reject_parameter(input.parameters(), "shared_memory_region", header.where,
                    "shared-memory inputs");
   return header;

@@ -24,6 +24,32 @@ std::optional<DType> to_dtype(const std::string& datatype) {
   return std::nullopt;
 }
 
+DType request_dtype(const std::string& name, const std::string& where) {
+  if (std::optional<DType> dtype = to_dtype(name)) return *dtype;
+  if (name.empty()) bad_request(where, ": missing field 'datatype'");
+  for (const char* known : {"UINT16", "UINT32", "UINT64", "FP16", "BYTES"})
+    if (name == known) bad_request(where, ": datatype ", name, " is not supported");
+  bad_request(where, ": unknown datatype '", name, "'");
+}
+
+Shape request_shape(const std::vector<int64_t>& dims, const std::string& where, int64_t* numel) {
+  if (dims.size() > static_cast<size_t>(Shape::kMaxRank))
+    bad_request(where, ": shape has ", dims.size(), " dims; at most ", Shape::kMaxRank,
+                " are supported");
+  Shape shape;
+  bool overflow = false;
+  int64_t product = 1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] < 0)
+      bad_request(where, ": shape[", i, "] is ", dims[i], "; dims must be non-negative");
+    shape.push_back(dims[i]);
+    overflow = overflow || __builtin_mul_overflow(product, dims[i], &product);
+  }
+  if (overflow) bad_request(where, ": shape ", shape, " has more elements than int64 can count");
+  *numel = product;
+  return shape;
+}
+
 std::string datatype_name(DType dtype) {
   for (const DatatypeName& n : kNames)
     if (dtype == n.dtype) return n.name;

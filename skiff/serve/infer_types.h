@@ -35,12 +35,30 @@ class RequestError : public std::runtime_error {
 inline constexpr char kServerName[] = "skiff";
 inline constexpr char kServerVersion[] = "0.1.0";
 
+// Throws RequestError 400 (a bad request) or 413 (past a limit) with the parts written one
+// after another, for the decoders' messages: bad_request("input 'x': shape[", i, "] is ", d).
+template <typename... Args>
+[[noreturn]] void bad_request(Args&&... parts) {
+  throw RequestError(400, str_cat(std::forward<Args>(parts)...));
+}
+template <typename... Args>
+[[noreturn]] void too_large(Args&&... parts) {
+  throw RequestError(413, str_cat(std::forward<Args>(parts)...));
+}
+
 // The protocol's datatype names ("FP32", "INT64", "BOOL", ...) and skiff's dtypes. Not
 // every protocol type has a skiff dtype: to_dtype returns nullopt for those (UINT16,
 // UINT32, UINT64, FP16, BYTES).
 std::optional<DType> to_dtype(const std::string& datatype);
 // The protocol name of a skiff dtype ("FP32" for float32, ...).
 std::string datatype_name(DType dtype);
+// The dtype of a request's datatype `name`; a 400 naming `where` (an input) and telling an
+// unknown name from a protocol type skiff has no dtype for.
+DType request_dtype(const std::string& name, const std::string& where);
+// The shape of a request's `dims` and its element count; a 400 naming `where` for more
+// dims than a Tensor has, a negative dim, or a count past int64 (even with a later 0 dim:
+// Shape::numel() multiplies in order).
+Shape request_shape(const std::vector<int64_t>& dims, const std::string& where, int64_t* numel);
 
 // One input tensor of a request, decoded: the values in a Tensor of the datatype's dtype
 // and the request's shape.

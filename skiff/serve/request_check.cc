@@ -18,16 +18,14 @@ std::string dims_text(const std::vector<int64_t>& dims) {
   return s.str();
 }
 
-[[noreturn]] void bad(const std::string& message) { throw RequestError(400, message); }
-
 template <typename T>
 void check_finite(const Tensor& t, const std::string& name) {
   const T* p = t.data<T>();
   for (int64_t i = 0; i < t.numel(); ++i) {
     if (!std::isfinite(static_cast<double>(p[i]))) {
-      bad("input '" + name + "' has " +
-          (std::isnan(static_cast<double>(p[i])) ? "NaN" : "an infinity") + " at element " +
-          std::to_string(i) + ": the model refuses values that are not finite");
+      bad_request("input '" + name + "' has " +
+                  (std::isnan(static_cast<double>(p[i])) ? "NaN" : "an infinity") + " at element " +
+                  std::to_string(i) + ": the model refuses values that are not finite");
     }
   }
 }
@@ -45,27 +43,27 @@ std::vector<Tensor> checked_inputs(const ModelConfig& config, const InferRequest
     if (k == config.inputs.size()) {
       std::string names;
       for (const auto& c : config.inputs) names += (names.empty() ? "" : ", ") + c.name;
-      bad("the model '" + config.name + "' has no input '" + in.name + "' (its inputs: " + names +
-          ")");
+      bad_request("the model '" + config.name + "' has no input '" + in.name +
+                  "' (its inputs: " + names + ")");
     }
-    if (given[k]) bad("input '" + in.name + "' is given twice");
+    if (given[k]) bad_request("input '" + in.name + "' is given twice");
     given[k] = true;
     const auto& want = config.inputs[k];
     const Tensor& t = in.value;
     if (t.dtype() != want.dtype)
-      bad("input '" + in.name + "' must be " + datatype_name(want.dtype) + ", got " +
-          datatype_name(t.dtype()));
+      bad_request("input '" + in.name + "' must be " + datatype_name(want.dtype) + ", got " +
+                  datatype_name(t.dtype()));
     std::vector<int64_t> dims = t.shape().vec();
     if (config.max_batch_size > 0) {
       if (dims.empty())
-        bad("input '" + in.name + "' needs a leading batch dim (the model batches up to " +
-            std::to_string(config.max_batch_size) + "), got a scalar");
+        bad_request("input '" + in.name + "' needs a leading batch dim (the model batches up to " +
+                    std::to_string(config.max_batch_size) + "), got a scalar");
       if (dims[0] < 1 || dims[0] > config.max_batch_size)
-        bad("input '" + in.name + "' has a batch of " + std::to_string(dims[0]) +
-            ": the model takes 1 to " + std::to_string(config.max_batch_size));
+        bad_request("input '" + in.name + "' has a batch of " + std::to_string(dims[0]) +
+                    ": the model takes 1 to " + std::to_string(config.max_batch_size));
       if (batch >= 0 && dims[0] != batch)
-        bad("input '" + in.name + "' has a batch of " + std::to_string(dims[0]) + " but '" +
-            batch_input + "' has " + std::to_string(batch));
+        bad_request("input '" + in.name + "' has a batch of " + std::to_string(dims[0]) + " but '" +
+                    batch_input + "' has " + std::to_string(batch));
       batch = dims[0];
       batch_input = in.name;
       dims.erase(dims.begin());
@@ -74,9 +72,9 @@ std::vector<Tensor> checked_inputs(const ModelConfig& config, const InferRequest
     for (size_t d = 0; fits && d < dims.size(); ++d)
       fits = want.dims[d] < 0 || want.dims[d] == dims[d];
     if (!fits) {
-      bad("input '" + in.name + "' must have shape " +
-          (config.max_batch_size > 0 ? "[batch] + " : "") + dims_text(want.dims) + ", got " +
-          dims_text(t.shape().vec()));
+      bad_request("input '" + in.name + "' must have shape " +
+                  (config.max_batch_size > 0 ? "[batch] + " : "") + dims_text(want.dims) +
+                  ", got " + dims_text(t.shape().vec()));
     }
     if (want.reject_nonfinite) {
       if (t.dtype() == DType::kF32) check_finite<float>(t, in.name);
@@ -85,7 +83,7 @@ std::vector<Tensor> checked_inputs(const ModelConfig& config, const InferRequest
     ordered[k] = t;
   }
   for (size_t k = 0; k < config.inputs.size(); ++k)
-    if (!given[k]) bad("the request has no input '" + config.inputs[k].name + "'");
+    if (!given[k]) bad_request("the request has no input '" + config.inputs[k].name + "'");
   return ordered;
 }
 
@@ -102,8 +100,8 @@ std::vector<AnsweredOutput> answered_outputs(const ModelConfig& config,
     size_t k = 0;
     while (k < config.outputs.size() && config.outputs[k].name != r.name) ++k;
     if (k == config.outputs.size())
-      bad("the model '" + config.name + "' has no output '" + r.name + "'");
-    if (!seen.insert(r.name).second) bad("output '" + r.name + "' is requested twice");
+      bad_request("the model '" + config.name + "' has no output '" + r.name + "'");
+    if (!seen.insert(r.name).second) bad_request("output '" + r.name + "' is requested twice");
     out.push_back({k, output_is_binary(request, r.name)});
   }
   return out;

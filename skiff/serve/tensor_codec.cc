@@ -15,16 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-template <typename... Args>
-[[noreturn]] void bad_request(Args&&... parts) {
-  throw RequestError(400, str_cat(std::forward<Args>(parts)...));
-}
-
-template <typename... Args>
-[[noreturn]] void too_large(Args&&... parts) {
-  throw RequestError(413, str_cat(std::forward<Args>(parts)...));
-}
-
 // The member `key` of `object`, or nullptr.
 const json* find(const json& object, const char* key) {
   const auto it = object.find(key);
@@ -88,15 +78,13 @@ struct InputHeader {
   std::optional<int64_t> binary_size;  // the values as bytes after the JSON
 };
 
-// The shape `dims` gives and its element count; a running product past int64 is an error.
+// The shape `dims` gives and its element count (request_shape's checks).
 Shape read_shape(const json& dims, const std::string& where, int64_t* numel) {
   if (!dims.is_array()) bad_request(where, ": 'shape' must be an array, got ", dims.type_name());
   if (dims.size() > static_cast<size_t>(Shape::kMaxRank))
     bad_request(where, ": shape has ", dims.size(), " dims; at most ", Shape::kMaxRank,
                 " are supported");
-  Shape shape;
-  bool overflow = false;
-  int64_t product = 1;
+  std::vector<int64_t> values;
   for (size_t i = 0; i < dims.size(); ++i) {
     const json& d = dims[i];
     if (!d.is_number_integer())
@@ -106,23 +94,15 @@ Shape read_shape(const json& dims, const std::string& where, int64_t* numel) {
     if (!dim && d.is_number_unsigned())
       bad_request(where, ": shape[", i, "] is ", d.dump(), ", past int64");
     if (!dim) bad_request(where, ": shape[", i, "] is ", d.dump(), "; dims must be non-negative");
-    shape.push_back(*dim);
-    overflow = overflow || __builtin_mul_overflow(product, shape[static_cast<int>(i)], &product);
+    values.push_back(*dim);
   }
-  // Rejected even when a later dim is zero: Shape::numel() multiplies in order.
-  if (overflow) bad_request(where, ": shape ", shape, " has more elements than int64 can count");
-  *numel = product;
-  return shape;
+  return request_shape(values, where, numel);
 }
 
 DType read_datatype(const json& datatype, const std::string& where) {
   if (!datatype.is_string())
     bad_request(where, ": 'datatype' must be a string, got ", datatype.type_name());
-  const std::string& name = datatype.get_ref<const std::string&>();
-  if (std::optional<DType> dtype = to_dtype(name)) return *dtype;
-  for (const char* known : {"UINT16", "UINT32", "UINT64", "FP16", "BYTES"})
-    if (name == known) bad_request(where, ": datatype ", name, " is not supported");
-  bad_request(where, ": unknown datatype '", name, "'");
+  return request_dtype(datatype.get_ref<const std::string&>(), where);
 }
 
 InputHeader read_input(const json& entry, size_t index) {

@@ -45,8 +45,8 @@ std::string describe(const json& value) {
 
 [[noreturn]] void bad_value(const std::string& where, size_t i, const json& value,
                             const char* reason, DType dtype) {
-  throw RequestError(400, str_cat(where, ": data[", i, "] is ", describe(value), ", ", reason, " ",
-                                  datatype_name(dtype)));
+  bad_request(where, ": data[", i, "] is ", describe(value), ", ", reason, " ",
+              datatype_name(dtype));
 }
 
 template <typename T>
@@ -128,7 +128,7 @@ void fill(const std::vector<const json*>& leaves, Tensor* t, const std::string& 
       return;
     }
     default:
-      throw RequestError(400, str_cat(where, ": ", dtype_name(dtype), " has no JSON form"));
+      bad_request(where, ": ", dtype_name(dtype), " has no JSON form");
   }
 }
 
@@ -142,14 +142,13 @@ void append_values(const Tensor& t, nlohmann::ordered_json::array_t* out) {
 
 Tensor tensor_from_json(const json& data, const Shape& shape, DType dtype,
                         const std::string& where) {
-  if (!data.is_array())
-    throw RequestError(400, str_cat(where, ": 'data' must be an array, got ", data.type_name()));
+  if (!data.is_array()) bad_request(where, ": 'data' must be an array, got ", data.type_name());
   const size_t numel = static_cast<size_t>(shape.numel());
   size_t count = 0;
   const std::vector<const json*> leaves = leaves_of(data, numel, &count);
   if (count != numel)
-    throw RequestError(400, str_cat(where, ": 'data' holds ", count, " values but shape ", shape,
-                                    " has ", numel, " elements"));
+    bad_request(where, ": 'data' holds ", count, " values but shape ", shape, " has ", numel,
+                " elements");
   Tensor t = Tensor::empty(shape, dtype);
   fill(leaves, &t, where);
   return t;
