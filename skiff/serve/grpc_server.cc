@@ -34,42 +34,6 @@ void add_tensor_metadata(const TensorConfig& t, int max_batch_size,
   for (int64_t d : t.dims) out->add_shape(d);
 }
 
-inference::DataType config_data_type(DType dtype) {
-  inference::DataType type = inference::TYPE_INVALID;
-  inference::DataType_Parse("TYPE_" + datatype_name(dtype), &type);
-  return type;
-}
-
-// The config in Triton's ModelConfig message, as the HTTP frontend gives it in JSON.
-void fill_model_config(const ModelView& view, inference::ModelConfig* out) {
-  const ModelConfig& c = view.config;
-  out->set_name(view.name);
-  out->set_platform(view.platform);
-  out->set_max_batch_size(c.max_batch_size);
-  for (const TensorConfig& t : c.inputs) {
-    inference::ModelInput* input = out->add_input();
-    input->set_name(t.name);
-    input->set_data_type(config_data_type(t.dtype));
-    for (int64_t d : t.dims) input->add_dims(d);
-  }
-  for (const TensorConfig& t : c.outputs) {
-    inference::ModelOutput* output = out->add_output();
-    output->set_name(t.name);
-    output->set_data_type(config_data_type(t.dtype));
-    for (int64_t d : t.dims) output->add_dims(d);
-  }
-  inference::ModelInstanceGroup* group = out->add_instance_group();
-  group->set_count(c.instance_count);
-  group->set_kind(inference::ModelInstanceGroup::KIND_CPU);
-  if (c.dynamic_batching.enabled) {
-    inference::ModelDynamicBatching* batching = out->mutable_dynamic_batching();
-    for (int size : c.dynamic_batching.preferred_batch_sizes)
-      batching->add_preferred_batch_size(size);
-    batching->set_max_queue_delay_microseconds(
-        static_cast<uint64_t>(c.dynamic_batching.max_queue_delay_us));
-  }
-}
-
 // The client's gRPC deadline on the steady clock (max() when it set none).
 std::chrono::steady_clock::time_point client_deadline(const grpc::ServerContext& context) {
   const auto deadline = context.deadline();
@@ -184,8 +148,8 @@ class GrpcServer::Service final : public inference::GRPCInferenceService::Servic
                            inference::ModelConfigResponse* reply) override {
     return call(*context, [&] {
       check_model_name(request->name(), request->version());
-      fill_model_config(models_->view(request->name(), request->version()),
-                        reply->mutable_config());
+      const ModelView view = models_->view(request->name(), request->version());
+      to_message(view.config, view.name, view.platform, reply->mutable_config());
     });
   }
 

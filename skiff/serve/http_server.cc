@@ -59,31 +59,6 @@ Json model_metadata(const ModelView& view) {
           {"outputs", outputs}};
 }
 
-// The config in Triton's JSON form (GET .../config), as tritonclient reads it.
-Json model_config_json(const ModelView& view) {
-  auto tensors = [](const std::vector<TensorConfig>& specs) {
-    Json out = Json::array();
-    for (const TensorConfig& t : specs)
-      out.push_back(
-          {{"name", t.name}, {"data_type", "TYPE_" + datatype_name(t.dtype)}, {"dims", t.dims}});
-    return out;
-  };
-  const ModelConfig& c = view.config;
-  Json config = {
-      {"name", view.name},
-      {"platform", view.platform},
-      {"max_batch_size", c.max_batch_size},
-      {"input", tensors(c.inputs)},
-      {"output", tensors(c.outputs)},
-      {"instance_group", Json::array({{{"count", c.instance_count}, {"kind", "KIND_CPU"}}})}};
-  if (c.dynamic_batching.enabled) {
-    config["dynamic_batching"] = {
-        {"preferred_batch_size", c.dynamic_batching.preferred_batch_sizes},
-        {"max_queue_delay_microseconds", c.dynamic_batching.max_queue_delay_us}};
-  }
-  return config;
-}
-
 std::string iso_time_now() {
   const auto now = std::chrono::system_clock::now();
   const std::time_t t = std::chrono::system_clock::to_time_t(now);
@@ -197,7 +172,8 @@ void HttpServer::routes() {
   s.Get(std::string(kModelPath) + "/config",
         [this](const httplib::Request& req, httplib::Response& res) {
           guarded(res, [&] {
-            send_json(res, model_config_json(models_->view(group(req, 1), group(req, 2))));
+            const ModelView view = models_->view(group(req, 1), group(req, 2));
+            res.set_content(model_config_json(view.config, view.name, view.platform), kJson);
           });
         });
   s.Post(std::string(kModelPath) + "/infer", [this](const httplib::Request& req,

@@ -2,6 +2,7 @@
 
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
+#include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
 #include <cctype>
@@ -9,6 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <type_traits>
+
+#include <nlohmann/json.hpp>
 
 #include "serve_config.pb.h"
 #include "skiff/core/error.h"
@@ -113,9 +117,11 @@ DType to_skiff_dtype(pb::DataType data_type, const Place& at) {
   at.fail(pb::DataType_Name(data_type), " has no skiff dtype (skiff serves ", served, ")");
 }
 
-TensorConfig read_tensor(const pb::ModelTensor& t, const Place& at, bool is_input,
-                         int max_batch_size) {
-  const Descriptor* d = pb::ModelTensor::descriptor();
+// An input or an output (pb::ModelInput or pb::ModelOutput: the same fields, but the dims'
+// field numbers; reject_nonfinite is refused on an output).
+template <typename Message>
+TensorConfig read_tensor(const Message& t, const Place& at, int max_batch_size) {
+  const Descriptor* d = Message::descriptor();
   if (t.name().empty()) at.fail("has no name");
   TensorConfig out;
   out.name = t.name();
@@ -134,7 +140,7 @@ TensorConfig read_tensor(const pb::ModelTensor& t, const Place& at, bool is_inpu
         .fail("skiff serve does not reshape tensors: give the model's own ",
               "dims (with max_batch_size > 0, dims: [] is a [batch] tensor)");
   out.reject_nonfinite = t.reject_nonfinite();
-  if (out.reject_nonfinite && !is_input)
+  if (out.reject_nonfinite && std::is_same_v<Message, pb::ModelOutput>)
     at.field(d, "reject_nonfinite").fail("applies to inputs only");
   if (out.reject_nonfinite && !is_floating(out.dtype))
     at.field(d, "reject_nonfinite")
@@ -143,14 +149,15 @@ TensorConfig read_tensor(const pb::ModelTensor& t, const Place& at, bool is_inpu
   return out;
 }
 
-std::vector<TensorConfig> read_tensors(const pb::ModelConfig& c, const Place& at, bool inputs) {
-  const char* field = inputs ? "input" : "output";
-  const auto& list = inputs ? c.input() : c.output();
+template <typename Message>
+std::vector<TensorConfig> read_tensors(const google::protobuf::RepeatedPtrField<Message>& list,
+                                       const char* field, const pb::ModelConfig& c,
+                                       const Place& at) {
   std::vector<TensorConfig> out;
   for (int i = 0; i < list.size(); ++i) {
     Place here = at.field(pb::ModelConfig::descriptor(), field, i);
     if (!list[i].name().empty()) here.path = str_cat(field, "[\"", list[i].name(), "\"]");
-    out.push_back(read_tensor(list[i], here, inputs, c.max_batch_size()));
+    out.push_back(read_tensor(list[i], here, c.max_batch_size()));
     for (int j = 0; j < i; ++j)
       if (out[j].name == out[i].name)
         here.fail("a second ", field, " named \"", out[i].name, "\" (", field, "[", j,
@@ -265,8 +272,8 @@ ModelConfig from_proto(const pb::ModelConfig& c, const Place& at, const std::str
   if (c.max_batch_size() < 0)
     at.field(d, "max_batch_size").fail(c.max_batch_size(), " is below 0 (0: no batching)");
   out.max_batch_size = c.max_batch_size();
-  out.inputs = read_tensors(c, at, true);
-  out.outputs = read_tensors(c, at, false);
+  out.inputs = read_tensors(c.input(), "input", c, at);
+  out.outputs = read_tensors(c.output(), "output", c, at);
   out.instance_count = read_instance_count(c, at);
   out.dynamic_batching = read_dynamic_batching(c, at);
   out.version_policy = read_version_policy(c, at);
@@ -344,6 +351,91 @@ ModelConfig read_model_config(const std::string& model_dir) {
   text << in.rdbuf();
   SKIFF_CHECK(!in.bad(), path, ": reading failed");
   return parse_model_config(text.str(), path, dir.filename().string());
+}
+
+void to_message(const ModelConfig& c, const std::string& name, const std::string& platform,
+                config::ModelConfig* out) {
+  out->set_name(name);
+  out->set_platform(platform);
+  out->set_max_batch_size(c.max_batch_size);
+  auto data_type = [](DType dtype) {
+    for (const DataTypeDType& t : kDataTypes)
+      if (t.dtype == dtype) return t.data_type;
+    fail("a config tensor of ", dtype_name(dtype), ", which the protocol has no type for");
+  };
+  for (const TensorConfig& t : c.inputs) {
+    pb::ModelInput* in = out->add_input();
+    in->set_name(t.name);
+    in->set_data_type(data_type(t.dtype));
+    for (int64_t d : t.dims) in->add_dims(d);
+    in->set_reject_nonfinite(t.reject_nonfinite);
+  }
+  for (const TensorConfig& t : c.outputs) {
+    pb::ModelOutput* o = out->add_output();
+    o->set_name(t.name);
+    o->set_data_type(data_type(t.dtype));
+    for (int64_t d : t.dims) o->add_dims(d);
+  }
+  pb::ModelInstanceGroup* group = out->add_instance_group();
+  group->set_count(c.instance_count);
+  group->set_kind(pb::ModelInstanceGroup::KIND_CPU);
+  if (c.dynamic_batching.enabled) {
+    pb::ModelDynamicBatching* batching = out->mutable_dynamic_batching();
+    for (int size : c.dynamic_batching.preferred_batch_sizes)
+      batching->add_preferred_batch_size(size);
+    batching->set_max_queue_delay_microseconds(
+        static_cast<uint64_t>(c.dynamic_batching.max_queue_delay_us));
+    pb::ModelQueuePolicy* queue = batching->mutable_default_queue_policy();
+    queue->set_max_queue_size(static_cast<uint32_t>(c.dynamic_batching.max_queue_size));
+    queue->set_default_timeout_microseconds(
+        static_cast<uint64_t>(c.dynamic_batching.default_timeout_us));
+  }
+}
+
+namespace {
+
+// Protobuf's JSON writes 64-bit integers as strings; Triton's config JSON has numbers. The
+// fields of `descriptor` that are 64-bit integers become numbers in `value`, recursively.
+void int64_as_numbers(nlohmann::json& value, const Descriptor* descriptor) {
+  using google::protobuf::FieldDescriptor;
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const FieldDescriptor* f = descriptor->field(i);
+    auto it = value.find(f->name());
+    if (it == value.end()) continue;
+    auto fix = [&](nlohmann::json& v) {
+      if (f->type() == FieldDescriptor::TYPE_MESSAGE && v.is_object()) {
+        int64_as_numbers(v, f->message_type());
+      } else if (v.is_string() && (f->cpp_type() == FieldDescriptor::CPPTYPE_INT64 ||
+                                   f->cpp_type() == FieldDescriptor::CPPTYPE_UINT64)) {
+        const std::string text = v.get<std::string>();
+        v = f->cpp_type() == FieldDescriptor::CPPTYPE_INT64 ? nlohmann::json(std::stoll(text))
+                                                            : nlohmann::json(std::stoull(text));
+      }
+    };
+    if (it->is_array()) {
+      for (nlohmann::json& v : *it) fix(v);
+    } else {
+      fix(*it);
+    }
+  }
+}
+
+}  // namespace
+
+std::string model_config_json(const ModelConfig& c, const std::string& name,
+                              const std::string& platform) {
+  pb::ModelConfig message;
+  to_message(c, name, platform, &message);
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  std::string text;
+  const auto status = google::protobuf::util::MessageToJsonString(message, &text, options);
+  SKIFF_CHECK(status.ok(), "model '", name,
+              "': the config does not convert to JSON: ", status.ToString());
+  nlohmann::json json = nlohmann::json::parse(text);
+  int64_as_numbers(json, pb::ModelConfig::descriptor());
+  return json.dump();
 }
 
 }  // namespace skiff::serve

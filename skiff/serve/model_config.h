@@ -14,6 +14,10 @@
 
 #include "skiff/core/dtype.h"
 
+namespace skiff::serve::config {
+class ModelConfig;  // serve_config.proto's message
+}  // namespace skiff::serve::config
+
 namespace skiff::serve {
 
 // An input or output of a model as a config gives it. With max_batch_size > 0 the dims
@@ -89,5 +93,13 @@ ModelConfig complete_from_signature(ModelConfig config, const Signature& signatu
 // input and output of `signature` as it is, defaults elsewhere. Throws skiff::Error for a
 // tensor whose dtype the protocol has no datatype for (complex).
 ModelConfig config_from_signature(const std::string& name, const Signature& signature);
+
+// `c` as Triton's ModelConfig message (serve_config.proto), named `name`, on `platform`:
+// what the protocol's config requests answer, over gRPC (`out`) and over HTTP (as JSON with
+// Triton's field names, every field printed).
+void to_message(const ModelConfig& c, const std::string& name, const std::string& platform,
+                config::ModelConfig* out);
+std::string model_config_json(const ModelConfig& c, const std::string& name,
+                              const std::string& platform);
 
 }  // namespace skiff::serve

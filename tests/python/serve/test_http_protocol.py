@@ -43,6 +43,8 @@ def test_model_metadata_config_and_readiness(repository, serve):
         config = c.get_model_config("batched")
         assert config["max_batch_size"] == 8
         assert config["dynamic_batching"]["preferred_batch_size"] == [8]
+        assert config["input"] == [{"name": "x", "data_type": "TYPE_FP32", "dims": [FEATURES],
+                                    "reject_nonfinite": False}]
         assert c.is_model_ready("mlp") and c.is_model_ready("mlp", "1")
         assert not c.is_model_ready("mlp", "7")
         assert c.get_model_metadata("compiled")["platform"] == "skiff_compiled"
