@@ -232,12 +232,8 @@ void encode_grpc_infer_response(const InferResponse& response,
   reply->set_model_version(response.model_version);
   reply->set_id(response.id);
   for (const InferOutput& output : response.outputs) {
+    check_answerable(output);
     const Tensor& value = output.value;
-    if (!value.initialized() && value.numel() != 0)
-      throw RequestError(500, str_cat("output '", output.name, "' has no value"));
-    if (is_complex(value.dtype()))
-      throw RequestError(500, str_cat("output '", output.name, "' is ", dtype_name(value.dtype()),
-                                      ", which the protocol has no datatype for"));
     inference::ModelInferResponse::InferOutputTensor* tensor = reply->add_outputs();
     tensor->set_name(output.name);
     tensor->set_datatype(datatype_name(value.dtype()));

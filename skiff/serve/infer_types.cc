@@ -56,4 +56,13 @@ std::string datatype_name(DType dtype) {
   fail("datatype_name: ", dtype_name(dtype), " has no Open Inference Protocol datatype");
 }
 
+void check_answerable(const InferOutput& output) {
+  const Tensor& value = output.value;
+  if (!value.initialized() && value.numel() != 0)
+    throw RequestError(500, str_cat("output '", output.name, "' has no value"));
+  if (is_complex(value.dtype()))
+    throw RequestError(500, str_cat("output '", output.name, "' is ", dtype_name(value.dtype()),
+                                    ", which the protocol has no datatype for"));
+}
+
 }  // namespace skiff::serve

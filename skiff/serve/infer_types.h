@@ -91,6 +91,10 @@ struct InferOutput {
   bool binary = false;
 };
 
+// Throws RequestError 500 unless `output` can be answered: a value (or no elements) of a
+// dtype the protocol has a datatype for.
+void check_answerable(const InferOutput& output);
+
 struct InferResponse {
   std::string model_name;
   std::string model_version;

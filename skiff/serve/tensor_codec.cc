@@ -289,12 +289,8 @@ std::string encode_infer_response(const InferResponse& response, size_t* json_si
   nlohmann::ordered_json outputs = nlohmann::ordered_json::array();
   std::vector<const Tensor*> binary;
   for (const InferOutput& output : response.outputs) {
+    check_answerable(output);
     const Tensor& value = output.value;
-    if (!value.initialized() && value.numel() != 0)
-      throw RequestError(500, str_cat("output '", output.name, "' has no value"));
-    if (is_complex(value.dtype()))
-      throw RequestError(500, str_cat("output '", output.name, "' is ", dtype_name(value.dtype()),
-                                      ", which the protocol has no datatype for"));
     nlohmann::ordered_json entry = {{"name", output.name},
                                     {"datatype", datatype_name(value.dtype())},
                                     {"shape", value.shape().vec()}};

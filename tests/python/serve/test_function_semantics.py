@@ -105,6 +105,16 @@ def test_new_version_swaps_in_while_requests_run(tmp_path, serve):
         np.testing.assert_allclose(y, (old if version == "1" else new)(x), rtol=1e-5, atol=1e-5)
 
 
+def status_of(server, calls):
+    """200 when `calls` (a function of a client) succeeds, else the HTTP status it failed with."""
+    with http_client(server) as c:
+        try:
+            calls(c)
+            return 200
+        except InferenceServerException as e:
+            return int(e.status()) if e.status() else str(e)
+
+
 def test_a_full_queue_answers_429_at_once(tmp_path, serve):
     root = tmp_path / "models"
     save_mlp(root / "q" / "1", seed=3)
@@ -113,17 +123,8 @@ def test_a_full_queue_answers_429_at_once(tmp_path, serve):
         "default_queue_policy { max_queue_size: 2 } }\n")
     server = serve(root, "--preload")
     x = np.ones((1, FEATURES), np.float32)
-
-    def call():
-        with http_client(server) as c:
-            try:
-                infer(c, "q", x)
-                return 200
-            except InferenceServerException as e:
-                return int(e.status()) if e.status() else str(e)
-
     with concurrent.futures.ThreadPoolExecutor(6) as pool:
-        codes = list(pool.map(lambda _: call(), range(6)))
+        codes = list(pool.map(lambda _: status_of(server, lambda c: infer(c, "q", x)), range(6)))
     assert codes.count(429) >= 3 and codes.count(200) >= 1, codes
 
 
@@ -131,17 +132,12 @@ def test_past_max_concurrency_answers_503(repository, serve):
     server = serve(repository[0], "--max-concurrency", "1")
     x = np.ones((1, FEATURES), np.float32)
 
-    def call():
-        with http_client(server) as c:
-            try:
-                for _ in range(20):
-                    infer(c, "batched", x)
-                return 200
-            except InferenceServerException as e:
-                return int(e.status()) if e.status() else str(e)
+    def twenty_calls(c):
+        for _ in range(20):
+            infer(c, "batched", x)
 
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
-        codes = list(pool.map(lambda _: call(), range(4)))
+        codes = list(pool.map(lambda _: status_of(server, twenty_calls), range(4)))
     assert 503 in codes, codes
     assert metric(server, "skiff_serve_requests_total", model="batched", version="",
                   code="503") >= 1
