@@ -31,6 +31,15 @@ std::string joined(const std::vector<int64_t>& versions) {
   return out.empty() ? "none" : out;
 }
 
+// A name that can only be a model folder of the repository: not empty, not hidden (".",
+// ".." and the folders a scan skips), no path separator. Names come from request paths and
+// gRPC messages: anything else would read outside the repository.
+void check_folder_name(const std::string& model) {
+  const bool plain = !model.empty() && model[0] != '.' &&
+                     model.find_first_of(std::string("/\\\0", 3)) == std::string::npos;
+  if (!plain) throw RequestError(404, "no model '" + model + "' in the repository");
+}
+
 // The version a request names ("" for the latest available), or a 404.
 int64_t resolve_version(const RepositoryModel& model, const std::string& version) {
   if (model.available.empty())
@@ -142,22 +151,8 @@ std::shared_ptr<ModelManager::Loaded> ModelManager::load_version(const Repositor
 std::shared_ptr<ModelManager::Loaded> ModelManager::acquire(const std::string& model,
                                                             const std::string& version,
                                                             bool* cold) {
+  std::shared_ptr<Entry> entry = entry_for(model);
   std::unique_lock<std::mutex> lock(mu_);
-  auto it = entries_.find(model);
-  if (it == entries_.end()) {
-    // A folder added since the last scan is served at once.
-    lock.unlock();
-    RepositoryModel scanned = scan_model(options_.repository, model);
-    lock.lock();
-    if (!scanned.fingerprint) throw RequestError(404, "no model '" + model + "' in the repository");
-    it = entries_.find(model);
-    if (it == entries_.end()) {
-      auto entry = std::make_shared<Entry>();
-      entry->repo = std::move(scanned);
-      it = entries_.emplace(model, std::move(entry)).first;
-    }
-  }
-  std::shared_ptr<Entry> entry = it->second;
   const int64_t v = resolve_version(entry->repo, version);
   entry->last_used = Clock::now();
   cv_.wait(lock, [&] { return !entry->loading; });
@@ -250,35 +245,33 @@ InferResponse ModelManager::infer(const std::string& model, const std::string& v
   }
 }
 
-void ModelManager::check_known(const std::string& model, const std::string& version) {
+std::shared_ptr<ModelManager::Entry> ModelManager::entry_for(const std::string& model) {
+  check_folder_name(model);
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = entries_.find(model);
-    if (it != entries_.end()) {
-      resolve_version(it->second->repo, version);
-      return;
-    }
+    if (it != entries_.end()) return it->second;
   }
+  // A folder added since the last scan is served at once (read off the lock).
   RepositoryModel scanned = scan_model(options_.repository, model);
   if (!scanned.fingerprint) throw RequestError(404, "no model '" + model + "' in the repository");
-  resolve_version(scanned, version);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto [it, added] = entries_.emplace(model, nullptr);
+  if (added) {
+    it->second = std::make_shared<Entry>();
+    it->second->repo = std::move(scanned);
+  }
+  return it->second;
+}
+
+void ModelManager::check_known(const std::string& model, const std::string& version) {
+  std::shared_ptr<Entry> entry = entry_for(model);
+  std::lock_guard<std::mutex> lock(mu_);
+  resolve_version(entry->repo, version);
 }
 
 ModelView ModelManager::view(const std::string& model, const std::string& version) {
-  std::shared_ptr<Entry> entry;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = entries_.find(model);
-    if (it != entries_.end()) entry = it->second;
-  }
-  if (!entry) {
-    RepositoryModel scanned = scan_model(options_.repository, model);
-    if (!scanned.fingerprint) throw RequestError(404, "no model '" + model + "' in the repository");
-    entry = std::make_shared<Entry>();
-    entry->repo = std::move(scanned);
-    std::lock_guard<std::mutex> lock(mu_);
-    entry = entries_.emplace(model, entry).first->second;
-  }
+  std::shared_ptr<Entry> entry = entry_for(model);
   ModelView view;
   view.name = model;
   std::unique_lock<std::mutex> lock(mu_);
@@ -330,6 +323,7 @@ std::vector<IndexEntry> ModelManager::index() {
 }
 
 void ModelManager::load_entry(const std::string& name, bool reload) {
+  check_folder_name(name);
   RepositoryModel repo = scan_model(options_.repository, name);
   if (!repo.fingerprint) throw RequestError(404, "no model '" + name + "' in the repository");
   if (!repo.error.empty())

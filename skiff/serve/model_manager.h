@@ -83,6 +83,9 @@ class ModelManager {
   struct Loaded;
   struct Entry;
 
+  // The entry of `model`, read from its folder when the last scan did not see it; 404 for a
+  // name that is no model folder of the repository.
+  std::shared_ptr<Entry> entry_for(const std::string& model);
   std::shared_ptr<Loaded> acquire(const std::string& model, const std::string& version, bool* cold);
   std::shared_ptr<Loaded> load_version(const RepositoryModel& model, const ModelVersion& version);
   void load_entry(const std::string& name, bool reload);

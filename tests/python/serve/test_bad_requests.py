@@ -91,3 +91,21 @@ def test_a_body_over_the_limit_is_413(guarded_repository, serve):
     server = serve(guarded_repository, "--max-body-mb", "1")
     status, _ = post(server, "/v2/models/guarded/infer", b" " * (2 << 20))
     assert status == 413
+
+
+@pytest.mark.parametrize("name", ["..", ".", ".hidden", "%2e%2e", "a%2Fb", "..%2Fguarded"])
+def test_a_model_name_never_leaves_the_repository(guarded_repository, serve, name):
+    """The repository's parent holds a loadable model; a name that would reach it (or any
+    path outside the repository) is no model."""
+    (guarded_repository.parent / "1").mkdir(exist_ok=True)
+    save_mlp(guarded_repository.parent / "1", seed=4)  # ".." would look like a model
+    server = serve(guarded_repository)
+    import http.client  # noqa: PLC0415
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    for method, path, body in [("GET", f"/v2/models/{name}", None),
+                               ("POST", f"/v2/models/{name}/infer", request()),
+                               ("POST", f"/v2/repository/models/{name}/load", b"")]:
+        conn.request(method, path, body)
+        reply = conn.getresponse()
+        assert reply.status in (400, 404), (method, path, reply.status)
+        reply.read()

@@ -295,3 +295,14 @@ def test_inference_statistics(repository, serve):
         assert int(s["execution_count"]) == 2 and int(s["inference_stats"]["compute_infer"]["ns"]) > 0
         with raises_code("NOT_FOUND", "no model 'nope'"):
             c.get_inference_statistics("nope")
+
+
+@pytest.mark.parametrize("name", ["..", ".", "../models", "a/b"])
+def test_a_model_name_never_leaves_the_repository(repository, serve, name):
+    server = serve(repository[0])
+    with grpc_client(server) as c:
+        with raises_code("NOT_FOUND", "no model"):
+            c.get_model_metadata(name)
+        with raises_code("NOT_FOUND", "no model"):
+            c.load_model(name)
+        assert not c.is_model_ready(name)
