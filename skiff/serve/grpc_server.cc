@@ -159,13 +159,13 @@ class GrpcServer::Service final : public inference::GRPCInferenceService::Servic
       const std::string& model = request->model_name();
       const std::string& version = request->model_version();
       check_model_name(model, version);
-      models_->check_known(model, version);
       InferRequest decoded;
       try {
+        models_->check_known(model, version);
         decoded = decode_grpc_infer_request(*request, DecodeLimits{});
       } catch (const RequestError& e) {
         // Refused before reaching the model: counted here, as the model counts the rest.
-        metrics_->request(model, version, e.status(), 0);
+        models_->count_refused(model, version, e.status());
         throw;
       }
       decoded.deadline = client_deadline(*context);

@@ -69,6 +69,24 @@ std::string iso_time_now() {
 
 thread_local std::chrono::steady_clock::time_point request_start;
 
+// The Inference-Header-Content-Length header: the JSON's length in a body with binary
+// tensors after it; nullopt without the header.
+std::optional<size_t> header_length(const httplib::Request& req) {
+  const std::string header = req.get_header_value("Inference-Header-Content-Length");
+  if (header.empty()) return std::nullopt;
+  size_t used = 0;
+  unsigned long long n = 0;
+  try {
+    n = std::stoull(header, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != header.size())
+    throw RequestError(
+        400, "Inference-Header-Content-Length must be a byte count, got '" + header + "'");
+  return static_cast<size_t>(n);
+}
+
 }  // namespace
 
 HttpServer::HttpServer(ModelManager* models, Metrics* metrics, HttpOptions options)
@@ -179,26 +197,20 @@ void HttpServer::routes() {
   s.Post(std::string(kModelPath) + "/infer", [this](const httplib::Request& req,
                                                     httplib::Response& res) {
     guarded(res, [&] {
-      models_->check_known(group(req, 1), group(req, 2));
-      std::optional<size_t> json_size;
-      const std::string header = req.get_header_value("Inference-Header-Content-Length");
-      if (!header.empty()) {
-        size_t used = 0;
-        unsigned long long n = 0;
-        try {
-          n = std::stoull(header, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (used != header.size())
-          throw RequestError(
-              400, "Inference-Header-Content-Length must be a byte count, got '" + header + "'");
-        json_size = static_cast<size_t>(n);
+      const std::string model = group(req, 1), version = group(req, 2);
+      InferRequest request;
+      try {
+        models_->check_known(model, version);
+        DecodeLimits limits;
+        limits.max_body_bytes = options_.max_body_bytes;
+        request = decode_infer_request(req.body, header_length(req), limits);
+      } catch (const RequestError& e) {
+        // Refused before reaching the model (unknown, or a body that does not decode):
+        // counted here, as the model counts the rest.
+        models_->count_refused(model, version, e.status());
+        throw;
       }
-      DecodeLimits limits;
-      limits.max_body_bytes = options_.max_body_bytes;
-      InferRequest request = decode_infer_request(req.body, json_size, limits);
-      InferResponse response = models_->infer(group(req, 1), group(req, 2), std::move(request));
+      InferResponse response = models_->infer(model, version, std::move(request));
       size_t response_json_size = 0;
       std::string body = encode_infer_response(response, &response_json_size);
       if (response_json_size != body.size()) {

@@ -193,7 +193,7 @@ InferResponse ModelManager::infer(const std::string& model, const std::string& v
   {
     std::lock_guard<std::mutex> lock(in_flight_mu_);
     if (options_.max_concurrency > 0 && in_flight_ >= options_.max_concurrency) {
-      metrics_->request(model, version, 503, 0);
+      count_refused(model, version, 503);
       throw RequestError(503, "the server is answering " + std::to_string(in_flight_) +
                                   " requests, its --max-concurrency: try again later");
     }
@@ -240,9 +240,27 @@ InferResponse ModelManager::infer(const std::string& model, const std::string& v
     if (cold) metrics_->cold_start(model, version_name, seconds);
     return response;
   } catch (const RequestError& e) {
-    metrics_->request(model, version_name, e.status(), seconds_since(arrival));
+    count_refused(model, version_name, e.status(), seconds_since(arrival));
     throw;
   }
+}
+
+void ModelManager::count_refused(const std::string& model, const std::string& version, int status,
+                                 double seconds) {
+  // Counted under the model and version the repository has, else under "": names a
+  // request makes up would each make a series of their own.
+  std::string model_label, version_label;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(model);
+    if (it != entries_.end()) {
+      model_label = model;
+      const auto& available = it->second->repo.available;
+      for (int64_t v : available)
+        if (std::to_string(v) == version) version_label = version;
+    }
+  }
+  metrics_->request(model_label, version_label, status, seconds);
 }
 
 std::shared_ptr<ModelManager::Entry> ModelManager::entry_for(const std::string& model) {

@@ -66,6 +66,11 @@ class ModelManager {
   // that failed to load or run).
   InferResponse infer(const std::string& model, const std::string& version, InferRequest request);
 
+  // Counts a request refused with `status` after `seconds` (one refused before reaching
+  // infer, e.g. a body that does not decode), under its model and version where the
+  // repository has them.
+  void count_refused(const std::string& model, const std::string& version, int status,
+                     double seconds = 0);
   // Throws RequestError 404 unless the repository has `model` (and `version`, "" for the
   // latest): checked before a request body is decoded.
   void check_known(const std::string& model, const std::string& version);

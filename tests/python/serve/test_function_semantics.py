@@ -155,3 +155,19 @@ def test_token_is_checked_before_anything_else(repository, serve, tmp_path):
             c.get_model_metadata("mlp", headers={"Authorization": "Bearer wrong"})
         meta = c.get_model_metadata("mlp", headers={"Authorization": f"Bearer {token}"})
         assert meta["name"] == "mlp"
+
+
+def test_made_up_names_make_no_series_of_their_own(repository, serve):
+    """Refused requests count under the model and version the repository has; names a
+    request makes up count under "" (they would otherwise grow /metrics without bound)."""
+    from test_http_protocol import post  # noqa: PLC0415
+    server = serve(repository[0])
+    for i in range(5):
+        assert post(server, f"/v2/models/nope{i}/infer", b"{}")[0] == 404
+        assert post(server, f"/v2/models/mlp/versions/{i + 7}/infer", b"{}")[0] == 404
+    assert post(server, "/v2/models/mlp/infer", b"{")[0] == 400
+    page = urllib.request.urlopen(f"http://{server.url}/metrics", timeout=10).read().decode()
+    assert "nope" not in page and 'version="7"' not in page
+    assert metric(server, "skiff_serve_requests_total", model="", version="", code="404") == 5
+    assert metric(server, "skiff_serve_requests_total", model="mlp", version="", code="404") == 5
+    assert metric(server, "skiff_serve_requests_total", model="mlp", version="", code="400") == 1

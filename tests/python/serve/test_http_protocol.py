@@ -7,7 +7,7 @@ import urllib.request
 
 import numpy as np
 import pytest
-from conftest import CLASSES, FEATURES, http_client
+from conftest import CLASSES, FEATURES, http_client, wait_for
 
 tritonclient_http = pytest.importorskip("tritonclient.http")
 InferInput, InferRequestedOutput = tritonclient_http.InferInput, tritonclient_http.InferRequestedOutput
@@ -123,7 +123,12 @@ def test_access_log_has_one_json_line_per_request(repository, serve, tmp_path):
     with http_client(server) as c:
         infer(c, "mlp", np.zeros((1, FEATURES), np.float32))
     post(server, "/v2/models/nope/infer", b"{}")
-    lines = [json.loads(line) for line in log.read_text().splitlines()]
+
+    def logged():  # a line is written once its response has gone out
+        return [json.loads(line) for line in log.read_text().splitlines()]
+
+    assert wait_for(lambda: len(logged()) >= 2)
+    lines = logged()
     paths = [(r["method"], r["path"], r["status"]) for r in lines]
     assert ("POST", "/v2/models/mlp/infer", 200) in paths
     assert ("POST", "/v2/models/nope/infer", 404) in paths
