@@ -36,7 +36,7 @@ from skiff.distributed.elastic import audit
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 # (samples, epochs) of each job: sized so that both outlast the day's peak
-SIZES = {"short": {"w3": (30000, 2), "w5": (150000, 2)},
+SIZES = {"short": {"w3": (30000, 2), "w5": (300000, 2)},
          "full": {"w3": (60000, 4), "w5": (500000, 3)}}
 DAY_SECONDS = {"short": 40.0, "full": 180.0}
 PER_POD_RPS = 25.0      # the request rate one pod is meant to serve (the HPA's target)
