@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang in build-fuzz/, writes each one's seed corpus and
 # fuzzes each for SECONDS (default 120), one after the other: fuzz_load_program over
-# fuzz/corpus-work/, fuzz_infer_request over fuzz/corpus-work-infer-request/. Crashing
-# inputs land in build-fuzz/fuzz-artifacts/. SKIFF_FUZZ_TARGETS picks targets (default
-# "load_program infer_request"). Not part of CI.
+# fuzz/corpus-work/, fuzz_infer_request over fuzz/corpus-work-infer-request/,
+# fuzz_http_request over fuzz/corpus-work-http-request/. Crashing inputs land in
+# build-fuzz/fuzz-artifacts/. SKIFF_FUZZ_TARGETS picks targets (default "load_program
+# infer_request http_request"). Not part of CI.
 #   fuzz/run_fuzz.sh [SECONDS] [extra libFuzzer flags...]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SKIFF_FUZZ_BUILD:-$root/build-fuzz}
 seconds=${1:-120}
 shift || true
-targets=${SKIFF_FUZZ_TARGETS:-load_program infer_request}
+targets=${SKIFF_FUZZ_TARGETS:-load_program infer_request http_request}
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DSKIFF_BUILD_FUZZ=ON \
     -DSKIFF_BUILD_TESTS=OFF -DSKIFF_BUILD_BENCH=OFF >/dev/null
@@ -24,6 +25,9 @@ for target in $targets; do
     infer_request)
       seeds=fuzz_make_infer_seeds corpus=$root/fuzz/corpus-work-infer-request
       dict=$root/fuzz/infer_request.dict ;;
+    http_request)
+      seeds=fuzz_make_http_seeds corpus=$root/fuzz/corpus-work-http-request
+      dict=$root/fuzz/http_request.dict ;;
     *)
       echo "run_fuzz.sh: unknown target '$target'" >&2
       exit 2 ;;

@@ -5,7 +5,8 @@
 #                             toolchain, protobuf, oneDNN, Eigen, GTest and Benchmark (the
 #                             default build configures the tests and benchmarks), Gloo,
 #                             libcurl, nlohmann-json and etcd (distributed training), gRPC
-#                             (the parameter server), cpp-httplib (skiff serve), the
+#                             (the parameter server), Boost.Beast (skiff serve's HTTP;
+#                             cpp-httplib, the client of its tests), the
 #                             Fashion-MNIST dataset; from PyPI
 #                             requirements/build.txt: numpy, the binding's build tools
 #                             (nanobind, scikit-build-core), and aiohttp and plotly (skiff
@@ -38,7 +39,8 @@ esac
 packages=(g++ cmake ninja-build ccache pkg-config protobuf-compiler libprotobuf-dev
           libdnnl-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
           python3-venv dataset-fashion-mnist make libgloo-dev libcurl4-openssl-dev
-          nlohmann-json3-dev etcd-server libgrpc++-dev protobuf-compiler-grpc libcpp-httplib-dev)
+          nlohmann-json3-dev etcd-server libgrpc++-dev protobuf-compiler-grpc libcpp-httplib-dev
+          libboost-dev)
 if [ "$with_tests" = 1 ]; then
   packages+=(clang clang-format libclang-rt-14-dev g++-aarch64-linux-gnu qemu-user chromium)
 fi

@@ -59,7 +59,7 @@ class ServerUnderAsan : public ::testing::Test {
     models_ = std::make_unique<ModelManager>(mo, &metrics_);
     HttpOptions ho;
     ho.port = 0;
-    ho.threads = 4;
+    ho.max_connections = 4;
     ho.max_body_bytes = 1 << 20;
     http_ = std::make_unique<HttpServer>(models_.get(), &metrics_, ho);
     http_->start();
