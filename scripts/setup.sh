@@ -77,3 +77,14 @@ elif [ "$with_tests" = 1 ]; then
 else
   pip_requirements build
 fi
+# KServe's clients, for the inference server's tests, in an environment of their own
+# (their pins conflict with test.txt's).
+if [ "$with_tests" = 1 ]; then
+  kserve_stamp=.venv-kserve/requirements-kserve_client.sha256
+  if ! sha256sum -c --status "$kserve_stamp" 2>/dev/null; then
+    echo "setup: .venv-kserve from requirements/kserve_client.txt"
+    [ -x .venv-kserve/bin/python ] || python3 -m venv .venv-kserve
+    .venv-kserve/bin/pip install -q --disable-pip-version-check -r requirements/kserve_client.txt
+    sha256sum requirements/kserve_client.txt >"$kserve_stamp"
+  fi
+fi

@@ -156,9 +156,16 @@ void HttpServer::route(const HttpRequest& req, HttpResponse& res) {
   auto is = [&](std::initializer_list<std::string_view> path) {
     return n == path.size() && std::equal(path.begin(), path.end(), s.begin());
   };
-  if (get && is({"v2", "health", "live"})) return;
+  // Health: the status is the answer (the protocol's); the body repeats it as KServe's
+  // server and client have it ({"live": true}, {"ready": true}).
+  if (get && is({"v2", "health", "live"})) {
+    send_json(res, {{"live", true}});
+    return;
+  }
   if (get && is({"v2", "health", "ready"})) {
-    res.status = models_->ready() ? 200 : 503;
+    const bool ready = models_->ready();
+    res.status = ready ? 200 : 503;
+    send_json(res, {{"ready", ready}});
     return;
   }
   if (get && is({"v2"})) {
