@@ -2,11 +2,14 @@
 networks and parameter values, CPU, 2 threads) behind Triton as PyTriton runs it (PyPI
 nvidia-pytriton: its own tritonserver binary, the model in this process behind Triton's
 Python backend) and behind KServe's Python model server (a kserve.Model, its v2 REST
-endpoint). Run with the python of .venv-serve-peers (bench/serve_peers_setup.sh):
+endpoint); and the same networks in Paddle Inference (paddle.jit.save, then
+paddle.inference.create_predictor) behind the same KServe server. Run with the python of
+.venv-serve-peers (bench/serve_peers_setup.sh):
 
     .venv-serve-peers/bin/python bench/serve_peer_servers.py triton --http-port P \
         --grpc-port G --metrics-port M
     .venv-serve-peers/bin/python bench/serve_peer_servers.py kserve --http-port P
+    .venv-serve-peers/bin/python bench/serve_peer_servers.py kserve_paddle --http-port P
 
 Both listen on 127.0.0.1 only and serve until SIGTERM or SIGINT. Models (the names skiff's
 repository uses too): `mlp`, `cnn`: one request at a time (Triton: max_batch_size 16, no
@@ -45,6 +48,47 @@ def torch_networks():
         def run(x, net=net):
             with torch.inference_mode():
                 return net(torch.from_numpy(x)).numpy()
+        functions[name] = run
+    return functions
+
+
+def paddle_networks():
+    """{name: function from a numpy float32 batch to numpy logits}, Paddle Inference on the
+    CPU: each network saved with paddle.jit.save and loaded by a predictor."""
+    import tempfile
+    import threading
+
+    import numpy as np
+    import paddle
+    from paddle import inference
+    from peers import cnn_params, mlp_params, paddle_model
+
+    paddle.set_device("cpu")
+    params = {"w2": mlp_params(), "w3": cnn_params()}
+    folder = tempfile.mkdtemp(prefix="serve_paddle_")
+    functions = {}
+    for name, (workload, input_name, shape) in MODELS.items():
+        net = paddle_model(workload, params[workload])
+        net.eval()
+        prefix = os.path.join(folder, name)
+        paddle.jit.save(net, prefix, input_spec=[
+            paddle.static.InputSpec([None, *shape], "float32", input_name)])
+        model_file = prefix + (".json" if os.path.exists(prefix + ".json") else ".pdmodel")
+        config = inference.Config(model_file, prefix + ".pdiparams")
+        config.disable_gpu()
+        config.set_cpu_math_library_num_threads(THREADS)
+        config.disable_glog_info()
+        predictor = inference.create_predictor(config)
+        handle_in = predictor.get_input_handle(predictor.get_input_names()[0])
+        handle_out = predictor.get_output_handle(predictor.get_output_names()[0])
+        lock = threading.Lock()  # a predictor runs one batch at a time
+
+        def run(x, predictor=predictor, handle_in=handle_in, handle_out=handle_out,
+                lock=lock):
+            with lock:
+                handle_in.copy_from_cpu(np.ascontiguousarray(x))
+                predictor.run()
+                return handle_out.copy_to_cpu()
         functions[name] = run
     return functions
 
@@ -91,7 +135,7 @@ def serve_kserve(args, functions):
     from kserve.protocol.infer_type import InferOutput, InferResponse
     from kserve.protocol.rest import server as rest_server
 
-    class TorchModel(kserve.Model):
+    class NetworkModel(kserve.Model):
         def __init__(self, name, run):
             super().__init__(name)
             self.run = run
@@ -111,21 +155,21 @@ def serve_kserve(args, functions):
         init(self, *a, **kw)
         self.config.host = LOOPBACK
     rest_server.RESTServer.__init__ = loopback_init
-    models = [TorchModel(name, run) for name, run in functions.items()]
+    models = [NetworkModel(name, run) for name, run in functions.items()]
     kserve.ModelServer(http_port=args.http_port, enable_grpc=False, workers=1,
                        enable_latency_logging=False).start(models)
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("server", choices=["triton", "kserve"])
+    p.add_argument("server", choices=["triton", "kserve", "kserve_paddle"])
     p.add_argument("--http-port", type=int, required=True)
     p.add_argument("--grpc-port", type=int, default=0)
     p.add_argument("--metrics-port", type=int, default=0)
     args, _ = p.parse_known_args()
     # SIGTERM unwinds like Ctrl-C, so that PyTriton stops the tritonserver it started.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    functions = torch_networks()
+    functions = paddle_networks() if args.server == "kserve_paddle" else torch_networks()
     (serve_triton if args.server == "triton" else serve_kserve)(args, functions)
 
 

@@ -9,6 +9,8 @@ one connection per client) for every server:
                 library (skiff.jit.compile(..., shared_library=True))
   triton        Triton as PyTriton runs it (bench/serve_peer_servers.py, PyTorch)
   kserve        KServe's Python model server, a kserve.Model running PyTorch (the same file)
+  kserve_paddle the same KServe server running Paddle Inference (paddle.jit.save, then
+                paddle.inference.create_predictor), as Paddle users serve on KServe
 
 The peers run with the python of .venv-serve-peers (bench/serve_peers_setup.sh). Per round
 and server: process start to first answer; every model's answer against skiff's in-process
@@ -22,7 +24,7 @@ Medians over rounds; ratios to skiff's program (above 1: skiff is faster). Every
 started is stopped, with what it started (its process group).
 
     PYTHONPATH=build/python .venv/bin/python bench/serve_peers.py [--rounds 3] \
-        [--servers skiff,triton,kserve] [--requests 500] [--encoding json|binary]
+        [--servers skiff,triton,kserve,kserve_paddle] [--requests 500] [--encoding json|binary]
 """
 import argparse
 import os
@@ -47,7 +49,7 @@ from serve_load import (LOOPBACK, Client, closed_loop, cold_model_load,  # noqa:
                         wait_ready)
 from serve_peer_servers import MAX_BATCH, MODELS, QUEUE_DELAY_US  # noqa: E402
 
-SERVERS = ["skiff", "triton", "kserve"]
+SERVERS = ["skiff", "triton", "kserve", "kserve_paddle"]
 CLIENTS = 16
 THROUGHPUT_REQUESTS = {"mlp": 3000, "cnn": 1000}
 COLD_SAMPLES = 3
@@ -184,7 +186,7 @@ def variants(server):
         elif server == "triton":
             rows.append(("Triton (PyTriton)", kind, kind, kind + "_batched"))
         else:
-            rows.append(("KServe", kind, kind, kind))
+            rows.append((label_of(server), kind, kind, kind))
     return rows
 
 
@@ -238,10 +240,12 @@ def measure(server, args, repository, reference, record):
 
 
 def label_of(server):
-    return {"skiff": "skiff program", "triton": "Triton (PyTriton)", "kserve": "KServe"}[server]
+    return {"skiff": "skiff program", "triton": "Triton (PyTriton)", "kserve": "KServe",
+            "kserve_paddle": "KServe + Paddle Inference"}[server]
 
 
-COLUMNS = ["skiff program", "skiff compiled", "Triton (PyTriton)", "KServe"]
+COLUMNS = ["skiff program", "skiff compiled", "Triton (PyTriton)", "KServe",
+           "KServe + Paddle Inference"]
 
 
 def print_table(results):
