@@ -8,7 +8,7 @@
 // ratio HTTP / in-process, and the cold start (an unloaded model: request arrival to
 // answer, as the client sees it and as the server reports it).
 //
-//   w10_serve_latency [--calls 2000] [--threads 2]
+//   w10_serve_latency [--calls 2000] [--threads 2] [--busy-poll-us 50]
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -143,10 +143,11 @@ fs::path write_repository(const Program& program) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int calls = 2000, threads = 2;
+  int calls = 2000, threads = 2, busy_poll_us = 50;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--calls")) calls = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--busy-poll-us")) busy_poll_us = std::atoi(argv[i + 1]);
   }
   omp_set_num_threads(threads);
   try {
@@ -161,6 +162,7 @@ int main(int argc, char** argv) {
     serve::ModelManager models(mo, &metrics);
     serve::HttpOptions ho;
     ho.port = 0;
+    ho.busy_poll = std::chrono::microseconds(busy_poll_us);
     serve::HttpServer http(&models, &metrics, ho);
     http.start();
     const std::string header = nlohmann::json{{"inputs",
@@ -192,8 +194,8 @@ int main(int argc, char** argv) {
     const Percentiles transport_polling = timed_http(polling, health);
     std::printf(
         "W10 latency: W6's MLP 784-512-512-10, batch 1, binary tensors, %d threads, %d "
-        "calls\n",
-        threads, calls);
+        "calls, server polls %d us\n",
+        threads, calls, busy_poll_us);
     std::printf(
         "  HTTP round trip without a model (GET /v2/health/live): p50 %.4f ms, p99 %.4f ms; "
         "polling client p50 %.4f ms\n",
