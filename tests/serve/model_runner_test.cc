@@ -181,7 +181,11 @@ TEST(ModelRunner, ADeadlinePassedInTheQueueAnswers504WithoutRunning) {
   auto late = std::async(std::launch::async, [&] {
     return runner.infer({rows(1, 0)}, Clock::now() + std::chrono::milliseconds(1));
   });
-  while (runner.pending() < 2) std::this_thread::yield();
+  // The late request waits (pending 2) until its deadline passes; on a loaded machine it
+  // may have waited and given up before this thread looks.
+  while (runner.pending() < 2 &&
+         late.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+    std::this_thread::yield();
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
   model->hold(false);
   running.get();
