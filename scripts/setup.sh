@@ -6,11 +6,11 @@
 #                             default build configures the tests and benchmarks), Gloo,
 #                             libcurl, nlohmann-json and etcd (distributed training), gRPC
 #                             (the parameter server), Boost.Beast (skiff serve's HTTP;
-#                             cpp-httplib, the client of its tests), the
-#                             Fashion-MNIST dataset; from PyPI
+#                             cpp-httplib, the client of its tests), redis-server
+#                             (streams), the Fashion-MNIST dataset; from PyPI
 #                             requirements/build.txt: numpy, the binding's build tools
-#                             (nanobind, scikit-build-core), and aiohttp and plotly (skiff
-#                             board's server and charts)
+#                             (nanobind, scikit-build-core), aiohttp and plotly (skiff
+#                             board's server and charts), redis and hiredis (streams)
 #   scripts/setup.sh --test   also what the tests and benchmarks use (scripts/test.sh):
 #                             clang-format, clang's sanitizer runtime, the aarch64 cross
 #                             compiler and qemu-user (aarch64 and emulated x86-64 CPUs),
@@ -40,7 +40,7 @@ packages=(g++ cmake ninja-build ccache pkg-config protobuf-compiler libprotobuf-
           libdnnl-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
           python3-venv dataset-fashion-mnist make libgloo-dev libcurl4-openssl-dev
           nlohmann-json3-dev etcd-server libgrpc++-dev protobuf-compiler-grpc libcpp-httplib-dev
-          libboost-dev)
+          libboost-dev redis-server)
 if [ "$with_tests" = 1 ]; then
   packages+=(clang clang-format libclang-rt-14-dev g++-aarch64-linux-gnu qemu-user chromium)
 fi

@@ -43,6 +43,7 @@ UNCAPPED_ONLY = {
     "board": "event files, the server, the page in a browser",
     "cloud": "the job service and its jobs as processes",
     "serve": "the inference server as a process, Triton's client",
+    "streams": "redis-server, trainers and scorers killed and restarted",
 }
 
 

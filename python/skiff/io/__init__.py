@@ -1,4 +1,6 @@
-"""Data loading in Paddle's `paddle.io` API: datasets, samplers and the DataLoader.
+"""Data loading in Paddle's `paddle.io` API: datasets, samplers and the DataLoader; and
+streams: `StreamDataset`, micro-batches of a Redis stream (`RedisStream`) decoded by a
+`Schema`, with the positions exactly-once training resumes from (docs/streams.md).
 
 Everything here works on numpy; only `DataLoader` turns batches into skiff Tensors, and only
 when the compiled module skiff._C can be imported (otherwise batches stay numpy arrays).
@@ -18,6 +20,8 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
+from .redis_server import LocalRedis
+from .redis_stream import RedisStream
 from .sampler import (
     BatchSampler,
     RandomSampler,
@@ -26,6 +30,8 @@ from .sampler import (
     SubsetRandomSampler,
     WeightedRandomSampler,
 )
+from .stream_dataset import StreamBatch, StreamDataset
+from .stream_records import Field, RecordError, Schema
 from .worker import WorkerInfo, get_worker_info
 
 __all__ = [
@@ -36,10 +42,17 @@ __all__ = [
     "DataLoader",
     "DistributedBatchSampler",
     "Dataset",
+    "Field",
     "IterableDataset",
+    "LocalRedis",
     "RandomSampler",
+    "RecordError",
+    "RedisStream",
     "Sampler",
+    "Schema",
     "SequenceSampler",
+    "StreamBatch",
+    "StreamDataset",
     "Subset",
     "SubsetRandomSampler",
     "TensorDataset",

@@ -83,15 +83,17 @@ class Layer:
     """Base class of layers: subclasses create parameters and sublayers in __init__
     (after ``super().__init__()``) and compute in ``forward``."""
 
-    def __init__(self, name_scope=None, dtype="float32"):
+    def __init__(self, name_scope=None, dtype=None):
         d = self.__dict__
         d["training"] = True
         if name_scope is not None and not isinstance(name_scope, str):
             raise ArgumentTypeError(f"{type(self).__name__}: name_scope must be a str or None, "
                                     f"got {type(name_scope).__name__}")
         d["_full_name"] = unique_name.generate(name_scope or snake_case(type(self).__name__))
+        # Without a dtype, the default one (skiff.set_default_dtype) when the layer is made,
+        # as Paddle's layers take it.
         d["_dtype"] = arguments.dtype(type(self).__name__, dtype) if dtype is not None \
-            else "float32"
+            else dt.get_default_dtype()
         d["_parameters"] = collections.OrderedDict()
         d["_sub_layers"] = collections.OrderedDict()
         d["_buffers"] = collections.OrderedDict()
