@@ -14,8 +14,9 @@
 #   scripts/setup.sh --test   also what the tests and benchmarks use (scripts/test.sh):
 #                             clang-format, clang's sanitizer runtime, the aarch64 cross
 #                             compiler and qemu-user (aarch64 and emulated x86-64 CPUs),
-#                             Chromium (the board's page is tested in a headless browser);
-#                             requirements/test.txt: pytest, Playwright, and the reference
+#                             Chromium (the board's page is tested in a headless browser),
+#                             OpenJDK 17 (Spark, for the streams' tests);
+#                             requirements/test.txt: pytest, Playwright, PySpark, the reference
 #                             frameworks the tests compare against (PyTorch, PaddlePaddle,
 #                             onnx / onnxruntime, TensorBoard; never runtime dependencies)
 #   scripts/setup.sh --bench  also requirements/bench.txt: VisualDL (bench/board_writer.py's
@@ -42,7 +43,8 @@ packages=(g++ cmake ninja-build ccache pkg-config protobuf-compiler libprotobuf-
           nlohmann-json3-dev etcd-server libgrpc++-dev protobuf-compiler-grpc libcpp-httplib-dev
           libboost-dev redis-server)
 if [ "$with_tests" = 1 ]; then
-  packages+=(clang clang-format libclang-rt-14-dev g++-aarch64-linux-gnu qemu-user chromium)
+  packages+=(clang clang-format libclang-rt-14-dev g++-aarch64-linux-gnu qemu-user chromium
+             openjdk-17-jre-headless)
 fi
 missing=()
 for p in "${packages[@]}"; do

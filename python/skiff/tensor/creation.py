@@ -91,8 +91,8 @@ def data_tensor(fn, param, data, dtype=None):
     """A Tensor holding a copy of ``data`` (numbers, nested lists, an array) that the public
     function ``fn`` takes as its parameter ``param``; errors name both."""
     arr = _as_array(data, dtype, fn, param)
-    if not arr.flags.c_contiguous:
-        arr = np.ascontiguousarray(arr)
+    if not arr.flags.c_contiguous or not arr.flags.writeable:
+        arr = np.array(arr, order="C")  # read-only memory (np.frombuffer, Arrow) is copied
     return _C.tensor_from_array(arr, arr is data or arr.base is not None)
 
 
@@ -100,8 +100,8 @@ def _tensor_of_array(data, dtype, share):
     """A Tensor of ``data`` converted to an array; with ``share``, over the caller's memory
     where it can be (a C-contiguous array of a skiff dtype), else over memory of its own."""
     arr = _as_array(data, dtype)
-    if not arr.flags.c_contiguous:
-        arr = np.ascontiguousarray(arr)
+    if not arr.flags.c_contiguous or not arr.flags.writeable:
+        arr = np.array(arr, order="C")  # read-only memory (np.frombuffer, Arrow) is copied
     # An array np.asarray / astype made here is ours already; one that is (or views) the
     # caller's memory is copied unless sharing was asked for.
     callers = arr is data or arr.base is not None

@@ -154,3 +154,16 @@ def test_asarray_copies_as_paddle():
     t = skiff.asarray(a, copy=False, device=skiff.CPUPlace(), dtype="float32")
     a[0] = 9.0  # always a copy, as Paddle (copy is taken and has no effect)
     assert t.dtype == skiff.float32 and t.numpy().tolist() == [1.0, 2.0]
+
+
+def test_to_tensor_copies_read_only_arrays():
+    """Arrays over read-only memory (np.frombuffer of bytes, Arrow's buffers) are copied,
+    not refused."""
+    raw = np.arange(6, dtype=np.float32).tobytes()
+    viewed = np.frombuffer(raw, dtype=np.float32).reshape(2, 3)
+    assert not viewed.flags.writeable
+    t = skiff.to_tensor(viewed)
+    np.testing.assert_array_equal(t.numpy(), viewed)
+    t[0, 0] = 7.0  # the tensor's memory is its own
+    assert viewed[0, 0] == 0.0
+    np.testing.assert_array_equal(skiff.to_tensor(viewed.T).numpy(), viewed.T)
