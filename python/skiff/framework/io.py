@@ -59,17 +59,22 @@ def save(obj, path, protocol=4, **configs):
     arrays."""
     if not 2 <= protocol <= pickle.HIGHEST_PROTOCOL:
         raise ValueError(f"protocol must be 2 to {pickle.HIGHEST_PROTOCOL}, got {protocol}")
-    data = pickle.dumps(_to_saved(obj), protocol=protocol)
+    saved = _to_saved(obj)
     if _is_file(path):
-        path.write(data)
+        pickle.dump(saved, path, protocol=protocol)
         return
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
+    try:
+        with open(tmp, "wb") as f:  # pickled straight into the file: no copy of it in memory
+            pickle.dump(saved, f, protocol=protocol)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
     os.replace(tmp, path)
 
 

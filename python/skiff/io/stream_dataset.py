@@ -74,6 +74,7 @@ class StreamDataset(IterableDataset):
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         self.source, self.schema = source, schema
         self.decode = decode or schema.decode
+        self.decode_many = schema.decode_many if decode is None else self._decode_each
         self.collate = collate or (schema.collate if schema else list)
         self.batch_size, self.max_wait = batch_size, max_wait
         self.event_time, self.window, self.lateness = event_time, window, allowed_lateness
@@ -83,6 +84,15 @@ class StreamDataset(IterableDataset):
         self.resume = dict(resume or {})
         self.read_count = read_count or max(batch_size, 256)
         self.stats = {"records": 0, "batches": 0, "dead_letters": 0, "late": 0}
+
+    def _decode_each(self, records):
+        out = []
+        for fields in records:
+            try:
+                out.append(self.decode(fields))
+            except (RecordError, ValueError, TypeError, KeyError) as e:
+                out.append(RecordError(str(e)))
+        return out
 
     def __iter__(self):
         out = queue.Queue(maxsize=self.prefetch)
@@ -157,12 +167,15 @@ class _Batcher:
     def batches(self):
         ds = self.ds
         settled = []
+        replay = []
         for eid, fields in ds.source.pending():
             if fields is None or (self.applied is not None and entry_id(eid) <= self.applied):
                 settled.append(eid)  # applied before the restart, or trimmed since
                 continue
-            yield from self.handle(eid, fields)
+            replay.append((eid, fields))
         ds.source.ack(settled)
+        for start in range(0, len(replay), ds.read_count):
+            yield from self.handle_all(replay[start:start + ds.read_count])
         idle_since = time.monotonic()
         while not self.stop.is_set() and not self.done():
             block = 100
@@ -170,10 +183,7 @@ class _Batcher:
                 left = ds.max_wait - (time.monotonic() - self.started)
                 block = max(1, min(block, int(left * 1000)))
             entries = ds.source.read(ds.read_count, block)
-            for eid, fields in entries:
-                yield from self.handle(eid, fields)
-                if self.done():
-                    break
+            yield from self.handle_all(entries)
             now = time.monotonic()
             if entries:
                 idle_since = now
@@ -187,15 +197,21 @@ class _Batcher:
     def done(self):
         return self.ds.max_records is not None and self.handled >= self.ds.max_records
 
-    def handle(self, eid, fields):
+    def handle_all(self, entries):
+        """Handles ``entries`` in order (decoded together), up to ``max_records``."""
+        if self.ds.max_records is not None:
+            entries = entries[:max(self.ds.max_records - self.handled, 0)]
+        examples = self.ds.decode_many([fields for _, fields in entries])
+        for (eid, fields), example in zip(entries, examples):
+            yield from self.handle(eid, fields, example)
+
+    def handle(self, eid, fields, example):
         ds = self.ds
         self.handled += 1
         self.last = eid.decode() if isinstance(eid, bytes) else eid
         self.unsettled.append(self.last)
-        try:
-            example = ds.decode(fields)
-        except (RecordError, ValueError, TypeError, KeyError) as e:
-            self.dead(eid, fields, str(e))
+        if isinstance(example, RecordError):
+            self.dead(eid, fields, str(example))
             return
         if ds.window is None:
             if not self.pending:
