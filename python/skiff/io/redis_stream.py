@@ -12,13 +12,22 @@ import time
 
 __all__ = ["RedisStream", "entry_id", "id_text"]
 
-# Appends ARGV[2:] to KEYS[1] unless KEYS[2] was set before (it is set now, for ARGV[1]
-# seconds): one entry per key, however often a replay asks.
+# For each entry of ARGV after the first (a key, a count n, then n field and value
+# arguments): appends the fields to the stream KEYS[1] unless the key was set before (it
+# is set now, for ARGV[1] seconds). One entry per key however often a replay asks; the
+# new entries' IDs, false where the key was set.
 _ADD_ONCE = """
-if redis.call('SET', KEYS[2], '1', 'NX', 'EX', ARGV[1]) then
-  return redis.call('XADD', KEYS[1], '*', unpack(ARGV, 2))
+local ttl, out, i = ARGV[1], {}, 2
+while i <= #ARGV do
+  local n = tonumber(ARGV[i + 1])
+  if redis.call('SET', ARGV[i], '1', 'NX', 'EX', ttl) then
+    out[#out + 1] = redis.call('XADD', KEYS[1], '*', unpack(ARGV, i + 2, i + 1 + n))
+  else
+    out[#out + 1] = false
+  end
+  i = i + 2 + n
 end
-return false
+return out
 """
 
 
@@ -114,17 +123,14 @@ class RedisStream:
         return self.add_once_many(stream, [(key, fields)], ttl_seconds)[0]
 
     def add_once_many(self, stream, entries, ttl_seconds=7 * 86400):
-        """add_once for each (key, fields) of ``entries``, in one round trip; their IDs
+        """add_once for each (key, fields) of ``entries``, in one script run; their IDs
         (None where the key was set before)."""
-        def run():
-            pipe = self.client.pipeline(transaction=False)
-            for key, fields in entries:
-                args = [ttl_seconds]
-                for k, v in fields.items():
-                    args += [k, v]
-                self._add_once(keys=[stream, key], args=args, client=pipe)
-            return pipe.execute()
-        return self._call(run)
+        args = [ttl_seconds]
+        for key, fields in entries:
+            args += [key, 2 * len(fields)]
+            for k, v in fields.items():
+                args += [k, v]
+        return [i or None for i in self._call(self._add_once, keys=[stream], args=args)]
 
     def lag(self):
         """Entries of the stream not yet delivered to the group (Redis 7's group lag)."""
