@@ -17,11 +17,20 @@ position (applied, their acknowledgement lost in the crash) are acknowledged wit
 applied again; those after it are replayed in their order. Steps after the last checkpoint
 are lost with the crash and redone from the same records in the same batches, so a
 restarted run ends with the parameters of a run that was never stopped.
+
+Data parallel (skiff.distributed initialized, the model in DataParallel): each rank reads
+as its own consumer of the group and applies its batch in every step, its gradients
+averaged with the others'. A step happens when every rank has a batch; when one rank's
+stream ends, all stop, and the batches the others fetched stay unapplied and pending (a
+later run applies them). At a checkpoint rank 0 writes every rank's position in one file;
+after a barrier, each rank acknowledges its own entries.
 """
 import os
 import time
 
+from ..distributed import collective as dist
 from ..framework.io import load, save
+from ..tensor.creation import to_tensor
 
 __all__ = ["OnlineTrainer"]
 
@@ -41,7 +50,10 @@ class OnlineTrainer:
         self.path = os.path.join(checkpoint_dir, "stream.ckpt")
         self.checkpoint_every = checkpoint_every
         self.writer, self.log_every = writer, log_every
-        self.steps = self.records = 0
+        self.parallel = dist.is_initialized() and dist.get_world_size() > 1
+        self.rank = dist.get_rank() if self.parallel else 0
+        self.world = dist.get_world_size() if self.parallel else 1
+        self.steps = self.records = 0  # records: applied by this rank
         self.position = {}
         self.restored = self._restore()
 
@@ -49,47 +61,84 @@ class OnlineTrainer:
         if not os.path.exists(self.path):
             return False
         state = load(self.path)
+        positions, records = state["positions"], state["records"]
+        if len(positions) != self.world:
+            raise ValueError(f"'{self.path}' holds the positions of {len(positions)} ranks; "
+                             f"this job has {self.world}")
         self.model.set_state_dict(state["model"])
         self.optimizer.set_state_dict(state["optimizer"])
-        self.steps, self.records = int(state["steps"]), int(state["records"])
-        self.position = dict(state["position"])
+        self.steps, self.records = int(state["steps"]), int(records[self.rank])
+        self.position = dict(positions[self.rank])
         self.dataset.resume = dict(self.position)
         return True
 
     def checkpoint(self):
-        save({"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
-              "steps": self.steps, "records": self.records, "position": self.position},
-             self.path)
+        """Writes the checkpoint (rank 0, with every rank's position and records)."""
+        positions, records = [self.position], [self.records]
+        if self.parallel:
+            positions, records = [], []
+            dist.all_gather_object(positions, self.position)
+            dist.all_gather_object(records, self.records)
+        if self.rank == 0:
+            save({"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
+                  "steps": self.steps, "records": records, "positions": positions},
+                 self.path)
+        if self.parallel:
+            dist.barrier()  # the file is there before any rank acknowledges
+
+    def _next(self, batches, settled):
+        """The next batch with records (None at the end); the settling-only batches before
+        it go to ``settled``."""
+        for batch in batches:
+            if len(batch):
+                return batch
+            settled.append(batch)
+        return None
+
+    def _all_have(self, batch):
+        if not self.parallel:
+            return batch is not None
+        have = to_tensor([1 if batch is not None else 0], dtype="int64")
+        dist.all_reduce(have, op=dist.ReduceOp.MIN)
+        return bool(have.numpy()[0])
 
     def fit(self, max_records=None):
-        """Trains until the dataset ends or ``max_records`` records are applied in all
-        (counting those before a restart); returns the records applied in all."""
+        """Trains until the dataset ends (any rank's) or ``max_records`` records are applied
+        in all (by this rank, counting those before a restart); returns them."""
         unacked = []
         since_checkpoint = 0
         started, logged_records = time.monotonic(), self.records
-        for batch in self.dataset:
-            if len(batch):
-                t0 = time.perf_counter()
-                loss = self.loss_fn(self.model, batch)
-                loss.backward()
-                self.optimizer.step()
-                self.optimizer.clear_grad()
-                step_ms = (time.perf_counter() - t0) * 1e3
-                self.steps += 1
-                self.records += len(batch)
-                since_checkpoint += 1
-                if self.writer is not None and self.steps % self.log_every == 0:
-                    now = time.monotonic()
-                    self._log(loss, step_ms, (self.records - logged_records) / (now - started))
-                    started, logged_records = now, self.records
+        batches = iter(self.dataset)
+        while max_records is None or self.records < max_records:
+            settled = []
+            batch = self._next(batches, settled)
+            go = self._all_have(batch)
+            if go or batch is None:  # settled before a batch that is applied, or at the end
+                for s in settled:
+                    self.position = s.position
+                    unacked += s.ack_ids
+            if not go:
+                break
+            t0 = time.perf_counter()
+            loss = self.loss_fn(self.model, batch)
+            loss.backward()
+            self.optimizer.step()
+            self.optimizer.clear_grad()
+            step_ms = (time.perf_counter() - t0) * 1e3
+            self.steps += 1
+            self.records += len(batch)
             self.position = batch.position
             unacked += batch.ack_ids
+            since_checkpoint += 1
+            if self.writer is not None and self.steps % self.log_every == 0:
+                now = time.monotonic()
+                self._log(loss, step_ms, (self.records - logged_records) / (now - started))
+                started, logged_records = now, self.records
             if since_checkpoint >= self.checkpoint_every:
                 self._commit(unacked)
                 unacked, since_checkpoint = [], 0
-            if max_records is not None and self.records >= max_records:
-                break
         self._commit(unacked)
+        batches.close()
         return self.records
 
     def _commit(self, unacked):

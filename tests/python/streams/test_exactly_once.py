@@ -1,6 +1,8 @@
 """Exactly-once online training and idempotent streaming inference, killed with SIGKILL at
 moments picked by the job's progress and restarted; and redis-server itself restarted (with
 its append-only file) under the trainer."""
+import json
+import os
 import pathlib
 import random
 import signal
@@ -134,3 +136,53 @@ def test_a_scorer_killed_and_restarted_writes_one_result_per_record(server, tmp_
     expected = net(skiff.to_tensor(x)).numpy().astype(np.float32)
     got = np.stack([by_id[eid] for eid, _ in sample])
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
+
+
+def start_data_parallel(server, tmp_path, stream, group):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    return subprocess.Popen(
+        [sys.executable, "-m", "skiff.distributed.launch", "--nproc_per_node", "2",
+         "--log_dir", str(tmp_path / "logs"), "--max_restarts", "0", str(WORKER), "train-dp",
+         server.address, stream, group, str(tmp_path / "ckpt"), str(tmp_path / "audit")],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+        start_new_session=True)
+
+
+def test_data_parallel_ranks_apply_each_record_once_across_kills(server, tmp_path):
+    """Two ranks, each a consumer of the group; the whole job killed with SIGKILL twice
+    and restarted. Every entry ends applied once, a dead letter, or pending (fetched by a
+    rank when the other's stream ended: never applied, a later run's); the audit of the
+    steps in the final model has no record twice."""
+    n, bad_every = 40_000, 997
+    produce(server.address, "dp", n, bad_every=bad_every)
+    (tmp_path / "audit").mkdir()
+    (tmp_path / "ckpt").mkdir()
+    for fraction in (0.3, 0.7):
+        job = start_data_parallel(server, tmp_path, "dp", "dp")
+        while entries_read(server, "dp", "dp") < fraction * n and job.poll() is None:
+            time.sleep(0.02)
+        assert job.poll() is None, job.communicate()[0]
+        os.killpg(job.pid, signal.SIGKILL)
+        job.wait()
+    job = start_data_parallel(server, tmp_path, "dp", "dp")
+    out = job.communicate(timeout=600)[0]
+    assert job.returncode == 0, out
+    state = skiff.load(str(tmp_path / "ckpt" / "stream.ckpt"), return_numpy=True)
+    applied = sum(int(r) for r in state["records"])
+    host, port = server.address.rsplit(":", 1)
+    client = redis.Redis(host=host, port=int(port))
+    pending = client.xpending("dp", "dp")["pending"]
+    dead = client.xlen("dp:dead")
+    assert dead == n // bad_every
+    print(f"data parallel: {applied} applied, {dead} dead letters, {pending} pending")
+    assert applied + dead + pending == n, (applied, dead, pending)
+    assert pending <= 2 * 128 * 4, pending  # at most a few batches of the last step
+    # The steps in the final model: each rank's last log of each step up to the final one.
+    final = {}
+    for log in (tmp_path / "audit").glob("rank*.log"):
+        for line in log.read_text().splitlines():
+            entry = json.loads(line)
+            if entry["step"] <= int(state["steps"]):
+                final[(log.name, entry["step"])] = entry["ids"]
+    ids = [i for step_ids in final.values() for i in step_ids]
+    assert len(ids) == len(set(ids)) == applied

@@ -6,7 +6,10 @@ generated from a fixed seed.
 
     python ctr_stream.py train ADDRESS STREAM GROUP CHECKPOINT_DIR OUT.npz [BATCH]
     python ctr_stream.py score ADDRESS STREAM GROUP MODEL_PREFIX OUTPUT_STREAM
+    python -m skiff.distributed.launch --nproc_per_node 2 ctr_stream.py \
+        train-dp ADDRESS STREAM GROUP CHECKPOINT_DIR AUDIT_DIR
 """
+import json
 import os
 import sys
 
@@ -14,6 +17,7 @@ import numpy as np
 import redis
 
 import skiff
+import skiff.distributed as dist
 from skiff.io import RedisStream, Schema, StreamDataset
 from skiff.streams import OnlineTrainer, StreamScorer
 
@@ -48,23 +52,23 @@ def produce(address, stream, n, bad_every=0):
     client.close()
 
 
-def model():
+def model(sparse=True):
     """The model, float64, its parameters from a fixed seed (the default dtype is left as
-    it was)."""
+    it was); DataParallel reduces dense gradients only, so its embedding is dense."""
     default = skiff.get_default_dtype()
     skiff.set_default_dtype("float64")
     skiff.seed(11)
     try:
-        return _model()
+        return _model(sparse)
     finally:
         skiff.set_default_dtype(default)
 
 
-def _model():
+def _model(sparse):
     class CTR(skiff.nn.Layer):
         def __init__(self):
             super().__init__()
-            self.embedding = skiff.nn.Embedding(VOCAB, DIM, sparse=True)
+            self.embedding = skiff.nn.Embedding(VOCAB, DIM, sparse=sparse)
             self.fc1 = skiff.nn.Linear(FIELDS * DIM, 64)
             self.fc2 = skiff.nn.Linear(64, 1)
 
@@ -97,6 +101,28 @@ def train(address, stream, group, checkpoint_dir, out, batch_size=512):
     print(f"done: {applied} records in {trainer.steps} steps", flush=True)
 
 
+def train_dp(address, stream, group, checkpoint_dir, audit_dir):
+    """Data parallel: each rank a consumer of the group; every applied step's entry IDs
+    appended to AUDIT_DIR/rank<r>.log (a step redone after a crash appears again)."""
+    dist.init_parallel_env()
+    rank = dist.get_rank()
+    net = dist.DataParallel(model(sparse=False))
+    optimizer = skiff.optimizer.SGD(learning_rate=0.05, parameters=net.parameters())
+    source = RedisStream(stream, address, group=group, consumer=f"trainer-{rank}")
+    dataset = StreamDataset(source, schema=SCHEMA, batch_size=128, idle_timeout=2.0)
+    audit = open(os.path.join(audit_dir, f"rank{rank}.log"), "a")
+
+    def logged_loss(net, batch):
+        audit.write(json.dumps({"step": trainer.steps + 1, "ids": list(batch.ids)})
+                    + "\n")
+        audit.flush()
+        return loss_fn(net, batch)
+    trainer = OnlineTrainer(net, optimizer, logged_loss, dataset, checkpoint_dir,
+                            checkpoint_every=5)
+    applied = trainer.fit()
+    print(f"done: rank {rank} applied {applied} records in {trainer.steps} steps", flush=True)
+
+
 def score(address, stream, group, prefix, output):
     net = skiff.jit.load(prefix)
     source = RedisStream(stream, address, group=group, consumer="scorer")
@@ -113,6 +139,8 @@ if __name__ == "__main__":
     command, *args = sys.argv[1:]
     if command == "train":
         train(*args[:5], *(int(a) for a in args[5:]))
+    elif command == "train-dp":
+        train_dp(*args)
     elif command == "score":
         score(*args)
     else:
