@@ -139,8 +139,5 @@ class RedisStream:
                 return group.get("lag")
         return None
 
-    def length(self):
-        return self._call(self.client.xlen, self.stream)
-
     def close(self):
         self.client.close()
