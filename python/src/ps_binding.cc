@@ -211,6 +211,7 @@ void define_ps(nb::module_& m) {
                d["checkpointing"] = p.checkpointing;
                d["checkpoints"] = p.checkpoints;
                d["restored"] = p.restored;
+               d["applied_step"] = p.applied_step;
                d["pushes_applied"] = p.pushes_applied;
                d["pushes_sent"] = p.pushes_sent;
                d["recoveries"] = p.recoveries;

@@ -36,6 +36,7 @@ struct ServerProgress {
   bool checkpointing = false;  // the server keeps checkpoints
   int64_t checkpoints = 0;     // written by the server's current process
   int64_t restored = 0;        // the checkpoint it started from (0: none)
+  int64_t applied_step = 0;    // the last step every trainer met (none yet: INT64_MIN)
   int64_t pushes_applied = 0;  // this trainer's pushes and assignments it applied
   int64_t pushes_sent = 0;     // this client's pushes and assignments to it
   int64_t recoveries = 0;      // times this client replayed requests to a restarted server

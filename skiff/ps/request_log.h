@@ -29,8 +29,9 @@ class RequestLog {
   };
 
   // `keeping`: the server keeps checkpoints; without them requests are neither numbered nor
-  // kept (a lost server cannot be recovered anyway).
-  explicit RequestLog(bool keeping = false) : keeping_(keeping) {}
+  // kept (a lost server cannot be recovered anyway). Numbers start at `first_seq`.
+  explicit RequestLog(bool keeping = false, int64_t first_seq = 1)
+      : keeping_(keeping), next_seq_(first_seq) {}
 
   bool keeping() const { return keeping_; }
   // Counts a push or an assignment and, when keeping, numbers `request` (a request with a
@@ -55,7 +56,7 @@ class RequestLog {
 
  private:
   bool keeping_;
-  int64_t next_seq_ = 1, pushes_sent_ = 0;
+  int64_t next_seq_, pushes_sent_ = 0;
   std::deque<Kept> kept_;
 };
 

@@ -271,6 +271,7 @@ class Service final : public proto::ParameterServer::Service {
         reply->set_checkpointing(checkpoints_.enabled());
         reply->set_checkpoints(checkpoints_.written());
         reply->set_restored(checkpoints_.restored());
+        reply->set_applied_step(applied_step_);
         for (const auto& [trainer, progress] : ledger_.progress())
           (*reply->mutable_trainers())[trainer] = progress;
       }

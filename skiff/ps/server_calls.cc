@@ -57,7 +57,11 @@ ServerCalls::ServerCalls(std::vector<std::string> endpoints, int trainer, double
       continue;
     }
     views_[s].incarnation = reply.incarnation();
-    views_[s].log = RequestLog(reply.checkpointing());
+    // A trainer whose process started again numbers its requests after those the server
+    // holds from the one before (else they would be taken for replays and dropped).
+    const auto held = reply.trainers().find(trainer);
+    views_[s].log = RequestLog(reply.checkpointing(),
+                               held == reply.trainers().end() ? 1 : held->second.seq() + 1);
   }
   SKIFF_CHECK(unreachable.empty(), "parameter server client (trainer ", trainer, "): cannot reach ",
               unreachable, " within ", connect_secs, " s");
@@ -244,6 +248,7 @@ std::vector<ServerProgress> ServerCalls::progress() {
     p.checkpointing = r.checkpointing();
     p.checkpoints = r.checkpoints();
     p.restored = r.restored();
+    p.applied_step = r.applied_step();
     const auto mine = r.trainers().find(trainer_);
     p.pushes_applied = mine == r.trainers().end() ? 0 : mine->second.pushes();
     p.pushes_sent = view.log.pushes_sent();

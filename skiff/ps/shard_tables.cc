@@ -130,6 +130,9 @@ void ShardTables::apply_step(int64_t step, int trainers) {
   const float scale = 1.f / static_cast<float>(trainers);
   for (auto& [name, table] : tables_) {
     std::lock_guard<std::mutex> lock(table->pending_mutex);
+    // Pushes for earlier steps never applied came from trainers that died before their
+    // barrier; steps go forward, so they never will be.
+    table->pending.erase(table->pending.begin(), table->pending.lower_bound(step));
     auto it = table->pending.find(step);
     if (it == table->pending.end()) continue;
     ShardTable::Pending& p = it->second;

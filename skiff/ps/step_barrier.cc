@@ -22,7 +22,9 @@ bool StepBarrier::arrive(int64_t step, int trainer, int trainers) {
   if (meeting.arrived.empty()) meeting.first = std::chrono::steady_clock::now();
   meeting.arrived.insert(trainer);
   if (static_cast<int>(meeting.arrived.size()) < trainers) return false;
-  meetings_.erase(step);
+  // Earlier meetings still open were left by trainers that died waiting: every trainer
+  // is past them now.
+  meetings_.erase(meetings_.begin(), meetings_.upper_bound(step));
   return true;
 }
 

@@ -435,6 +435,58 @@ TEST(ParameterServer, ARestartedServerResumesFromItsCheckpointAndTheTrainersRepl
   EXPECT_EQ(progress.pushes_applied, 5);  // each exactly once
 }
 
+TEST(ParameterServer, ATrainerStartedAgainHasItsPushesAppliedByACheckpointingServer) {
+  const TempFolder folder("skiff_ps_trainer_again");
+  Server server(options(0, 1, 0, folder.path.string(), 0));
+  const std::vector<std::string> endpoints = {"127.0.0.1:" + std::to_string(server.port())};
+  const TableSpec spec = embedding("emb", 1);
+  const int64_t id = 4;
+  const float grad = 1;
+  {
+    Client first(endpoints, 0);  // (its process ends)
+    first.create_table(spec, Mode::kAsync, 1);
+    for (int k = 0; k < 3; ++k) first.push_sparse("emb", &id, 1, &grad);
+  }
+  Client again(endpoints, 0);
+  again.create_table(spec, Mode::kAsync, 1);
+  for (int k = 0; k < 2; ++k) again.push_sparse("emb", &id, 1, &grad);
+  float row = 0;
+  again.pull_sparse("emb", &id, 1, &row);
+  EXPECT_FLOAT_EQ(row, initial_rows(spec, {id})[0] - 5 * 0.1f);  // none taken for a replay
+  EXPECT_EQ(again.progress()[0].pushes_applied, 5);
+}
+
+TEST(ParameterServer, TrainersStartedAgainMeetAfterTheLastAppliedStepWithoutStalePushes) {
+  Cluster cluster(1);
+  const TableSpec spec = embedding("emb", 1);
+  const int64_t id = 9;
+  const float grad = 1;
+  {
+    Client a(cluster.endpoints, 0), b(cluster.endpoints, 1);
+    a.create_table(spec, Mode::kSync, 2);
+    b.create_table(spec, Mode::kSync, 2);
+    a.push_sparse("emb", &id, 1, &grad, 0);
+    b.push_sparse("emb", &id, 1, &grad, 0);
+    std::thread wait_a([&] { a.barrier(0); });
+    b.barrier(0);
+    wait_a.join();
+    a.push_sparse("emb", &id, 1, &grad, 1);  // then both die before step 1's barrier
+  }
+  Client a(cluster.endpoints, 0), b(cluster.endpoints, 1);
+  a.create_table(spec, Mode::kSync, 2);
+  b.create_table(spec, Mode::kSync, 2);
+  const int64_t applied = a.progress()[0].applied_step;
+  EXPECT_EQ(applied, 0);
+  // Step 1's push stays pending; the next meeting is past it and drops it.
+  std::thread wait_a([&] { a.barrier(applied + 2); });
+  b.barrier(applied + 2);
+  wait_a.join();
+  float row = 0;
+  a.pull_sparse("emb", &id, 1, &row);
+  EXPECT_FLOAT_EQ(row, initial_rows(spec, {id})[0] - 0.1f);  // step 0 only
+  EXPECT_EQ(b.progress()[0].applied_step, 2);
+}
+
 TEST(ParameterServer, ALostServerWithoutCheckpointsEndsTheTrainerClearly) {
   auto server = std::make_unique<Server>(options(0, 1));
   const int port = server->port();

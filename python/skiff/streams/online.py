@@ -24,22 +24,31 @@ averaged with the others'. A step happens when every rank has a batch; when one 
 stream ends, all stop, and the batches the others fetched stay unapplied and pending (a
 later run applies them). At a checkpoint rank 0 writes every rank's position in one file;
 after a barrier, each rank acknowledges its own entries.
+
+Parameter servers (``optimizer`` a skiff.distributed.ps.Trainer in sync mode): each trainer
+reads as its own consumer; the trainers step in lockstep, one with no batch taking an empty
+step, and the checkpoint is the servers' tables with every trainer's position, committed by
+trainer 0 (ps_checkpoint.py). The job ends at the first checkpoint at which every
+trainer's stream has ended.
 """
 import os
 import time
 
 from ..distributed import collective as dist
+from ..distributed import ps
 from ..framework.io import load, save
 from ..tensor.creation import to_tensor
+from .ps_checkpoint import PsCheckpoint
 
 __all__ = ["OnlineTrainer"]
 
 
 class OnlineTrainer:
-    """Trains ``model`` with ``optimizer`` on the batches of ``dataset`` (a
-    skiff.io.StreamDataset), ``loss_fn(model, batch) -> loss`` per batch. The checkpoint
-    is ``checkpoint_dir``/stream.ckpt; ``writer`` (a skiff.board LogWriter) gets
-    records/s, lag, step latency and dead letters every ``log_every`` steps."""
+    """Trains ``model`` with ``optimizer`` (a skiff optimizer, or a ps.Trainer for a model
+    on parameter servers) on the batches of ``dataset`` (a skiff.io.StreamDataset),
+    ``loss_fn(model, batch) -> loss`` per batch. The checkpoint is
+    ``checkpoint_dir``/stream.ckpt; ``writer`` (a skiff.board LogWriter) gets records/s,
+    lag, step latency and dead letters every ``log_every`` steps."""
 
     def __init__(self, model, optimizer, loss_fn, dataset, checkpoint_dir, checkpoint_every=50,
                  writer=None, log_every=50):
@@ -50,27 +59,34 @@ class OnlineTrainer:
         self.path = os.path.join(checkpoint_dir, "stream.ckpt")
         self.checkpoint_every = checkpoint_every
         self.writer, self.log_every = writer, log_every
-        self.parallel = dist.is_initialized() and dist.get_world_size() > 1
-        self.rank = dist.get_rank() if self.parallel else 0
-        self.world = dist.get_world_size() if self.parallel else 1
         self.steps = self.records = 0  # records: applied by this rank
         self.position = {}
-        self.restored = self._restore()
+        if isinstance(optimizer, ps.Trainer):
+            self.servers = PsCheckpoint(optimizer, checkpoint_dir)
+            self.parallel, self.rank, self.world = False, self.servers.rank, self.servers.world
+            state = self.servers.restore()
+        else:
+            self.servers = None
+            self.parallel = dist.is_initialized() and dist.get_world_size() > 1
+            self.rank = dist.get_rank() if self.parallel else 0
+            self.world = dist.get_world_size() if self.parallel else 1
+            state = self._restore()
+        self.restored = state is not None
+        if state is not None:
+            self.steps, self.records = int(state["steps"]), int(state["records"][self.rank])
+            self.position = dict(state["positions"][self.rank])
+            self.dataset.resume = dict(self.position)
 
     def _restore(self):
         if not os.path.exists(self.path):
-            return False
+            return None
         state = load(self.path)
-        positions, records = state["positions"], state["records"]
-        if len(positions) != self.world:
-            raise ValueError(f"'{self.path}' holds the positions of {len(positions)} ranks; "
-                             f"this job has {self.world}")
+        if len(state["positions"]) != self.world:
+            raise ValueError(f"'{self.path}' holds the positions of {len(state['positions'])} "
+                             f"ranks; this job has {self.world}")
         self.model.set_state_dict(state["model"])
         self.optimizer.set_state_dict(state["optimizer"])
-        self.steps, self.records = int(state["steps"]), int(records[self.rank])
-        self.position = dict(positions[self.rank])
-        self.dataset.resume = dict(self.position)
-        return True
+        return state
 
     def checkpoint(self):
         """Writes the checkpoint (rank 0, with every rank's position and records)."""
@@ -102,9 +118,18 @@ class OnlineTrainer:
         dist.all_reduce(have, op=dist.ReduceOp.MIN)
         return bool(have.numpy()[0])
 
+    def _apply(self, batch):
+        """Forward and backward of ``batch``; the step (ms) is timed from here."""
+        loss = self.loss_fn(self.model, batch)
+        loss.backward()
+        return loss
+
     def fit(self, max_records=None):
-        """Trains until the dataset ends (any rank's) or ``max_records`` records are applied
-        in all (by this rank, counting those before a restart); returns them."""
+        """Trains until the dataset ends (any rank's; on parameter servers, every
+        trainer's) or ``max_records`` records are applied in all (by this rank, counting
+        those before a restart); returns them."""
+        if self.servers is not None:
+            return self._fit_on_servers(max_records)
         unacked = []
         since_checkpoint = 0
         started, logged_records = time.monotonic(), self.records
@@ -120,8 +145,7 @@ class OnlineTrainer:
             if not go:
                 break
             t0 = time.perf_counter()
-            loss = self.loss_fn(self.model, batch)
-            loss.backward()
+            loss = self._apply(batch)
             self.optimizer.step()
             self.optimizer.clear_grad()
             step_ms = (time.perf_counter() - t0) * 1e3
@@ -138,6 +162,46 @@ class OnlineTrainer:
                 self._commit(unacked)
                 unacked, since_checkpoint = [], 0
         self._commit(unacked)
+        batches.close()
+        return self.records
+
+    def _fit_on_servers(self, max_records):
+        """fit() on parameter servers: lockstep steps, empty ones for a trainer without a
+        batch, until a checkpoint at which every trainer's stream has ended."""
+        unacked, ended = [], False
+        batches = iter(self.dataset)
+        started, logged_records = time.monotonic(), self.records
+        while True:
+            settled, batch = [], None
+            if not ended:
+                batch = self._next(batches, settled)
+                ended = batch is None or (max_records is not None and
+                                          self.records + len(batch) >= max_records)
+            for s in settled:
+                self.position = s.position
+                unacked += s.ack_ids
+            t0 = time.perf_counter()
+            loss = self._apply(batch) if batch is not None else None
+            if batch is not None:
+                self.records += len(batch)
+                self.position = batch.position
+                unacked += batch.ack_ids
+            self.steps += 1
+            checkpoint = self.steps % self.checkpoint_every == 0
+            if checkpoint:  # before the barrier, which tells trainer 0 every part is there
+                self.servers.write_position(self.steps, self.position, self.records, ended)
+            self.servers.step()
+            step_ms = (time.perf_counter() - t0) * 1e3
+            if self.writer is not None and loss is not None and self.steps % self.log_every == 0:
+                now = time.monotonic()
+                self._log(loss, step_ms, (self.records - logged_records) / (now - started))
+                started, logged_records = now, self.records
+            if checkpoint:
+                every_ended = self.servers.commit(self.steps)
+                self.dataset.source.ack(unacked)  # after the commit, never before
+                unacked = []
+                if all(every_ended):
+                    break
         batches.close()
         return self.records
 

@@ -109,6 +109,7 @@ class Connection:
     def progress(self):
         """Each server as this trainer sees it, in server order: dicts of endpoint,
         incarnation, checkpointing, checkpoints, restored (the checkpoint it started from),
+        applied_step (the last step every trainer met; the least int64 before any),
         pushes_applied (this trainer's, each once), pushes_sent, recoveries and
         unacknowledged (requests kept for replay)."""
         return self.client.progress()

@@ -45,6 +45,11 @@ class Trainer:
                              f"{dense_from!r}")
         self.dense.pull()
 
+    @property
+    def connection(self):
+        """The ps.Connection this trainer steps on."""
+        return self._connection
+
     def step(self):
         """Pushes the sparse and dense gradients for step_id, waits for the step's
         barrier (sync mode), pulls the dense values, clears the gradients."""

@@ -8,6 +8,8 @@ generated from a fixed seed.
     python ctr_stream.py score ADDRESS STREAM GROUP MODEL_PREFIX OUTPUT_STREAM
     python -m skiff.distributed.launch --nproc_per_node 2 ctr_stream.py \
         train-dp ADDRESS STREAM GROUP CHECKPOINT_DIR AUDIT_DIR
+    python ctr_stream.py train-ps ADDRESS STREAM GROUP CHECKPOINT_DIR AUDIT_DIR
+        (a trainer of a parameter-server job: Paddle's PADDLE_* variables say which)
 """
 import json
 import os
@@ -18,6 +20,7 @@ import redis
 
 import skiff
 import skiff.distributed as dist
+from skiff.distributed import ps
 from skiff.io import RedisStream, Schema, StreamDataset
 from skiff.streams import OnlineTrainer, StreamScorer
 
@@ -52,6 +55,19 @@ def produce(address, stream, n, bad_every=0):
     client.close()
 
 
+class CTR(skiff.nn.Layer):
+    def __init__(self, embedding):
+        super().__init__()
+        self.embedding = embedding
+        self.fc1 = skiff.nn.Linear(FIELDS * DIM, 64)
+        self.fc2 = skiff.nn.Linear(64, 1)
+
+    def forward(self, ids):
+        e = self.embedding(ids)
+        h = skiff.nn.functional.relu(self.fc1(skiff.reshape(e, [-1, FIELDS * DIM])))
+        return self.fc2(h)
+
+
 def model(sparse=True):
     """The model, float64, its parameters from a fixed seed (the default dtype is left as
     it was); DataParallel reduces dense gradients only, so its embedding is dense."""
@@ -59,30 +75,27 @@ def model(sparse=True):
     skiff.set_default_dtype("float64")
     skiff.seed(11)
     try:
-        return _model(sparse)
+        return CTR(skiff.nn.Embedding(VOCAB, DIM, sparse=sparse))
     finally:
         skiff.set_default_dtype(default)
 
 
-def _model(sparse):
-    class CTR(skiff.nn.Layer):
-        def __init__(self):
-            super().__init__()
-            self.embedding = skiff.nn.Embedding(VOCAB, DIM, sparse=sparse)
-            self.fc1 = skiff.nn.Linear(FIELDS * DIM, 64)
-            self.fc2 = skiff.nn.Linear(64, 1)
-
-        def forward(self, ids):
-            e = self.embedding(ids)
-            h = skiff.nn.functional.relu(self.fc1(skiff.reshape(e, [-1, FIELDS * DIM])))
-            return self.fc2(h)
-    return CTR()
-
-
 def loss_fn(net, batch):
     logits = net(skiff.to_tensor(batch["ids"]))
-    label = skiff.to_tensor(batch["label"].astype(np.float64).reshape(-1, 1))
+    label = skiff.to_tensor(batch["label"].reshape(-1, 1)).astype(logits.dtype)
     return skiff.nn.functional.binary_cross_entropy_with_logits(logits, label)
+
+
+def audited(loss, audit_dir, rank, trainer):
+    """``loss`` that first appends the batch's step and entry IDs to AUDIT_DIR/rank<r>.log
+    (a step redone after a crash appears again)."""
+    audit = open(os.path.join(audit_dir, f"rank{rank}.log"), "a")
+
+    def logged_loss(net, batch):
+        audit.write(json.dumps({"step": trainer().steps + 1, "ids": list(batch.ids)}) + "\n")
+        audit.flush()
+        return loss(net, batch)
+    return logged_loss
 
 
 def train(address, stream, group, checkpoint_dir, out, batch_size=512):
@@ -110,17 +123,37 @@ def train_dp(address, stream, group, checkpoint_dir, audit_dir):
     optimizer = skiff.optimizer.SGD(learning_rate=0.05, parameters=net.parameters())
     source = RedisStream(stream, address, group=group, consumer=f"trainer-{rank}")
     dataset = StreamDataset(source, schema=SCHEMA, batch_size=128, idle_timeout=2.0)
-    audit = open(os.path.join(audit_dir, f"rank{rank}.log"), "a")
-
-    def logged_loss(net, batch):
-        audit.write(json.dumps({"step": trainer.steps + 1, "ids": list(batch.ids)})
-                    + "\n")
-        audit.flush()
-        return loss_fn(net, batch)
-    trainer = OnlineTrainer(net, optimizer, logged_loss, dataset, checkpoint_dir,
-                            checkpoint_every=5)
+    trainer = OnlineTrainer(net, optimizer, audited(loss_fn, audit_dir, rank, lambda: trainer),
+                            dataset, checkpoint_dir, checkpoint_every=5)
     applied = trainer.fit()
     print(f"done: rank {rank} applied {applied} records in {trainer.steps} steps", flush=True)
+
+
+def ps_model(connection=None):
+    """The model on parameter servers (float32): (the model, its ps.Trainer)."""
+    skiff.seed(11)
+    sgd = {"kind": "sgd", "lr": 0.05}
+    net = CTR(ps.DistributedEmbedding(
+        "emb", DIM, init={"kind": "uniform", "low": -0.05, "high": 0.05, "seed": 3},
+        optimizer=sgd, connection=connection))
+    return net, ps.Trainer(net, optimizer=sgd, connection=connection)
+
+
+def train_ps(address, stream, group, checkpoint_dir, audit_dir):
+    """Parameter servers in sync mode: the embedding's rows and the MLP on the servers
+    (float32), each trainer a consumer of the group, every applied step's entry IDs
+    audited as in train-dp."""
+    ps.init(mode="sync", connect_secs=20.0, barrier_timeout=120.0)
+    rank = ps.connection().trainer_id
+    net, on_servers = ps_model()
+    source = RedisStream(stream, address, group=group, consumer=f"trainer-{rank}")
+    dataset = StreamDataset(source, schema=SCHEMA, batch_size=128, idle_timeout=2.0)
+    trainer = OnlineTrainer(net, on_servers, audited(loss_fn, audit_dir, rank, lambda: trainer),
+                            dataset, checkpoint_dir, checkpoint_every=5)
+    print(f"start: trainer {rank} resumes after step {trainer.steps}", flush=True)
+    applied = trainer.fit()
+    print(f"done: trainer {rank} applied {applied} records in {trainer.steps} steps",
+          flush=True)
 
 
 def score(address, stream, group, prefix, output):
@@ -141,6 +174,8 @@ if __name__ == "__main__":
         train(*args[:5], *(int(a) for a in args[5:]))
     elif command == "train-dp":
         train_dp(*args)
+    elif command == "train-ps":
+        train_ps(*args)
     elif command == "score":
         score(*args)
     else:
