@@ -24,8 +24,11 @@ from ..parallel import DataParallel
 from . import ps_mode
 from .role_maker import PaddleCloudRoleMaker, Role, UserDefinedRoleMaker
 from .strategy import DistributedStrategy
+from .topology import AXES, CommunicateTopology, HybridCommunicateGroup, ParallelMode
 
 __all__ = ["init", "DistributedStrategy", "distributed_model", "distributed_optimizer",
+           "get_hybrid_communicate_group", "CommunicateTopology", "HybridCommunicateGroup",
+           "ParallelMode",
            "worker_index", "worker_num", "is_first_worker", "barrier_worker", "Role",
            "PaddleCloudRoleMaker", "UserDefinedRoleMaker", "is_server", "is_worker",
            "server_index", "server_num", "server_endpoints", "worker_endpoints",
@@ -35,6 +38,7 @@ __all__ = ["init", "DistributedStrategy", "distributed_model", "distributed_opti
 
 class _Fleet:
     strategy = None
+    hcg = None
 
 
 def init(role_maker=None, is_collective=False, strategy=None):
@@ -50,7 +54,19 @@ def init(role_maker=None, is_collective=False, strategy=None):
         return
     ps_mode.reset()
     _Fleet.strategy = strategy or DistributedStrategy()
+    # The layout is checked against the launcher's world before any collective runs.
+    env = collective.ParallelEnv()
+    dp, pp, sharding, mp = _Fleet.strategy.degrees(env.world_size)
     collective.init_parallel_env()
+    _Fleet.hcg = HybridCommunicateGroup(CommunicateTopology(AXES, [dp, pp, sharding, mp]))
+
+
+def get_hybrid_communicate_group():
+    """The job's HybridCommunicateGroup (fleet.init(is_collective=True) makes it)."""
+    if _Fleet.hcg is None:
+        raise RuntimeError("fleet.get_hybrid_communicate_group: call "
+                           "fleet.init(is_collective=True, strategy=...) first")
+    return _Fleet.hcg
 
 
 def _strategy():

@@ -3,6 +3,31 @@ for collective data parallelism (bucket sizes) and for the parameter server (its
 
 __all__ = ["DistributedStrategy"]
 
+_HYBRID_DEFAULTS = {"dp_degree": -1, "mp_degree": 1, "pp_degree": 1, "sharding_degree": 1}
+_PIPELINE_DEFAULTS = {"accumulate_steps": 1, "micro_batch_size": 1, "schedule_mode": "1F1B"}
+_SCHEDULES = ("1F1B", "FThenB")
+
+
+def _positive_int(value, what, allow_infer=False):
+    if isinstance(value, bool) or not isinstance(value, int) or not (
+            value >= 1 or (allow_infer and value == -1)):
+        more = " (or -1: the world size over the other degrees)" if allow_infer else ""
+        raise ValueError(f"DistributedStrategy.{what} must be a positive integer{more}, got "
+                         f"{value!r}")
+    return value
+
+
+def _checked_configs(configs, defaults, what):
+    if not isinstance(configs, dict):
+        raise TypeError(f"DistributedStrategy.{what} must be a dict, got "
+                        f"{type(configs).__name__}")
+    unknown = sorted(set(configs) - set(defaults))
+    if unknown:
+        raise ValueError(f"DistributedStrategy.{what}: unknown key(s) "
+                         f"{', '.join(map(repr, unknown))}; skiff applies "
+                         f"{', '.join(defaults)}")
+    return dict(defaults, **configs)
+
 # Paddle's a_sync_configs keys that tune its communicator's threads, queues and merging:
 # skiff's client sends each step's values itself, so they are accepted and change nothing.
 _A_SYNC_NO_EFFECT = ("max_merge_var_num", "send_queue_size", "independent_recv_thread",
@@ -30,8 +55,13 @@ class DistributedStrategy:
     a_sync_configs (send_queue_size, thread_pool_size, ...) are accepted and have no effect;
     other keys fail.
 
-    Setting a field Paddle has and skiff does not apply (amp, recompute, sharding,
-    pipeline, ...) to anything but its default raises."""
+    Hybrid parallelism (dygraph, as Paddle's): ``hybrid_configs`` {"dp_degree",
+    "mp_degree", "pp_degree", "sharding_degree"} (dp_degree -1: the world size over the
+    others) and ``pipeline_configs`` {"accumulate_steps", "micro_batch_size",
+    "schedule_mode": "1F1B" or "FThenB"}.
+
+    Setting a field Paddle has and skiff does not apply (amp, the static meta-optimizers'
+    sharding/pipeline/tensor_parallel switches, ...) to anything but its default raises."""
 
     _UNSUPPORTED = ("amp", "recompute", "sharding", "pipeline", "tensor_parallel", "lamb",
                     "lars", "dgc", "localsgd", "gradient_merge")
@@ -43,6 +73,8 @@ class DistributedStrategy:
         self.gradient_scale_configs = {"scale_strategy": "avg"}
         self.a_sync = True
         object.__setattr__(self, "_a_sync_configs", {"k_steps": -1})
+        object.__setattr__(self, "_hybrid_configs", dict(_HYBRID_DEFAULTS))
+        object.__setattr__(self, "_pipeline_configs", dict(_PIPELINE_DEFAULTS))
         for name in self._UNSUPPORTED:
             object.__setattr__(self, name, False)
 
@@ -56,6 +88,52 @@ class DistributedStrategy:
         if name == "a_sync" and not isinstance(value, bool):
             raise TypeError(f"DistributedStrategy.a_sync must be True or False, got {value!r}")
         object.__setattr__(self, name, value)
+
+    @property
+    def hybrid_configs(self):
+        """A copy: dp_degree, mp_degree, pp_degree, sharding_degree."""
+        return dict(self._hybrid_configs)
+
+    @hybrid_configs.setter
+    def hybrid_configs(self, configs):
+        configs = _checked_configs(configs, self._hybrid_configs, "hybrid_configs")
+        for key, value in configs.items():
+            _positive_int(value, f"hybrid_configs['{key}']", allow_infer=key == "dp_degree")
+        object.__setattr__(self, "_hybrid_configs", configs)
+
+    @property
+    def pipeline_configs(self):
+        """A copy: accumulate_steps, micro_batch_size, schedule_mode."""
+        return dict(self._pipeline_configs)
+
+    @pipeline_configs.setter
+    def pipeline_configs(self, configs):
+        configs = _checked_configs(configs, self._pipeline_configs, "pipeline_configs")
+        for key in ("accumulate_steps", "micro_batch_size"):
+            _positive_int(configs[key], f"pipeline_configs['{key}']")
+        if configs["schedule_mode"] not in _SCHEDULES:
+            raise ValueError(f"DistributedStrategy.pipeline_configs['schedule_mode'] is one of "
+                             f"{', '.join(_SCHEDULES)}, got {configs['schedule_mode']!r}")
+        object.__setattr__(self, "_pipeline_configs", configs)
+
+    def degrees(self, world_size):
+        """(dp, pp, sharding, mp) for a world of ``world_size`` ranks; ValueError naming
+        the degrees when their product is not the world size."""
+        c = self._hybrid_configs
+        mp, pp, sharding = c["mp_degree"], c["pp_degree"], c["sharding_degree"]
+        others = mp * pp * sharding
+        dp = c["dp_degree"]
+        if dp == -1:
+            if world_size % others:
+                raise ValueError(f"hybrid_configs: mp_degree {mp} x pp_degree {pp} x "
+                                 f"sharding_degree {sharding} = {others} does not divide the "
+                                 f"world size {world_size}")
+            dp = world_size // others
+        if dp * others != world_size:
+            raise ValueError(f"hybrid_configs: dp_degree {dp} x mp_degree {mp} x pp_degree {pp} "
+                             f"x sharding_degree {sharding} = {dp * others}, but the world has "
+                             f"{world_size} ranks")
+        return dp, pp, sharding, mp
 
     @property
     def a_sync_configs(self):
