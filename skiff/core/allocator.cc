@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <new>
@@ -105,6 +106,17 @@ void deallocate(void* p, size_t rounded) {
   std::free(p);
 }
 
+// Relaxed: the counts are statistics, read between steps, not a synchronisation.
+std::atomic<int64_t> g_allocated{0};
+std::atomic<int64_t> g_peak{0};
+
+void count_allocated(int64_t bytes) {
+  const int64_t now = g_allocated.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  int64_t peak = g_peak.load(std::memory_order_relaxed);
+  while (now > peak && !g_peak.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+}
+
 size_t rounded_size(size_t bytes) {
   // Small sizes by cache line; larger ones by 4 KiB pages, so near sizes share blocks.
   size_t unit = bytes <= kSmallLimit ? kAlignment : 4096;
@@ -117,6 +129,7 @@ size_t rounded_size(size_t bytes) {
 Storage::Storage(size_t bytes, Place place) : bytes_(bytes), place_(place) {
   SKIFF_CHECK(place.type == DeviceType::kCPU, "no allocator for place ", place.str());
   data_ = allocate(rounded_size(bytes));
+  count_allocated(static_cast<int64_t>(bytes));
 }
 
 Storage::Storage(void* data, size_t bytes, Place place, std::function<void()> release)
@@ -127,8 +140,15 @@ Storage::~Storage() {
     release_();
   } else {
     deallocate(data_, rounded_size(bytes_));
+    g_allocated.fetch_sub(static_cast<int64_t>(bytes_), std::memory_order_relaxed);
   }
 }
+
+MemoryStats memory_stats() {
+  return {g_allocated.load(std::memory_order_relaxed), g_peak.load(std::memory_order_relaxed)};
+}
+
+void reset_peak_memory() { g_peak.store(g_allocated.load(std::memory_order_relaxed)); }
 
 const std::shared_ptr<Storage>& shared_zero_storage() {
   // Address space only: untouched pages read as zeros and pages read map the kernel's

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -34,6 +35,16 @@ class Storage {
   Place place_;
   std::function<void()> release_;  // set for wrapped memory
 };
+
+// The bytes of the tensors skiff's allocator holds for them now (memory wrapped from
+// elsewhere, such as numpy arrays, is not counted) and the most since the last reset.
+struct MemoryStats {
+  int64_t allocated = 0;
+  int64_t peak = 0;
+};
+MemoryStats memory_stats();
+// Sets the peak to the bytes held now.
+void reset_peak_memory();
 
 // One read-only mapping of zero pages, shared by every tensor that Tensor::zeros_view
 // makes: reading it costs no memory, and as this handle always holds a reference, a

@@ -14,7 +14,8 @@ __all__ = ["set_device", "get_device", "get_all_device_type", "get_all_custom_de
            "is_compiled_with_xpu", "is_compiled_with_ipu", "is_compiled_with_cinn",
            "is_compiled_with_distribute", "is_compiled_with_custom_device",
            "is_bf16_supported", "synchronize", "current_device", "cpu_info",
-           "set_max_cpu_isa", "get_cudnn_version", "get_rng_state", "set_rng_state", "cuda"]
+           "set_max_cpu_isa", "get_cudnn_version", "get_rng_state", "set_rng_state", "cuda",
+           "memory_allocated", "max_memory_allocated", "reset_max_memory_allocated"]
 
 _ACCELERATOR = re.compile(r"^(gpu|dcu|xpu|npu|ipu)(:\d+)?$")
 
@@ -163,6 +164,32 @@ def set_max_cpu_isa(isa):
     'avx512_bf16' (never above the CPU's). oneDNN's kernels take a cap only from the
     environment variable SKIFF_MAX_CPU_ISA, set before skiff is imported."""
     _C.set_max_cpu_isa(isa)
+
+
+def _cpu_memory(fn, device):
+    if device is not None and not str(device).startswith("cpu") \
+            and not isinstance(device, CPUPlace):
+        raise ValueError(f"{fn}: skiff's tensors live on the CPU; got device {device!r}")
+
+
+def memory_allocated(device=None):
+    """Bytes of tensor memory skiff's allocator holds now on the CPU (tensors made from
+    numpy arrays without a copy are the arrays' memory, not counted)."""
+    _cpu_memory("memory_allocated", device)
+    return _C.memory_allocated()
+
+
+def max_memory_allocated(device=None):
+    """The most bytes of tensor memory held at once since the last
+    reset_max_memory_allocated() (or the start)."""
+    _cpu_memory("max_memory_allocated", device)
+    return _C.max_memory_allocated()
+
+
+def reset_max_memory_allocated(device=None):
+    """Starts max_memory_allocated() over from the bytes held now."""
+    _cpu_memory("reset_max_memory_allocated", device)
+    _C.reset_max_memory_allocated()
 
 
 def synchronize(device=None):
