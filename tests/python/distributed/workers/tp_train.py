@@ -1,6 +1,7 @@
 """Trains tp_model.TinyLM (parallel) wrapped in TensorParallel in a hybrid job with
-hybrid_configs argv[1] (JSON), each data-parallel rank on its part of the global batches,
-and writes its losses and the whole (gathered) parameters to argv[2].RANK.npz."""
+hybrid_configs argv[1] (JSON), each data-parallel rank on its part of the global batches
+(the parameters TensorParallel takes from other ranks disturbed first), and writes its
+losses and the whole (gathered) parameters to argv[2].RANK.npz."""
 import json
 import sys
 
@@ -22,6 +23,12 @@ model_parallel_random_seed(SEED)
 model = TinyLM(parallel=True)
 split = {name: p.split_axis for name, p in model.named_parameters()
          if getattr(p, "is_distributed", False)}
+# Disturbed where TensorParallel must mend them: the replicated parameters of every
+# model-parallel rank but the first, all of every data-parallel rank but the first.
+for name, p in model.named_parameters():
+    if hcg.get_data_parallel_rank() > 0 or (name not in split and
+                                            hcg.get_model_parallel_rank() > 0):
+        p.set_value(p.numpy() + 1.0)
 ids, labels = batches()
 part = ids.shape[1] // hcg.get_data_parallel_world_size()
 mine = slice(hcg.get_data_parallel_rank() * part, (hcg.get_data_parallel_rank() + 1) * part)
