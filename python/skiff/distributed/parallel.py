@@ -102,8 +102,9 @@ class _Reducer:
 
 
 class DataParallel(Layer):
-    """Wraps ``layers`` for data-parallel training: rank 0's parameters are broadcast at
-    construction, and each backward averages the gradients over the group's ranks.
+    """Wraps ``layers`` for data-parallel training: the first rank of ``group`` (default:
+    the world) broadcasts its parameters at construction, and each backward averages the
+    gradients over the group's ranks.
     Inside ``no_sync()`` gradients accumulate locally (the next synced backward averages
     the sum). Parameters a step did not use are always handled (they reduce zeros), so
     ``find_unused_parameters`` is accepted for Paddle's scripts and changes nothing;
@@ -120,7 +121,7 @@ class DataParallel(Layer):
         self._group = group or collective._world()
         self._reducer = None
         if self._group.nranks > 1:
-            sync_params_buffers(layers, self._group)
+            sync_params_buffers(layers, self._group, self._group.ranks[0])
             params = [p for p in layers.parameters() if not p.stop_gradient]
             self._reducer = _Reducer(params, self._group, int(comm_buffer_size * 2**20),
                                      int(last_comm_buffer_size * 2**20))
