@@ -25,6 +25,8 @@ from . import ps_mode
 from .role_maker import PaddleCloudRoleMaker, Role, UserDefinedRoleMaker
 from .strategy import DistributedStrategy
 from .topology import AXES, CommunicateTopology, HybridCommunicateGroup, ParallelMode
+from .meta_parallel.tensor_parallel import TensorParallel
+from . import meta_parallel
 
 __all__ = ["init", "DistributedStrategy", "distributed_model", "distributed_optimizer",
            "get_hybrid_communicate_group", "CommunicateTopology", "HybridCommunicateGroup",
@@ -76,12 +78,19 @@ def _strategy():
 
 
 def distributed_model(model):
+    """The wrapper the layout calls for: TensorParallel with a model-parallel degree
+    above 1, else DataParallel over the data-parallel group (parameter-server mode: its
+    own)."""
     if ps_mode.active():
         return ps_mode.distributed_model(model)
     s = _strategy()
+    hcg = _Fleet.hcg
+    if hcg is not None and hcg.get_model_parallel_world_size() > 1:
+        return TensorParallel(model, hcg, s)
+    group = hcg.get_data_parallel_group() if hcg is not None else None
     return DataParallel(model, comm_buffer_size=s.fuse_grad_size_in_MB,
                         last_comm_buffer_size=s.last_comm_group_size_MB,
-                        find_unused_parameters=s.find_unused_parameters)
+                        find_unused_parameters=s.find_unused_parameters, group=group)
 
 
 def distributed_optimizer(optimizer, strategy=None):

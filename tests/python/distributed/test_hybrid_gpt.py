@@ -1,0 +1,45 @@
+"""W9's GPT trained in each hybrid layout that fits 4 ranks equals one process on the
+same global batches: losses and final parameters to 1e-9 (float64)."""
+import json
+
+import numpy as np
+import pytest
+
+from jobs import WORKERS, run_job
+
+
+def train(tmp_path, configs, nproc):
+    out = tmp_path / "out.npz"
+    if nproc == 1:
+        import subprocess
+        import sys
+        from jobs import job_env
+        done = subprocess.run([sys.executable, str(WORKERS / "gpt_hybrid.py"), "{}", str(out)],
+                              env=job_env(), capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+    else:
+        code, log, logs = run_job(tmp_path, "gpt_hybrid.py", nproc, json.dumps(configs), out,
+                                  timeout=300)
+        assert code == 0, log + "\n".join(logs.values())
+    return dict(np.load(out))
+
+
+@pytest.fixture(scope="module")
+def one_process(tmp_path_factory):
+    return train(tmp_path_factory.mktemp("gpt_one"), {}, 1)
+
+
+LAYOUTS = {"dp2": ({"dp_degree": 2}, 2), "mp2": ({"mp_degree": 2}, 2),
+           "dp2xmp2": ({"dp_degree": 2, "mp_degree": 2}, 4)}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_layout_trains_like_one_process(tmp_path, one_process, layout):
+    configs, nproc = LAYOUTS[layout]
+    got = train(tmp_path, configs, nproc)
+    assert sorted(got) == sorted(one_process)
+    np.testing.assert_allclose(got["losses"], one_process["losses"], rtol=0, atol=1e-9)
+    assert one_process["losses"][-1] < one_process["losses"][0]  # it learns
+    for name in one_process:
+        np.testing.assert_allclose(got[name], one_process[name], rtol=0, atol=1e-9,
+                                   err_msg=name)

@@ -1,0 +1,72 @@
+"""W9's GPT (test-sized, float64) trained for a few AdamW steps in the hybrid layout
+argv[1] (hybrid_configs as JSON; "{}" in one process): each data-parallel rank takes its
+part of the same global batches. Writes the losses (the global batch's mean) and the whole
+parameters, gathered from their slices, to argv[2] (npz, from the first rank of the data-
+parallel group, which holds them all with pipe degree 1)."""
+import json
+import pathlib
+import sys
+
+import numpy as np
+
+import skiff
+import skiff.distributed as dist
+from skiff.distributed import fleet
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[4] / "examples" / "gpt"))
+from gpt import GPT, GPTConfig  # noqa: E402
+
+CONFIG = GPTConfig(vocab_size=64, hidden=32, layers=2, heads=4, seq_len=16)
+GLOBAL_BATCH, STEPS = 8, 5
+
+
+def batches():
+    """Arithmetic sequences of tokens (a random start, a stride of 1 to 3): learnable."""
+    rng = np.random.default_rng(3)
+    out = []
+    for _ in range(STEPS):
+        start = rng.integers(0, CONFIG.vocab_size, (GLOBAL_BATCH, 1))
+        stride = rng.integers(1, 4, (GLOBAL_BATCH, 1))
+        out.append((start + stride * np.arange(CONFIG.seq_len + 1)) % CONFIG.vocab_size)
+    return out
+
+
+def whole(param, hcg):
+    """The parameter's full value: its slices gathered over the model-parallel group."""
+    if not getattr(param, "is_distributed", False):
+        return param.numpy()
+    parts = []
+    dist.all_gather(parts, param, group=hcg.get_model_parallel_group())
+    return np.concatenate([p.numpy() for p in parts], axis=param.split_axis)
+
+
+def main(configs, out):
+    skiff.set_default_dtype("float64")
+    strategy = fleet.DistributedStrategy()
+    strategy.hybrid_configs = configs
+    fleet.init(is_collective=True, strategy=strategy)
+    hcg = fleet.get_hybrid_communicate_group()
+    skiff.seed(7)
+    net = GPT(CONFIG)
+    model = fleet.distributed_model(net)
+    optimizer = fleet.distributed_optimizer(skiff.optimizer.AdamW(
+        learning_rate=1e-2, parameters=model.parameters(), weight_decay=0.01))
+    dp, dp_rank = hcg.get_data_parallel_world_size(), hcg.get_data_parallel_rank()
+    share = GLOBAL_BATCH // dp
+    losses = []
+    for tokens in batches():
+        mine = skiff.to_tensor(tokens[dp_rank * share:(dp_rank + 1) * share])
+        loss = net.loss(model(mine[:, :-1]), mine[:, 1:])
+        loss.backward()
+        optimizer.step()
+        optimizer.clear_grad()
+        mean = loss.detach().clone()
+        dist.all_reduce(mean, dist.ReduceOp.AVG, group=hcg.get_data_parallel_group())
+        losses.append(float(mean))
+    params = {name: whole(p, hcg) for name, p in net.named_parameters()}
+    if dp_rank == 0 and hcg.get_model_parallel_rank() == 0:
+        np.savez(out, losses=np.array(losses), **params)
+
+
+if __name__ == "__main__":
+    main(json.loads(sys.argv[1]), sys.argv[2])
