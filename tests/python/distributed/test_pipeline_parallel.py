@@ -7,6 +7,8 @@ import json
 import numpy as np
 import pytest
 
+import skiff
+
 from jobs import describe, load_worker, run_job
 from skiff.distributed.fleet import CommunicateTopology
 from skiff.distributed.fleet.meta_parallel.pipeline_layer import (LayerDesc, PipelineLayer,
@@ -39,64 +41,98 @@ def test_layers_that_do_not_split_are_refused():
         PipelineLayer(blocks, num_stages=3, topology=two_stages)
 
 
-def _run(tmp_path, configs, schedule, nproc, accumulate=4):
-    prefix = tmp_path / "pp"
-    code, out, logs = run_job(tmp_path, "pp_train.py", nproc, json.dumps(configs), schedule,
-                              accumulate, prefix, timeout=180)
+def _run(tmp_path, hybrid, schedule="1F1B", accumulate=4, scaler=False):
+    nproc = hybrid.get("dp_degree", 1) * hybrid["pp_degree"]
+    options = {"hybrid": hybrid, "schedule": schedule, "accumulate": accumulate,
+               "scaler": scaler}
+    code, out, logs = run_job(tmp_path, "pp_train.py", nproc, json.dumps(options),
+                              tmp_path / "pp", timeout=180)
     assert code == 0, describe(code, out, logs)
     return [json.loads((tmp_path / f"pp.{r}.json").read_text()) for r in range(nproc)]
 
 
 def _check_against_one_process(results, dp, accumulate=4):
-    losses, params = pp_model.train_reference(dp * accumulate * 2)
+    """Losses, every stage's parameters, eval_batch's loss and outputs and the errors of
+    the job's ranks against one process training on the data-parallel ranks' batches."""
+    per_rank = accumulate * 2
+    losses, params, reference = pp_model.train_reference(dp * per_rank)
     mean_losses = np.mean([r["losses"] for r in results if r["stage"] == 0], axis=0)
     np.testing.assert_allclose(mean_losses, losses, rtol=0, atol=1e-9)
+    last = max(r["stage"] for r in results)
+    tokens, labels = pp_model.batches(dp * per_rank)
     for r in results:
-        stage_losses = [q["losses"] for q in results if q["dp_rank"] == r["dp_rank"]]
-        assert all(q == r["losses"] for q in stage_losses)  # every stage returns the loss
+        same_batch = [q for q in results if q["dp_rank"] == r["dp_rank"]]
+        assert all(q["losses"] == r["losses"] for q in same_batch)  # every stage has it
         for name, value in r["params"].items():
             np.testing.assert_allclose(value, params[name], rtol=0, atol=1e-9,
                                        err_msg=f"stage {r['stage']}: {name}")
-    held = {name for r in results for name in r["params"]}
-    assert held == set(params)
+        rows = slice(r["dp_rank"] * per_rank, (r["dp_rank"] + 1) * per_rank)
+        logits = reference(skiff.to_tensor(tokens[0, rows]))
+        want = float(pp_model.loss_fn(logits, skiff.to_tensor(labels[0, rows])))
+        assert r["eval_loss"] == pytest.approx(want, rel=0, abs=1e-9)
+        if r["stage"] == last:
+            np.testing.assert_allclose(r["outputs"], logits.numpy(), rtol=0, atol=1e-9)
+        else:
+            assert r["outputs"] is None
+        assert (f"the inputs have {per_rank - 1} samples, not accumulate_steps {accumulate} "
+                f"x micro_batch_size 2 = {per_rank}") in r["error"], r["error"]
+    assert {name for r in results for name in r["params"]} == set(params)
     # The tied embedding lives on the first and the last stage (its gradients summed
     # across them), the blocks on one stage each.
-    last = max(r["stage"] for r in results)
     assert all(("embed.weight" in r["params"]) == (r["stage"] in (0, last)) for r in results)
 
 
-def _check_timings_and_errors(results, accumulate=4):
+def _check_timings(results):
     for r in results:
         t = r["timings"]
         assert t["busy"] > 0 and t["idle"] >= 0
         assert 0 <= t["bubble_fraction"] < 1
         assert t["busy"] == pytest.approx(t["forward"] + t["backward"])
-        want = (f"the inputs have {2 * accumulate - 1} samples, not accumulate_steps "
-                f"{accumulate} x micro_batch_size 2 = {2 * accumulate}")
-        assert want in r["error"], r["error"]
 
 
 @pytest.mark.parametrize("schedule", ["1F1B", "FThenB"])
 def test_two_stages_train_as_one_process(tmp_path, schedule):
-    results = _run(tmp_path, {"pp_degree": 2}, schedule, 2)
+    results = _run(tmp_path, {"pp_degree": 2}, schedule)
     assert [r["stage"] for r in results] == [0, 1]
     _check_against_one_process(results, dp=1)
-    _check_timings_and_errors(results)
-
-
-def test_two_stages_by_two_data_parallel_ranks_train_as_one_process(tmp_path):
-    results = _run(tmp_path, {"pp_degree": 2, "dp_degree": 2}, "1F1B", 4)
-    assert sorted((r["dp_rank"], r["stage"]) for r in results) == [(0, 0), (0, 1), (1, 0),
-                                                                    (1, 1)]
-    _check_against_one_process(results, dp=2)
-    _check_timings_and_errors(results)
+    _check_timings(results)
 
 
 @pytest.mark.parametrize("accumulate", [4, 2], ids=["steady", "fewer_micro_batches"])
 def test_four_stages_train_as_one_process(tmp_path, accumulate):
     """The middle stages receive and send; with 2 micro-batches the 1F1B warm-up of the
     first stages is cut to the micro-batches there are."""
-    results = _run(tmp_path, {"pp_degree": 4}, "1F1B", 4, accumulate)
+    results = _run(tmp_path, {"pp_degree": 4}, accumulate=accumulate)
     assert [r["stage"] for r in results] == [0, 1, 2, 3]
     _check_against_one_process(results, dp=1, accumulate=accumulate)
-    _check_timings_and_errors(results, accumulate)
+    _check_timings(results)
+
+
+def test_two_stages_by_two_data_parallel_ranks_train_as_one_process(tmp_path):
+    """Each data-parallel rank trains on its half of the batch, through a loss scaler."""
+    results = _run(tmp_path, {"pp_degree": 2, "dp_degree": 2}, scaler=True)
+    assert sorted((r["dp_rank"], r["stage"]) for r in results) == [(0, 0), (0, 1), (1, 0),
+                                                                    (1, 1)]
+    _check_against_one_process(results, dp=2)
+    _check_timings(results)
+
+
+def test_one_stage_builds_the_whole_model_as_one_process_does():
+    previous = skiff.get_default_dtype()
+    skiff.set_default_dtype("float64")
+    try:
+        skiff.seed(pp_model.SEED)
+        layer = PipelineLayer(pp_model.descs(), num_stages=1, loss_fn=pp_model.loss_fn)
+        skiff.seed(pp_model.SEED)
+        reference = pp_model.Reference()
+    finally:
+        skiff.set_default_dtype(previous)
+    want = dict(reference.named_parameters())
+    got = {pp_model.reference_name(n): p for n, p in layer.named_parameters()}
+    assert set(got) == set(want)
+    for name, p in got.items():
+        np.testing.assert_array_equal(p.numpy(), want[name].numpy(), err_msg=name)
+    tokens, _ = pp_model.batches(4)
+    np.testing.assert_allclose(layer(skiff.to_tensor(tokens[0])).numpy(),
+                               reference(skiff.to_tensor(tokens[0])).numpy(), rtol=0,
+                               atol=1e-12)

@@ -73,10 +73,15 @@ def optimizer(parameters):
 
 
 def train_reference(samples):
-    """(losses, {name: parameter}) of one process training on the whole batches."""
+    """(losses, {name: parameter}, the model) of one process training on the whole
+    batches."""
+    previous = skiff.get_default_dtype()
     skiff.set_default_dtype("float64")
-    skiff.seed(SEED)
-    model = Reference()
+    try:
+        skiff.seed(SEED)
+        model = Reference()
+    finally:
+        skiff.set_default_dtype(previous)
     opt, scheduler = optimizer(model.parameters())
     tokens, labels = batches(samples)
     losses = []
@@ -87,4 +92,4 @@ def train_reference(samples):
         opt.clear_grad()
         scheduler.step()
         losses.append(float(loss))
-    return losses, {n: p.numpy() for n, p in model.named_parameters()}
+    return losses, {n: p.numpy() for n, p in model.named_parameters()}, model

@@ -137,10 +137,13 @@ class PipelineParallel(Layer):
         return self._outputs if self.is_last_stage else None
 
     def _begin(self, data, what, compute_loss, training, scaler=None):
+        """Checks the batch (on every stage it is given to, before any message, so all
+        stages fail alike) and starts the batch's state."""
         if not isinstance(data, (list, tuple)) or len(data) != 2:
+            got = f"{len(data)} items" if isinstance(data, (list, tuple)) else \
+                type(data).__name__
             raise ValueError(f"PipelineParallel.{what}: data must be [inputs, labels], got "
-                             f"{type(data).__name__}"
-                             f"{' of ' + str(len(data)) if isinstance(data, (list, tuple)) else ''}")
+                             f"{got}")
         inputs, labels = data
         if self.is_first_stage and inputs is None:
             raise ValueError(f"PipelineParallel.{what}: the first stage needs the inputs")
