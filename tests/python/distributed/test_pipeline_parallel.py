@@ -41,10 +41,10 @@ def test_layers_that_do_not_split_are_refused():
         PipelineLayer(blocks, num_stages=3, topology=two_stages)
 
 
-def _run(tmp_path, hybrid, schedule="1F1B", accumulate=4, scaler=False):
+def _run(tmp_path, hybrid, schedule="1F1B", accumulate=4, scaler=False, recompute=0):
     nproc = hybrid.get("dp_degree", 1) * hybrid["pp_degree"]
     options = {"hybrid": hybrid, "schedule": schedule, "accumulate": accumulate,
-               "scaler": scaler}
+               "scaler": scaler, "recompute_interval": recompute}
     code, out, logs = run_job(tmp_path, "pp_train.py", nproc, json.dumps(options),
                               tmp_path / "pp", timeout=180)
     assert code == 0, describe(code, out, logs)
@@ -90,9 +90,10 @@ def _check_timings(results):
         assert t["busy"] == pytest.approx(t["forward"] + t["backward"])
 
 
-@pytest.mark.parametrize("schedule", ["1F1B", "FThenB"])
-def test_two_stages_train_as_one_process(tmp_path, schedule):
-    results = _run(tmp_path, {"pp_degree": 2}, schedule)
+@pytest.mark.parametrize("schedule,recompute", [("1F1B", 0), ("FThenB", 0), ("1F1B", 2)],
+                         ids=["1F1B", "FThenB", "1F1B_recompute"])
+def test_two_stages_train_as_one_process(tmp_path, schedule, recompute):
+    results = _run(tmp_path, {"pp_degree": 2}, schedule, recompute=recompute)
     assert [r["stage"] for r in results] == [0, 1]
     _check_against_one_process(results, dp=1)
     _check_timings(results)
@@ -136,3 +137,31 @@ def test_one_stage_builds_the_whole_model_as_one_process_does():
     np.testing.assert_allclose(layer(skiff.to_tensor(tokens[0])).numpy(),
                                reference(skiff.to_tensor(tokens[0])).numpy(), rtol=0,
                                atol=1e-12)
+
+
+class _NoisyBlock(pp_model.Block):
+    """A block with dropout: recomputing it must draw the same mask."""
+    calls = 0
+
+    def forward(self, x):
+        _NoisyBlock.calls += 1
+        return skiff.nn.functional.dropout(super().forward(x), p=0.3)
+
+
+@pytest.mark.parametrize("interval", [1, 2, 3])
+def test_recomputed_segments_give_the_gradients_of_the_plain_forward(interval):
+    descs = [LayerDesc(pp_model.Block, 6), LayerDesc(_NoisyBlock, 6),
+             LayerDesc(pp_model.Block, 6), LayerDesc(_NoisyBlock, 6)]
+    x = np.random.default_rng(3).standard_normal([5, 6]).astype("float32")
+    grads, calls = [], []
+    for k in (0, interval):
+        skiff.seed(9)
+        layer = PipelineLayer(descs, num_stages=1, recompute_interval=k)
+        inputs = skiff.to_tensor(x, stop_gradient=False)
+        _NoisyBlock.calls = 0
+        (layer(inputs) ** 2).sum().backward()
+        calls.append(_NoisyBlock.calls)
+        grads.append([inputs.grad.numpy()] + [p.grad.numpy() for p in layer.parameters()])
+    assert calls == [2, 4]  # the recomputed blocks ran again in the backward
+    for plain, recomputed in zip(*grads):
+        np.testing.assert_array_equal(recomputed, plain)

@@ -1,6 +1,6 @@
 """Trains pp_model's descriptions pipeline-parallel, in micro-batches of 2. argv[1]: JSON
 {"hybrid": hybrid_configs, "schedule": "1F1B" or "FThenB", "accumulate": accumulate_steps,
-"scaler": whether to train through a GradScaler}; argv[2]: the output prefix. Writes
+"scaler": whether to train through a GradScaler, "recompute_interval"}; argv[2]: the output prefix. Writes
 PREFIX.RANK.json with the losses, this stage's parameters (by the Reference's names), the
 timings of the last batch, eval_batch's loss and outputs on the first batch, and the error a
 batch of the wrong size raises."""
@@ -29,7 +29,8 @@ hcg = fleet.get_hybrid_communicate_group()
 skiff.set_default_dtype("float64")
 skiff.seed(pp_model.SEED)
 layer = PipelineLayer(pp_model.descs(), topology=hcg.topology(), loss_fn=pp_model.loss_fn,
-                      seg_method="layer:Block")
+                      seg_method="layer:Block",
+                      recompute_interval=options["recompute_interval"])
 model = PipelineParallel(layer, hcg, strategy)
 opt, scheduler = pp_model.optimizer(model.parameters())
 # A power of two: scaling and unscaling float64 gradients by it is exact.

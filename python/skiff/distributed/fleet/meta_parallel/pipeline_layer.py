@@ -22,6 +22,7 @@ from ....nn import Layer, LayerDict
 from ....tensor.creation import zeros_like
 from ... import collective
 from ..topology import AXES, CommunicateTopology
+from .recompute import recompute
 
 __all__ = ["LayerDesc", "SharedLayerDesc", "PipelineLayer"]
 
@@ -99,6 +100,10 @@ def segment_bounds(items, num_stages, seg_method):
     return [0] + [marked[(s + 1) * per_stage - 1] + 1 for s in range(num_stages - 1)] + [n]
 
 
+def _as_inputs(value):
+    return value if isinstance(value, tuple) else (value,)
+
+
 def _default_topology(num_stages):
     """Data parallel over the ranks that the pipeline of ``num_stages`` leaves."""
     world = collective.get_world_size()
@@ -114,7 +119,9 @@ class PipelineLayer(Layer):
     ``topology``'s pipe axis (default: the world split into num_stages stages and data
     parallel over the rest). ``loss_fn(output, label)`` is the loss the last stage
     computes. forward runs this stage's segment: each item takes the previous one's
-    output (unpacked when it is a tuple)."""
+    output (unpacked when it is a tuple). With ``recompute_interval`` k > 0, training
+    keeps only the inputs of each run of k items and recomputes the rest in the
+    backward."""
 
     def __init__(self, layers, num_stages=None, topology=None, loss_fn=None,
                  seg_method="uniform", recompute_interval=0):
@@ -122,9 +129,11 @@ class PipelineLayer(Layer):
         if not isinstance(layers, (list, tuple)) or not layers:
             raise ValueError("PipelineLayer: layers must be a non-empty list of LayerDesc, "
                              "Layer or functions")
-        if recompute_interval:
-            raise ValueError(f"PipelineLayer: recompute_interval {recompute_interval}: "
-                             f"recomputing activations is not available; use 0")
+        if isinstance(recompute_interval, bool) or not isinstance(recompute_interval, int) \
+                or recompute_interval < 0:
+            raise ValueError(f"PipelineLayer: recompute_interval must be an integer >= 0, "
+                             f"got {recompute_interval!r}")
+        self._recompute_interval = recompute_interval
         if topology is None:
             if num_stages is None:
                 raise ValueError("PipelineLayer: give num_stages or topology")
@@ -230,9 +239,24 @@ class PipelineLayer(Layer):
         return self._stage_id
 
     def forward(self, input):
-        for fn in self.run_function:
-            input = fn(*input) if isinstance(input, tuple) else fn(input)
+        n, k = len(self.run_function), self._recompute_interval
+        if not (k and self.training):
+            return self._run_segment(0, n, *_as_inputs(input))
+        for start in range(0, n, k):
+            inputs = _as_inputs(input)
+            run = functools.partial(self._run_segment, start, min(start + k, n))
+            if any(getattr(x, "stop_gradient", True) is False for x in inputs):
+                input = recompute(run, *inputs)
+            else:  # nothing upstream needs a gradient: a backward would never reach it
+                input = run(*inputs)
         return input
+
+    def _run_segment(self, start, end, *inputs):
+        """Items start .. end - 1 of this stage's segment on ``inputs``."""
+        x = inputs[0] if len(inputs) == 1 else inputs
+        for fn in self.run_function[start:end]:
+            x = fn(*x) if isinstance(x, tuple) else fn(x)
+        return x
 
     def extra_repr(self):
         return (f"stage {self._stage_id} of {self._num_stages}: layers {self._start} .. "
