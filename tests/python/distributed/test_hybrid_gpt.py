@@ -1,19 +1,19 @@
 """W9's GPT trained in each hybrid layout that fits 4 ranks equals one process on the
 same global batches: losses and final parameters to 1e-9 (float64)."""
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
-from jobs import WORKERS, run_job
+from jobs import WORKERS, job_env, run_job
 
 
 def train(tmp_path, configs, nproc):
-    out = tmp_path / "out.npz"
+    """The losses and whole parameters (every stage's) of W9 trained in the layout."""
+    out = tmp_path / "out"
     if nproc == 1:
-        import subprocess
-        import sys
-        from jobs import job_env
         done = subprocess.run([sys.executable, str(WORKERS / "gpt_hybrid.py"), "{}", str(out)],
                               env=job_env(), capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stdout + done.stderr
@@ -21,7 +21,10 @@ def train(tmp_path, configs, nproc):
         code, log, logs = run_job(tmp_path, "gpt_hybrid.py", nproc, json.dumps(configs), out,
                                   timeout=300)
         assert code == 0, log + "\n".join(logs.values())
-    return dict(np.load(out))
+    merged = {}
+    for stage in sorted(tmp_path.glob("out.*.npz")):
+        merged.update(np.load(stage))
+    return merged
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +33,10 @@ def one_process(tmp_path_factory):
 
 
 LAYOUTS = {"dp2": ({"dp_degree": 2}, 2), "mp2": ({"mp_degree": 2}, 2),
-           "dp2xmp2": ({"dp_degree": 2, "mp_degree": 2}, 4)}
+           "pp2": ({"pp_degree": 2}, 2),
+           "dp2xmp2": ({"dp_degree": 2, "mp_degree": 2}, 4),
+           "dp2xpp2": ({"dp_degree": 2, "pp_degree": 2}, 4),
+           "mp2xpp2": ({"mp_degree": 2, "pp_degree": 2}, 4)}
 
 
 @pytest.mark.parametrize("layout", list(LAYOUTS))

@@ -25,7 +25,8 @@ from . import ps_mode
 from .role_maker import PaddleCloudRoleMaker, Role, UserDefinedRoleMaker
 from .strategy import DistributedStrategy
 from .topology import AXES, CommunicateTopology, HybridCommunicateGroup, ParallelMode
-from .meta_parallel.tensor_parallel import TensorParallel
+from .meta_parallel.pipeline_parallel import PipelineParallel
+from .meta_parallel.tensor_parallel import TensorParallel, broadcast_replicated
 from . import meta_parallel
 
 __all__ = ["init", "DistributedStrategy", "distributed_model", "distributed_optimizer",
@@ -78,13 +79,16 @@ def _strategy():
 
 
 def distributed_model(model):
-    """The wrapper the layout calls for: TensorParallel with a model-parallel degree
-    above 1, else DataParallel over the data-parallel group (parameter-server mode: its
-    own)."""
+    """The wrapper the layout calls for: PipelineParallel with a pipe degree above 1 (the
+    model a PipelineLayer), TensorParallel with a model-parallel degree above 1, else
+    DataParallel over the data-parallel group (parameter-server mode: its own)."""
     if ps_mode.active():
         return ps_mode.distributed_model(model)
     s = _strategy()
     hcg = _Fleet.hcg
+    if hcg is not None and hcg.get_pipe_parallel_world_size() > 1:
+        broadcast_replicated(model, hcg)
+        return PipelineParallel(model, hcg, s)
     if hcg is not None and hcg.get_model_parallel_world_size() > 1:
         return TensorParallel(model, hcg, s)
     group = hcg.get_data_parallel_group() if hcg is not None else None

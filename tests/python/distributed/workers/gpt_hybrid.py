@@ -15,6 +15,8 @@ from skiff.distributed import fleet
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[4] / "examples" / "gpt"))
 from gpt import GPT, GPTConfig  # noqa: E402
+from gpt_pipe import gpt_descs, gpt_loss, gpt_name  # noqa: E402
+from skiff.distributed.fleet.meta_parallel import PipelineLayer  # noqa: E402
 
 CONFIG = GPTConfig(vocab_size=64, hidden=32, layers=2, heads=4, seq_len=16)
 GLOBAL_BATCH, STEPS = 8, 5
@@ -44,28 +46,40 @@ def main(configs, out):
     skiff.set_default_dtype("float64")
     strategy = fleet.DistributedStrategy()
     strategy.hybrid_configs = configs
+    dp = configs.get("dp_degree", 1)
+    strategy.pipeline_configs = {"accumulate_steps": 2,
+                                 "micro_batch_size": GLOBAL_BATCH // dp // 2}
     fleet.init(is_collective=True, strategy=strategy)
     hcg = fleet.get_hybrid_communicate_group()
+    pipelined = hcg.get_pipe_parallel_world_size() > 1
     skiff.seed(7)
-    net = GPT(CONFIG)
+    if pipelined:
+        net = PipelineLayer(gpt_descs(CONFIG), topology=hcg.topology(), loss_fn=gpt_loss,
+                            seg_method="layer:Block")
+    else:
+        net = GPT(CONFIG)
     model = fleet.distributed_model(net)
     optimizer = fleet.distributed_optimizer(skiff.optimizer.AdamW(
         learning_rate=1e-2, parameters=model.parameters(), weight_decay=0.01))
-    dp, dp_rank = hcg.get_data_parallel_world_size(), hcg.get_data_parallel_rank()
-    share = GLOBAL_BATCH // dp
+    dp_rank = hcg.get_data_parallel_rank()
+    share = GLOBAL_BATCH // hcg.get_data_parallel_world_size()
     losses = []
     for tokens in batches():
         mine = skiff.to_tensor(tokens[dp_rank * share:(dp_rank + 1) * share])
-        loss = net.loss(model(mine[:, :-1]), mine[:, 1:])
-        loss.backward()
-        optimizer.step()
-        optimizer.clear_grad()
+        if pipelined:
+            loss = skiff.to_tensor(model.train_batch([mine[:, :-1], mine[:, 1:]], optimizer))
+        else:
+            loss = net.loss(model(mine[:, :-1]), mine[:, 1:])
+            loss.backward()
+            optimizer.step()
+            optimizer.clear_grad()
         mean = loss.detach().clone()
         dist.all_reduce(mean, dist.ReduceOp.AVG, group=hcg.get_data_parallel_group())
         losses.append(float(mean))
-    params = {name: whole(p, hcg) for name, p in net.named_parameters()}
+    params = {gpt_name(name, CONFIG) if pipelined else name: whole(p, hcg)
+              for name, p in net.named_parameters()}
     if dp_rank == 0 and hcg.get_model_parallel_rank() == 0:
-        np.savez(out, losses=np.array(losses), **params)
+        np.savez(f"{out}.{hcg.get_stage_id()}.npz", losses=np.array(losses), **params)
 
 
 if __name__ == "__main__":
