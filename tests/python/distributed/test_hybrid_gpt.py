@@ -10,19 +10,20 @@ import pytest
 from jobs import WORKERS, job_env, run_job
 
 
-def train(tmp_path, configs, nproc):
+def train(tmp_path, configs, nproc, *more, name="out"):
     """The losses and whole parameters (every stage's) of W9 trained in the layout."""
-    out = tmp_path / "out"
+    out = tmp_path / name
     if nproc == 1:
-        done = subprocess.run([sys.executable, str(WORKERS / "gpt_hybrid.py"), "{}", str(out)],
+        done = subprocess.run([sys.executable, str(WORKERS / "gpt_hybrid.py"), "{}", str(out),
+                               *map(str, more)],
                               env=job_env(), capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stdout + done.stderr
     else:
         code, log, logs = run_job(tmp_path, "gpt_hybrid.py", nproc, json.dumps(configs), out,
-                                  timeout=300)
+                                  *more, timeout=300)
         assert code == 0, log + "\n".join(logs.values())
     merged = {}
-    for stage in sorted(tmp_path.glob("out.*.npz")):
+    for stage in sorted(tmp_path.glob(f"{name}.*.npz")):
         merged.update(np.load(stage))
     return merged
 
@@ -49,3 +50,19 @@ def test_layout_trains_like_one_process(tmp_path, one_process, layout):
     for name in one_process:
         np.testing.assert_allclose(got[name], one_process[name], rtol=0, atol=1e-9,
                                    err_msg=name)
+
+
+def test_a_checkpoint_loads_under_another_layout(tmp_path, one_process):
+    """Saved by dp2 x mp2 ranks, loaded by one process; saved by one process, loaded by
+    mp2 ranks: the parameters come back whole, or as each rank's slice."""
+    ckpt = tmp_path / "ckpt"
+    trained = train(tmp_path, {"dp_degree": 2, "mp_degree": 2}, 4, "--save", ckpt)
+    loaded = train(tmp_path, {}, 1, "--load", ckpt, "--steps", "0", name="single")
+    back = tmp_path / "back"
+    train(tmp_path, {}, 1, "--load", ckpt, "--steps", "0", "--save", back, name="resaved")
+    split = train(tmp_path, {"mp_degree": 2}, 2, "--load", back, "--steps", "0", name="mp")
+    for name in one_process:
+        if name == "losses":
+            continue
+        np.testing.assert_array_equal(loaded[name], trained[name], err_msg=name)
+        np.testing.assert_array_equal(split[name], trained[name], err_msg=name)

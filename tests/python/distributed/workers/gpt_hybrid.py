@@ -1,8 +1,10 @@
 """W9's GPT (test-sized, float64) trained for a few AdamW steps in the hybrid layout
-argv[1] (hybrid_configs as JSON; "{}" in one process): each data-parallel rank takes its
+argv[1] (hybrid_configs as JSON; "{}" in one process), from a checkpoint with --load, saved
+with --save: each data-parallel rank takes its
 part of the same global batches. Writes the losses (the global batch's mean) and the whole
 parameters, gathered from their slices, to argv[2] (npz, from the first rank of the data-
 parallel group, which holds them all with pipe degree 1)."""
+import argparse
 import json
 import pathlib
 import sys
@@ -42,7 +44,7 @@ def whole(param, hcg):
     return np.concatenate([p.numpy() for p in parts], axis=param.split_axis)
 
 
-def main(configs, out):
+def main(configs, out, save_to=None, load_from=None, steps=STEPS):
     skiff.set_default_dtype("float64")
     strategy = fleet.DistributedStrategy()
     strategy.hybrid_configs = configs
@@ -58,13 +60,15 @@ def main(configs, out):
                             seg_method="layer:Block")
     else:
         net = GPT(CONFIG)
+    if load_from:
+        dist.load_state_dict(net.state_dict(), load_from)
     model = fleet.distributed_model(net)
     optimizer = fleet.distributed_optimizer(skiff.optimizer.AdamW(
         learning_rate=1e-2, parameters=model.parameters(), weight_decay=0.01))
     dp_rank = hcg.get_data_parallel_rank()
     share = GLOBAL_BATCH // hcg.get_data_parallel_world_size()
     losses = []
-    for tokens in batches():
+    for tokens in batches()[:steps]:
         mine = skiff.to_tensor(tokens[dp_rank * share:(dp_rank + 1) * share])
         if pipelined:
             loss = skiff.to_tensor(model.train_batch([mine[:, :-1], mine[:, 1:]], optimizer))
@@ -76,6 +80,8 @@ def main(configs, out):
         mean = loss.detach().clone()
         dist.all_reduce(mean, dist.ReduceOp.AVG, group=hcg.get_data_parallel_group())
         losses.append(float(mean))
+    if save_to:
+        dist.save_state_dict(net.state_dict(), save_to)
     params = {gpt_name(name, CONFIG) if pipelined else name: whole(p, hcg)
               for name, p in net.named_parameters()}
     if dp_rank == 0 and hcg.get_model_parallel_rank() == 0:
@@ -83,4 +89,12 @@ def main(configs, out):
 
 
 if __name__ == "__main__":
-    main(json.loads(sys.argv[1]), sys.argv[2])
+    parser = argparse.ArgumentParser()
+    parser.add_argument("configs", type=json.loads)
+    parser.add_argument("out")
+    parser.add_argument("--save", help="a folder to write the trained model into, as "
+                        "skiff.distributed.save_state_dict does")
+    parser.add_argument("--load", help="a folder to start the model from")
+    parser.add_argument("--steps", type=int, default=STEPS)
+    args = parser.parse_args()
+    main(args.configs, args.out, args.save, args.load, args.steps)
