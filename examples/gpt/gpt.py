@@ -54,12 +54,18 @@ class Attention(nn.Layer):
 
     def __init__(self, config):
         super().__init__()
+        if config.hidden % config.heads:
+            raise ValueError(f"GPT: hidden {config.hidden} is not divisible by heads "
+                             f"{config.heads}")
         self.head_dim = config.hidden // config.heads
         self.qkv = ColumnParallelLinear(config.hidden, 3 * config.hidden, _normal(config),
                                         has_bias=True, gather_output=False)
         self.out = RowParallelLinear(config.hidden, config.hidden, _normal(config),
                                      input_is_parallel=True)
-        self.local_heads = self.qkv.output_size_per_partition // (3 * self.head_dim)
+        if config.heads % self.qkv.world_size:
+            raise ValueError(f"GPT: {config.heads} heads cannot be split over the "
+                             f"model-parallel degree {self.qkv.world_size}")
+        self.local_heads = config.heads // self.qkv.world_size
 
     def forward(self, x):
         batch, length = x.shape[0], x.shape[1]

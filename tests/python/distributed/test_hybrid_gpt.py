@@ -40,10 +40,13 @@ LAYOUTS = {"dp2": ({"dp_degree": 2}, 2), "mp2": ({"mp_degree": 2}, 2),
            "mp2xpp2": ({"mp_degree": 2, "pp_degree": 2}, 4)}
 
 
-@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("layout", list(LAYOUTS) + ["pp2_recompute"])
 def test_layout_trains_like_one_process(tmp_path, one_process, layout):
-    configs, nproc = LAYOUTS[layout]
-    got = train(tmp_path, configs, nproc)
+    if layout == "pp2_recompute":
+        got = train(tmp_path, {"pp_degree": 2}, 2, "--recompute-interval", "1")
+    else:
+        configs, nproc = LAYOUTS[layout]
+        got = train(tmp_path, configs, nproc)
     assert sorted(got) == sorted(one_process)
     np.testing.assert_allclose(got["losses"], one_process["losses"], rtol=0, atol=1e-9)
     assert one_process["losses"][-1] < one_process["losses"][0]  # it learns
@@ -66,3 +69,16 @@ def test_a_checkpoint_loads_under_another_layout(tmp_path, one_process):
             continue
         np.testing.assert_array_equal(loaded[name], trained[name], err_msg=name)
         np.testing.assert_array_equal(split[name], trained[name], err_msg=name)
+
+
+@pytest.mark.parametrize("configs,args,message", [
+    ({"pp_degree": 2}, ["--layers", "3"],
+     "PipelineLayer: 3 layers cannot be split into 2 stages by seg_method 'layer:Block'"),
+    ({"mp_degree": 2}, ["--heads", "3", "--hidden", "30"],
+     "GPT: 3 heads cannot be split over the model-parallel degree 2"),
+], ids=["pp_layers", "mp_heads"])
+def test_a_model_that_does_not_split_fails_clearly(tmp_path, configs, args, message):
+    code, log, logs = run_job(tmp_path, "gpt_hybrid.py", 2, json.dumps(configs),
+                              tmp_path / "out", *args, timeout=120)
+    text = log + "\n".join(logs.values())
+    assert code != 0 and message in text, text

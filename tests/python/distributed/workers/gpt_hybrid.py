@@ -44,7 +44,7 @@ def whole(param, hcg):
     return np.concatenate([p.numpy() for p in parts], axis=param.split_axis)
 
 
-def main(configs, out, save_to=None, load_from=None, steps=STEPS):
+def main(configs, out, save_to=None, load_from=None, steps=STEPS, recompute_interval=0):
     skiff.set_default_dtype("float64")
     strategy = fleet.DistributedStrategy()
     strategy.hybrid_configs = configs
@@ -57,7 +57,7 @@ def main(configs, out, save_to=None, load_from=None, steps=STEPS):
     skiff.seed(7)
     if pipelined:
         net = PipelineLayer(gpt_descs(CONFIG), topology=hcg.topology(), loss_fn=gpt_loss,
-                            seg_method="layer:Block")
+                            seg_method="layer:Block", recompute_interval=recompute_interval)
     else:
         net = GPT(CONFIG)
     if load_from:
@@ -96,5 +96,11 @@ if __name__ == "__main__":
                         "skiff.distributed.save_state_dict does")
     parser.add_argument("--load", help="a folder to start the model from")
     parser.add_argument("--steps", type=int, default=STEPS)
+    parser.add_argument("--recompute-interval", type=int, default=0,
+                        help="pipeline stages recompute every so many layers")
+    parser.add_argument("--layers", type=int, default=CONFIG.layers)
+    parser.add_argument("--heads", type=int, default=CONFIG.heads)
+    parser.add_argument("--hidden", type=int, default=CONFIG.hidden)
     args = parser.parse_args()
-    main(args.configs, args.out, args.save, args.load, args.steps)
+    CONFIG.layers, CONFIG.heads, CONFIG.hidden = args.layers, args.heads, args.hidden
+    main(args.configs, args.out, args.save, args.load, args.steps, args.recompute_interval)
