@@ -287,6 +287,9 @@ void walk(const std::vector<TensorPtr>& roots, const std::vector<TensorPtr>& gra
     if (!retain_graph) {
       node->saved.clear();
       node->packed.clear();
+      // The inputs were kept to route their gradients; a released node routes none, and
+      // holding them would keep every activation alive as long as the loss is.
+      for (Edge& e : node->inputs) e.tensor.reset();
       node->released = true;
       if (node->callback && node->callback->release) node->callback->release();
     }

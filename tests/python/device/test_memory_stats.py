@@ -31,3 +31,21 @@ def test_a_peak_inside_a_computation_is_seen():
 def test_other_devices_are_refused():
     with pytest.raises(ValueError, match="live on the CPU; got device 'gpu:0'"):
         device.memory_allocated("gpu:0")
+
+
+def test_a_backward_frees_the_activations_while_the_loss_lives():
+    w = skiff.to_tensor(np.ones([256, 256], np.float32))
+    w.stop_gradient = False
+    x = skiff.to_tensor(np.ones([256, 256], np.float32))
+    start = device.memory_allocated()
+    h = x
+    for _ in range(4):
+        h = skiff.tanh(skiff.matmul(h, w))
+    loss = h.sum()
+    del h
+    held = device.memory_allocated() - start
+    assert held >= 8 * 256 * 256 * 4  # the activations the backward needs
+    loss.backward()
+    # The gradient of w and the loss remain; no activation does.
+    assert device.memory_allocated() - start <= 256 * 256 * 4 + 64, \
+        device.memory_allocated() - start

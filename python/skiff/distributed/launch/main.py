@@ -49,8 +49,11 @@ def _parse_nnodes(text):
 
 
 def _parser():
+    # No abbreviations: the script's own options (--worker, --step) must not be taken
+    # for the launcher's (--worker_num, --steps_per_...).
     p = argparse.ArgumentParser(prog="python -m skiff.distributed.launch",
-                                description="Starts the workers of a data-parallel job.")
+                                description="Starts the workers of a data-parallel job.",
+                                allow_abbrev=False)
     p.add_argument("--nnodes", default="1", help="nodes in the job: N or MIN:MAX (default 1)")
     p.add_argument("--nproc_per_node", type=int, default=1, help="workers on this node")
     p.add_argument("--etcd", default="", help="HOST:PORT of the job's etcd (default: start "
