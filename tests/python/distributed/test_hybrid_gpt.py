@@ -82,3 +82,14 @@ def test_a_model_that_does_not_split_fails_clearly(tmp_path, configs, args, mess
                               tmp_path / "out", *args, timeout=120)
     text = log + "\n".join(logs.values())
     assert code != 0 and message in text, text
+
+
+@pytest.mark.parametrize("configs,nproc", [({"mp_degree": 2}, 2), ({"pp_degree": 2}, 2),
+                                           ({"mp_degree": 2, "pp_degree": 2}, 4)],
+                         ids=["mp2", "pp2", "mp2xpp2"])
+def test_gradients_clipped_by_the_whole_models_norm(tmp_path, configs, nproc):
+    """ClipGradByGlobalNorm (0.05: every step clips) takes the norm of the whole model."""
+    want = train(tmp_path, {}, 1, "--clip", "0.05", name="one")
+    got = train(tmp_path, configs, nproc, "--clip", "0.05")
+    for name in want:
+        np.testing.assert_allclose(got[name], want[name], rtol=0, atol=1e-9, err_msg=name)

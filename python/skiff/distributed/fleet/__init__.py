@@ -25,6 +25,7 @@ from . import ps_mode
 from .role_maker import PaddleCloudRoleMaker, Role, UserDefinedRoleMaker
 from .strategy import DistributedStrategy
 from .topology import AXES, CommunicateTopology, HybridCommunicateGroup, ParallelMode
+from .hybrid_optimizer import HybridParallelOptimizer
 from .meta_parallel.pipeline_parallel import PipelineParallel
 from .meta_parallel.tensor_parallel import TensorParallel, broadcast_replicated
 from . import meta_parallel
@@ -105,6 +106,10 @@ def distributed_optimizer(optimizer, strategy=None):
     _strategy()
     if mode.static:
         return _StaticDataParallelOptimizer(optimizer)
+    hcg = _Fleet.hcg
+    if hcg is not None and (hcg.get_model_parallel_world_size() > 1
+                            or hcg.get_pipe_parallel_world_size() > 1):
+        return HybridParallelOptimizer(optimizer, hcg, _Fleet.strategy)
     return optimizer  # DataParallel's backward already averaged the gradients
 
 

@@ -44,7 +44,8 @@ def whole(param, hcg):
     return np.concatenate([p.numpy() for p in parts], axis=param.split_axis)
 
 
-def main(configs, out, save_to=None, load_from=None, steps=STEPS, recompute_interval=0):
+def main(configs, out, save_to=None, load_from=None, steps=STEPS, recompute_interval=0,
+         clip=None):
     skiff.set_default_dtype("float64")
     strategy = fleet.DistributedStrategy()
     strategy.hybrid_configs = configs
@@ -64,7 +65,8 @@ def main(configs, out, save_to=None, load_from=None, steps=STEPS, recompute_inte
         dist.load_state_dict(net.state_dict(), load_from)
     model = fleet.distributed_model(net)
     optimizer = fleet.distributed_optimizer(skiff.optimizer.AdamW(
-        learning_rate=1e-2, parameters=model.parameters(), weight_decay=0.01))
+        learning_rate=1e-2, parameters=model.parameters(), weight_decay=0.01,
+        grad_clip=skiff.nn.ClipGradByGlobalNorm(clip) if clip else None))
     dp_rank = hcg.get_data_parallel_rank()
     share = GLOBAL_BATCH // hcg.get_data_parallel_world_size()
     losses = []
@@ -98,9 +100,11 @@ if __name__ == "__main__":
     parser.add_argument("--steps", type=int, default=STEPS)
     parser.add_argument("--recompute-interval", type=int, default=0,
                         help="pipeline stages recompute every so many layers")
+    parser.add_argument("--clip", type=float, help="clip the gradients' global norm to this")
     parser.add_argument("--layers", type=int, default=CONFIG.layers)
     parser.add_argument("--heads", type=int, default=CONFIG.heads)
     parser.add_argument("--hidden", type=int, default=CONFIG.hidden)
     args = parser.parse_args()
     CONFIG.layers, CONFIG.heads, CONFIG.hidden = args.layers, args.heads, args.hidden
-    main(args.configs, args.out, args.save, args.load, args.steps, args.recompute_interval)
+    main(args.configs, args.out, args.save, args.load, args.steps, args.recompute_interval,
+         args.clip)

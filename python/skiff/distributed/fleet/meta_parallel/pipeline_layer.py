@@ -208,6 +208,8 @@ class PipelineLayer(Layer):
                 group = collective.new_group(ranks)
                 if group.is_member():
                     weight = getattr(self.shared_layers[key], attr)
+                    # A global gradient norm counts the weight at its first stage only.
+                    weight.is_firstly_shared = collective.get_rank() == ranks[0]
                     groups[key] = (group, ranks[0], weight)
         return groups
 
