@@ -3,6 +3,7 @@ data-parallel group beside it, training equals one process on the whole batch; t
 checkpoint it writes is one process's; the memory a rank holds for parameters, gradients
 and optimizer state shrinks by the group size for the sharded parts; wrong set-ups fail
 with what was wrong."""
+import json
 import subprocess
 import sys
 
@@ -10,8 +11,8 @@ import numpy as np
 import pytest
 
 import skiff
-from jobs import WORKERS, describe, job_env, load_worker, run_job
-from skiff.distributed.sharding import group_sharded_parallel
+from jobs import WORKERS, describe, job_env, run_job
+from skiff.distributed.sharding import group_sharded_parallel, save_group_sharded_model
 
 CASES = [  # level, sharding degree, data-parallel degree, segment_size
     ("os", 2, 1, 1), ("os_g", 2, 1, 1), ("p_g_os", 2, 1, 1),
@@ -51,3 +52,50 @@ def test_sharded_training_equals_one_process(tmp_path, level, sharding, dp, segm
     for key in (k for k in ref.files if k.startswith("next/")):
         np.testing.assert_allclose(ref["loaded_" + key], ref[key], rtol=0, atol=1e-9,
                                    err_msg=key)
+
+
+# The share of the unsharded bytes each level leaves a rank of 2 (parameters, gradients,
+# optimizer state), measured with skiff.device.memory_allocated.
+SHARES = {"os": (1, 1, 0.5), "os_g": (1, 0.5, 0.5), "p_g_os": (0.5, 0.5, 0.5)}
+
+
+@pytest.mark.parametrize("level", list(SHARES))
+def test_each_level_shrinks_what_a_rank_holds(tmp_path, level):
+    code, out, logs = run_job(tmp_path, "sharding_memory.py", 2, level, tmp_path / "memory")
+    assert code == 0, describe(code, out, logs)
+    for rank in range(2):
+        got = json.loads((tmp_path / f"memory.{rank}.json").read_text())
+        print(level, rank, got)
+        for kind, share in zip(("parameters", "gradients", "optimizer_state"), SHARES[level]):
+            whole = got["unsharded"][kind]
+            assert whole > 60000, (kind, got)  # 4 x 64 x 64 float64 at least
+            assert got["sharded"][kind] == pytest.approx(share * whole, rel=0.05), (kind, got)
+
+
+def _model_and_adam(**options):
+    model = skiff.nn.Sequential(skiff.nn.Linear(4, 4), skiff.nn.Linear(4, 2))
+    return model, skiff.optimizer.Adam(parameters=model.parameters(), **options)
+
+
+def test_a_bad_set_up_names_what_was_wrong():
+    model, opt = _model_and_adam()
+    with pytest.raises(ValueError, match="level 'os_g_p' is not one of 'os', 'os_g', "
+                                         "'p_g_os'"):
+        group_sharded_parallel(model, opt, "os_g_p")
+    extra = skiff.nn.Linear(2, 2)
+    bigger = skiff.nn.Sequential(model, extra)
+    with pytest.raises(ValueError, match=f"parameter '{extra.weight.name}' of the model is "
+                                         f"not in the optimizer's parameters"):
+        group_sharded_parallel(bigger, opt, "os")
+    with pytest.raises(ValueError, match="the optimizer's parameter '.*' is not a parameter "
+                                         "of the model"):
+        group_sharded_parallel(model[0], opt, "p_g_os")
+    with pytest.raises(TypeError, match="optimizer must be a skiff.optimizer.Optimizer"):
+        group_sharded_parallel(model, "adam", "os")
+    with pytest.raises(ValueError, match="segment_size must be a positive integer, got 0"):
+        group_sharded_parallel(model, opt, "p_g_os", segment_size=0)
+    model, opt = _model_and_adam(grad_clip=skiff.nn.ClipGradByNorm(1.0))
+    with pytest.raises(ValueError, match="grad_clip ClipGradByNorm is not supported"):
+        group_sharded_parallel(model, opt, "os_g")
+    with pytest.raises(TypeError, match="model must be what group_sharded_parallel returned"):
+        save_group_sharded_model(model, "ckpt", opt)
