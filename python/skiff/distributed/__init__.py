@@ -8,7 +8,7 @@ from .collective import (CommunicationError, Group, ReduceOp, all_gather, all_ga
                          scatter, send)
 from .env import ParallelEnv
 from .parallel import DataParallel, sync_params_buffers
-from . import fleet
+from . import fleet, sharding
 from .checkpoint import load_state_dict, save_state_dict
 from ..static.nn.entry import CountFilterEntry, ProbabilityEntry
 
@@ -17,4 +17,4 @@ __all__ = ["CommunicationError", "Group", "ReduceOp", "all_gather", "all_gather_
            "get_group", "get_rank", "get_world_size", "init_parallel_env", "irecv",
            "is_initialized", "isend", "new_group", "recv", "reduce", "reduce_scatter",
            "scatter", "send", "ParallelEnv", "DataParallel", "sync_params_buffers", "fleet",
-           "CountFilterEntry", "ProbabilityEntry", "save_state_dict", "load_state_dict"]
+           "CountFilterEntry", "ProbabilityEntry", "save_state_dict", "load_state_dict", "sharding"]

@@ -37,7 +37,9 @@ LAYOUTS = {"dp2": ({"dp_degree": 2}, 2), "mp2": ({"mp_degree": 2}, 2),
            "pp2": ({"pp_degree": 2}, 2),
            "dp2xmp2": ({"dp_degree": 2, "mp_degree": 2}, 4),
            "dp2xpp2": ({"dp_degree": 2, "pp_degree": 2}, 4),
-           "mp2xpp2": ({"mp_degree": 2, "pp_degree": 2}, 4)}
+           "mp2xpp2": ({"mp_degree": 2, "pp_degree": 2}, 4),
+           "sharding2": ({"sharding_degree": 2, "stage": 2}, 2),
+           "sharding2xdp2": ({"sharding_degree": 2, "dp_degree": 2}, 4)}
 
 
 @pytest.mark.parametrize("layout", list(LAYOUTS) + ["pp2_recompute"])

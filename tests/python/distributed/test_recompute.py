@@ -8,7 +8,7 @@ import pytest
 import skiff
 from skiff import nn
 from skiff.device import max_memory_allocated, memory_allocated, reset_max_memory_allocated
-from skiff.distributed.fleet.utils.recompute import recompute, recompute_sequential
+from skiff.distributed.fleet.utils import recompute, recompute_sequential
 
 
 @pytest.fixture(autouse=True)

@@ -25,10 +25,12 @@ from . import ps_mode
 from .role_maker import PaddleCloudRoleMaker, Role, UserDefinedRoleMaker
 from .strategy import DistributedStrategy
 from .topology import AXES, CommunicateTopology, HybridCommunicateGroup, ParallelMode
+from ..sharding import (GroupShardedOptimizerStage3, GroupShardedStage2, GroupShardedStage3,
+                        ShardingOptimizer)
 from .hybrid_optimizer import HybridParallelOptimizer
 from .meta_parallel.pipeline_parallel import PipelineParallel
 from .meta_parallel.tensor_parallel import TensorParallel, broadcast_replicated
-from . import meta_parallel
+from . import meta_parallel, utils
 
 __all__ = ["init", "DistributedStrategy", "distributed_model", "distributed_optimizer",
            "get_hybrid_communicate_group", "CommunicateTopology", "HybridCommunicateGroup",
@@ -43,6 +45,7 @@ __all__ = ["init", "DistributedStrategy", "distributed_model", "distributed_opti
 class _Fleet:
     strategy = None
     hcg = None
+    sharded_model = None  # what distributed_model made, for a sharded optimizer
 
 
 def init(role_maker=None, is_collective=False, strategy=None):
@@ -87,6 +90,8 @@ def distributed_model(model):
         return ps_mode.distributed_model(model)
     s = _strategy()
     hcg = _Fleet.hcg
+    if hcg is not None and hcg.get_sharding_parallel_world_size() > 1:
+        return _sharded_model(model, hcg, s)
     if hcg is not None and hcg.get_pipe_parallel_world_size() > 1:
         broadcast_replicated(model, hcg)
         return PipelineParallel(model, hcg, s)
@@ -98,6 +103,33 @@ def distributed_model(model):
                         find_unused_parameters=s.find_unused_parameters, group=group)
 
 
+def _sharded_model(model, hcg, strategy):
+    """The model of sharding stage strategy.sharding_configs['stage'] over the sharding
+    group (gradients averaged over the data-parallel group too)."""
+    if hcg.get_model_parallel_world_size() > 1 or hcg.get_pipe_parallel_world_size() > 1:
+        raise ValueError("fleet: sharding_degree > 1 together with mp_degree or pp_degree is "
+                         "not supported; shard a data-parallel layout (sharding_degree x "
+                         "dp_degree)")
+    group, dp_group = hcg.get_sharding_parallel_group(), hcg.get_data_parallel_group()
+    if strategy.sharding_configs["stage"] == 3:
+        _Fleet.sharded_model = GroupShardedStage3(model, group, dp_group)
+    else:
+        _Fleet.sharded_model = GroupShardedStage2(model, group, dp_group)
+    return _Fleet.sharded_model
+
+
+def _sharded_optimizer(optimizer, hcg, strategy):
+    model = _Fleet.sharded_model
+    if model is None:
+        raise RuntimeError("fleet.distributed_optimizer: with sharding_degree > 1 call "
+                           "fleet.distributed_model(model) first")
+    stage = strategy.sharding_configs["stage"]
+    if stage == 3:
+        return GroupShardedOptimizerStage3(optimizer, model)
+    return ShardingOptimizer(optimizer, hcg.get_sharding_parallel_group(),
+                             hcg.get_data_parallel_group(), shard_gradients=stage == 2)
+
+
 def distributed_optimizer(optimizer, strategy=None):
     if ps_mode.active():
         return ps_mode.distributed_optimizer(optimizer, strategy)
@@ -107,6 +139,8 @@ def distributed_optimizer(optimizer, strategy=None):
     if mode.static:
         return _StaticDataParallelOptimizer(optimizer)
     hcg = _Fleet.hcg
+    if hcg is not None and hcg.get_sharding_parallel_world_size() > 1:
+        return _sharded_optimizer(optimizer, hcg, _Fleet.strategy)
     if hcg is not None and (hcg.get_model_parallel_world_size() > 1
                             or hcg.get_pipe_parallel_world_size() > 1):
         return HybridParallelOptimizer(optimizer, hcg, _Fleet.strategy)

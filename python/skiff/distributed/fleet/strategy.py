@@ -6,6 +6,7 @@ __all__ = ["DistributedStrategy"]
 _HYBRID_DEFAULTS = {"dp_degree": -1, "mp_degree": 1, "pp_degree": 1, "sharding_degree": 1}
 _PIPELINE_DEFAULTS = {"accumulate_steps": 1, "micro_batch_size": 1, "schedule_mode": "1F1B"}
 _SCHEDULES = ("1F1B", "FThenB")
+_SHARDING_DEFAULTS = {"stage": 1}
 
 
 def _positive_int(value, what, allow_infer=False):
@@ -57,8 +58,8 @@ class DistributedStrategy:
 
     Hybrid parallelism (dygraph, as Paddle's): ``hybrid_configs`` {"dp_degree",
     "mp_degree", "pp_degree", "sharding_degree"} (dp_degree -1: the world size over the
-    others) and ``pipeline_configs`` {"accumulate_steps", "micro_batch_size",
-    "schedule_mode": "1F1B" or "FThenB"}.
+    others), ``pipeline_configs`` {"accumulate_steps", "micro_batch_size",
+    "schedule_mode": "1F1B" or "FThenB"} and ``sharding_configs`` {"stage": 1, 2 or 3}.
 
     Setting a field Paddle has and skiff does not apply (amp, the static meta-optimizers'
     sharding/pipeline/tensor_parallel switches, ...) to anything but its default raises."""
@@ -75,6 +76,7 @@ class DistributedStrategy:
         object.__setattr__(self, "_a_sync_configs", {"k_steps": -1})
         object.__setattr__(self, "_hybrid_configs", dict(_HYBRID_DEFAULTS))
         object.__setattr__(self, "_pipeline_configs", dict(_PIPELINE_DEFAULTS))
+        object.__setattr__(self, "_sharding_configs", dict(_SHARDING_DEFAULTS))
         for name in self._UNSUPPORTED:
             object.__setattr__(self, name, False)
 
@@ -115,6 +117,20 @@ class DistributedStrategy:
             raise ValueError(f"DistributedStrategy.pipeline_configs['schedule_mode'] is one of "
                              f"{', '.join(_SCHEDULES)}, got {configs['schedule_mode']!r}")
         object.__setattr__(self, "_pipeline_configs", configs)
+
+    @property
+    def sharding_configs(self):
+        """A copy: stage (1: optimizer state sharded over the sharding group, 2: and the
+        gradients, 3: and the parameters)."""
+        return dict(self._sharding_configs)
+
+    @sharding_configs.setter
+    def sharding_configs(self, configs):
+        configs = _checked_configs(configs, self._sharding_configs, "sharding_configs")
+        if configs["stage"] not in (1, 2, 3):
+            raise ValueError(f"DistributedStrategy.sharding_configs['stage'] is 1, 2 or 3, got "
+                             f"{configs['stage']!r}")
+        object.__setattr__(self, "_sharding_configs", configs)
 
     def degrees(self, world_size):
         """(dp, pp, sharding, mp) for a world of ``world_size`` ranks; ValueError naming

@@ -48,7 +48,9 @@ def main(configs, out, save_to=None, load_from=None, steps=STEPS, recompute_inte
          clip=None):
     skiff.set_default_dtype("float64")
     strategy = fleet.DistributedStrategy()
+    stage = configs.pop("stage", 1)
     strategy.hybrid_configs = configs
+    strategy.sharding_configs = {"stage": stage}
     dp = configs.get("dp_degree", 1)
     strategy.pipeline_configs = {"accumulate_steps": 2,
                                  "micro_batch_size": GLOBAL_BATCH // dp // 2}
@@ -67,8 +69,10 @@ def main(configs, out, save_to=None, load_from=None, steps=STEPS, recompute_inte
     optimizer = fleet.distributed_optimizer(skiff.optimizer.AdamW(
         learning_rate=1e-2, parameters=model.parameters(), weight_decay=0.01,
         grad_clip=skiff.nn.ClipGradByGlobalNorm(clip) if clip else None))
-    dp_rank = hcg.get_data_parallel_rank()
-    share = GLOBAL_BATCH // hcg.get_data_parallel_world_size()
+    # The data-parallel ranks of a sharded layout: the data and sharding axes together.
+    sharding = hcg.get_sharding_parallel_world_size()
+    dp_rank = hcg.get_data_parallel_rank() * sharding + hcg.get_sharding_parallel_rank()
+    share = GLOBAL_BATCH // (hcg.get_data_parallel_world_size() * sharding)
     losses = []
     for tokens in batches()[:steps]:
         mine = skiff.to_tensor(tokens[dp_rank * share:(dp_rank + 1) * share])
@@ -81,6 +85,7 @@ def main(configs, out, save_to=None, load_from=None, steps=STEPS, recompute_inte
             optimizer.clear_grad()
         mean = loss.detach().clone()
         dist.all_reduce(mean, dist.ReduceOp.AVG, group=hcg.get_data_parallel_group())
+        dist.all_reduce(mean, dist.ReduceOp.AVG, group=hcg.get_sharding_parallel_group())
         losses.append(float(mean))
     if save_to:
         dist.save_state_dict(net.state_dict(), save_to)

@@ -245,12 +245,8 @@ class PipelineLayer(Layer):
         if not (k and self.training):
             return self._run_segment(0, n, *_as_inputs(input))
         for start in range(0, n, k):
-            inputs = _as_inputs(input)
             run = functools.partial(self._run_segment, start, min(start + k, n))
-            if any(getattr(x, "stop_gradient", True) is False for x in inputs):
-                input = recompute(run, *inputs)
-            else:  # nothing upstream needs a gradient: a backward would never reach it
-                input = run(*inputs)
+            input = recompute(run, *_as_inputs(input))
         return input
 
     def _run_segment(self, start, end, *inputs):

@@ -1,5 +1,5 @@
 """Training helpers of Paddle's paddle.distributed.fleet.utils: recompute (activation
-checkpointing)."""
-from .recompute import recompute, recompute_sequential
+checkpointing; it lives beside the model-parallel random states it draws from)."""
+from ..meta_parallel.recompute import recompute, recompute_sequential
 
 __all__ = ["recompute", "recompute_sequential"]
