@@ -23,6 +23,7 @@ LAYOUTS = {
     "single": ({}, 1, "single"),
     "dp2": ({"dp_degree": 2}, 2, "ddp"),
     "sharding2": ({"sharding_degree": 2}, 2, "fsdp"),
+    "sharding2_s2": ({"sharding_degree": 2, "stage": 2}, 2, "fsdp"),
     "mp2": ({"mp_degree": 2}, 2, "tp"),
     "pp2": ({"pp_degree": 2}, 2, None),
     "dp4": ({"dp_degree": 4}, 4, "ddp"),
@@ -45,12 +46,15 @@ def worker(layout, steps, warmup, out):
     from gpt_pipe import gpt_descs, gpt_loss
 
     configs, _, _ = LAYOUTS[layout]
+    configs = dict(configs)
     strategy = fleet.DistributedStrategy()
+    strategy.sharding_configs = {"stage": configs.pop("stage", 1)}
     strategy.hybrid_configs = configs
     dp = configs.get("dp_degree", 1) * configs.get("sharding_degree", 1)
     share = GLOBAL_BATCH // dp
-    strategy.pipeline_configs = {"accumulate_steps": MICRO_BATCHES,
-                                 "micro_batch_size": share // MICRO_BATCHES}
+    if configs.get("pp_degree", 1) > 1:
+        strategy.pipeline_configs = {"accumulate_steps": MICRO_BATCHES,
+                                     "micro_batch_size": share // MICRO_BATCHES}
     fleet.init(is_collective=True, strategy=strategy)
     hcg = fleet.get_hybrid_communicate_group()
     config = GPTConfig()
@@ -85,7 +89,7 @@ def worker(layout, steps, warmup, out):
         if step == 0:  # parameters and optimizer state, gradients cleared
             state_bytes = skiff.device.memory_allocated() - before
     step_s = sorted(times[warmup:])[len(times[warmup:]) // 2]
-    figures = {"step_s": step_s, "state_bytes": state_bytes,
+    figures = {"step_s": step_s, "state_bytes": state_bytes, "stage": hcg.get_stage_id(),
                "bubble": float(np.median(bubbles[warmup:])) if bubbles else None}
     every = [figures]
     if dist.get_world_size() > 1:
@@ -93,12 +97,15 @@ def worker(layout, steps, warmup, out):
         dist.all_gather_object(every, figures)
     if dist.get_rank() == 0:
         step_s = max(f["step_s"] for f in every)
-        bubble = [f["bubble"] for f in every if f["bubble"] is not None]
+        bubble = {}  # per stage: the largest idle fraction among its ranks
+        for f in every:
+            if f["bubble"] is not None:
+                bubble[f["stage"]] = max(bubble.get(f["stage"], 0.0), f["bubble"])
         with open(out, "w") as f:
             json.dump({"tokens_per_s": GLOBAL_BATCH * config.seq_len / step_s,
                        "step_ms": step_s * 1e3,
                        "state_mb": [f["state_bytes"] / 2**20 for f in every],
-                       "bubble": max(bubble) if bubble else None}, f)
+                       "bubble": [bubble[k] for k in sorted(bubble)] or None}, f)
 
 
 def run_skiff(layout, steps, warmup, folder):
@@ -109,7 +116,9 @@ def run_skiff(layout, steps, warmup, folder):
     if ranks > 1:
         command = [sys.executable, "-m", "skiff.distributed.launch", "--nproc_per_node",
                    str(ranks), "--log_dir", os.path.join(folder, f"log_{layout}")] + command[1:]
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"skiff's {layout} run failed:\n{done.stdout[-3000:]}")
     with open(out) as f:
         return json.load(f)
 
@@ -153,7 +162,7 @@ def main():
           f"global batch {GLOBAL_BATCH} x 128 tokens, {MICRO_BATCHES} micro-batches per "
           f"pipeline")
     print(f"{'layout':<10} {'ranks':>5} {'skiff':>9} {'PyTorch':>18} {'ratio':>6} "
-          f"{'state MB/rank':>14} {'bubble':>14}")
+          f"{'state MB/rank':>14} {'idle by stage (1F1B)':>22}")
     for layout in layouts:
         _, ranks, peer = LAYOUTS[layout]
         ours = sorted(r[0]["tokens_per_s"] for r in rows[layout])[len(rows[layout]) // 2]
@@ -172,9 +181,10 @@ def main():
                 theirs = f"{peer}: {got[0]['error'][:40]}"
         pipe = LAYOUTS[layout][0].get("pp_degree", 1)
         formula = (pipe - 1) / (MICRO_BATCHES + pipe - 1)
-        bubble_text = f"{bubble:.2f} ({formula:.2f})" if bubble is not None else ""
+        bubble_text = (" / ".join(f"{b:.2f}" for b in bubble) + f" ({formula:.2f})"
+                       if bubble else "")
         print(f"{layout:<10} {ranks:>5} {ours:>9.0f} {theirs:>18} {ratio:>6} "
-              f"{max(state):>14.1f} {bubble_text:>14}")
+              f"{max(state):>14.1f} {bubble_text:>22}")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ PyTorch user would pick on CPU ranks over Gloo:
 
   single   one process
   ddp      DistributedDataParallel (dp = world)
-  fsdp     FullyShardedDataParallel, full sharding (ZeRO-3, world ranks)
+  fsdp     fully_shard (FSDP2: parameters, gradients and optimizer state sharded, ZeRO-3)
   tp       tensor parallel with torch.distributed.tensor.parallel (colwise q/k/v and MLP up,
            rowwise out and MLP down; embedding and output replicated)
 
@@ -72,9 +72,13 @@ class GPT(nn.Module):
 def wrap(model, layout, world):
     if layout == "ddp":
         return nn.parallel.DistributedDataParallel(model)
-    if layout == "fsdp":
-        from torch.distributed.fsdp import FullyShardedDataParallel
-        return FullyShardedDataParallel(model, device_id=None, use_orig_params=True)
+    if layout == "fsdp":  # FSDP2 (fully_shard): FSDP1 refuses CPU-only machines
+        from torch.distributed.device_mesh import init_device_mesh
+        from torch.distributed.fsdp import fully_shard
+        mesh = init_device_mesh("cpu", (world,))
+        for block in model.blocks:
+            fully_shard(block, mesh=mesh)
+        return fully_shard(model, mesh=mesh)
     if layout == "tp":
         from torch.distributed.device_mesh import init_device_mesh
         from torch.distributed.tensor.parallel import (ColwiseParallel, RowwiseParallel,

@@ -95,3 +95,22 @@ def test_gradients_clipped_by_the_whole_models_norm(tmp_path, configs, nproc):
     got = train(tmp_path, configs, nproc, "--clip", "0.05")
     for name in want:
         np.testing.assert_allclose(got[name], want[name], rtol=0, atol=1e-9, err_msg=name)
+
+
+@pytest.mark.parametrize("configs,nproc", [({"mp_degree": 2}, 2), ({"pp_degree": 2}, 2),
+                                           ({"mp_degree": 2, "pp_degree": 2}, 4)],
+                         ids=["mp2", "pp2", "mp2xpp2"])
+def test_each_rank_holds_its_part_of_the_parameters_and_optimizer_state(tmp_path, configs,
+                                                                        nproc):
+    """Bytes held after a step without gradients (parameters, AdamW's moments), measured
+    with the allocator's counts: each rank's share of one process's, by the parameters it
+    holds (split ones halved, replicated ones whole, a stage's own layers)."""
+    train(tmp_path, {}, 1, "--steps", "1", name="one")
+    one = json.loads((tmp_path / "one.0.memory.json").read_text())
+    train(tmp_path, configs, nproc, "--steps", "1")
+    for rank in range(nproc):
+        mine = json.loads((tmp_path / f"out.{rank}.memory.json").read_text())
+        share = mine["elements"] / one["elements"]
+        assert share < 0.8, share
+        expected = one["state_bytes"] * share
+        assert abs(mine["state_bytes"] - expected) <= 0.03 * expected, (rank, mine, one)

@@ -10,8 +10,8 @@ or a parameter-server job's servers and trainers on this machine (ps_job.py):
 
 Each worker gets its place in the environment (SKIFF_RANK, SKIFF_WORLD_SIZE,
 SKIFF_LOCAL_RANK, SKIFF_ETCD, SKIFF_JOB_ID, SKIFF_HOST, and Paddle's PADDLE_TRAINER_ID /
-PADDLE_TRAINERS_NUM) and writes its output to LOG_DIR/workerlog.RANK (rank 0's is also
-shown here). Nodes meet in etcd: each launcher takes the first free node number under
+PADDLE_TRAINERS_NUM), OMP_NUM_THREADS (unless set: the node's cores over its workers)
+and writes its output to LOG_DIR/workerlog.RANK (rank 0's is also shown here). Nodes meet in etcd: each launcher takes the first free node number under
 /skiff/JOB/nodes/ and waits for the others. Without --etcd the launcher starts a private
 etcd on 127.0.0.1 (one node only). The job's exit code is the first failing worker's
 (the others are then stopped), or 0.
@@ -136,6 +136,10 @@ def _start_worker(args, rank, local_rank, world_size, endpoint, job_id):
         "PADDLE_TRAINER_ID": str(rank), "PADDLE_TRAINERS_NUM": str(world_size),
         "PADDLE_LOCAL_RANK": str(local_rank),
     })
+    # The node's cores shared among its workers: OpenMP threads beyond them spin against
+    # each other's (two workers of two threads each on two cores ran each step 2x slower).
+    cores = len(os.sched_getaffinity(0))
+    env.setdefault("OMP_NUM_THREADS", str(max(1, cores // args.nproc_per_node)))
     os.makedirs(args.log_dir, exist_ok=True)
     log = open(os.path.join(args.log_dir, f"workerlog.{rank}"), "wb")
     cmd = [sys.executable, "-u", args.script] + list(args.script_args)

@@ -58,6 +58,7 @@ def main(configs, out, save_to=None, load_from=None, steps=STEPS, recompute_inte
     hcg = fleet.get_hybrid_communicate_group()
     pipelined = hcg.get_pipe_parallel_world_size() > 1
     skiff.seed(7)
+    before = skiff.device.memory_allocated()
     if pipelined:
         net = PipelineLayer(gpt_descs(CONFIG), topology=hcg.topology(), loss_fn=gpt_loss,
                             seg_method="layer:Block", recompute_interval=recompute_interval)
@@ -74,6 +75,7 @@ def main(configs, out, save_to=None, load_from=None, steps=STEPS, recompute_inte
     dp_rank = hcg.get_data_parallel_rank() * sharding + hcg.get_sharding_parallel_rank()
     share = GLOBAL_BATCH // (hcg.get_data_parallel_world_size() * sharding)
     losses = []
+    state_bytes = None
     for tokens in batches()[:steps]:
         mine = skiff.to_tensor(tokens[dp_rank * share:(dp_rank + 1) * share])
         if pipelined:
@@ -83,12 +85,18 @@ def main(configs, out, save_to=None, load_from=None, steps=STEPS, recompute_inte
             loss.backward()
             optimizer.step()
             optimizer.clear_grad()
+        if state_bytes is None:  # parameters and optimizer state, no gradient
+            optimizer.clear_grad(set_to_zero=False)
+            state_bytes = skiff.device.memory_allocated() - before
         mean = loss.detach().clone()
         dist.all_reduce(mean, dist.ReduceOp.AVG, group=hcg.get_data_parallel_group())
         dist.all_reduce(mean, dist.ReduceOp.AVG, group=hcg.get_sharding_parallel_group())
         losses.append(float(mean))
     if save_to:
         dist.save_state_dict(net.state_dict(), save_to)
+    with open(f"{out}.{dist.get_rank()}.memory.json", "w") as f:
+        json.dump({"state_bytes": state_bytes,
+                   "elements": sum(p.size for p in net.parameters())}, f)
     params = {gpt_name(name, CONFIG) if pipelined else name: whole(p, hcg)
               for name, p in net.named_parameters()}
     if dp_rank == 0 and hcg.get_model_parallel_rank() == 0:
