@@ -114,3 +114,14 @@ def test_each_rank_holds_its_part_of_the_parameters_and_optimizer_state(tmp_path
         assert share < 0.8, share
         expected = one["state_bytes"] * share
         assert abs(mine["state_bytes"] - expected) <= 0.03 * expected, (rank, mine, one)
+
+
+def test_float32_layouts_agree_with_one_process_to_1e4(tmp_path):
+    """In float32 the sums run in other orders: dp2 x mp2 and mp2 x pp2 stay within 1e-4."""
+    want = train(tmp_path, {}, 1, "--dtype", "float32", name="one")
+    for configs in ({"dp_degree": 2, "mp_degree": 2}, {"mp_degree": 2, "pp_degree": 2}):
+        got = train(tmp_path, configs, 4, "--dtype", "float32",
+                    name="_".join(f"{k}{v}" for k, v in configs.items()))
+        for name in want:
+            np.testing.assert_allclose(got[name], want[name], rtol=0, atol=1e-4,
+                                       err_msg=f"{configs}: {name}")

@@ -45,8 +45,8 @@ def whole(param, hcg):
 
 
 def main(configs, out, save_to=None, load_from=None, steps=STEPS, recompute_interval=0,
-         clip=None):
-    skiff.set_default_dtype("float64")
+         clip=None, dtype="float64"):
+    skiff.set_default_dtype(dtype)
     strategy = fleet.DistributedStrategy()
     stage = configs.pop("stage", 1)
     strategy.hybrid_configs = configs
@@ -114,10 +114,11 @@ if __name__ == "__main__":
     parser.add_argument("--recompute-interval", type=int, default=0,
                         help="pipeline stages recompute every so many layers")
     parser.add_argument("--clip", type=float, help="clip the gradients' global norm to this")
+    parser.add_argument("--dtype", default="float64")
     parser.add_argument("--layers", type=int, default=CONFIG.layers)
     parser.add_argument("--heads", type=int, default=CONFIG.heads)
     parser.add_argument("--hidden", type=int, default=CONFIG.hidden)
     args = parser.parse_args()
     CONFIG.layers, CONFIG.heads, CONFIG.hidden = args.layers, args.heads, args.hidden
     main(args.configs, args.out, args.save, args.load, args.steps, args.recompute_interval,
-         args.clip)
+         args.clip, args.dtype)
