@@ -1,7 +1,7 @@
-// Emitter rules of the collective ops (ops/collective.cc): the calls of dist/collective.h
-// that the ops' kernels make, on the communicator of the op's ring. A model with them
-// joins the job it is launched in when a context is made (dist/parallel_env.h), so it
-// needs a target that links libskiff (and libskiff_dist): x86-64.
+// Emitter rules of the collective ops (ops/collective.cc, ops/model_parallel.cc): the calls of
+// dist/collective.h that the ops' kernels make, on the communicator of the op's ring. A model with
+// them joins the job it is launched in when a context is made (dist/parallel_env.h), so it needs a
+// target that links libskiff (and libskiff_dist): x86-64.
 #include <cstdint>
 #include <string>
 
@@ -59,11 +59,20 @@ void emit_recv(OpEmitter& e) {
          OpEmitter::lit(e.attr<int64_t>("peer")) + ", " + e.out("Out") + ");");
 }
 
+// The tensor-parallel ops (ops/model_parallel.cc).
+void emit_identity(OpEmitter& e) { e.line(e.out_ref("Out") + ".copy_from(" + e.in("X") + ");"); }
+
+void emit_split_last(OpEmitter& e) {
+  e.line("dist::split_last(" + e.in("X") + ", " + OpEmitter::lit(e.attr<int64_t>("rank")) + ", " +
+         OpEmitter::lit(e.attr<int64_t>("nranks")) + ", " + e.out("Out") + ");");
+}
+
 constexpr char kBroadcast[] = "broadcast";
 constexpr char kScatter[] = "scatter";
 constexpr char kAllGather[] = "all_gather";
 constexpr char kReduceScatter[] = "reduce_scatter";
 constexpr char kAllToAll[] = "all_to_all";
+constexpr char kAllGatherLast[] = "all_gather_last";
 
 }  // namespace
 
@@ -83,6 +92,10 @@ void add_collective_rules(RuleTable& t) {
   t["c_allgather"] = emit_x_to_out<kAllGather>;
   t["c_reducescatter"] = emit_x_to_out<kReduceScatter>;
   t["alltoall"] = emit_x_to_out<kAllToAll>;
+  t["c_identity"] = emit_identity;
+  t["mp_allreduce_sum"] = emit_allreduce<ReduceOp::kSum>;
+  t["c_split"] = emit_split_last;
+  t["c_concat"] = emit_x_to_out<kAllGatherLast>;
   t["send_v2"] = emit_send;
   t["recv_v2"] = emit_recv;
 }

@@ -23,6 +23,11 @@ void ring_reduce(int ring, const Tensor& x, int root, ReduceOp op, Tensor* out);
 void ring_broadcast(int ring, const Tensor& x, int root, Tensor* out);
 // out = every rank's x concatenated along dim 0 in rank order (a 0-d x gives a vector).
 void ring_all_gather(int ring, const Tensor& x, Tensor* out);
+// out = every rank's x concatenated along the last axis in rank order (x of rank >= 1).
+void ring_all_gather_last(int ring, const Tensor& x, Tensor* out);
+// out = part `rank` of `parts` equal parts of x's last axis (no communication: every rank
+// holds x whole and keeps its part).
+void split_last(const Tensor& x, int rank, int parts, Tensor* out);
 // x's dim 0 is size() * n: out = the sum over ranks of x's rows [rank*n, (rank+1)*n).
 void ring_reduce_scatter(int ring, const Tensor& x, Tensor* out);
 // out = rows [rank*n, (rank+1)*n) of rank root's x (others pass a tensor of out's shape).

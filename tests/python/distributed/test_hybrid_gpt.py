@@ -125,3 +125,15 @@ def test_float32_layouts_agree_with_one_process_to_1e4(tmp_path):
         for name in want:
             np.testing.assert_allclose(got[name], want[name], rtol=0, atol=1e-4,
                                        err_msg=f"{configs}: {name}")
+
+
+@pytest.mark.parametrize("configs,nproc", [({"mp_degree": 2}, 2),
+                                           ({"dp_degree": 2, "mp_degree": 2}, 4)],
+                         ids=["mp2", "dp2xmp2"])
+def test_to_static_trains_like_one_process(tmp_path, one_process, configs, nproc):
+    """The forward as a program (skiff.jit.to_static): the tensor-parallel communication
+    is ops with their gradients, so the program trains as the eager model does."""
+    got = train(tmp_path, configs, nproc, "--to-static")
+    for name in one_process:
+        np.testing.assert_allclose(got[name], one_process[name], rtol=0, atol=1e-9,
+                                   err_msg=name)

@@ -45,7 +45,7 @@ def whole(param, hcg):
 
 
 def main(configs, out, save_to=None, load_from=None, steps=STEPS, recompute_interval=0,
-         clip=None, dtype="float64"):
+         clip=None, dtype="float64", to_static=False):
     skiff.set_default_dtype(dtype)
     strategy = fleet.DistributedStrategy()
     stage = configs.pop("stage", 1)
@@ -64,6 +64,8 @@ def main(configs, out, save_to=None, load_from=None, steps=STEPS, recompute_inte
                             seg_method="layer:Block", recompute_interval=recompute_interval)
     else:
         net = GPT(CONFIG)
+    if to_static:
+        net = skiff.jit.to_static(net)
     if load_from:
         dist.load_state_dict(net.state_dict(), load_from)
     model = fleet.distributed_model(net)
@@ -115,10 +117,12 @@ if __name__ == "__main__":
                         help="pipeline stages recompute every so many layers")
     parser.add_argument("--clip", type=float, help="clip the gradients' global norm to this")
     parser.add_argument("--dtype", default="float64")
+    parser.add_argument("--to-static", action="store_true",
+                        help="run the model's forward as a program (skiff.jit.to_static)")
     parser.add_argument("--layers", type=int, default=CONFIG.layers)
     parser.add_argument("--heads", type=int, default=CONFIG.heads)
     parser.add_argument("--hidden", type=int, default=CONFIG.hidden)
     args = parser.parse_args()
     CONFIG.layers, CONFIG.heads, CONFIG.hidden = args.layers, args.heads, args.hidden
     main(args.configs, args.out, args.save, args.load, args.steps, args.recompute_interval,
-         args.clip, args.dtype)
+         args.clip, args.dtype, args.to_static)
