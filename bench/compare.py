@@ -7,6 +7,9 @@ resident set size of W3 training (50 steps) in each framework's own process.
     .venv/bin/python bench/compare.py [--build build] [--workloads w1,w2,w3,w5,w7,w8]
                                       [--reps 7] [--rounds 3] [--memory] [--max-isa avx2]
 
+Each run is kept as JSON in bench/results/ and compared with the last record on the same
+kind of CPU (records.py; --no-record to skip).
+
 --max-isa avx2 runs every framework as on a CPU without AVX-512 (an AMD EPYC before Zen 4):
 skiff through SKIFF_MAX_CPU_ISA, and the libraries of all three through their own switches
 (oneDNN: ONEDNN_MAX_CPU_ISA, MKL: MKL_ENABLE_INSTRUCTIONS, PyTorch's kernels:
@@ -22,6 +25,8 @@ import os
 import statistics
 import subprocess
 import sys
+
+import records
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PEERS_PY = os.path.join(HERE, "peers.py")
@@ -208,6 +213,8 @@ def main():
                     help="also measure the peak RSS of W3 training in each framework")
     ap.add_argument("--max-isa", choices=sorted(MAX_ISA_ENV),
                     help="cap every framework at this instruction set (see above)")
+    ap.add_argument("--no-record", action="store_true",
+                    help="do not write the run's record into bench/results (records.py)")
     args = ap.parse_args()
     names = [w.strip() for w in args.workloads.split(",") if w.strip()]
     for name in names:
@@ -239,6 +246,12 @@ def main():
                   f"{format_check(spec['check'], check)}")
     if args.memory:
         memory_table(args, env)
+    if not args.no_record:
+        rows = [{"workload": WORKLOADS[name]["title"], "implementation": label, "time": ms,
+                 "unit": WORKLOADS[name]["unit"], "ratio": ratio}
+                for name, result in results for label, ms, ratio, _ in result if ms is not None]
+        records.report("compare" + (f"_{args.max_isa}" if args.max_isa else ""), rows,
+                       [load_before, os.getloadavg()[0]])
 
 
 if __name__ == "__main__":

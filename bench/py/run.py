@@ -21,6 +21,7 @@ import time
 
 import harness
 import compare
+import records
 
 PY = sys.executable
 W1_PEERS = ["torch_eager", "torchscript", "paddle_eager"]
@@ -168,6 +169,8 @@ def main():
                     help="start a process only below this 1-minute load average")
     ap.add_argument("--patience", type=int, default=1800,
                     help="seconds to wait for the load before running anyway")
+    ap.add_argument("--no-record", action="store_true",
+                    help="do not write the run's record into bench/results (records.py)")
     args = ap.parse_args()
     names = [w.strip() for w in args.workloads.split(",") if w.strip()]
     unknown = sorted(set(names) - set(WORKLOADS))
@@ -183,6 +186,12 @@ def main():
     print_table(results, args)
     print(f"\n1-minute load average when each process started: min {min(loads):.2f}, median "
           f"{statistics.median(loads):.2f}, max {max(loads):.2f} on {os.cpu_count()} CPUs")
+    if not args.no_record:
+        rows = [{"workload": spec["title"], "implementation": label,
+                 "time": statistics.median(times[key].values()), "unit": spec["unit"],
+                 "ratio": ratio(times, key, spec["bases"][0])}
+                for _, spec, times, _ in results for key, label in spec["rows"] if key in times]
+        records.report("py_run", rows, loads)
 
 
 if __name__ == "__main__":
