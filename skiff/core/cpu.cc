@@ -69,7 +69,8 @@ constexpr int kFeatureCount = sizeof(kFeatures) / sizeof(kFeatures[0]);
 // Features that each instruction set of CpuIsa needs, on top of the one before.
 constexpr const char* kAvx2Needs = "avx avx2 fma";
 constexpr const char* kAvx512Needs = "avx512f avx512cd avx512bw avx512dq avx512vl";
-constexpr const char* kAvx512Bf16Needs = "avx512_bf16";
+// (Every CPU with AVX512_BF16 has AVX512_VNNI; the set's kernels use both.)
+constexpr const char* kAvx512Bf16Needs = "avx512_bf16 avx512_vnni";
 constexpr const char* kIsaNames[] = {"generic", "avx2", "avx512", "avx512_bf16"};
 constexpr int kIsaCount = sizeof(kIsaNames) / sizeof(kIsaNames[0]);
 

@@ -45,10 +45,9 @@ Int8Matmul make_primitive(int64_t m, int64_t k, int64_t n) {
 // oneDNN's int8 products are exact only with VNNI: without it (AVX2, AVX-512 before
 // VNNI) they go through 16-bit sums of byte pairs, which saturate on full-range int8
 // operands (measured: an element 0.43 where the exact product gives 0.90).
-bool onednn_exact() {
-  static const bool vnni = cpu_has("avx512_vnni");
-  return vnni && kernel_isa() >= CpuIsa::kAvx512;
-}
+// The kernels' set caps oneDNN's too (SKIFF_MAX_CPU_ISA), so it is the set, not the CPU,
+// that must have VNNI: avx512_bf16, whose CPUs all have it (core/cpu.cc checks both).
+bool onednn_exact() { return kernel_isa() >= CpuIsa::kAvx512Bf16; }
 
 // acc = x · w by oneDNN; false (nothing done) when it has no int8 matmul here.
 bool onednn(const int8_t* x, const int8_t* w, int64_t m, int64_t k, int64_t n, int32_t* acc) {
