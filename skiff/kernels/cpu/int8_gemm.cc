@@ -150,24 +150,27 @@ void Int8PackedB::pack(const int8_t* b, int64_t k_, int64_t n_, int64_t ldb, Int
 void int8_gemm(const int8_t* a, int64_t lda, int64_t m, const Int8PackedB& b, int32_t* c,
                int64_t ldc, bool parallel) {
   if (m == 0 || b.n == 0) return;
-  // A's rows as the products read them: int16 pairs, or bytes, zeros past k.
+  // A's rows as the products read them: int16 pairs, or bytes, zeros past k (bytes whose
+  // rows already end at a whole group are read where they lie).
   const int64_t width = b.groups * b.depth;
   std::vector<int16_t> a16;
   std::vector<int8_t> a8;
+  const int8_t* bytes = a;
   if (b.depth == 2) {
     a16.assign(static_cast<size_t>(m * width), 0);
     for (int64_t i = 0; i < m; ++i) std::copy(a + i * lda, a + i * lda + b.k, &a16[i * width]);
-  } else {
+  } else if (lda != width) {
     a8.assign(static_cast<size_t>(m * width), 0);
     for (int64_t i = 0; i < m; ++i) std::copy(a + i * lda, a + i * lda + b.k, &a8[i * width]);
+    bytes = a8.data();
   }
   auto run = [&](int64_t p0, int64_t p1) {
     dispatch_isa([&](auto isa) {
       if (b.depth == 2) {
         int8_pairs(isa, a16.data(), m, b.groups, b.pairs.data(), p0, p1, b.n, c, ldc);
       } else {
-        int8_quads(isa, a8.data(), m, b.groups, b.quads.data(), b.signs == Int8Signs::kBNonNegative,
-                   p0, p1, b.n, c, ldc);
+        int8_quads(isa, bytes, m, b.groups, b.quads.data(), b.signs == Int8Signs::kBNonNegative, p0,
+                   p1, b.n, c, ldc);
       }
     });
   };
