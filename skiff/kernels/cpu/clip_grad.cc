@@ -17,17 +17,24 @@ namespace {
 // result does not depend on the thread count.
 constexpr int64_t kNormChunk = 1 << 14;
 
+// The sum of squares of one chunk: in T's own precision within the chunk (Eigen's
+// unrolled vector sum, a float32 chunk's relative error ~1e-6), in double across chunks.
+// Widening every element to double first made the norm of W4's 18.6 MB of gradients cost
+// 2.8 ms, compute-bound; in float32 it runs at memory speed.
+template <typename T>
+double chunk_squared_sum(const T* p, int64_t n) {
+  return static_cast<double>(ArrayIn<T>(p, n).square().sum());
+}
+
 template <typename T>
 double squared_sum(const T* p, int64_t n) {
   const int64_t chunks = (n + kNormChunk - 1) / kNormChunk;
-  if (chunks <= 1) {
-    return static_cast<double>(ArrayIn<T>(p, n).template cast<double>().square().sum());
-  }
+  if (chunks <= 1) return chunk_squared_sum(p, n);
   std::vector<double> partial(static_cast<size_t>(chunks));
   parallel_for(chunks, 2, [&](int64_t b, int64_t e) {
     for (int64_t c = b; c < e; ++c) {
       const int64_t begin = c * kNormChunk, len = std::min(kNormChunk, n - begin);
-      partial[c] = ArrayIn<T>(p + begin, len).template cast<double>().square().sum();
+      partial[c] = chunk_squared_sum(p + begin, len);
     }
   });
   double s = 0;

@@ -18,9 +18,7 @@ namespace {
 template <typename T>
 void softmax_block(const T* x, T* y, int64_t n, int64_t inner, T* lse, T* scratch) {
   if (inner == 1) {
-    T mx = x[0];
-#pragma omp simd reduction(max : mx)
-    for (int64_t i = 1; i < n; ++i) mx = std::max(mx, x[i]);
+    const T mx = ArrayIn<T>(x, n).maxCoeff();
     ArrayOut<T>(y, n) = (ArrayIn<T>(x, n) - mx).exp();
     const T sum = ArrayOut<T>(y, n).sum();
     ArrayOut<T>(y, n) *= T(1) / sum;
@@ -126,15 +124,21 @@ void soft_loss(const T* logits, const T* label, const AxisBlocks& s, T* loss) {
   }
 }
 
+// dx = prob * dloss, less dloss at the label (zero on ignored rows); blocks in parallel.
 template <typename T, typename L>
 void hard_grad(const T* prob, const L* label, const T* dloss, const AxisBlocks& s,
                int64_t ignore_index, T* dx) {
-  for (int64_t o = 0; o < s.outer; ++o) {
-    for (int64_t c = 0; c < s.n; ++c) {
-      const int64_t at = (o * s.n + c) * s.inner;
-      const T* g = dloss + o * s.inner;
+  const int64_t block = s.block();
+  auto one_block = [&](int64_t o) {
+    const T* g = dloss + o * s.inner;
+    if (s.inner == 1) {  // the common [rows, classes] case: one row, one gradient value
+      ArrayOut<T>(dx + o * block, block) = ArrayIn<T>(prob + o * block, block) * g[0];
+    } else {
+      for (int64_t c = 0; c < s.n; ++c) {
+        const int64_t at = (o * s.n + c) * s.inner;
 #pragma omp simd
-      for (int64_t j = 0; j < s.inner; ++j) dx[at + j] = prob[at + j] * g[j];
+        for (int64_t j = 0; j < s.inner; ++j) dx[at + j] = prob[at + j] * g[j];
+      }
     }
     for (int64_t j = 0; j < s.inner; ++j) {
       const int64_t r = o * s.inner + j;
@@ -145,7 +149,11 @@ void hard_grad(const T* prob, const L* label, const T* dloss, const AxisBlocks& 
         dx[(o * s.n + l) * s.inner + j] -= dloss[r];
       }
     }
-  }
+  };
+  parallel_for(s.outer, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(block, 1)),
+               [&](int64_t o0, int64_t o1) {
+                 for (int64_t o = o0; o < o1; ++o) one_block(o);
+               });
 }
 
 template <typename T>

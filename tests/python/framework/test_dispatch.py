@@ -28,6 +28,7 @@ def _calls():
     y = skiff.to_tensor(rng.standard_normal((4, 3)).astype("float32"))
     w = skiff.to_tensor(rng.standard_normal((3, 5)).astype("float32"))
     label = skiff.to_tensor(np.array([0, 2, 1, 4]))
+    class_weight = skiff.to_tensor(np.linspace(0.5, 1.5, 5).astype("float32"))
     return {
         "elementwise_add": lambda: x + y,                 # Tensor's C operator slots
         "elementwise_sub": lambda: x - y,
@@ -38,8 +39,9 @@ def _calls():
         "relu": lambda: F.relu(x),
         "reshape": lambda: skiff.reshape(x, [12]),        # run_cached
         "reduce_sum": lambda: skiff.sum(x, axis=0),
-        "log_softmax": lambda: F.cross_entropy(x @ w, label),  # the loss's fast path
-        "nll_loss": lambda: F.cross_entropy(x @ w, label),
+        "softmax_with_cross_entropy": lambda: F.cross_entropy(x @ w, label),  # the loss's
+        "log_softmax": lambda: F.cross_entropy(x @ w, label, weight=class_weight),  # fast paths
+        "nll_loss": lambda: F.cross_entropy(x @ w, label, weight=class_weight),
         "scale": lambda: x * 2.0,                         # number operand: Python path
     }
 

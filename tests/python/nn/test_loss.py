@@ -47,13 +47,19 @@ def test_cross_entropy_hard_labels(reduction, weighted):
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
-def test_cross_entropy_ignore_index_and_label_shapes(reduction):
+@pytest.mark.parametrize("label_shape", [(6, 1), (6,)])
+def test_cross_entropy_ignore_index_and_label_shapes(reduction, label_shape):
+    # 'mean' and 'sum' take the fused softmax_with_cross_entropy op; 'mean' divides by the
+    # labels not ignored
     x = rand(6, 4, low=-3, high=3)
     y = _labels(6, 4, ignore=2)
     xs, xt = tensor(x, True), torch_tensor(x, True)
-    loss = F.cross_entropy(xs, tensor(y.reshape(6, 1)), ignore_index=2, reduction=reduction)
+    loss = F.cross_entropy(xs, tensor(y.reshape(label_shape)), ignore_index=2,
+                           reduction=reduction)
     ref = TF.cross_entropy(xt, torch.tensor(y), ignore_index=2, reduction=reduction)
-    if reduction == "none":
+    if reduction == "none" and label_shape == (6,):
+        assert loss.shape == [6]
+    elif reduction == "none":
         assert loss.shape == [6, 1]  # the label's shape, as Paddle
         ref = ref.reshape(6, 1)
     _check(loss, ref, [xs], [xt])

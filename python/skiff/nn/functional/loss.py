@@ -49,6 +49,21 @@ def _nll_2d(logp, label, weight, ignore_index, reduction):
     return op(logp, label, weight)[0]
 
 
+def _softmax_cross_entropy_2d(scores, label, ignore_index, reduction):
+    """Summed or mean cross entropy of [N, C] scores and hard labels [N] or [N, 1] through
+    the fused softmax_with_cross_entropy op: its backward is one pass, softmax less the
+    one-hot label, where log_softmax + nll_loss take a pass filling the one-hot gradient and
+    a pass with exp. 'mean' divides by the number of labels not ignored."""
+    column = label if len(label.shape) == 2 else _C_ops.unsqueeze(label, axes=[1])
+    _, loss = _C_ops.softmax_with_cross_entropy(scores, column, soft_label=False, axis=-1,
+                                                ignore_index=int(ignore_index))
+    total = _C_ops.reduce_sum(loss, dim=[], keep_dim=False, reduce_all=True)
+    if reduction == "sum":
+        return total
+    counted = _C_ops.cast(column != ignore_index, out_dtype=dtype_name_of(scores))
+    return total / _C_ops.reduce_sum(counted, dim=[], keep_dim=False, reduce_all=True)
+
+
 def _class_axis_last(x, axis):
     rank = len(x.shape)
     axis = axis + rank if axis < 0 else axis
@@ -120,10 +135,13 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     if not soft_label and dtype_name_of(label) in ("float32", "float64", "bfloat16"):
         label = _C_ops.cast(label, out_dtype="int64")
     if (rank == 2 and not soft_label and use_softmax and not label_smoothing
-            and axis in (-1, 1) and len(label.shape) == 1 and reduction in ("mean", "sum")):
-        # the common case: [N, C] scores, [N] labels
-        logp = _log_softmax_last(input)
-        return _nll_2d(logp, label, weight, ignore_index, reduction)
+            and axis in (-1, 1) and reduction in ("mean", "sum")):
+        # the common case: [N, C] scores, [N] or [N, 1] labels
+        if weight is None and (len(label.shape) == 1
+                               or (len(label.shape) == 2 and label.shape[1] == 1)):
+            return _softmax_cross_entropy_2d(input, label, ignore_index, reduction)
+        if len(label.shape) == 1:
+            return _nll_2d(_log_softmax_last(input), label, weight, ignore_index, reduction)
     _check_reduction(reduction, "cross_entropy")
     axis = arguments.axis("cross_entropy", axis, rank)
     num_classes = int(in_shape[axis])
