@@ -90,13 +90,12 @@ class KernelContext {
   std::vector<std::vector<Variable*>> outputs;
 
  private:
-  // Inline so that comparisons with a kernel's literal slot names fold to a few
-  // character compares.
-  static int slot_index(const std::vector<Slot>& slots, const char* name) {
-    for (size_t i = 0; i < slots.size(); ++i) {
-      const char* s = slots[i].first.c_str();
-      if (s[0] == name[0] && std::strcmp(s, name) == 0) return static_cast<int>(i);
-    }
+  // Inline so that comparisons with a kernel's literal slot names fold to a length
+  // compare and a load (name_is).
+  [[gnu::always_inline]] static int slot_index(const std::vector<Slot>& slots,
+                                               const char* name) {
+    for (size_t i = 0; i < slots.size(); ++i)
+      if (name_is(slots[i].first, name)) return static_cast<int>(i);
     return -1;
   }
   static Variable* entry(const std::vector<std::vector<Variable*>>& vars, int slot, int i) {
