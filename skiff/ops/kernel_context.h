@@ -92,8 +92,7 @@ class KernelContext {
  private:
   // Inline so that comparisons with a kernel's literal slot names fold to a length
   // compare and a load (name_is).
-  [[gnu::always_inline]] static int slot_index(const std::vector<Slot>& slots,
-                                               const char* name) {
+  [[gnu::always_inline]] static int slot_index(const std::vector<Slot>& slots, const char* name) {
     for (size_t i = 0; i < slots.size(); ++i)
       if (name_is(slots[i].first, name)) return static_cast<int>(i);
     return -1;

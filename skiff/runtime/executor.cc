@@ -1,5 +1,6 @@
 #include "skiff/runtime/executor.h"
 
+#include <algorithm>
 #include <set>
 #include <unordered_map>
 
@@ -21,6 +22,77 @@ void collect_names(const Program& program, const OpDesc& op, std::set<std::strin
   }
 }
 
+bool names(const std::vector<Slot>& slots, const std::string& name) {
+  for (const auto& [slot, vars] : slots)
+    if (std::find(vars.begin(), vars.end(), name) != vars.end()) return true;
+  return false;
+}
+
+// How many times each name appears as an input or output of any op of the program.
+std::unordered_map<std::string, int> name_uses(const Program& program) {
+  std::unordered_map<std::string, int> uses;
+  for (int b = 0; b < program.num_blocks(); ++b) {
+    for (const OpDesc& op : program.block(b).ops) {
+      for (const auto& [slot, names] : op.inputs)
+        for (const auto& n : names) ++uses[n];
+      for (const auto& [slot, names] : op.outputs)
+        for (const auto& n : names) ++uses[n];
+    }
+  }
+  return uses;
+}
+
+// The block's ops with `t = P(...); v = assign(t)` made `v = P(...)` where that changes
+// nothing observable: t is a dense temporary of this block that nothing else in the
+// program names (not a backward reading it, not a fetch in `keep`), P runs no block and
+// does not read v (no aliasing of an input with the output), and no op between the two
+// touches v. A loop body's `h = tanh(...)` then writes h in place of a copy each step:
+// one op and one copy fewer.
+std::vector<OpDesc> fold_assigns(const Program& program, int block_idx,
+                                 const std::vector<std::string>& keep) {
+  const Block& block = program.block(block_idx);
+  std::vector<OpDesc> ops = block.ops;
+  std::unordered_map<std::string, int> uses;
+  std::vector<bool> dropped(ops.size(), false);
+  for (size_t a = 0; a < ops.size(); ++a) {
+    const OpDesc& assign = ops[a];
+    if (assign.type != "assign" || assign.inputs.size() != 1 || assign.outputs.size() != 1 ||
+        assign.inputs[0].second.size() != 1 || assign.outputs[0].second.size() != 1)
+      continue;
+    const std::string& t = assign.inputs[0].second[0];
+    const std::string& v = assign.outputs[0].second[0];
+    const VarDesc* tvar = block.find_local_var(t);
+    if (t == v || v.empty() || !tvar || tvar->persistable || tvar->kind != VarKind::kDenseTensor ||
+        std::find(keep.begin(), keep.end(), t) != keep.end())
+      continue;
+    if (uses.empty()) uses = name_uses(program);
+    if (uses[t] != 2) continue;
+    // The producer: the last op before the assign that writes t.
+    size_t p = a;
+    while (p-- > 0 && (dropped[p] || !names(ops[p].outputs, t))) {
+    }
+    if (p >= a || !ops[p].sub_blocks().empty() || names(ops[p].inputs, v) ||
+        names(ops[p].outputs, v))
+      continue;
+    bool v_touched = false;
+    for (size_t k = p + 1; k < a && !v_touched; ++k) {
+      if (dropped[k]) continue;
+      std::set<std::string> names;
+      collect_names(program, ops[k], &names);
+      v_touched = names.count(v) > 0;
+    }
+    if (v_touched) continue;
+    for (auto& [slot, names] : ops[p].outputs)
+      for (auto& n : names)
+        if (n == t) n = v;
+    dropped[a] = true;
+  }
+  std::vector<OpDesc> kept;
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (!dropped[i]) kept.push_back(std::move(ops[i]));
+  return kept;
+}
+
 }  // namespace
 
 std::shared_ptr<PreparedBlock> prepare_block(const Program& program, int block_idx, Place place,
@@ -35,8 +107,9 @@ std::shared_ptr<PreparedBlock> prepare_block(const Program& program, int block_i
     if (!var.persistable) pb->locals.push_back(name);
   }
 
+  const std::vector<OpDesc> ops = fold_assigns(program, block_idx, keep);
   std::vector<std::set<std::string>> touched;
-  for (const OpDesc& op : block.ops) {
+  for (const OpDesc& op : ops) {
     auto instr = std::make_unique<Instruction>();
     instr->op = op;
     instr->info = &OpRegistry::global().get(op.type);
@@ -62,15 +135,15 @@ std::shared_ptr<PreparedBlock> prepare_block(const Program& program, int block_i
     std::set<std::string> kept(keep.begin(), keep.end());
     std::unordered_map<std::string, size_t> last_use;
     std::set<std::string> read_first, written;
-    for (size_t i = 0; i < block.ops.size(); ++i) {
+    for (size_t i = 0; i < ops.size(); ++i) {
       for (const auto& n : touched[i]) last_use[n] = i;
-      for (const auto& n : block.ops[i].input_names())
+      for (const auto& n : ops[i].input_names())
         if (!written.count(n)) read_first.insert(n);
-      for (const auto& n : block.ops[i].output_names()) written.insert(n);
+      for (const auto& n : ops[i].output_names()) written.insert(n);
     }
     std::unordered_map<std::string, size_t> first_write;
-    for (size_t i = block.ops.size(); i-- > 0;)
-      for (const auto& n : block.ops[i].output_names()) first_write[n] = i;
+    for (size_t i = ops.size(); i-- > 0;)
+      for (const auto& n : ops[i].output_names()) first_write[n] = i;
     for (const std::string& name : pb->locals) {
       auto it = last_use.find(name);
       if (it == last_use.end() || kept.count(name) || read_first.count(name)) continue;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "skiff/runtime/prepared_block.h"
 #include "tests/testing/op_test.h"
 #include "tests/testing/programs.h"
 
@@ -51,6 +52,51 @@ TEST(Executor, TemporariesAreFreedAfterLastUse) {
   EXPECT_TRUE(scope.find_var(t)->empty()) << "temporary " << t << " kept its buffer";
   EXPECT_TRUE(fetch(scope, y).initialized());
   EXPECT_TRUE(fetch(scope, "x").initialized()) << "a fed variable is not a temporary";
+}
+
+// `v = assign(t)` of a temporary t is folded into t's producer at prepare time: one
+// instruction, the producer writing v, the same values.
+TEST(Executor, AnAssignOfATemporaryIsFoldedIntoItsProducer) {
+  Program p;
+  BlockBuilder b(&p);
+  b.data("x", DType::kF32, {3});
+  b.persistable("v", DType::kF32, {3});
+  std::string t = unary(b, "exp", "x");
+  b.assign(t, "v");
+  Executor exe;
+  auto prepared = exe.prepare(p, {"v"});
+  ASSERT_EQ(prepared->instrs.size(), 1u);
+  EXPECT_EQ(prepared->instrs[0]->op.first_output("Out"), "v");
+  Scope scope;
+  feed(p, &scope, "x", Tensor::from_vector<float>({3}, {0, 1, 2}));
+  exe.run(*prepared, &scope);
+  EXPECT_EQ(fetch(scope, "v").to_vector<float>(),
+            (std::vector<float>{1, std::exp(1.0f), std::exp(2.0f)}));
+  EXPECT_EQ(p.global_block().ops.size(), 2u) << "the program itself is left as it was";
+}
+
+// Where folding could be seen, the assign stays: the producer reads the target (an input
+// aliasing its output), the temporary is fetched or read by another op, or an op between
+// the two touches the target.
+TEST(Executor, AnAssignStaysWhereFoldingItCouldBeSeen) {
+  auto instructions = [](bool reads_target, bool fetch_temp, bool other_reader, bool between) {
+    Program p;
+    BlockBuilder b(&p);
+    b.data("x", DType::kF32, {3});
+    b.persistable("v", DType::kF32, {3});
+    std::string t = unary(b, "exp", reads_target ? "v" : "x");
+    if (other_reader) unary(b, "tanh", t);
+    if (between) unary(b, "relu", "v");
+    b.assign(t, "v");
+    std::vector<std::string> keep = {"v"};
+    if (fetch_temp) keep.push_back(t);
+    return Executor().prepare(p, keep)->instrs.size();
+  };
+  EXPECT_EQ(instructions(false, false, false, false), 1u);
+  EXPECT_EQ(instructions(true, false, false, false), 2u);
+  EXPECT_EQ(instructions(false, true, false, false), 2u);
+  EXPECT_EQ(instructions(false, false, true, false), 3u);
+  EXPECT_EQ(instructions(false, false, false, true), 3u);
 }
 
 TEST(Executor, MissingFeedNamesTheVariableAndOp) {
