@@ -13,6 +13,7 @@
 #include "skiff/kernels/cpu/bf16_convert.h"
 #include "skiff/kernels/cpu/gemm.h"
 #include "skiff/kernels/cpu/pool_geometry.h"
+#include "skiff/kernels/cpu/softmax_rows_isa.h"
 
 namespace skiff::kernels {
 namespace {
@@ -269,6 +270,42 @@ TEST_F(IsaPaths, Bf16RoundingIsTheSameOnEverySet) {
           ASSERT_EQ(got[i].bits, want[i].bits)
               << cpu_isa_name(isa) << " value " << i << " bits " << std::hex << bits[i];
         }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- softmax rows
+
+TEST_F(IsaPaths, SoftmaxRowsMatchAFloat64Reference) {
+  // Lengths with and without a tail of the 16 lanes; logits spread over [-60, 60] (float's
+  // own rounding of x - max then bounds the relative error near 1e-5), and rows with a
+  // NaN (which must stay NaN).
+  for (int64_t n : {1, 7, 16, 17, 100, 10000}) {
+    std::vector<float> x = random_values<float>(static_cast<size_t>(n), 11 + n);
+    for (float& v : x) v *= 60.0f;
+    double mx = -INFINITY, sum = 0;
+    for (float v : x) mx = std::max(mx, static_cast<double>(v));
+    for (float v : x) sum += std::exp(v - mx);
+    const double lse = mx + std::log(sum);
+    for (CpuIsa isa : sets()) {
+      set_max_cpu_isa(isa);
+      std::vector<float> y(x.size()), logy(x.size());
+      const float got_lse =
+          dispatch_isa([&](auto t) { return softmax_row(t, x.data(), y.data(), n); });
+      dispatch_isa([&](auto t) { log_softmax_row(t, x.data(), logy.data(), n); });
+      EXPECT_NEAR(got_lse, lse, 1e-5 * std::abs(lse) + 1e-6) << cpu_isa_name(isa) << " n " << n;
+      for (int64_t i = 0; i < n; ++i) {
+        const double want = std::exp(x[i] - lse);
+        ASSERT_NEAR(y[i], want, 1e-5 * want + 1e-30) << cpu_isa_name(isa) << " n " << n << " " << i;
+        ASSERT_NEAR(logy[i], x[i] - lse, 1e-5 * std::abs(x[i] - lse) + 1e-5)
+            << cpu_isa_name(isa) << " n " << n << " " << i;
+      }
+      std::vector<float> with_nan = x;
+      with_nan[static_cast<size_t>(n / 2)] = NAN;
+      {
+        dispatch_isa([&](auto t) { softmax_row(t, with_nan.data(), y.data(), n); });
+        EXPECT_TRUE(std::isnan(y[static_cast<size_t>(n / 2)])) << cpu_isa_name(isa) << " n " << n;
       }
     }
   }

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "skiff/core/parallel.h"
 #include "skiff/kernels/cpu/axis_blocks.h"
 #include "skiff/kernels/cpu/eigen.h"
 #include "skiff/kernels/cpu/softmax.h"
+#include "skiff/kernels/cpu/softmax_rows_isa.h"
 
 namespace skiff::kernels {
 namespace {
@@ -28,7 +30,10 @@ void for_each_block(const AxisBlocks& s, Fn fn) {
 
 // One contiguous row of n values (inner == 1). y may be x.
 template <typename T>
-void log_softmax_row(const T* x, T* y, int64_t n) {
+void log_softmax_contiguous(const T* x, T* y, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {  // on the best ISA (softmax_rows_isa.h)
+    return dispatch_isa([&](auto isa) { log_softmax_row(isa, x, y, n); });
+  }
   ArrayIn<T> xa(x, n);
   const T mx = xa.maxCoeff();
   const T lse = mx + std::log((xa - mx).exp().sum());
@@ -81,7 +86,7 @@ void log_softmax(const Tensor& x, int64_t axis, Tensor* out) {
     for_each_block<T>(s, [&](int64_t o, T* scratch) {
       const int64_t at = o * s.block();
       if (s.inner == 1) {
-        log_softmax_row(xp + at, yp + at, s.n);
+        log_softmax_contiguous(xp + at, yp + at, s.n);
       } else {
         log_softmax_columns(xp + at, yp + at, s.n, s.inner, scratch);
       }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "skiff/core/parallel.h"
@@ -9,6 +10,7 @@
 #include "skiff/kernels/cpu/bf16_convert.h"
 #include "skiff/kernels/cpu/eigen.h"
 #include "skiff/kernels/cpu/input_handle.h"
+#include "skiff/kernels/cpu/softmax_rows_isa.h"
 
 namespace skiff::kernels {
 namespace {
@@ -18,6 +20,11 @@ namespace {
 template <typename T>
 void softmax_block(const T* x, T* y, int64_t n, int64_t inner, T* lse, T* scratch) {
   if (inner == 1) {
+    if constexpr (std::is_same_v<T, float>) {  // the common case, on the best ISA
+      const float l = dispatch_isa([&](auto isa) { return softmax_row(isa, x, y, n); });
+      if (lse) lse[0] = l;
+      return;
+    }
     const T mx = ArrayIn<T>(x, n).maxCoeff();
     ArrayOut<T>(y, n) = (ArrayIn<T>(x, n) - mx).exp();
     const T sum = ArrayOut<T>(y, n).sum();
