@@ -24,7 +24,7 @@ class KernelContext {
   explicit KernelContext(const OpDesc* op) : op_(op) {}
 
   // The dense tensor of input `slot`[i]; throws if absent or not yet computed.
-  const Tensor& in(const char* slot, int i = 0) const {
+  [[gnu::always_inline]] const Tensor& in(const char* slot, int i = 0) const {
     const Variable* v = in_var(slot, i);
     const Tensor* t = v ? v->tensor() : nullptr;
     if (__builtin_expect(!t || !t->initialized(), 0)) missing_input(slot, i);
@@ -43,15 +43,15 @@ class KernelContext {
   bool has_out(const char* slot, int i = 0) const { return out_var(slot, i) != nullptr; }
   // The output tensor to write; nullptr when the slot is absent or its name empty
   // (a gradient nobody needs).
-  Tensor* out(const char* slot, int i = 0) {
+  [[gnu::always_inline]] Tensor* out(const char* slot, int i = 0) {
     Variable* v = out_var(slot, i);
     return v ? v->mutable_tensor() : nullptr;
   }
   // The variables behind a slot entry (any kind), or nullptr.
-  Variable* in_var(const char* slot, int i = 0) const {
+  [[gnu::always_inline]] Variable* in_var(const char* slot, int i = 0) const {
     return entry(inputs, slot_index(op_->inputs, slot), i);
   }
-  Variable* out_var(const char* slot, int i = 0) const {
+  [[gnu::always_inline]] Variable* out_var(const char* slot, int i = 0) const {
     return entry(outputs, slot_index(op_->outputs, slot), i);
   }
   int in_count(const char* slot) const;
