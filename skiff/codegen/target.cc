@@ -74,6 +74,8 @@ const std::multimap<std::string, std::string>& extra_implementations() {
       {"pool_geometry", "pool_planes"},
       {"norm", "batch_norm"},
       {"norm", "layer_norm"},
+      {"softmax", "softmax_rows"},
+      {"log_softmax", "softmax_rows"},
   };
   return extra;
 }

@@ -137,8 +137,8 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     if (rank == 2 and not soft_label and use_softmax and not label_smoothing
             and axis in (-1, 1) and reduction in ("mean", "sum")):
         # the common case: [N, C] scores, [N] or [N, 1] labels
-        if weight is None and (len(label.shape) == 1
-                               or (len(label.shape) == 2 and label.shape[1] == 1)):
+        if (weight is None and dtype_name_of(input) in ("float32", "float64")
+                and (len(label.shape) == 1 or (len(label.shape) == 2 and label.shape[1] == 1))):
             return _softmax_cross_entropy_2d(input, label, ignore_index, reduction)
         if len(label.shape) == 1:
             return _nll_2d(_log_softmax_last(input), label, weight, ignore_index, reduction)
