@@ -53,18 +53,23 @@ float row_max(const float* x, int64_t n) {
   return _mm512_reduce_max_ps(mx);
 }
 
-}  // namespace
-
-float softmax_row(Avx512Isa, const float* x, float* y, int64_t n) {
-  const __m512 mx = _mm512_set1_ps(row_max(x, n));
+// Sum of exp(x - mx) over the row; the exponentials also go to y when y is not null.
+float exp_sum(const float* x, __m512 mx, int64_t n, float* y) {
   __m512 sum = _mm512_setzero_ps();
   for (int64_t i = 0; i < n; i += kLanes) {
     const __mmask16 k = lanes(i, n);
     const __m512 e = exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), mx));
-    _mm512_mask_storeu_ps(y + i, k, e);
+    if (y) _mm512_mask_storeu_ps(y + i, k, e);
     sum = _mm512_mask_add_ps(sum, k, sum, e);
   }
-  const float total = _mm512_reduce_add_ps(sum);
+  return _mm512_reduce_add_ps(sum);
+}
+
+}  // namespace
+
+float softmax_row(Avx512Isa, const float* x, float* y, int64_t n) {
+  const __m512 mx = _mm512_set1_ps(row_max(x, n));
+  const float total = exp_sum(x, mx, n, y);
   const __m512 inv = _mm512_set1_ps(1.0f / total);
   for (int64_t i = 0; i < n; i += kLanes) {
     const __mmask16 k = lanes(i, n);
@@ -75,13 +80,7 @@ float softmax_row(Avx512Isa, const float* x, float* y, int64_t n) {
 
 void log_softmax_row(Avx512Isa, const float* x, float* y, int64_t n) {
   const __m512 mx = _mm512_set1_ps(row_max(x, n));
-  __m512 sum = _mm512_setzero_ps();
-  for (int64_t i = 0; i < n; i += kLanes) {
-    const __mmask16 k = lanes(i, n);
-    const __m512 e = exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), mx));
-    sum = _mm512_mask_add_ps(sum, k, sum, e);
-  }
-  const __m512 lse = _mm512_set1_ps(_mm512_cvtss_f32(mx) + std::log(_mm512_reduce_add_ps(sum)));
+  const __m512 lse = _mm512_set1_ps(_mm512_cvtss_f32(mx) + std::log(exp_sum(x, mx, n, nullptr)));
   for (int64_t i = 0; i < n; i += kLanes) {
     const __mmask16 k = lanes(i, n);
     _mm512_mask_storeu_ps(y + i, k, _mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), lse));
