@@ -160,9 +160,14 @@ def ready(page, selector):
 
 
 def plot_data(page, selector, each):
-    """Each plotly trace of the chart in `selector` mapped by the JS function `each`."""
-    return page.evaluate(f"(s) => Array.from(document.querySelector(s).data, {each})",
-                         f"{selector} .js-plotly-plot, {selector}.js-plotly-plot")
+    """Each plotly trace of the chart in `selector` mapped by the JS function `each`. The
+    chart is found and read in one step, waiting (bounded) while live polling redraws it
+    (a card replaced between a wait and the read would otherwise read as null)."""
+    return page.wait_for_function(
+        f"(s) => {{ const el = document.querySelector(s); "
+        f"return el && el.data ? Array.from(el.data, {each}) : null; }}",
+        arg=f"{selector} .js-plotly-plot, {selector}.js-plotly-plot",
+        timeout=WAIT_MS).json_value()
 
 
 def traces(page, tag):
