@@ -77,9 +77,9 @@ std::vector<OpDesc> fold_assigns(const Program& program, int block_idx,
     bool v_touched = false;
     for (size_t k = p + 1; k < a && !v_touched; ++k) {
       if (dropped[k]) continue;
-      std::set<std::string> names;
-      collect_names(program, ops[k], &names);
-      v_touched = names.count(v) > 0;
+      std::set<std::string> used;
+      collect_names(program, ops[k], &used);
+      v_touched = used.count(v) > 0;
     }
     if (v_touched) continue;
     for (auto& [slot, names] : ops[p].outputs)

@@ -32,12 +32,13 @@ void for_each_block(const AxisBlocks& s, Fn fn) {
 template <typename T>
 void log_softmax_contiguous(const T* x, T* y, int64_t n) {
   if constexpr (std::is_same_v<T, float>) {  // on the best ISA (softmax_rows_isa.h)
-    return dispatch_isa([&](auto isa) { log_softmax_row(isa, x, y, n); });
+    dispatch_isa([&](auto isa) { log_softmax_row(isa, x, y, n); });
+  } else {
+    ArrayIn<T> xa(x, n);
+    const T mx = xa.maxCoeff();
+    const T lse = mx + std::log((xa - mx).exp().sum());
+    ArrayOut<T>(y, n) = xa - lse;
   }
-  ArrayIn<T> xa(x, n);
-  const T mx = xa.maxCoeff();
-  const T lse = mx + std::log((xa - mx).exp().sum());
-  ArrayOut<T>(y, n) = xa - lse;
 }
 
 // One [n, inner] block, column by column through `scratch` (2 * inner values).

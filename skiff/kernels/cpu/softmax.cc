@@ -23,13 +23,13 @@ void softmax_block(const T* x, T* y, int64_t n, int64_t inner, T* lse, T* scratc
     if constexpr (std::is_same_v<T, float>) {  // the common case, on the best ISA
       const float l = dispatch_isa([&](auto isa) { return softmax_row(isa, x, y, n); });
       if (lse) lse[0] = l;
-      return;
+    } else {
+      const T mx = ArrayIn<T>(x, n).maxCoeff();
+      ArrayOut<T>(y, n) = (ArrayIn<T>(x, n) - mx).exp();
+      const T sum = ArrayOut<T>(y, n).sum();
+      ArrayOut<T>(y, n) *= T(1) / sum;
+      if (lse) lse[0] = mx + std::log(sum);
     }
-    const T mx = ArrayIn<T>(x, n).maxCoeff();
-    ArrayOut<T>(y, n) = (ArrayIn<T>(x, n) - mx).exp();
-    const T sum = ArrayOut<T>(y, n).sum();
-    ArrayOut<T>(y, n) *= T(1) / sum;
-    if (lse) lse[0] = mx + std::log(sum);
     return;
   }
   T* mx = scratch;
