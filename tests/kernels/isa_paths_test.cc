@@ -12,6 +12,7 @@
 #include "skiff/core/cpu.h"
 #include "skiff/kernels/cpu/bf16_convert.h"
 #include "skiff/kernels/cpu/gemm.h"
+#include "skiff/kernels/cpu/int8_gemm.h"
 #include "skiff/kernels/cpu/pool_geometry.h"
 #include "skiff/kernels/cpu/softmax_rows_isa.h"
 
@@ -231,6 +232,56 @@ TEST_F(IsaPaths, Pool2x2MatchesThePortableLoopsBitForBit) {
             ASSERT_EQ(got.y, want.y) << where;
             ASSERT_EQ(got.mask, want.mask) << where;
             ASSERT_EQ(got.dx, want.dx) << where;
+          }
+        }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- int8 finish
+
+// int8_finish_transposed on every set against int8_finish (per column) transposed: the same
+// floats and int8 values bit for bit. The sums are made to land next to half-integers of
+// the int8 grid (bias = half a step), where a quotient through the reciprocal could round
+// the other way; also huge sums (clamped), and a NaN and infinite bias.
+TEST_F(IsaPaths, Int8FinishTransposedMatchesTheRowFinishBitForBit) {
+  std::mt19937_64 rng(11);
+  for (const float out_scale : {0.f, 0.1f, 1.f / 3.f, 0.0123f}) {
+    for (const bool relu : {false, true}) {
+      for (const bool with_bias : {false, true}) {
+        for (const auto& [rows, n] : {std::pair<int64_t, int64_t>{37, 21}, {16, 16}, {50, 64}}) {
+          std::vector<int32_t> acc(rows * n);
+          for (int32_t& a : acc) a = static_cast<int32_t>(rng() % 401) - 200;
+          acc[3] = 1 << 30;  // far past the grid
+          acc[4] = -(1 << 30);
+          const float step = out_scale > 0 ? out_scale : 0.25f;
+          std::vector<float> scale(n, step), bias(n, 0.5f * step);
+          for (int64_t j = 0; j < n; ++j) scale[j] *= 1.f + 0x1p-20f * static_cast<float>(j);
+          if (with_bias && n > 5) {
+            bias[1] = NAN;
+            bias[2] = INFINITY;
+          }
+          Int8Output o;
+          o.scale = scale.data();
+          o.bias = with_bias ? bias.data() : nullptr;
+          o.relu = relu;
+          o.out_scale = out_scale;
+          const size_t bytes = out_scale > 0 ? 1 : sizeof(float);
+          std::vector<char> by_row(rows * n * bytes), want(rows * n * bytes);
+          set_max_cpu_isa(CpuIsa::kGeneric);
+          int8_finish(o, rows, n, acc.data(), by_row.data());
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t j = 0; j < n; ++j)
+              std::memcpy(&want[(j * rows + r) * bytes], &by_row[(r * n + j) * bytes], bytes);
+          for (CpuIsa isa : sets()) {
+            set_max_cpu_isa(isa);
+            std::vector<char> got(rows * n * bytes, 0x55);
+            // Two calls over row ranges, as the callers split them.
+            int8_finish_transposed(o, rows, n, 0, rows / 2, acc.data(), got.data());
+            int8_finish_transposed(o, rows, n, rows / 2, rows, acc.data(), got.data());
+            ASSERT_EQ(got, want) << cpu_isa_name(isa) << " out_scale " << out_scale << " relu "
+                                 << relu << " bias " << with_bias << " " << rows << "x" << n;
           }
         }
       }

@@ -3,8 +3,9 @@
 // scale) + bias in one rounding, relu): equal to the last bit. Shapes reach every path of the
 // products: rows and columns past a block (tails), odd sums (a pair padded), groups, strides,
 // padding, dilation, a 1x1 kernel (no columns made), one image (threads split the columns)
-// and several (threads split the images); OutScale's int8 equals quantize_linear of the
-// float result. (Not differentiable: no gradient check.)
+// and several (threads split the images), and oneDNN's path where the CPU (or the cap) makes
+// it exact, images in chunks; OutScale's int8 equals quantize_linear of the float result.
+// (Not differentiable: no gradient check.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -81,6 +82,7 @@ std::vector<float> ramp(int64_t n, float first, float step) {
 
 // `x_low` 0: an input after relu (no negative value), which takes the byte products.
 void check_conv(const ConvCase& c, bool relu, bool bias_4d, uint64_t seed, double x_low = -128) {
+  SCOPED_TRACE(::testing::Message() << "case of seed " << seed << ", input " << c.input);
   const Tensor x = random_tensor(c.input, DType::kI8, seed, x_low, 128);
   const Tensor w = random_tensor(c.filter, DType::kI8, seed + 1, -128, 128);
   const int64_t m = c.filter[0];
@@ -120,6 +122,10 @@ TEST(QuantizedConv2D, ExactIntegerSumsScaledPerOutputChannel) {
   check_conv({{1, 1, 28, 28}, {32, 1, 3, 3}, {1, 1}, {1, 1}}, true, false, 7, 0);
   check_conv({{3, 32, 7, 7}, {20, 32, 3, 3}, {1, 1}, {1, 1}}, false, true, 8, 0);
   check_conv({{2, 4, 11, 9}, {6, 2, 3, 2}, {2, 1}, {1, 0, 2, 1}, {2, 1}, 2}, true, false, 9, 0);
+  // Images in more than one chunk (oneDNN's sums are kept to about 512 KiB: 5 of these
+  // images), the last one shorter.
+  check_conv({{7, 4, 28, 28}, {32, 4, 3, 3}, {1, 1}, {1, 1}}, true, true, 12, 0);
+  check_conv({{7, 4, 28, 28}, {32, 4, 3, 3}, {1, 1}, {1, 1}}, false, false, 13);
 }
 
 TEST(QuantizedConv2D, OneFilterScaleAndNoBias) {

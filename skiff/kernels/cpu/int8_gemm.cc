@@ -219,6 +219,36 @@ FinishRows pick_finish(const Int8Output& o) {
   }
 }
 
+// out[j, r0 + t] = tile[t, j] for t < count: a tile of finished rows put in place.
+template <typename T>
+void transpose_tile(const T* tile, int64_t count, int64_t n, int64_t rows, int64_t r0, T* out) {
+  for (int64_t j = 0; j < n; ++j) {
+    T* column = out + j * rows + r0;
+    for (int64_t t = 0; t < count; ++t) column[t] = tile[t * n + j];
+  }
+}
+
+// The portable form: 16 rows finished as int8_finish finishes them, then put in place.
+void int8_finish_transposed(GenericIsa, const Int8Output& o, int64_t rows, int64_t n, int64_t r0,
+                            int64_t r1, const int32_t* acc, void* out) {
+  constexpr int64_t kTile = 16;
+  Int8Output by_column = o;
+  by_column.per_row = false;
+  const FinishRows finish = pick_finish<>(by_column);
+  const bool int8 = o.out_scale > 0;
+  std::vector<float> tile(static_cast<size_t>(kTile * n));  // int8 results use its first bytes
+  for (int64_t r = r0; r < r1; r += kTile) {
+    const int64_t count = std::min(kTile, r1 - r);
+    finish(by_column, 0, count, n, acc + r * n, tile.data());
+    if (int8) {
+      transpose_tile(reinterpret_cast<const int8_t*>(tile.data()), count, n, rows, r,
+                     static_cast<int8_t*>(out));
+    } else {
+      transpose_tile(tile.data(), count, n, rows, r, static_cast<float*>(out));
+    }
+  }
+}
+
 }  // namespace
 
 void int8_finish(const Int8Output& o, int64_t m, int64_t n, const int32_t* acc, void* out) {
@@ -226,6 +256,12 @@ void int8_finish(const Int8Output& o, int64_t m, int64_t n, const int32_t* acc, 
   // A few thousand elements a thread at least (a division and a conversion each).
   parallel_for(m, std::max<int64_t>(1, 4096 / std::max<int64_t>(n, 1)),
                [&](int64_t r0, int64_t r1) { rows(o, r0, r1, n, acc, out); });
+}
+
+void int8_finish_transposed(const Int8Output& o, int64_t rows, int64_t n, int64_t r0, int64_t r1,
+                            const int32_t* acc, void* out) {
+  if (r0 >= r1 || n == 0) return;
+  dispatch_isa([&](auto isa) { int8_finish_transposed(isa, o, rows, n, r0, r1, acc, out); });
 }
 
 }  // namespace skiff::kernels

@@ -87,4 +87,11 @@ struct Int8Output {
 // Writes rows [0, m) of `out` (float32 or int8 as `o` says; row stride n) from acc [m, n].
 void int8_finish(const Int8Output& o, int64_t m, int64_t n, const int32_t* acc, void* out);
 
+// The same for sums laid out the other way round, as an NHWC convolution gives them:
+// acc [rows, n] (a pixel's n channels side by side) with o's scale and bias per column
+// (o.per_row is ignored), written as out [n, rows] (NCHW), rows [r0, r1) only. On the
+// calling thread: callers split the rows.
+void int8_finish_transposed(const Int8Output& o, int64_t rows, int64_t n, int64_t r0, int64_t r1,
+                            const int32_t* acc, void* out);
+
 }  // namespace skiff::kernels

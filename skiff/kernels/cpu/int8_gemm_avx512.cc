@@ -1,10 +1,164 @@
 // int8_gemm_isa.h for AVX-512 without VNNI (compiled with -march=x86-64-v4): the loops of
 // int8_gemm_avx512_loops.h with multiply-adds, 16 int32 columns a vector. Packing is
-// AVX2's (int8_gemm_avx2.cc): the packed layout is the same.
+// AVX2's (int8_gemm_avx2.cc): the packed layout is the same. The transposed finish needs no
+// VNNI: CPUs with it run this one too. GCC 12 reports the _mm*_undefined_* idiom inside its
+// own conversion intrinsics as uninitialized, a known false positive silenced for this file
+// (as in softmax_rows_avx512.cc).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+#include <cmath>
+
 #include "skiff/kernels/cpu/int8_gemm_avx512_loops.h"
 #include "skiff/kernels/cpu/int8_gemm_isa.h"
 
 namespace skiff::kernels {
+namespace {
+
+// v[i] (row i of a 16 x 16 block of 32-bit values) becomes column i: four rounds of
+// shuffles, from pairs of lanes to whole 128-bit quarters. Inlined and unrolled, the block
+// stays in registers.
+__attribute__((always_inline)) inline void transpose16(__m512i (&v)[16]) {
+  __m512i t[16];
+#pragma GCC unroll 8
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_epi32(v[i], v[i + 1]);
+    t[i + 1] = _mm512_unpackhi_epi32(v[i], v[i + 1]);
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < 16; i += 4) {
+    v[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+    v[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+    v[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+    v[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+  }
+  // v[4q + j] now holds columns j, j + 4, j + 8, j + 12 of rows 4q .. 4q + 3, a quarter each.
+#pragma GCC unroll 2
+  for (int h = 0; h < 16; h += 8) {
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+      t[h + j] = _mm512_shuffle_i32x4(v[h + j], v[h + 4 + j], 0x88);      // columns j, j + 8
+      t[h + 4 + j] = _mm512_shuffle_i32x4(v[h + j], v[h + 4 + j], 0xdd);  // j + 4, j + 12
+    }
+  }
+#pragma GCC unroll 8
+  for (int j = 0; j < 8; ++j) {
+    v[j] = _mm512_shuffle_i32x4(t[j], t[8 + j], 0x88);
+    v[8 + j] = _mm512_shuffle_i32x4(t[j], t[8 + j], 0xdd);
+  }
+}
+
+// What a tile's values are finished with.
+struct TileConstants {
+  __m512 out_scale, inverse;  // out_scale and RN(1 / out_scale)
+  __m512 near_half;           // |q - round(q)| above it: the quotient itself decides
+};
+
+// Rows [r, r + count) x columns [j, j + cols) of acc finished and stored transposed, one
+// row's columns a vector, each value as int8_finish computes it: fma, relu keeping NaN, and
+// for int8 clamp(round_half_even(v / out_scale)), NaN to 0. The division is the costly part
+// (about 16 cycles a vector), so v times the reciprocal comes first: q = RN(v * RN(1 / s))
+// lies within 1.5 ulp of RN(v / s), so where q is farther than 2^-13 from every
+// half-integer (more than 1.5 ulp while |q| < 256) both round to the same integer, and past
+// 256 both clamp alike. Only a vector with a value that close (about 1 in 250) divides.
+template <bool kBias, bool kRelu, bool kInt8, bool kMayBeNan>
+void finish_tile(const Int8Output& o, const TileConstants& k, int64_t rows, int64_t n, int64_t r,
+                 int64_t count, int64_t j, int64_t cols, const int32_t* acc, void* out) {
+  const __mmask16 col_mask = static_cast<__mmask16>((1u << cols) - 1);
+  const __mmask16 row_mask = static_cast<__mmask16>((1u << count) - 1);
+  const __m512 scale = _mm512_maskz_loadu_ps(col_mask, o.scale + j);
+  const __m512 bias = kBias ? _mm512_maskz_loadu_ps(col_mask, o.bias + j) : _mm512_setzero_ps();
+  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  __m512i v[16];
+#pragma GCC unroll 16
+  for (int t = 0; t < 16; ++t) {
+    if (t >= count) {
+      v[t] = _mm512_setzero_si512();
+      continue;
+    }
+    const __m512 sum =
+        _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(col_mask, acc + (r + t) * n + j));
+    __m512 x = kBias ? _mm512_fmadd_ps(sum, scale, bias) : _mm512_mul_ps(sum, scale);
+    if (!kInt8) {
+      if (kRelu) x = _mm512_max_ps(_mm512_setzero_ps(), x);  // NaN stays (the second operand)
+      v[t] = _mm512_castps_si512(x);
+      continue;
+    }
+    const __m512 q = _mm512_mul_ps(x, k.inverse);
+    __m512 rounded = _mm512_roundscale_ps(q, kNearest);
+    const __m512 off = _mm512_abs_ps(_mm512_sub_ps(q, rounded));
+    if (_mm512_cmp_ps_mask(off, k.near_half, _CMP_GT_OQ)) {
+      rounded = _mm512_roundscale_ps(_mm512_div_ps(x, k.out_scale), kNearest);
+    }
+    if (kMayBeNan) rounded = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, x, _CMP_ORD_Q), rounded);
+    // relu before rounding and a floor of 0 after it give the same integers.
+    rounded = _mm512_max_ps(rounded, _mm512_set1_ps(kRelu ? 0.f : -128.f));
+    rounded = _mm512_min_ps(rounded, _mm512_set1_ps(127.f));
+    v[t] = _mm512_cvt_roundps_epi32(rounded, kNearest);
+  }
+  transpose16(v);
+#pragma GCC unroll 16
+  for (int c = 0; c < 16; ++c) {  // a constant index: v stays in registers
+    if (c >= cols) break;
+    if (kInt8) {
+      int8_t* to = static_cast<int8_t*>(out) + (j + c) * rows + r;
+      _mm_mask_storeu_epi8(to, row_mask, _mm512_cvtepi32_epi8(v[c]));
+    } else {
+      float* to = static_cast<float*>(out) + (j + c) * rows + r;
+      _mm512_mask_storeu_ps(to, row_mask, _mm512_castsi512_ps(v[c]));
+    }
+  }
+}
+
+template <bool kBias, bool kRelu, bool kInt8, bool kMayBeNan>
+void finish_transposed(const Int8Output& o, const TileConstants& k, int64_t rows, int64_t n,
+                       int64_t r0, int64_t r1, const int32_t* acc, void* out) {
+  for (int64_t r = r0; r < r1; r += 16) {
+    const int64_t count = std::min<int64_t>(16, r1 - r);
+    for (int64_t j = 0; j < n; j += 16) {
+      finish_tile<kBias, kRelu, kInt8, kMayBeNan>(o, k, rows, n, r, count, j,
+                                                  std::min<int64_t>(16, n - j), acc, out);
+    }
+  }
+}
+
+using FinishTransposed = void (*)(const Int8Output&, const TileConstants&, int64_t, int64_t,
+                                  int64_t, int64_t, const int32_t*, void*);
+
+// The instance for flags {bias, relu, int8, may be NaN}, chosen one flag at a time.
+template <bool... kFlags>
+FinishTransposed pick(const bool (&flags)[4]) {
+  if constexpr (sizeof...(kFlags) == 4) {
+    return finish_transposed<kFlags...>;
+  } else {
+    return flags[sizeof...(kFlags)] ? pick<kFlags..., true>(flags) : pick<kFlags..., false>(flags);
+  }
+}
+
+bool finite(const float* v, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (!std::isfinite(v[i])) return false;
+  return true;
+}
+
+}  // namespace
+
+void int8_finish_transposed(Avx512Isa, const Int8Output& o, int64_t rows, int64_t n, int64_t r0,
+                            int64_t r1, const int32_t* acc, void* out) {
+  const bool int8 = o.out_scale > 0;
+  const float inverse = int8 ? 1.f / o.out_scale : 1.f;
+  TileConstants k;
+  k.out_scale = _mm512_set1_ps(int8 ? o.out_scale : 1.f);
+  k.inverse = _mm512_set1_ps(inverse);
+  // A reciprocal that is subnormal or infinite has lost the precision the check relies on:
+  // every vector divides then.
+  k.near_half = _mm512_set1_ps(std::isnormal(inverse) ? 0.5f - 0x1p-13f : -1.f);
+  // Finite scales and biases give no NaN (infinities clamp): no NaN check then.
+  const bool may_be_nan = int8 && !(finite(o.scale, n) && (!o.bias || finite(o.bias, n)));
+  const bool flags[4] = {o.bias != nullptr, o.relu, int8, may_be_nan};
+  pick<>(flags)(o, k, rows, n, r0, r1, acc, out);
+}
 
 void int8_pairs(Avx512Isa, const int16_t* a, int64_t m, int64_t groups, const int16_t* b,
                 int64_t p0, int64_t p1, int64_t n, int32_t* c, int64_t ldc) {

@@ -3,10 +3,17 @@
 #include <algorithm>
 #include <vector>
 
+#include "skiff/core/cpu.h"
 #include "skiff/core/parallel.h"
 #include "skiff/kernels/cpu/conv_geometry.h"
 #include "skiff/kernels/cpu/int8_gemm.h"
 #include "skiff/kernels/cpu/qmatmul.h"
+#ifndef SKIFF_NO_ONEDNN
+#include <cstring>
+#include <unordered_map>
+
+#include "skiff/kernels/cpu/onednn_cache.h"
+#endif
 
 namespace skiff::kernels {
 
@@ -42,6 +49,152 @@ void image_products(const ConvGeometry& g, const int8_t* src, const int8_t* filt
     int8_gemm(filter + gi * mg * kg, kg, mg, w->packed, w->acc.data() + gi * mg * p, p, parallel);
   }
 }
+
+#ifndef SKIFF_NO_ONEDNN
+// oneDNN's int8 convolution (its VNNI and AMX kernels) for the int32 sums: NHWC int8 in,
+// NHWC int32 out, which int8_finish_transposed scales into skiff's NCHW output, so the
+// results are the ones skiff's own products give, bit for bit. One entry a thread and
+// geometry (its image count included), owning the filter in oneDNN's layout (made again
+// when the filter's bytes change) and the buffers of a chunk of images.
+struct Int8ConvEntry {
+  dnnl::convolution_forward primitive;
+  dnnl::memory src, dst, weights;
+  dnnl::memory plain_src, plain_weights;  // skiff's layouts (handles set per call)
+  dnnl::reorder to_nhwc, to_weights;      // when the input's layouts differ (several
+                                          // channels and pixels), src owns an NHWC copy
+  std::unordered_map<int, dnnl::memory> args;
+  std::vector<int8_t> weights_from;  // the filter bytes `weights` was made from
+  std::vector<int32_t> acc;          // the chunk's sums [images, plane, m]
+  bool available = true;             // false: oneDNN has only its reference loops for it
+};
+
+// NCHW and NHWC differ only with several channels and several pixels.
+bool needs_nhwc(const ConvGeometry& g) { return g.c > 1 && g.src_spatial() > 1; }
+
+Int8ConvEntry make_int8_conv(const ConvGeometry& g, int64_t images, bool src_unsigned) {
+  using dnnl::memory;
+  using Tag = memory::format_tag;
+  using Type = memory::data_type;
+  const memory::dims src{images, g.c, g.h, g.w}, dst{images, g.m, g.oh, g.ow};
+  const memory::dims weights =
+      g.groups == 1 ? memory::dims{g.m, g.c, g.kh, g.kw}
+                    : memory::dims{g.groups, g.m / g.groups, g.c / g.groups, g.kh, g.kw};
+  const memory::desc src_md(src, src_unsigned ? Type::u8 : Type::s8, Tag::nhwc);
+  const memory::desc dst_md(dst, Type::s32, Tag::nhwc);
+  const memory::desc plain(weights, Type::s8, g.groups == 1 ? Tag::oihw : Tag::goihw);
+  Int8ConvEntry e;
+  try {
+    dnnl::convolution_forward::primitive_desc pd(
+        dnnl::convolution_forward::desc(
+            dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_md,
+            memory::desc(weights, Type::s8, Tag::any), dst_md, {g.stride_h, g.stride_w},
+            {g.dilation_h - 1, g.dilation_w - 1}, {g.pad_top, g.pad_left},
+            {g.pad_bottom, g.pad_right}),
+        onednn_engine());
+    if (std::strncmp(pd.impl_info_str(), "ref", 3) == 0) {  // slower than skiff's own loops
+      e.available = false;
+      return e;
+    }
+    dnnl::engine& eng = onednn_engine();
+    e.primitive = dnnl::convolution_forward(pd);
+    if (needs_nhwc(g)) {
+      e.src = memory(src_md, eng);
+      e.plain_src = memory(memory::desc(src, src_md.data_type(), Tag::nchw), eng, DNNL_MEMORY_NONE);
+      e.to_nhwc = dnnl::reorder(e.plain_src, e.src);
+    } else {
+      e.src = memory(src_md, eng, DNNL_MEMORY_NONE);
+    }
+    e.dst = memory(dst_md, eng, DNNL_MEMORY_NONE);
+    e.weights = memory(pd.weights_desc(), eng);
+    e.plain_weights = memory(plain, eng, DNNL_MEMORY_NONE);
+    e.to_weights = dnnl::reorder(e.plain_weights, e.weights);
+    e.args = {{DNNL_ARG_SRC, e.src}, {DNNL_ARG_WEIGHTS, e.weights}, {DNNL_ARG_DST, e.dst}};
+    e.acc.resize(static_cast<size_t>(images * g.m * g.dst_spatial()));
+  } catch (const dnnl::error& err) {
+    if (err.status != dnnl_unimplemented) {
+      fail("oneDNN could not make an int8 convolution for input [", images, ", ", g.c, ", ", g.h,
+           ", ", g.w, "], filter [", g.m, ", ", g.c / g.groups, ", ", g.kh, ", ", g.kw,
+           "], groups ", g.groups, ": ", err.what());
+    }
+    e.available = false;
+  }
+  return e;
+}
+
+Int8ConvEntry& int8_conv_entry(const ConvGeometry& g, int64_t images, bool src_unsigned) {
+  constexpr int64_t kTag = 0x71636f6e76;  // "qconv"
+  OnednnKey key(kTag);
+  key.add(images).add(src_unsigned).add(g.c).add(g.h).add(g.w).add(g.m).add(g.oh).add(g.ow);
+  key.add(g.kh).add(g.kw).add(g.groups).add(g.stride_h).add(g.stride_w).add(g.pad_top);
+  key.add(g.pad_bottom).add(g.pad_left).add(g.pad_right).add(g.dilation_h).add(g.dilation_w);
+  return onednn_cache<Int8ConvEntry>().get(key,
+                                           [&] { return make_int8_conv(g, images, src_unsigned); });
+}
+
+// acc [images, plane, m] of the images at `src` (NCHW).
+void int8_conv_sums(const ConvGeometry& g, const int8_t* src, int64_t images, const int8_t* filter,
+                    Int8ConvEntry& e) {
+  dnnl::stream& s = onednn_stream();
+  const size_t filter_bytes = static_cast<size_t>(g.weights_numel());
+  if (e.weights_from.size() != filter_bytes ||
+      std::memcmp(e.weights_from.data(), filter, filter_bytes) != 0) {
+    e.weights_from.assign(filter, filter + filter_bytes);
+    e.plain_weights.set_data_handle(e.weights_from.data());
+    e.to_weights.execute(s, e.plain_weights, e.weights);
+  }
+  if (needs_nhwc(g)) {
+    e.plain_src.set_data_handle(const_cast<int8_t*>(src));
+    e.to_nhwc.execute(s, e.plain_src, e.src);
+  } else {
+    e.src.set_data_handle(const_cast<int8_t*>(src));
+  }
+  e.dst.set_data_handle(e.acc.data());
+  e.primitive.execute(s, e.args);
+  s.wait();
+}
+
+// Exact through oneDNN: with VNNI any operands; without it, products of bytes pair up in
+// 16 bits (vpmaddubsw), exact only while the unsigned operand stays below 128, as an input
+// after relu does (a signed one would be shifted by 128 and saturate). The kernels' cap
+// (SKIFF_MAX_CPU_ISA) caps oneDNN too, so the set decides, not the CPU.
+bool onednn_exact(bool src_unsigned) {
+  return kernel_isa() >= CpuIsa::kAvx512Bf16 || (src_unsigned && kernel_isa() >= CpuIsa::kAvx2);
+}
+
+// The convolution through oneDNN: returns how many of the first images it wrote, all but
+// where oneDNN offers only its reference loops (none, or a last chunk's image count that
+// the caller then computes). Images go in chunks whose sums stay in the caches: oneDNN's
+// threads share a chunk's products, then skiff's share its finish (oneDNN primitives are
+// only run outside skiff's parallel regions: run inside one, signed inputs' sums came out
+// wrong).
+int64_t onednn_quantized_conv2d(const ConvGeometry& g, const int8_t* src, const int8_t* filter,
+                                bool src_unsigned, const Int8Output& o, char* dst,
+                                size_t out_bytes) {
+  if (g.degenerate() || g.pad_bottom < 0 || g.pad_right < 0 || !onednn_exact(src_unsigned))
+    return 0;
+  const int64_t plane = g.dst_spatial(), image_in = g.c * g.src_spatial();
+  const int64_t image_out = g.m * plane;
+  // Sums of about 512 KiB a chunk, and every chunk but the last of the same size.
+  const int64_t chunk = std::clamp<int64_t>((512 << 10) / (image_out * 4), 1, g.n);
+  constexpr int64_t kRows = 64;  // rows of a plane finished a task
+  const int64_t tasks = (plane + kRows - 1) / kRows;
+  for (int64_t b = 0; b < g.n; b += chunk) {
+    const int64_t images = std::min(chunk, g.n - b);
+    Int8ConvEntry& e = int8_conv_entry(g, images, src_unsigned);
+    if (!e.available) return b;
+    int8_conv_sums(g, src + b * image_in, images, filter, e);
+    parallel_for(images * tasks, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t t = lo; t < hi; ++t) {
+        const int64_t i = t / tasks, r0 = t % tasks * kRows;
+        int8_finish_transposed(o, plane, g.m, r0, std::min(plane, r0 + kRows),
+                               e.acc.data() + i * image_out,
+                               dst + (b + i) * image_out * static_cast<int64_t>(out_bytes));
+      }
+    });
+  }
+  return g.n;
+}
+#endif
 
 }  // namespace
 
@@ -89,14 +242,18 @@ void quantized_conv2d(const Tensor& input, const Tensor& filter, const Tensor& i
     image_products(g, src + b * g.c * g.src_spatial(), w, signs, parallel, work);
     int8_finish(o, g.m, plane, work->acc.data(), dst + b * g.m * plane * out_bytes);
   };
-  if (g.n == 1) {
+  int64_t first = 0;  // the first image left to skiff's own products
+#ifndef SKIFF_NO_ONEDNN
+  first = onednn_quantized_conv2d(g, src, w, signs == Int8Signs::kBNonNegative, o, dst, out_bytes);
+#endif
+  if (g.n - first == 1) {
     ImageWork work;
-    image(0, /*parallel=*/true, &work);
+    image(first, /*parallel=*/true, &work);
     return;
   }
-  parallel_for(g.n, 1, [&](int64_t lo, int64_t hi) {
+  parallel_for(g.n - first, 1, [&](int64_t lo, int64_t hi) {
     ImageWork work;
-    for (int64_t b = lo; b < hi; ++b) image(b, /*parallel=*/false, &work);
+    for (int64_t b = first + lo; b < first + hi; ++b) image(b, /*parallel=*/false, &work);
   });
 }
 

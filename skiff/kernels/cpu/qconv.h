@@ -7,9 +7,13 @@
 // filter_scale float32 [1] or [M] (per output channel), bias float32 [M] or [1, M, 1, 1] or
 // empty; strides, paddings, dilations and groups as conv2d's (ConvParams). out float32
 // [N, M, OH, OW], or int8 requantized onto out_scale's grid when out_scale (float32 [1]) is
-// given. Each image's columns (im2col in int8; none for a 1x1 kernel of stride 1) times the
-// filter rows, exactly in int32 (int8_gemm.h); images in parallel, or a single image's
-// column panels.
+// given. The int32 sums come from oneDNN's int8 convolution (VNNI and AMX kernels) where its
+// products are exact (with VNNI; without it, for an input with no negative value) and it
+// has more than its reference loops: NHWC sums, chunks of images, finished into NCHW by
+// int8_finish_transposed. Elsewhere (and in builds without oneDNN) each image's columns
+// (im2col in int8; none for a 1x1 kernel of stride 1) times the filter rows, in int32
+// (int8_gemm.h); images in parallel, or a single image's column panels. Both give the
+// same values, bit for bit.
 //
 //   kernels::quantized_conv2d(xq, wq, x_scale, w_scale, bias, params, /*relu=*/true,
 //                             Tensor(), &y);
