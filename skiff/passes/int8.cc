@@ -272,8 +272,21 @@ class Int8Converter {
           v->dtype = DType::kI8;
       block.ops[between.back()].set_output("Out", {y});
     }
+    for (size_t k : between) drop_unread_mask(&block.ops[k]);
     dropped_.insert({b, static_cast<size_t>(q)});
     ++report_.requantized;
+  }
+
+  // A max pooling's argmax indices (Mask) when nothing reads them: a saved program's
+  // pool2d still names the Mask its training gradient would have read, and int8 maxima
+  // alone take the vectorised loops.
+  void drop_unread_mask(OpDesc* op) const {
+    const std::string mask = op->first_output("Mask");
+    if (op->type != "pool2d" || mask.empty() || reads(mask) > 0) return;
+    std::vector<Slot>& outs = op->outputs;
+    outs.erase(std::remove_if(outs.begin(), outs.end(),
+                              [](const Slot& slot) { return slot.first == "Mask"; }),
+               outs.end());
   }
 
   Program& p_;

@@ -289,6 +289,34 @@ TEST_F(IsaPaths, Int8FinishTransposedMatchesTheRowFinishBitForBit) {
   }
 }
 
+TEST_F(IsaPaths, Int8MaxPool2x2MatchesThePortableLoops) {
+  // Output widths 1..70: full vectors of 16 and 32 outputs and every tail; odd extents
+  // leave a last row and column outside every window; the full int8 range, -128 and 127
+  // included.
+  std::mt19937_64 rng(5);
+  for (int64_t ow = 1; ow <= 70; ++ow) {
+    for (int64_t extra : {0, 1}) {
+      const PoolGeometry g = pool_2x2(3, 2 * 2 + extra, 2 * ow + extra, /*max=*/true);
+      std::vector<int8_t> x(g.planes * g.h * g.w);
+      for (int8_t& v : x) v = static_cast<int8_t>(rng() % 256 - 128);
+      std::vector<int8_t> want(g.planes * g.oh * g.ow);
+      for (int64_t p = 0; p < g.planes; ++p)
+        for (int64_t i = 0; i < g.oh; ++i)
+          for (int64_t j = 0; j < g.ow; ++j) {
+            const int8_t* cell = x.data() + (p * g.h + 2 * i) * g.w + 2 * j;
+            want[(p * g.oh + i) * g.ow + j] =
+                std::max(std::max(cell[0], cell[1]), std::max(cell[g.w], cell[g.w + 1]));
+          }
+      for (CpuIsa isa : sets()) {
+        set_max_cpu_isa(isa);
+        std::vector<int8_t> got(want.size(), 99);
+        pool_planes(g, x.data(), got.data(), nullptr);
+        ASSERT_EQ(got, want) << cpu_isa_name(isa) << " ow=" << ow << " w=" << g.w;
+      }
+    }
+  }
+}
+
 // ---------------------------------------------------------------- bfloat16 rounding
 
 TEST_F(IsaPaths, Bf16RoundingIsTheSameOnEverySet) {

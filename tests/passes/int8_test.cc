@@ -167,6 +167,25 @@ TEST(Int8Pass, MaxPoolingBetweenRunsOnInt8) {
   expect_same_values(p, q);
 }
 
+// The argmax indices max pooling makes for its gradient go when nothing reads them, and
+// stay when something does (here a fetch).
+TEST(Int8Pass, AnUnreadPoolingMaskIsDropped) {
+  for (const bool fetched : {false, true}) {
+    Program p = quantized_convs(/*pool=*/true);
+    for (OpDesc& op : p.block(0).ops) {
+      if (op.type != "pool2d") continue;
+      op.set_output("Mask", {"pool_mask"});
+      p.block(0).add_var(VarDesc("pool_mask", DType::kI32, Shape{-1, 8, 3, 3}));
+    }
+    if (fetched) p.fetch_names.push_back("pool_mask");
+    const Program q = convert_to_int8(p, nullptr);
+    const OpDesc& pool = q.block(0).ops[2];
+    ASSERT_EQ(pool.type, "pool2d");
+    EXPECT_EQ(pool.first_output("Mask"), fetched ? "pool_mask" : "") << fetched;
+    if (!fetched) expect_same_values(p, q);
+  }
+}
+
 TEST(Int8Pass, AFetchedIntermediateIsNotFoldedAway) {
   Program p = quantized_convs();
   // The first convolution's relu is fetched too: it stays a float output.

@@ -1,8 +1,9 @@
 // The direct pooling loops of pool_geometry.h: any window by element, 2x2 windows at
-// stride 2 vectorised (float32 rows of any length by AVX2 or AVX-512 masks where the CPU
-// has them: pool_planes_isa.h).
+// stride 2 vectorised (float32 rows of any length, and int8 maxima, by AVX2 or AVX-512
+// where the CPU has them: pool_planes_isa.h).
 #include <algorithm>
 #include <atomic>
+#include <type_traits>
 
 #include "skiff/core/cpu.h"
 #include "skiff/core/parallel.h"
@@ -133,8 +134,18 @@ void plane_grad_2x2(GenericIsa, const PoolGeometry& g, const T* x, const T* dy, 
   }
 }
 
+void plane_max_2x2(GenericIsa, const PoolGeometry& g, const int8_t* x, int8_t* y) {
+  plane_2x2(GenericIsa{}, g, x, y, nullptr);
+}
+
 template <typename T>
 void pool_plane(const PoolGeometry& g, const T* x, T* y, int32_t* mask) {
+  if constexpr (std::is_same_v<T, int8_t>) {
+    if (g.unpadded_2x2() && !mask) {
+      dispatch_isa([&](auto isa) { plane_max_2x2(isa, g, x, y); });
+      return;
+    }
+  }
   if (g.unpadded_2x2()) {
     dispatch_isa([&](auto isa) { plane_2x2(isa, g, x, y, mask); });
   } else if (g.max) {

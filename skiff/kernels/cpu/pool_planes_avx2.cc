@@ -134,4 +134,29 @@ void plane_grad_2x2(Avx2Isa, const PoolGeometry& g, const float* x, const float*
   }
 }
 
+// int8: 16 outputs a step (the row's last few one by one). The two rows' maxima, then each
+// pair of bytes as one int16 lane (the left cell in its low byte): the larger of its two
+// sign-extended halves, packed back to bytes (in range: no saturation).
+void plane_max_2x2(Avx2Isa, const PoolGeometry& g, const int8_t* x, int8_t* y) {
+  for (int64_t i = 0; i < g.oh; ++i) {
+    const int8_t* r0 = x + 2 * i * g.w;
+    const int8_t* r1 = r0 + g.w;
+    int8_t* out = y + i * g.ow;
+    int64_t j = 0;
+    for (; j + 16 <= g.ow; j += 16) {
+      const __m256i v =
+          _mm256_max_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r0 + 2 * j)),
+                          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r1 + 2 * j)));
+      const __m256i left = _mm256_srai_epi16(_mm256_slli_epi16(v, 8), 8);
+      const __m256i m = _mm256_max_epi16(left, _mm256_srai_epi16(v, 8));
+      const __m256i packed =
+          _mm256_permute4x64_epi64(_mm256_packs_epi16(m, m), _MM_SHUFFLE(3, 1, 2, 0));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), _mm256_castsi256_si128(packed));
+    }
+    for (; j < g.ow; ++j) {
+      out[j] = std::max(std::max(r0[2 * j], r0[2 * j + 1]), std::max(r1[2 * j], r1[2 * j + 1]));
+    }
+  }
+}
+
 }  // namespace skiff::kernels

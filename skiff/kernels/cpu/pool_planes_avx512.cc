@@ -131,4 +131,23 @@ void plane_grad_2x2(Avx512Isa, const PoolGeometry& g, const float* x, const floa
   }
 }
 
+// int8: 32 outputs a step. The two rows' maxima, then each pair of bytes as one int16 lane
+// (the left cell in its low byte): the larger of its two sign-extended halves.
+void plane_max_2x2(Avx512Isa, const PoolGeometry& g, const int8_t* x, int8_t* y) {
+  for (int64_t i = 0; i < g.oh; ++i) {
+    const int8_t* r0 = x + 2 * i * g.w;
+    const int8_t* r1 = r0 + g.w;
+    for (int64_t j = 0; j < g.ow; j += 32) {
+      const int n = static_cast<int>(std::min<int64_t>(32, g.ow - j));
+      const __mmask64 in = n == 32 ? ~__mmask64{0} : (__mmask64{1} << (2 * n)) - 1;
+      const __m512i v = _mm512_max_epi8(_mm512_maskz_loadu_epi8(in, r0 + 2 * j),
+                                        _mm512_maskz_loadu_epi8(in, r1 + 2 * j));
+      const __m512i left = _mm512_srai_epi16(_mm512_slli_epi16(v, 8), 8);
+      const __m512i right = _mm512_srai_epi16(v, 8);
+      const __mmask32 out = n == 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1;
+      _mm512_mask_cvtepi16_storeu_epi8(y + i * g.ow + j, out, _mm512_max_epi16(left, right));
+    }
+  }
+}
+
 }  // namespace skiff::kernels

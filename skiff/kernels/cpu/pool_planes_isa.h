@@ -3,7 +3,8 @@
 // pool_planes.cc holds the portable loops (the GenericIsa overloads) and calls the best
 // one through dispatch_isa (skiff/core/cpu.h). The semantics are those of the portable
 // loops: the first maximum in row-major order (a, b / c, d) and its flat index in the plane
-// in `mask` when given; gradients write every cell of the covered rows.
+// in `mask` when given; gradients write every cell of the covered rows. int8 planes (an
+// int8 model's max pooling) take plane_max_2x2: the maxima alone, no argmax.
 #pragma once
 
 #include <cstdint>
@@ -14,10 +15,12 @@
 namespace skiff::kernels {
 
 void plane_2x2(Avx2Isa, const PoolGeometry& g, const float* x, float* y, int32_t* mask);
+void plane_max_2x2(Avx2Isa, const PoolGeometry& g, const int8_t* x, int8_t* y);
 void plane_grad_2x2(Avx2Isa, const PoolGeometry& g, const float* x, const float* dy,
                     const int32_t* mask, float* dx);
 
 void plane_2x2(Avx512Isa, const PoolGeometry& g, const float* x, float* y, int32_t* mask);
+void plane_max_2x2(Avx512Isa, const PoolGeometry& g, const int8_t* x, int8_t* y);
 void plane_grad_2x2(Avx512Isa, const PoolGeometry& g, const float* x, const float* dy,
                     const int32_t* mask, float* dx);
 
