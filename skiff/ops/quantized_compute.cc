@@ -54,12 +54,21 @@ void infer_quantized_conv2d(ShapeContext& ctx) {
   SKIFF_CHECK(x.dtype == DType::kI8 && w.dtype == DType::kI8, "quantized_conv2d: Input ('", x.name,
               "') and Filter ('", w.name, "') must be int8, got ", dtype_name(x.dtype), " and ",
               dtype_name(w.dtype));
-  const Shape out = kernels::conv2d_shape(x.shape, w.shape, conv_params_of(ctx));
+  Shape out = kernels::conv2d_shape(x.shape, w.shape, conv_params_of(ctx));
   if (ctx.has_input("Bias")) {
     const VarDesc& bias = ctx.in_var("Bias");
     SKIFF_CHECK(kernels::conv2d_bias_shape_ok(bias.shape, out[1]), "quantized_conv2d: Bias ('",
                 bias.name, "') must be [", out[1], "] or [1, ", out[1], ", 1, 1], got ",
                 bias.shape);
+  }
+  if (ctx.attr<bool>("fuse_max_pool_2x2")) {
+    SKIFF_CHECK(ctx.has_input("OutScale"),
+                "quantized_conv2d: fuse_max_pool_2x2 pools int8 outputs only (give OutScale)");
+    for (int d = 2; d < 4; ++d) {
+      SKIFF_CHECK(out[d] < 0 || out[d] >= 2, "quantized_conv2d: fuse_max_pool_2x2 needs a 2x2 ",
+                  "window: the convolution's output ", out, " is smaller");
+      if (out[d] > 0) out[d] /= 2;
+    }
   }
   ctx.set_output(
       "Output", out,
@@ -70,7 +79,8 @@ template <typename C>
 void quantized_conv2d(C& c) {
   SKIFF_KERNEL_CALL(c, "qconv", kernels::quantized_conv2d, c.in("Input"), c.in("Filter"),
                     c.in("InputScale"), c.in("FilterScale"), in_or_empty(c, "Bias"),
-                    conv2d_params_value(c), attr<bool>(c, "fuse_relu"), in_or_empty(c, "OutScale"),
+                    conv2d_params_value(c), attr<bool>(c, "fuse_relu"),
+                    attr<bool>(c, "fuse_max_pool_2x2"), in_or_empty(c, "OutScale"),
                     c.out("Output"));
 }
 
@@ -101,17 +111,23 @@ void register_quantized_compute_ops(OpRegistry& r) {
   conv.doc(
           "Output = conv2d(Input, Filter), accumulated exactly in int32, * InputScale * "
           "FilterScale[m] + Bias[m], relu'd when fuse_relu: the int8 compute of a quantized "
-          "Conv2D (im2col in int8 and the int8 products of quantized_matmul); float32, or "
-          "int8 on OutScale's grid when given. Not differentiable.")
+          "Conv2D (oneDNN's int8 convolution where exact, else im2col in int8 and the int8 "
+          "products of quantized_matmul); float32, or int8 on OutScale's grid when given, "
+          "max-pooled 2x2 when fuse_max_pool_2x2. Not differentiable.")
       .input("Input", "int8 [N, C, H, W]: the input on its grid")
       .input("Filter", "int8 [M, C / groups, KH, KW]")
       .input("InputScale", "float32 [1]: Input's scale")
       .input("FilterScale", "float32 [1] or [M]: Filter's scales (per output channel)")
       .optional_input("Bias", "float32 [M] or [1, M, 1, 1]")
       .optional_input("OutScale", "float32 [1]: requantize Output to int8 on this grid")
-      .output("Output", "float32 [N, M, OH, OW] (as conv2d's), or int8 given OutScale");
+      .output("Output",
+              "float32 [N, M, OH, OW] (as conv2d's), or int8 given OutScale (pooled: [N, M, OH "
+              "/ 2, OW / 2])");
   add_conv_attrs(conv);
   conv.attr("fuse_relu", false, "apply relu to Output")
+      .attr("fuse_max_pool_2x2", false,
+            "then 2x2 max pooling at stride 2, as pool2d's (Output [N, M, OH / 2, OW / 2]; int8 "
+            "Output only)")
       .infer_shape(infer_quantized_conv2d)
       .bind({DType::kI8}, quantized_conv2d<KernelContext>, quantized_conv2d<EmitContext>)
       .kernel_dtype_from("Input");

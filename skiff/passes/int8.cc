@@ -261,6 +261,15 @@ class Int8Converter {
     const OpDesc& quantize = block.ops[q];
     OpDesc& op = block.ops[i];
     op.set_input("OutScale", quantize.input("Scale"));
+    for (size_t k : between) drop_unread_mask(&block.ops[k]);
+    // A 2x2 max pooling right after a convolution pools its sums (fuse_max_pool_2x2).
+    if (op.type == "quantized_conv2d" && !between.empty() &&
+        fusable_max_pool(block.ops[between[0]])) {
+      op.set_attr("fuse_max_pool_2x2", true);
+      op.set_output(slot, {block.ops[between[0]].first_output("Out")});
+      dropped_.insert({b, between[0]});
+      between.erase(between.begin());
+    }
     // The values from op to the quantize's reader are int8 now; the last takes its name.
     const std::string& y = quantize.first_output("Y");
     if (between.empty()) {
@@ -272,9 +281,20 @@ class Int8Converter {
           v->dtype = DType::kI8;
       block.ops[between.back()].set_output("Out", {y});
     }
-    for (size_t k : between) drop_unread_mask(&block.ops[k]);
     dropped_.insert({b, static_cast<size_t>(q)});
     ++report_.requantized;
+  }
+
+  // pool2d of 2x2 windows at stride 2 inside the planes, taking the maximum, no Mask.
+  static bool fusable_max_pool(const OpDesc& op) {
+    using Ints = std::vector<int64_t>;
+    const Ints two{2, 2};
+    const Ints paddings = op.attr_or<Ints>("paddings", Ints{0, 0});
+    return op.type == "pool2d" && op.attr_or<std::string>("pooling_type", "max") == "max" &&
+           op.attr_or<Ints>("ksize", Ints{}) == two && op.attr_or<Ints>("strides", Ints{}) == two &&
+           std::all_of(paddings.begin(), paddings.end(), [](int64_t v) { return v == 0; }) &&
+           !op.attr_or<bool>("global_pooling", false) && !op.attr_or<bool>("adaptive", false) &&
+           !op.attr_or<bool>("ceil_mode", false) && op.first_output("Mask").empty();
   }
 
   // A max pooling's argmax indices (Mask) when nothing reads them: a saved program's

@@ -9,7 +9,9 @@
 // [-128, 127], per-tensor s_x, no zero points, ties to even) and int8 weights with one scale
 // or one per output channel (a matmul's [K, N] per column, a conv's [M, C, KH, KW] per M).
 // Then an int8 op whose float result is read only by the next layer's quantize_linear
-// requantizes itself (OutScale): int8 flows from layer to layer. What does not match stays
+// requantizes itself (OutScale): int8 flows from layer to layer; a 2x2 max pooling right
+// after such a convolution is folded into it (fuse_max_pool_2x2), and a pooling's argmax
+// Mask nothing reads is dropped. What does not match stays
 // as it was (computed in float on int8-rounded values) and is reported. The int8 ops have
 // no gradient: the variables they read are marked stop_gradient (an inference program).
 //

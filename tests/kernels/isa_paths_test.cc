@@ -279,7 +279,8 @@ TEST_F(IsaPaths, Int8FinishTransposedMatchesTheRowFinishBitForBit) {
             std::vector<char> got(rows * n * bytes, 0x55);
             // Two calls over row ranges, as the callers split them.
             int8_finish_transposed(o, rows, n, 0, rows / 2, acc.data(), got.data());
-            int8_finish_transposed(o, rows, n, rows / 2, rows, acc.data(), got.data());
+            int8_finish_transposed(o, rows, n, rows / 2, rows, acc.data() + rows / 2 * n,
+                                   got.data());
             ASSERT_EQ(got, want) << cpu_isa_name(isa) << " out_scale " << out_scale << " relu "
                                  << relu << " bias " << with_bias << " " << rows << "x" << n;
           }

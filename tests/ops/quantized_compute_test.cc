@@ -173,6 +173,79 @@ TEST(QuantizedConv2D, OutScaleRequantizesToTheNextLayersGrid) {
   EXPECT_GT(std::count_if(v.begin(), v.end(), [](int8_t e) { return e > 0 && e < 127; }), 0);
 }
 
+// int8 [N, M, H / 2, W / 2]: the maximum of each 2x2 window at stride 2 of y.
+Tensor max_pooled(const Tensor& y) {
+  const int64_t planes = y.shape()[0] * y.shape()[1], h = y.shape()[2], w = y.shape()[3];
+  const int64_t oh = h / 2, ow = w / 2;
+  const int8_t* v = y.data<int8_t>();
+  std::vector<int8_t> out;
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j) {
+        const int8_t* cell = v + (p * h + 2 * i) * w + 2 * j;
+        out.push_back(std::max(std::max(cell[0], cell[1]), std::max(cell[w], cell[w + 1])));
+      }
+  return Tensor::from_vector<int8_t>({y.shape()[0], y.shape()[1], oh, ow}, out);
+}
+
+// fuse_max_pool_2x2: pool2d's 2x2 maxima of the int8 output, bit for bit. Odd output
+// extents (a last row and column outside every window), a negative filter scale (the
+// pooled sum is then the window's smallest), signed and non-negative inputs, several
+// chunks of images.
+TEST(QuantizedConv2D, FusedMaxPoolingIsPool2dOfTheInt8Output) {
+  struct Case {
+    ConvCase conv;
+    double x_low;
+    bool relu;
+  };
+  for (const Case& c : {Case{{{2, 3, 9, 7}, {5, 3, 3, 3}, {1, 1}, {1, 1}}, -128, false},
+                        Case{{{3, 8, 14, 14}, {16, 8, 3, 3}, {1, 1}, {1, 1}}, 0, true},
+                        Case{{{7, 4, 28, 28}, {32, 4, 3, 3}, {1, 1}, {1, 1}}, 0, false},
+                        Case{{{1, 1, 28, 28}, {32, 1, 3, 3}, {1, 1}, {1, 1}}, 0, true}}) {
+    SCOPED_TRACE(::testing::Message() << "input " << c.conv.input);
+    const Tensor x = random_tensor(c.conv.input, DType::kI8, 21, c.x_low, 128);
+    const Tensor w = random_tensor(c.conv.filter, DType::kI8, 22, -128, 128);
+    const int64_t m = c.conv.filter[0];
+    std::vector<float> ws = ramp(m, 0.001f, 0.0001f);
+    ws[1] = -ws[1];
+    const std::vector<float> bias = ramp(m, -2.f, 0.3f);
+    const Tensor want =
+        max_pooled(quantized(reference_conv(c.conv, x, w, 0.02f, ws, bias, c.relu), 0.05f));
+    OpTest t("quantized_conv2d");
+    t.input("Input", x)
+        .input("Filter", w)
+        .input("InputScale", one(0.02f))
+        .input("FilterScale", Tensor::from_vector<float>({m}, ws))
+        .input("Bias", Tensor::from_vector<float>({m}, bias))
+        .input("OutScale", one(0.05f))
+        .attr("paddings", c.conv.paddings)
+        .attr("fuse_relu", c.relu)
+        .attr("fuse_max_pool_2x2", true)
+        .output("Output");
+    const Tensor got = t.run().at("Output")[0];
+    ASSERT_EQ(got.shape(), want.shape());
+    EXPECT_EQ(got.to_vector<int8_t>(), want.to_vector<int8_t>());
+  }
+}
+
+TEST(QuantizedConv2D, FusedMaxPoolingNeedsAnInt8OutputAndAWindow) {
+  const Tensor x = random_tensor({1, 2, 3, 3}, DType::kI8, 1, -128, 128);
+  const Tensor w = random_tensor({4, 2, 3, 3}, DType::kI8, 2, -128, 128);
+  for (const bool requantized : {false, true}) {
+    OpTest t("quantized_conv2d");
+    t.input("Input", x)
+        .input("Filter", w)
+        .input("InputScale", one(0.02f))
+        .input("FilterScale", one(0.01f));
+    if (requantized) t.input("OutScale", one(0.05f));  // a 1x1 output: no window
+    t.attr("fuse_max_pool_2x2", true).output("Output");
+    const std::string what = error_of([&] { t.run(); });
+    EXPECT_NE(what.find(requantized ? "needs a 2x2 window" : "int8 outputs only"),
+              std::string::npos)
+        << what;
+  }
+}
+
 // The reference of quantized_matmul: int64 sums, then scaled as the kernel scales.
 Tensor reference_matmul(const Tensor& x, const Tensor& w, float xs, const std::vector<float>& ws,
                         const std::vector<float>& bias, bool relu) {

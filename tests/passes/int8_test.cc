@@ -159,16 +159,19 @@ TEST(Int8Pass, MaxPoolingBetweenRunsOnInt8) {
   const Program q = convert_to_int8(p, &report);
   EXPECT_EQ(report.converted, 2);
   EXPECT_EQ(report.requantized, 1);
-  EXPECT_EQ(types(q), (std::vector<std::string>{"quantize_linear", "quantized_conv2d", "pool2d",
-                                                "quantized_conv2d"}));
-  const OpDesc& pool = q.block(0).ops[2];
-  EXPECT_EQ(q.find_var(0, pool.first_input("X"))->dtype, DType::kI8);
-  EXPECT_EQ(q.find_var(0, pool.first_output("Out"))->dtype, DType::kI8);
+  // The pooling is folded into the convolution before it, which pools its sums.
+  EXPECT_EQ(types(q),
+            (std::vector<std::string>{"quantize_linear", "quantized_conv2d", "quantized_conv2d"}));
+  const OpDesc& first = q.block(0).ops[1];
+  EXPECT_TRUE(first.attr<bool>("fuse_max_pool_2x2"));
+  EXPECT_EQ(q.find_var(0, first.first_output("Output"))->dtype, DType::kI8);
+  EXPECT_EQ(first.first_output("Output"), q.block(0).ops[2].first_input("Input"));
   expect_same_values(p, q);
 }
 
-// The argmax indices max pooling makes for its gradient go when nothing reads them, and
-// stay when something does (here a fetch).
+// The argmax indices max pooling makes for its gradient go when nothing reads them (and
+// the pooling is folded), and stay when something does (here a fetch): the pooling then
+// runs on int8 by itself.
 TEST(Int8Pass, AnUnreadPoolingMaskIsDropped) {
   for (const bool fetched : {false, true}) {
     Program p = quantized_convs(/*pool=*/true);
@@ -179,10 +182,17 @@ TEST(Int8Pass, AnUnreadPoolingMaskIsDropped) {
     }
     if (fetched) p.fetch_names.push_back("pool_mask");
     const Program q = convert_to_int8(p, nullptr);
-    const OpDesc& pool = q.block(0).ops[2];
-    ASSERT_EQ(pool.type, "pool2d");
-    EXPECT_EQ(pool.first_output("Mask"), fetched ? "pool_mask" : "") << fetched;
-    if (!fetched) expect_same_values(p, q);
+    if (fetched) {
+      EXPECT_EQ(types(q), (std::vector<std::string>{"quantize_linear", "quantized_conv2d", "pool2d",
+                                                    "quantized_conv2d"}));
+      const OpDesc& pool = q.block(0).ops[2];
+      EXPECT_EQ(pool.first_output("Mask"), "pool_mask");
+      EXPECT_EQ(q.find_var(0, pool.first_input("X"))->dtype, DType::kI8);
+      EXPECT_EQ(q.find_var(0, pool.first_output("Out"))->dtype, DType::kI8);
+    } else {
+      EXPECT_TRUE(q.block(0).ops[1].attr<bool>("fuse_max_pool_2x2"));
+    }
+    expect_same_values(p, q);
   }
 }
 

@@ -239,7 +239,7 @@ void int8_finish_transposed(GenericIsa, const Int8Output& o, int64_t rows, int64
   std::vector<float> tile(static_cast<size_t>(kTile * n));  // int8 results use its first bytes
   for (int64_t r = r0; r < r1; r += kTile) {
     const int64_t count = std::min(kTile, r1 - r);
-    finish(by_column, 0, count, n, acc + r * n, tile.data());
+    finish(by_column, 0, count, n, acc + (r - r0) * n, tile.data());
     if (int8) {
       transpose_tile(reinterpret_cast<const int8_t*>(tile.data()), count, n, rows, r,
                      static_cast<int8_t*>(out));

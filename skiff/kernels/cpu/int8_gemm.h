@@ -88,9 +88,9 @@ struct Int8Output {
 void int8_finish(const Int8Output& o, int64_t m, int64_t n, const int32_t* acc, void* out);
 
 // The same for sums laid out the other way round, as an NHWC convolution gives them:
-// acc [rows, n] (a pixel's n channels side by side) with o's scale and bias per column
-// (o.per_row is ignored), written as out [n, rows] (NCHW), rows [r0, r1) only. On the
-// calling thread: callers split the rows.
+// rows [r0, r1) of out [n, rows] (NCHW) from acc [r1 - r0, n], their sums (a pixel's n
+// channels side by side), with o's scale and bias per column (o.per_row is ignored). On
+// the calling thread: callers split the rows.
 void int8_finish_transposed(const Int8Output& o, int64_t rows, int64_t n, int64_t r0, int64_t r1,
                             const int32_t* acc, void* out);
 

@@ -55,7 +55,8 @@ struct TileConstants {
   __m512 near_half;           // |q - round(q)| above it: the quotient itself decides
 };
 
-// Rows [r, r + count) x columns [j, j + cols) of acc finished and stored transposed, one
+// Rows [r, r + count) x columns [j, j + cols) finished (acc at row r's sums) and stored
+// transposed, one
 // row's columns a vector, each value as int8_finish computes it: fma, relu keeping NaN, and
 // for int8 clamp(round_half_even(v / out_scale)), NaN to 0. The division is the costly part
 // (about 16 cycles a vector), so v times the reciprocal comes first: q = RN(v * RN(1 / s))
@@ -77,8 +78,7 @@ void finish_tile(const Int8Output& o, const TileConstants& k, int64_t rows, int6
       v[t] = _mm512_setzero_si512();
       continue;
     }
-    const __m512 sum =
-        _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(col_mask, acc + (r + t) * n + j));
+    const __m512 sum = _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(col_mask, acc + t * n + j));
     __m512 x = kBias ? _mm512_fmadd_ps(sum, scale, bias) : _mm512_mul_ps(sum, scale);
     if (!kInt8) {
       if (kRelu) x = _mm512_max_ps(_mm512_setzero_ps(), x);  // NaN stays (the second operand)
@@ -117,8 +117,8 @@ void finish_transposed(const Int8Output& o, const TileConstants& k, int64_t rows
   for (int64_t r = r0; r < r1; r += 16) {
     const int64_t count = std::min<int64_t>(16, r1 - r);
     for (int64_t j = 0; j < n; j += 16) {
-      finish_tile<kBias, kRelu, kInt8, kMayBeNan>(o, k, rows, n, r, count, j,
-                                                  std::min<int64_t>(16, n - j), acc, out);
+      finish_tile<kBias, kRelu, kInt8, kMayBeNan>(
+          o, k, rows, n, r, count, j, std::min<int64_t>(16, n - j), acc + (r - r0) * n, out);
     }
   }
 }

@@ -7,6 +7,7 @@
 #include "skiff/core/parallel.h"
 #include "skiff/kernels/cpu/conv_geometry.h"
 #include "skiff/kernels/cpu/int8_gemm.h"
+#include "skiff/kernels/cpu/pool_geometry.h"
 #include "skiff/kernels/cpu/qmatmul.h"
 #ifndef SKIFF_NO_ONEDNN
 #include <cstring>
@@ -161,34 +162,69 @@ bool onednn_exact(bool src_unsigned) {
   return kernel_isa() >= CpuIsa::kAvx512Bf16 || (src_unsigned && kernel_isa() >= CpuIsa::kAvx2);
 }
 
-// The convolution through oneDNN: returns how many of the first images it wrote, all but
-// where oneDNN offers only its reference loops (none, or a last chunk's image count that
-// the caller then computes). Images go in chunks whose sums stay in the caches: oneDNN's
-// threads share a chunk's products, then skiff's share its finish (oneDNN primitives are
-// only run outside skiff's parallel regions: run inside one, signed inputs' sums came out
-// wrong).
+// 2x2 max pooling at stride 2 of one row pair of NHWC sums (rows `width` pixels of m
+// channels apart) into pooled [width / 2, m]. What is pooled is the sums, not the finished
+// values: the finish is monotone in the sum per channel (non-decreasing for a non-negative
+// scale, non-increasing for a negative one, `descending` -1), so the window's largest
+// (smallest) sum gives its largest finished value, exactly.
+void pool_sums_2x2(const int32_t* acc, int64_t width, int64_t m, const int32_t* descending,
+                   int32_t* pooled) {
+  for (int64_t j = 0; j < width / 2; ++j) {
+    const int32_t* a = acc + 2 * j * m;
+    const int32_t* b = a + m;
+    const int32_t* c = a + width * m;
+    const int32_t* d = c + m;
+    int32_t* out = pooled + j * m;
+    for (int64_t k = 0; k < m; ++k) {
+      const int32_t high = std::max(std::max(a[k], b[k]), std::max(c[k], d[k]));
+      const int32_t low = std::min(std::min(a[k], b[k]), std::min(c[k], d[k]));
+      out[k] = (high & ~descending[k]) | (low & descending[k]);
+    }
+  }
+}
+
+// The convolution through oneDNN (then 2x2 max pooling at stride 2 when `pool`): returns
+// how many of the first images it wrote, all but where oneDNN offers only its reference
+// loops (none, or a last chunk's image count that the caller then computes). Images go in
+// chunks whose sums stay in the caches: oneDNN's threads share a chunk's products, then
+// skiff's share its finish (oneDNN primitives are only run outside skiff's parallel
+// regions: run inside one, signed inputs' sums came out wrong).
 int64_t onednn_quantized_conv2d(const ConvGeometry& g, const int8_t* src, const int8_t* filter,
-                                bool src_unsigned, const Int8Output& o, char* dst,
+                                bool src_unsigned, const Int8Output& o, bool pool, char* dst,
                                 size_t out_bytes) {
   if (g.degenerate() || g.pad_bottom < 0 || g.pad_right < 0 || !onednn_exact(src_unsigned))
     return 0;
   const int64_t plane = g.dst_spatial(), image_in = g.c * g.src_spatial();
   const int64_t image_out = g.m * plane;
+  // Rows of the output plane: pooled ones with `pool`, finished a task in groups of about
+  // 64 pixels.
+  const int64_t out_w = pool ? g.ow / 2 : g.ow, out_h = pool ? g.oh / 2 : g.oh;
+  const int64_t out_plane = out_h * out_w, dst_image = g.m * out_plane;
+  const int64_t group = std::max<int64_t>(1, 64 / out_w);
+  const int64_t tasks = (out_h + group - 1) / group;
+  std::vector<int32_t> descending(static_cast<size_t>(g.m));
+  for (int64_t k = 0; k < g.m; ++k) descending[k] = o.scale[k] < 0 ? -1 : 0;
   // Sums of about 512 KiB a chunk, and every chunk but the last of the same size.
   const int64_t chunk = std::clamp<int64_t>((512 << 10) / (image_out * 4), 1, g.n);
-  constexpr int64_t kRows = 64;  // rows of a plane finished a task
-  const int64_t tasks = (plane + kRows - 1) / kRows;
   for (int64_t b = 0; b < g.n; b += chunk) {
     const int64_t images = std::min(chunk, g.n - b);
     Int8ConvEntry& e = int8_conv_entry(g, images, src_unsigned);
     if (!e.available) return b;
     int8_conv_sums(g, src + b * image_in, images, filter, e);
     parallel_for(images * tasks, 1, [&](int64_t lo, int64_t hi) {
+      std::vector<int32_t> pooled(pool ? static_cast<size_t>(group * out_w * g.m) : 0);
       for (int64_t t = lo; t < hi; ++t) {
-        const int64_t i = t / tasks, r0 = t % tasks * kRows;
-        int8_finish_transposed(o, plane, g.m, r0, std::min(plane, r0 + kRows),
-                               e.acc.data() + i * image_out,
-                               dst + (b + i) * image_out * static_cast<int64_t>(out_bytes));
+        const int64_t i = t / tasks, y0 = t % tasks * group, y1 = std::min(out_h, y0 + group);
+        const int32_t* sums = e.acc.data() + i * image_out + y0 * out_w * g.m;
+        if (pool) {
+          for (int64_t y = y0; y < y1; ++y) {
+            pool_sums_2x2(e.acc.data() + i * image_out + 2 * y * g.ow * g.m, g.ow, g.m,
+                          descending.data(), pooled.data() + (y - y0) * out_w * g.m);
+          }
+          sums = pooled.data();
+        }
+        int8_finish_transposed(o, out_plane, g.m, y0 * out_w, y1 * out_w, sums,
+                               dst + (b + i) * dst_image * static_cast<int64_t>(out_bytes));
       }
     });
   }
@@ -200,14 +236,14 @@ int64_t onednn_quantized_conv2d(const ConvGeometry& g, const int8_t* src, const 
 
 void quantized_conv2d(const Tensor& input, const Tensor& filter, const Tensor& input_scale,
                       const Tensor& filter_scale, const Tensor& bias, const ConvParams& p,
-                      bool relu, const Tensor& out_scale, Tensor* out) {
+                      bool relu, bool max_pool_2x2, const Tensor& out_scale, Tensor* out) {
   SKIFF_CHECK(input.initialized() && input.dtype() == DType::kI8 && input.rank() == 4,
               "quantized_conv2d: Input must be int8 [N, C, H, W], got ", type_of(input));
   SKIFF_CHECK(filter.initialized() && filter.dtype() == DType::kI8 && filter.rank() == 4,
               "quantized_conv2d: Filter must be int8 [M, C / groups, KH, KW], got ",
               type_of(filter));
-  const Shape out_shape = conv2d_shape(input.shape(), filter.shape(), p);
-  const ConvGeometry g = make_conv_geometry(input.shape(), filter.shape(), out_shape, p);
+  const Shape conv_shape = conv2d_shape(input.shape(), filter.shape(), p);
+  const ConvGeometry g = make_conv_geometry(input.shape(), filter.shape(), conv_shape, p);
   const QuantizedScales scales = quantized_scales("quantized_conv2d", input_scale, "InputScale",
                                                   filter_scale, "FilterScale", g.m, out_scale);
   const bool has_bias = bias.initialized();
@@ -215,6 +251,15 @@ void quantized_conv2d(const Tensor& input, const Tensor& filter, const Tensor& i
                             conv2d_bias_shape_ok(bias.shape(), g.m)),
               "quantized_conv2d: Bias must be float32 [", g.m, "] or [1, ", g.m, ", 1, 1], got ",
               type_of(bias));
+  Shape out_shape = conv_shape;
+  if (max_pool_2x2) {
+    SKIFF_CHECK(out_scale.initialized(),
+                "quantized_conv2d: fuse_max_pool_2x2 pools int8 outputs only (give OutScale)");
+    SKIFF_CHECK(g.oh >= 2 && g.ow >= 2, "quantized_conv2d: fuse_max_pool_2x2 needs a 2x2 window: ",
+                "the convolution's output ", conv_shape, " is smaller");
+    out_shape[2] = g.oh / 2;
+    out_shape[3] = g.ow / 2;
+  }
   Int8Output o;
   o.out_scale = scales.out;
   o.scale = scales.channel.data();
@@ -224,13 +269,29 @@ void quantized_conv2d(const Tensor& input, const Tensor& filter, const Tensor& i
   out->resize(out_shape, o.out_scale > 0 ? DType::kI8 : DType::kF32);
   const int64_t plane = g.dst_spatial();
   const size_t out_bytes = o.out_scale > 0 ? 1 : sizeof(float);
-  char* dst = static_cast<char*>(out->raw_data());
   if (g.n == 0 || g.m == 0 || plane == 0) return;
+  // Without fused pooling the output is written where it goes; with it, what the fused
+  // path leaves goes through `full` and then the pooling loops.
+  Tensor full;
+  char* dst = static_cast<char*>(out->raw_data());
+  auto pool_rest = [&](int64_t first) {
+    if (!max_pool_2x2 || first == g.n) return;
+    PoolGeometry pg;
+    pg.planes = (g.n - first) * g.m;
+    pg.h = g.oh, pg.w = g.ow, pg.oh = out_shape[2], pg.ow = out_shape[3];
+    pg.kh = pg.kw = pg.sh = pg.sw = 2;
+    pool_planes(pg, full.data<int8_t>() + first * g.m * plane,
+                out->data<int8_t>() + first * g.m * pg.oh * pg.ow, nullptr);
+  };
+  if (max_pool_2x2) {
+    full.resize(conv_shape, DType::kI8);
+    dst = static_cast<char*>(full.raw_data());
+  }
   if (g.c == 0) {  // no products: the bias alone
     std::vector<int32_t> zeros(static_cast<size_t>(g.m * plane), 0);
     for (int64_t b = 0; b < g.n; ++b)
       int8_finish(o, g.m, plane, zeros.data(), dst + b * g.m * plane * out_bytes);
-    return;
+    return pool_rest(0);
   }
   const int8_t* src = input.data<int8_t>();
   const int8_t* w = filter.data<int8_t>();
@@ -244,17 +305,19 @@ void quantized_conv2d(const Tensor& input, const Tensor& filter, const Tensor& i
   };
   int64_t first = 0;  // the first image left to skiff's own products
 #ifndef SKIFF_NO_ONEDNN
-  first = onednn_quantized_conv2d(g, src, w, signs == Int8Signs::kBNonNegative, o, dst, out_bytes);
+  first = onednn_quantized_conv2d(g, src, w, signs == Int8Signs::kBNonNegative, o, max_pool_2x2,
+                                  static_cast<char*>(out->raw_data()), out_bytes);
 #endif
   if (g.n - first == 1) {
     ImageWork work;
     image(first, /*parallel=*/true, &work);
-    return;
+  } else {
+    parallel_for(g.n - first, 1, [&](int64_t lo, int64_t hi) {
+      ImageWork work;
+      for (int64_t b = first + lo; b < first + hi; ++b) image(b, /*parallel=*/false, &work);
+    });
   }
-  parallel_for(g.n - first, 1, [&](int64_t lo, int64_t hi) {
-    ImageWork work;
-    for (int64_t b = first + lo; b < first + hi; ++b) image(b, /*parallel=*/false, &work);
-  });
+  pool_rest(first);
 }
 
 }  // namespace skiff::kernels
