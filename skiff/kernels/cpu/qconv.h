@@ -9,7 +9,9 @@
 // [N, M, OH, OW], or int8 requantized onto out_scale's grid when out_scale (float32 [1]) is
 // given; with max_pool_2x2 (int8 out only), then 2x2 max pooling at stride 2 as pool2d's
 // ([N, M, OH / 2, OW / 2]), fused on oneDNN's path: the sums are pooled before the finish
-// (which is monotone in them), a quarter of the values finished. The int32 sums come from oneDNN's int8 convolution (VNNI and AMX kernels) where its
+// (which is monotone in them), so a quarter of the values are finished.
+//
+// The int32 sums come from oneDNN's int8 convolution (VNNI and AMX kernels) where its
 // products are exact (with VNNI; without it, for an input with no negative value) and it
 // has more than its reference loops: NHWC sums, chunks of images, finished into NCHW by
 // int8_finish_transposed. Elsewhere (and in builds without oneDNN) each image's columns
