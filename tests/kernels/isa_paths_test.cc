@@ -241,11 +241,11 @@ TEST_F(IsaPaths, Pool2x2MatchesThePortableLoopsBitForBit) {
 
 // ---------------------------------------------------------------- int8 finish
 
-// int8_finish_transposed on every set against int8_finish (per column) transposed: the same
-// floats and int8 values bit for bit. The sums are made to land next to half-integers of
-// the int8 grid (bias = half a step), where a quotient through the reciprocal could round
-// the other way; also huge sums (clamped), and a NaN and infinite bias.
-TEST_F(IsaPaths, Int8FinishTransposedMatchesTheRowFinishBitForBit) {
+// int8_finish (per column and per row) and int8_finish_transposed on every set against the
+// portable int8_finish (transposed): the same floats and int8 values bit for bit. The sums are made
+// to land next to half-integers of the int8 grid (bias = half a step), where a quotient through the
+// reciprocal could round the other way; also huge sums (clamped), and a NaN and infinite bias.
+TEST_F(IsaPaths, Int8FinishMatchesThePortableLoopsBitForBit) {
   std::mt19937_64 rng(11);
   for (const float out_scale : {0.f, 0.1f, 1.f / 3.f, 0.0123f}) {
     for (const bool relu : {false, true}) {
@@ -274,8 +274,24 @@ TEST_F(IsaPaths, Int8FinishTransposedMatchesTheRowFinishBitForBit) {
           for (int64_t r = 0; r < rows; ++r)
             for (int64_t j = 0; j < n; ++j)
               std::memcpy(&want[(j * rows + r) * bytes], &by_row[(r * n + j) * bytes], bytes);
+          // The same sums finished in place, the scale and bias per row instead.
+          std::vector<float> row_scale(rows, step), row_bias(rows, 0.5f * step);
+          for (int64_t r = 0; r < rows; ++r) row_scale[r] *= 1.f - 0x1p-20f * static_cast<float>(r);
+          if (with_bias) row_bias[rows - 1] = -INFINITY;
+          Int8Output per_row = o;
+          per_row.per_row = true;
+          per_row.scale = row_scale.data();
+          per_row.bias = with_bias ? row_bias.data() : nullptr;
+          std::vector<char> want_per_row(rows * n * bytes);
+          int8_finish(per_row, rows, n, acc.data(), want_per_row.data());
           for (CpuIsa isa : sets()) {
             set_max_cpu_isa(isa);
+            std::vector<char> in_place(rows * n * bytes, 0x55);
+            int8_finish(o, rows, n, acc.data(), in_place.data());
+            ASSERT_EQ(in_place, by_row)
+                << cpu_isa_name(isa) << " in place, out_scale " << out_scale;
+            int8_finish(per_row, rows, n, acc.data(), in_place.data());
+            ASSERT_EQ(in_place, want_per_row) << cpu_isa_name(isa) << " per row";
             std::vector<char> got(rows * n * bytes, 0x55);
             // Two calls over row ranges, as the callers split them.
             int8_finish_transposed(o, rows, n, 0, rows / 2, acc.data(), got.data());

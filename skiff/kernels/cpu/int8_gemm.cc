@@ -228,6 +228,11 @@ void transpose_tile(const T* tile, int64_t count, int64_t n, int64_t rows, int64
   }
 }
 
+void int8_finish_rows(GenericIsa, const Int8Output& o, int64_t r0, int64_t r1, int64_t n,
+                      const int32_t* acc, void* out) {
+  pick_finish<>(o)(o, r0, r1, n, acc, out);
+}
+
 // The portable form: 16 rows finished as int8_finish finishes them, then put in place.
 void int8_finish_transposed(GenericIsa, const Int8Output& o, int64_t rows, int64_t n, int64_t r0,
                             int64_t r1, const int32_t* acc, void* out) {
@@ -252,10 +257,11 @@ void int8_finish_transposed(GenericIsa, const Int8Output& o, int64_t rows, int64
 }  // namespace
 
 void int8_finish(const Int8Output& o, int64_t m, int64_t n, const int32_t* acc, void* out) {
-  const FinishRows rows = pick_finish<>(o);
   // A few thousand elements a thread at least (a division and a conversion each).
   parallel_for(m, std::max<int64_t>(1, 4096 / std::max<int64_t>(n, 1)),
-               [&](int64_t r0, int64_t r1) { rows(o, r0, r1, n, acc, out); });
+               [&](int64_t r0, int64_t r1) {
+                 dispatch_isa([&](auto isa) { int8_finish_rows(isa, o, r0, r1, n, acc, out); });
+               });
 }
 
 void int8_finish_transposed(const Int8Output& o, int64_t rows, int64_t n, int64_t r0, int64_t r1,

@@ -11,6 +11,7 @@
 //   int8_pack_*     Int8PackedB's pairs / quads of B int8 [k, n] (row stride ldb);
 //   int8_rows       C[r, j0:j1) = A[r, :] · B[:, j0:j1) for a few rows (r < m), B as it
 //                   lies (int8 [k, n]): no packing, for products too small to repay it;
+//   int8_finish_rows        int8_finish's rows [r0, r1) (AVX-512);
 //   int8_finish_transposed  int8_gemm.h's, 16 x 16 tiles transposed in registers (AVX-512).
 #pragma once
 
@@ -38,6 +39,8 @@ void int8_quads(Avx512Isa, const int8_t* a, int64_t m, int64_t groups, const int
                 bool b_unsigned, int64_t p0, int64_t p1, int64_t n, int32_t* c, int64_t ldc);
 void int8_rows(Avx512Isa, const int8_t* a, int64_t m, int64_t k, const int8_t* b, int64_t n,
                int64_t j0, int64_t j1, int32_t* c);
+void int8_finish_rows(Avx512Isa, const Int8Output& o, int64_t r0, int64_t r1, int64_t n,
+                      const int32_t* acc, void* out);
 void int8_finish_transposed(Avx512Isa, const Int8Output& o, int64_t rows, int64_t n, int64_t r0,
                             int64_t r1, const int32_t* acc, void* out);
 void int8_pairs(Avx512Bf16Isa, const int16_t* a, int64_t m, int64_t groups, const int16_t* b,
