@@ -59,10 +59,9 @@ void image_products(const ConvGeometry& g, const int8_t* src, const int8_t* filt
 // when the filter's bytes change) and the buffers of a chunk of images.
 struct Int8ConvEntry {
   dnnl::convolution_forward primitive;
-  dnnl::memory src, dst, weights;
-  dnnl::memory plain_src, plain_weights;  // skiff's layouts (handles set per call)
-  dnnl::reorder to_nhwc, to_weights;      // when the input's layouts differ (several
-                                          // channels and pixels), src owns an NHWC copy
+  dnnl::memory src, dst, weights;  // src and dst: handles set per call
+  dnnl::memory plain_weights;      // OIHW (a handle set per call)
+  dnnl::reorder to_weights;
   std::unordered_map<int, dnnl::memory> args;
   std::vector<int8_t> weights_from;  // the filter bytes `weights` was made from
   std::vector<int32_t> acc;          // the chunk's sums [images, plane, m]
@@ -71,6 +70,35 @@ struct Int8ConvEntry {
 
 // NCHW and NHWC differ only with several channels and several pixels.
 bool needs_nhwc(const ConvGeometry& g) { return g.c > 1 && g.src_spatial() > 1; }
+
+// A whole input's NHWC copy: the reorder (oneDNN's, all threads) and the buffer.
+struct NhwcCopy {
+  dnnl::memory plain, nhwc;
+  dnnl::reorder to_nhwc;
+};
+
+// The NHWC copy of src [n, c, h, w] (int8 or, as its bits, uint8), made on this thread's
+// stream; valid until the next call with the same shape.
+const int8_t* nhwc_copy(const ConvGeometry& g, const int8_t* src) {
+  using dnnl::memory;
+  constexpr int64_t kTag = 0x6e687763;  // "nhwc"
+  OnednnKey key(kTag);
+  key.add(g.n).add(g.c).add(g.h).add(g.w);
+  NhwcCopy& e = onednn_cache<NhwcCopy>().get(key, [&] {
+    const memory::dims dims{g.n, g.c, g.h, g.w};
+    NhwcCopy made;
+    made.plain = memory({dims, memory::data_type::s8, memory::format_tag::nchw}, onednn_engine(),
+                        DNNL_MEMORY_NONE);
+    made.nhwc = memory({dims, memory::data_type::s8, memory::format_tag::nhwc}, onednn_engine());
+    made.to_nhwc = dnnl::reorder(made.plain, made.nhwc);
+    return made;
+  });
+  e.plain.set_data_handle(const_cast<int8_t*>(src));
+  dnnl::stream& s = onednn_stream();
+  e.to_nhwc.execute(s, e.plain, e.nhwc);
+  s.wait();
+  return static_cast<const int8_t*>(e.nhwc.get_data_handle());
+}
 
 Int8ConvEntry make_int8_conv(const ConvGeometry& g, int64_t images, bool src_unsigned) {
   using dnnl::memory;
@@ -98,13 +126,7 @@ Int8ConvEntry make_int8_conv(const ConvGeometry& g, int64_t images, bool src_uns
     }
     dnnl::engine& eng = onednn_engine();
     e.primitive = dnnl::convolution_forward(pd);
-    if (needs_nhwc(g)) {
-      e.src = memory(src_md, eng);
-      e.plain_src = memory(memory::desc(src, src_md.data_type(), Tag::nchw), eng, DNNL_MEMORY_NONE);
-      e.to_nhwc = dnnl::reorder(e.plain_src, e.src);
-    } else {
-      e.src = memory(src_md, eng, DNNL_MEMORY_NONE);
-    }
+    e.src = memory(src_md, eng, DNNL_MEMORY_NONE);
     e.dst = memory(dst_md, eng, DNNL_MEMORY_NONE);
     e.weights = memory(pd.weights_desc(), eng);
     e.plain_weights = memory(plain, eng, DNNL_MEMORY_NONE);
@@ -132,7 +154,7 @@ Int8ConvEntry& int8_conv_entry(const ConvGeometry& g, int64_t images, bool src_u
                                            [&] { return make_int8_conv(g, images, src_unsigned); });
 }
 
-// acc [images, plane, m] of the images at `src` (NCHW).
+// acc [images, plane, m] of the images at `src` (NHWC).
 void int8_conv_sums(const ConvGeometry& g, const int8_t* src, int64_t images, const int8_t* filter,
                     Int8ConvEntry& e) {
   dnnl::stream& s = onednn_stream();
@@ -143,12 +165,7 @@ void int8_conv_sums(const ConvGeometry& g, const int8_t* src, int64_t images, co
     e.plain_weights.set_data_handle(e.weights_from.data());
     e.to_weights.execute(s, e.plain_weights, e.weights);
   }
-  if (needs_nhwc(g)) {
-    e.plain_src.set_data_handle(const_cast<int8_t*>(src));
-    e.to_nhwc.execute(s, e.plain_src, e.src);
-  } else {
-    e.src.set_data_handle(const_cast<int8_t*>(src));
-  }
+  e.src.set_data_handle(const_cast<int8_t*>(src));
   e.dst.set_data_handle(e.acc.data());
   e.primitive.execute(s, e.args);
   s.wait();
@@ -167,6 +184,7 @@ bool onednn_exact(bool src_unsigned) {
 // values: the finish is monotone in the sum per channel (non-decreasing for a non-negative
 // scale, non-increasing for a negative one, `descending` -1), so the window's largest
 // (smallest) sum gives its largest finished value, exactly.
+template <bool kAnyDescending>
 void pool_sums_2x2(const int32_t* acc, int64_t width, int64_t m, const int32_t* descending,
                    int32_t* pooled) {
   for (int64_t j = 0; j < width / 2; ++j) {
@@ -177,6 +195,10 @@ void pool_sums_2x2(const int32_t* acc, int64_t width, int64_t m, const int32_t* 
     int32_t* out = pooled + j * m;
     for (int64_t k = 0; k < m; ++k) {
       const int32_t high = std::max(std::max(a[k], b[k]), std::max(c[k], d[k]));
+      if (!kAnyDescending) {  // the common case: half the work
+        out[k] = high;
+        continue;
+      }
       const int32_t low = std::min(std::min(a[k], b[k]), std::min(c[k], d[k]));
       out[k] = (high & ~descending[k]) | (low & descending[k]);
     }
@@ -204,6 +226,8 @@ int64_t onednn_quantized_conv2d(const ConvGeometry& g, const int8_t* src, const 
   const int64_t tasks = (out_h + group - 1) / group;
   std::vector<int32_t> descending(static_cast<size_t>(g.m));
   for (int64_t k = 0; k < g.m; ++k) descending[k] = o.scale[k] < 0 ? -1 : 0;
+  const bool any_descending = std::count(descending.begin(), descending.end(), -1) > 0;
+  if (needs_nhwc(g)) src = nhwc_copy(g, src);
   // Sums of about 512 KiB a chunk, and every chunk but the last of the same size.
   const int64_t chunk = std::clamp<int64_t>((512 << 10) / (image_out * 4), 1, g.n);
   for (int64_t b = 0; b < g.n; b += chunk) {
@@ -218,8 +242,13 @@ int64_t onednn_quantized_conv2d(const ConvGeometry& g, const int8_t* src, const 
         const int32_t* sums = e.acc.data() + i * image_out + y0 * out_w * g.m;
         if (pool) {
           for (int64_t y = y0; y < y1; ++y) {
-            pool_sums_2x2(e.acc.data() + i * image_out + 2 * y * g.ow * g.m, g.ow, g.m,
-                          descending.data(), pooled.data() + (y - y0) * out_w * g.m);
+            const int32_t* rows = e.acc.data() + i * image_out + 2 * y * g.ow * g.m;
+            int32_t* to = pooled.data() + (y - y0) * out_w * g.m;
+            if (any_descending) {
+              pool_sums_2x2<true>(rows, g.ow, g.m, descending.data(), to);
+            } else {
+              pool_sums_2x2<false>(rows, g.ow, g.m, descending.data(), to);
+            }
           }
           sums = pooled.data();
         }
