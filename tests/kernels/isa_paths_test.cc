@@ -242,9 +242,10 @@ TEST_F(IsaPaths, Pool2x2MatchesThePortableLoopsBitForBit) {
 // ---------------------------------------------------------------- int8 finish
 
 // int8_finish (per column and per row) and int8_finish_transposed on every set against the
-// portable int8_finish (transposed): the same floats and int8 values bit for bit. The sums are made
-// to land next to half-integers of the int8 grid (bias = half a step), where a quotient through the
-// reciprocal could round the other way; also huge sums (clamped), and a NaN and infinite bias.
+// portable int8_finish (transposed): the same floats and int8 values bit for bit. The sums
+// are made to land next to half-integers of the int8 grid (bias = half a step), where any
+// other rounding of the quotient would show; also huge sums (clamped), and a NaN and
+// infinite bias.
 TEST_F(IsaPaths, Int8FinishMatchesThePortableLoopsBitForBit) {
   std::mt19937_64 rng(11);
   for (const float out_scale : {0.f, 0.1f, 1.f / 3.f, 0.0123f}) {

@@ -49,34 +49,18 @@ __attribute__((always_inline)) inline void transpose16(__m512i (&v)[16]) {
   }
 }
 
-// What a tile's values are finished with.
-struct TileConstants {
-  __m512 out_scale, inverse;  // out_scale and RN(1 / out_scale)
-  __m512 near_half;           // |q - round(q)| above it: the quotient itself decides
-};
-
 // One vector of sums finished as int8_finish finishes each value: fma, relu keeping NaN,
 // and for int8 clamp(round_half_even(v / out_scale)), NaN to 0; float bits or int32 lanes.
-// The division is the costly part (about 16 cycles a vector), so v times the reciprocal
-// comes first: q = RN(v * RN(1 / s)) lies within 1.5 ulp of RN(v / s), so where q is
-// farther than 2^-13 from every half-integer (more than 1.5 ulp while |q| < 256) both round
-// to the same integer, and past 256 both clamp alike. Only a vector with a value that close
-// (about 1 in 250) divides.
 template <bool kBias, bool kRelu, bool kInt8, bool kMayBeNan>
 __attribute__((always_inline)) inline __m512i finish_vector(__m512 sum, __m512 scale, __m512 bias,
-                                                            const TileConstants& k) {
+                                                            __m512 out_scale) {
   constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   __m512 x = kBias ? _mm512_fmadd_ps(sum, scale, bias) : _mm512_mul_ps(sum, scale);
   if (!kInt8) {
     if (kRelu) x = _mm512_max_ps(_mm512_setzero_ps(), x);  // NaN stays (the second operand)
     return _mm512_castps_si512(x);
   }
-  const __m512 q = _mm512_mul_ps(x, k.inverse);
-  __m512 rounded = _mm512_roundscale_ps(q, kNearest);
-  const __m512 off = _mm512_abs_ps(_mm512_sub_ps(q, rounded));
-  if (_mm512_cmp_ps_mask(off, k.near_half, _CMP_GT_OQ)) {
-    rounded = _mm512_roundscale_ps(_mm512_div_ps(x, k.out_scale), kNearest);
-  }
+  __m512 rounded = _mm512_roundscale_ps(_mm512_div_ps(x, out_scale), kNearest);
   if (kMayBeNan) rounded = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, x, _CMP_ORD_Q), rounded);
   // relu before rounding and a floor of 0 after it give the same integers.
   rounded = _mm512_max_ps(rounded, _mm512_set1_ps(kRelu ? 0.f : -128.f));
@@ -87,7 +71,7 @@ __attribute__((always_inline)) inline __m512i finish_vector(__m512 sum, __m512 s
 // Rows [r, r + count) x columns [j, j + cols) finished (acc at row r's sums) and stored
 // transposed: one row's columns a vector, then the block transposed in registers.
 template <bool kBias, bool kRelu, bool kInt8, bool kMayBeNan>
-void finish_tile(const Int8Output& o, const TileConstants& k, int64_t rows, int64_t n, int64_t r,
+void finish_tile(const Int8Output& o, __m512 out_scale, int64_t rows, int64_t n, int64_t r,
                  int64_t count, int64_t j, int64_t cols, const int32_t* acc, void* out) {
   const __mmask16 col_mask = static_cast<__mmask16>((1u << cols) - 1);
   const __mmask16 row_mask = static_cast<__mmask16>((1u << count) - 1);
@@ -101,7 +85,7 @@ void finish_tile(const Int8Output& o, const TileConstants& k, int64_t rows, int6
       continue;
     }
     const __m512 sum = _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(col_mask, acc + t * n + j));
-    v[t] = finish_vector<kBias, kRelu, kInt8, kMayBeNan>(sum, scale, bias, k);
+    v[t] = finish_vector<kBias, kRelu, kInt8, kMayBeNan>(sum, scale, bias, out_scale);
   }
   transpose16(v);
 #pragma GCC unroll 16
@@ -120,7 +104,7 @@ void finish_tile(const Int8Output& o, const TileConstants& k, int64_t rows, int6
 // int8_finish's rows [r0, r1) in place: 16 columns a vector, the scale and bias per row
 // (broadcast) or per column (loaded).
 template <bool kPerRow, bool kBias, bool kRelu, bool kInt8, bool kMayBeNan>
-void finish_rows(const Int8Output& o, const TileConstants& k, int64_t r0, int64_t r1, int64_t n,
+void finish_rows(const Int8Output& o, __m512 out_scale, int64_t r0, int64_t r1, int64_t n,
                  const int32_t* acc, void* out) {
   for (int64_t r = r0; r < r1; ++r) {
     for (int64_t j = 0; j < n; j += 16) {
@@ -131,7 +115,7 @@ void finish_rows(const Int8Output& o, const TileConstants& k, int64_t r0, int64_
                           : kPerRow ? _mm512_set1_ps(o.bias[r])
                                     : _mm512_maskz_loadu_ps(mask, o.bias + j);
       const __m512 sum = _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(mask, acc + r * n + j));
-      const __m512i v = finish_vector<kBias, kRelu, kInt8, kMayBeNan>(sum, scale, bias, k);
+      const __m512i v = finish_vector<kBias, kRelu, kInt8, kMayBeNan>(sum, scale, bias, out_scale);
       if (kInt8) {
         _mm512_mask_cvtepi32_storeu_epi8(static_cast<int8_t*>(out) + r * n + j, mask, v);
       } else {
@@ -142,21 +126,22 @@ void finish_rows(const Int8Output& o, const TileConstants& k, int64_t r0, int64_
 }
 
 template <bool kBias, bool kRelu, bool kInt8, bool kMayBeNan>
-void finish_transposed(const Int8Output& o, const TileConstants& k, int64_t rows, int64_t n,
-                       int64_t r0, int64_t r1, const int32_t* acc, void* out) {
+void finish_transposed(const Int8Output& o, __m512 out_scale, int64_t rows, int64_t n, int64_t r0,
+                       int64_t r1, const int32_t* acc, void* out) {
   for (int64_t r = r0; r < r1; r += 16) {
     const int64_t count = std::min<int64_t>(16, r1 - r);
     for (int64_t j = 0; j < n; j += 16) {
-      finish_tile<kBias, kRelu, kInt8, kMayBeNan>(
-          o, k, rows, n, r, count, j, std::min<int64_t>(16, n - j), acc + (r - r0) * n, out);
+      finish_tile<kBias, kRelu, kInt8, kMayBeNan>(o, out_scale, rows, n, r, count, j,
+                                                  std::min<int64_t>(16, n - j), acc + (r - r0) * n,
+                                                  out);
     }
   }
 }
 
-using FinishTransposed = void (*)(const Int8Output&, const TileConstants&, int64_t, int64_t,
-                                  int64_t, int64_t, const int32_t*, void*);
-using FinishRows = void (*)(const Int8Output&, const TileConstants&, int64_t, int64_t, int64_t,
-                            const int32_t*, void*);
+using FinishTransposed = void (*)(const Int8Output&, __m512, int64_t, int64_t, int64_t, int64_t,
+                                  const int32_t*, void*);
+using FinishRows = void (*)(const Int8Output&, __m512, int64_t, int64_t, int64_t, const int32_t*,
+                            void*);
 
 // The instance of `kFlags.size()` flags ({per row,} bias, relu, int8, may be NaN), chosen
 // one flag at a time.
@@ -180,39 +165,31 @@ bool finite(const float* v, int64_t n) {
   return true;
 }
 
-// The constants of o's finish, and whether a NaN can arise: finite scales and biases
-// (`count` of each from `first`) give none (infinities clamp), and the NaN check goes.
-TileConstants constants_of(const Int8Output& o, int64_t first, int64_t count, bool* may_be_nan) {
-  const bool int8 = o.out_scale > 0;
-  const float inverse = int8 ? 1.f / o.out_scale : 1.f;
-  TileConstants k;
-  k.out_scale = _mm512_set1_ps(int8 ? o.out_scale : 1.f);
-  k.inverse = _mm512_set1_ps(inverse);
-  // A reciprocal that is subnormal or infinite has lost the precision the check relies on:
-  // every vector divides then.
-  k.near_half = _mm512_set1_ps(std::isnormal(inverse) ? 0.5f - 0x1p-13f : -1.f);
-  *may_be_nan =
-      int8 && !(finite(o.scale + first, count) && (!o.bias || finite(o.bias + first, count)));
-  return k;
+// Whether a NaN can arise: finite scales and biases (`count` of each from `first`) give
+// none (infinities clamp), and the NaN check goes then.
+bool may_be_nan(const Int8Output& o, int64_t first, int64_t count) {
+  return o.out_scale > 0 &&
+         !(finite(o.scale + first, count) && (!o.bias || finite(o.bias + first, count)));
+}
+
+// The vector of o.out_scale (of 1 for a float32 output, where it is not used).
+__m512 out_scale_of(const Int8Output& o) {
+  return _mm512_set1_ps(o.out_scale > 0 ? o.out_scale : 1.f);
 }
 
 }  // namespace
 
 void int8_finish_transposed(Avx512Isa, const Int8Output& o, int64_t rows, int64_t n, int64_t r0,
                             int64_t r1, const int32_t* acc, void* out) {
-  bool may_be_nan;
-  const TileConstants k = constants_of(o, 0, n, &may_be_nan);
-  const bool flags[4] = {o.bias != nullptr, o.relu, o.out_scale > 0, may_be_nan};
-  pick<FinishTransposed>(flags)(o, k, rows, n, r0, r1, acc, out);
+  const bool flags[4] = {o.bias != nullptr, o.relu, o.out_scale > 0, may_be_nan(o, 0, n)};
+  pick<FinishTransposed>(flags)(o, out_scale_of(o), rows, n, r0, r1, acc, out);
 }
 
 void int8_finish_rows(Avx512Isa, const Int8Output& o, int64_t r0, int64_t r1, int64_t n,
                       const int32_t* acc, void* out) {
-  bool may_be_nan;
-  const TileConstants k =
-      o.per_row ? constants_of(o, r0, r1 - r0, &may_be_nan) : constants_of(o, 0, n, &may_be_nan);
-  const bool flags[5] = {o.per_row, o.bias != nullptr, o.relu, o.out_scale > 0, may_be_nan};
-  pick<FinishRows>(flags)(o, k, r0, r1, n, acc, out);
+  const bool nan = o.per_row ? may_be_nan(o, r0, r1 - r0) : may_be_nan(o, 0, n);
+  const bool flags[5] = {o.per_row, o.bias != nullptr, o.relu, o.out_scale > 0, nan};
+  pick<FinishRows>(flags)(o, out_scale_of(o), r0, r1, n, acc, out);
 }
 
 void int8_pairs(Avx512Isa, const int16_t* a, int64_t m, int64_t groups, const int16_t* b,
