@@ -191,7 +191,7 @@ Tensor max_pooled(const Tensor& y) {
 // fuse_max_pool_2x2: pool2d's 2x2 maxima of the int8 output, bit for bit. Odd output
 // extents (a last row and column outside every window), a negative filter scale (the
 // pooled sum is then the window's smallest), signed and non-negative inputs, several
-// chunks of images.
+// chunks of images, no input channels.
 TEST(QuantizedConv2D, FusedMaxPoolingIsPool2dOfTheInt8Output) {
   struct Case {
     ConvCase conv;
@@ -201,7 +201,9 @@ TEST(QuantizedConv2D, FusedMaxPoolingIsPool2dOfTheInt8Output) {
   for (const Case& c : {Case{{{2, 3, 9, 7}, {5, 3, 3, 3}, {1, 1}, {1, 1}}, -128, false},
                         Case{{{3, 8, 14, 14}, {16, 8, 3, 3}, {1, 1}, {1, 1}}, 0, true},
                         Case{{{7, 4, 28, 28}, {32, 4, 3, 3}, {1, 1}, {1, 1}}, 0, false},
-                        Case{{{1, 1, 28, 28}, {32, 1, 3, 3}, {1, 1}, {1, 1}}, 0, true}}) {
+                        Case{{{1, 1, 28, 28}, {32, 1, 3, 3}, {1, 1}, {1, 1}}, 0, true},
+                        // No input channels: the bias alone, pooled.
+                        Case{{{2, 0, 5, 4}, {3, 0, 3, 3}, {1, 1}, {1, 1}}, 0, false}}) {
     SCOPED_TRACE(::testing::Message() << "input " << c.conv.input);
     const Tensor x = random_tensor(c.conv.input, DType::kI8, 21, c.x_low, 128);
     const Tensor w = random_tensor(c.conv.filter, DType::kI8, 22, -128, 128);

@@ -299,12 +299,27 @@ void quantized_conv2d(const Tensor& input, const Tensor& filter, const Tensor& i
   const int64_t plane = g.dst_spatial();
   const size_t out_bytes = o.out_scale > 0 ? 1 : sizeof(float);
   if (g.n == 0 || g.m == 0 || plane == 0) return;
-  // Without fused pooling the output is written where it goes; with it, what the fused
-  // path leaves goes through `full` and then the pooling loops.
+  const int8_t* src = input.data<int8_t>();
+  const int8_t* w = filter.data<int8_t>();
+  // An input after relu (no negative value) takes the byte products; its columns (B) are
+  // then the unsigned operand.
+  const Int8Signs signs =
+      g.c > 0 && non_negative(src, input.numel()) ? Int8Signs::kBNonNegative : Int8Signs::kSigned;
+  int64_t first = 0;  // the first image left to skiff's own products
+#ifndef SKIFF_NO_ONEDNN
+  if (g.c > 0) {
+    first = onednn_quantized_conv2d(g, src, w, signs == Int8Signs::kBNonNegative, o, max_pool_2x2,
+                                    static_cast<char*>(out->raw_data()), out_bytes);
+  }
+#endif
+  if (first == g.n) return;
+  // Skiff's products write the output where it goes, or, to be pooled, images
+  // [first, n) of `full`.
   Tensor full;
-  char* dst = static_cast<char*>(out->raw_data());
-  auto pool_rest = [&](int64_t first) {
-    if (!max_pool_2x2 || first == g.n) return;
+  if (max_pool_2x2) full.resize(conv_shape, DType::kI8);
+  char* dst = static_cast<char*>(max_pool_2x2 ? full.raw_data() : out->raw_data());
+  auto pool_rest = [&] {
+    if (!max_pool_2x2) return;
     PoolGeometry pg;
     pg.planes = (g.n - first) * g.m;
     pg.h = g.oh, pg.w = g.ow, pg.oh = out_shape[2], pg.ow = out_shape[3];
@@ -312,31 +327,16 @@ void quantized_conv2d(const Tensor& input, const Tensor& filter, const Tensor& i
     pool_planes(pg, full.data<int8_t>() + first * g.m * plane,
                 out->data<int8_t>() + first * g.m * pg.oh * pg.ow, nullptr);
   };
-  if (max_pool_2x2) {
-    full.resize(conv_shape, DType::kI8);
-    dst = static_cast<char*>(full.raw_data());
-  }
   if (g.c == 0) {  // no products: the bias alone
     std::vector<int32_t> zeros(static_cast<size_t>(g.m * plane), 0);
     for (int64_t b = 0; b < g.n; ++b)
       int8_finish(o, g.m, plane, zeros.data(), dst + b * g.m * plane * out_bytes);
-    return pool_rest(0);
+    return pool_rest();
   }
-  const int8_t* src = input.data<int8_t>();
-  const int8_t* w = filter.data<int8_t>();
-  // An input after relu (no negative value) takes the byte products; its columns (B) are
-  // then the unsigned operand.
-  const Int8Signs signs =
-      non_negative(src, input.numel()) ? Int8Signs::kBNonNegative : Int8Signs::kSigned;
   auto image = [&](int64_t b, bool parallel, ImageWork* work) {
     image_products(g, src + b * g.c * g.src_spatial(), w, signs, parallel, work);
     int8_finish(o, g.m, plane, work->acc.data(), dst + b * g.m * plane * out_bytes);
   };
-  int64_t first = 0;  // the first image left to skiff's own products
-#ifndef SKIFF_NO_ONEDNN
-  first = onednn_quantized_conv2d(g, src, w, signs == Int8Signs::kBNonNegative, o, max_pool_2x2,
-                                  static_cast<char*>(out->raw_data()), out_bytes);
-#endif
   if (g.n - first == 1) {
     ImageWork work;
     image(first, /*parallel=*/true, &work);
@@ -346,7 +346,7 @@ void quantized_conv2d(const Tensor& input, const Tensor& filter, const Tensor& i
       for (int64_t b = first + lo; b < first + hi; ++b) image(b, /*parallel=*/false, &work);
     });
   }
-  pool_rest(first);
+  pool_rest();
 }
 
 }  // namespace skiff::kernels
