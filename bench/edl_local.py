@@ -180,17 +180,18 @@ def logged_steps(client, job_id, folder):
 
 
 def throughput(infos):
-    """{world size: samples/s} measured from a job's steps (each world's samples over
-    the time between its first and last step)."""
+    """{world size: samples/s} measured from a job's steps (each world's samples after its
+    first step over the time from its first to its last; a world of one step says
+    nothing)."""
     by_world = {}
     for info in infos:
         if info["rank"] == 0:
             by_world.setdefault(info["world"], []).append(info)
     rates = {}
     for steps in by_world.values():
-        if len(steps) < 3:
-            continue
         seconds = steps[-1]["time"] - steps[0]["time"]
+        if len(steps) < 2 or seconds <= 0:
+            continue
         samples = sum(len(s["samples"]) for s in steps[1:])
         rates.setdefault(steps[0]["world_size"], []).append((samples, seconds))
     return {n: sum(s for s, _ in v) / sum(t for _, t in v) for n, v in rates.items()}
@@ -209,8 +210,11 @@ def pauses(infos, submitted_at):
     return startup, (sum(gaps) / len(gaps) if gaps else None)
 
 
-def interpolated(rates, top):
+def interpolated(rates, top, job):
     """{1..top: samples/s} from the measured counts (linear between them, flat beyond)."""
+    if not rates:
+        raise SystemExit(f"edl_local: job {job} logged no world of two steps or more: no "
+                         "throughput to simulate it with (its steps/ folder has what it logged)")
     known = sorted(rates.items())
     out = {}
     for n in range(1, top + 1):
@@ -231,7 +235,7 @@ def predict(slots, jobs, timeline, interval, cooldown):
     service's recorded demand."""
     specs = []
     for name, job in jobs.items():
-        rate = interpolated(job["throughput"], 3)
+        rate = interpolated(job["throughput"], 3, name)
         specs.append(JobSpec(name=name, arrival=job["submitted"], work=job["work"],
                              min_workers=1, max_workers=3, worker=Resources(cpu=1),
                              rate=lambda n, _, r=rate: r[n], startup=job["startup"]))
