@@ -9,6 +9,7 @@
 // step the new values are swapped out to the outer scope, so the step scope keeps
 // the values the step *read*: exactly what its grad ops need.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -26,6 +27,88 @@ bool read_condition(const KernelContext& ctx, const char* slot) {
   SKIFF_CHECK(c.numel() == 1, "the condition must hold one element, got ", c.type_str());
   return c.item<bool>();
 }
+
+// A loop's condition, read each step: its variable is looked up once per run of the op,
+// as the slot's name is no literal (ops/kernel_context.h) and a lookup costs a few string
+// compares a step.
+class LoopCondition {
+ public:
+  LoopCondition(const KernelContext& ctx, const char* slot)
+      : ctx_(ctx), slot_(slot), var_(ctx.in_var(slot)) {}
+  bool operator()() const {
+    const Tensor* c = var_ ? var_->tensor() : nullptr;
+    if (__builtin_expect(c && c->initialized() && c->dtype() == DType::kBool && c->numel() == 1, 1))
+      return *c->data<bool>();
+    return read_condition(ctx_, slot_);  // other dtypes, and the errors
+  }
+
+ private:
+  const KernelContext& ctx_;
+  const char* slot_;
+  const Variable* var_;
+};
+
+// The tail of a counted loop's body, `i = increment(i); cond = less_than(i, n)` with cond
+// the loop's condition: what a for-range loop becomes. On integer scalars it runs as one
+// native step, as a bytecode VM keeps a loop counter in a register: no kernel calls, no
+// slot lookups. Other dtypes or shapes, met at any step, run the two ops.
+class CountedTail {
+ public:
+  // The tail of `body` (bound) ending the loop on `cond`, or null.
+  static std::unique_ptr<CountedTail> find(const PreparedBlock& body, const Variable* cond) {
+    const size_t n = body.instrs.size();
+    if (n < 2) return nullptr;
+    const Instruction& inc = *body.instrs[n - 2];
+    const Instruction& less = *body.instrs[n - 1];
+    if (inc.op.type != "increment" || less.op.type != "less_than") return nullptr;
+    Variable* i = inc.ctx->out_var("Out");
+    const double step = inc.op.attr<double>("step");
+    if (!i || i != inc.ctx->in_var("X") || i != less.ctx->in_var("X") ||
+        less.ctx->out_var("Out") != cond || std::trunc(step) != step || std::abs(step) > 1e15)
+      return nullptr;
+    auto tail = std::make_unique<CountedTail>();
+    tail->i_ = i;
+    tail->n_ = less.ctx->in_var("Y");
+    tail->cond_ = less.ctx->out_var("Out");
+    tail->step_ = static_cast<int64_t>(step);
+    return tail;
+  }
+
+  // Runs the tail natively; false, with nothing done, unless the counter and the bound
+  // are integer scalars of one dtype and shape and the condition a bool of that shape.
+  bool advance() const {
+    Tensor* i = i_->mutable_tensor();
+    const Tensor* n = n_ ? n_->tensor() : nullptr;
+    Tensor* cond = cond_->mutable_tensor();
+    if (!n || !i->initialized() || !n->initialized() || !cond->initialized() || i->numel() != 1 ||
+        i->shape() != n->shape() || i->shape() != cond->shape() || cond->dtype() != DType::kBool ||
+        i->dtype() != n->dtype())
+      return false;
+    // Resized to themselves: a value shared with another tensor (fetched, kept) gets its
+    // own copy before it is written, as the ops' kernels do.
+    i->resize(i->shape(), i->dtype());
+    cond->resize(cond->shape(), DType::kBool);
+    if (i->dtype() == DType::kI64) {
+      int64_t* v = i->data<int64_t>();
+      *v += step_;
+      *cond->data<bool>() = *v < *n->data<int64_t>();
+      return true;
+    }
+    if (i->dtype() == DType::kI32) {
+      int32_t* v = i->data<int32_t>();
+      *v = static_cast<int32_t>(*v + step_);
+      *cond->data<bool>() = *v < *n->data<int32_t>();
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  Variable* i_ = nullptr;
+  const Variable* n_ = nullptr;
+  Variable* cond_ = nullptr;
+  int64_t step_ = 0;
+};
 
 // A scope for running a sub-block without keeping it: made once per instruction and
 // remade when the instruction runs under another parent scope.
@@ -74,15 +157,26 @@ void run_loop(Instruction& instr, Scope* scope) {
   KernelContext& ctx = *instr.ctx;
   const BlockSlots& slots = instr.info->block_slots;
   PreparedBlock& body = *instr.sub_blocks.at(0);
+  const LoopCondition condition(ctx, slots.cond);
   if (!instr.op.attr<bool>("keep_step_scopes")) {
     Scope* work = work_scope(instr, scope);
-    while (read_condition(ctx, slots.cond)) run_block(body, work);
+    if (body.bound_scope != work->id()) body.bind(work);
+    const auto tail = CountedTail::find(body, ctx.in_var(slots.cond));
+    const size_t n = body.instrs.size();
+    while (condition()) {
+      if (!tail) {
+        run_block(body, work);
+        continue;
+      }
+      run_instructions(body, work, 0, n - 2);
+      if (!tail->advance()) run_instructions(body, work, n - 2, n);
+    }
     body.release_locals(work);
     return;
   }
   auto steps = new_step_scopes(ctx, slots.scopes);
   std::vector<std::string> carried = existing(*scope, instr.op.output(slots.writes));
-  while (read_condition(ctx, slots.cond)) {
+  while (condition()) {
     steps->scopes.push_back(run_kept_step(body, scope, carried));
   }
 }

@@ -192,8 +192,13 @@ void PreparedBlock::release_locals(Scope* scope) const {
 }
 
 void run_block(PreparedBlock& block, Scope* scope) {
+  run_instructions(block, scope, 0, block.instrs.size());
+}
+
+void run_instructions(PreparedBlock& block, Scope* scope, size_t begin, size_t end) {
   if (block.bound_scope != scope->id()) block.bind(scope);
-  for (auto& instr : block.instrs) {
+  for (size_t i = begin; i < end; ++i) {
+    Instruction* instr = block.instrs[i].get();
     for (size_t k = 0; k < instr->born.size(); ++k)
       block.pool.provide(instr->born[k], instr->born_bytes[k], instr->born_kinds[k]);
     if (instr->kernel) {

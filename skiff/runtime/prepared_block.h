@@ -61,6 +61,8 @@ std::shared_ptr<PreparedBlock> prepare_block(const Program& program, int block_i
 
 // Runs the instructions of `block` in `scope` (binding first if needed).
 void run_block(PreparedBlock& block, Scope* scope);
+// Runs instructions [begin, end) of `block` in `scope` (binding first if needed).
+void run_instructions(PreparedBlock& block, Scope* scope, size_t begin, size_t end);
 
 // Control flow (control_flow.cc): runs an instruction whose op runs sub-blocks.
 void run_block_op(Instruction& instr, Scope* scope);

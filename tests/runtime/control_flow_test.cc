@@ -31,6 +31,82 @@ TEST(While, SumsACounter) {
   EXPECT_EQ(out[1].item<int64_t>(), 10);
 }
 
+// The body's `increment` + `less_than` tail runs natively on integer scalars
+// (runtime/control_flow.cc, CountedTail) and as ops otherwise: the same values either way.
+TEST(While, CountedLoopsOfEveryCounterKind) {
+  for (const char* dtype : {"int64", "int32", "float32", "float64"}) {
+    for (double step : {1.0, 3.0}) {
+      for (int64_t bound : {0, 1, 10, 11}) {
+        SCOPED_TRACE(std::string(dtype) + " step " + std::to_string(step) + " bound " +
+                     std::to_string(bound));
+        Program p;
+        BlockBuilder b(&p);
+        std::string i = constant(b, 0, dtype), n = constant(b, bound, dtype);
+        std::string total = constant(b, 0, dtype), steps = constant(b, 0, dtype);
+        std::string cond = less_than(b, i, n);
+        b.while_loop(cond, [&](BlockBuilder& body) {
+          body.assign(add(body, total, i), total);
+          body.op("increment", {{"X", {steps}}}, {{"Out", {steps}}}, {{"step", 1.0}});
+          body.op("increment", {{"X", {i}}}, {{"Out", {i}}}, {{"step", step}});
+          body.op("less_than", {{"X", {i}}, {"Y", {n}}}, {{"Out", {cond}}});
+        });
+        int64_t want_total = 0, want_i = 0, want_steps = 0;
+        for (; want_i < bound; want_i += static_cast<int64_t>(step), ++want_steps)
+          want_total += want_i;
+        Executor exe;
+        auto prepared = exe.prepare(p, {total, i, steps, cond});
+        Scope scope;
+        for (int run = 0; run < 2; ++run) {
+          exe.run(*prepared, &scope);
+          EXPECT_EQ(fetch(scope, total).item<int64_t>(), want_total);
+          EXPECT_EQ(fetch(scope, i).item<int64_t>(), want_i);
+          EXPECT_EQ(fetch(scope, steps).item<int64_t>(), want_steps);
+          EXPECT_FALSE(fetch(scope, cond).item<bool>());
+          EXPECT_EQ(fetch(scope, i).dtype(), dtype_from_name(dtype));
+        }
+      }
+    }
+  }
+}
+
+// A counter whose value another tensor shares (a fed tensor the caller keeps) is copied
+// before it is written: the caller's tensor keeps its value.
+TEST(While, CountedLoopLeavesASharedCounterValueIntact) {
+  Program p;
+  BlockBuilder b(&p);
+  b.data("i", DType::kI64, {1});
+  std::string n = constant(b, 7);
+  std::string cond = less_than(b, "i", n);
+  b.while_loop(cond, [&](BlockBuilder& body) { testing::step_counter(body, "i", n, cond); });
+  Tensor fed = Tensor::from_vector<int64_t>({1}, {2});
+  Scope scope;
+  auto out = Executor().run(p, &scope, {{"i", fed}}, {"i"});
+  EXPECT_EQ(out[0].item<int64_t>(), 7);
+  EXPECT_EQ(fed.item<int64_t>(), 2);
+}
+
+// A bound of another shape than the counter's ([] against [1]) is left to the ops, whose
+// broadcast sets the condition's shape.
+TEST(While, CountedLoopWithABoundOfAnotherShapeRunsTheOps) {
+  Program p;
+  BlockBuilder b(&p);
+  std::string i = constant(b, 0);
+  std::string n =
+      b.apply("fill_constant", {},
+              {{"shape", std::vector<int64_t>{}}, {"value", 5.0}, {"dtype", std::string("int64")}});
+  std::string total = constant(b, 0);
+  std::string cond = less_than(b, i, n);
+  b.while_loop(cond, [&](BlockBuilder& body) {
+    body.assign(add(body, total, i), total);
+    testing::step_counter(body, i, n, cond);
+  });
+  Scope scope;
+  auto out = Executor().run(p, &scope, {}, {total, i, cond});
+  EXPECT_EQ(out[0].item<int64_t>(), 10);
+  EXPECT_EQ(out[1].item<int64_t>(), 5);
+  EXPECT_EQ(out[2].shape(), Shape({1}));
+}
+
 TEST(While, RnnMatchesHandLoopAndReruns) {
   Program p;
   BlockBuilder b(&p);

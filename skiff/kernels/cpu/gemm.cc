@@ -282,6 +282,30 @@ void gemm(const GemmProblem& problem, const double* a, const double* b, double* 
   loops_gemm(p, a, b, c, kDirectMacsF64);
 }
 
+namespace {
+
+template <typename T>
+void unbatched_gemm(int64_t m, int64_t n, int64_t k, bool trans_a, bool trans_b, const T* a,
+                    const T* b, T* c, int64_t direct_macs) {
+  if (m > 0 && n > 0 && k > 0 && m * n * k <= direct_macs) {
+    direct_gemm(m, n, k, trans_a, trans_b, a, b, c);
+    return;
+  }
+  gemm(GemmProblem::unbatched(m, n, k, trans_a, trans_b), a, b, c);
+}
+
+}  // namespace
+
+void gemm(int64_t m, int64_t n, int64_t k, bool trans_a, bool trans_b, const float* a,
+          const float* b, float* c) {
+  unbatched_gemm(m, n, k, trans_a, trans_b, a, b, c, kDirectMacsF32);
+}
+
+void gemm(int64_t m, int64_t n, int64_t k, bool trans_a, bool trans_b, const double* a,
+          const double* b, double* c) {
+  unbatched_gemm(m, n, k, trans_a, trans_b, a, b, c, kDirectMacsF64);
+}
+
 void gemm(const GemmProblem& p, const bfloat16* a, const bfloat16* b, bfloat16* c) {
   bf16_gemm(p, a, b, c);
 }

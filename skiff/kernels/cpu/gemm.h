@@ -29,6 +29,17 @@ struct GemmProblem {
 
   // Number of matrices in C.
   int64_t batch_count() const { return c_batch.numel(); }
+
+  // One product, no batch dims.
+  static GemmProblem unbatched(int64_t m, int64_t n, int64_t k, bool trans_a, bool trans_b) {
+    GemmProblem p;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.trans_a = trans_a;
+    p.trans_b = trans_b;
+    return p;
+  }
 };
 
 // Overwrites C with the products described by `p` (k == 0 gives zeros).
@@ -37,5 +48,13 @@ void gemm(const GemmProblem& p, const double* a, const double* b, double* c);
 // bfloat16 A and B; C in bfloat16 (each entry rounded once) or float32 (not rounded).
 void gemm(const GemmProblem& p, const bfloat16* a, const bfloat16* b, bfloat16* c);
 void gemm(const GemmProblem& p, const bfloat16* a, const bfloat16* b, float* c);
+
+// One unbatched product, C [m, n] = op(A) · op(B): gemm(GemmProblem) without the batch
+// bookkeeping, for a layer's [batch, in] · [in, out] and the hot path of tiny products
+// (an interpreter's loop body).
+void gemm(int64_t m, int64_t n, int64_t k, bool trans_a, bool trans_b, const float* a,
+          const float* b, float* c);
+void gemm(int64_t m, int64_t n, int64_t k, bool trans_a, bool trans_b, const double* a,
+          const double* b, double* c);
 
 }  // namespace skiff::kernels

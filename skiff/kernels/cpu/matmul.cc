@@ -219,18 +219,20 @@ void matmul(const Tensor& x, const Tensor& y, bool trans_x, bool trans_y, DType 
   check_matmul_dtypes(x.dtype(), y.dtype(), out_dtype);
   if (x.rank() == 2 && y.rank() == 2 && out != &x && out != &y) {
     // The common case (a layer's [batch, in] x [in, out]) without batch bookkeeping.
-    GemmProblem p;
-    p.m = x.dim(trans_x ? 1 : 0);
-    p.k = x.dim(trans_x ? 0 : 1);
-    p.n = y.dim(trans_y ? 0 : 1);
-    p.trans_a = trans_x;
-    p.trans_b = trans_y;
-    SKIFF_CHECK(y.dim(trans_y ? 1 : 0) == p.k,
+    const int64_t m = x.dim(trans_x ? 1 : 0), k = x.dim(trans_x ? 0 : 1);
+    const int64_t n = y.dim(trans_y ? 0 : 1);
+    SKIFF_CHECK(y.dim(trans_y ? 1 : 0) == k,
                 "matmul: ", operands_str(x.shape(), y.shape(), trans_x, trans_y),
-                " do not match: X contributes ", p.k, " columns, Y ", y.dim(trans_y ? 1 : 0),
+                " do not match: X contributes ", k, " columns, Y ", y.dim(trans_y ? 1 : 0),
                 " rows");
-    out->resize(Shape{p.m, p.n}, out_dtype);
-    run_gemm(p, x, y, out);
+    out->resize(Shape{m, n}, out_dtype);
+    if (x.dtype() == DType::kF32) {
+      gemm(m, n, k, trans_x, trans_y, x.data<float>(), y.data<float>(), out->data<float>());
+    } else if (x.dtype() == DType::kF64) {
+      gemm(m, n, k, trans_x, trans_y, x.data<double>(), y.data<double>(), out->data<double>());
+    } else {
+      run_gemm(GemmProblem::unbatched(m, n, k, trans_x, trans_y), x, y, out);
+    }
     return;
   }
   Shape out_shape;
