@@ -124,10 +124,13 @@ void emit_compare(OpEmitter& e) {
   if (!emit_static_compare(e, kCppOp)) emit_binding(e);
 }
 
-// add / sub / mul / div with numpy broadcasting (max / min keep the kernel's NaN rule).
+// add / sub / mul / div with numpy broadcasting (max / min keep the kernel's NaN rule); a
+// fused activation takes the binding.
 template <const char* kCppOp>
 void emit_binary(OpEmitter& e) {
-  if (e.attr<int64_t>("axis") != -1 || !emit_static_binary(e, kCppOp)) emit_binding(e);
+  if (e.attr<int64_t>("axis") != -1 || !e.attr<std::string>("fuse_activation").empty() ||
+      !emit_static_binary(e, kCppOp))
+    emit_binding(e);
 }
 
 constexpr char kLess[] = "<", kLessEqual[] = "<=", kGreater[] = ">",

@@ -85,8 +85,10 @@ struct OpDesc {
   // Indices of the blocks its attrs reference (the sub-blocks it runs), in attr order.
   std::vector<int32_t> sub_blocks() const;
 
+  // Inline so that a literal `name` folds into the search (attr.h, name_is): kernels read
+  // their attributes on every call.
   template <typename T>
-  T attr(const char* name) const {
+  [[gnu::always_inline]] T attr(const char* name) const {
     const Attr* a = attrs.find(name);
     SKIFF_CHECK(a, "op ", type, ": missing attribute '", name, "'");
     return attr_as<T>(*a, name);
@@ -98,7 +100,7 @@ struct OpDesc {
   // The attr's stored value without a copy; T must be its exact type (e.g.
   // std::vector<int64_t> for ints), as kernels on hot paths want.
   template <typename T>
-  const T& attr_ref(const char* name) const {
+  [[gnu::always_inline]] const T& attr_ref(const char* name) const {
     const Attr* a = attrs.find(name);
     SKIFF_CHECK(a, "op ", type, ": missing attribute '", name, "'");
     const T* v = std::get_if<T>(a);

@@ -32,13 +32,39 @@ std::string binary_op_literal(BinaryOp op) {
   return "kernels::BinaryOp::k" + name;
 }
 
+// An activation an elementwise op may apply to its result (fuse_activation): its kernel
+// enumerator, and that enumerator as generated code spells it.
+struct FusableActivation {
+  kernels::Activation kind;
+  const char* literal;
+};
+
+// The fused activation `name` names; throws naming the op and the choices. Literal names:
+// each test is a length compare and a load or two (ir/attr.h, name_is).
+FusableActivation fusable_activation(const OpDesc& op, const std::string& name) {
+  if (name_is(name, "tanh")) return {kernels::Activation::kTanh, "kernels::Activation::kTanh"};
+  if (name_is(name, "relu")) return {kernels::Activation::kRelu, "kernels::Activation::kRelu"};
+  if (name_is(name, "sigmoid"))
+    return {kernels::Activation::kSigmoid, "kernels::Activation::kSigmoid"};
+  fail(op.type, ": fuse_activation '", name, "' is not one of relu, tanh, sigmoid (or \"\")");
+}
+
 template <BinaryOp kOp, typename C>
 void binary(C& c) {
   const auto& x = c.in("X");
   const auto& y = c.in("Y");
-  SKIFF_KERNEL_CALL(c, "elementwise", kernels::elementwise_binary,
-                    constant(c, kOp, binary_op_literal), x, y, c.out("Out"),
-                    broadcast_axis(c, x, y));
+  const std::string& fused = c.op().template attr_ref<std::string>("fuse_activation");
+  if (__builtin_expect(fused.empty(), 1)) {
+    SKIFF_KERNEL_CALL(c, "elementwise", kernels::elementwise_binary,
+                      constant(c, kOp, binary_op_literal), x, y, c.out("Out"),
+                      broadcast_axis(c, x, y));
+    return;
+  }
+  const FusableActivation act = fusable_activation(c.op(), fused);
+  SKIFF_KERNEL_CALL(
+      c, "elementwise", kernels::elementwise_binary_activation, constant(c, kOp, binary_op_literal),
+      x, y, constant(c, act.kind, [&](kernels::Activation) { return std::string(act.literal); }),
+      c.out("Out"), broadcast_axis(c, x, y));
 }
 
 template <BinaryOp kOp, typename C>
@@ -55,6 +81,12 @@ void infer_binary(ShapeContext& ctx) {
   const DType x = ctx.in_dtype("X"), y = ctx.in_dtype("Y");
   SKIFF_CHECK(x == y, "X is ", dtype_name(x), " but Y is ", dtype_name(y),
               "; both need the same dtype");
+  const std::string fused = ctx.op().attr_or<std::string>("fuse_activation", "");
+  if (!fused.empty()) {
+    fusable_activation(ctx.op(), fused);
+    SKIFF_CHECK(x == DType::kF32 || x == DType::kF64, "fuse_activation '", fused,
+                "' needs float32 or float64 operands, got ", dtype_name(x));
+  }
   ctx.set_output(
       "Out", kernels::broadcast_shape(ctx.in_shape("X"), ctx.in_shape("Y"), ctx.attr<int>("axis")),
       x);
@@ -64,6 +96,10 @@ void infer_binary(ShapeContext& ctx) {
 void binary_grad_maker(GradContext& g) {
   if (!g.wants("X") && !g.wants("Y")) return;
   const OpDesc& fwd = g.fwd();
+  SKIFF_CHECK(fwd.attr_or<std::string>("fuse_activation", "").empty(), fwd.type,
+              " with fuse_activation '", fwd.attr<std::string>("fuse_activation"),
+              "' has no gradient: the executor fuses activations into programs already "
+              "differentiated, where nothing reads the sum before the activation");
   OpDesc& op = g.add(fwd.type + "_grad");
   op.set_input("X", {fwd.first_input("X")}).set_input("Y", {fwd.first_input("Y")});
   if (fwd.type == "elementwise_div") op.set_input("Out", {fwd.first_output("Out")});
@@ -105,6 +141,9 @@ void register_binary(OpRegistry& r, const char* type, const char* formula) {
       .input("Y", "broadcastable with X; X's dtype")
       .output("Out", "the broadcast shape of X and Y")
       .attr("axis", int64_t{-1}, kAxisDoc)
+      .attr("fuse_activation", std::string(),
+            "\"\", or relu, tanh or sigmoid applied to Out (float32, float64): set where the "
+            "executor runs `act(X op Y)` as one op; such an op has no gradient")
       .infer_shape(infer_binary)
       .bind(dtypes, binary<kOp, KernelContext>, binary<kOp, EmitContext>)
       .grad(binary_grad_maker);

@@ -7,93 +7,10 @@
 #include "skiff/ops/op_error.h"
 #include "skiff/runtime/kernel_choice.h"
 #include "skiff/runtime/nan_inf_check.h"
+#include "skiff/runtime/prepare_rewrites.h"
 #include "skiff/runtime/prepared_block.h"
 
 namespace skiff {
-
-namespace {
-
-// Names an op touches, including those used anywhere inside its sub-blocks.
-void collect_names(const Program& program, const OpDesc& op, std::set<std::string>* names) {
-  for (const auto& n : op.input_names()) names->insert(n);
-  for (const auto& n : op.output_names()) names->insert(n);
-  for (int32_t idx : op.sub_blocks()) {
-    for (const OpDesc& inner : program.block(idx).ops) collect_names(program, inner, names);
-  }
-}
-
-bool names(const std::vector<Slot>& slots, const std::string& name) {
-  for (const auto& [slot, vars] : slots)
-    if (std::find(vars.begin(), vars.end(), name) != vars.end()) return true;
-  return false;
-}
-
-// How many times each name appears as an input or output of any op of the program.
-std::unordered_map<std::string, int> name_uses(const Program& program) {
-  std::unordered_map<std::string, int> uses;
-  for (int b = 0; b < program.num_blocks(); ++b) {
-    for (const OpDesc& op : program.block(b).ops) {
-      for (const auto& [slot, names] : op.inputs)
-        for (const auto& n : names) ++uses[n];
-      for (const auto& [slot, names] : op.outputs)
-        for (const auto& n : names) ++uses[n];
-    }
-  }
-  return uses;
-}
-
-// The block's ops with `t = P(...); v = assign(t)` made `v = P(...)` where that changes
-// nothing observable: t is a dense temporary of this block that nothing else in the
-// program names (not a backward reading it, not a fetch in `keep`), P runs no block and
-// does not read v (no aliasing of an input with the output), and no op between the two
-// touches v. A loop body's `h = tanh(...)` then writes h in place of a copy each step:
-// one op and one copy fewer.
-std::vector<OpDesc> fold_assigns(const Program& program, int block_idx,
-                                 const std::vector<std::string>& keep) {
-  const Block& block = program.block(block_idx);
-  std::vector<OpDesc> ops = block.ops;
-  std::unordered_map<std::string, int> uses;
-  std::vector<bool> dropped(ops.size(), false);
-  for (size_t a = 0; a < ops.size(); ++a) {
-    const OpDesc& assign = ops[a];
-    if (assign.type != "assign" || assign.inputs.size() != 1 || assign.outputs.size() != 1 ||
-        assign.inputs[0].second.size() != 1 || assign.outputs[0].second.size() != 1)
-      continue;
-    const std::string& t = assign.inputs[0].second[0];
-    const std::string& v = assign.outputs[0].second[0];
-    const VarDesc* tvar = block.find_local_var(t);
-    if (t == v || v.empty() || !tvar || tvar->persistable || tvar->kind != VarKind::kDenseTensor ||
-        std::find(keep.begin(), keep.end(), t) != keep.end())
-      continue;
-    if (uses.empty()) uses = name_uses(program);
-    if (uses[t] != 2) continue;
-    // The producer: the last op before the assign that writes t.
-    size_t p = a;
-    while (p-- > 0 && (dropped[p] || !names(ops[p].outputs, t))) {
-    }
-    if (p >= a || !ops[p].sub_blocks().empty() || names(ops[p].inputs, v) ||
-        names(ops[p].outputs, v))
-      continue;
-    bool v_touched = false;
-    for (size_t k = p + 1; k < a && !v_touched; ++k) {
-      if (dropped[k]) continue;
-      std::set<std::string> used;
-      collect_names(program, ops[k], &used);
-      v_touched = used.count(v) > 0;
-    }
-    if (v_touched) continue;
-    for (auto& [slot, names] : ops[p].outputs)
-      for (auto& n : names)
-        if (n == t) n = v;
-    dropped[a] = true;
-  }
-  std::vector<OpDesc> kept;
-  for (size_t i = 0; i < ops.size(); ++i)
-    if (!dropped[i]) kept.push_back(std::move(ops[i]));
-  return kept;
-}
-
-}  // namespace
 
 std::shared_ptr<PreparedBlock> prepare_block(const Program& program, int block_idx, Place place,
                                              bool free_temporaries,
@@ -107,7 +24,7 @@ std::shared_ptr<PreparedBlock> prepare_block(const Program& program, int block_i
     if (!var.persistable) pb->locals.push_back(name);
   }
 
-  const std::vector<OpDesc> ops = fold_assigns(program, block_idx, keep);
+  const std::vector<OpDesc> ops = rewrite_for_run(program, block_idx, keep);
   std::vector<std::set<std::string>> touched;
   for (const OpDesc& op : ops) {
     auto instr = std::make_unique<Instruction>();

@@ -96,6 +96,23 @@ TEST(OnnxExportTest, PaddleAxisBroadcastPutsTheSmallOperandAtTheAxis) {
   EXPECT_NE(text.find("dims: 1\n    data_type: 7\n    int64_data: 1\n"), std::string::npos) << text;
 }
 
+// An elementwise op's fused activation is a node after the op's.
+TEST(OnnxExportTest, AFusedActivationFollowsItsElementwiseNode) {
+  Program p;
+  BlockBuilder b(&p);
+  const std::string x = b.data("x", DType::kF32, Shape{2, 3});
+  const std::string out = b.apply("elementwise_sub", {{"X", {x}}, {"Y", {x}}},
+                                  {{"fuse_activation", std::string("sigmoid")}});
+  p.feed_names = {x};
+  p.fetch_names = {out};
+  const std::string text = model_text(p, NamedTensors{});
+  EXPECT_EQ(count(text, "op_type: \"Sub\""), 1);
+  EXPECT_EQ(count(text, "op_type: \"Sigmoid\""), 1);
+  EXPECT_LT(text.find("op_type: \"Sub\""), text.find("op_type: \"Sigmoid\""));
+  EXPECT_TRUE(single_assignment(text)) << text;
+  EXPECT_NE(text.find("output: \"" + out + "\""), std::string::npos);
+}
+
 TEST(OnnxExportTest, UnsqueezeAxesBecomeFinalPositions) {
   Program p;
   BlockBuilder b(&p);

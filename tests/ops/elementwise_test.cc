@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "skiff/api/builder.h"
+#include "skiff/autodiff/backward.h"
 #include "skiff/kernels/cpu/elementwise.h"
 #include "tests/testing/op_test.h"
 
@@ -119,6 +120,56 @@ TEST(ElementwiseOps, ForwardMatchesReferenceForEveryDtypeAndBroadcast) {
       }
     }
   }
+}
+
+// fuse_activation: the activation over the op's result, for every op, shape case (same
+// shapes take the one-pass loop, broadcasts the two-step path) and float dtype.
+TEST(ElementwiseOps, FusedActivationIsTheActivationOfTheResult) {
+  const std::pair<const char*, std::function<double(double)>> kActs[] = {
+      {"relu", [](double v) { return v > 0 ? v : 0; }},
+      {"tanh", [](double v) { return std::tanh(v); }},
+      {"sigmoid", [](double v) { return 1 / (1 + std::exp(-v)); }}};
+  for (const BinaryCase& op : kOps) {
+    const bool div = std::string(op.type) == "elementwise_div";
+    for (const auto& [act, g] : kActs) {
+      for (DType dtype : kFloatTypes) {
+        for (const ShapeCase& c : kShapes) {
+          SCOPED_TRACE(str_cat(op.type, " + ", act, " ", dtype_name(dtype), " ", c.x, " ", c.y,
+                               " axis ", c.axis));
+          Tensor x = operand(c.x, dtype, 1, false), y = operand(c.y, dtype, 2, div);
+          auto f = [&, g = g](double a, double b) { return g(op.f(a, b)); };
+          Tensor want = from_f64(reference_binary(to_f64(x), to_f64(y), c.axis, f), dtype);
+          OpTest t(op.type);
+          t.input("X", x).input("Y", y).attr("axis", int64_t{c.axis});
+          t.attr("fuse_activation", std::string(act));
+          t.check_output("Out", want, 1e-6, 1e-6);
+        }
+      }
+    }
+  }
+}
+
+TEST(ElementwiseOps, FusedActivationErrorsNameTheActivation) {
+  OpTest unknown("elementwise_add");
+  unknown.input("X", random_tensor({2, 3}, DType::kF32, 1))
+      .input("Y", random_tensor({2, 3}, DType::kF32, 2))
+      .attr("fuse_activation", std::string("gelu"));
+  testing::expect_error(unknown, {"fuse_activation 'gelu'", "relu, tanh, sigmoid"});
+  OpTest integer("elementwise_mul");
+  integer.input("X", random_tensor({4}, DType::kI32, 1))
+      .input("Y", random_tensor({4}, DType::kI32, 2))
+      .attr("fuse_activation", std::string("relu"));
+  testing::expect_error(integer, {"fuse_activation 'relu'", "int32"});
+
+  Program prog;
+  BlockBuilder b(&prog);
+  const std::string x = b.data("x", DType::kF64, {3});
+  const std::string w = b.persistable("w", DType::kF64, {3});
+  b.op("elementwise_mul", {{"X", {x}}, {"Y", {w}}}, {{"Out", {"y"}}},
+       {{"fuse_activation", std::string("tanh")}});
+  const std::string message = error_of([&] { append_backward(prog, "y"); });
+  EXPECT_NE(message.find("fuse_activation 'tanh'"), std::string::npos) << message;
+  EXPECT_NE(message.find("no gradient"), std::string::npos) << message;
 }
 
 TEST(ElementwiseOps, IntegerDivisionTruncatesAndNeverTraps) {

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "skiff/autodiff/backward.h"
+#include "skiff/runtime/nan_inf_check.h"
 #include "skiff/runtime/prepared_block.h"
 #include "tests/testing/op_test.h"
 #include "tests/testing/programs.h"
@@ -97,6 +99,103 @@ TEST(Executor, AnAssignStaysWhereFoldingItCouldBeSeen) {
   EXPECT_EQ(instructions(false, true, false, false), 2u);
   EXPECT_EQ(instructions(false, false, true, false), 3u);
   EXPECT_EQ(instructions(false, false, false, true), 3u);
+}
+
+// `o = act(elementwise_<op>(x, y))` runs as one instruction (fuse_activation) when the sum
+// is a float temporary nothing else reads: the same values, broadcast or not.
+TEST(Executor, AnActivationIsFusedIntoTheElementwiseOpBeforeIt) {
+  for (const Shape& y_shape : {Shape{2, 3}, Shape{3}}) {
+    Program p;
+    BlockBuilder b(&p);
+    b.data("x", DType::kF32, {2, 3});
+    b.data("y", DType::kF32, y_shape);
+    std::string o = unary(b, "tanh", b.apply("elementwise_sub", {{"X", {"x"}}, {"Y", {"y"}}}));
+    Executor exe;
+    auto prepared = exe.prepare(p, {o});
+    ASSERT_EQ(prepared->instrs.size(), 1u);
+    const OpDesc& fused = prepared->instrs[0]->op;
+    EXPECT_EQ(fused.type, "elementwise_sub");
+    EXPECT_EQ(fused.attr<std::string>("fuse_activation"), "tanh");
+    EXPECT_EQ(fused.first_output("Out"), o);
+    Tensor x = testing::random_tensor({2, 3}, DType::kF32, 1);
+    Tensor y = testing::random_tensor(y_shape, DType::kF32, 2);
+    Scope scope;
+    feed(p, &scope, "x", x);
+    feed(p, &scope, "y", y);
+    exe.run(*prepared, &scope);
+    const std::vector<float> got = fetch(scope, o).to_vector<float>();
+    for (int i = 0; i < 6; ++i) {
+      const float want =
+          std::tanh(x.data<float>()[i] - y.data<float>()[y.numel() == 6 ? i : i % 3]);
+      EXPECT_NEAR(got[i], want, 1e-6) << i;
+    }
+    EXPECT_EQ(p.global_block().ops.size(), 2u) << "the program itself is left as it was";
+  }
+}
+
+// Where fusing could be seen, the two ops stay: the sum is fetched or read by another op, an
+// op runs between the two, the operands are bfloat16, or NaN/inf checks are on.
+TEST(Executor, AnActivationStaysSeparateWhereFusingCouldBeSeen) {
+  auto instructions = [](bool fetch_sum, bool other_reader, bool between, DType dtype) {
+    Program p;
+    BlockBuilder b(&p);
+    b.data("x", dtype, {3});
+    std::string sum = add(b, "x", "x");
+    if (between) unary(b, "exp", "x");
+    if (other_reader) unary(b, "exp", sum);
+    std::string o = unary(b, "relu", sum);
+    std::vector<std::string> keep = {o};
+    if (fetch_sum) keep.push_back(sum);
+    return Executor().prepare(p, keep)->instrs.size();
+  };
+  EXPECT_EQ(instructions(false, false, false, DType::kF32), 1u);
+  EXPECT_EQ(instructions(false, false, false, DType::kF64), 1u);
+  EXPECT_EQ(instructions(true, false, false, DType::kF32), 2u);
+  EXPECT_EQ(instructions(false, true, false, DType::kF32), 3u);
+  EXPECT_EQ(instructions(false, false, true, DType::kF32), 3u);
+  EXPECT_EQ(instructions(false, false, false, DType::kBF16), 2u);
+  set_check_nan_inf(true);
+  const size_t checked = instructions(false, false, false, DType::kF32);
+  set_check_nan_inf(false);
+  EXPECT_EQ(checked, 2u);
+}
+
+// A training program's forward fuses too where the backward reads only the activation's
+// output (sigmoid_grad reads Out, elementwise_mul_grad X and Y): its gradients are those of
+// the program as written, run with NaN/inf checks on (nothing fused).
+TEST(Executor, ATrainingProgramFusesWhatItsBackwardDoesNotRead) {
+  Program p;
+  BlockBuilder b(&p);
+  b.data("x", DType::kF64, {4});
+  Program startup;
+  std::string w = b.parameter("w", DType::kF64, {4}, &startup);
+  std::string s = unary(b, "sigmoid", b.apply("elementwise_mul", {{"X", {"x"}}, {"Y", {w}}}));
+  std::string loss = b.apply("reduce_mean", {{"X", {s}}});
+  auto grads = append_backward(p, loss);
+  ASSERT_EQ(grads.size(), 1u);
+  const std::string w_grad = grads[0].second;
+  Tensor x = Tensor::from_vector<double>({4}, {-2, -0.5, 1, 3});
+  auto gradient = [&](bool checked) {
+    set_check_nan_inf(checked);
+    Executor exe;
+    auto prepared = exe.prepare(p, {loss, w_grad});
+    set_check_nan_inf(false);
+    bool fused = false;
+    for (const auto& instr : prepared->instrs)
+      fused |= instr->op.attr_or<std::string>("fuse_activation", "") == "sigmoid";
+    EXPECT_EQ(fused, !checked);
+    Scope scope;
+    scope.var(w)->set(Tensor::from_vector<double>({4}, {0.5, 0.5, 0.5, 0.5}));
+    feed(p, &scope, "x", x);
+    exe.run(*prepared, &scope);
+    return fetch(scope, w_grad).to_vector<double>();
+  };
+  const std::vector<double> fused = gradient(false), plain = gradient(true);
+  for (int i = 0; i < 4; ++i) {
+    const double xi = x.data<double>()[i], si = 1 / (1 + std::exp(-0.5 * xi));
+    EXPECT_NEAR(fused[i], si * (1 - si) * xi / 4, 1e-12) << i;
+    EXPECT_EQ(fused[i], plain[i]) << i;
+  }
 }
 
 TEST(Executor, MissingFeedNamesTheVariableAndOp) {

@@ -45,9 +45,20 @@ std::pair<std::string, std::string> aligned_operands(GraphEmitter& g, const OpDe
   return {x, y};
 }
 
+// An elementwise op's fused activation (fuse_activation) becomes a node after it.
 void binary(GraphEmitter& g, const OpDesc& op) {
   auto [x, y] = aligned_operands(g, op);
-  g.node(kBinary.at(op.type), {x, y}, {g.out(op, "Out")});
+  const std::string fused = op.attr_or<std::string>("fuse_activation", "");
+  if (fused.empty()) {
+    g.node(kBinary.at(op.type), {x, y}, {g.out(op, "Out")});
+    return;
+  }
+  static const std::map<std::string, const char*> kFused = {
+      {"relu", "Relu"}, {"tanh", "Tanh"}, {"sigmoid", "Sigmoid"}};
+  const auto act = kFused.find(fused);
+  SKIFF_CHECK(act != kFused.end(), op.type, ": fuse_activation '", fused,
+              "' is not one of relu, tanh, sigmoid");
+  g.node(act->second, {g.apply(kBinary.at(op.type), {x, y})}, {g.out(op, "Out")});
 }
 
 void not_equal(GraphEmitter& g, const OpDesc& op) {

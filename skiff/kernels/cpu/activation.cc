@@ -244,6 +244,16 @@ void activation(Activation kind, const Tensor& x, Tensor* out, const ActivationP
   });
 }
 
+void activation_values(Activation kind, const float* x, float* out, int64_t n,
+                       const ActivationParams& params) {
+  forward_chunk(kind, params, x, out, n);
+}
+
+void activation_values(Activation kind, const double* x, double* out, int64_t n,
+                       const ActivationParams& params) {
+  forward_chunk(kind, params, x, out, n);
+}
+
 void activation_grad(Activation kind, const Tensor& saved, const Tensor& dout, Tensor* dx,
                      const ActivationParams& params) {
   const char* saved_slot = activation_grad_reads_input(kind) ? "X" : "Out";

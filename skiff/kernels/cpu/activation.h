@@ -45,6 +45,13 @@ const char* activation_name(Activation kind);
 // computed from the forward output Out (relu, tanh, sigmoid, exp, sqrt, rsqrt).
 bool activation_grad_reads_input(Activation kind);
 
+// out[i] = f(x[i]) for i < n on this thread, no checks: activation()'s loop, for kernels that
+// apply an activation to values they have just computed (while in cache). out may be x.
+void activation_values(Activation kind, const float* x, float* out, int64_t n,
+                       const ActivationParams& params = {});
+void activation_values(Activation kind, const double* x, double* out, int64_t n,
+                       const ActivationParams& params = {});
+
 // out = f(x) elementwise; out takes x's shape and dtype and may be x itself. float32 and
 // float64; relu also bfloat16 (on the bits: exact).
 void activation(Activation kind, const Tensor& x, Tensor* out, const ActivationParams& params = {});

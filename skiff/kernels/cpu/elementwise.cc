@@ -114,6 +114,25 @@ void run_split(int64_t n, Fn&& fn) {
   }
 }
 
+// out = x <op> y over n elements of equal-shaped operands, on this thread.
+template <typename T>
+void binary_block(BinaryOp op, const T* x, const T* y, T* out, int64_t n) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return binary_run(x, y, out, n, 1, 1, AddFn{});
+    case BinaryOp::kSub:
+      return binary_run(x, y, out, n, 1, 1, SubFn{});
+    case BinaryOp::kMul:
+      return binary_run(x, y, out, n, 1, 1, MulFn{});
+    case BinaryOp::kDiv:
+      return binary_run(x, y, out, n, 1, 1, DivFn{});
+    case BinaryOp::kMax:
+      return binary_run(x, y, out, n, 1, 1, MaxFn{});
+    case BinaryOp::kMin:
+      return binary_run(x, y, out, n, 1, 1, MinFn{});
+  }
+}
+
 template <typename T, typename F>
 void apply_binary_typed(const Tensor& x, const Tensor& y, Tensor* out, OperandLayout layout,
                         int axis) {
@@ -253,6 +272,34 @@ void elementwise_binary(BinaryOp op, const Tensor& x_in, const Tensor& y_in, Ten
   }
   out->resize(out_shape, x->dtype());
   apply_binary_op(op, *x, *y, out, operand_layout(x->numel(), y->numel(), out->numel()), axis);
+}
+
+void elementwise_binary_activation(BinaryOp op, const Tensor& x, const Tensor& y, Activation act,
+                                   Tensor* out, int axis) {
+  SKIFF_CHECK((x.dtype() == DType::kF32 || x.dtype() == DType::kF64) && x.dtype() == y.dtype(),
+              "elementwise ", binary_op_name(op), " with a fused ", activation_name(act),
+              ": X and Y must both be float32 or both float64, got ", x.type_str(), " and ",
+              y.type_str());
+  if (x.shape() != y.shape()) {  // broadcast: the sums first, then the activation over them
+    elementwise_binary(op, x, y, out, axis);
+    activation(act, *out, out);
+    return;
+  }
+  // Equal shapes: each block's results get the activation while they are in cache.
+  out->resize(x.shape(), x.dtype());
+  SKIFF_DISPATCH_FLOATING(x.dtype(), T, {
+    const T* xp = x.data<T>();
+    const T* yp = y.data<T>();
+    T* op_out = out->data<T>();
+    run_split(x.numel(), [&](int64_t begin, int64_t end) {
+      constexpr int64_t kBlock = 1024;
+      for (int64_t b = begin; b < end; b += kBlock) {
+        const int64_t len = std::min(kBlock, end - b);
+        binary_block(op, xp + b, yp + b, op_out + b, len);
+        activation_values(act, op_out + b, op_out + b, len);
+      }
+    });
+  });
 }
 
 void scale(const Tensor& x, double s, double bias, bool bias_after_scale, Tensor* out) {

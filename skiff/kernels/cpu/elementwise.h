@@ -2,6 +2,8 @@
 //
 //   Shape s = kernels::broadcast_shape(x.shape(), y.shape(), /*axis=*/-1);
 //   kernels::elementwise_binary(kernels::BinaryOp::kAdd, x, y, &out);   // out = x + y
+//   kernels::elementwise_binary_activation(kernels::BinaryOp::kAdd, x, y,
+//                                          kernels::Activation::kTanh, &out);  // tanh(x + y)
 //   kernels::elementwise_binary_grad(kernels::BinaryOp::kMul, x, y, out, dout, &dx, &dy);
 //   kernels::scale(x, 2.0, 1.0, /*bias_after_scale=*/true, &out);      // out = 2x + 1
 //
@@ -12,6 +14,7 @@
 #pragma once
 
 #include "skiff/core/tensor.h"
+#include "skiff/kernels/cpu/activation.h"
 
 namespace skiff::kernels {
 
@@ -30,6 +33,12 @@ Shape broadcast_shape(const Shape& x, const Shape& y, int axis = -1);
 // complex64 and complex128). Integer division truncates toward
 // zero and throws on a zero divisor. `out` may be the same tensor as x or y (in place).
 void elementwise_binary(BinaryOp op, const Tensor& x, const Tensor& y, Tensor* out, int axis = -1);
+
+// out = act(x <op> y): elementwise_binary, then the activation over out in place (one op
+// where a program had two: the executor fuses an activation into the elementwise op it
+// follows). float32 and float64.
+void elementwise_binary_activation(BinaryOp op, const Tensor& x, const Tensor& y, Activation act,
+                                   Tensor* out, int axis = -1);
 
 // Gradients of out = x <op> y (f32, f64, bf16 through float32; complex for add, sub, mul
 // and div, as Paddle: dx = dout * conj(d out / d x)): dx and dy get x's and y's shapes,
