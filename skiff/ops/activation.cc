@@ -139,7 +139,8 @@ void register_activation(OpRegistry& r, const char* formula, const char* derivat
       .infer_shape(infer_out_like_x)
       .bind({DType::kF32, DType::kF64}, activation<kKind, KernelContext>,
             activation<kKind, EmitContext>)
-      .grad(activation_grad_maker<kKind>);
+      .grad(activation_grad_maker<kKind>)
+      .writes_in_place();
 
   OpBuilder bwd = r.add(name + "_grad");
   bwd.doc(std::string("X@GRAD = ") + derivative + ", elementwise.")

@@ -146,7 +146,8 @@ void register_binary(OpRegistry& r, const char* type, const char* formula) {
             "executor runs `act(X op Y)` as one op; such an op has no gradient")
       .infer_shape(infer_binary)
       .bind(dtypes, binary<kOp, KernelContext>, binary<kOp, EmitContext>)
-      .grad(binary_grad_maker);
+      .grad(binary_grad_maker)
+      .writes_in_place();
 
   r.add(name + "_grad")
       .doc("Gradients of " + name +
@@ -205,7 +206,8 @@ void register_elementwise_ops(OpRegistry& r) {
       .infer_shape(infer_out_like_x)
       .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64, DType::kC64, DType::kC128},
             scale<KernelContext>, scale<EmitContext>)
-      .grad(scale_grad_maker);
+      .grad(scale_grad_maker)
+      .writes_in_place();
 }
 
 const OpRegistrar kElementwiseOps(register_elementwise_ops);

@@ -87,6 +87,11 @@ OpBuilder& OpBuilder::views_input() {
   return *this;
 }
 
+OpBuilder& OpBuilder::writes_in_place() {
+  info_->writes_in_place = true;
+  return *this;
+}
+
 const char* block_role_name(BlockRole role) {
   switch (role) {
     case BlockRole::kNone:

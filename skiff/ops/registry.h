@@ -111,6 +111,10 @@ struct OpInfo {
   // Out is X's values in X's order under another shape (reshape, flatten, squeeze,
   // unsqueeze): in eager mode Out is a view of X, sharing its memory (eager/views.h).
   bool views_input = false;
+  // Out may name an input (an update in place, `i = scale(i)`): the kernel computes each
+  // Out element from input elements of the same (or a broadcast) index, read before it is
+  // written (elementwise arithmetic, activations, scale, increment).
+  bool writes_in_place = false;
 
   bool runs_blocks() const { return block_role != BlockRole::kNone; }
   // A loop or a branch (not their grads): append_backward differentiates through it.
@@ -153,6 +157,7 @@ class OpBuilder {
   OpBuilder& int8_form(Int8Form form);
   OpBuilder& moves_values();
   OpBuilder& views_input();
+  OpBuilder& writes_in_place();
 
  private:
   OpInfo* info_;

@@ -293,7 +293,8 @@ void register_tensor_ops(OpRegistry& r) {
       .attr("step", 1.0, "the amount added (integral for integer dtypes)")
       .infer_shape(infer_increment)
       .bind({DType::kF32, DType::kF64, DType::kI32, DType::kI64}, increment<KernelContext>,
-            increment<EmitContext>);
+            increment<EmitContext>)
+      .writes_in_place();
 
   r.add("sum")
       .doc(

@@ -49,7 +49,8 @@ class LoopCondition {
 };
 
 // The tail of a counted loop's body, `i = increment(i); cond = less_than(i, n)` with cond
-// the loop's condition: what a for-range loop becomes. On integer scalars it runs as one
+// the loop's condition (or `i = scale(i, bias=step)`, to_static's `i += step`): what a
+// for-range loop becomes. On integer scalars it runs as one
 // native step, as a bytecode VM keeps a loop counter in a register: no kernel calls, no
 // slot lookups. Other dtypes or shapes, met at any step, run the two ops.
 class CountedTail {
@@ -60,9 +61,16 @@ class CountedTail {
     if (n < 2) return nullptr;
     const Instruction& inc = *body.instrs[n - 2];
     const Instruction& less = *body.instrs[n - 1];
-    if (inc.op.type != "increment" || less.op.type != "less_than") return nullptr;
+    if (less.op.type != "less_than") return nullptr;
+    double step = 0;
+    if (inc.op.type == "increment") {
+      step = inc.op.attr<double>("step");
+    } else if (inc.op.type == "scale" && inc.op.attr<double>("scale") == 1) {
+      step = inc.op.attr<double>("bias");  // to_static's `i += 1`
+    } else {
+      return nullptr;
+    }
     Variable* i = inc.ctx->out_var("Out");
-    const double step = inc.op.attr<double>("step");
     if (!i || i != inc.ctx->in_var("X") || i != less.ctx->in_var("X") ||
         less.ctx->out_var("Out") != cond || std::trunc(step) != step || std::abs(step) > 1e15)
       return nullptr;

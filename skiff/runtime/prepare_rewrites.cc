@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "skiff/ops/registry.h"
 #include "skiff/runtime/nan_inf_check.h"
 
 namespace skiff {
@@ -32,9 +33,10 @@ std::unordered_map<std::string, int> name_uses(const Program& program) {
 // The block's ops with `t = P(...); v = assign(t)` made `v = P(...)` where that changes
 // nothing observable: t is a dense temporary of this block that nothing else in the
 // program names (not a backward reading it, not a fetch in `keep`), P runs no block and
-// does not read v (no aliasing of an input with the output), and no op between the two
-// touches v. A loop body's `h = tanh(...)` then writes h in place of a copy each step:
-// one op and one copy fewer.
+// reads v only if its kernel may write an input's buffer (OpInfo::writes_in_place), and no
+// op between the two touches v. A loop body's `h = tanh(...)` then writes h in place of a
+// copy each step, and `t = scale(i, bias=1); i = assign(t)` (to_static's `i += 1`) becomes
+// `i = scale(i, bias=1)`: one op and one copy fewer.
 std::vector<OpDesc> fold_assigns(const Program& program, int block_idx,
                                  const std::vector<std::string>& keep) {
   const Block& block = program.block(block_idx);
@@ -58,9 +60,8 @@ std::vector<OpDesc> fold_assigns(const Program& program, int block_idx,
     size_t p = a;
     while (p-- > 0 && (dropped[p] || !names(ops[p].outputs, t))) {
     }
-    if (p >= a || !ops[p].sub_blocks().empty() || names(ops[p].inputs, v) ||
-        names(ops[p].outputs, v))
-      continue;
+    if (p >= a || !ops[p].sub_blocks().empty() || names(ops[p].outputs, v)) continue;
+    if (names(ops[p].inputs, v) && !OpRegistry::global().get(ops[p].type).writes_in_place) continue;
     bool v_touched = false;
     for (size_t k = p + 1; k < a && !v_touched; ++k) {
       if (dropped[k]) continue;

@@ -69,6 +69,28 @@ TEST(While, CountedLoopsOfEveryCounterKind) {
   }
 }
 
+// to_static writes `i += step` as `t = scale(i, bias=step); i = assign(t)` and the condition
+// through a temporary: the assigns fold away and the tail runs as a counted loop's.
+TEST(While, ToStaticCounterUpdatesGiveTheSameValues) {
+  for (const char* dtype : {"int64", "int32", "float32"}) {
+    SCOPED_TRACE(dtype);
+    Program p;
+    BlockBuilder b(&p);
+    std::string i = constant(b, 1, dtype), n = constant(b, 20, dtype);
+    std::string total = constant(b, 0, dtype);
+    std::string cond = less_than(b, i, n);
+    b.while_loop(cond, [&](BlockBuilder& body) {
+      body.assign(add(body, total, i), total);
+      body.assign(body.apply("scale", {{"X", {i}}}, {{"scale", 1.0}, {"bias", 3.0}}), i);
+      body.assign(less_than(body, i, n), cond);
+    });
+    Scope scope;
+    auto out = Executor().run(p, &scope, {}, {total, i});
+    EXPECT_EQ(out[0].item<int64_t>(), 1 + 4 + 7 + 10 + 13 + 16 + 19);
+    EXPECT_EQ(out[1].item<int64_t>(), 22);
+  }
+}
+
 // A counter whose value another tensor shares (a fed tensor the caller keeps) is copied
 // before it is written: the caller's tensor keeps its value.
 TEST(While, CountedLoopLeavesASharedCounterValueIntact) {
