@@ -122,8 +122,8 @@ TEST(ElementwiseOps, ForwardMatchesReferenceForEveryDtypeAndBroadcast) {
   }
 }
 
-// fuse_activation: the activation over the op's result, for every op, shape case (same
-// shapes take the one-pass loop, broadcasts the two-step path) and float dtype.
+// fuse_activation: the activation over the op's result, for every op and float dtype, on
+// equal shapes (the one-pass loop, small and threaded) and broadcasts (the two-step path).
 TEST(ElementwiseOps, FusedActivationIsTheActivationOfTheResult) {
   const std::pair<const char*, std::function<double(double)>> kActs[] = {
       {"relu", [](double v) { return v > 0 ? v : 0; }},
@@ -133,7 +133,7 @@ TEST(ElementwiseOps, FusedActivationIsTheActivationOfTheResult) {
     const bool div = std::string(op.type) == "elementwise_div";
     for (const auto& [act, g] : kActs) {
       for (DType dtype : kFloatTypes) {
-        for (const ShapeCase& c : kShapes) {
+        for (const ShapeCase& c : {kShapes[0], kShapes[2], kShapes[7], kShapes[12]}) {
           SCOPED_TRACE(str_cat(op.type, " + ", act, " ", dtype_name(dtype), " ", c.x, " ", c.y,
                                " axis ", c.axis));
           Tensor x = operand(c.x, dtype, 1, false), y = operand(c.y, dtype, 2, div);
