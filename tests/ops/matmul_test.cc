@@ -115,6 +115,10 @@ TEST(MatmulOp, ForwardMatchesReference) {
       {{784}, {784, 1100}},                  // a vector: column blocks and a tail
       {{300, 1}, {300, 2000}, true, false},  // a transposed column is one row too
       {{1, 3000}, {3000, 2000}},             // split across threads
+      {{512, 256}, {256, 1}},                // one column: a dot product per row
+      {{512, 256}, {512, 1}, true, false},   // one column of a transposed A: a row times A
+      {{300, 70}, {1, 70}, false, true},     // one column given as a row of B^T
+      {{4100, 1030}, {1030, 1}},             // one column, rows split across threads
   };
   for (DType dtype : kFloatTypes) {
     for (const Case& c : cases) {

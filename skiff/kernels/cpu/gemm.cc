@@ -108,6 +108,26 @@ bool is_row_times_matrix(const GemmProblem& p) {
          !p.trans_b;
 }
 
+template <typename T>
+void matrix_times_column(int64_t m, int64_t k, const T* a, const T* b, T* c) {
+  dispatch_isa([&](auto isa) { gemm_loops(isa).matrix_times_column(m, k, a, b, c); });
+}
+
+// One unbatched product with one column of output, C [m, 1] = op(A) · b, b's k values
+// contiguous whether or not B is transposed: a dot product per row of A, or (A stored
+// transposed, [k, m]) b's row times A. Returns false for other products.
+template <typename T>
+bool matrix_times_column_product(const GemmProblem& p, const T* a, const T* b, T* c) {
+  if (p.batch_count() != 1 || p.a_batch.numel() != 1 || p.b_batch.numel() != 1 || p.n != 1)
+    return false;
+  if (p.trans_a) {
+    row_times_matrix(p.m, p.k, b, a, c);
+  } else {
+    matrix_times_column(p.m, p.k, a, b, c);
+  }
+  return true;
+}
+
 // ---------------------------------------------------------------- oneDNN
 
 // Built with SKIFF_NO_ONEDNN (the portable kernel set of generated code), every product
@@ -262,6 +282,7 @@ void gemm(const GemmProblem& problem, const float* a, const float* b, float* c) 
   if (tiny_unbatched(problem, a, b, c, kDirectMacsF32) || trivial(problem, c)) return;
   const GemmProblem p = simplify(problem);
   if (is_row_times_matrix(p)) return row_times_matrix(p.n, p.k, a, b, c);
+  if (matrix_times_column_product(p, a, b, c)) return;
 #ifdef SKIFF_NO_ONEDNN
   loops_gemm(p, a, b, c, kDirectMacsF32);
 #else
@@ -279,6 +300,7 @@ void gemm(const GemmProblem& problem, const double* a, const double* b, double* 
   if (tiny_unbatched(problem, a, b, c, kDirectMacsF64) || trivial(problem, c)) return;
   const GemmProblem p = simplify(problem);
   if (is_row_times_matrix(p)) return row_times_matrix(p.n, p.k, a, b, c);
+  if (matrix_times_column_product(p, a, b, c)) return;
   loops_gemm(p, a, b, c, kDirectMacsF64);
 }
 

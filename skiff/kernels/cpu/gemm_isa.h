@@ -29,7 +29,8 @@ struct GemmBatch {
 //   batch             every matrix of `batch`: the direct loop up to `direct_macs`
 //                     multiply-adds per matrix, else packed blocks; threads split the
 //                     batch or the rows;
-//   row_times_matrix  c[0, :] = a[0, :] · B for B [k, n] row-major.
+//   row_times_matrix  c[0, :] = a[0, :] · B for B [k, n] row-major;
+//   matrix_times_column  c[:, 0] = A · b for A [m, k] row-major and k values b.
 #define SKIFF_GEMM_LOOPS_API(isa)                                                                 \
   namespace isa {                                                                                 \
   struct GemmLoops {                                                                              \
@@ -46,6 +47,10 @@ struct GemmBatch {
     static void row_times_matrix(int64_t n, int64_t k, const float* a, const float* b, float* c); \
     static void row_times_matrix(int64_t n, int64_t k, const double* a, const double* b,          \
                                  double* c);                                                      \
+    static void matrix_times_column(int64_t m, int64_t k, const float* a, const float* b,         \
+                                    float* c);                                                    \
+    static void matrix_times_column(int64_t m, int64_t k, const double* a, const double* b,       \
+                                    double* c);                                                   \
   };                                                                                              \
   }
 

@@ -417,6 +417,29 @@ void row_times_matrix_any(int64_t n, int64_t k, const T* a, const T* b, T* c) {
   }
 }
 
+// ---------------------------------------------------------------- a matrix times one column
+
+// c[i] = A[i, :] · b: a dot product per row, rows split across threads past
+// kParallelRowMacs (a layer of one output, W5's 256 -> 1, and its weight gradient's
+// transpose are such products: a blocked GEMM pads one column to a whole tile).
+template <typename T>
+void matrix_times_column_any(int64_t m, int64_t k, const T* a, const T* b, T* c) {
+  auto rows = [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const T* row = a + i * k;
+      T sum = T(0);
+#pragma omp simd reduction(+ : sum)
+      for (int64_t kk = 0; kk < k; ++kk) sum += row[kk] * b[kk];
+      c[i] = sum;
+    }
+  };
+  if (m * k >= kParallelRowMacs) {
+    parallel_for(m, 16, rows);
+  } else {
+    rows(0, m);
+  }
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- the entry points
@@ -444,6 +467,14 @@ void GemmLoops::row_times_matrix(int64_t n, int64_t k, const float* a, const flo
 void GemmLoops::row_times_matrix(int64_t n, int64_t k, const double* a, const double* b,
                                  double* c) {
   row_times_matrix_any(n, k, a, b, c);
+}
+void GemmLoops::matrix_times_column(int64_t m, int64_t k, const float* a, const float* b,
+                                    float* c) {
+  matrix_times_column_any(m, k, a, b, c);
+}
+void GemmLoops::matrix_times_column(int64_t m, int64_t k, const double* a, const double* b,
+                                    double* c) {
+  matrix_times_column_any(m, k, a, b, c);
 }
 
 }  // namespace skiff::kernels::SKIFF_KERNEL_ISA
