@@ -27,8 +27,8 @@ nb::list slots_of(const std::vector<SlotSchema>& slots) {
 
 // The traits passes and hooks read (ops/registry.h): the block role ("" for none, "loop",
 // "branch", "loop_grad", "branch_grad"), the auto_cast policy ("follow", "low_precision",
-// "float32"), the int8 op the int8 pass turns the op into (None for none) and whether the
-// op only moves values (reshape, transpose, ...).
+// "float32"), the int8 op the int8 pass turns the op into (None for none), whether the
+// op only moves values (reshape, transpose, ...) and whether its Out may name an input.
 nb::dict traits_of(const OpInfo& info) {
   nb::dict d;
   d["runs_blocks"] = info.runs_blocks();
@@ -36,6 +36,7 @@ nb::dict traits_of(const OpInfo& info) {
   d["amp"] = amp_policy_name(info.amp);
   d["int8_form"] = info.int8_form ? nb::cast(std::string(info.int8_form->int8_op)) : nb::none();
   d["moves_values"] = info.moves_values;
+  d["writes_in_place"] = info.writes_in_place;
   return d;
 }
 
@@ -88,7 +89,8 @@ void define_registry(nb::module_& m) {
       "'loop', 'branch', 'loop_grad', 'branch_grad'), 'amp' ('follow', 'low_precision': "
       "auto_cast's white list, 'float32': its black list) and 'int8_form' (the int8 op the "
       "int8 pass makes of it, or None) and 'moves_values' (bool: Out holds X's values "
-      "rearranged, so an elementwise map such as a cast or quantization commutes with it).");
+      "rearranged, so an elementwise map such as a cast or quantization commutes with it) "
+      "and 'writes_in_place' (bool: Out may name an input; the executor updates in place).");
 }
 
 }  // namespace skiff::python

@@ -84,6 +84,7 @@ std::string traits_label(const OpInfo& info) {
   if (info.int8_form) add(std::string("int8 form: ") + info.int8_form->int8_op);
   if (info.moves_values) add("moves values");
   if (info.views_input) add("a view of X");
+  if (info.writes_in_place) add("writes in place");
   return label;
 }
 

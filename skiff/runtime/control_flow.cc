@@ -50,9 +50,9 @@ class LoopCondition {
 
 // The tail of a counted loop's body, `i = increment(i); cond = less_than(i, n)` with cond
 // the loop's condition (or `i = scale(i, bias=step)`, to_static's `i += step`): what a
-// for-range loop becomes. On integer scalars it runs as one
-// native step, as a bytecode VM keeps a loop counter in a register: no kernel calls, no
-// slot lookups. Other dtypes or shapes, met at any step, run the two ops.
+// for-range loop becomes. On integer scalars it runs as one native step, as a bytecode VM
+// keeps a loop counter in a register: no kernel calls, no slot lookups. Other dtypes or
+// shapes, met at any step, run the two ops.
 class CountedTail {
  public:
   // The tail of `body` (bound) ending the loop on `cond`, or null.
@@ -85,13 +85,16 @@ class CountedTail {
   // Runs the tail natively; false, with nothing done, unless the counter and the bound
   // are integer scalars of one dtype and shape and the condition a bool of that shape.
   bool advance() const {
-    Tensor* i = i_->mutable_tensor();
+    const Tensor* counter = i_->tensor();
     const Tensor* n = n_ ? n_->tensor() : nullptr;
-    Tensor* cond = cond_->mutable_tensor();
-    if (!n || !i->initialized() || !n->initialized() || !cond->initialized() || i->numel() != 1 ||
-        i->shape() != n->shape() || i->shape() != cond->shape() || cond->dtype() != DType::kBool ||
-        i->dtype() != n->dtype())
+    const Tensor* flag = cond_->tensor();
+    if (!counter || !n || !flag || !counter->initialized() || !n->initialized() ||
+        !flag->initialized() || counter->numel() != 1 || counter->shape() != n->shape() ||
+        counter->shape() != flag->shape() || flag->dtype() != DType::kBool ||
+        counter->dtype() != n->dtype())
       return false;
+    Tensor* i = i_->mutable_tensor();
+    Tensor* cond = cond_->mutable_tensor();
     // Resized to themselves: a value shared with another tensor (fetched, kept) gets its
     // own copy before it is written, as the ops' kernels do.
     i->resize(i->shape(), i->dtype());

@@ -79,12 +79,7 @@ std::vector<double> reference_gemm(const GemmProblem& p, const std::vector<T>& a
 
 GemmProblem problem(int64_t m, int64_t n, int64_t k, bool ta, bool tb, Shape a_batch = {},
                     Shape b_batch = {}, Shape c_batch = {}) {
-  GemmProblem p;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.trans_a = ta;
-  p.trans_b = tb;
+  GemmProblem p = GemmProblem::unbatched(m, n, k, ta, tb);
   p.a_batch = a_batch;
   p.b_batch = b_batch;
   p.c_batch = c_batch;

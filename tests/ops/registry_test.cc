@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstring>
 
 #include "skiff/ops/control_flow.h"
@@ -68,6 +70,26 @@ TEST(OpTraits, OpsThatMoveValues) {
     if (r.get(type).moves_values) moving.push_back(type);
   EXPECT_EQ(moving,
             (std::vector<std::string>{"flatten", "reshape", "squeeze", "transpose", "unsqueeze"}));
+}
+
+// The ops whose Out may name an input (the executor folds `v = assign(P(v))` into them):
+// each has one output, Out, and kernels documented to work in place.
+TEST(OpTraits, OpsThatWriteInPlace) {
+  const OpRegistry& r = OpRegistry::global();
+  std::vector<std::string> in_place;
+  for (const std::string& type : r.types()) {
+    const OpInfo& info = r.get(type);
+    if (!info.writes_in_place) continue;
+    in_place.push_back(type);
+    ASSERT_EQ(info.schema.outputs.size(), 1u) << type;
+    EXPECT_EQ(info.schema.outputs[0].name, "Out") << type;
+    EXPECT_FALSE(info.runs_blocks()) << type;
+  }
+  for (const char* type : {"elementwise_add", "elementwise_min", "tanh", "relu", "gelu", "pow",
+                           "scale", "increment"})
+    EXPECT_NE(std::find(in_place.begin(), in_place.end(), type), in_place.end()) << type;
+  for (const char* type : {"matmul", "softmax", "assign", "cast", "conv2d"})
+    EXPECT_EQ(std::find(in_place.begin(), in_place.end(), type), in_place.end()) << type;
 }
 
 }  // namespace

@@ -114,23 +114,29 @@ void run_split(int64_t n, Fn&& fn) {
   }
 }
 
+// fn(F{}) with the functor F of `op`.
+template <typename Fn>
+void with_binary_fn(BinaryOp op, Fn&& fn) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return fn(AddFn{});
+    case BinaryOp::kSub:
+      return fn(SubFn{});
+    case BinaryOp::kMul:
+      return fn(MulFn{});
+    case BinaryOp::kDiv:
+      return fn(DivFn{});
+    case BinaryOp::kMax:
+      return fn(MaxFn{});
+    case BinaryOp::kMin:
+      return fn(MinFn{});
+  }
+}
+
 // out = x <op> y over n elements of equal-shaped operands, on this thread.
 template <typename T>
 void binary_block(BinaryOp op, const T* x, const T* y, T* out, int64_t n) {
-  switch (op) {
-    case BinaryOp::kAdd:
-      return binary_run(x, y, out, n, 1, 1, AddFn{});
-    case BinaryOp::kSub:
-      return binary_run(x, y, out, n, 1, 1, SubFn{});
-    case BinaryOp::kMul:
-      return binary_run(x, y, out, n, 1, 1, MulFn{});
-    case BinaryOp::kDiv:
-      return binary_run(x, y, out, n, 1, 1, DivFn{});
-    case BinaryOp::kMax:
-      return binary_run(x, y, out, n, 1, 1, MaxFn{});
-    case BinaryOp::kMin:
-      return binary_run(x, y, out, n, 1, 1, MinFn{});
-  }
+  with_binary_fn(op, [&](auto f) { binary_run(x, y, out, n, 1, 1, f); });
 }
 
 template <typename T, typename F>
@@ -174,20 +180,7 @@ void apply_binary(const Tensor& x, const Tensor& y, Tensor* out, OperandLayout l
 
 void apply_binary_op(BinaryOp op, const Tensor& x, const Tensor& y, Tensor* out,
                      OperandLayout layout, int axis) {
-  switch (op) {
-    case BinaryOp::kAdd:
-      return apply_binary<AddFn>(x, y, out, layout, axis);
-    case BinaryOp::kSub:
-      return apply_binary<SubFn>(x, y, out, layout, axis);
-    case BinaryOp::kMul:
-      return apply_binary<MulFn>(x, y, out, layout, axis);
-    case BinaryOp::kDiv:
-      return apply_binary<DivFn>(x, y, out, layout, axis);
-    case BinaryOp::kMax:
-      return apply_binary<MaxFn>(x, y, out, layout, axis);
-    case BinaryOp::kMin:
-      return apply_binary<MinFn>(x, y, out, layout, axis);
-  }
+  with_binary_fn(op, [&](auto f) { apply_binary<decltype(f)>(x, y, out, layout, axis); });
 }
 
 template <typename T>

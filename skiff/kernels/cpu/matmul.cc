@@ -37,15 +37,10 @@ struct MatmulDims {
   bool trans_x = false, trans_y = false;
 
   GemmProblem problem() const {
-    GemmProblem p;
+    GemmProblem p = GemmProblem::unbatched(m, n, k, trans_x, trans_y);
     p.a_batch = x_batch;
     p.b_batch = y_batch;
     p.c_batch = out_batch;
-    p.m = m;
-    p.n = n;
-    p.k = k;
-    p.trans_a = trans_x;
-    p.trans_b = trans_y;
     return p;
   }
 };

@@ -86,13 +86,7 @@ inline Tensor grad_or_zeros(const Tensor* g, const Shape& shape, DType dtype) {
 template <typename T>
 void product(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k, bool trans_a,
              bool trans_b = false) {
-  GemmProblem p;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.trans_a = trans_a;
-  p.trans_b = trans_b;
-  gemm(p, a, b, c);
+  gemm(m, n, k, trans_a, trans_b, a, b, c);
 }
 
 // out (shaped `shape`, cols elements) = the sum of the rows of a [rows, cols].
