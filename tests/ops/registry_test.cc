@@ -85,8 +85,8 @@ TEST(OpTraits, OpsThatWriteInPlace) {
     EXPECT_EQ(info.schema.outputs[0].name, "Out") << type;
     EXPECT_FALSE(info.runs_blocks()) << type;
   }
-  for (const char* type : {"elementwise_add", "elementwise_min", "tanh", "relu", "gelu", "pow",
-                           "scale", "increment"})
+  for (const char* type :
+       {"elementwise_add", "elementwise_min", "tanh", "relu", "gelu", "pow", "scale", "increment"})
     EXPECT_NE(std::find(in_place.begin(), in_place.end(), type), in_place.end()) << type;
   for (const char* type : {"matmul", "softmax", "assign", "cast", "conv2d"})
     EXPECT_EQ(std::find(in_place.begin(), in_place.end(), type), in_place.end()) << type;
