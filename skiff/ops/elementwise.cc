@@ -4,6 +4,7 @@
 
 #include "skiff/kernels/cpu/elementwise.h"
 #include "skiff/ops/binding.h"
+#include "skiff/ops/fuse_activation.h"
 #include "skiff/ops/grad_context.h"
 #include "skiff/ops/registry.h"
 #include "skiff/ops/shape_context.h"
@@ -48,6 +49,14 @@ FusableActivation fusable_activation(const OpDesc& op, const std::string& name) 
     return {kernels::Activation::kSigmoid, "kernels::Activation::kSigmoid"};
   fail(op.type, ": fuse_activation '", name, "' is not one of relu, tanh, sigmoid (or \"\")");
 }
+
+}  // namespace
+
+bool is_fusable_activation(const std::string& name) {
+  return name_is(name, "tanh") || name_is(name, "relu") || name_is(name, "sigmoid");
+}
+
+namespace {
 
 template <BinaryOp kOp, typename C>
 void binary(C& c) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "skiff/ops/fuse_activation.h"
 #include "skiff/ops/registry.h"
 #include "skiff/runtime/nan_inf_check.h"
 
@@ -81,11 +82,6 @@ std::vector<OpDesc> fold_assigns(const Program& program, int block_idx,
   return kept;
 }
 
-// The activation ops an elementwise op can fuse (its fuse_activation values).
-bool fusable_activation(const std::string& type) {
-  return type == "relu" || type == "tanh" || type == "sigmoid";
-}
-
 bool is_elementwise_binary(const std::string& type) {
   return type == "elementwise_add" || type == "elementwise_sub" || type == "elementwise_mul" ||
          type == "elementwise_div" || type == "elementwise_max" || type == "elementwise_min";
@@ -103,7 +99,7 @@ std::vector<OpDesc> fuse_activations(const Program& program, int block_idx, std:
   for (size_t k = 0; k < ops.size(); ++k) {
     OpDesc& op = ops[k];
     if (k + 1 < ops.size() && is_elementwise_binary(op.type) &&
-        fusable_activation(ops[k + 1].type) &&
+        is_fusable_activation(ops[k + 1].type) &&
         op.attr_or<std::string>("fuse_activation", "").empty()) {
       const OpDesc& act = ops[k + 1];
       const std::string t = op.first_output("Out");

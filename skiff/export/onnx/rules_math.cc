@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "skiff/export/onnx/onnx_rules.h"
+#include "skiff/ops/fuse_activation.h"
 
 namespace skiff::onnx_export {
 
@@ -53,12 +54,9 @@ void binary(GraphEmitter& g, const OpDesc& op) {
     g.node(kBinary.at(op.type), {x, y}, {g.out(op, "Out")});
     return;
   }
-  static const std::map<std::string, const char*> kFused = {
-      {"relu", "Relu"}, {"tanh", "Tanh"}, {"sigmoid", "Sigmoid"}};
-  const auto act = kFused.find(fused);
-  SKIFF_CHECK(act != kFused.end(), op.type, ": fuse_activation '", fused,
+  SKIFF_CHECK(is_fusable_activation(fused), op.type, ": fuse_activation '", fused,
               "' is not one of relu, tanh, sigmoid");
-  g.node(act->second, {g.apply(kBinary.at(op.type), {x, y})}, {g.out(op, "Out")});
+  g.node(kUnary.at(fused), {g.apply(kBinary.at(op.type), {x, y})}, {g.out(op, "Out")});
 }
 
 void not_equal(GraphEmitter& g, const OpDesc& op) {
